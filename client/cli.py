@@ -1,0 +1,74 @@
+"""The ``olixono`` command: one entry point that hands each subcommand to the package that owns it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from olixono.engine import EngineSession, run
+from olixono.games import BOARDS
+
+
+def _engine(args: argparse.Namespace) -> int:
+    session = EngineSession(kind=args.game, seed=args.seed)
+
+    def write(text: str) -> None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    run(sys.stdin, write, session)
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from client.local import play_local
+
+    try:
+        play_local(args.game, vs=args.vs, human=args.seat, seed=args.seed)
+    except KeyboardInterrupt:
+        print("\nInterrupted; the game was not finished.")
+        return 130
+    except ValueError as exc:  # a bad --as seat for this game
+        print(f"olixono play: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="olixono",
+        description="Oxono and Olix: exact rules engines, local and (soon) signed network play.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    engine = sub.add_parser(
+        "engine",
+        help="the engine text interface on stdin/stdout (GTP-style; try list_commands)",
+        description="Drive either engine by text: one command a line, replies end with an empty line.",
+    )
+    engine.add_argument("--game", choices=sorted(BOARDS), default="oxono", help="the game to start with (default oxono)")
+    engine.add_argument("--seed", type=int, default=0, help="seed of the random player behind genmove (default 0)")
+    engine.set_defaults(func=_engine)
+
+    play = sub.add_parser(
+        "play",
+        help="play a game at this terminal: two people taking turns, or against a bot",
+        description="Play a game at this terminal. Type help at the prompt for the commands.",
+    )
+    play.add_argument("game", choices=sorted(BOARDS), help="which game")
+    play.add_argument("--vs", choices=["random"], help="play against a bot instead of a second person")
+    play.add_argument("--as", dest="seat", metavar="SEAT", help="your seat against a bot (pink/black, first/second; default: the first)")
+    play.add_argument("--seed", type=int, help="seed for the bot (default: random)")
+    play.set_defaults(func=_play)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""``olixono play``: a game at one terminal, two people taking turns or one against a bot.
+
+A thin loop: the engine rules on every move; this module only reads lines and
+prints. ``read`` and ``write`` are injectable so tests drive it without a
+terminal.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError
+from olixono.games import new_board
+
+HELP = """\
+Type a move ({example}), or one of:
+  legal    list the legal moves
+  undo     take back the last move (against a bot: your last move and its reply)
+  resign   give up the game
+{end}  help     show this text
+  quit     leave without finishing"""
+
+EXAMPLES = {"oxono": "e.g. Oc6c5: totem O to c6, pawn marked O on c5", "olix": "a square, e.g. f6"}
+MAX_PROMPTS = 10_000
+"""A bound on prompts in one game, so a stuck input can never loop forever."""
+
+
+def status_text(board) -> str:
+    """The board, plus the scoreboard in Olix."""
+    text = board.show()
+    if board.KIND == "olix":
+        text += "\n" + board.scoreboard_text()
+    return text
+
+
+def play_local(
+    kind: str,
+    *,
+    vs: str | None = None,
+    human: str | None = None,
+    seed: int | None = None,
+    read: Callable[[str], str] = input,
+    write: Callable[[str], object] = print,
+):
+    """Play one game of ``kind``; return its outcome (``None`` if left unfinished).
+
+    ``vs`` is ``None`` for two people or ``random`` for the random player;
+    ``human`` is the seat the person takes against a bot (the first by default).
+    """
+    board = new_board(kind)
+    if vs not in (None, "random"):
+        raise ValueError(f"unknown opponent {vs!r}: expected random")
+    if human is None:
+        human = board.PLAYERS[0]
+    if human not in board.PLAYERS:
+        raise ValueError(f"unknown seat {human!r} in {kind}: expected {' or '.join(board.PLAYERS)}")
+    rng = random.Random(seed)
+    end_line = "  end      end the game now and score it (both players agree)\n" if kind == "olix" else ""
+    help_text = HELP.format(example=EXAMPLES[kind], end=end_line)
+    write(f"{kind}: {' vs '.join(board.PLAYERS)}. Type help for the commands.")
+    write(status_text(board))
+    for _ in range(MAX_PROMPTS):
+        outcome = board.outcome()
+        if outcome is not None:
+            write(f"Game over: {outcome.text()}.")
+            return outcome
+        if vs and board.turn != human:
+            move = rng.choice(board.legal_moves())
+            board.push(move)
+            write(f"{vs} plays {move.text()}")
+            write(status_text(board))
+            continue
+        try:
+            line = read(f"{board.turn}> ").strip()
+        except EOFError:
+            write("")
+            return None
+        command = line.lower()
+        if not command:
+            continue
+        if command == "quit":
+            return None
+        if command == "help":
+            write(help_text)
+        elif command == "legal":
+            write(" ".join(sorted(m.text() for m in board.legal_moves())))
+        elif command == "undo":
+            plies = 2 if vs else 1
+            if len(board.move_stack) < plies:
+                write("Nothing to undo.")
+                continue
+            for _ in range(plies):
+                board.pop()
+            write(status_text(board))
+        elif command == "resign":
+            board.resign()
+        elif command == "end" and kind == "olix":
+            try:
+                board.end()
+            except GameOverError as exc:
+                write(str(exc))
+        else:
+            try:
+                board.play(line)
+            except InvalidMoveError:
+                write(f"Not a move: {line!r}. {EXAMPLES[kind].capitalize()}; help lists the commands.")
+                continue
+            except IllegalMoveError as exc:
+                write(f"Illegal: {exc.reason}.")
+                continue
+            write(status_text(board))
+    write(f"Stopped after {MAX_PROMPTS} prompts.")
+    return None

@@ -1,0 +1,103 @@
+"""What every game engine shares: errors, outcomes, and square names.
+
+Both engines (``olixono.oxono`` and ``olixono.olix``) expose the same small
+surface so that the engine text interface, the protocol and the bots can
+drive either one without knowing which it is:
+
+* ``Board.KIND`` – ``"oxono"`` or ``"olix"``;
+* ``Board()`` – the start position; ``Board.from_position(text)`` /
+  ``board.position()`` – a position text that round-trips exactly;
+* ``board.turn`` – the name of the player to move;
+* ``board.parse_move(text)`` – a typed move, or :class:`InvalidMoveError`;
+* ``board.legal_moves()`` – every legal move (empty once the game is over);
+* ``board.play(move_or_text)`` – the validated path (raises
+  :class:`InvalidMoveError` / :class:`IllegalMoveError`);
+  ``board.push(move)`` – the fast unchecked path; ``board.pop()`` – undo;
+* ``board.outcome()`` – ``None`` while the game goes on, else an
+  :class:`Outcome`; ``board.resign()`` – the player to move resigns;
+* ``board.perft(depth)``, ``board.show()``, ``board.copy()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+Square: TypeAlias = int
+Bitboard: TypeAlias = int
+
+
+class InvalidMoveError(ValueError):
+    """Move text that does not spell a move at all (bad syntax, unknown square)."""
+
+
+class IllegalMoveError(ValueError):
+    """A well-formed move that the position forbids.
+
+    The message names the move and the position; ``reason`` is the short
+    human part alone (``totem X on d3 cannot reach a1``) for a console.
+    """
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
+
+
+class InvalidPositionError(ValueError):
+    """Position text that is malformed or describes an impossible position."""
+
+
+class GameOverError(ValueError):
+    """An action that needs a game in progress was asked of a finished game."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: ``winner`` is a player name, or ``None`` for a draw.
+
+    ``reason`` is one word: ``colour``, ``symbol``, ``exhausted`` (Oxono);
+    ``formation``, ``stones``, ``settled``, ``agreed`` (Olix); ``resigned``
+    (both).
+    """
+
+    winner: str | None
+    reason: str
+
+    def text(self) -> str:
+        """The engine interface's form: ``pink colour``, ``draw exhausted``."""
+        return f"{self.winner or 'draw'} {self.reason}"
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def square_name(square: Square, width: int) -> str:
+    """Chess-like name of a square: file letter then rank number (``a1``)."""
+    rank, file = divmod(square, width)
+    return f"{chr(ord('a') + file)}{rank + 1}"
+
+
+def parse_square(text: str, width: int) -> Square:
+    """The square named by ``text`` (any letter case) on a ``width`` board.
+
+    Raises :class:`InvalidMoveError` for anything that is not exactly a file
+    letter followed by a rank number without leading zero.
+    """
+    if not (2 <= len(text) <= 3) or not text.isascii():
+        raise InvalidMoveError(f"not a square: {text!r}")
+    file = ord(text[0].lower()) - ord("a")
+    digits = text[1:]
+    if not digits.isdigit() or digits[0] == "0" or not 0 <= file < width:
+        raise InvalidMoveError(f"not a square: {text!r}")
+    rank = int(digits) - 1
+    if not 0 <= rank < width:
+        raise InvalidMoveError(f"not a square: {text!r}")
+    return rank * width + file
+
+
+def iter_bits(bb: Bitboard):
+    """Yield the square index of every set bit, lowest first."""
+    while bb:
+        low = bb & -bb
+        yield low.bit_length() - 1
+        bb ^= low

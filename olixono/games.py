@@ -1,0 +1,16 @@
+"""The games this package knows, by name."""
+
+from __future__ import annotations
+
+from olixono.oxono import OxonoBoard
+
+BOARDS = {OxonoBoard.KIND: OxonoBoard}
+"""Board class for each game kind (``oxono``, ``olix``)."""
+
+
+def new_board(kind: str):
+    """A fresh board of the game named ``kind``; ``ValueError`` for an unknown name."""
+    try:
+        return BOARDS[kind]()
+    except KeyError:
+        raise ValueError(f"unknown game {kind!r}: expected one of {', '.join(BOARDS)}") from None
