@@ -136,11 +136,12 @@ class EngineSession:
         self._arity(args, 0, "undo")
         if not self.board.move_stack and self.board.outcome() is None:
             raise CommandError("nothing to undo")
+        ending = self.board.outcome()
         try:
             move = self.board.pop()
         except IndexError:
             raise CommandError("nothing to undo") from None
-        return move.text() if move is not None else "resignation"
+        return move.text() if move is not None else ending.reason
 
     def _legal(self, args: list[str]) -> str:
         self._arity(args, 0, "legal")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from olixono.olix import OlixBoard
 from olixono.oxono import OxonoBoard
 
-BOARDS = {OxonoBoard.KIND: OxonoBoard}
+BOARDS = {OxonoBoard.KIND: OxonoBoard, OlixBoard.KIND: OlixBoard}
 """Board class for each game kind (``oxono``, ``olix``)."""
 
 

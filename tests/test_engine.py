@@ -101,7 +101,7 @@ def test_resign_and_undo_of_the_resignation():
     session = EngineSession()
     assert ask(session, "resign") == "= black resigned\n\n"
     assert ask(session, "outcome") == "= black resigned\n\n"
-    assert ask(session, "undo") == "= resignation\n\n"
+    assert ask(session, "undo") == "= resigned\n\n"
     assert ask(session, "outcome") == "= none\n\n"
 
 

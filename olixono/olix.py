@@ -1,0 +1,976 @@
+"""The Olix rules engine (``../shared/RULES.md``, section Olix).
+
+The board is 11 × 11; square ``rank * 11 + file`` (``a1`` = 0, ``k1`` = 10,
+``a11`` = 110). Stones never move, so everything follows from two growing sets
+of stones, and a player's formations change only when that player places a
+stone. Each player's stones are kept in four layouts so that every line
+through a square is one 11-bit slice away:
+
+* ranks: bit ``(rank + 2) * 11 + file`` (two empty padding ranks below, so
+  the ranks next to any square can be sliced without negative shifts);
+* files: bit ``(file + 2) * 11 + rank`` (padded the same way);
+* diagonals: bit ``(file - rank + 10) * 11 + file``;
+* anti-diagonals: bit ``(file + rank) * 11 + file``.
+
+Tables indexed by ``slice << 4 | position`` give the run through a position
+(:data:`_RUN`, :data:`_SPAN`, :data:`_ARM`, :data:`_RUN_MASK`). A placement
+looks only at the lines through the new stone: ``I`` and ``X`` are four
+lookups; ``L`` visits the corners on the new stone's two runs that have a
+three-stone arm across (found with one mask); ``O`` visits the pairs of
+side columns around the new stone and takes, for each pair, the largest
+rectangle (an ``O``'s value is simply the owner's stones in its closed
+rectangle, so the largest valid one is the best).
+
+The settled ending of rule 11 is a search for a *witness*: one formation that
+a player could still complete on squares the opponent has not taken, and
+that would move a marker. The witness is cached; while the opponent leaves
+its squares alone and it still beats what it must beat, one AND proves the
+game goes on. Only when it fails is a new one searched for (bit-parallel,
+stopping at the first found).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Iterator, NamedTuple, TypeAlias
+
+from olixono.common import (
+    Bitboard,
+    GameOverError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    Outcome,
+    Square,
+    iter_bits,
+    parse_square,
+    square_name,
+)
+
+WIDTH = 11
+SQUARES = WIDTH * WIDTH
+BOARD: Bitboard = (1 << SQUARES) - 1
+STONES_PER_PLAYER = 50
+STONES_IN_ALL = 2 * STONES_PER_PLAYER
+PLAYERS = ("first", "second")
+
+Kind: TypeAlias = str
+KINDS: tuple[Kind, ...] = ("O", "L", "I", "X")
+"""The formation types, in scoreboard order; internally indexed 0–3."""
+O_, L_, I_, X_ = range(4)
+
+FIELDS: dict[Kind, tuple[int, ...]] = {"O": (4, 6, 8, 9), "L": (5, 6, 7, 8), "I": (4, 5, 6, 7), "X": (4, 5, 6, 7)}
+"""Rule 8: the four fields of each track."""
+_FIELDS = tuple(FIELDS[k] for k in KINDS)
+_FIRST = tuple(f[0] for f in _FIELDS)
+_TOP = tuple(f[-1] for f in _FIELDS)
+
+_PAD = 2 * WIDTH
+"""Offset of the rank (and file) layouts: two empty padding lines."""
+
+
+def square_rank(square: Square) -> int:
+    """Rank index 0–10 of a square."""
+    return square // WIDTH
+
+
+def square_file(square: Square) -> int:
+    """File index 0–10 of a square."""
+    return square % WIDTH
+
+
+def bit(square: Square) -> Bitboard:
+    """The bitboard with only ``square`` set."""
+    return 1 << square
+
+
+# -- run tables ----------------------------------------------------------------
+
+
+def _build_run_tables() -> tuple[tuple[int, ...], tuple, tuple[int, ...], tuple[int, ...]]:
+    """Run length, (start, end), longest one-sided arm and run mask, per ``slice << 4 | pos``."""
+    run = [0] * (2048 << 4)
+    span: list[tuple[int, int] | None] = [None] * (2048 << 4)
+    arm = [0] * (2048 << 4)
+    mask = [0] * (2048 << 4)
+    for bits in range(2048):
+        pos = 0
+        while pos < WIDTH:
+            if not bits >> pos & 1:
+                pos += 1
+                continue
+            start = pos
+            while pos < WIDTH and bits >> pos & 1:
+                pos += 1
+            end = pos - 1
+            run_mask = ((1 << (end - start + 1)) - 1) << start
+            for q in range(start, pos):
+                i = bits << 4 | q
+                run[i] = end - start + 1
+                span[i] = (start, end)
+                arm[i] = max(q - start, end - q) + 1
+                mask[i] = run_mask
+    return tuple(run), tuple(span), tuple(arm), tuple(mask)
+
+
+_RUN, _SPAN, _ARM, _RUN_MASK = _build_run_tables()
+
+_GEOMETRY = tuple(
+    (
+        s // WIDTH,  # rank
+        s % WIDTH,  # file
+        (s // WIDTH) * WIDTH + _PAD,  # shift of the rank in the rank layout
+        (s % WIDTH) * WIDTH + _PAD,  # shift of the file in the file layout
+        (s % WIDTH - s // WIDTH + 10) * WIDTH,  # shift of the diagonal
+        (s % WIDTH + s // WIDTH) * WIDTH,  # shift of the anti-diagonal
+    )
+    for s in range(SQUARES)
+)
+"""Per square: rank, file and the shifts of its four lines."""
+
+_UP_TO = tuple((2 << f) - 1 for f in range(WIDTH))
+"""Slice bits 0..f."""
+_FROM = tuple(2047 & ~((1 << f) - 1) for f in range(WIDTH))
+"""Slice bits f..10."""
+_REPUNIT = tuple(sum(1 << (WIDTH * i) for i in range(n)) for n in range(WIDTH + 1))
+"""``n`` ones spaced one rank apart: a slice times this repeats it on ``n`` ranks."""
+
+
+# -- formations on plain bitboards (used when a best improves, and to search) ------
+
+
+def _line_squares(square: Square, dr: int, df: int, low: int, high: int, pos: int) -> Bitboard:
+    """Squares of the run from slice position ``low`` to ``high`` on the line (dr, df) through ``square``."""
+    rank, file = divmod(square, WIDTH)
+    bb = 0
+    for q in range(low, high + 1):
+        k = q - pos
+        bb |= 1 << ((rank + dr * k) * WIDTH + file + df * k)
+    return bb
+
+
+def _arm(stones: Bitboard, square: Square, dr: int, df: int) -> int:
+    """Length of the unbroken run of ``stones`` from ``square`` (included) towards (dr, df)."""
+    rank, file = divmod(square, WIDTH)
+    n = 0
+    while 0 <= rank < WIDTH and 0 <= file < WIDTH and stones >> (rank * WIDTH + file) & 1:
+        n += 1
+        rank += dr
+        file += df
+    return n
+
+
+def _corner_l(stones: Bitboard, corner: Square) -> tuple[int, Bitboard]:
+    """The best ``L`` with its corner on ``corner``: value and squares (0, 0 if none)."""
+    h_len, h_dir = max((_arm(stones, corner, 0, df), df) for df in (1, -1))
+    v_len, v_dir = max((_arm(stones, corner, dr, 0), dr) for dr in (1, -1))
+    if h_len < 3 or v_len < 3:
+        return 0, 0
+    rank, file = divmod(corner, WIDTH)
+    squares = 0
+    for k in range(h_len):
+        squares |= 1 << (rank * WIDTH + file + h_dir * k)
+    for k in range(v_len):
+        squares |= 1 << ((rank + v_dir * k) * WIDTH + file)
+    return h_len + v_len - 1, squares
+
+
+def _rect_mask(left: int, right: int, bottom: int, top: int) -> Bitboard:
+    """The closed rectangle of files left..right and ranks bottom..top."""
+    segment = ((1 << (right - left + 1)) - 1) << left
+    return (segment * _REPUNIT[top - bottom + 1]) << (bottom * WIDTH)
+
+
+# Bit-parallel runs: steps east, north, north-east, north-west, and the squares
+# from which one step stays on the board.
+_EAST, _NORTH, _NORTH_EAST, _NORTH_WEST = 1, WIDTH, WIDTH + 1, WIDTH - 1
+_FILE_A = sum(1 << (r * WIDTH) for r in range(WIDTH))
+_FILE_K = _FILE_A << (WIDTH - 1)
+_RANK_11 = ((1 << WIDTH) - 1) << (WIDTH * (WIDTH - 1))
+_STEP_OK = {
+    _EAST: BOARD & ~_FILE_K,
+    _NORTH: BOARD & ~_RANK_11,
+    _NORTH_EAST: BOARD & ~_FILE_K & ~_RANK_11,
+    _NORTH_WEST: BOARD & ~_FILE_A & ~_RANK_11,
+}
+
+
+def _run_starts(stones: Bitboard, step: int) -> list[Bitboard]:
+    """``starts[k]``: squares where a run of at least ``k`` stones begins towards ``step`` (index 0 unused)."""
+    ok = stones & _STEP_OK[step]
+    starts = [BOARD, stones]
+    current = stones
+    while current and len(starts) <= WIDTH:
+        current = ok & (current >> step)
+        starts.append(current)
+    while len(starts) <= WIDTH + 1:
+        starts.append(0)
+    return starts
+
+
+def _run_bits(start: Square, step: int, length: int) -> Bitboard:
+    """The squares ``start``, ``start + step``, … (``length`` of them)."""
+    return sum(1 << (start + step * k) for k in range(length))
+
+
+def _lowest(bb: Bitboard) -> Square:
+    """The lowest set square of a non-empty bitboard."""
+    return (bb & -bb).bit_length() - 1
+
+
+def _find_line(stones: Bitboard, steps: tuple[int, ...], need: int) -> tuple[int, Bitboard] | None:
+    """A run of ``need`` stones along one of ``steps``, as (value, squares)."""
+    if need > WIDTH:
+        return None
+    for step in steps:
+        starts = _run_starts(stones, step)[need]
+        if starts:
+            return need, _run_bits(_lowest(starts), step, need)
+    return None
+
+
+def _find_l(stones: Bitboard, need: int) -> tuple[int, Bitboard] | None:
+    """An ``L`` of value at least ``need`` within ``stones``, as (value, squares)."""
+    east = _run_starts(stones, _EAST)
+    north = _run_starts(stones, _NORTH)
+    horizontal = [0] + [east[k] | (east[k] << (k - 1)) for k in range(1, WIDTH + 1)]
+    vertical = [0] + [north[k] | (north[k] << (WIDTH * (k - 1))) for k in range(1, WIDTH + 1)]
+    for h in range(3, WIDTH + 1):
+        v = max(3, need + 1 - h)
+        if v > WIDTH:
+            continue
+        corners = horizontal[h] & vertical[v]
+        if corners:
+            return _corner_l(stones, _lowest(corners))
+    return None
+
+
+def _find_o(stones: Bitboard, need: int) -> tuple[int, Bitboard] | None:
+    """An ``O`` of value at least ``need`` within ``stones``, as (value, squares)."""
+    east = _run_starts(stones, _EAST)
+    north = _run_starts(stones, _NORTH)
+    for w in range(2, WIDTH + 1):
+        if not east[w]:
+            break
+        for h in range(2, WIDTH + 1):
+            if not north[h]:
+                break
+            if w * h < need:
+                continue
+            corners = east[w] & (east[w] >> (WIDTH * (h - 1))) & north[h] & (north[h] >> (w - 1))
+            for corner in iter_bits(corners):
+                rank, file = divmod(corner, WIDTH)
+                squares = stones & _rect_mask(file, file + w - 1, rank, rank + h - 1)
+                if squares.bit_count() >= need:
+                    return squares.bit_count(), squares
+    return None
+
+
+def _find_formation(kind: int, stones: Bitboard, need: int) -> tuple[int, Bitboard] | None:
+    """A formation of type ``kind`` worth at least ``need`` within ``stones``, or None."""
+    if kind == I_:
+        return _find_line(stones, (_EAST, _NORTH), need)
+    if kind == X_:
+        return _find_line(stones, (_NORTH_EAST, _NORTH_WEST), need)
+    if kind == L_:
+        return _find_l(stones, need)
+    return _find_o(stones, need)
+
+
+# -- moves -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class OlixMove:
+    """Place a stone on ``square``."""
+
+    square: Square
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.square, int) and 0 <= self.square < SQUARES):
+            raise InvalidMoveError(f"not an Olix square: {self.square!r}")
+
+    @classmethod
+    def from_text(cls, text: str) -> OlixMove:
+        """Parse a square name in any letter case, e.g. ``f6`` or ``K11``."""
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"not an Olix move: {text!r} (expected a square such as f6)")
+        try:
+            return MOVES[parse_square(text, WIDTH)]
+        except InvalidMoveError:
+            raise InvalidMoveError(f"not an Olix move: {text!r} (expected a square a1..k11, e.g. f6)") from None
+
+    def text(self) -> str:
+        """Canonical text: the lower-case square name."""
+        return square_name(self.square, WIDTH)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return f"OlixMove.from_text({self.text()!r})"
+
+
+MOVES: tuple[OlixMove, ...] = tuple(OlixMove(s) for s in range(SQUARES))
+"""The move of each square, shared (moves are immutable)."""
+
+
+# -- formations and the scoreboard ----------------------------------------------------
+
+
+class Formation(NamedTuple):
+    """A player's best formation of one type: its value (0 when none) and its squares."""
+
+    value: int
+    squares: Bitboard
+
+    def square_names(self) -> list[str]:
+        """The names of its squares, in square order."""
+        return [square_name(s, WIDTH) for s in iter_bits(self.squares)]
+
+
+@dataclass(frozen=True, slots=True)
+class Track:
+    """One track of the scoreboard (rule 9).
+
+    ``record`` is the larger of the two players' best values of this type (0
+    when neither has one); ``holders`` are the players whose best equals it
+    and reaches the first field. ``field`` is the field they mark, ``None``
+    when nobody holds one or when the record lies above the top field (an
+    automatic win, which ends the game instead of marking).
+    """
+
+    kind: Kind
+    record: int
+    holders: tuple[str, ...]
+
+    @property
+    def fields(self) -> tuple[int, ...]:
+        return FIELDS[self.kind]
+
+    @property
+    def field(self) -> int | None:
+        """The value of the marked field, if any."""
+        return self.record if self.holders and self.record in self.fields else None
+
+    @property
+    def position(self) -> int | None:
+        """The marked field's position on the track, 1–4, if any."""
+        return self.fields.index(self.record) + 1 if self.field is not None else None
+
+    def text(self) -> str:
+        """``O 4:- 6:second 8:- 9:-``: each field as value and holder."""
+        marked = self.field
+        if len(self.holders) == 2:
+            who = "both"
+        else:
+            who = self.holders[0] if self.holders else "-"
+        cells = [f"{value}:{who if value == marked else '-'}" for value in self.fields]
+        return f"{self.kind} {' '.join(cells)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Scoreboard:
+    """The four tracks, in order O L I X."""
+
+    tracks: tuple[Track, ...]
+
+    def __getitem__(self, kind: Kind) -> Track:
+        return self.tracks[KINDS.index(kind)]
+
+    def positions(self, player: str) -> list[int]:
+        """The field positions (1–4) of ``player``'s markers, highest first."""
+        return sorted((t.position for t in self.tracks if t.position and player in t.holders), reverse=True)
+
+    def leader(self) -> str | None:
+        """Rule 12: more markers wins; then the higher field positions, compared from the top; else None."""
+        first, second = self.positions(PLAYERS[0]), self.positions(PLAYERS[1])
+        if len(first) != len(second):
+            return PLAYERS[0] if len(first) > len(second) else PLAYERS[1]
+        if first != second:
+            return PLAYERS[0] if first > second else PLAYERS[1]
+        return None
+
+    def text(self) -> str:
+        """Four lines, one per track."""
+        return "\n".join(t.text() for t in self.tracks)
+
+
+def scoreboard_of(first_best: tuple[int, ...], second_best: tuple[int, ...]) -> Scoreboard:
+    """Rule 9: the scoreboard that the two players' best values (in order O L I X) give."""
+    tracks = []
+    for k, kind in enumerate(KINDS):
+        a, b = first_best[k], second_best[k]
+        record = max(a, b)
+        holders = tuple(p for p, v in zip(PLAYERS, (a, b)) if v == record and v >= _FIRST[k])
+        tracks.append(Track(kind, record, holders))
+    return Scoreboard(tuple(tracks))
+
+
+def _wins_outright(best: tuple[int, ...]) -> bool:
+    """Rule 10: a value above its track's top field."""
+    return best[0] > 9 or best[1] > 8 or best[2] > 7 or best[3] > 7
+
+
+# -- the board ----------------------------------------------------------------------
+
+_Undo: TypeAlias = tuple  # (square, best before, shapes before, outcome before)
+
+
+class OlixBoard:
+    """An Olix game: the stones, whose turn it is, the moves played and how it ended.
+
+    ``pop`` undoes the last action: an ending by agreement or resignation if
+    there is one, else the last move (agreed and resigned endings are not part
+    of the position text).
+    """
+
+    KIND = "olix"
+    PLAYERS = PLAYERS
+
+    def __init__(self) -> None:
+        self._rows = [0, 0]  # rank layout, per player
+        self._cols = [0, 0]  # file layout
+        self._diag = [0, 0]
+        self._anti = [0, 0]
+        self._best: list[tuple[int, int, int, int]] = [(0, 0, 0, 0), (0, 0, 0, 0)]
+        self._shape: list[tuple[Bitboard, Bitboard, Bitboard, Bitboard]] = [(0, 0, 0, 0), (0, 0, 0, 0)]
+        self.turn_index = 0
+        self.move_stack: list[OlixMove] = []
+        self._undo: list[_Undo] = []
+        self._outcome: Outcome | None = None
+        self._ending: Outcome | None = None  # agreed or resigned
+        self._witness: tuple[int, int, Bitboard, int] | None = None
+
+    # -- state ------------------------------------------------------------------
+    @property
+    def turn(self) -> str:
+        """``first`` or ``second``: the player to move."""
+        return PLAYERS[self.turn_index]
+
+    def stones(self, player: str) -> Bitboard:
+        """The squares holding ``player``'s stones."""
+        return self._rows[PLAYERS.index(player)] >> _PAD
+
+    @property
+    def occupied(self) -> Bitboard:
+        """Every square holding a stone."""
+        return (self._rows[0] | self._rows[1]) >> _PAD
+
+    def stone_at(self, square: Square) -> str | None:
+        """The player whose stone stands on ``square``, if any."""
+        for p in (0, 1):
+            if self._rows[p] >> (square + _PAD) & 1:
+                return PLAYERS[p]
+        return None
+
+    def outcome(self) -> Outcome | None:
+        """``None`` while the game goes on, else who won and why."""
+        return self._ending or self._outcome
+
+    def is_game_over(self) -> bool:
+        return (self._ending or self._outcome) is not None
+
+    def formations(self, player: str) -> dict[Kind, Formation]:
+        """``player``'s best formation of each type (value 0 and no squares when none)."""
+        p = PLAYERS.index(player)
+        return {kind: Formation(self._best[p][k], self._shape[p][k]) for k, kind in enumerate(KINDS)}
+
+    def formations_text(self) -> str:
+        """``first O=n L=n I=n X=n second O=n L=n I=n X=n``."""
+        parts = []
+        for p, player in enumerate(PLAYERS):
+            values = " ".join(f"{kind}={self._best[p][k]}" for k, kind in enumerate(KINDS))
+            parts.append(f"{player} {values}")
+        return " ".join(parts)
+
+    def scoreboard(self) -> Scoreboard:
+        """Rule 9: who holds a marker on which field of each track."""
+        return scoreboard_of(self._best[0], self._best[1])
+
+    def scoreboard_text(self) -> str:
+        """Four lines, O L I X, each field as ``value:holder`` (``-``, a player, or ``both``)."""
+        return self.scoreboard().text()
+
+    # -- moves -------------------------------------------------------------------
+    def parse_move(self, text: str) -> OlixMove:
+        """The move spelled by ``text``; :class:`InvalidMoveError` if it spells none."""
+        return OlixMove.from_text(text)
+
+    def generate_moves(self) -> Iterator[OlixMove]:
+        """Every legal move, in square order."""
+        if self.is_game_over():
+            return
+        occupied = (self._rows[0] | self._rows[1]) >> _PAD
+        for s in iter_bits(BOARD & ~occupied):
+            yield MOVES[s]
+
+    def legal_moves(self) -> list[OlixMove]:
+        """Every legal move (an empty list once the game is over)."""
+        return list(self.generate_moves())
+
+    def count_moves(self) -> int:
+        """How many legal moves there are."""
+        if self.is_game_over():
+            return 0
+        return SQUARES - len(self.move_stack) - self._preplaced
+
+    def why_illegal(self, move: OlixMove) -> str | None:
+        """Why ``move`` cannot be played here, or ``None`` if it can."""
+        if self.is_game_over():
+            return f"the game is over ({self.outcome()})"
+        if ((self._rows[0] | self._rows[1]) >> (move.square + _PAD)) & 1:
+            return f"{move.text()} is occupied"
+        return None
+
+    def is_legal(self, move: OlixMove) -> bool:
+        return self.why_illegal(move) is None
+
+    def play(self, move: OlixMove | str) -> OlixMove:
+        """The validated path: parse ``move`` if it is text, check it, push it.
+
+        Raises :class:`InvalidMoveError` for text that spells no move and
+        :class:`IllegalMoveError` for a move this position forbids (an occupied
+        square, a finished game); the board is unchanged then.
+        """
+        if move.__class__ is OlixMove:
+            rows = self._rows
+            if self._outcome is None and self._ending is None and not ((rows[0] | rows[1]) >> (move.square + _PAD)) & 1:
+                self.push(move)  # the common case, checked inline for speed
+                return move
+        elif isinstance(move, str):
+            try:
+                move = OlixMove.from_text(move)
+            except InvalidMoveError as exc:
+                raise InvalidMoveError(f"{exc} in position {self.position()!r}") from None
+        elif not isinstance(move, OlixMove):
+            raise InvalidMoveError(f"not an Olix move: {move!r}")
+        reason = self.why_illegal(move)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move {move.text()!r} in position {self.position()!r}: {reason}", reason)
+        self.push(move)
+        return move
+
+    def push(self, move: OlixMove) -> None:
+        """The fast unchecked path: place a stone on ``move.square``, assumed empty, in a game not over.
+
+        Updates the mover's formations from the new stone and decides whether
+        the game ended (automatic win, all stones placed, settled).
+        """
+        p = self.turn_index
+        old_best = self._best[p]
+        self._undo.append((move.square, old_best, self._shape[p], self._outcome))
+        self.move_stack.append(move)
+        self._add(p, move.square)
+        self.turn_index = 1 - p
+        best = self._best[p]
+        if best is not old_best and (best[0] > 9 or best[1] > 8 or best[2] > 7 or best[3] > 7):
+            self._outcome = Outcome(PLAYERS[p], "formation")
+            return
+        if len(self.move_stack) + self._preplaced >= STONES_IN_ALL:
+            self._outcome = self._scored("stones")
+            return
+        witness = self._witness
+        if witness is not None:
+            wp, k, squares, value = witness
+            if not squares & self._rows[1 - wp]:
+                own, other = self._best[wp][k], self._best[1 - wp][k]
+                if value > own and value >= other and value >= _FIRST[k]:
+                    return
+        if not self._find_witness():
+            self._outcome = self._scored("settled")
+
+    def pop(self) -> OlixMove | None:
+        """Undo the last action: an agreed or resigned ending if there is one, else the last move.
+
+        Returns the move taken back (``None`` for an ending). Raises
+        ``IndexError`` when there is nothing to undo.
+        """
+        if self._ending is not None:
+            self._ending = None
+            return None
+        square, best, shape, outcome = self._undo.pop()
+        move = self.move_stack.pop()
+        p = 1 - self.turn_index
+        self.turn_index = p
+        rank, file, rsh, csh, dsh, ash = _GEOMETRY[square]
+        self._rows[p] &= ~(1 << (rsh + file))
+        self._cols[p] &= ~(1 << (csh + rank))
+        self._diag[p] &= ~(1 << (dsh + file))
+        self._anti[p] &= ~(1 << (ash + file))
+        self._best[p] = best
+        self._shape[p] = shape
+        self._outcome = outcome
+        return move
+
+    def resign(self) -> Outcome:
+        """The player to move resigns; the other wins."""
+        if self.is_game_over():
+            raise GameOverError(f"cannot resign: the game is over ({self.outcome()})")
+        self._ending = Outcome(PLAYERS[1 - self.turn_index], "resigned")
+        return self._ending
+
+    def end(self) -> Outcome:
+        """End the game by agreement and score the position (rule 12)."""
+        if self.is_game_over():
+            raise GameOverError(f"cannot end by agreement: the game is over ({self.outcome()})")
+        self._ending = self._scored("agreed")
+        return self._ending
+
+    def _scored(self, reason: str) -> Outcome:
+        """The outcome of ending here for ``reason``, scored by rule 12."""
+        return Outcome(self.scoreboard().leader(), reason)
+
+    # -- incremental formations ----------------------------------------------------
+    _preplaced = 0
+    """Stones that came with a loaded position (not in ``move_stack``)."""
+
+    def _add(self, p: int, s: Square) -> None:
+        """Place a stone of player ``p`` on ``s`` and raise p's best formations from the lines through ``s``."""
+        rank, file, rsh, csh, dsh, ash = _GEOMETRY[s]
+        rows = self._rows[p] | (1 << (rsh + file))
+        cols = self._cols[p] | (1 << (csh + rank))
+        diag = self._diag[p] | (1 << (dsh + file))
+        anti = self._anti[p] | (1 << (ash + file))
+        self._rows[p] = rows
+        self._cols[p] = cols
+        self._diag[p] = diag
+        self._anti[p] = anti
+        best_o, best_l, best_i, best_x = best = self._best[p]
+        changed = 0  # bit k: type k improved
+
+        row = (rows >> rsh) & 2047
+        col = (cols >> csh) & 2047
+        h = _RUN[row << 4 | file]
+        v = _RUN[col << 4 | rank]
+
+        # I (rule 4) and X (rule 5): the runs through s.
+        i = h if h > v else v
+        if i > best_i and i >= 4:
+            best_i = i
+            changed |= 4
+        d = _RUN[((diag >> dsh) & 2047) << 4 | file]
+        e = _RUN[((anti >> ash) & 2047) << 4 | file]
+        x = d if d > e else e
+        if x > best_x and x >= 4:
+            best_x = x
+            changed |= 8
+
+        up1 = (rows >> (rsh + 11)) & 2047
+        down1 = (rows >> (rsh - 11)) & 2047
+
+        # L (rule 6): corners on s's horizontal run with a vertical arm of 3, and vice versa.
+        l_corner = -1
+        if h >= 3:
+            low, high = _SPAN[row << 4 | file]
+            corners = _RUN_MASK[row << 4 | file] & (
+                (up1 & (rows >> (rsh + 22))) | (down1 & (rows >> (rsh - 22)))
+            )
+            while corners:
+                c = (corners & -corners).bit_length() - 1
+                corners &= corners - 1
+                across = c - low if c - low > high - c else high - c
+                if across >= 2:
+                    value = across + _ARM[((cols >> (c * 11 + _PAD)) & 2047) << 4 | rank]
+                    if value > best_l:
+                        best_l = value
+                        l_corner = rank * WIDTH + c
+        if v >= 3:
+            low, high = _SPAN[col << 4 | rank]
+            corners = _RUN_MASK[col << 4 | rank] & (
+                (((cols >> (csh + 11)) & (cols >> (csh + 22))) | ((cols >> (csh - 11)) & (cols >> (csh - 22))))
+                & 2047
+            )
+            while corners:
+                c = (corners & -corners).bit_length() - 1
+                corners &= corners - 1
+                along = c - low if c - low > high - c else high - c
+                if along >= 2:
+                    value = along + _ARM[((rows >> (c * 11 + _PAD)) & 2047) << 4 | file]
+                    if value > best_l:
+                        best_l = value
+                        l_corner = c * WIDTH + file
+        if l_corner >= 0:
+            changed |= 2
+
+        # O (rule 7): side columns a <= file <= b crossing s's rank, each with a stone above or below.
+        sides = row & (up1 | down1)
+        lefts = sides & _UP_TO[file]
+        rights = sides & _FROM[file]
+        o_rect = 0
+        if lefts and rights and (lefts | rights) != 1 << file:
+            right_spans = []
+            for b in iter_bits(rights):
+                span = _SPAN[((cols >> (b * 11 + _PAD)) & 2047) << 4 | rank]
+                if span[0] < rank or span[1] > rank:
+                    right_spans.append((b, span))
+            for a in iter_bits(lefts):
+                a_low, a_high = _SPAN[((cols >> (a * 11 + _PAD)) & 2047) << 4 | rank]
+                if a_low == rank == a_high:
+                    continue
+                for b, (b_low, b_high) in right_spans:
+                    if b <= a:
+                        continue
+                    low = a_low if a_low > b_low else b_low
+                    high = a_high if a_high < b_high else b_high
+                    if low == high or (high - low + 1) * (b - a + 1) <= best_o:
+                        continue
+                    segment = ((2 << (b - a)) - 1) << a
+                    top = bottom = rank
+                    for t in range(high, rank, -1):
+                        if (rows >> (t * 11 + _PAD)) & segment == segment:
+                            top = t
+                            break
+                    for t in range(low, rank):
+                        if (rows >> (t * 11 + _PAD)) & segment == segment:
+                            bottom = t
+                            break
+                    if top == bottom or ((top == rank or bottom == rank) and row & segment != segment):
+                        continue
+                    rect = (segment * _REPUNIT[top - bottom + 1]) << (bottom * 11 + _PAD)
+                    value = (rows & rect).bit_count()
+                    if value > best_o:
+                        best_o = value
+                        o_rect = rect
+            if o_rect:
+                changed |= 1
+
+        if changed:
+            self._best[p] = (best_o, best_l, best_i, best_x)
+            self._shape[p] = self._shapes(p, s, changed, o_rect, l_corner, h >= v, d >= e)
+
+    def _shapes(self, p: int, s: Square, changed: int, o_rect: Bitboard, l_corner: Square,
+                horizontal: bool, diagonal: bool) -> tuple[Bitboard, Bitboard, Bitboard, Bitboard]:
+        """p's best shapes after the improvements flagged in ``changed`` at ``s`` (rare: values only grow)."""
+        shape_o, shape_l, shape_i, shape_x = self._shape[p]
+        stones = self._rows[p] >> _PAD
+        rank, file, rsh, csh, dsh, ash = _GEOMETRY[s]
+        if changed & 1:
+            shape_o = (self._rows[p] & o_rect) >> _PAD
+        if changed & 2:
+            shape_l = _corner_l(stones, l_corner)[1]
+        if changed & 4:
+            if horizontal:
+                shape_i = _RUN_MASK[((self._rows[p] >> rsh) & 2047) << 4 | file] << (rank * WIDTH)
+            else:
+                low, high = _SPAN[((self._cols[p] >> csh) & 2047) << 4 | rank]
+                shape_i = _line_squares(s, 1, 0, low, high, rank)
+        if changed & 8:
+            if diagonal:
+                low, high = _SPAN[((self._diag[p] >> dsh) & 2047) << 4 | file]
+                shape_x = _line_squares(s, 1, 1, low, high, file)
+            else:
+                low, high = _SPAN[((self._anti[p] >> ash) & 2047) << 4 | file]
+                shape_x = _line_squares(s, -1, 1, low, high, file)
+        return shape_o, shape_l, shape_i, shape_x
+
+    # -- rule 11: the settled ending ----------------------------------------------------
+    def _find_witness(self) -> bool:
+        """Look for a formation a player could still make that would move a marker; cache it.
+
+        For every track and player: fill every square the opponent has not
+        taken with the player's stones; a formation there worth more than the
+        player's best, at least the track's record and at least its first field
+        would change a marker. False when there is none: the game is settled.
+        """
+        for p in (0, 1):
+            room = BOARD & ~(self._rows[1 - p] >> _PAD)
+            for k in (I_, X_, L_, O_):
+                own, other = self._best[p][k], self._best[1 - p][k]
+                need = max(own + 1, other, _FIRST[k])
+                found = _find_formation(k, room, need)
+                if found is not None:
+                    self._witness = (p, k, found[1] << _PAD, found[0])
+                    return True
+        self._witness = None
+        return False
+
+    def is_settled(self) -> bool:
+        """Rule 11 (decided): no marker can change any more, whatever is placed."""
+        return not self._find_witness()
+
+    # -- text ----------------------------------------------------------------------------
+    def position(self) -> str:
+        """Position text: ranks 11 down to 1 (``X`` first, ``O`` second, digits for empty runs) and the turn."""
+        first, second = self._rows
+        ranks = []
+        for rank in reversed(range(WIDTH)):
+            shift = rank * WIDTH + _PAD
+            row_first = (first >> shift) & 2047
+            row_second = (second >> shift) & 2047
+            text, empty = "", 0
+            for file in range(WIDTH):
+                if row_first >> file & 1:
+                    stone = "X"
+                elif row_second >> file & 1:
+                    stone = "O"
+                else:
+                    empty += 1
+                    continue
+                if empty:
+                    text += str(empty)
+                    empty = 0
+                text += stone
+            ranks.append(text + (str(empty) if empty else ""))
+        return f"{'/'.join(ranks)} {self.turn}"
+
+    @classmethod
+    def from_position(cls, text: str) -> OlixBoard:
+        """Load a position text; :class:`InvalidPositionError` if it is not one.
+
+        The text is the eleven ranks from 11 down to 1 separated by ``/`` (``X``
+        a stone of first, ``O`` a stone of second, a number 1–11 for a run of
+        empty squares), a space and the player to move:
+        ``11/11/11/11/11/11/11/11/11/11/11 first`` is the start. Exactly one
+        spelling of each position is accepted. First moves when both have as
+        many stones, second when first has one more. A position that is
+        already over loads as over: an automatic win belongs to the player who
+        moved last (one held by the other player cannot arise and is refused).
+        """
+        board = cls()
+        try:
+            board._load(text)
+        except InvalidPositionError as exc:
+            raise InvalidPositionError(f"invalid Olix position {text!r}: {exc}") from None
+        return board
+
+    def _load(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise InvalidPositionError("not text")
+        fields = text.split(" ")
+        if len(fields) != 2:
+            raise InvalidPositionError("expected the ranks and the player to move, separated by one space")
+        ranks_text, turn = fields
+        ranks = ranks_text.split("/")
+        if len(ranks) != WIDTH:
+            raise InvalidPositionError(f"expected {WIDTH} ranks separated by '/'")
+        stones: list[list[Square]] = [[], []]
+        for i, rank_text in enumerate(ranks):
+            rank = WIDTH - 1 - i
+            file = 0
+            digits = ""
+            for ch in rank_text + "/":
+                if ch in "0123456789":
+                    digits += ch
+                    continue
+                if digits:
+                    if not digits.isascii() or digits[0] == "0" or len(digits) > 2:
+                        raise InvalidPositionError(f"bad run of empty squares {digits!r} in rank {rank + 1}")
+                    file += int(digits)
+                    digits = ""
+                if ch == "/":
+                    break
+                if ch not in "XO":
+                    raise InvalidPositionError(f"unexpected character {ch!r} in rank {rank + 1}")
+                if file >= WIDTH:
+                    raise InvalidPositionError(f"rank {rank + 1} holds more than {WIDTH} squares")
+                stones[0 if ch == "X" else 1].append(rank * WIDTH + file)
+                file += 1
+            if file != WIDTH:
+                raise InvalidPositionError(f"rank {rank + 1} does not hold exactly {WIDTH} squares")
+        if turn not in PLAYERS:
+            raise InvalidPositionError(f"the player to move must be first or second, not {turn!r}")
+        n_first, n_second = len(stones[0]), len(stones[1])
+        if n_first == n_second:
+            expected = "first"
+        elif n_first == n_second + 1:
+            expected = "second"
+        else:
+            raise InvalidPositionError(f"first has {n_first} stones and second {n_second}: first moves first")
+        if n_first > STONES_PER_PLAYER:
+            raise InvalidPositionError(f"first has {n_first} stones, more than {STONES_PER_PLAYER}")
+        if turn != expected:
+            raise InvalidPositionError(f"with {n_first} stones of first and {n_second} of second it is {expected}'s turn")
+        self.turn_index = PLAYERS.index(turn)
+        for p in (0, 1):
+            for s in stones[p]:
+                self._add(p, s)
+        self._preplaced = n_first + n_second
+        if self.position() != text:
+            raise InvalidPositionError(f"not in canonical form (it would be {self.position()!r})")
+        last = 1 - self.turn_index
+        if _wins_outright(self._best[self.turn_index]):
+            raise InvalidPositionError(f"{self.turn} holds an automatic win but {PLAYERS[last]} moved last")
+        if _wins_outright(self._best[last]):
+            self._outcome = Outcome(PLAYERS[last], "formation")
+        elif self._preplaced >= STONES_IN_ALL:
+            self._outcome = self._scored("stones")
+        elif not self._find_witness():
+            self._outcome = self._scored("settled")
+
+    def show(self) -> str:
+        """The board as several lines of text, rank 11 at the top (``X`` first, ``O`` second)."""
+        lines = []
+        for rank in reversed(range(WIDTH)):
+            cells = []
+            for file in range(WIDTH):
+                owner = self.stone_at(rank * WIDTH + file)
+                cells.append("." if owner is None else "XO"[PLAYERS.index(owner)])
+            lines.append(f"{rank + 1:>2} " + " ".join(cells))
+        lines.append("   " + " ".join(chr(ord("a") + f) for f in range(WIDTH)))
+        status = self.outcome()
+        if status:
+            lines.append(f"game over: {status.text()}")
+        else:
+            lines.append(f"{self.turn} to move ({'X' if self.turn_index == 0 else 'O'})")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.show()
+
+    def __repr__(self) -> str:
+        return f"OlixBoard.from_position({self.position()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, OlixBoard):
+            return NotImplemented
+        return (
+            self._rows == other._rows
+            and self.turn_index == other.turn_index
+            and self.outcome() == other.outcome()
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def copy(self) -> OlixBoard:
+        """An independent copy, history included."""
+        board = OlixBoard.__new__(OlixBoard)
+        board._rows = list(self._rows)
+        board._cols = list(self._cols)
+        board._diag = list(self._diag)
+        board._anti = list(self._anti)
+        board._best = list(self._best)
+        board._shape = list(self._shape)
+        board.turn_index = self.turn_index
+        board.move_stack = list(self.move_stack)
+        board._undo = list(self._undo)
+        board._outcome, board._ending = self._outcome, self._ending
+        board._witness = self._witness
+        board._preplaced = self._preplaced
+        return board
+
+    # -- search ----------------------------------------------------------------------------
+    def perft(self, depth: int) -> int:
+        """Count the move sequences of length ``depth`` (finished games stop early)."""
+        if depth < 0:
+            raise ValueError(f"perft depth must be at least 0, not {depth}")
+        if self.is_game_over():
+            return 0 if depth else 1
+        if depth == 0:
+            return 1
+        if depth == 1:
+            return self.count_moves()
+        total = 0
+        for move in self.legal_moves():
+            self.push(move)
+            total += self.perft(depth - 1)
+            self.pop()
+        return total
+
+    def random_move(self, rng: random.Random) -> OlixMove:
+        """A legal move drawn uniformly from all legal moves."""
+        moves = self.legal_moves()
+        if not moves:
+            raise GameOverError(f"no legal move: the game is over ({self.outcome()})")
+        return moves[int(rng.random() * len(moves))]
