@@ -35,6 +35,31 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _id(args: argparse.Namespace) -> int:
+    from client.identity import IdentityError, get_identity, identity_path
+
+    path = identity_path()
+    try:
+        identity, created = get_identity(path)
+    except (IdentityError, OSError) as exc:
+        print(f"olixono id: {exc}", file=sys.stderr)
+        return 1
+    if created:
+        print(f"Created a new identity in {path}")
+    print(f"fingerprint: {identity.fingerprint}")
+    print(f"public key:  {identity.public.text}")
+    print(f"key file:    {path}")
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from client.verify import verify_file
+
+    ok, text = verify_file(args.file)
+    print(text, file=sys.stdout if ok else sys.stderr)
+    return 0 if ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="olixono",
@@ -62,6 +87,23 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--as", dest="seat", metavar="SEAT", help="your seat against a bot (pink/black, first/second; default: the first)")
     play.add_argument("--seed", type=int, help="seed for the bot (default: random)")
     play.set_defaults(func=_play)
+
+    ident = sub.add_parser(
+        "id",
+        help="show your identity (an Ed25519 key, created on first use)",
+        description="Show your fingerprint and public key; create the key on first use "
+        "($XDG_CONFIG_HOME/olixono/identity, readable by you only).",
+    )
+    ident.set_defaults(func=_id)
+
+    verify = sub.add_parser(
+        "verify",
+        help="check a game transcript offline",
+        description="Check every line of a transcript: grammar, signatures, seats, hash chain, legality. "
+        "Exit 0 with a summary, or 1 with the first bad line's number and reason.",
+    )
+    verify.add_argument("file", help="the transcript: one signed message a line ('-' for stdin)")
+    verify.set_defaults(func=_verify)
     return parser
 
 

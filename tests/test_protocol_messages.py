@@ -1,0 +1,179 @@
+"""The message grammar: one table of cases drives both the writer and the reader."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol.errors import CODES, LocalProtocolError, RemoteProtocolError
+from protocol.keys import b64, fingerprint, unb64
+from protocol.messages import MAX_LINE_BYTES, SCHEMAS, decode, decode_text, encode, encode_text, game_id_of
+from protocol_helpers import HOST, NONCE
+
+GAME = "Z2FtZS1nYW1lLWdhbWUtZw"
+HASH = b64(bytes(range(32)))
+CASES = [
+    ("offer", [("kind", "oxono"), ("nonce", NONCE)]),
+    ("offer", [("kind", "olix"), ("nonce", NONCE), ("invite", HOST.public.text)]),
+    ("join", [("game", GAME), ("seq", "1"), ("prev", HASH), ("commit", HASH)]),
+    ("accept", [("game", GAME), ("seq", "2"), ("prev", HASH), ("guest", HOST.public.text), ("salt", NONCE)]),
+    ("reveal", [("game", GAME), ("seq", "3"), ("prev", HASH), ("secret", NONCE)]),
+    ("move", [("game", GAME), ("seq", "4"), ("prev", HASH), ("move", "Oc6c5")]),
+    ("move", [("game", GAME), ("seq", "104"), ("prev", HASH), ("move", "k11")]),
+    *[(kind, [("game", GAME), ("seq", "9"), ("prev", HASH)]) for kind in ("resign", "propose", "agree", "decline", "abort")],
+    ("chat", [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text("good game! 🎉 ça va?"))]),
+]
+
+
+@pytest.mark.parametrize("kind, fields", CASES, ids=[f"{k}-{i}" for i, (k, _) in enumerate(CASES)])
+def test_encode_then_decode_gives_the_same_message(kind, fields):
+    line = encode(kind, fields, HOST)
+    assert line.startswith(f"olixono/1 {kind} ")
+    assert " by=" + HOST.public.text + " sig=" in line
+    message = decode(line)
+    assert message.type == kind and list(message.fields) == fields and message.by == HOST.public.raw
+    assert message.line == line and decode(line.encode("utf-8")) == message
+
+
+def test_every_type_has_a_case():
+    assert {kind for kind, _ in CASES} == set(SCHEMAS)
+
+
+def test_a_known_line_byte_for_byte():
+    line = encode("move", [("game", GAME), ("seq", "4"), ("prev", HASH), ("move", "Oc6c5")], HOST)
+    assert line == (
+        "olixono/1 move game=Z2FtZS1nYW1lLWdhbWUtZw seq=4 prev=AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8 "
+        f"move=Oc6c5 by={HOST.public.text} sig=" + line.rsplit("sig=", 1)[1]
+    )
+    assert len(line.rsplit("sig=", 1)[1]) == 86
+
+
+BAD_LINES = [
+    ("", "syntax"),
+    ("hello", "syntax"),
+    ("olixono/2 move game=x", "unknown-version"),
+    ("olixono/1 teleport game=x by=y sig=z", "unknown-type"),
+    ("olixono/1 move", "syntax"),
+    ("olixono/1 move game=x seq=1 by=y sig=z", "syntax"),
+    ("olixono/1  move", "non-canonical"),
+    ("olixono/1 move\tgame", "control-character"),
+    ("olixono/1 move game=é", "syntax"),
+]
+
+
+@pytest.mark.parametrize("line, code", BAD_LINES)
+def test_bad_lines_get_their_code(line, code):
+    with pytest.raises(RemoteProtocolError) as info:
+        decode(line)
+    assert info.value.code == code
+
+
+def mutate(line: str, old: str, new: str) -> str:
+    assert old in line
+    return line.replace(old, new, 1)
+
+
+VALID = encode("move", [("game", GAME), ("seq", "4"), ("prev", HASH), ("move", "Oc6c5")], HOST)
+
+
+@pytest.mark.parametrize(
+    "line, code",
+    [
+        (mutate(VALID, " seq=4", " seq=04"), "bad-field"),
+        (mutate(VALID, " seq=4 prev", " prev=x seq=4 prev"), "syntax"),
+        (mutate(VALID, "game=Z2FtZS1nYW1lLWdhbWUtZw seq=4", "seq=4 game=Z2FtZS1nYW1lLWdhbWUtZw"), "non-canonical"),
+        (mutate(VALID, " move=Oc6c5", " move=Oc6c5 colour=pink"), "unknown-field"),
+        (mutate(VALID, " move=Oc6c5", ""), "syntax"),
+        (mutate(VALID, "move=Oc6c5", "move=Oc6c5!"), "bad-field"),
+        (mutate(VALID, "move=Oc6c5", "move=Oc6c6"), "bad-signature"),
+        (VALID + " ", "non-canonical"),
+        (VALID + "\n", "control-character"),
+        (mutate(VALID, "olixono/1", "olixono/1.1"), "unknown-version"),
+        (VALID[: VALID.index(" sig=")], "syntax"),
+        (VALID + "A" * MAX_LINE_BYTES, "oversize"),
+    ],
+)
+def test_a_changed_valid_line_gets_its_code(line, code):
+    with pytest.raises(RemoteProtocolError) as info:
+        decode(line)
+    assert info.value.code == code
+
+
+def test_invalid_utf8_and_lone_surrogates():
+    with pytest.raises(RemoteProtocolError) as info:
+        decode(VALID.encode() + b"\xff")
+    assert info.value.code == "bad-utf8"
+    with pytest.raises(RemoteProtocolError) as info:
+        decode(VALID + "\udc80")
+    assert info.value.code == "bad-utf8"
+
+
+def test_non_canonical_base64_is_refused():
+    unsigned, _, sig = VALID.rpartition(" sig=")
+    last = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    bumped = last[last.index(sig[-1]) + 1]  # same bytes when decoded, other unused bits
+    with pytest.raises(RemoteProtocolError) as info:
+        decode(f"{unsigned} sig={sig[:-1]}{bumped}")
+    assert info.value.code == "bad-field"
+    with pytest.raises(ValueError):
+        unb64(sig[:-1] + bumped, 64)
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [("", "malformed"), ("a" * 501, "longer"), ("bell\x07", "control"), ("evil\x1b[2J", "control"), ("rtl\u202e", "control")],
+)
+def test_chat_text_that_could_forge_a_terminal_is_refused(text, problem):
+    with pytest.raises(LocalProtocolError, match=problem):
+        encode("chat", [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text(text))], HOST)
+
+
+def test_chat_text_has_one_percent_encoding():
+    assert encode_text("a b") == "a%20b"
+    with pytest.raises(ValueError, match="canonical"):
+        decode_text("%61")  # 'a' must be written as itself
+    with pytest.raises(ValueError):
+        decode_text("%FF")
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(min_size=1, max_size=120).filter(lambda t: not any(ord(c) < 32 or 0x7f <= ord(c) < 0xa0 or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069" for c in t)))
+def test_chat_text_round_trips(text):
+    line = encode("chat", [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text(text))], HOST)
+    assert decode_text(decode(line).get("text")) == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.binary(max_size=3000))
+def test_garbage_bytes_raise_only_a_protocol_error(data):
+    try:
+        decode(data)
+    except RemoteProtocolError as exc:
+        assert exc.code in CODES
+
+
+@settings(max_examples=300, deadline=None)
+@given(index=st.integers(0, len(VALID) - 1), char=st.characters())
+def test_any_one_character_change_is_rejected(index, char):
+    line = VALID[:index] + char + VALID[index + 1 :]
+    if line == VALID:
+        return
+    with pytest.raises(RemoteProtocolError):
+        decode(line)
+
+
+def test_encode_refuses_wrong_fields():
+    with pytest.raises(LocalProtocolError, match="takes the fields"):
+        encode("move", [("seq", "1")], HOST)
+    with pytest.raises(LocalProtocolError, match="unknown message type"):
+        encode("teleport", [], HOST)
+    with pytest.raises(LocalProtocolError, match="malformed"):
+        encode("move", [("game", GAME), ("seq", "x"), ("prev", HASH), ("move", "Oc6c5")], HOST)
+
+
+def test_game_id_and_fingerprint_are_stable():
+    offer = encode("offer", [("kind", "oxono"), ("nonce", NONCE)], HOST)
+    assert len(game_id_of(offer)) == 22 and game_id_of(offer) == game_id_of(offer)
+    assert fingerprint(HOST.public.raw) == HOST.fingerprint
+    assert len(HOST.fingerprint) == 19 and HOST.fingerprint.count("-") == 3
