@@ -26,6 +26,7 @@ and never change the game.
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -156,7 +157,9 @@ class GameSession:
         self.equivocations: list[EquivocationDetected] = []
         self.compromised_by: set[bytes] = set()
         self._seen: dict[tuple[bytes, str], Message] = {}
-        self._pending: dict[str, Message] = {}
+        self._pending: dict[str, list[Message]] = {}  # by the hash of the parent they wait for
+        self._pending_chats: list[Message] = []
+        self._pending_lines: set[str] = set()
         self._chats: dict[bytes, _Chat] = {}
         self._secret: str | None = None
         self._checked_move = None  # the move the last check() parsed, for _apply()
@@ -215,18 +218,16 @@ class GameSession:
         except RemoteProtocolError as exc:
             return [LineRejected(exc.code, exc.detail, line_text[:200])]
         events: list[Event] = []
-        work = [message]
+        work = deque([message])  # first in, first out: lines waiting for one parent go in arrival order
         while work:
-            message = work.pop()
+            message = work.popleft()
             try:
                 applied = self._process(message, events)
             except RemoteProtocolError as exc:
                 events.append(LineRejected(exc.code, exc.detail, message.line[:200]))
                 continue
             if applied:
-                child = self._pending.pop(message.hash, None)
-                if child is not None:
-                    work.append(child)
+                work.extend(self._unpend(self._pending.pop(message.hash, [])))
                 work.extend(self._release_chats())
         return events
 
@@ -272,15 +273,21 @@ class GameSession:
     def _keep(self, message: Message, why: str) -> bool:
         if self.seats and self.role_of(message.by) is None:
             raise RemoteProtocolError("wrong-signer", f"{message.signer.fingerprint} is not a player here")
-        if message.line in (m.line for m in self._pending.values()):
+        if message.line in self._pending_lines:
             return False
-        if len(self._pending) >= MAX_PENDING:
+        if len(self._pending_lines) >= MAX_PENDING:
             raise RemoteProtocolError("buffer-full", why)
-        key = message.prev if message.type != "chat" else f"chat:{message.line}"
-        if key in self._pending:  # another line claims the same parent: keep the first, judge the other later
-            raise RemoteProtocolError("gap", f"{why}; another line already waits for that parent")
-        self._pending[key] = message
+        self._pending_lines.add(message.line)
+        if message.type == "chat":
+            self._pending_chats.append(message)
+        else:  # several lines may claim one parent: all are judged when it comes
+            self._pending.setdefault(message.prev, []).append(message)
         return False
+
+    def _unpend(self, messages: list[Message]) -> list[Message]:
+        for message in messages:
+            self._pending_lines.discard(message.line)
+        return messages
 
     def _equivocation(self, first: Message, second: Message, slot: str, events: list[Event]) -> None:
         proof = EquivocationDetected(first.signer.text, slot, first.line, second.line)
@@ -394,10 +401,17 @@ class GameSession:
         self.chain.append(message)
         self._record(message)
         events.append(OfferReceived(game, self.kind, message.signer.text, invite))
-        for key, waiting in list(self._pending.items()):  # lines that came first: judge them now
-            if waiting.game != game:
-                del self._pending[key]
-                events.append(LineRejected("wrong-game", f"for game {waiting.game}", waiting.line[:200]))
+        for parent, waiting in list(self._pending.items()):  # lines that came first: judge them now
+            for other in [m for m in waiting if m.game != game]:
+                waiting.remove(other)
+                self._pending_lines.discard(other.line)
+                events.append(LineRejected("wrong-game", f"for game {other.game}", other.line[:200]))
+            if not waiting:
+                del self._pending[parent]
+        for other in [m for m in self._pending_chats if m.game != game]:
+            self._pending_chats.remove(other)
+            self._pending_lines.discard(other.line)
+            events.append(LineRejected("wrong-game", f"for game {other.game}", other.line[:200]))
         return True
 
     def _join(self, message: Message, events: list[Event]) -> bool:
@@ -478,13 +492,12 @@ class GameSession:
     def _release_chats(self) -> list[Message]:
         """Waiting chats whose turn may have come (their signer is now known, or their parent arrived)."""
         ready = []
-        for key, waiting in list(self._pending.items()):
-            if waiting.type != "chat":
-                continue
+        for waiting in list(self._pending_chats):
             head = self._chats.get(waiting.by)
             known = self.role_of(waiting.by) is not None or self.guest is not None
             if known and (head is None and waiting.seq == 1 or head is not None and waiting.seq == head.seq + 1):
-                ready.append(self._pending.pop(key))
+                self._pending_chats.remove(waiting)
+                ready.extend(self._unpend([waiting]))
         return ready
 
     # -- the local player's actions ----------------------------------------

@@ -332,3 +332,30 @@ def test_olix_agree_without_a_proposal_is_refused():
     mover = host if host.actor() == HOST.public.raw else guest
     with pytest.raises(LocalProtocolError, match="none is open"):
         mover.agree_end()
+
+
+def test_equivocation_is_caught_even_when_both_lines_arrive_before_their_parent():
+    host, guest = start()
+    play_moves(host, guest, 6, plies=3)
+    mover = host if host.actor() == HOST.public.raw else guest
+    key = HOST if mover is host else GUEST
+    twin = GameSession(host.game_id, key)
+    twin.receive_all(mover.transcript)
+    moves = mover.board.legal_moves()
+    first, second = mover.move(moves[0].text()), twin.move(moves[1].text())
+    spectator = GameSession(host.game_id)
+    assert spectator.receive(first) == [] and spectator.receive(second) == []  # both wait for the offer
+    events = spectator.receive_all(host.transcript[: len(mover.transcript) - 1])
+    assert [e.second for e in events if isinstance(e, EquivocationDetected)] == [second]
+    assert spectator.compromised_by == {key.public.raw}
+
+
+def test_lines_for_another_game_that_came_before_the_offer_are_dropped_when_it_comes():
+    host, guest = start()
+    other_host, _ = start("olix")
+    spectator = GameSession()
+    foreign_chat = other_host.chat("elsewhere")
+    assert spectator.receive(foreign_chat) == [] and spectator.receive(other_host.transcript[1]) == []
+    events = spectator.receive(host.transcript[0])
+    assert sorted(rejected(events)) == ["wrong-game", "wrong-game"]
+    assert not spectator._pending_lines
