@@ -104,6 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("file", help="the transcript: one signed message a line ('-' for stdin)")
     verify.set_defaults(func=_verify)
+
+    from relay.cli import add_subparser as add_relay
+
+    add_relay(sub)
     return parser
 
 

@@ -1,0 +1,302 @@
+"""Load on a relay: N concurrent signed games between scripted players, every move signed and verified.
+
+    python bench/relay.py --relay embedded --games 200
+    python bench/relay.py --relay mosquitto --games 1000
+
+Each game has two MQTT clients (3.1.1, TCP_NODELAY, QoS 1, retained lines on
+the protocol's topics) that play random legal moves, one every ``--think``
+seconds on average; every line received is checked by the player's
+``GameSession``. The relay runs as its own process (``python -m relay`` or
+``mosquitto`` from the generated configuration) on a free 127.0.0.1 port;
+the players run in ``--workers`` processes. A move's latency runs from
+signing it to the opponent having verified it. A message is lost if a
+player never received a line of its own game's final transcript (the
+players also receive their own lines back). Afterwards a late spectator
+replays a sample of games from the relay's retained messages.
+
+Prints ``name: value`` lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import multiprocessing
+import os
+import random
+import re
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import aiomqtt  # noqa: E402
+
+from protocol import GameSession, Identity  # noqa: E402
+from protocol.messages import decode  # noqa: E402
+from protocol.session import LineRejected, MoveApplied  # noqa: E402
+from protocol.topics import game_filter, topic_for  # noqa: E402
+
+NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+
+
+# -- the players (in worker processes) -----------------------------------------------
+class Player:
+    def __init__(self, session: GameSession, key: bytes, client: aiomqtt.Client, stats: dict, sent_at: dict) -> None:
+        self.session, self.key, self.client, self.stats, self.sent_at = session, key, client, stats, sent_at
+        self.received: set[str] = set()
+        self.changed = asyncio.Event()
+        self.joined = self.revealed = False
+
+    async def listen(self, game: str) -> None:
+        wanted = game_filter(game)
+        async for message in self.client.messages:
+            if not message.topic.matches(wanted):
+                continue  # amqtt may send topics nobody asked for
+            line = bytes(message.payload).decode("utf-8")
+            self.received.add(line)
+            for event in self.session.receive(line):
+                if isinstance(event, LineRejected):
+                    self.stats["rejected"] += 1
+                elif isinstance(event, MoveApplied) and line in self.sent_at and decode(line, verify=False).by != self.key:
+                    self.stats["latencies"].append(time.perf_counter() - self.sent_at.pop(line))
+            self.changed.set()
+
+    async def send(self, line: str) -> None:
+        await self.client.publish(topic_for(decode(line, verify=False)), line.encode("utf-8"), qos=1, retain=True)
+
+    async def drive(self, host_key: bytes, guest: Identity, rng: random.Random, think: float) -> None:
+        s = self.session
+        while s.outcome is None:
+            await self.changed.wait()
+            self.changed.clear()
+            if self.key == host_key:
+                if len(s.chain) == 1 and guest.public.raw in s.joins:
+                    await self.send(s.accept(guest.public.text))
+                    continue
+            else:
+                if len(s.chain) >= 1 and not self.joined:
+                    self.joined = True
+                    await self.send(s.join())
+                    continue
+                if len(s.chain) >= 3 and not self.revealed and not s.started:
+                    self.revealed = True
+                    await self.send(s.reveal())
+                    continue
+            if s.started and s.outcome is None and s.actor() == self.key:
+                await asyncio.sleep(rng.uniform(0, 2 * think))
+                moves = sorted(m.text() for m in s.board.legal_moves())
+                started = time.perf_counter()
+                line = s.move(rng.choice(moves))
+                self.sent_at[line] = started
+                self.stats["moves"] += 1
+                await self.send(line)
+                self.changed.set()
+
+
+async def play(index: int, port: int, args: argparse.Namespace, stats: dict, connecting: asyncio.Semaphore) -> None:
+    rng = random.Random(args.seed * 1_000_003 + index)
+    host, guest = Identity.generate(), Identity.generate()
+    h = GameSession.offer(args.kind, host)
+    g = GameSession(h.game_id, guest)
+    sent_at: dict[str, float] = {}
+
+    def client() -> aiomqtt.Client:
+        return aiomqtt.Client("127.0.0.1", port, protocol=aiomqtt.ProtocolVersion.V311, socket_options=NODELAY,
+                              timeout=30, keepalive=120)
+
+    async with connecting:
+        hc, gc = client(), client()
+        await hc.__aenter__()
+        await gc.__aenter__()
+    try:
+        players = [Player(h, host.public.raw, hc, stats, sent_at), Player(g, guest.public.raw, gc, stats, sent_at)]
+        for p in players:
+            await p.client.subscribe(game_filter(h.game_id), qos=1)
+        listeners = [asyncio.create_task(p.listen(h.game_id)) for p in players]
+        stats["ready"] += 1
+        while stats["ready"] < stats["games"]:  # start every game together
+            await asyncio.sleep(0.05)
+        await players[0].send(h.transcript[0])
+        try:
+            await asyncio.gather(*(p.drive(host.public.raw, guest, random.Random(rng.random()), args.think) for p in players))
+            for _ in range(100):  # let the last echoes arrive (at most 5 s)
+                if all(set(h.transcript) <= p.received for p in players):
+                    break
+                await asyncio.sleep(0.05)
+            stats["completed"] += 1
+            stats["lost"] += sum(len(set(h.transcript) - p.received) for p in players)
+            stats["finished_games"].append((h.game_id, len(h.transcript)))
+        finally:
+            for task in listeners:
+                task.cancel()
+            await asyncio.gather(*listeners, return_exceptions=True)
+    finally:
+        for c in (hc, gc):
+            await c.__aexit__(None, None, None)
+
+
+async def spectate(port: int, games: list[tuple[str, int]]) -> int:
+    """Replay ``games`` from the relay's retained lines; the number of games that do not rebuild."""
+    bad = 0
+    async with aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY, timeout=30) as client:
+        for game, length in games:
+            await client.subscribe(game_filter(game), qos=1)
+            watcher = GameSession(game)
+            try:
+                async with asyncio.timeout(5):
+                    async for message in client.messages:
+                        if message.topic.matches(game_filter(game)):
+                            watcher.receive(bytes(message.payload))
+                            if len(watcher.transcript) == length:
+                                break
+            except TimeoutError:
+                pass
+            bad += len(watcher.transcript) != length or watcher.outcome is None
+            await client.unsubscribe(game_filter(game))
+    return bad
+
+
+def worker(first: int, count: int, port: int, args: argparse.Namespace, results: multiprocessing.Queue) -> None:
+    stats = {"games": count, "ready": 0, "moves": 0, "completed": 0, "lost": 0, "rejected": 0, "errors": 0,
+             "latencies": [], "finished_games": [], "error_samples": []}
+
+    async def main() -> None:
+        connecting = asyncio.Semaphore(50)
+
+        async def one(i: int) -> None:
+            try:
+                await play(i, port, args, stats, connecting)
+            except Exception as exc:  # a failed game is counted and reported, never hidden
+                stats["errors"] += 1
+                if len(stats["error_samples"]) < 3:
+                    stats["error_samples"].append(repr(exc)[:200])
+                stats["ready"] += 1
+
+        try:
+            async with asyncio.timeout(args.timeout):
+                await asyncio.gather(*(one(first + i) for i in range(count)))
+        except TimeoutError:
+            stats["errors"] += count - stats["completed"]
+            stats["error_samples"].append(f"timed out after {args.timeout} s")
+        sample = stats["finished_games"][: args.spectate]
+        stats["spectator_failures"] = await spectate(port, sample) if sample else 0
+        stats["spectated"] = len(sample)
+
+    asyncio.run(main())
+    stats.pop("finished_games")
+    results.put(stats)
+
+
+# -- the relay (its own process) ----------------------------------------------------
+def memory_kib(pid: int) -> dict[str, int]:
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            out[name] = int(value.split()[0])
+    return out
+
+
+def start_relay(kind: str, workdir: Path, autosave: int | None = None) -> tuple[subprocess.Popen, int, object]:
+    root = Path(__file__).resolve().parents[1]
+    if kind == "embedded":
+        log = (workdir / "relay.log").open("w")
+        process = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0"], cwd=root,
+                                   stdout=subprocess.PIPE, stderr=log, text=True)
+        first = process.stdout.readline()
+        match = re.search(r":(\d+)\s*$", first)
+        if not match:
+            process.kill()
+            raise RuntimeError(f"the relay did not start: {first!r}")
+        return process, int(match.group(1)), None
+    from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
+
+    port = free_port()
+    conf = write_config(workdir / "mosquitto", MosquittoSettings(port=port, run_as=getpass.getuser(),
+                                                                     **({"autosave_changes": autosave} if autosave else {})))
+    runner = MosquittoProcess(conf, port).start()
+    return runner.process, port, runner
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--relay", choices=["embedded", "mosquitto"], default="embedded")
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--kind", choices=["oxono", "olix"], default="oxono")
+    parser.add_argument("--think", type=float, default=1.0, help="mean seconds a player waits before each move (default 1)")
+    parser.add_argument("--workers", type=int, default=2, help="client processes (default 2)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="give up after this many seconds (default 600)")
+    parser.add_argument("--spectate", type=int, default=20, help="games per worker replayed by a late spectator (default 20)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--autosave", type=int, help="Mosquitto: save its database every N changes (default: the generated config's)")
+    args = parser.parse_args()
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 65536)), hard))
+    with tempfile.TemporaryDirectory(prefix="olixono-bench-") as tmp:
+        process, port, runner = start_relay(args.relay, Path(tmp), args.autosave)
+        try:
+            base = memory_kib(process.pid)
+            results: multiprocessing.Queue = multiprocessing.get_context("spawn").Queue()
+            ctx = multiprocessing.get_context("spawn")
+            shares = [args.games // args.workers + (i < args.games % args.workers) for i in range(args.workers)]
+            firsts = [sum(shares[:i]) for i in range(args.workers)]
+            started = time.perf_counter()
+            workers = [ctx.Process(target=worker, args=(firsts[i], shares[i], port, args, results))
+                       for i in range(args.workers) if shares[i]]
+            for w in workers:
+                w.start()
+            collected = [results.get(timeout=args.timeout + 120) for _ in workers]
+            elapsed = time.perf_counter() - started
+            for w in workers:
+                w.join(30)
+            peak = memory_kib(process.pid)
+        finally:
+            if runner is not None:
+                runner.stop()
+            else:
+                process.terminate()
+                process.wait(20)
+
+    latencies = sorted(x for r in collected for x in r["latencies"])
+    total = {k: sum(r[k] for r in collected) for k in ("moves", "completed", "lost", "rejected", "errors",
+                                                        "spectated", "spectator_failures")}
+
+    def pct(p: float) -> str:
+        return f"{latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000:.1f}" if latencies else "n/a"
+
+    print(f"relay: {args.relay}")
+    print(f"games: {args.games}")
+    print(f"games completed: {total['completed']}")
+    print(f"moves: {total['moves']}")
+    print(f"elapsed s: {elapsed:.1f}")
+    print(f"moves/s: {total['moves'] / elapsed:.0f}")
+    print(f"think s: {args.think}")
+    print(f"move latency p50 ms: {pct(0.50)}")
+    print(f"move latency p99 ms: {pct(0.99)}")
+    print(f"move latency max ms: {latencies[-1] * 1000:.1f}" if latencies else "move latency max ms: n/a")
+    print(f"move latency mean ms: {statistics.fmean(latencies) * 1000:.1f}" if latencies else "")
+    print(f"messages lost: {total['lost']}")
+    print(f"lines rejected: {total['rejected']}")
+    print(f"games failed: {total['errors']}")
+    print(f"late spectator replays ok: {total['spectated'] - total['spectator_failures']}/{total['spectated']}")
+    print(f"relay rss before MiB: {base.get('VmRSS', 0) / 1024:.1f}")
+    print(f"relay rss after MiB: {peak.get('VmRSS', 0) / 1024:.1f}")
+    print(f"relay rss peak MiB: {peak.get('VmHWM', 0) / 1024:.1f}")
+    for r in collected:
+        for sample in r["error_samples"]:
+            print(f"error sample: {sample}")
+    ok = total["completed"] == args.games and total["lost"] == 0 and total["rejected"] == 0
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""``olixono relay``: run the embedded relay, manage its accounts, write a Mosquitto configuration.
+
+    olixono relay [--host H] [--port N] [--users FILE] [--data DIR] [--tls-cert F --tls-key F]
+    olixono relay adduser NAME --users FILE [--password-stdin]
+    olixono relay deluser NAME --users FILE
+    olixono relay mosquitto-config DIR [--users FILE] [--host H] [--port N] [--tls-cert F --tls-key F]
+                                       [--bridge-to HOST:PORT [--bridge-user bridge.NAME --bridge-password-file F]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import logging
+import sys
+from pathlib import Path
+
+from relay import rules, users
+from relay.rules import DEFAULT_HOST, DEFAULT_PORT
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"olixono relay: {message}", file=sys.stderr)
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
+    from relay.embedded import RelaySettings, serve  # amqtt is slow to import: only when a relay runs
+
+    settings = RelaySettings(host=args.host, port=args.port, users_file=args.users, data_dir=args.data,
+                             tls_cert=args.tls_cert, tls_key=args.tls_key)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
+    try:
+        settings.broker_config()  # check the options before starting anything
+        asyncio.run(serve(settings, announce=lambda line: print(line, flush=True)))
+    except (ValueError, OSError) as exc:
+        return _fail(str(exc), 1)
+    except KeyboardInterrupt:  # a second Ctrl-C during shutdown
+        return 130
+    return 0
+
+
+def _read_password(args: argparse.Namespace) -> str:
+    if args.password_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    first = getpass.getpass(f"password for {args.name[:12]}...: ")
+    if getpass.getpass("again: ") != first:
+        raise ValueError("the two passwords differ")
+    return first
+
+
+def _adduser(args: argparse.Namespace) -> int:
+    try:
+        rules.check_account_name(args.name)
+        password = _read_password(args)
+        new = users.add_user(args.users, args.name, password)
+    except (ValueError, OSError) as exc:
+        return _fail(str(exc))
+    print(f"{'added' if new else 'changed the password of'} {args.name} in {args.users}")
+    print("a running embedded relay picks this up at the next connection; Mosquitto after `kill -HUP <its pid>`")
+    return 0
+
+
+def _deluser(args: argparse.Namespace) -> int:
+    try:
+        removed = users.delete_user(args.users, args.name)
+    except (ValueError, OSError) as exc:
+        return _fail(str(exc))
+    if not removed:
+        return _fail(f"no account {args.name} in {args.users}", 1)
+    print(f"removed {args.name} from {args.users} (connections already open stay open until they end)")
+    return 0
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, not {text!r}")
+    return host, int(port)
+
+
+def _mosquitto_config(args: argparse.Namespace) -> int:
+    from relay.mosquitto import MosquittoSettings, start_command, write_config
+
+    password = None
+    if args.bridge_password_file is not None:
+        password = args.bridge_password_file.read_text(encoding="utf-8").splitlines()[0]
+    settings = MosquittoSettings(port=args.port, host=args.host, users_file=args.users, tls_cert=args.tls_cert,
+                                 tls_key=args.tls_key, bridge_to=args.bridge_to, bridge_user=args.bridge_user,
+                                 bridge_password=password, run_as=args.run_as)
+    try:
+        conf = write_config(args.directory, settings)
+    except (ValueError, OSError) as exc:
+        return _fail(str(exc))
+    print(f"wrote {conf} (and passwords, acl, data/ beside it)")
+    print(f"start it with:  {start_command(conf)}")
+    print(f"  it listens on {args.host}:{args.port} and runs as the user {args.run_as!r}, who must own {conf.parent / 'data'}")
+    if args.users:
+        print(f"  accounts: olixono relay adduser KEY --users {conf.parent / 'passwords'}, then kill -HUP <mosquitto pid>")
+    if args.bridge_to:
+        print(f"  bridged to {args.bridge_to[0]}:{args.bridge_to[1]}: games published on either relay reach both")
+    return 0
+
+
+def add_subparser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``relay`` (and its ``adduser``, ``deluser``, ``mosquitto-config``) on the ``olixono`` parser."""
+    parser = subparsers.add_parser(
+        "relay",
+        help="run a relay for your friends or club (an embedded MQTT broker), or configure Mosquitto",
+        description="Run an MQTT relay for olixono games on this machine (MQTT 3.1.1, amqtt). "
+                    "Players point their client at it; the relay stores and forwards signed lines and is trusted with nothing.",
+    )
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST}; 0.0.0.0 for every interface)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one and prints it)")
+    parser.add_argument("--users", type=Path, metavar="FILE", help="private mode: only these accounts may connect (see adduser)")
+    parser.add_argument("--data", type=Path, metavar="DIR", help="keep retained games on disk in DIR across restarts")
+    parser.add_argument("--tls-cert", type=Path, metavar="FILE", help="serve MQTT over TLS with this certificate (PEM)")
+    parser.add_argument("--tls-key", type=Path, metavar="FILE", help="the certificate's private key (PEM)")
+    parser.set_defaults(func=_run)
+    sub = parser.add_subparsers(dest="relay_command", metavar="SUBCOMMAND")
+
+    add = sub.add_parser("adduser", help="add an account (or change its password) in a users file",
+                         description="Add an account: NAME is the player's public key as `olixono id` prints it "
+                                     "(or bridge.NAME for another relay). The password is stored hashed (PBKDF2-SHA512, "
+                                     "Mosquitto's $7$ format).")
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("--users", type=Path, required=True, metavar="FILE", help="the users file (created if missing)")
+    add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    add.set_defaults(func=_adduser)
+
+    delete = sub.add_parser("deluser", help="remove an account from a users file")
+    delete.add_argument("name", metavar="NAME")
+    delete.add_argument("--users", type=Path, required=True, metavar="FILE")
+    delete.set_defaults(func=_deluser)
+
+    mosq = sub.add_parser("mosquitto-config", help="write a complete Mosquitto configuration for a production relay",
+                          description="Write DIR/mosquitto.conf with its password file, ACL, persistence, limits, "
+                                      "TLS and bridge, and print how to start it.")
+    mosq.add_argument("directory", type=Path, metavar="DIR")
+    mosq.add_argument("--users", type=Path, metavar="FILE", help="private mode with these accounts (copied to DIR/passwords)")
+    mosq.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
+    mosq.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    mosq.add_argument("--tls-cert", type=Path, metavar="FILE")
+    mosq.add_argument("--tls-key", type=Path, metavar="FILE")
+    mosq.add_argument("--bridge-to", type=_host_port, metavar="HOST:PORT", help="copy every game to and from this other relay")
+    mosq.add_argument("--bridge-user", metavar="bridge.NAME", help="this relay's account on the other relay")
+    mosq.add_argument("--bridge-password-file", type=Path, metavar="FILE", help="a file whose first line is that account's password")
+    mosq.add_argument("--run-as", default="mosquitto", metavar="USER", help="the user Mosquitto runs as (default mosquitto)")
+    mosq.set_defaults(func=_mosquitto_config)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="olixono")
+    add_subparser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["relay", *(sys.argv[1:] if argv is None else argv)])
+    return args.func(args)

@@ -1,0 +1,321 @@
+"""The embedded relay: an amqtt broker with the project's accounts, topic rules and limits.
+
+amqtt 0.12.1 is used through its plugin interface (accounts, topic rules,
+connection log, persistence) plus a small subclass of its broker for four
+things the plugins cannot reach; each is marked ``WORKAROUND`` below and has a
+test in ``tests/test_relay_embedded.py``:
+
+1. retained-message leak: on every connection amqtt replays the retained
+   messages matching *any* client's subscriptions to the newcomer;
+2. no size limit on packets: we refuse to read one larger than
+   :data:`MAX_PACKET_BYTES` and drop the connection (as Mosquitto's
+   ``max_packet_size`` does);
+3. unbounded queues: we stop reading from clients while the broker's
+   broadcast queue is behind (TCP backpressure), and treat every session as
+   clean, so no offline queue grows for a client that never comes back (the
+   game history lives in retained messages anyway);
+4. no MQTT 5: nothing to do but document it; clients speak MQTT 3.1.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import ssl
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter
+from amqtt.broker import Broker
+from amqtt.contexts import Action
+from amqtt.errors import AMQTTError
+from amqtt.plugins.base import BaseAuthPlugin, BasePlugin, BaseTopicPlugin
+from amqtt.session import Session
+
+from relay import rules, users
+from relay.rules import DEFAULT_HOST, DEFAULT_PORT, MAX_PACKET_BYTES
+
+log = logging.getLogger("relay")
+
+BROADCAST_BACKLOG = 10_000
+"""Messages waiting in amqtt's broadcast queue above which the relay stops reading from clients."""
+DATABASE_NAME = "retained.sqlite3"
+
+
+# -- plugins ------------------------------------------------------------------
+class AccountAuthPlugin(BaseAuthPlugin):
+    """Private mode: only accounts in the users file, with their password; anonymous mode: anyone."""
+
+    @dataclass
+    class Config:
+        users_file: str | None = None
+        """The accounts file; ``None`` lets everyone in (anonymous mode)."""
+
+    def __init__(self, context: Any) -> None:
+        super().__init__(context)
+        self._path = Path(self.config.users_file) if self.config.users_file else None
+        self._users: dict[str, users.PasswordHash] = {}
+        self._stamp: tuple[int, int] | None = None
+        if self._path is not None:
+            self._reload()
+
+    def _reload(self) -> None:
+        """Re-read the users file if it changed, so adduser/deluser apply without a restart."""
+        assert self._path is not None
+        stat = self._path.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        if stamp != self._stamp:
+            self._users = users.load(self._path)
+            self._stamp = stamp
+
+    async def authenticate(self, *, session: Session) -> bool:
+        if self._path is None:
+            return True
+        if not session.username:
+            log.info("refused %s: anonymous clients are not allowed on this relay", _peer(session))
+            return False
+        try:
+            self._reload()
+        except (OSError, users.UsersFileError) as exc:  # keep serving with the accounts we had
+            log.error("cannot re-read the users file: %s", exc)
+        hashed = self._users.get(session.username)
+        # PBKDF2 is slow on purpose: run it off the event loop so other clients are not held up
+        ok = hashed is not None and await asyncio.to_thread(hashed.verify, session.password or "")
+        if not ok:
+            log.info("refused %s: bad user name or password for %r", _peer(session), session.username[:50])
+        return ok
+
+
+class GameTopicPlugin(BaseTopicPlugin):
+    """The topic rules of :mod:`relay.rules`, for publish, subscribe and delivery."""
+
+    @dataclass
+    class Config:
+        private: bool = False
+
+    async def topic_filtering(
+        self, *, session: Session | None = None, topic: str | None = None, action: Action | None = None
+    ) -> bool:
+        username = session.username if session is not None else None
+        private = self.config.private
+        if not topic:
+            return False
+        if action == Action.PUBLISH:
+            allowed = rules.may_publish(username, topic, private=private)
+        elif action == Action.SUBSCRIBE:
+            allowed = rules.may_subscribe(username, topic, private=private)
+        else:
+            allowed = rules.may_read(username, topic, private=private)
+        if not allowed and action != Action.RECEIVE:
+            log.info("denied %s %s on %s", username or "anonymous", action.value if action else "?", topic[:120])
+        return allowed
+
+
+class ConnectionLogPlugin(BasePlugin[Any]):
+    """Logs every client that connects and disconnects."""
+
+    async def on_broker_client_connected(self, *, client_id: str, client_session: Session) -> None:
+        log.info("connected %s as %s", _peer(client_session), client_session.username or "anonymous")
+
+    async def on_broker_client_disconnected(self, *, client_id: str, client_session: Session) -> None:
+        log.info("disconnected %s", _peer(client_session))
+
+
+def _peer(session: Session) -> str:
+    return f"{session.remote_address}:{session.remote_port} ({session.client_id})"
+
+
+# -- the broker and its workarounds --------------------------------------------
+class PacketTooLargeError(AMQTTError):
+    """A client sent a packet larger than the relay accepts; its connection is dropped."""
+
+
+class _GuardedReader(StreamReaderAdapter):
+    """A client's input stream that enforces the packet size limit and applies backpressure."""
+
+    def __init__(self, reader: asyncio.StreamReader, broker: RelayBroker) -> None:
+        super().__init__(reader)
+        self._broker = broker
+
+    async def read(self, n: int = -1) -> bytes:
+        # WORKAROUND (2): amqtt reads a packet's payload (and each string) with one read of the
+        # announced length, whatever it is; refusing large reads bounds every packet we accept.
+        # An AMQTTError ends amqtt's reader loop, which closes the connection.
+        if n < 0 or n > MAX_PACKET_BYTES:
+            raise PacketTooLargeError(f"a packet field of {n} bytes exceeds the relay's limit of {MAX_PACKET_BYTES}")
+        # WORKAROUND (3): amqtt queues every received message without bound; while it is behind,
+        # stop reading (the kernel's socket buffers then push back on the publishers).
+        for _ in range(1000):  # at most ~10 s, then read anyway rather than stall a client forever
+            if self._broker.broadcast_backlog() <= BROADCAST_BACKLOG:
+                break
+            await asyncio.sleep(0.01)
+        return await super().read(n)
+
+
+class RelayBroker(Broker):
+    """amqtt's broker with the relay's workarounds (see the module docstring)."""
+
+    def broadcast_backlog(self) -> int:
+        return self._broadcast_queue.qsize()
+
+    async def stream_connected(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener_name: str
+    ) -> None:
+        await self._client_connected(listener_name, _GuardedReader(reader, self), StreamWriterAdapter(writer))
+
+    async def _initialize_client_session(self, *args: Any, **kwargs: Any) -> Any:
+        handler, session = await super()._initialize_client_session(*args, **kwargs)
+        # WORKAROUND (3): a persistent session (clean_session=0) makes amqtt queue every message for it,
+        # without bound, while it is away; clients rebuild games from retained messages instead.
+        session.clean_session = True
+        return handler, session
+
+    async def _publish_retained_messages_for_subscription(self, subscription: tuple[str, int], session: Session) -> None:
+        # WORKAROUND (1): amqtt 0.12.1 calls this on each new connection for every filter that *any*
+        # client holds (Broker._handle_client_session), which sends a client other clients'
+        # retained messages it never asked for, past the topic rules. Serve only the session's own.
+        holders = self._subscriptions.get(subscription[0], ())
+        if any(held.client_id == session.client_id for held, _ in holders):
+            await super()._publish_retained_messages_for_subscription(subscription, session)
+
+
+# -- configuration and running ------------------------------------------------
+@dataclass
+class RelaySettings:
+    """How to run an embedded relay (the ``olixono relay`` options)."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    users_file: Path | None = None
+    data_dir: Path | None = None
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    extra_plugins: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def private(self) -> bool:
+        return self.users_file is not None
+
+    def broker_config(self) -> dict[str, Any]:
+        """The amqtt configuration: one TCP listener and the relay's plugins (none from entry points)."""
+        listener: dict[str, Any] = {"type": "tcp", "bind": f"{self.host}:{self.port}", "max_connections": 0}
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("TLS needs both a certificate (--tls-cert) and its key (--tls-key)")
+        if self.tls_cert is not None:
+            listener |= {"ssl": True, "certfile": str(self.tls_cert), "keyfile": str(self.tls_key)}
+        if self.users_file is not None and not self.users_file.exists():
+            raise FileNotFoundError(f"no users file at {self.users_file} (create it with `olixono relay adduser`)")
+        plugins: dict[str, dict[str, Any]] = {
+            "relay.embedded.AccountAuthPlugin": {"users_file": str(self.users_file) if self.users_file else None},
+            "relay.embedded.GameTopicPlugin": {"private": self.private},
+            "relay.embedded.ConnectionLogPlugin": {},
+        }
+        if self.data_dir is not None:
+            # amqtt keeps retained messages on disk only through this plugin (SQLAlchemy + aiosqlite),
+            # and only with clear_on_shutdown False: its default wipes the database on a clean stop.
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            plugins["amqtt.contrib.persistence.SessionDBPlugin"] = {
+                "connection": f"sqlite+aiosqlite:///{self.data_dir.resolve() / DATABASE_NAME}",
+                "clear_on_shutdown": False,
+            }
+        plugins |= self.extra_plugins
+        return {"listeners": {"default": listener}, "plugins": plugins}
+
+
+class EmbeddedRelay:
+    """A running embedded relay; ``async with EmbeddedRelay(settings) as relay: relay.port``."""
+
+    def __init__(self, settings: RelaySettings | None = None) -> None:
+        self.settings = settings or RelaySettings()
+        self.broker: RelayBroker | None = None
+        self.port: int | None = None
+
+    @property
+    def url(self) -> str:
+        scheme = "mqtts" if self.settings.tls_cert else "mqtt"
+        return f"{scheme}://{self.settings.host}:{self.port}"
+
+    async def start(self) -> None:
+        self.broker = RelayBroker(self.settings.broker_config())
+        await self.broker.start()
+        server = self.broker._servers["default"].instance  # amqtt offers no public way to read the bound port
+        self.port = server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self.broker is not None:
+            broker, self.broker = self.broker, None
+            await broker.shutdown()
+
+    async def __aenter__(self) -> EmbeddedRelay:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def retained_topics(self) -> list[str]:
+        assert self.broker is not None
+        return sorted(self.broker.retained_messages)
+
+
+def quiet_amqtt() -> None:
+    """amqtt logs every connection at INFO, twice; the relay logs its own lines instead."""
+    for name in ("amqtt", "transitions", "sqlalchemy", "aiosqlite"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
+async def serve(settings: RelaySettings, announce: Any = print, stop: asyncio.Event | None = None) -> None:
+    """Run a relay until Ctrl-C, SIGTERM or ``stop`` is set, then shut it down cleanly."""
+    quiet_amqtt()
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    installed = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop.set)
+            installed.append(signum)
+    try:
+        async with EmbeddedRelay(settings) as relay:
+            for line in describe(relay):
+                announce(line)
+            await stop.wait()
+            announce("stopping the relay...")
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+    announce("relay stopped")
+
+
+def describe(relay: EmbeddedRelay) -> list[str]:
+    """What ``olixono relay`` prints once it listens."""
+    s = relay.settings
+    mode = f"private: accounts from {s.users_file}" if s.private else "anonymous: anyone who can reach it may play"
+    lines = [
+        f"olixono relay listening on {relay.url}",
+        f"  mode: {mode}",
+        f"  retained games: {'kept in ' + str(s.data_dir / DATABASE_NAME) if s.data_dir else 'in memory only (use --data DIR to keep them)'}",
+        f"  players point their olixono client at {relay.url}"
+        + (" with their key as user name and their relay password" if s.private else ""),
+        f"  any MQTT 3.1.1 client works too, e.g. mosquitto_sub -h {s.host} -p {relay.port} -V mqttv311 -t 'olixono/1/games/#' -v",
+        "  stop with Ctrl-C",
+    ]
+    if s.host not in ("127.0.0.1", "localhost", "::1"):
+        lines.insert(2, "  reachable from other machines: give players this host's address instead of " + s.host)
+    return lines
+
+
+@contextlib.asynccontextmanager
+async def running(settings: RelaySettings | None = None) -> AsyncIterator[EmbeddedRelay]:
+    """An embedded relay for tests and benchmarks (default: a free port on 127.0.0.1, anonymous)."""
+    settings = settings or RelaySettings(port=0)
+    async with EmbeddedRelay(settings) as relay:
+        yield relay
+
+
+def client_tls_context(cafile: Path) -> ssl.SSLContext:
+    """A client context that trusts ``cafile`` (a self-signed relay certificate)."""
+    return ssl.create_default_context(cafile=str(cafile))

@@ -1,0 +1,93 @@
+"""Who may publish and subscribe where: the relay's topic rules, as pure functions.
+
+The topic layout (``protocol.topics``) puts every message on
+``olixono/1/games/<game id>/<signer key>/<slot>``, so a relay account named by
+a player's public key can be allowed to publish only under that key:
+
+- private mode (a users file): account ``U`` may publish only to
+  ``olixono/1/games/+/U/#``; a relay-to-relay bridge account
+  (``bridge.<name>``) may publish anywhere under ``olixono/1/games/#``; every
+  account may subscribe to (read) ``olixono/1/games/#``.
+- anonymous mode: anyone may publish and subscribe under ``olixono/1/#``; the
+  protocol's signatures still protect every game.
+
+The same rules are written as Mosquitto ACL lines by :mod:`relay.mosquitto`,
+and one test suite checks both relays against them.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+
+from protocol.messages import MAX_LINE_BYTES
+from protocol.topics import GAMES, ROOT
+
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 1883
+MAX_PACKET_BYTES = MAX_LINE_BYTES + 512
+"""The largest MQTT packet a relay accepts: one protocol line plus the topic (about 100 bytes) and headers."""
+
+KEY_TEXT = re.compile(r"[A-Za-z0-9_-]{43}")
+BRIDGE_NAME = re.compile(r"bridge\.[A-Za-z0-9_-]{1,40}")
+BRIDGE_PREFIX = "bridge."
+
+_ROOT_LEVELS = ROOT.split("/")    # ["olixono", "1"]
+_GAMES_LEVELS = GAMES.split("/")  # ["olixono", "1", "games"]
+
+
+def is_key_text(name: str) -> bool:
+    """Whether ``name`` is the canonical base64url text of a 32-byte Ed25519 public key."""
+    if not KEY_TEXT.fullmatch(name):
+        return False
+    raw = base64.urlsafe_b64decode(name + "=")
+    return len(raw) == 32 and base64.urlsafe_b64encode(raw).decode().rstrip("=") == name
+
+
+def is_bridge_name(name: str) -> bool:
+    """Whether ``name`` names a relay-to-relay bridge account (``bridge.<name>``; never a key text)."""
+    return BRIDGE_NAME.fullmatch(name) is not None
+
+
+def check_account_name(name: str) -> None:
+    """Raise ``ValueError`` unless ``name`` may be a relay account: a player's key text or ``bridge.<name>``."""
+    if not (is_key_text(name) or is_bridge_name(name)):
+        raise ValueError(
+            f"{name!r} is not a player's public key (43 characters of base64url, as `olixono id` prints it) "
+            f"nor a bridge account name ({BRIDGE_PREFIX}<letters, digits, _ or ->)"
+        )
+
+
+def _valid_topic(topic: str) -> bool:
+    return bool(topic) and "+" not in topic and "#" not in topic and "\0" not in topic
+
+
+def may_publish(username: str | None, topic: str, *, private: bool) -> bool:
+    """Whether ``username`` (``None``: anonymous) may publish on ``topic``."""
+    if not _valid_topic(topic):
+        return False
+    levels = topic.split("/")
+    if not private:
+        return levels[:2] == _ROOT_LEVELS and len(levels) > 2
+    if username is None:
+        return False
+    if levels[:3] != _GAMES_LEVELS or len(levels) < 5:
+        return False
+    if is_bridge_name(username):
+        return True
+    # olixono/1/games/+/U/#  ("#" also matches the parent level, as in MQTT)
+    return levels[4] == username and bool(levels[3])
+
+
+def may_subscribe(username: str | None, topic_filter: str, *, private: bool) -> bool:
+    """Whether ``username`` may subscribe to ``topic_filter``: only filters inside the readable tree."""
+    levels = topic_filter.split("/")
+    prefix = _GAMES_LEVELS if private else _ROOT_LEVELS
+    if private and username is None:
+        return False
+    # the fixed levels must be spelled out: "+" or "#" there would reach outside the tree
+    return len(levels) > len(prefix) and levels[: len(prefix)] == prefix
+
+
+def may_read(username: str | None, topic: str, *, private: bool) -> bool:
+    """Whether a message on ``topic`` may be delivered to ``username``."""
+    return may_subscribe(username, topic, private=private)

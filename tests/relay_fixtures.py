@@ -1,0 +1,245 @@
+"""Helpers for the relay tests: start either relay the same way, connect clients, play signed games.
+
+Both relays start on free 127.0.0.1 ports; Mosquitto is a subprocess from a
+configuration written by ``relay.mosquitto.write_config`` and is stopped by
+its PID. Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import random
+import os
+import shutil
+import socket
+import ssl
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from protocol import GameSession, Identity
+from protocol.messages import decode
+from protocol.session import LineRejected
+from protocol.topics import game_filter, topic_for
+from relay import users
+from relay.embedded import EmbeddedRelay, RelaySettings
+from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
+
+NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+KINDS = ["embedded", "mosquitto"]
+FAST_ITERATIONS = 1000  # test accounts: real hashes, cheap to check
+# Skipped on a developer's machine without Mosquitto, never in CI (CI=true), where a missing install must fail.
+needs_mosquitto = pytest.mark.skipif(
+    shutil.which("mosquitto") is None and not Path("/usr/sbin/mosquitto").exists() and os.environ.get("CI") != "true",
+    reason="mosquitto is not installed (apt-get install mosquitto; bash scripts/test does it)",
+)
+
+
+@dataclass
+class Account:
+    identity: Identity
+    password: str
+
+    @property
+    def name(self) -> str:
+        return self.identity.public.text
+
+
+def make_accounts(path: Path, count: int, bridges: tuple[str, ...] = ()) -> list[Account]:
+    accounts = [Account(Identity.generate(), f"pw-{n}-{random.random()}") for n in range(count)]
+    table = {a.name: users.PasswordHash.make(a.password, FAST_ITERATIONS) for a in accounts}
+    for name in bridges:
+        table[name] = users.PasswordHash.make("bridge-secret", FAST_ITERATIONS)
+    users.save(path, table)
+    return accounts
+
+
+def make_tls(directory: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (cert, key)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    import ipaddress
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "olixono test relay")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+@dataclass
+class Relay:
+    """One running relay of either kind, restartable with the same data."""
+
+    kind: str
+    workdir: Path
+    users_file: Path | None = None
+    persist: bool = False
+    tls: tuple[Path, Path] | None = None
+    port: int = 0
+    bridge_to: tuple[str, int] | None = None
+    bridge_user: str | None = None
+    _embedded: EmbeddedRelay | None = None
+    _mosquitto: MosquittoProcess | None = None
+    conf: Path | None = field(default=None)
+
+    async def start(self) -> Relay:
+        if self.kind == "embedded":
+            settings = RelaySettings(port=self.port, users_file=self.users_file,
+                                     data_dir=self.workdir / "data" if self.persist else None,
+                                     tls_cert=self.tls[0] if self.tls else None, tls_key=self.tls[1] if self.tls else None)
+            self._embedded = EmbeddedRelay(settings)
+            await self._embedded.start()
+            self.port = self._embedded.port
+        else:
+            self.port = self.port or free_port()
+            settings = MosquittoSettings(port=self.port, users_file=self.users_file, run_as="root",
+                                         tls_cert=self.tls[0] if self.tls else None, tls_key=self.tls[1] if self.tls else None,
+                                         bridge_to=self.bridge_to, bridge_user=self.bridge_user,
+                                         bridge_password="bridge-secret" if self.bridge_user else None)
+            self.conf = write_config(self.workdir / "mosquitto", settings)
+            if not self.persist:  # same file, but these tests want a relay that forgets
+                self.conf.write_text(self.conf.read_text().replace("persistence true", "persistence false"))
+            self._mosquitto = await asyncio.to_thread(MosquittoProcess(self.conf, self.port).start)
+        return self
+
+    async def stop(self) -> None:
+        if self._embedded is not None:
+            relay, self._embedded = self._embedded, None
+            await relay.stop()
+        if self._mosquitto is not None:
+            process, self._mosquitto = self._mosquitto, None
+            await asyncio.to_thread(process.stop)
+
+    async def restart(self) -> None:
+        await self.stop()
+        await self.start()
+
+    def client(self, account: Account | None = None, *, username: str | None = None, password: str | None = None,
+               **kwargs: object) -> aiomqtt.Client:
+        if account is not None:
+            username, password = account.name, account.password
+        tls_context = None
+        if self.tls is not None:
+            tls_context = ssl.create_default_context(cafile=str(self.tls[0]))
+        return aiomqtt.Client("127.0.0.1", self.port, username=username, password=password,
+                              protocol=aiomqtt.ProtocolVersion.V311, socket_options=NODELAY,
+                              tls_context=tls_context, timeout=5, **kwargs)
+
+    def log(self) -> str:
+        if self.kind == "mosquitto" and self.conf is not None:
+            return self.conf.with_name("mosquitto.log").read_text(errors="replace")
+        return ""
+
+
+async def gather_messages(client: aiomqtt.Client, topic_filter: str, *, count: int | None = None,
+                          timeout: float = 3.0) -> dict[str, bytes]:
+    """Retained and live messages on ``topic_filter``, until ``count`` topics are in or ``timeout`` passes.
+
+    Topics outside the filter are ignored, as every olixono client must (amqtt may send them).
+    """
+    seen: dict[str, bytes] = {}
+    try:
+        async with asyncio.timeout(timeout):
+            async for message in client.messages:
+                if not message.topic.matches(topic_filter):
+                    continue
+                seen[message.topic.value] = bytes(message.payload)
+                if count is not None and len(seen) >= count:
+                    break
+    except TimeoutError:
+        pass
+    return seen
+
+
+# -- signed games -----------------------------------------------------------------
+class Player:
+    """One side of a signed game over MQTT: publishes its lines retained (QoS 1), feeds its session all it receives."""
+
+    def __init__(self, session: GameSession) -> None:
+        self.session = session
+        self.rejections: list[LineRejected] = []
+
+    def feed(self, line: bytes | str) -> None:
+        for event in self.session.receive(line):
+            if isinstance(event, LineRejected):
+                self.rejections.append(event)
+
+
+async def publish_line(client: aiomqtt.Client, line: str) -> None:
+    await client.publish(topic_for(decode(line)), line.encode("utf-8"), qos=1, retain=True)
+
+
+async def play_game(host_client: aiomqtt.Client, guest_client: aiomqtt.Client, host: Identity, guest: Identity,
+                    *, seed: int = 0, kind: str = "oxono", max_moves: int = 400, timeout: float = 60.0) -> GameSession:
+    """A full game between two clients (each already connected), every line signed, sent and checked.
+
+    Each side acts only on what it has received from the relay. Returns the host's session.
+    """
+    rng = random.Random(seed)
+    h = GameSession.offer(kind, host)
+    game = h.game_id
+    g = GameSession(game, guest)
+    sides = {host.public.raw: (h, host_client), guest.public.raw: (g, guest_client)}
+    for client in (host_client, guest_client):
+        await client.subscribe(game_filter(game), qos=1)
+    inbox = {host.public.raw: asyncio.Queue(), guest.public.raw: asyncio.Queue()}
+
+    async def pump(key: bytes, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            if message.topic.matches(game_filter(game)):
+                inbox[key].put_nowait(bytes(message.payload))
+
+    async def wait_for(session: GameSession, key: bytes, predicate) -> None:
+        while not predicate():
+            line = await inbox[key].get()
+            for event in session.receive(line):
+                assert not isinstance(event, LineRejected), event
+
+    pumps = [asyncio.create_task(pump(k, c)) for k, (_, c) in sides.items()]
+    try:
+        async with asyncio.timeout(timeout):
+            await publish_line(host_client, h.transcript[0])
+            await wait_for(g, guest.public.raw, lambda: len(g.chain) >= 1)
+            await publish_line(guest_client, g.join())
+            await wait_for(h, host.public.raw, lambda: guest.public.raw in h.joins)
+            await publish_line(host_client, h.accept(guest.public.text))
+            await wait_for(g, guest.public.raw, lambda: len(g.chain) >= 3)
+            await publish_line(guest_client, g.reveal())
+            await wait_for(h, host.public.raw, lambda: h.started)
+            await wait_for(g, guest.public.raw, lambda: g.started)
+            for _ in range(max_moves):
+                if h.outcome is not None:
+                    break
+                actor = h.actor()
+                session, client = sides[actor]
+                other_key = guest.public.raw if actor == host.public.raw else host.public.raw
+                other = sides[other_key][0]
+                moves = sorted(m.text() for m in session.board.legal_moves())
+                before = len(other.chain)
+                await publish_line(client, session.move(rng.choice(moves)))
+                await wait_for(session, actor, lambda: len(session.chain) > before)
+                await wait_for(other, other_key, lambda: len(other.chain) > before)
+    finally:
+        for task in pumps:
+            task.cancel()
+        await asyncio.gather(*pumps, return_exceptions=True)
+    assert h.outcome is not None and g.outcome is not None
+    assert h.transcript == g.transcript
+    return h

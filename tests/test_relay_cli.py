@@ -1,0 +1,126 @@
+"""``olixono relay`` as a user runs it: accounts, the relay process and its signals, Mosquitto's configuration."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from protocol import Identity
+from relay import rules, users
+from relay.mosquitto import MAX_QUEUED_MESSAGES
+from relay_fixtures import NODELAY
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def relay_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "relay", *args], input=stdin, capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+
+
+def test_adduser_and_deluser_keep_only_hashes(tmp_path):
+    users_file = tmp_path / "users"
+    key = Identity.generate().public.text
+    done = relay_cli("adduser", key, "--users", str(users_file), "--password-stdin", stdin="correct horse\n")
+    assert done.returncode == 0, done.stderr
+    text = users_file.read_text()
+    assert "correct horse" not in text and re.fullmatch(rf"{key}:\$7\$100000\$[^$]+\$[^$]+\n", text)
+    assert oct(users_file.stat().st_mode & 0o777) == "0o600"
+    assert users.load(users_file)[key].verify("correct horse")
+    assert relay_cli("adduser", "not-a-key", "--users", str(users_file), "--password-stdin", stdin="x\n").returncode == 2
+    assert relay_cli("deluser", key, "--users", str(users_file)).returncode == 0
+    assert users.load(users_file) == {}
+    assert relay_cli("deluser", key, "--users", str(users_file)).returncode == 1
+
+
+def test_account_names_are_keys_or_bridges():
+    key = Identity.generate().public.text
+    assert rules.is_key_text(key) and not rules.is_bridge_name(key)
+    assert rules.is_bridge_name("bridge.club-2")
+    for bad in ("alice", key[:-1], key + "A", key[:-1] + "/", "bridge.", "bridge.a/b", "bridge.+"):
+        with pytest.raises(ValueError):
+            rules.check_account_name(bad)
+    # a text of 43 characters whose unused low bits are set is not the canonical text of any key
+    assert not rules.is_key_text(key[:-1] + "B")  # "B" sets one of the two unused low bits
+
+
+def test_topic_rules():
+    u, v = Identity.generate().public.text, Identity.generate().public.text
+    games = "olixono/1/games/" + "G" * 22
+    assert rules.may_publish(u, f"{games}/{u}/7", private=True)
+    assert not rules.may_publish(v, f"{games}/{u}/7", private=True)
+    assert not rules.may_publish(None, f"{games}/{u}/7", private=True)
+    assert not rules.may_publish(u, f"olixono/1/games/+/{u}/7", private=True)
+    assert not rules.may_publish(u, "olixono/1/lobby", private=True)
+    assert rules.may_publish("bridge.x", f"{games}/{u}/7", private=True)
+    assert rules.may_publish(None, "olixono/1/anything", private=False)
+    assert not rules.may_publish(None, "other/topic", private=False)
+    assert rules.may_subscribe(u, "olixono/1/games/#", private=True)
+    assert rules.may_subscribe(u, f"{games}/#", private=True)
+    for bad in ("#", "olixono/#", "olixono/1/#", "olixono/+/games/#", "+/1/games/#"):
+        assert not rules.may_subscribe(u, bad, private=True), bad
+    assert rules.may_subscribe(None, "olixono/1/#", private=False)
+    assert not rules.may_subscribe(None, "olixono/#", private=False)
+
+
+def test_relay_process_prints_where_it_listens_and_stops_on_sigterm(tmp_path):
+    process = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0", "--data", str(tmp_path / "data")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        first = process.stdout.readline()
+        match = re.search(r"listening on mqtt://127\.0\.0\.1:(\d+)", first)
+        assert match, first
+        port = int(match.group(1))
+
+        async def talk() -> None:
+            async with aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY, timeout=5) as client:
+                await client.publish("olixono/1/games/x/y/0", b"hi", qos=1, retain=True)
+
+        import asyncio
+        asyncio.run(talk())
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+    assert process.returncode == 0, err
+    assert "relay stopped" in out
+    assert "connected 127.0.0.1:" in err  # connections are logged
+    assert (tmp_path / "data" / "retained.sqlite3").exists()
+
+
+def test_relay_refuses_a_missing_users_file(tmp_path):
+    done = relay_cli("--port", "0", "--users", str(tmp_path / "nobody"))
+    assert done.returncode == 1 and "adduser" in done.stderr
+
+
+def test_mosquitto_config_writes_a_complete_configuration(tmp_path):
+    users_file = tmp_path / "users"
+    key = Identity.generate().public.text
+    users.add_user(users_file, key, "pw", iterations=1000)
+    users.add_user(users_file, "bridge.north", "pw", iterations=1000)
+    (tmp_path / "bridge-password").write_text("s3cret\n")
+    done = relay_cli("mosquitto-config", str(tmp_path / "conf"), "--users", str(users_file), "--port", "18999",
+                     "--bridge-to", "relay.example:1883", "--bridge-user", "bridge.south",
+                     "--bridge-password-file", str(tmp_path / "bridge-password"))
+    assert done.returncode == 0, done.stderr
+    assert "mosquitto -c " in done.stdout
+    conf = (tmp_path / "conf" / "mosquitto.conf").read_text()
+    for line in ("listener 18999 127.0.0.1", "set_tcp_nodelay true", f"max_queued_messages {MAX_QUEUED_MESSAGES}",
+                 "persistence true", "autosave_on_changes true", "allow_anonymous false", "max_packet_size 2560",
+                 "address relay.example:1883", "topic olixono/1/games/# both 1", "remote_username bridge.south",
+                 "remote_password s3cret", "user mosquitto"):
+        assert line in conf.splitlines(), line
+    acl = (tmp_path / "conf" / "acl").read_text()
+    assert "pattern write olixono/1/games/+/%u/#" in acl and "user bridge.north" in acl
+    assert (tmp_path / "conf" / "passwords").read_text() == users_file.read_text()
+    assert oct((tmp_path / "conf" / "mosquitto.conf").stat().st_mode & 0o777) == "0o600"  # it holds a password

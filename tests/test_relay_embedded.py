@@ -1,0 +1,166 @@
+"""The embedded relay's workarounds, each next to a test that shows the amqtt 0.12.1 behaviour it is for.
+
+If an amqtt upgrade changes one of these behaviours, the "confirms" test fails
+and says which workaround to revisit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+
+import aiomqtt
+import pytest
+from amqtt.broker import Broker
+from amqtt.errors import PluginLoadError
+
+from protocol.topics import game_filter
+from relay import embedded
+from relay.embedded import EmbeddedRelay, RelayBroker, RelaySettings
+from relay_fixtures import NODELAY, gather_messages
+
+RETAINED = "olixono/1/games/" + "L" * 22 + "/" + "K" * 43 + "/0"
+
+
+def _client(port: int, **kwargs) -> aiomqtt.Client:
+    return aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY, protocol=aiomqtt.ProtocolVersion.V311,
+                          timeout=5, **kwargs)
+
+
+def _port(broker: Broker) -> int:
+    return broker._servers["default"].instance.sockets[0].getsockname()[1]
+
+
+async def _plain_amqtt(plugins: dict | None = None) -> Broker:
+    config = {"listeners": {"default": {"type": "tcp", "bind": "127.0.0.1:0"}},
+              "plugins": plugins or {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}}}
+    broker = Broker(config)
+    await broker.start()
+    return broker
+
+
+async def _leaked_to_a_client_that_never_subscribed(port: int) -> dict[str, bytes]:
+    async with _client(port) as writer, _client(port) as subscriber:
+        await writer.publish(RETAINED, b"retained", qos=1, retain=True)
+        await subscriber.subscribe(game_filter("L" * 22), qos=1)
+        await asyncio.sleep(0.2)
+        async with _client(port) as bystander:  # subscribes to nothing
+            return await gather_messages(bystander, "#", timeout=1.0)
+
+
+async def test_confirms_amqtt_sends_retained_messages_to_a_client_that_never_subscribed():
+    broker = await _plain_amqtt()
+    try:
+        assert await _leaked_to_a_client_that_never_subscribed(_port(broker)) == {RETAINED: b"retained"}
+    finally:
+        await broker.shutdown()
+
+
+async def test_workaround_the_relay_sends_no_retained_message_nobody_asked_for():
+    async with EmbeddedRelay(RelaySettings(port=0)) as relay:
+        assert await _leaked_to_a_client_that_never_subscribed(relay.port) == {}
+        async with _client(relay.port) as late:  # and a real subscriber still gets the history
+            await late.subscribe(game_filter("L" * 22), qos=1)
+            assert await gather_messages(late, game_filter("L" * 22), count=1) == {RETAINED: b"retained"}
+
+
+async def test_confirms_amqtt_refuses_mqtt_5():
+    async with EmbeddedRelay(RelaySettings(port=0)) as relay:
+        with pytest.raises(aiomqtt.MqttError):
+            async with aiomqtt.Client("127.0.0.1", relay.port, protocol=aiomqtt.ProtocolVersion.V5, timeout=3):
+                pass
+        async with _client(relay.port):  # 3.1.1, as every olixono client speaks
+            pass
+
+
+async def test_confirms_only_the_older_acl_key_of_amqtts_acl_plugin_loads():
+    acl = "amqtt.plugins.topic_checking.TopicAccessControlListPlugin"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.raises(PluginLoadError):
+            Broker({"listeners": {"default": {"type": "tcp", "bind": "127.0.0.1:0"}},
+                    "plugins": {acl: {"subscribe_acl": {"anonymous": ["#"]}}}})
+        Broker({"listeners": {"default": {"type": "tcp", "bind": "127.0.0.1:0"}},
+                "plugins": {acl: {"acl": {"anonymous": ["#"]}}}})
+    # hence the relay's own topic plugin (relay.embedded.GameTopicPlugin) on relay.rules
+    assert "relay.embedded.GameTopicPlugin" in RelaySettings().broker_config()["plugins"]
+
+
+async def test_confirms_amqtts_persistence_forgets_retained_messages_on_a_clean_stop_by_default(tmp_path):
+    database = "amqtt.contrib.persistence.SessionDBPlugin"
+    connection = f"sqlite+aiosqlite:///{tmp_path / 'db.sqlite3'}"
+    plugins = {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True},
+               database: {"connection": connection}}  # clear_on_shutdown defaults to True
+    for run in range(2):
+        broker = await _plain_amqtt(plugins)
+        try:
+            if run == 0:
+                async with _client(_port(broker)) as writer:
+                    await writer.publish(RETAINED, b"retained", qos=1, retain=True)
+                await asyncio.sleep(0.2)
+            else:
+                assert broker.retained_messages == {}
+        finally:
+            await broker.shutdown()
+    # the relay sets clear_on_shutdown False; tests/test_relay_suite.py restarts it and finds every message
+    settings = RelaySettings(data_dir=tmp_path / "data").broker_config()
+    assert settings["plugins"][database]["clear_on_shutdown"] is False
+
+
+async def test_confirms_amqtts_queues_are_unbounded():
+    async with EmbeddedRelay(RelaySettings(port=0)) as relay:
+        assert relay.broker._broadcast_queue.maxsize == 0
+        async with _client(relay.port, clean_session=False, identifier="persistent-client") as client:
+            await client.subscribe(game_filter("L" * 22), qos=1)
+            session, _ = relay.broker._sessions["persistent-client"]
+            assert session.retained_messages.maxsize == 0 and session.delivered_message_queue.maxsize == 0
+            # workaround: every session is clean, so nothing is queued for a client that went away
+            assert session.clean_session is True
+
+
+async def test_workaround_the_relay_stops_reading_while_amqtt_is_behind(monkeypatch):
+    class Backlogged:
+        def __init__(self) -> None:
+            self.backlog = 10 * embedded.BROADCAST_BACKLOG
+
+        def broadcast_backlog(self) -> int:
+            return self.backlog
+
+    broker = Backlogged()
+    stream = asyncio.StreamReader()
+    stream.feed_data(b"\x10")
+    reader = embedded._GuardedReader(stream, broker)
+    pending = asyncio.ensure_future(reader.read(1))
+    await asyncio.sleep(0.1)
+    assert not pending.done()  # held back while the broker is behind
+    broker.backlog = 0
+    assert await asyncio.wait_for(pending, 1) == b"\x10"
+    with pytest.raises(embedded.PacketTooLargeError):
+        await reader.read(embedded.MAX_PACKET_BYTES + 1)
+
+
+async def test_private_relay_reads_new_accounts_without_a_restart(tmp_path):
+    from relay_fixtures import make_accounts
+    from relay import users
+
+    users_file = tmp_path / "users"
+    first, = make_accounts(users_file, 1)
+    async with EmbeddedRelay(RelaySettings(port=0, users_file=users_file)) as relay:
+        async with _client(relay.port, username=first.name, password=first.password):
+            pass
+        newcomer = make_accounts(tmp_path / "other", 1)[0]
+        users.add_user(users_file, newcomer.name, newcomer.password, iterations=1000)
+        async with _client(relay.port, username=newcomer.name, password=newcomer.password):
+            pass
+        users.delete_user(users_file, first.name)
+        with pytest.raises(aiomqtt.MqttError):
+            async with _client(relay.port, username=first.name, password=first.password):
+                pass
+
+
+def test_relay_broker_overrides_what_it_patches():
+    """The workarounds override amqtt methods by name: fail loudly if amqtt renames them."""
+    for name in ("stream_connected", "_initialize_client_session", "_publish_retained_messages_for_subscription"):
+        assert name in vars(Broker), name
+        assert name in vars(RelayBroker), name
+    assert hasattr(Broker, "_client_connected")

@@ -1,0 +1,211 @@
+"""One suite, two relays: the embedded amqtt relay and a real Mosquitto from the generated configuration.
+
+Every test here runs against both and asserts the same behaviour: accounts,
+topic rules, retained history, persistence across a restart, TLS and the size
+limit. Clients speak MQTT 3.1.1, QoS 1, retained, and ignore topics they did
+not subscribe to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+
+import aiomqtt
+import pytest
+
+from protocol import Identity
+from protocol.messages import MAX_LINE_BYTES
+from protocol.topics import GAMES, game_filter
+from relay_fixtures import KINDS, Relay, gather_messages, make_accounts, make_tls, needs_mosquitto, play_game
+
+pytestmark = needs_mosquitto
+
+
+@pytest.fixture(params=KINDS)
+async def relays(request, tmp_path):
+    """A factory of relays of the parametrized kind, all stopped at the end."""
+    started: list[Relay] = []
+
+    async def make(**kwargs) -> Relay:
+        relay = Relay(request.param, tmp_path / f"relay{len(started)}", **kwargs)
+        relay.workdir.mkdir()
+        started.append(relay)
+        return await relay.start()
+
+    yield make
+    for relay in started:
+        await relay.stop()
+
+
+def game_topic(game: str, key: str, slot: str) -> str:
+    return f"{GAMES}/{game}/{key}/{slot}"
+
+
+async def suback(client: aiomqtt.Client, topic_filter: str) -> int:
+    granted = await client.subscribe(topic_filter, qos=1)
+    code = granted[0]
+    return code if isinstance(code, int) else code.value
+
+
+# -- anonymous mode ---------------------------------------------------------------
+async def test_anonymous_relay_replays_retained_history_to_a_late_subscriber(relays):
+    relay = await relays()
+    topics = {game_topic("G" * 22, "K" * 43, str(n)): f"line {n}".encode() for n in range(25)}
+    async with relay.client() as writer:
+        for topic, payload in topics.items():
+            await writer.publish(topic, payload, qos=1, retain=True)
+    async with relay.client() as late:
+        await late.subscribe(game_filter("G" * 22), qos=1)
+        seen = await gather_messages(late, game_filter("G" * 22), count=len(topics))
+    assert seen == topics
+
+
+async def test_anonymous_relay_confines_clients_to_the_olixono_tree(relays):
+    relay = await relays()
+    async with relay.client() as client:
+        # Mosquitto grants "#" and then checks each message against the ACL; the embedded relay refuses it
+        assert await suback(client, "#") in (1, 0x80)
+        assert await suback(client, "olixono/1/#") == 1
+        await client.publish("elsewhere/topic", b"x", qos=1, retain=True)
+        await client.publish("olixono/1/games/g/k/0", b"kept", qos=1, retain=True)
+        seen = await gather_messages(client, "#", timeout=1.5)
+    assert seen == {"olixono/1/games/g/k/0": b"kept"}
+
+
+async def test_a_full_signed_game_with_a_spectator(relays):
+    relay = await relays()
+    host, guest = Identity.generate(), Identity.generate()
+    async with relay.client() as a, relay.client() as b:
+        final = await play_game(a, b, host, guest, seed=7)
+    async with relay.client() as spectator:  # arrives after the end: the relay's retained lines are the game
+        from protocol import GameSession
+        await spectator.subscribe(game_filter(final.game_id), qos=1)
+        seen = await gather_messages(spectator, game_filter(final.game_id), count=len(final.transcript))
+        watcher = GameSession(final.game_id)
+        watcher.receive_all(seen.values())
+    assert watcher.transcript == final.transcript and watcher.outcome == final.outcome
+
+
+# -- private mode ------------------------------------------------------------------
+async def test_private_relay_refuses_anonymous_unknown_and_wrong_passwords(relays, tmp_path):
+    users_file = tmp_path / "users"
+    alice, = make_accounts(users_file, 1)
+    relay = await relays(users_file=users_file)
+    for credentials in ({}, {"username": alice.name, "password": "wrong"},
+                        {"username": Identity.generate().public.text, "password": alice.password}):
+        with pytest.raises(aiomqtt.MqttError):
+            async with relay.client(**credentials):
+                pass
+    async with relay.client(alice) as client:
+        assert await suback(client, game_filter("G" * 22)) == 1
+
+
+async def test_private_relay_lets_a_player_write_only_under_its_own_key(relays, tmp_path):
+    users_file = tmp_path / "users"
+    alice, bob = make_accounts(users_file, 2)
+    relay = await relays(users_file=users_file)
+    game = "G" * 22
+    async with relay.client(alice) as a, relay.client(bob) as b:
+        await b.publish(game_topic(game, bob.name, "1"), b"bob's line", qos=1, retain=True)
+        await a.publish(game_topic(game, alice.name, "2"), b"alice's line", qos=1, retain=True)
+        # alice tries to overwrite, delete, and forge bob's retained messages, and to write outside games
+        await a.publish(game_topic(game, bob.name, "1"), b"forged", qos=1, retain=True)
+        await a.publish(game_topic(game, bob.name, "3"), b"forged new slot", qos=1, retain=True)
+        await a.publish(game_topic(game, bob.name, "1"), b"", qos=1, retain=True)
+        await a.publish(f"{GAMES}/{game}/{alice.name}", b"bare key level", qos=1, retain=True)
+        await a.publish("olixono/1/lobby", b"outside games", qos=1, retain=True)
+        assert await suback(a, f"{GAMES}/#") == 1
+    async with relay.client(bob) as reader:
+        assert await suback(reader, "#") in (1, 0x80)  # granted by Mosquitto, filtered by its ACL
+        await reader.subscribe(f"{GAMES}/#", qos=1)
+        seen = await gather_messages(reader, "#", timeout=1.5)
+    assert seen == {
+        game_topic(game, bob.name, "1"): b"bob's line",
+        game_topic(game, alice.name, "2"): b"alice's line",
+        f"{GAMES}/{game}/{alice.name}": b"bare key level",  # "U/#" covers the level U itself, as in MQTT
+    }
+
+
+async def test_private_relay_plays_a_signed_game_between_accounts(relays, tmp_path):
+    users_file = tmp_path / "users"
+    alice, bob = make_accounts(users_file, 2)
+    relay = await relays(users_file=users_file)
+    async with relay.client(alice) as a, relay.client(bob) as b:
+        final = await play_game(a, b, alice.identity, bob.identity, seed=3)
+    assert final.outcome is not None
+
+
+# -- persistence, TLS, limits ------------------------------------------------------
+async def test_retained_history_survives_a_restart(relays):
+    relay = await relays(persist=True)
+    topics = {game_topic("P" * 22, "K" * 43, str(n)): f"line {n}".encode() for n in range(30)}
+    async with relay.client() as writer:
+        for topic, payload in topics.items():
+            await writer.publish(topic, payload, qos=1, retain=True)
+    await asyncio.sleep(0.3)  # amqtt writes each retained message to its database in a background task
+    await relay.restart()
+    async with relay.client() as late:
+        await late.subscribe(game_filter("P" * 22), qos=1)
+        seen = await gather_messages(late, game_filter("P" * 22), count=len(topics))
+    assert seen == topics
+
+
+async def test_tls_listener(relays, tmp_path):
+    relay = await relays(tls=make_tls(tmp_path))
+    async with relay.client() as client:
+        await client.publish(game_topic("T" * 22, "K" * 43, "0"), b"over tls", qos=1, retain=True)
+        await client.subscribe(game_filter("T" * 22), qos=1)
+        assert await gather_messages(client, game_filter("T" * 22), count=1) == {
+            game_topic("T" * 22, "K" * 43, "0"): b"over tls"}
+    with pytest.raises(aiomqtt.MqttError):  # plain MQTT on the TLS port gets nowhere
+        async with aiomqtt.Client("127.0.0.1", relay.port, timeout=2):
+            pass
+
+
+async def test_a_protocol_line_fits_and_a_larger_packet_is_refused(relays):
+    relay = await relays()
+    topic = game_topic("S" * 22, "K" * 43, "999999")
+    async with relay.client() as client:
+        await client.publish(topic, b"x" * MAX_LINE_BYTES, qos=1, retain=True)
+        await client.subscribe(game_filter("S" * 22), qos=1)
+        assert await gather_messages(client, game_filter("S" * 22), count=1) == {topic: b"x" * MAX_LINE_BYTES}
+    # a raw client: CONNECT, then a QoS 0 retained PUBLISH of 4 KiB; the relay must drop the connection
+    big_topic = game_topic("S" * 22, "K" * 43, "1")
+    closed = await asyncio.to_thread(_send_oversized_publish, relay.port, big_topic, 4096)
+    assert closed
+    async with relay.client() as client:
+        await client.subscribe(game_filter("S" * 22), qos=1)
+        seen = await gather_messages(client, game_filter("S" * 22), timeout=1.0)
+    assert big_topic not in seen
+
+
+def _mqtt_string(text: str) -> bytes:
+    data = text.encode()
+    return struct.pack("!H", len(data)) + data
+
+
+def _remaining_length(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n % 128, n // 128
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _send_oversized_publish(port: int, topic: str, size: int) -> bool:
+    """Whether the relay closed the connection after an oversized PUBLISH (bounded: 5 s)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        body = _mqtt_string("MQTT") + bytes([4, 0x02]) + struct.pack("!H", 30) + _mqtt_string("oversize-test")
+        sock.sendall(bytes([0x10]) + _remaining_length(len(body)) + body)
+        assert sock.recv(4)[:1] == b"\x20"  # CONNACK
+        body = _mqtt_string(topic) + b"y" * size
+        try:
+            sock.sendall(bytes([0x31]) + _remaining_length(len(body)) + body)
+            return sock.recv(16) == b""
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+        except TimeoutError:
+            return False
