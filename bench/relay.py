@@ -231,7 +231,8 @@ def main() -> int:
     parser.add_argument("--relay", choices=["embedded", "mosquitto"], default="embedded")
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--kind", choices=["oxono", "olix"], default="oxono")
-    parser.add_argument("--think", type=float, default=1.0, help="mean seconds a player waits before each move (default 1)")
+    parser.add_argument("--think", type=float, default=5.0,
+                        help="mean seconds a player waits before each move (default 5, a brisk human pace)")
     parser.add_argument("--workers", type=int, default=2, help="client processes (default 2)")
     parser.add_argument("--timeout", type=float, default=600.0, help="give up after this many seconds (default 600)")
     parser.add_argument("--spectate", type=int, default=20, help="games per worker replayed by a late spectator (default 20)")

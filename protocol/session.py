@@ -160,6 +160,7 @@ class GameSession:
         self._pending: dict[str, list[Message]] = {}  # by the hash of the parent they wait for
         self._pending_chats: list[Message] = []
         self._pending_lines: set[str] = set()
+        self._known: set[str | bytes] = set()  # every line applied (or joined), as text and as bytes
         self._chats: dict[bytes, _Chat] = {}
         self._secret: str | None = None
         self._checked_move = None  # the move the last check() parsed, for _apply()
@@ -212,6 +213,8 @@ class GameSession:
     # -- feeding lines ----------------------------------------------------
     def receive(self, data: bytes | str) -> list[Event]:
         """Check one line and apply it if it verifies, then anything it unblocks."""
+        if isinstance(data, (str, bytes)) and data in self._known:  # QoS 1 repeats and one's own lines echoed back: no need to verify again
+            return []
         line_text = data if isinstance(data, str) else data[:200].decode("utf-8", "replace")
         try:
             message = decode(data)
@@ -383,6 +386,12 @@ class GameSession:
         slot = f"chat-{message.seq}" if message.type == "chat" else str(message.seq)
         self._seen[(message.by, slot)] = message
         self.transcript.append(message.line)
+        self._remember(message)
+
+    def _remember(self, message: Message) -> None:
+        """Note an applied line in both forms ``receive`` may be given, to skip its repeats cheaply."""
+        self._known.add(message.line)
+        self._known.add(message.line.encode("utf-8"))
 
     def _offer(self, message: Message, events: list[Event]) -> bool:
         game = game_id_of(message.line)
@@ -428,6 +437,7 @@ class GameSession:
             raise RemoteProtocolError("wrong-signer", "the game is for the invited key only")
         self.joins[message.by] = message
         self._seen[(message.by, "1")] = message
+        self._remember(message)
         events.append(JoinRequested(message.signer.text))
         return True
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from relay import rules, users
-from relay.rules import DEFAULT_HOST, DEFAULT_PORT
+from relay.rules import AUTOSAVE_CHANGES, DEFAULT_HOST, DEFAULT_PORT
 
 
 def _fail(message: str, code: int = 2) -> int:
@@ -80,6 +80,13 @@ def _host_port(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def _mosquitto_config(args: argparse.Namespace) -> int:
     from relay.mosquitto import MosquittoSettings, start_command, write_config
 
@@ -88,7 +95,7 @@ def _mosquitto_config(args: argparse.Namespace) -> int:
         password = args.bridge_password_file.read_text(encoding="utf-8").splitlines()[0]
     settings = MosquittoSettings(port=args.port, host=args.host, users_file=args.users, tls_cert=args.tls_cert,
                                  tls_key=args.tls_key, bridge_to=args.bridge_to, bridge_user=args.bridge_user,
-                                 bridge_password=password, run_as=args.run_as)
+                                 bridge_password=password, run_as=args.run_as, autosave_changes=args.autosave)
     try:
         conf = write_config(args.directory, settings)
     except (ValueError, OSError) as exc:
@@ -147,6 +154,9 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     mosq.add_argument("--bridge-user", metavar="bridge.NAME", help="this relay's account on the other relay")
     mosq.add_argument("--bridge-password-file", type=Path, metavar="FILE", help="a file whose first line is that account's password")
     mosq.add_argument("--run-as", default="mosquitto", metavar="USER", help="the user Mosquitto runs as (default mosquitto)")
+    mosq.add_argument("--autosave", type=_positive, default=AUTOSAVE_CHANGES, metavar="N",
+                      help=f"save retained games after every N changes (default {AUTOSAVE_CHANGES}; "
+                      "lower saves more often but stalls a busy relay; a clean stop always saves)")
     mosq.set_defaults(func=_mosquitto_config)
 
 

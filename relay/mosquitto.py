@@ -29,16 +29,13 @@ from pathlib import Path
 
 from protocol.topics import GAMES, ROOT
 from relay import rules, users
-from relay.rules import MAX_PACKET_BYTES
+from relay.rules import AUTOSAVE_CHANGES, MAX_PACKET_BYTES
 
 MAX_QUEUED_MESSAGES = 100_000
 """Per-client queue above the in-flight window. Mosquitto's default (1000) silently dropped QoS 1
 messages here under load, and a late subscriber receives a whole game's retained history at once;
 a game is far smaller than this, so the limit only stops a runaway client from eating memory."""
-AUTOSAVE_CHANGES = 10
-"""Save the database after this many changes (retained messages, subscriptions). Mosquitto rewrites
-the whole file each time, so 1 costs a full write per move; the last few messages before a crash
-(not a clean stop: SIGTERM always saves) are the players' to re-publish from their journals."""
+
 
 
 @dataclass

@@ -26,6 +26,12 @@ from protocol.topics import GAMES, ROOT
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 1883
 MAX_PACKET_BYTES = MAX_LINE_BYTES + 512
 """The largest MQTT packet a relay accepts: one protocol line plus the topic (about 100 bytes) and headers."""
+AUTOSAVE_CHANGES = 1000
+"""Save the database after this many changes (retained messages, subscriptions). Mosquitto rewrites
+the whole file each time and routes nothing meanwhile: at 10, 1,000 games at a move every 5 s had a
+p99 move latency of 207 ms; at 1,000, 42 ms (bench/relay.py). A crash (not a clean stop: SIGTERM always
+saves) loses at most the changes since the last save, which the players can re-publish from their
+transcripts; a small club that prefers to save more often passes ``--autosave 10``."""
 
 KEY_TEXT = re.compile(r"[A-Za-z0-9_-]{43}")
 BRIDGE_NAME = re.compile(r"bridge\.[A-Za-z0-9_-]{1,40}")
