@@ -138,6 +138,12 @@ def totem_destinations(square: Square, occupied: Bitboard) -> Bitboard:
     return dests
 
 
+def reachable(square: Square, occupied: Bitboard) -> Bitboard:
+    """Every square a totem on ``square`` may move to (rules 7–9, relocation spelled out)."""
+    dests = totem_destinations(square, occupied)
+    return BOARD & ~occupied & ~bit(square) if dests == ANYWHERE else dests
+
+
 def _adjacent(bb: Bitboard) -> Bitboard:
     """Squares orthogonally next to any square of ``bb``."""
     return (
@@ -323,13 +329,9 @@ class OxonoBoard:
         if self.is_game_over():
             return
         for symbol in self._usable_totems():
-            square = self.totems[symbol]
             occupied = self.pawns | bit(self.totems[1 - symbol])
             free = BOARD & ~occupied
-            dests = totem_destinations(square, occupied)
-            if dests == ANYWHERE:
-                dests = free & ~bit(square)
-            for to in iter_bits(dests):
+            for to in iter_bits(reachable(self.totems[symbol], occupied)):
                 for pawn in iter_bits(_pawn_squares(to, free)):
                     yield OxonoMove(SYMBOLS[symbol], to, pawn)
 
@@ -358,10 +360,7 @@ class OxonoBoard:
         square = self.totems[symbol]
         occupied = self.pawns | bit(self.totems[1 - symbol])
         free = BOARD & ~occupied
-        dests = totem_destinations(square, occupied)
-        if dests == ANYWHERE:
-            dests = free & ~bit(square)
-        if not dests & bit(move.to):
+        if not reachable(square, occupied) & bit(move.to):
             return f"totem {move.totem} on {square_name(square, WIDTH)} cannot reach {square_name(move.to, WIDTH)}"
         if not _pawn_squares(move.to, free) & bit(move.pawn):
             return f"a pawn cannot go on {square_name(move.pawn, WIDTH)} after totem {move.totem} moves to {square_name(move.to, WIDTH)}"
@@ -670,9 +669,7 @@ def _perft(own, opp, xs, tx, to, own_lx, own_lo, opp_lx, opp_lo, depth, leaf_mad
             square, other = to, tx
         occupied = pawns | bit(other)
         free = BOARD & ~occupied
-        dests = totem_destinations(square, occupied)
-        if dests == ANYWHERE:
-            dests = free & ~bit(square)
+        dests = reachable(square, occupied)
         while dests:
             d = dests & -dests
             dests ^= d
@@ -731,9 +728,7 @@ def _playout(own, opp, xs, tx, to, own_lx, own_lo, opp_lx, opp_lo, random):
         else:
             symbol, square, occupied, index = O, to, occ_o, index - n_x
         free = BOARD & ~occupied
-        dests = totem_destinations(square, occupied)
-        if dests == ANYWHERE:
-            dests = free & ~(1 << square)
+        dests = reachable(square, occupied)
         while True:
             d = dests & -dests
             dests ^= d
