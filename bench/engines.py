@@ -6,8 +6,10 @@
 Figures: ``oxono_perft4_s`` (perft 4 from the start, last ply counted in
 closed form), ``oxono_perft4_leafmade_s`` (every leaf made and checked for a
 win), ``oxono_playouts_per_s`` (full games, uniform random over all legal
-moves). Times are the best of several runs, after one warm-up run that fills
-the engine's caches. Results are recorded in ``BENCHMARKS.md``.
+moves); ``olix_games_per_s`` and ``olix_update_us`` (see
+``bench/olix_figures.py``). Times are the best of several runs, after one
+warm-up run that fills the engine's caches. Results are recorded in
+``BENCHMARKS.md``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.olix_figures import figures as olix_figures  # noqa: E402
 from olixono.oxono import OxonoBoard  # noqa: E402
 
 
@@ -53,7 +56,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a run under 30 seconds")
     args = parser.parse_args()
     print(f"python: {sys.version.split()[0]}")
-    for name, value in oxono_figures(args.quick):
+    for name, value in [*oxono_figures(args.quick), *olix_figures(args.quick)]:
         print(f"{name}: {value}", flush=True)
 
 

@@ -6,8 +6,9 @@
   settled check included – maintained at every ply. A uniformly random game
   is a random order of the squares, cut where the game ends.
 * ``olix_update_us``: the mean cost of one placement's formation update
-  (``OlixBoard._add``: the four line layouts and the best O, L, I and X from
-  the lines through the new stone), over the placements of random games.
+  (``OlixBoard._add``: the stone into its four lines, and the best O, L, I
+  and X – values and squares – from the lines through the new stone), over
+  the placements of random games.
 
 ``figures(quick)`` returns both; run as a script to print ``name: value`` lines.
 """

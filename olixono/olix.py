@@ -3,30 +3,26 @@
 The board is 11 × 11; square ``rank * 11 + file`` (``a1`` = 0, ``k1`` = 10,
 ``a11`` = 110). Stones never move, so everything follows from two growing sets
 of stones, and a player's formations change only when that player places a
-stone. Each player's stones are kept in four layouts so that every line
-through a square is one 11-bit slice away:
-
-* ranks: bit ``(rank + 2) * 11 + file`` (two empty padding ranks below, so
-  the ranks next to any square can be sliced without negative shifts);
-* files: bit ``(file + 2) * 11 + rank`` (padded the same way);
-* diagonals: bit ``(file - rank + 10) * 11 + file``;
-* anti-diagonals: bit ``(file + rank) * 11 + file``.
-
-Tables indexed by ``slice << 4 | position`` give the run through a position
-(:data:`_RUN`, :data:`_SPAN`, :data:`_ARM`, :data:`_RUN_MASK`). A placement
-looks only at the lines through the new stone: ``I`` and ``X`` are four
-lookups; ``L`` visits the corners on the new stone's two runs that have a
-three-stone arm across (found with one mask); ``O`` visits the pairs of
-side columns around the new stone and takes, for each pair, the largest
+stone. Each player's stones are kept as a list of 11-bit *lines* – its 11
+ranks, 11 files, 21 diagonals and 21 anti-diagonals – so that every line
+through a square, and the ranks or files beside it, is one list index away
+(see :data:`_GEOMETRY`). Tables indexed ``[position][line]`` give the run
+through a position (:data:`_RUN`, :data:`_SPAN`, :data:`_ARM`,
+:data:`_RUN_MASK`). A placement looks only at the lines through the new
+stone: ``I`` and ``X`` are four lookups; ``L`` visits the corners on the new
+stone's two runs that have a three-stone arm across (found with one mask);
+``O`` walks up and down from the new stone's rank while two side columns
+around it go on, and measures, for each pair of full edges found, the widest
 rectangle (an ``O``'s value is simply the owner's stones in its closed
-rectangle, so the largest valid one is the best).
+rectangle, so the widest valid one is the best).
 
 The settled ending of rule 11 is a search for a *witness*: one formation that
 a player could still complete on squares the opponent has not taken, and
-that would move a marker. The witness is cached; while the opponent leaves
-its squares alone and it still beats what it must beat, one AND proves the
-game goes on. Only when it fails is a new one searched for (bit-parallel,
-stopping at the first found).
+that would move a marker. The witness is cached: a ply only has to check
+that the new stone is not the opponent's on one of its squares (one shift
+and AND) and, in the rare ply that raised a best value, that it still beats
+what it must beat. Only when it fails is a new one searched for
+(bit-parallel, stopping at the first found).
 """
 
 from __future__ import annotations
@@ -66,10 +62,6 @@ _FIELDS = tuple(FIELDS[k] for k in KINDS)
 _FIRST = tuple(f[0] for f in _FIELDS)
 _TOP = tuple(f[-1] for f in _FIELDS)
 
-_PAD = 2 * WIDTH
-"""Offset of the rank (and file) layouts: two empty padding lines."""
-
-
 def square_rank(square: Square) -> int:
     """Rank index 0–10 of a square."""
     return square // WIDTH
@@ -85,15 +77,15 @@ def bit(square: Square) -> Bitboard:
     return 1 << square
 
 
-# -- run tables ----------------------------------------------------------------
+# -- run tables and line layout ------------------------------------------------------
 
 
-def _build_run_tables() -> tuple[tuple[int, ...], tuple, tuple[int, ...], tuple[int, ...]]:
-    """Run length, (start, end), longest one-sided arm and run mask, per ``slice << 4 | pos``."""
-    run = [0] * (2048 << 4)
-    span: list[tuple[int, int] | None] = [None] * (2048 << 4)
-    arm = [0] * (2048 << 4)
-    mask = [0] * (2048 << 4)
+def _build_run_tables() -> tuple[tuple[tuple, ...], ...]:
+    """Per position 0–10, indexed by an 11-bit line: run length, (start, end), longest one-sided arm, run mask."""
+    run = [[0] * 2048 for _ in range(WIDTH)]
+    span: list[list[tuple[int, int] | None]] = [[None] * 2048 for _ in range(WIDTH)]
+    arm = [[0] * 2048 for _ in range(WIDTH)]
+    mask = [[0] * 2048 for _ in range(WIDTH)]
     for bits in range(2048):
         pos = 0
         while pos < WIDTH:
@@ -106,48 +98,74 @@ def _build_run_tables() -> tuple[tuple[int, ...], tuple, tuple[int, ...], tuple[
             end = pos - 1
             run_mask = ((1 << (end - start + 1)) - 1) << start
             for q in range(start, pos):
-                i = bits << 4 | q
-                run[i] = end - start + 1
-                span[i] = (start, end)
-                arm[i] = max(q - start, end - q) + 1
-                mask[i] = run_mask
-    return tuple(run), tuple(span), tuple(arm), tuple(mask)
+                run[q][bits] = end - start + 1
+                span[q][bits] = (start, end)
+                arm[q][bits] = max(q - start, end - q) + 1
+                mask[q][bits] = run_mask
+    return tuple(tuple(tuple(t) for t in table) for table in (run, span, arm, mask))
 
 
 _RUN, _SPAN, _ARM, _RUN_MASK = _build_run_tables()
+"""``_RUN[pos][line]``: the length of the run of ``line`` through ``pos`` (0 if none); the others alike."""
+
+_BITS = tuple(bin(x).count("1") for x in range(2048))
+"""Stones in an 11-bit line."""
+_INDEX = {1 << q: q for q in range(WIDTH)}
+"""Position of a one-bit line."""
+
+# Each player's stones are kept as one list of 11-bit lines, so that every line
+# through a square (and the ranks or files beside it) is one list index away:
+# ranks at _ROW0 + rank and files at _COL0 + file (bit: the other coordinate),
+# each with two empty padding lines on both sides so that neighbours two away
+# need no bounds check; diagonals at _DIAG0 + file - rank + 10 and
+# anti-diagonals at _ANTI0 + file + rank (bit: the file).
+_ROW0 = 2
+_COL0 = _ROW0 + WIDTH + 4
+_DIAG0 = _COL0 + WIDTH + 2
+_ANTI0 = _DIAG0 + 2 * WIDTH - 1
+_LINES = _ANTI0 + 2 * WIDTH - 1
 
 _GEOMETRY = tuple(
     (
         s // WIDTH,  # rank
         s % WIDTH,  # file
-        (s // WIDTH) * WIDTH + _PAD,  # shift of the rank in the rank layout
-        (s % WIDTH) * WIDTH + _PAD,  # shift of the file in the file layout
-        (s % WIDTH - s // WIDTH + 10) * WIDTH,  # shift of the diagonal
-        (s % WIDTH + s // WIDTH) * WIDTH,  # shift of the anti-diagonal
+        _ROW0 + s // WIDTH,  # index of its rank
+        _COL0 + s % WIDTH,  # index of its file
+        _DIAG0 + s % WIDTH - s // WIDTH + WIDTH - 1,  # index of its diagonal
+        _ANTI0 + s % WIDTH + s // WIDTH,  # index of its anti-diagonal
+        1 << (s % WIDTH),  # its bit in its rank, diagonal and anti-diagonal
+        1 << (s // WIDTH),  # its bit in its file
     )
     for s in range(SQUARES)
 )
-"""Per square: rank, file and the shifts of its four lines."""
+"""Per square: rank, file, the indices of its four lines and its bits in them."""
 
-_UP_TO = tuple((2 << f) - 1 for f in range(WIDTH))
-"""Slice bits 0..f."""
-_FROM = tuple(2047 & ~((1 << f) - 1) for f in range(WIDTH))
-"""Slice bits f..10."""
+
+def _board_of(lines: list[int]) -> Bitboard:
+    """The bitboard of the stones whose line list is ``lines``."""
+    bb = 0
+    for rank in range(WIDTH):
+        bb |= lines[_ROW0 + rank] << (rank * WIDTH)
+    return bb
+
+
+def _widest(line: int, pos: int) -> tuple[int, int] | None:
+    """The lowest bit ``a <= pos`` and the highest ``b >= pos`` of ``line``, if ``a < b``."""
+    if not line:
+        return None
+    a = (line & -line).bit_length() - 1
+    b = line.bit_length() - 1
+    return (a, b) if a <= pos <= b and a < b else None
+
+
+_WIDEST = tuple(tuple(_widest(line, pos) for line in range(2048)) for pos in range(WIDTH))
+"""``_WIDEST[pos][line]``: the widest pair of side columns around ``pos`` in ``line`` (None if none)."""
+
 _REPUNIT = tuple(sum(1 << (WIDTH * i) for i in range(n)) for n in range(WIDTH + 1))
-"""``n`` ones spaced one rank apart: a slice times this repeats it on ``n`` ranks."""
+"""``n`` ones spaced one rank apart: a line times this repeats it on ``n`` ranks."""
 
 
 # -- formations on plain bitboards (used when a best improves, and to search) ------
-
-
-def _line_squares(square: Square, dr: int, df: int, low: int, high: int, pos: int) -> Bitboard:
-    """Squares of the run from slice position ``low`` to ``high`` on the line (dr, df) through ``square``."""
-    rank, file = divmod(square, WIDTH)
-    bb = 0
-    for q in range(low, high + 1):
-        k = q - pos
-        bb |= 1 << ((rank + dr * k) * WIDTH + file + df * k)
-    return bb
 
 
 def _arm(stones: Bitboard, square: Square, dr: int, df: int) -> int:
@@ -209,9 +227,30 @@ def _run_starts(stones: Bitboard, step: int) -> list[Bitboard]:
     return starts
 
 
+_STRIDES = {step: tuple(sum(1 << (step * k) for k in range(n)) for n in range(WIDTH + 1)) for step in _STEP_OK}
+"""``_STRIDES[step][n]``: ``n`` bits, ``step`` apart from bit 0."""
+
+
 def _run_bits(start: Square, step: int, length: int) -> Bitboard:
     """The squares ``start``, ``start + step``, … (``length`` of them)."""
-    return sum(1 << (start + step * k) for k in range(length))
+    return _STRIDES[step][length] << start
+
+
+def _l_squares(lines: list[int], corner: Square) -> Bitboard:
+    """The squares of :func:`_corner_l`'s ``L`` at ``corner``, read from a player's line list."""
+    rank, file = divmod(corner, WIDTH)
+    west, east = _SPAN[file][lines[_ROW0 + rank]]
+    south, north = _SPAN[rank][lines[_COL0 + file]]
+    # the longer arm each way, east and north on a tie (as max((length, direction)) picks)
+    if east - file >= file - west:
+        across = _run_bits(corner, _EAST, east - file + 1)
+    else:
+        across = _run_bits(rank * WIDTH + west, _EAST, file - west + 1)
+    if north - rank >= rank - south:
+        up = _run_bits(corner, _NORTH, north - rank + 1)
+    else:
+        up = _run_bits(south * WIDTH + file, _NORTH, rank - south + 1)
+    return across | up
 
 
 def _lowest(bb: Bitboard) -> Square:
@@ -224,7 +263,10 @@ def _find_line(stones: Bitboard, steps: tuple[int, ...], need: int) -> tuple[int
     if need > WIDTH:
         return None
     for step in steps:
-        starts = _run_starts(stones, step)[need]
+        ok = stones & _STEP_OK[step]
+        starts = stones  # squares that begin a run of 1, then 2, ... stones
+        for _ in range(need - 1):
+            starts = ok & (starts >> step)
         if starts:
             return need, _run_bits(_lowest(starts), step, need)
     return None
@@ -408,6 +450,25 @@ def scoreboard_of(first_best: tuple[int, ...], second_best: tuple[int, ...]) -> 
     return Scoreboard(tuple(tracks))
 
 
+def _leader(first_best: tuple[int, ...], second_best: tuple[int, ...]) -> str | None:
+    """``scoreboard_of(first_best, second_best).leader()`` without building the scoreboard."""
+    marks: tuple[list[int], list[int]] = ([], [])
+    for fields, a, b in zip(_FIELDS, first_best, second_best):
+        record = a if a > b else b
+        if record in fields:  # a marked field (a record above the top marks none)
+            position = fields.index(record) + 1
+            if a == record:
+                marks[0].append(position)
+            if b == record:
+                marks[1].append(position)
+    first, second = sorted(marks[0], reverse=True), sorted(marks[1], reverse=True)
+    if len(first) != len(second):
+        return PLAYERS[0] if len(first) > len(second) else PLAYERS[1]
+    if first != second:
+        return PLAYERS[0] if first > second else PLAYERS[1]
+    return None
+
+
 def _wins_outright(best: tuple[int, ...]) -> bool:
     """Rule 10: a value above its track's top field."""
     return best[0] > 9 or best[1] > 8 or best[2] > 7 or best[3] > 7
@@ -415,7 +476,11 @@ def _wins_outright(best: tuple[int, ...]) -> bool:
 
 # -- the board ----------------------------------------------------------------------
 
-_Undo: TypeAlias = tuple  # (square, best before, shapes before, outcome before)
+_Undo: TypeAlias = tuple
+"""(ply, best before, shapes before, outcome before): kept only for the plies that changed them."""
+
+_NO_WITNESS = (BOARD, BOARD)
+"""The witness blockers when no witness is cached: any stone of either player makes the settled check search."""
 
 
 class OlixBoard:
@@ -430,10 +495,8 @@ class OlixBoard:
     PLAYERS = PLAYERS
 
     def __init__(self) -> None:
-        self._rows = [0, 0]  # rank layout, per player
-        self._cols = [0, 0]  # file layout
-        self._diag = [0, 0]
-        self._anti = [0, 0]
+        self._lines = [[0] * _LINES, [0] * _LINES]  # per player: its ranks, files and diagonals as 11-bit lines
+        self._cells: list[int | None] = [None] * SQUARES  # the player on each square
         self._best: list[tuple[int, int, int, int]] = [(0, 0, 0, 0), (0, 0, 0, 0)]
         self._shape: list[tuple[Bitboard, Bitboard, Bitboard, Bitboard]] = [(0, 0, 0, 0), (0, 0, 0, 0)]
         self.turn_index = 0
@@ -441,7 +504,8 @@ class OlixBoard:
         self._undo: list[_Undo] = []
         self._outcome: Outcome | None = None
         self._ending: Outcome | None = None  # agreed or resigned
-        self._witness: tuple[int, int, Bitboard, int] | None = None
+        self._witness: tuple[int, int, Bitboard, int] | None = None  # (player, kind, squares, value)
+        self._blockers: tuple[Bitboard, Bitboard] = _NO_WITNESS  # per player: squares that spoil the witness
 
     # -- state ------------------------------------------------------------------
     @property
@@ -451,19 +515,17 @@ class OlixBoard:
 
     def stones(self, player: str) -> Bitboard:
         """The squares holding ``player``'s stones."""
-        return self._rows[PLAYERS.index(player)] >> _PAD
+        return _board_of(self._lines[PLAYERS.index(player)])
 
     @property
     def occupied(self) -> Bitboard:
         """Every square holding a stone."""
-        return (self._rows[0] | self._rows[1]) >> _PAD
+        return _board_of(self._lines[0]) | _board_of(self._lines[1])
 
     def stone_at(self, square: Square) -> str | None:
         """The player whose stone stands on ``square``, if any."""
-        for p in (0, 1):
-            if self._rows[p] >> (square + _PAD) & 1:
-                return PLAYERS[p]
-        return None
+        p = self._cells[square]
+        return None if p is None else PLAYERS[p]
 
     def outcome(self) -> Outcome | None:
         """``None`` while the game goes on, else who won and why."""
@@ -502,9 +564,9 @@ class OlixBoard:
         """Every legal move, in square order."""
         if self.is_game_over():
             return
-        occupied = (self._rows[0] | self._rows[1]) >> _PAD
-        for s in iter_bits(BOARD & ~occupied):
-            yield MOVES[s]
+        for s, p in enumerate(self._cells):
+            if p is None:
+                yield MOVES[s]
 
     def legal_moves(self) -> list[OlixMove]:
         """Every legal move (an empty list once the game is over)."""
@@ -520,7 +582,7 @@ class OlixBoard:
         """Why ``move`` cannot be played here, or ``None`` if it can."""
         if self.is_game_over():
             return f"the game is over ({self.outcome()})"
-        if ((self._rows[0] | self._rows[1]) >> (move.square + _PAD)) & 1:
+        if self._cells[move.square] is not None:
             return f"{move.text()} is occupied"
         return None
 
@@ -535,8 +597,7 @@ class OlixBoard:
         square, a finished game); the board is unchanged then.
         """
         if move.__class__ is OlixMove:
-            rows = self._rows
-            if self._outcome is None and self._ending is None and not ((rows[0] | rows[1]) >> (move.square + _PAD)) & 1:
+            if self._outcome is None and self._ending is None and self._cells[move.square] is None:
                 self.push(move)  # the common case, checked inline for speed
                 return move
         elif isinstance(move, str):
@@ -558,27 +619,29 @@ class OlixBoard:
         Updates the mover's formations from the new stone and decides whether
         the game ended (automatic win, all stones placed, settled).
         """
+        s = move.square
         p = self.turn_index
-        old_best = self._best[p]
-        self._undo.append((move.square, old_best, self._shape[p], self._outcome))
-        self.move_stack.append(move)
-        self._add(p, move.square)
-        self.turn_index = 1 - p
+        stack = self.move_stack
+        ply = len(stack)
         best = self._best[p]
-        if best is not old_best and (best[0] > 9 or best[1] > 8 or best[2] > 7 or best[3] > 7):
-            self._outcome = Outcome(PLAYERS[p], "formation")
-            return
-        if len(self.move_stack) + self._preplaced >= STONES_IN_ALL:
+        shape = self._shape[p]
+        outcome = self._outcome
+        stack.append(move)
+        self.turn_index = 1 - p
+        improved = self._add(p, s)
+        if improved or outcome is not None:
+            # Most plies improve nothing, so only the others leave an undo record.
+            self._undo.append((ply, best, shape, outcome))
+        if improved:
+            best = self._best[p]
+            if best[0] > 9 or best[1] > 8 or best[2] > 7 or best[3] > 7:
+                self._outcome = Outcome(PLAYERS[p], "formation")
+                return
+        if ply + self._preplaced >= STONES_IN_ALL - 1:
             self._outcome = self._scored("stones")
             return
-        witness = self._witness
-        if witness is not None:
-            wp, k, squares, value = witness
-            if not squares & self._rows[1 - wp]:
-                own, other = self._best[wp][k], self._best[1 - wp][k]
-                if value > own and value >= other and value >= _FIRST[k]:
-                    return
-        if not self._find_witness():
+        # The cached witness survives unless this stone blocks it or a best value passed it.
+        if (self._blockers[p] >> s & 1 or (improved and not self._witness_holds())) and not self._find_witness():
             self._outcome = self._scored("settled")
 
     def pop(self) -> OlixMove | None:
@@ -590,18 +653,24 @@ class OlixBoard:
         if self._ending is not None:
             self._ending = None
             return None
-        square, best, shape, outcome = self._undo.pop()
         move = self.move_stack.pop()
+        ply = len(self.move_stack)
         p = 1 - self.turn_index
         self.turn_index = p
-        rank, file, rsh, csh, dsh, ash = _GEOMETRY[square]
-        self._rows[p] &= ~(1 << (rsh + file))
-        self._cols[p] &= ~(1 << (csh + rank))
-        self._diag[p] &= ~(1 << (dsh + file))
-        self._anti[p] &= ~(1 << (ash + file))
-        self._best[p] = best
-        self._shape[p] = shape
-        self._outcome = outcome
+        square = move.square
+        rank, file, ri, ci, di, ai, fbit, rbit = _GEOMETRY[square]
+        lines = self._lines[p]
+        lines[ri] ^= fbit
+        lines[ci] ^= rbit
+        lines[di] ^= fbit
+        lines[ai] ^= fbit
+        self._cells[square] = None
+        undo = self._undo
+        if undo and undo[-1][0] == ply:
+            _, self._best[p], self._shape[p], self._outcome = undo.pop()
+        else:
+            self._outcome = None
+        # The cached witness stays valid: fewer stones and lower bests only help it.
         return move
 
     def resign(self) -> Outcome:
@@ -620,152 +689,170 @@ class OlixBoard:
 
     def _scored(self, reason: str) -> Outcome:
         """The outcome of ending here for ``reason``, scored by rule 12."""
-        return Outcome(self.scoreboard().leader(), reason)
+        return Outcome(_leader(self._best[0], self._best[1]), reason)
 
     # -- incremental formations ----------------------------------------------------
     _preplaced = 0
     """Stones that came with a loaded position (not in ``move_stack``)."""
 
-    def _add(self, p: int, s: Square) -> None:
-        """Place a stone of player ``p`` on ``s`` and raise p's best formations from the lines through ``s``."""
-        rank, file, rsh, csh, dsh, ash = _GEOMETRY[s]
-        rows = self._rows[p] | (1 << (rsh + file))
-        cols = self._cols[p] | (1 << (csh + rank))
-        diag = self._diag[p] | (1 << (dsh + file))
-        anti = self._anti[p] | (1 << (ash + file))
-        self._rows[p] = rows
-        self._cols[p] = cols
-        self._diag[p] = diag
-        self._anti[p] = anti
-        best_o, best_l, best_i, best_x = best = self._best[p]
+    def _add(self, p: int, s: Square) -> int:
+        """Place a stone of player ``p`` on ``s`` and raise p's best formations from the lines through ``s``.
+
+        Returns the improved types as bits (bit k: type k in order O L I X), 0 when none improved.
+        """
+        rank, file, ri, ci, di, ai, fbit, rbit = _GEOMETRY[s]
+        self._cells[s] = p
+        lines = self._lines[p]
+        row = lines[ri] | fbit
+        col = lines[ci] | rbit
+        diag = lines[di] | fbit
+        anti = lines[ai] | fbit
+        lines[ri] = row
+        lines[ci] = col
+        lines[di] = diag
+        lines[ai] = anti
+        best_o, best_l, best_i, best_x = self._best[p]
         changed = 0  # bit k: type k improved
 
-        row = (rows >> rsh) & 2047
-        col = (cols >> csh) & 2047
-        h = _RUN[row << 4 | file]
-        v = _RUN[col << 4 | rank]
-
         # I (rule 4) and X (rule 5): the runs through s.
+        at_file = _RUN[file]
+        h = at_file[row]
+        v = _RUN[rank][col]
         i = h if h > v else v
         if i > best_i and i >= 4:
             best_i = i
-            changed |= 4
-        d = _RUN[((diag >> dsh) & 2047) << 4 | file]
-        e = _RUN[((anti >> ash) & 2047) << 4 | file]
+            changed = 4
+        d = at_file[diag]
+        e = at_file[anti]
         x = d if d > e else e
         if x > best_x and x >= 4:
             best_x = x
             changed |= 8
 
-        up1 = (rows >> (rsh + 11)) & 2047
-        down1 = (rows >> (rsh - 11)) & 2047
-
-        # L (rule 6): corners on s's horizontal run with a vertical arm of 3, and vice versa.
+        # L (rule 6): corners on s's horizontal run with a vertical arm of 3, and vice versa
+        # (an L holding s has its corner on one of s's two runs).
         l_corner = -1
         if h >= 3:
-            low, high = _SPAN[row << 4 | file]
-            corners = _RUN_MASK[row << 4 | file] & (
-                (up1 & (rows >> (rsh + 22))) | (down1 & (rows >> (rsh - 22)))
-            )
+            corners = _RUN_MASK[file][row] & ((lines[ri + 1] & lines[ri + 2]) | (lines[ri - 1] & lines[ri - 2]))
             while corners:
-                c = (corners & -corners).bit_length() - 1
-                corners &= corners - 1
-                across = c - low if c - low > high - c else high - c
-                if across >= 2:
-                    value = across + _ARM[((cols >> (c * 11 + _PAD)) & 2047) << 4 | rank]
+                low = corners & -corners
+                corners ^= low
+                c = _INDEX[low]
+                across = _ARM[c][row]
+                if across >= 3:
+                    value = across + _ARM[rank][lines[_COL0 + c]] - 1
                     if value > best_l:
                         best_l = value
                         l_corner = rank * WIDTH + c
         if v >= 3:
-            low, high = _SPAN[col << 4 | rank]
-            corners = _RUN_MASK[col << 4 | rank] & (
-                (((cols >> (csh + 11)) & (cols >> (csh + 22))) | ((cols >> (csh - 11)) & (cols >> (csh - 22))))
-                & 2047
-            )
+            corners = _RUN_MASK[rank][col] & ((lines[ci + 1] & lines[ci + 2]) | (lines[ci - 1] & lines[ci - 2]))
             while corners:
-                c = (corners & -corners).bit_length() - 1
-                corners &= corners - 1
-                along = c - low if c - low > high - c else high - c
-                if along >= 2:
-                    value = along + _ARM[((rows >> (c * 11 + _PAD)) & 2047) << 4 | file]
+                low = corners & -corners
+                corners ^= low
+                c = _INDEX[low]
+                along = _ARM[c][col]
+                if along >= 3:
+                    value = along + _ARM[file][lines[_ROW0 + c]] - 1
                     if value > best_l:
                         best_l = value
                         l_corner = c * WIDTH + file
         if l_corner >= 0:
             changed |= 2
 
-        # O (rule 7): side columns a <= file <= b crossing s's rank, each with a stone above or below.
-        sides = row & (up1 | down1)
-        lefts = sides & _UP_TO[file]
-        rights = sides & _FROM[file]
-        o_rect = 0
-        if lefts and rights and (lefts | rights) != 1 << file:
-            right_spans = []
-            for b in iter_bits(rights):
-                span = _SPAN[((cols >> (b * 11 + _PAD)) & 2047) << 4 | rank]
-                if span[0] < rank or span[1] > rank:
-                    right_spans.append((b, span))
-            for a in iter_bits(lefts):
-                a_low, a_high = _SPAN[((cols >> (a * 11 + _PAD)) & 2047) << 4 | rank]
-                if a_low == rank == a_high:
-                    continue
-                for b, (b_low, b_high) in right_spans:
-                    if b <= a:
+        # O (rule 7): a rectangle holding s has its side columns a <= file <= b unbroken
+        # from its bottom edge u to its top edge t, and those edges are full, so they
+        # pass over s's file: a and b lie in the runs of ranks u and t through the file.
+        # Walk up and down from s's rank while two such columns go on, noting the ranks
+        # that could be an edge; any rectangle (value: the owner's stones in it) is
+        # at most as good as the widest one on the same two edges.
+        widest = _WIDEST[file]
+        run_at = _RUN_MASK[file]
+        tops = []
+        alive = row
+        t = ri + 1
+        while widest[alive & lines[t]] is not None:
+            alive &= lines[t]
+            edge = alive & run_at[lines[t]]
+            if widest[edge] is not None:
+                tops.append((t, edge))
+            t += 1
+        bottoms = []
+        alive = row
+        u = ri - 1
+        while widest[alive & lines[u]] is not None:
+            alive &= lines[u]
+            edge = alive & run_at[lines[u]]
+            if widest[edge] is not None:
+                bottoms.append((u, edge))
+            u -= 1
+        o_rect = None
+        if tops or bottoms:
+            edge = run_at[row]
+            if widest[edge] is not None:  # s's rank as the top or the bottom edge
+                tops.append((ri, edge))
+                bottoms.append((ri, edge))
+            for t, top_edge in tops:
+                for u, bottom_edge in bottoms:
+                    pair = widest[top_edge & bottom_edge]
+                    if pair is None or t == u:
                         continue
-                    low = a_low if a_low > b_low else b_low
-                    high = a_high if a_high < b_high else b_high
-                    if low == high or (high - low + 1) * (b - a + 1) <= best_o:
-                        continue
-                    segment = ((2 << (b - a)) - 1) << a
-                    top = bottom = rank
-                    for t in range(high, rank, -1):
-                        if (rows >> (t * 11 + _PAD)) & segment == segment:
-                            top = t
-                            break
-                    for t in range(low, rank):
-                        if (rows >> (t * 11 + _PAD)) & segment == segment:
-                            bottom = t
-                            break
-                    if top == bottom or ((top == rank or bottom == rank) and row & segment != segment):
-                        continue
-                    rect = (segment * _REPUNIT[top - bottom + 1]) << (bottom * 11 + _PAD)
-                    value = (rows & rect).bit_count()
-                    if value > best_o:
+                    a, b = pair
+                    if (t - u + 1) * (b - a + 1) < best_o:
+                        continue  # too small to beat (or tie) the best
+                    segment = (2 << b) - (1 << a)
+                    value = 0
+                    for r in range(u, t + 1):
+                        value += _BITS[lines[r] & segment]
+                    # equal new bests go to the lowest side columns, so the squares shown
+                    # do not depend on the order the edges are tried in
+                    if value > best_o or (value == best_o and o_rect is not None and (a, b) < o_rect[:2]):
                         best_o = value
-                        o_rect = rect
-            if o_rect:
+                        o_rect = (a, b, u - _ROW0, t - _ROW0)
+            if o_rect is not None:
                 changed |= 1
 
         if changed:
             self._best[p] = (best_o, best_l, best_i, best_x)
             self._shape[p] = self._shapes(p, s, changed, o_rect, l_corner, h >= v, d >= e)
+        return changed
 
-    def _shapes(self, p: int, s: Square, changed: int, o_rect: Bitboard, l_corner: Square,
+    def _shapes(self, p: int, s: Square, changed: int, o_rect: tuple[int, int, int, int] | None, l_corner: Square,
                 horizontal: bool, diagonal: bool) -> tuple[Bitboard, Bitboard, Bitboard, Bitboard]:
         """p's best shapes after the improvements flagged in ``changed`` at ``s`` (rare: values only grow)."""
         shape_o, shape_l, shape_i, shape_x = self._shape[p]
-        stones = self._rows[p] >> _PAD
-        rank, file, rsh, csh, dsh, ash = _GEOMETRY[s]
+        lines = self._lines[p]
+        rank, file, ri, ci, di, ai, fbit, rbit = _GEOMETRY[s]
         if changed & 1:
-            shape_o = (self._rows[p] & o_rect) >> _PAD
+            left, right, bottom, top = o_rect
+            segment = (2 << right) - (1 << left)
+            shape_o = 0
+            for r in range(bottom, top + 1):
+                shape_o |= (lines[_ROW0 + r] & segment) << (r * WIDTH)
         if changed & 2:
-            shape_l = _corner_l(stones, l_corner)[1]
+            shape_l = _l_squares(lines, l_corner)
         if changed & 4:
             if horizontal:
-                shape_i = _RUN_MASK[((self._rows[p] >> rsh) & 2047) << 4 | file] << (rank * WIDTH)
+                shape_i = _RUN_MASK[file][lines[ri]] << (rank * WIDTH)
             else:
-                low, high = _SPAN[((self._cols[p] >> csh) & 2047) << 4 | rank]
-                shape_i = _line_squares(s, 1, 0, low, high, rank)
+                low, high = _SPAN[rank][lines[ci]]
+                shape_i = _run_bits(low * WIDTH + file, _NORTH, high - low + 1)
         if changed & 8:
-            if diagonal:
-                low, high = _SPAN[((self._diag[p] >> dsh) & 2047) << 4 | file]
-                shape_x = _line_squares(s, 1, 1, low, high, file)
-            else:
-                low, high = _SPAN[((self._anti[p] >> ash) & 2047) << 4 | file]
-                shape_x = _line_squares(s, -1, 1, low, high, file)
+            if diagonal:  # squares (rank + k, file + k), bits by file
+                low, high = _SPAN[file][lines[di]]
+                shape_x = _run_bits((rank + low - file) * WIDTH + low, _NORTH_EAST, high - low + 1)
+            else:  # squares (rank - k, file + k), lowest at the highest file
+                low, high = _SPAN[file][lines[ai]]
+                shape_x = _run_bits((rank + file - high) * WIDTH + high, _NORTH_WEST, high - low + 1)
         return shape_o, shape_l, shape_i, shape_x
 
     # -- rule 11: the settled ending ----------------------------------------------------
+    def _witness_holds(self) -> bool:
+        """Whether the cached witness still beats what it must (its squares are known to be free)."""
+        if self._witness is None:
+            return False
+        p, k, _, value = self._witness
+        return value > self._best[p][k] and value >= self._best[1 - p][k]
+
     def _find_witness(self) -> bool:
         """Look for a formation a player could still make that would move a marker; cache it.
 
@@ -775,15 +862,19 @@ class OlixBoard:
         would change a marker. False when there is none: the game is settled.
         """
         for p in (0, 1):
-            room = BOARD & ~(self._rows[1 - p] >> _PAD)
+            room = BOARD & ~_board_of(self._lines[1 - p])
             for k in (I_, X_, L_, O_):
                 own, other = self._best[p][k], self._best[1 - p][k]
                 need = max(own + 1, other, _FIRST[k])
                 found = _find_formation(k, room, need)
                 if found is not None:
-                    self._witness = (p, k, found[1] << _PAD, found[0])
+                    value, squares = found
+                    self._witness = (p, k, squares, value)
+                    # only an opponent stone on one of its squares can spoil it
+                    self._blockers = (0, squares) if p == 0 else (squares, 0)
                     return True
         self._witness = None
+        self._blockers = _NO_WITNESS
         return False
 
     def is_settled(self) -> bool:
@@ -793,12 +884,11 @@ class OlixBoard:
     # -- text ----------------------------------------------------------------------------
     def position(self) -> str:
         """Position text: ranks 11 down to 1 (``X`` first, ``O`` second, digits for empty runs) and the turn."""
-        first, second = self._rows
+        first, second = self._lines
         ranks = []
         for rank in reversed(range(WIDTH)):
-            shift = rank * WIDTH + _PAD
-            row_first = (first >> shift) & 2047
-            row_second = (second >> shift) & 2047
+            row_first = first[_ROW0 + rank]
+            row_second = second[_ROW0 + rank]
             text, empty = "", 0
             for file in range(WIDTH):
                 if row_first >> file & 1:
@@ -926,7 +1016,7 @@ class OlixBoard:
         if not isinstance(other, OlixBoard):
             return NotImplemented
         return (
-            self._rows == other._rows
+            self._lines == other._lines
             and self.turn_index == other.turn_index
             and self.outcome() == other.outcome()
         )
@@ -936,17 +1026,15 @@ class OlixBoard:
     def copy(self) -> OlixBoard:
         """An independent copy, history included."""
         board = OlixBoard.__new__(OlixBoard)
-        board._rows = list(self._rows)
-        board._cols = list(self._cols)
-        board._diag = list(self._diag)
-        board._anti = list(self._anti)
+        board._lines = [list(self._lines[0]), list(self._lines[1])]
+        board._cells = list(self._cells)
         board._best = list(self._best)
         board._shape = list(self._shape)
         board.turn_index = self.turn_index
         board.move_stack = list(self.move_stack)
         board._undo = list(self._undo)
         board._outcome, board._ending = self._outcome, self._ending
-        board._witness = self._witness
+        board._witness, board._blockers = self._witness, self._blockers
         board._preplaced = self._preplaced
         return board
 
