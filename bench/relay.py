@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import getpass
 import multiprocessing
-import os
 import random
 import re
 import resource

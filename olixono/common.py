@@ -101,3 +101,92 @@ def iter_bits(bb: Bitboard):
         low = bb & -bb
         yield low.bit_length() - 1
         bb ^= low
+
+
+class Board:
+    """What both engines share; a subclass supplies the rules.
+
+    A subclass sets ``KIND``, ``NAME``, ``PLAYERS`` and ``MOVE`` (its move
+    type), keeps ``turn_index`` (0 or 1), ``_outcome`` (an ending by the
+    rules) and ``_ending`` (an ending by resignation or agreement, which
+    ``pop`` takes back first), and provides ``parse_move``,
+    ``generate_moves``, ``why_illegal``, ``push``, ``pop``, ``position``,
+    ``_load`` and ``show``.
+    """
+
+    KIND: str
+    NAME: str
+    PLAYERS: tuple[str, str]
+    MOVE: type
+    turn_index: int
+    _outcome: Outcome | None
+    _ending: Outcome | None
+
+    @property
+    def turn(self) -> str:
+        """The name of the player to move."""
+        return self.PLAYERS[self.turn_index]
+
+    def outcome(self) -> Outcome | None:
+        """``None`` while the game goes on, else who won and why."""
+        return self._ending or self._outcome
+
+    def is_game_over(self) -> bool:
+        return (self._ending or self._outcome) is not None
+
+    def legal_moves(self) -> list:
+        """Every legal move (an empty list once the game is over)."""
+        return list(self.generate_moves())
+
+    def is_legal(self, move) -> bool:
+        return self.why_illegal(move) is None
+
+    def play(self, move):
+        """The validated path: parse ``move`` if it is text, check it, push it.
+
+        Raises :class:`InvalidMoveError` for text that spells no move and
+        :class:`IllegalMoveError` for a move this position forbids; the board
+        is unchanged then. Returns the move played.
+        """
+        if isinstance(move, str):
+            try:
+                move = self.parse_move(move)
+            except InvalidMoveError as exc:
+                raise InvalidMoveError(f"{exc} in position {self.position()!r}") from None
+        elif not isinstance(move, self.MOVE):
+            raise InvalidMoveError(f"not an {self.NAME} move: {move!r}")
+        reason = self.why_illegal(move)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move {move.text()!r} in position {self.position()!r}: {reason}", reason)
+        self.push(move)
+        return move
+
+    def resign(self) -> Outcome:
+        """The player to move resigns; the other wins."""
+        if self.is_game_over():
+            raise GameOverError(f"cannot resign: the game is over ({self.outcome()})")
+        self._ending = Outcome(self.PLAYERS[1 - self.turn_index], "resigned")
+        return self._ending
+
+    def random_move(self, rng):
+        """A legal move drawn uniformly from all legal moves (``rng``: a ``random.Random``)."""
+        moves = self.legal_moves()
+        if not moves:
+            raise GameOverError(f"no legal move: the game is over ({self.outcome()})")
+        return moves[int(rng.random() * len(moves))]
+
+    @classmethod
+    def from_position(cls, text: str):
+        """Load a position text; :class:`InvalidPositionError` naming the text if it is not one."""
+        board = cls()
+        try:
+            board._load(text)
+        except InvalidPositionError as exc:
+            raise InvalidPositionError(f"invalid {cls.NAME} position {text!r}: {exc}") from None
+        return board
+
+    def __str__(self) -> str:
+        return self.show()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.from_position({self.position()!r})"

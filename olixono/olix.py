@@ -27,14 +27,13 @@ what it must beat. Only when it fails is a new one searched for
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import Iterator, NamedTuple, TypeAlias
 
 from olixono.common import (
     Bitboard,
+    Board,
     GameOverError,
-    IllegalMoveError,
     InvalidMoveError,
     InvalidPositionError,
     Outcome,
@@ -483,7 +482,7 @@ _NO_WITNESS = (BOARD, BOARD)
 """The witness blockers when no witness is cached: any stone of either player makes the settled check search."""
 
 
-class OlixBoard:
+class OlixBoard(Board):
     """An Olix game: the stones, whose turn it is, the moves played and how it ended.
 
     ``pop`` undoes the last action: an ending by agreement or resignation if
@@ -492,7 +491,9 @@ class OlixBoard:
     """
 
     KIND = "olix"
+    NAME = "Olix"
     PLAYERS = PLAYERS
+    MOVE = OlixMove
 
     def __init__(self) -> None:
         self._lines = [[0] * _LINES, [0] * _LINES]  # per player: its ranks, files and diagonals as 11-bit lines
@@ -508,11 +509,6 @@ class OlixBoard:
         self._blockers: tuple[Bitboard, Bitboard] = _NO_WITNESS  # per player: squares that spoil the witness
 
     # -- state ------------------------------------------------------------------
-    @property
-    def turn(self) -> str:
-        """``first`` or ``second``: the player to move."""
-        return PLAYERS[self.turn_index]
-
     def stones(self, player: str) -> Bitboard:
         """The squares holding ``player``'s stones."""
         return _board_of(self._lines[PLAYERS.index(player)])
@@ -526,13 +522,6 @@ class OlixBoard:
         """The player whose stone stands on ``square``, if any."""
         p = self._cells[square]
         return None if p is None else PLAYERS[p]
-
-    def outcome(self) -> Outcome | None:
-        """``None`` while the game goes on, else who won and why."""
-        return self._ending or self._outcome
-
-    def is_game_over(self) -> bool:
-        return (self._ending or self._outcome) is not None
 
     def formations(self, player: str) -> dict[Kind, Formation]:
         """``player``'s best formation of each type (value 0 and no squares when none)."""
@@ -568,10 +557,6 @@ class OlixBoard:
             if p is None:
                 yield MOVES[s]
 
-    def legal_moves(self) -> list[OlixMove]:
-        """Every legal move (an empty list once the game is over)."""
-        return list(self.generate_moves())
-
     def count_moves(self) -> int:
         """How many legal moves there are."""
         if self.is_game_over():
@@ -586,32 +571,12 @@ class OlixBoard:
             return f"{move.text()} is occupied"
         return None
 
-    def is_legal(self, move: OlixMove) -> bool:
-        return self.why_illegal(move) is None
-
     def play(self, move: OlixMove | str) -> OlixMove:
-        """The validated path: parse ``move`` if it is text, check it, push it.
-
-        Raises :class:`InvalidMoveError` for text that spells no move and
-        :class:`IllegalMoveError` for a move this position forbids (an occupied
-        square, a finished game); the board is unchanged then.
-        """
-        if move.__class__ is OlixMove:
-            if self._outcome is None and self._ending is None and self._cells[move.square] is None:
-                self.push(move)  # the common case, checked inline for speed
-                return move
-        elif isinstance(move, str):
-            try:
-                move = OlixMove.from_text(move)
-            except InvalidMoveError as exc:
-                raise InvalidMoveError(f"{exc} in position {self.position()!r}") from None
-        elif not isinstance(move, OlixMove):
-            raise InvalidMoveError(f"not an Olix move: {move!r}")
-        reason = self.why_illegal(move)
-        if reason is not None:
-            raise IllegalMoveError(f"illegal move {move.text()!r} in position {self.position()!r}: {reason}", reason)
-        self.push(move)
-        return move
+        """The validated path (see :meth:`Board.play`), with the common case checked inline for speed."""
+        if move.__class__ is OlixMove and self._outcome is None and self._ending is None and self._cells[move.square] is None:
+            self.push(move)
+            return move
+        return super().play(move)
 
     def push(self, move: OlixMove) -> None:
         """The fast unchecked path: place a stone on ``move.square``, assumed empty, in a game not over.
@@ -672,13 +637,6 @@ class OlixBoard:
             self._outcome = None
         # The cached witness stays valid: fewer stones and lower bests only help it.
         return move
-
-    def resign(self) -> Outcome:
-        """The player to move resigns; the other wins."""
-        if self.is_game_over():
-            raise GameOverError(f"cannot resign: the game is over ({self.outcome()})")
-        self._ending = Outcome(PLAYERS[1 - self.turn_index], "resigned")
-        return self._ending
 
     def end(self) -> Outcome:
         """End the game by agreement and score the position (rule 12)."""
@@ -905,9 +863,8 @@ class OlixBoard:
             ranks.append(text + (str(empty) if empty else ""))
         return f"{'/'.join(ranks)} {self.turn}"
 
-    @classmethod
-    def from_position(cls, text: str) -> OlixBoard:
-        """Load a position text; :class:`InvalidPositionError` if it is not one.
+    def _load(self, text: str) -> None:
+        """Read a position text into this fresh board (``from_position`` is the public way).
 
         The text is the eleven ranks from 11 down to 1 separated by ``/`` (``X``
         a stone of first, ``O`` a stone of second, a number 1–11 for a run of
@@ -918,14 +875,6 @@ class OlixBoard:
         already over loads as over: an automatic win belongs to the player who
         moved last (one held by the other player cannot arise and is refused).
         """
-        board = cls()
-        try:
-            board._load(text)
-        except InvalidPositionError as exc:
-            raise InvalidPositionError(f"invalid Olix position {text!r}: {exc}") from None
-        return board
-
-    def _load(self, text: str) -> None:
         if not isinstance(text, str):
             raise InvalidPositionError("not text")
         fields = text.split(" ")
@@ -1006,12 +955,6 @@ class OlixBoard:
             lines.append(f"{self.turn} to move ({'X' if self.turn_index == 0 else 'O'})")
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.show()
-
-    def __repr__(self) -> str:
-        return f"OlixBoard.from_position({self.position()!r})"
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, OlixBoard):
             return NotImplemented
@@ -1056,9 +999,3 @@ class OlixBoard:
             self.pop()
         return total
 
-    def random_move(self, rng: random.Random) -> OlixMove:
-        """A legal move drawn uniformly from all legal moves."""
-        moves = self.legal_moves()
-        if not moves:
-            raise GameOverError(f"no legal move: the game is over ({self.outcome()})")
-        return moves[int(rng.random() * len(moves))]

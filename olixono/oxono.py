@@ -24,8 +24,7 @@ from typing import Iterator
 
 from olixono.common import (
     Bitboard,
-    GameOverError,
-    IllegalMoveError,
+    Board,
     InvalidMoveError,
     InvalidPositionError,
     Outcome,
@@ -265,11 +264,13 @@ class _Undo:
     outcome: Outcome | None
 
 
-class OxonoBoard:
+class OxonoBoard(Board):
     """An Oxono game: the position, whose turn it is, and the moves played."""
 
     KIND = "oxono"
+    NAME = "Oxono"
     PLAYERS = PLAYERS
+    MOVE = OxonoMove
 
     def __init__(self) -> None:
         self.pawns: Bitboard = 0
@@ -280,14 +281,9 @@ class OxonoBoard:
         self.move_stack: list[OxonoMove] = []
         self._undo: list[_Undo] = []
         self._outcome: Outcome | None = None
-        self._resigned: Outcome | None = None
+        self._ending: Outcome | None = None  # resigned
 
     # -- state ------------------------------------------------------------
-    @property
-    def turn(self) -> str:
-        """``pink`` or ``black``: the player to move."""
-        return PLAYERS[self.turn_index]
-
     def pawns_left(self, player: str, symbol: str) -> int:
         """How many pawns marked ``symbol`` ``player`` still has to place."""
         colour = self.pink if player == "pink" else self.pawns & ~self.pink
@@ -304,13 +300,6 @@ class OxonoBoard:
     def totem_square(self, symbol: str) -> Square:
         """Where the totem marked ``symbol`` stands."""
         return self.totems[SYMBOLS.index(symbol)]
-
-    def outcome(self) -> Outcome | None:
-        """``None`` while the game goes on, else who won and why."""
-        return self._resigned or self._outcome
-
-    def is_game_over(self) -> bool:
-        return self.outcome() is not None
 
     def _usable_totems(self) -> tuple[int, ...]:
         """Rule 5: the symbols the player to move still has pawns of."""
@@ -334,10 +323,6 @@ class OxonoBoard:
             for to in iter_bits(reachable(self.totems[symbol], occupied)):
                 for pawn in iter_bits(_pawn_squares(to, free)):
                     yield OxonoMove(SYMBOLS[symbol], to, pawn)
-
-    def legal_moves(self) -> list[OxonoMove]:
-        """Every legal move (an empty list once the game is over)."""
-        return list(self.generate_moves())
 
     def count_moves(self) -> int:
         """The number of legal moves, counted without listing them."""
@@ -365,27 +350,6 @@ class OxonoBoard:
         if not _pawn_squares(move.to, free) & bit(move.pawn):
             return f"a pawn cannot go on {square_name(move.pawn, WIDTH)} after totem {move.totem} moves to {square_name(move.to, WIDTH)}"
         return None
-
-    def is_legal(self, move: OxonoMove) -> bool:
-        return self.why_illegal(move) is None
-
-    def play(self, move: OxonoMove | str) -> OxonoMove:
-        """The validated path: parse ``move`` if it is text, check it, push it.
-
-        Raises :class:`InvalidMoveError` for text that spells no move and
-        :class:`IllegalMoveError` for a move this position forbids; the board
-        is unchanged then.
-        """
-        if isinstance(move, str):
-            try:
-                move = OxonoMove.from_text(move)
-            except InvalidMoveError as exc:
-                raise InvalidMoveError(f"{exc} in position {self.position()!r}") from None
-        reason = self.why_illegal(move)
-        if reason is not None:
-            raise IllegalMoveError(f"illegal move {move.text()!r} in position {self.position()!r}: {reason}", reason)
-        self.push(move)
-        return move
 
     def push(self, move: OxonoMove) -> None:
         """The fast unchecked path: apply ``move``, assumed legal (see :meth:`play`)."""
@@ -418,8 +382,8 @@ class OxonoBoard:
         Returns the move taken back (``None`` for a resignation). Raises
         ``IndexError`` when there is nothing to undo.
         """
-        if self._resigned is not None:
-            self._resigned = None
+        if self._ending is not None:
+            self._ending = None
             return None
         undo = self._undo.pop()
         self.move_stack.pop()
@@ -433,16 +397,9 @@ class OxonoBoard:
         self._outcome = undo.outcome
         return move
 
-    def resign(self) -> Outcome:
-        """The player to move resigns; the other wins."""
-        if self.is_game_over():
-            raise GameOverError(f"cannot resign: the game is over ({self.outcome()})")
-        self._resigned = Outcome(PLAYERS[1 - self.turn_index], "resigned")
-        return self._resigned
-
     # -- text -------------------------------------------------------------
     def position(self) -> str:
-        """Position text: ``<rows> <turn> <X totem> <O totem>`` (see ``from_position``)."""
+        """Position text: ``<rows> <turn> <X totem> <O totem>`` (see ``_load``)."""
         rows = []
         for rank in reversed(range(WIDTH)):
             row, empty = "", 0
@@ -459,9 +416,8 @@ class OxonoBoard:
         totems = " ".join(square_name(s, WIDTH) for s in self.totems)
         return f"{'/'.join(rows)} {self.turn} {totems}"
 
-    @classmethod
-    def from_position(cls, text: str) -> OxonoBoard:
-        """Load a position text; :class:`InvalidPositionError` if it is not one.
+    def _load(self, text: str) -> None:
+        """Read a position text into this fresh board (``from_position`` is the public way).
 
         The text is the six ranks from 6 down to 1 separated by ``/`` (``X``
         and ``O`` for pink pawns, ``x`` and ``o`` for black ones, a digit for a
@@ -471,14 +427,6 @@ class OxonoBoard:
         position is accepted. A position that already holds a line is over:
         the player who moved last won it.
         """
-        board = cls()
-        try:
-            board._load(text)
-        except InvalidPositionError as exc:
-            raise InvalidPositionError(f"invalid Oxono position {text!r}: {exc}") from None
-        return board
-
-    def _load(self, text: str) -> None:
         if not isinstance(text, str):
             raise InvalidPositionError("not text")
         fields = text.split(" ")
@@ -573,12 +521,6 @@ class OxonoBoard:
             lines.append(f"{self.turn} to move; pawns left: {left}")
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.show()
-
-    def __repr__(self) -> str:
-        return f"OxonoBoard.from_position({self.position()!r})"
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, OxonoBoard):
             return NotImplemented
@@ -592,7 +534,7 @@ class OxonoBoard:
         board.turn_index = self.turn_index
         board.move_stack = list(self.move_stack)
         board._undo = list(self._undo)
-        board._outcome, board._resigned = self._outcome, self._resigned
+        board._outcome, board._ending = self._outcome, self._ending
         return board
 
     # -- search -----------------------------------------------------------
@@ -621,13 +563,6 @@ class OxonoBoard:
         if depth == 0:
             return 1
         return _perft(*self._raw(), depth, leaf_made)
-
-    def random_move(self, rng: random.Random) -> OxonoMove:
-        """A legal move drawn uniformly from all legal moves."""
-        moves = self.legal_moves()
-        if not moves:
-            raise GameOverError(f"no legal move: the game is over ({self.outcome()})")
-        return moves[int(rng.random() * len(moves))]
 
     def playout(self, rng: random.Random) -> Outcome:
         """Finish the game with uniformly random moves (on raw ints; the board is unchanged)."""

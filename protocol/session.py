@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable
 
-from olixono.common import IllegalMoveError, InvalidMoveError, Outcome
+from olixono.common import InvalidMoveError, Outcome
 from olixono.games import new_board
 from protocol.errors import CODES, LocalProtocolError, RemoteProtocolError
 from protocol.keys import Identity, b64, random_token, unb64

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from protocol.topics import GAMES, ROOT
 from relay import rules, users
+from protocol.messages import MAX_LINE_BYTES
 from relay.rules import AUTOSAVE_CHANGES, MAX_PACKET_BYTES
 
 MAX_QUEUED_MESSAGES = 100_000
@@ -69,7 +70,7 @@ def acl_text(bridge_accounts: list[str]) -> str:
         f"pattern write {GAMES}/+/%u/#",
     ]
     for name in bridge_accounts:
-        lines += ["", f"# another relay bridged to this one may copy every game", f"user {name}", f"topic readwrite {GAMES}/#"]
+        lines += ["", "# another relay bridged to this one may copy every game", f"user {name}", f"topic readwrite {GAMES}/#"]
     return "\n".join(lines) + "\n"
 
 
@@ -95,9 +96,9 @@ def config_text(directory: Path, settings: MosquittoSettings, password_file: Pat
         f"listener {s.port} {s.host}",
         "protocol mqtt",
         "set_tcp_nodelay true",
-        f"# one protocol line is at most 2048 bytes; bigger packets are refused (the client is disconnected)",
+        f"# one protocol line is at most {MAX_LINE_BYTES} bytes; bigger packets are refused (the client is disconnected)",
         f"max_packet_size {MAX_PACKET_BYTES}",
-        f"# the default (1000) silently drops QoS 1 messages for a busy subscriber",
+        "# the default (1000) silently drops QoS 1 messages for a busy subscriber",
         f"max_queued_messages {MAX_QUEUED_MESSAGES}",
         "max_queued_bytes 0",
         "# a client that sets clean_session=0 and never returns would queue forever",

@@ -5,7 +5,6 @@ A full signed game with one player on each relay, checked by a spectator on each
 
 from __future__ import annotations
 
-import asyncio
 
 from protocol import GameSession
 from protocol.topics import GAMES, game_filter

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import aiomqtt
