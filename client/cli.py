@@ -6,12 +6,15 @@ import argparse
 import sys
 from typing import Sequence
 
+from olixono.bots import LEVELS
 from olixono.engine import EngineSession, run
 from olixono.games import BOARDS
 
 
 def _engine(args: argparse.Namespace) -> int:
-    session = EngineSession(kind=args.game, seed=args.seed)
+    session = EngineSession(
+        kind=args.game, seed=args.seed, level=args.level, iterations=args.iterations, seconds=args.seconds
+    )
 
     def write(text: str) -> None:
         sys.stdout.write(text)
@@ -25,11 +28,13 @@ def _play(args: argparse.Namespace) -> int:
     from client.local import play_local
 
     try:
-        play_local(args.game, vs=args.vs, human=args.seat, seed=args.seed)
+        play_local(
+            args.game, vs=args.vs, human=args.seat, seed=args.seed, iterations=args.iterations, seconds=args.seconds
+        )
     except KeyboardInterrupt:
         print("\nInterrupted; the game was not finished.")
         return 130
-    except ValueError as exc:  # a bad --as seat for this game
+    except ValueError as exc:  # a bad --as seat for this game, or a budget for a level that takes none
         print(f"olixono play: {exc}", file=sys.stderr)
         return 2
     return 0
@@ -60,6 +65,27 @@ def _verify(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
+
+
+def _budget_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--iterations", type=_positive_int, metavar="N",
+                        help="mcts budget: search iterations per move (default 2000 when no --seconds)")
+    parser.add_argument("--seconds", type=_positive_float, metavar="S",
+                        help="mcts budget: seconds per move (with --iterations, whichever ends first)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="olixono",
@@ -74,7 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Drive either engine by text: one command a line, replies end with an empty line.",
     )
     engine.add_argument("--game", choices=sorted(BOARDS), default="oxono", help="the game to start with (default oxono)")
-    engine.add_argument("--seed", type=int, default=0, help="seed of the random player behind genmove (default 0)")
+    engine.add_argument("--seed", type=int, default=0, help="seed of the bots behind genmove (default 0)")
+    engine.add_argument(
+        "--level", choices=LEVELS, default="random", help="the bot genmove uses when it names none (default random)"
+    )
+    _budget_options(engine)
     engine.set_defaults(func=_engine)
 
     play = sub.add_parser(
@@ -83,9 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play a game at this terminal. Type help at the prompt for the commands.",
     )
     play.add_argument("game", choices=sorted(BOARDS), help="which game")
-    play.add_argument("--vs", choices=["random"], help="play against a bot instead of a second person")
+    play.add_argument(
+        "--vs", choices=LEVELS, metavar="LEVEL", help=f"play against a bot ({', '.join(LEVELS)}) instead of a second person"
+    )
     play.add_argument("--as", dest="seat", metavar="SEAT", help="your seat against a bot (pink/black, first/second; default: the first)")
     play.add_argument("--seed", type=int, help="seed for the bot (default: random)")
+    _budget_options(play)
     play.set_defaults(func=_play)
 
     ident = sub.add_parser(

@@ -7,9 +7,9 @@ terminal.
 
 from __future__ import annotations
 
-import random
 from typing import Callable
 
+from olixono.bots import LEVELS, make_bot
 from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError
 from olixono.games import new_board
 
@@ -40,22 +40,25 @@ def play_local(
     vs: str | None = None,
     human: str | None = None,
     seed: int | None = None,
+    iterations: int | None = None,
+    seconds: float | None = None,
     read: Callable[[str], str] = input,
     write: Callable[[str], object] = print,
 ):
     """Play one game of ``kind``; return its outcome (``None`` if left unfinished).
 
-    ``vs`` is ``None`` for two people or ``random`` for the random player;
-    ``human`` is the seat the person takes against a bot (the first by default).
+    ``vs`` is ``None`` for two people or a bot level (``random``, ``greedy``,
+    ``mcts``); ``iterations`` / ``seconds`` set the ``mcts`` budget. ``human``
+    is the seat the person takes against a bot (the first by default).
     """
     board = new_board(kind)
-    if vs not in (None, "random"):
-        raise ValueError(f"unknown opponent {vs!r}: expected random")
+    if vs is not None and vs not in LEVELS:
+        raise ValueError(f"unknown opponent {vs!r}: expected one of {', '.join(LEVELS)}")
     if human is None:
         human = board.PLAYERS[0]
     if human not in board.PLAYERS:
         raise ValueError(f"unknown seat {human!r} in {kind}: expected {' or '.join(board.PLAYERS)}")
-    rng = random.Random(seed)
+    bot = make_bot(vs, seed=seed, iterations=iterations, seconds=seconds) if vs else None
     end_line = "  end      end the game now and score it (both players agree)\n" if kind == "olix" else ""
     help_text = HELP.format(example=EXAMPLES[kind], end=end_line)
     write(f"{kind}: {' vs '.join(board.PLAYERS)}. Type help for the commands.")
@@ -65,8 +68,8 @@ def play_local(
         if outcome is not None:
             write(f"Game over: {outcome.text()}.")
             return outcome
-        if vs and board.turn != human:
-            move = rng.choice(board.legal_moves())
+        if bot is not None and board.turn != human:
+            move = bot.choose(board)
             board.push(move)
             write(f"{vs} plays {move.text()}")
             write(status_text(board))

@@ -12,9 +12,11 @@ command.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from typing import Callable
 
+from olixono.bots import LEVELS, Analysis, make_bot
 from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError, InvalidPositionError
 from olixono.games import BOARDS, new_board
 
@@ -24,6 +26,8 @@ NAME = "olixono"
 VERSION = "0.1.0"
 MAX_PERFT_DEPTH = 8
 MAX_LINE = 4096
+MAX_ITERATIONS = 10_000_000
+MAX_SECONDS = 3600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,17 +58,46 @@ def clean_line(line: str) -> str:
     return line.replace("\t", " ").split("#", 1)[0].strip()
 
 
-class EngineSession:
-    """The state of one engine conversation: the current game and the random player.
+def parse_budget(word: str) -> tuple[int | None, float | None]:
+    """A search budget: ``500`` (iterations) or ``1.5s`` (seconds); :class:`CommandError` otherwise."""
+    if re.fullmatch(r"[0-9]*\.?[0-9]+s", word):
+        seconds = float(word[:-1])
+        if not 0 < seconds <= MAX_SECONDS:
+            raise CommandError(f"a time budget must be above 0s and at most {MAX_SECONDS:g}s, not {word!r}")
+        return None, seconds
+    if not _is_number(word) or not 0 < int(word) <= MAX_ITERATIONS:
+        raise CommandError(f"a budget is iterations from 1 to {MAX_ITERATIONS} or seconds such as 1.5s, not {word!r}")
+    return int(word), None
 
+
+class EngineSession:
+    """The state of one engine conversation: the current game and the bot behind ``genmove``.
+
+    ``level`` is the bot ``genmove`` uses when it names none (``random`` by
+    default); ``iterations`` / ``seconds`` are the default ``mcts`` budget.
+    Every bot draws from the one session RNG seeded by ``seed``.
     ``handle(line)`` returns the :class:`Reply` for one command line, or
     ``None`` for a blank or comment line. ``quit`` sets :attr:`finished`.
     Nothing a line says can make it raise.
     """
 
-    def __init__(self, kind: str = "oxono", seed: int = 0) -> None:
+    def __init__(
+        self,
+        kind: str = "oxono",
+        seed: int = 0,
+        level: str = "random",
+        iterations: int | None = None,
+        seconds: float | None = None,
+    ) -> None:
+        if level not in LEVELS:
+            raise ValueError(f"unknown level {level!r}: expected one of {', '.join(LEVELS)}")
+        make_bot("mcts", iterations=iterations, seconds=seconds)  # a bad budget fails here, loudly
         self.board = new_board(kind)
         self.rng = random.Random(seed)
+        self.level = level
+        self.iterations = iterations
+        self.seconds = seconds
+        self.analysis: Analysis | None = None
         self.finished = False
         self._commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda args: PROTOCOL_VERSION,
@@ -84,6 +117,7 @@ class EngineSession:
             "setposition": self._setposition,
             "show": lambda args: self.board.show(),
             "genmove": self._genmove,
+            "analyze": self._analyze,
             "end": self._end,
             "resign": self._resign,
             "quit": self._quit,
@@ -179,12 +213,30 @@ class EngineSession:
         return ""
 
     def _genmove(self, args: list[str]) -> str:
-        self._arity(args, 0, "genmove")
+        usage = f"genmove [{'|'.join(LEVELS)} [ITERATIONS|SECONDSs]]"
+        if len(args) > 2:
+            raise CommandError(f"usage: {usage}")
+        level = args[0] if args else self.level
+        if level not in LEVELS:
+            raise CommandError(f"unknown level {level!r}: expected one of {', '.join(LEVELS)}")
+        iterations, seconds = (self.iterations, self.seconds) if level == "mcts" else (None, None)
+        if len(args) == 2:
+            if level != "mcts":
+                raise CommandError(f"the {level} level takes no budget; usage: {usage}")
+            iterations, seconds = parse_budget(args[1])
         if self.board.outcome() is not None:
             raise GameOverError(f"no move to generate: the game is over ({self.board.outcome()})")
-        move = self.rng.choice(self.board.legal_moves())
+        bot = make_bot(level, rng=self.rng, iterations=iterations, seconds=seconds)
+        move = bot.choose(self.board)
         self.board.push(move)
+        self.analysis = bot.analysis
         return move.text()
+
+    def _analyze(self, args: list[str]) -> str:
+        self._arity(args, 0, "analyze")
+        if self.analysis is None:
+            raise CommandError("nothing to analyze: no genmove yet")
+        return self.analysis.text()
 
     def _end(self, args: list[str]) -> str:
         self._arity(args, 0, "end")

@@ -151,3 +151,59 @@ def test_engine_subprocess_end_to_end():
 def test_command_line_help(argv):
     proc = subprocess.run([sys.executable, "-m", "client", *argv], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "usage: olixono" in proc.stdout
+
+
+def test_genmove_levels_budgets_and_analyze():
+    session = EngineSession(seed=2)
+    assert ask(session, "analyze") == "? nothing to analyze: no genmove yet\n\n"
+    assert "analyze" in session.handle("list_commands").text.split("\n")
+    for line in ["genmove greedy", "genmove mcts 200", "genmove mcts 0.05s", "genmove random", "genmove"]:
+        reply = session.handle(line)
+        assert reply.ok, (line, reply.text)
+    assert len(session.board.move_stack) == 5
+    session.handle("new olix")
+    move = session.handle("genmove mcts 300").text
+    lines = session.handle("analyze").text.split("\n")
+    assert lines[0].startswith(f"mcts {move} iterations ") and lines[1].startswith(f"pv {move}")
+    assert all(len(line.split()) in (3, 4) for line in lines[2:])
+    for line, reason in [
+        ("genmove genius", "unknown level"),
+        ("genmove greedy 100", "takes no budget"),
+        ("genmove mcts 0", "a budget is"),
+        ("genmove mcts -5", "a budget is"),
+        ("genmove mcts 1e9s", "a budget is"),
+        ("genmove mcts 0s", "time budget"),
+        ("genmove mcts 5 6", "usage: genmove"),
+        ("analyze now", "usage: analyze"),
+    ]:
+        reply = session.handle(line)
+        assert not reply.ok and reason in reply.text, line
+    assert len(session.board.move_stack) == 1
+
+
+def test_genmove_with_an_iteration_budget_replays_exactly():
+    replies = []
+    for _ in range(2):
+        session = EngineSession(kind="olix", seed=7, level="mcts", iterations=150)
+        moves = [session.handle("genmove").text for _ in range(6)]
+        analysis = session.handle("analyze").text.split("\n")
+        replies.append((moves, analysis[0].split(" seconds ")[0], analysis[1:]))  # all but the timing
+    assert replies[0] == replies[1]
+
+
+def test_session_level_and_budget_are_checked():
+    with pytest.raises(ValueError, match="unknown level"):
+        EngineSession(level="genius")
+    with pytest.raises(ValueError, match="positive"):
+        EngineSession(level="mcts", iterations=0)
+
+
+def test_engine_subprocess_with_a_default_level():
+    proc = subprocess.run(
+        [sys.executable, "-m", "client", "engine", "--game", "olix", "--level", "greedy", "--seed", "1"],
+        input="play f6\ngenmove\nanalyze\nquit\n", capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    replies = proc.stdout.split("\n\n")
+    assert replies[1].startswith("= ") and len(replies[1]) <= 5
+    assert replies[2].startswith(f"= greedy {replies[1][2:]} iterations 0 ")

@@ -108,3 +108,31 @@ def test_play_command_in_a_subprocess():
     )
     assert proc.returncode == 0, proc.stderr
     assert "random plays" in proc.stdout and "Not a move: 'bogus'" in proc.stdout
+
+
+@pytest.mark.parametrize("level", ["greedy", "mcts"])
+def test_against_the_stronger_bots(level):
+    """The person plays the first legal move every time; the bot finishes the game."""
+    mirror, out, seen = OxonoBoard(), [], [0]
+
+    def read(prompt):
+        for line in out[seen[0]:]:
+            if line.startswith(f"{level} plays "):
+                mirror.play(line.split()[-1])
+        seen[0] = len(out)
+        move = sorted(m.text() for m in mirror.legal_moves())[0]
+        mirror.play(move)
+        return move
+
+    outcome = play_local("oxono", vs=level, seed=3, iterations=200 if level == "mcts" else None,
+                         read=read, write=out.append)
+    assert outcome is not None and outcome.winner == "black"  # the bot, against a careless person
+
+
+def test_play_command_against_mcts_with_a_time_budget():
+    proc = subprocess.run(
+        [sys.executable, "-m", "client", "play", "olix", "--vs", "mcts", "--seconds", "0.2", "--as", "second"],
+        input="quit\n", capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "mcts plays f6" in proc.stdout

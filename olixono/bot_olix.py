@@ -1,0 +1,353 @@
+"""What the bots know about Olix: wins in one, an evaluation, and which squares are worth searching.
+
+The engine keeps every player's best formations up to date as stones are
+pushed and popped, so the bots work on a copy of the board (:class:`OlixSearch`)
+and ask it (``formations``, ``outcome``). What the engine does not offer is
+computed here on bitboards:
+
+* :func:`runs_through` – for every empty square at once, whether a stone
+  there would make an unbroken line of at least ``k`` in one direction
+  (shifts and ANDs, as in :func:`olixono.bot_oxono.completions`);
+* :func:`win_candidates` – a superset of the squares where a stone would win
+  at once (exact for ``I`` and ``X``, a cheap necessary condition for ``L``
+  and ``O``); each candidate is then checked by pushing it;
+* :meth:`OlixSearch.evaluate` – the scoreboard as it stands (markers, their
+  fields, the best values) plus the lines of eight still open to each player;
+* :func:`ordered_moves` – the squares for the tree search, most promising
+  first: a threat to block alone, else squares that make or cut long lines
+  or lengthen an ``L`` (:func:`l_extensions`), then the rest.
+
+A search move is a square number; :func:`board_move` gives the engine's move.
+"""
+
+from __future__ import annotations
+
+import math
+
+from olixono.olix import BOARD, FIELDS, KINDS, MOVES, PLAYERS, WIDTH, OlixBoard, OlixMove
+
+_FILE_A = sum(1 << (r * WIDTH) for r in range(WIDTH))
+_FILE_K = _FILE_A << (WIDTH - 1)
+# Directions as (step, mask after ``<< step``, mask after ``>> step``): the masks drop bits that wrapped.
+_DIRECTIONS = (
+    (1, BOARD & ~_FILE_A, BOARD & ~_FILE_K),  # east
+    (WIDTH, BOARD, BOARD),  # north
+    (WIDTH + 1, BOARD & ~_FILE_A, BOARD & ~_FILE_K),  # north-east
+    (WIDTH - 1, BOARD & ~_FILE_K, BOARD & ~_FILE_A),  # north-west
+)
+_TOP = tuple(FIELDS[k][-1] for k in KINDS)
+_FIRST = tuple(FIELDS[k][0] for k in KINDS)
+_POSITION = tuple({v: i + 1 for i, v in enumerate(FIELDS[k])} for k in KINDS)
+WIN_RUN = 8
+"""An unbroken line of eight (``I`` or ``X``) wins at once."""
+SEARCH_WIDTH = 12
+"""How many squares of each position the tree search considers (the next ones only if all of those lose)."""
+EVAL_SCALE = 30.0
+"""Evaluation points that make a leaf value of tanh(1) ≈ 0.76."""
+# Weight of an open line of eight holding n own stones (and none of the opponent's).
+_WINDOW_WEIGHT = (0.0, 0.0, 0.1, 0.4, 1.0, 2.5, 6.0, 14.0, 0.0)
+
+
+def _windows() -> tuple[int, ...]:
+    out = []
+    for step, up_ok, _ in _DIRECTIONS:
+        for start in range(WIDTH * WIDTH):
+            w, s, ok = 0, start, True
+            for k in range(WIN_RUN):
+                w |= 1 << s
+                if k < WIN_RUN - 1:
+                    nxt = (1 << s) << step & up_ok
+                    if not nxt:
+                        ok = False
+                        break
+                    s += step
+            if ok:
+                out.append(w)
+    return tuple(out)
+
+
+WINDOWS = _windows()
+"""Every line of eight squares: orthogonal and diagonal."""
+
+def board_move(square: int) -> OlixMove:
+    return MOVES[square]
+
+
+def _grow(bb: int) -> int:
+    """``bb`` and its eight neighbours."""
+    out = bb
+    for step, up_ok, down_ok in _DIRECTIONS:
+        out |= ((bb << step) & up_ok) | ((bb >> step) & down_ok)
+    return out
+
+
+def runs_through(stones: int, length: int) -> list[int]:
+    """``out[k]`` for k in 1..length: squares where one more stone makes a line of at least k (any direction).
+
+    Squares already taken are included; mask them out as needed.
+    """
+    out = [BOARD, BOARD] + [0] * (length - 1)
+    for step, up_ok, down_ok in _DIRECTIONS:
+        fwd = [BOARD]  # fwd[j]: the j squares after q (one way) are all stones
+        bwd = [BOARD]
+        for j in range(1, length):
+            fwd.append(((stones & fwd[-1]) >> step) & down_ok)
+            bwd.append(((stones & bwd[-1]) << step) & up_ok)
+        for k in range(2, length + 1):
+            acc = 0
+            for a in range(k):
+                acc |= fwd[a] & bwd[k - 1 - a]
+            out[k] |= acc
+    return out
+
+
+def _runs_at_least(stones: int, length: int, directions=_DIRECTIONS) -> int:
+    """Squares where one more stone makes an unbroken line of at least ``length`` in one of ``directions``."""
+    out = 0
+    for step, up_ok, down_ok in directions:
+        fwd, bwd = BOARD, BOARD
+        fs, bs = [BOARD], [BOARD]
+        for _ in range(length - 1):
+            fwd = ((stones & fwd) >> step) & down_ok
+            bwd = ((stones & bwd) << step) & up_ok
+            fs.append(fwd)
+            bs.append(bwd)
+        for a in range(length):
+            out |= fs[a] & bs[length - 1 - a]
+    return out
+
+
+def win_candidates(stones: int, best: tuple[int, ...], empty: int) -> int:
+    """Empty squares where one more stone might win at once; every real one is included.
+
+    Exact for ``I`` and ``X`` (a line of eight); for ``L`` (9) the stone must
+    make an orthogonal line of three (an arm), for ``O`` (10) it must have two
+    orthogonal neighbours (on the rectangle's edge) unless an ``O`` of 9
+    exists already (then it may go inside: every square is a candidate).
+    """
+    count = stones.bit_count()
+    if count < WIN_RUN - 1:
+        return 0
+    cands = _runs_at_least(stones, WIN_RUN)
+    if count >= 8:
+        cands |= _runs_at_least(stones, 3, _DIRECTIONS[:2])
+    if count >= 9:
+        a, b = (stones << 1) & _DIRECTIONS[0][1], (stones >> 1) & _DIRECTIONS[0][2]
+        c, d = (stones << WIDTH) & BOARD, stones >> WIDTH
+        cands |= (a & (b | c | d)) | (b & (c | d)) | (c & d)
+        if best[0] >= FIELDS["O"][-1]:
+            cands = BOARD
+    return cands & empty
+
+
+def _window_score(own: int, opp: int) -> float:
+    score = 0.0
+    weight = _WINDOW_WEIGHT
+    for w in WINDOWS:
+        if not opp & w:
+            score += weight[(own & w).bit_count()]
+    return score
+
+
+def _track_score(mine: tuple[int, ...], theirs: tuple[int, ...]) -> float:
+    """Markers (rule 9) and formation sizes, mine minus theirs."""
+    score = 0.0
+    for k in range(4):
+        a, b = mine[k], theirs[k]
+        if a >= _FIRST[k] and a >= b:
+            score += 10.0 + 2.0 * _POSITION[k].get(a, 4)
+        if b >= _FIRST[k] and b >= a:
+            score -= 10.0 + 2.0 * _POSITION[k].get(b, 4)
+        score += 0.8 * (min(a, _TOP[k]) - min(b, _TOP[k]))
+    return score
+
+
+class OlixSearch:
+    """The search's view of an Olix game: a private copy of the board, moves as square numbers."""
+
+    def __init__(self, board: OlixBoard) -> None:
+        self.board = board.copy()
+
+    def moves(self) -> list[int]:
+        return [m.square for m in self.board.legal_moves()]
+
+    def push(self, square: int) -> int | None:
+        """Place a stone; how the game ended for its player: 1 won, 0 drawn, -1 lost, ``None`` not yet."""
+        board = self.board
+        mover = board.turn
+        board.push(MOVES[square])
+        outcome = board.outcome()
+        if outcome is None:
+            return None
+        if outcome.winner is None:
+            return 0
+        return 1 if outcome.winner == mover else -1
+
+    def pop(self) -> None:
+        self.board.pop()
+
+    def sides(self) -> tuple[int, int, tuple[int, ...], tuple[int, ...]]:
+        """The mover's stones, the opponent's, and their best values (O L I X)."""
+        board = self.board
+        me, them = board.turn, PLAYERS[1 - PLAYERS.index(board.turn)]
+        mine = tuple(f.value for f in board.formations(me).values())
+        theirs = tuple(f.value for f in board.formations(them).values())
+        return board.stones(me), board.stones(them), mine, theirs
+
+    def winning_squares(self, first_only: bool = False) -> list[int]:
+        """Squares where the player to move wins at once (checked by pushing each candidate)."""
+        own, opp, mine, _ = self.sides()
+        cands = win_candidates(own, mine, BOARD & ~(own | opp))
+        found = []
+        while cands:
+            low = cands & -cands
+            cands ^= low
+            square = low.bit_length() - 1
+            if self.push(square) == 1:
+                found.append(square)
+            self.pop()
+            if found and first_only:
+                break
+        return found
+
+    def threat_squares(self) -> list[int]:
+        """Squares where the opponent would win at once if it were their move (the squares to block).
+
+        Each candidate is checked by pushing a stone of ours elsewhere, then
+        theirs on it: only the opponent's own stones make their formations, so
+        where our stone goes does not matter, as long as it does not end the
+        game. A candidate that cannot be checked so (the game ends whatever we
+        play) is kept.
+        """
+        own, opp, _, theirs = self.sides()
+        empty = BOARD & ~(own | opp)
+        untested = win_candidates(opp, theirs, empty)
+        found = []
+        for ours in (empty & ~untested, untested):  # a non-candidate square first
+            while ours and untested:
+                low = ours & -ours
+                ours ^= low
+                if self.push(low.bit_length() - 1) is not None:
+                    self.pop()
+                    continue
+                rest = untested & ~low
+                untested &= low
+                for c in _bits(rest):
+                    square = c.bit_length() - 1
+                    if self.push(square) == 1:
+                        found.append(square)
+                    self.pop()
+                self.pop()
+        found += [c.bit_length() - 1 for c in _bits(untested)]
+        return sorted(found)
+
+    def winning_move(self) -> int | None:
+        found = self.winning_squares(first_only=True)
+        return found[0] if found else None
+
+    def evaluate(self) -> float:
+        """The position for the player to move, in evaluation points (see :data:`EVAL_SCALE`)."""
+        own, opp, mine, theirs = self.sides()
+        return _track_score(mine, theirs) + _window_score(own, opp) - _window_score(opp, own)
+
+    def leaf_value(self, rng) -> float:
+        """The evaluation squashed into -1..1 (no playout: Olix games are long and a random one says little)."""
+        return math.tanh(self.evaluate() / EVAL_SCALE)
+
+    @staticmethod
+    def board_move(square: int) -> OlixMove:
+        return MOVES[square]
+
+
+def _bits(bb: int):
+    while bb:
+        low = bb & -bb
+        yield low
+        bb ^= low
+
+
+def greedy_scores(board: OlixBoard) -> list[tuple[float, int]]:
+    """Every legal square with its one-move score for the mover (a win 10,000; a square that leaves the
+    opponent a win in one loses 10,000; else the evaluation after it)."""
+    view = OlixSearch(board)
+    wins = view.winning_squares()
+    if wins:
+        win_set = set(wins)
+        return [(10_000.0 if s in win_set else 0.0, s) for s in view.moves()]
+    threats = set(view.threat_squares())
+    scored = []
+    for square in view.moves():
+        result = view.push(square)
+        if result is not None:
+            score = 10_000.0 * result
+        else:
+            score = -view.evaluate()
+            if threats and (len(threats) > 1 or square not in threats):
+                score -= 10_000.0
+        view.pop()
+        scored.append((score, square))
+    return scored
+
+
+L_WATCH = 6
+"""From this value on, the squares that lengthen a player's best ``L`` are searched first."""
+
+
+def l_extensions(shape: int) -> int:
+    """The squares that lengthen an ``L`` (given by its squares) at the far end of either arm."""
+    east = (shape << 1) & _DIRECTIONS[0][1]  # bit q: q's west neighbour is in the shape
+    west = (shape >> 1) & _DIRECTIONS[0][2]
+    north = (shape << WIDTH) & BOARD
+    south = shape >> WIDTH
+    corner = shape & (east | west) & (north | south)
+    arms = shape & ~corner
+    return (
+        ((arms & east & ~west) << 1 & _DIRECTIONS[0][1])  # an arm running east: one more to the east
+        | ((arms & west & ~east) >> 1 & _DIRECTIONS[0][2])
+        | ((arms & north & ~south) << WIDTH & BOARD)
+        | ((arms & south & ~north) >> WIDTH)
+    )
+
+
+def ordered_moves(view: OlixSearch) -> list[int]:
+    """The squares worth playing, most promising first (the search takes :data:`SEARCH_WIDTH` at a time).
+
+    A threat to block comes alone (any other square loses at once). Otherwise:
+    squares that lengthen the mover's lines or cut the opponent's, longest
+    first, alternating; then squares next to stones; then the rest. On an empty
+    board, the centre alone (all first moves are alike but for their distance
+    from the edge).
+    """
+    threats = view.threat_squares()
+    if threats:
+        return threats
+    own, opp, _, _ = view.sides()
+    empty = BOARD & ~(own | opp)
+    if not own | opp:
+        return [5 * WIDTH + 5]
+    mine = runs_through(own, 7)
+    theirs = runs_through(opp, 7)
+    board = view.board
+    mover, other = board.turn, PLAYERS[1 - PLAYERS.index(board.turn)]
+    my_l, their_l = board.formations(mover)["L"], board.formations(other)["L"]
+    chosen: list[int] = []
+    taken = 0
+    tiers = []
+    for k in range(7, 1, -1):
+        tiers.append(mine[k] & empty)
+        tiers.append(theirs[k] & empty)
+        if k == 7:  # a longer L: one short of the automatic win (9) is as sharp as a line of seven
+            for shape in (my_l, their_l):
+                if shape.value >= L_WATCH:
+                    tiers.append(l_extensions(shape.squares) & empty)
+    tiers.append(_grow(own) & empty)
+    tiers.append(_grow(opp) & empty)
+    tiers.append(empty)
+    for tier in tiers:
+        tier &= ~taken
+        taken |= tier
+        while tier:
+            low = tier & -tier
+            tier ^= low
+            chosen.append(low.bit_length() - 1)
+    return chosen

@@ -1,0 +1,309 @@
+"""What the bots know about Oxono: moves, wins in one, playouts and a one-move evaluation, on plain ints.
+
+A search state is a tuple from the mover's side, as in the engine's own fast
+helpers: ``(own, opp, xs, tx, to, own_lx, own_lo, opp_lx, opp_lo)`` – the
+mover's pawns, the opponent's pawns, the pawns marked ``X``, the squares of
+the ``X`` and ``O`` totems, and the pawns of each symbol each side has left.
+A move is ``(symbol, dest, pawn)``. Nothing here touches an
+:class:`~olixono.oxono.OxonoBoard`; :func:`state_of` reads one and
+:func:`board_move` turns a move back into an :class:`~olixono.oxono.OxonoMove`.
+
+The one tool everything else rests on is :func:`completions`: every square
+where one more pawn of a set would complete a line of four, computed for the
+whole board at once with shifts. With it a win in one is a few ANDs
+(:func:`winning_move`), so playouts can take every win they are offered and
+the search can see at once that a move hands the opponent a win.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from olixono.oxono import (
+    ANYWHERE,
+    BOARD,
+    CROSS,
+    NEIGHBOURS,
+    PAWNS_IN_ALL,
+    PAWNS_PER_SYMBOL,
+    SYMBOLS,
+    WIDTH,
+    WINDOWS,
+    O,
+    OxonoBoard,
+    OxonoMove,
+    X,
+    totem_destinations,
+)
+
+State: TypeAlias = tuple[int, int, int, int, int, int, int, int, int]
+Move: TypeAlias = tuple[int, int, int]
+
+_FILES = [sum(1 << (r * WIDTH + f) for r in range(WIDTH)) for f in range(WIDTH)]
+_EAST_OK = [BOARD & ~sum(_FILES[:k]) for k in range(4)]
+"""After ``<< k`` (k squares east): drop the bits that wrapped onto files a.. (k files)."""
+_WEST_OK = [BOARD & ~sum(_FILES[WIDTH - k:]) for k in range(4)]
+"""After ``>> k`` (k squares west): drop the bits that wrapped onto the last k files."""
+_NOT_FILE_A = _EAST_OK[1]
+_NOT_FILE_F = _WEST_OK[1]
+ALL_WINDOWS = tuple(sorted({w for ws in WINDOWS for w in ws}))
+"""The 36 orthogonal lines of four squares."""
+
+
+def state_of(board: OxonoBoard) -> State:
+    """The search state of ``board`` (from the side of the player to move)."""
+    own = board.pink if board.turn_index == 0 else board.pawns & ~board.pink
+    opp = board.pawns & ~own
+    own_x, opp_x = (own & board.xs).bit_count(), (opp & board.xs).bit_count()
+    return (
+        own, opp, board.xs, board.totems[X], board.totems[O],
+        PAWNS_PER_SYMBOL - own_x, PAWNS_PER_SYMBOL - (own.bit_count() - own_x),
+        PAWNS_PER_SYMBOL - opp_x, PAWNS_PER_SYMBOL - (opp.bit_count() - opp_x),
+    )
+
+
+def board_move(move: Move) -> OxonoMove:
+    """The engine's move for a search move."""
+    symbol, dest, pawn = move
+    return OxonoMove(SYMBOLS[symbol], dest, pawn)
+
+
+def search_move(move: OxonoMove) -> Move:
+    """The search move for an engine move."""
+    return (SYMBOLS.index(move.totem), move.to, move.pawn)
+
+
+def completions(s: int) -> int:
+    """Squares where one more pawn would complete a line of four whose other three squares are in ``s``."""
+    e1 = (s << 1) & _EAST_OK[1]  # bit q: q - 1 is in s (same rank)
+    e2 = (s << 2) & _EAST_OK[2]
+    e3 = (s << 3) & _EAST_OK[3]
+    w1 = (s >> 1) & _WEST_OK[1]  # bit q: q + 1 is in s
+    w2 = (s >> 2) & _WEST_OK[2]
+    w3 = (s >> 3) & _WEST_OK[3]
+    n1 = (s << WIDTH) & BOARD  # bit q: the square below q is in s
+    n2 = (s << 2 * WIDTH) & BOARD
+    n3 = (s << 3 * WIDTH) & BOARD
+    s1 = s >> WIDTH
+    s2 = s >> 2 * WIDTH
+    s3 = s >> 3 * WIDTH
+    return (
+        (e1 & e2 & (e3 | w1)) | (w1 & w2 & (w3 | e1))
+        | (n1 & n2 & (n3 | s1)) | (s1 & s2 & (s3 | n1))
+    )
+
+
+def adjacent(bb: int) -> int:
+    """Squares orthogonally next to any square of ``bb``."""
+    return ((bb << WIDTH) & BOARD) | (bb >> WIDTH) | ((bb << 1) & _NOT_FILE_A) | ((bb >> 1) & _NOT_FILE_F)
+
+
+def _completes(placed: int, colour: int, symbol: int) -> bool:
+    """Whether the pawn on ``placed`` (already in both sets) completes a line (rule 11)."""
+    cross = CROSS[placed]
+    if (colour & cross).bit_count() >= 4:
+        for w in WINDOWS[placed]:
+            if colour & w == w:
+                return True
+    if (symbol & cross).bit_count() >= 4:
+        for w in WINDOWS[placed]:
+            if symbol & w == w:
+                return True
+    return False
+
+
+def _totem(state: State, symbol: int) -> tuple[int, int, int]:
+    """For the totem ``symbol``: its destinations, the free squares around it, and its square."""
+    pawns = state[0] | state[1]
+    square, other = (state[3], state[4]) if symbol == X else (state[4], state[3])
+    occupied = pawns | (1 << other)
+    free = BOARD & ~occupied
+    dests = totem_destinations(square, occupied)
+    if dests == ANYWHERE:
+        dests = free & ~(1 << square)
+    return dests, free, square
+
+
+def legal_moves(state: State) -> list[Move]:
+    """Every legal move of a game in progress, in the engine's order."""
+    out = []
+    for symbol in (X, O):
+        if not state[5 + symbol]:
+            continue
+        dests, free, _ = _totem(state, symbol)
+        while dests:
+            d = dests & -dests
+            dests ^= d
+            dest = d.bit_length() - 1
+            places = NEIGHBOURS[dest] & free or free & ~d
+            while places:
+                p = places & -places
+                places ^= p
+                out.append((symbol, dest, p.bit_length() - 1))
+    return out
+
+
+def play(state: State, move: Move) -> tuple[State, int | None]:
+    """The state after ``move`` and how the game ended for its mover: 1 won, 0 drawn, ``None`` not yet."""
+    own, opp, xs, tx, to, lx, lo, olx, olo = state
+    symbol, dest, pawn = move
+    p = 1 << pawn
+    new_own = own | p
+    pawns = new_own | opp
+    if symbol == X:
+        xs |= p
+        tx = dest
+        lx -= 1
+        line = _completes(pawn, new_own, xs)
+    else:
+        to = dest
+        lo -= 1
+        line = _completes(pawn, new_own, pawns & ~xs)
+    after = (opp, new_own, xs, tx, to, olx, olo, lx, lo)
+    if line:
+        return after, 1
+    if pawns.bit_count() == PAWNS_IN_ALL:
+        return after, 0
+    return after, None
+
+
+def winning_move(state: State) -> Move | None:
+    """A move that wins at once for the player to move, if there is one (lowest destination, then pawn)."""
+    own, opp, xs = state[0], state[1], state[2]
+    pawns = own | opp
+    colour = completions(own)
+    for symbol in (X, O):
+        if not state[5 + symbol]:
+            continue
+        marked = xs if symbol == X else pawns & ~xs
+        targets = (colour | completions(marked)) & ~pawns
+        if not targets:
+            continue
+        dests, free, _ = _totem(state, symbol)
+        targets &= free
+        if not targets:
+            continue
+        # The pawn goes next to the totem's destination, or anywhere when that has no free neighbour.
+        if not adjacent(dests) & targets and not dests & ~adjacent(free):
+            continue
+        while dests:
+            d = dests & -dests
+            dests ^= d
+            dest = d.bit_length() - 1
+            hit = (NEIGHBOURS[dest] & free or free & ~d) & targets
+            if hit:
+                return (symbol, dest, (hit & -hit).bit_length() - 1)
+    return None
+
+
+def _pick(bb: int, index: int) -> int:
+    """The square of the ``index``-th lowest set bit of ``bb``."""
+    for _ in range(index):
+        bb &= bb - 1
+    return (bb & -bb).bit_length() - 1
+
+
+def random_move(state: State, random) -> Move:
+    """A legal move: a usable totem at random, then a destination, then a pawn square (not uniform over moves)."""
+    if state[5] and state[6]:
+        symbol = X if random() < 0.5 else O
+    else:
+        symbol = X if state[5] else O
+    dests, free, _ = _totem(state, symbol)
+    dest = _pick(dests, int(random() * dests.bit_count()))
+    places = NEIGHBOURS[dest] & free or free & ~(1 << dest)
+    return (symbol, dest, _pick(places, int(random() * places.bit_count())))
+
+
+def playout(state: State, random, max_plies: int = 40) -> float:
+    """Play to the end (every win in one is taken, other moves are random); 1, 0 or -1 for the player to move."""
+    sign = 1.0
+    for _ in range(max_plies):
+        move = winning_move(state)
+        if move is not None:
+            return sign
+        state, result = play(state, random_move(state, random))
+        if result == 1:  # a random move can complete a line too
+            return sign
+        if result == 0:
+            return 0.0
+        sign = -sign
+    return 0.0
+
+
+def _line_score(own: int, opp: int) -> int:
+    """Lines of four still open to ``own``'s colour, weighted by how full they are."""
+    score = 0
+    for w in ALL_WINDOWS:
+        if not opp & w:
+            n = (own & w).bit_count()
+            if n >= 2:
+                score += n * n
+    return score
+
+
+def evaluate(state: State) -> float:
+    """A one-move judgement of a quiet position, from the side of the player to move (about -50..50).
+
+    Squares where a pawn of one's own colour would complete a line are threats
+    only their owner can use; lines of four with two or three pawns of one
+    colour and none of the other are the next threats.
+    """
+    own, opp = state[0], state[1]
+    free = BOARD & ~(own | opp)
+    own_threats = (completions(own) & free).bit_count()
+    opp_threats = (completions(opp) & free).bit_count()
+    return 6.0 * (own_threats - opp_threats) + 0.5 * (_line_score(own, opp) - _line_score(opp, own))
+
+
+def greedy_scores(board: OxonoBoard) -> list[tuple[float, Move]]:
+    """Every legal move with its one-move score for the mover: a win is worth 10,000, a move that lets
+    the opponent win at once -10,000 (plus the evaluation, so the least bad is still chosen), a draw 0."""
+    state = state_of(board)
+    scored = []
+    for move in legal_moves(state):
+        after, result = play(state, move)
+        if result == 1:
+            scored.append((10_000.0, move))
+            continue
+        if result == 0:
+            scored.append((0.0, move))
+            continue
+        score = -evaluate(after)
+        if winning_move(after) is not None:
+            score -= 10_000.0
+        scored.append((score, move))
+    return scored
+
+
+class OxonoSearch:
+    """The search's view of an Oxono game: a stack of states with push and pop."""
+
+    def __init__(self, board: OxonoBoard) -> None:
+        self.stack: list[State] = [state_of(board)]
+        self.results: list[int] = [-1]
+
+    def moves(self) -> list[Move]:
+        return legal_moves(self.stack[-1])
+
+    def push(self, move: Move) -> int | None:
+        """Play ``move``: 1 if its mover won, 0 for a draw, ``None`` if the game goes on."""
+        state, result = play(self.stack[-1], move)
+        self.stack.append(state)
+        self.results.append(result)
+        return result
+
+    def pop(self) -> None:
+        self.stack.pop()
+        self.results.pop()
+
+    def winning_move(self) -> Move | None:
+        return winning_move(self.stack[-1])
+
+    def leaf_value(self, rng) -> float:
+        """A playout's result for the player to move."""
+        return playout(self.stack[-1], rng.random)
+
+    @staticmethod
+    def board_move(move: Move) -> OxonoMove:
+        return board_move(move)

@@ -1,0 +1,169 @@
+"""Computer players for both games: ``random``, ``greedy`` and ``mcts``.
+
+Every bot is built by :func:`make_bot` and has one method, ``choose(board)``,
+which returns a legal move for the player to move and leaves the board as it
+found it. After each choice, ``bot.analysis`` tells what it considered: the
+moves it weighed (with visits and values for ``mcts``, one-move scores for
+``greedy``) and, for ``mcts``, the principal variation. Bots are pure and
+seeded: the same seed, budget and sequence of positions give the same moves
+(a time budget makes ``mcts`` depend on the machine's speed, so reproducible
+games use an iteration budget).
+
+* ``random`` – a legal move drawn uniformly.
+* ``greedy`` – wins at once when it can; otherwise avoids every move after
+  which the opponent can win at once (that is how it blocks); among the rest,
+  the best one-move evaluation (lines in Oxono; formations, the scoreboard and
+  open lines in Olix).
+* ``mcts`` – Monte Carlo tree search (:mod:`olixono.mcts`) with a budget in
+  iterations or seconds (default 2,000 iterations). Oxono: playouts to the
+  end that take every win in one. Olix: the twelve most promising squares of
+  each position (more only when all of those lose), and an evaluation in
+  place of a long playout; its proofs hold within the squares searched.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from olixono import bot_olix, bot_oxono
+from olixono.common import GameOverError
+from olixono.mcts import Candidate, Mcts
+
+LEVELS = ("random", "greedy", "mcts")
+DEFAULT_ITERATIONS = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What a bot considered for its last move.
+
+    ``candidates`` are the moves it weighed, best first (for ``greedy``,
+    ``value`` is the one-move score and ``visits`` 0); ``pv`` is the line of
+    play the search expects, starting with the chosen move.
+    """
+
+    level: str
+    move: object
+    candidates: tuple[Candidate, ...] = ()
+    pv: tuple[object, ...] = ()
+    iterations: int = 0
+    seconds: float = 0.0
+
+    def text(self, limit: int = 10) -> str:
+        """Several lines: a summary, then ``pv …``, then one line per candidate (at most ``limit``)."""
+        rate = f" {self.iterations / self.seconds:.0f}/s" if self.iterations and self.seconds > 0 else ""
+        lines = [
+            f"{self.level} {self.move.text()} iterations {self.iterations} seconds {self.seconds:.3f}{rate}",
+            "pv " + " ".join(m.text() for m in (self.pv or (self.move,))),
+        ]
+        lines += [c.text() for c in self.candidates[:limit]]
+        return "\n".join(lines)
+
+
+class Bot(Protocol):
+    level: str
+    analysis: Analysis | None
+
+    def choose(self, board): ...
+
+
+def _require_moves(board) -> None:
+    if board.outcome() is not None:
+        raise GameOverError(f"no move to choose: the game is over ({board.outcome()})")
+
+
+@dataclass
+class RandomBot:
+    """A legal move drawn uniformly (``rng.choice`` over the legal moves)."""
+
+    rng: random.Random
+    level: str = "random"
+    analysis: Analysis | None = field(default=None, repr=False)
+
+    def choose(self, board):
+        _require_moves(board)
+        move = self.rng.choice(board.legal_moves())
+        self.analysis = Analysis(self.level, move)
+        return move
+
+
+@dataclass
+class GreedyBot:
+    """Win now, else do not let the opponent win now, else the best one-move evaluation (ties at random)."""
+
+    rng: random.Random
+    level: str = "greedy"
+    analysis: Analysis | None = field(default=None, repr=False)
+
+    def choose(self, board):
+        _require_moves(board)
+        start = time.perf_counter()
+        game = bot_oxono if board.KIND == "oxono" else bot_olix
+        scored = game.greedy_scores(board)
+        best = max(score for score, _ in scored)
+        ties = [move for score, move in scored if score == best]
+        move = game.board_move(ties[int(self.rng.random() * len(ties))])
+        scored.sort(key=lambda sm: sm[0], reverse=True)
+        candidates = tuple(Candidate(game.board_move(m), 0, s) for s, m in scored)
+        self.analysis = Analysis(self.level, move, candidates, (move,), 0, time.perf_counter() - start)
+        return move
+
+
+@dataclass
+class MctsBot:
+    """Monte Carlo tree search with an iteration budget, a time budget, or both (whichever ends first)."""
+
+    rng: random.Random
+    iterations: int | None = DEFAULT_ITERATIONS
+    seconds: float | None = None
+    level: str = "mcts"
+    analysis: Analysis | None = field(default=None, repr=False)
+
+    def choose(self, board):
+        _require_moves(board)
+        start = time.perf_counter()
+        if board.KIND == "oxono":
+            view, search = bot_oxono.OxonoSearch(board), Mcts(self.rng)
+        else:
+            view = bot_olix.OlixSearch(board)
+            search = Mcts(self.rng, order=bot_olix.ordered_moves, width=bot_olix.SEARCH_WIDTH)
+        budget = None if self.seconds is None else max(0.0, self.seconds - (time.perf_counter() - start))
+        result = search.search(view, iterations=self.iterations, seconds=budget)
+        self.analysis = Analysis(
+            self.level, result.move, result.candidates, result.pv, result.iterations, time.perf_counter() - start
+        )
+        return result.move
+
+
+def make_bot(
+    level: str,
+    *,
+    seed: int | None = None,
+    rng: random.Random | None = None,
+    iterations: int | None = None,
+    seconds: float | None = None,
+) -> Bot:
+    """A bot of ``level`` (``random``, ``greedy``, ``mcts``).
+
+    It draws from ``rng`` if given, else from ``random.Random(seed)``. For
+    ``mcts``, ``iterations`` and ``seconds`` set the budget (2,000 iterations
+    when neither is given); the other levels take no budget.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown bot level {level!r}: expected one of {', '.join(LEVELS)}")
+    for name, value in (("iterations", iterations), ("seconds", seconds)):
+        if value is not None and value <= 0:
+            raise ValueError(f"{name} must be positive, not {value!r}")
+    if level != "mcts" and (iterations is not None or seconds is not None):
+        raise ValueError(f"the {level} bot takes no budget")
+    rng = rng if rng is not None else random.Random(seed)
+    if level == "random":
+        return RandomBot(rng)
+    if level == "greedy":
+        return GreedyBot(rng)
+    if iterations is None and seconds is None:
+        iterations = DEFAULT_ITERATIONS
+    return MctsBot(rng, iterations, seconds)

@@ -1,0 +1,228 @@
+"""Monte Carlo tree search (UCT) with a win-in-one solver, for any game with a small search view.
+
+A search view (``OxonoSearch``, ``OlixSearch``) offers ``moves()``,
+``push(move) -> result`` (how the game ended for the move's mover: 1 won, 0
+drawn, -1 lost, ``None`` while it goes on),
+``pop()``, ``winning_move()`` (a win in one for the player to move, if any),
+``leaf_value(rng)`` (a playout or evaluation, in -1..1, for the player to
+move) and ``board_move(move)``.
+
+Two pieces of game knowledge make the tree sharp at little cost:
+
+* a node whose player to move can win at once is decided the moment it is
+  created: it is a loss for the player who moved into it, so a move that
+  hands the opponent a win in one is refuted after one visit;
+* decided results propagate (MCTS-Solver): a move that wins makes its parent
+  lost for the player before, and a node whose moves all lose is won for the
+  player who moved into it.
+
+Values are kept from the side of the player who made the node's move. The
+budget is a number of iterations, a wall time checked between iterations, or
+both (whichever ends first).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+
+EXPLORATION = 1.0
+"""UCT's exploration constant for values in -1..1."""
+PV_MIN_VISITS = 2
+"""A principal variation stops at a node visited fewer times than this."""
+
+
+class Node:
+    """One move in the tree, seen from the player who made it."""
+
+    __slots__ = ("move", "parent", "children", "untried", "reserve", "visits", "total", "proven")
+
+    def __init__(self, move, parent: Node | None) -> None:
+        self.move = move
+        self.parent = parent
+        self.children: list[Node] = []
+        self.untried: list | None = None  # filled on the first visit past the node
+        self.reserve: list = []  # moves beyond the search width, tried only if every other move loses
+        self.visits = 0
+        self.total = 0.0
+        self.proven: float | None = None  # 1: the move wins, -1: it loses, 0: it draws (exact results only)
+
+    def mean(self) -> float:
+        if self.proven is not None:
+            return self.proven
+        return self.total / self.visits if self.visits else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A move the search considered: its visits, its mean value for the mover (-1..1), and ``won``/``lost``
+    when the search proved it."""
+
+    move: object
+    visits: int
+    value: float
+    proven: str | None = None
+
+    def text(self) -> str:
+        tail = f" {self.proven}" if self.proven else ""
+        return f"{self.move.text()} {self.visits} {self.value:+.3f}{tail}"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The chosen move, the root's moves best first, the principal variation, and the effort."""
+
+    move: object
+    candidates: tuple[Candidate, ...]
+    pv: tuple[object, ...]
+    iterations: int
+    seconds: float
+
+
+def _proven_name(value: float | None) -> str | None:
+    return {1: "won", -1: "lost", 0: "drawn"}.get(value) if value is not None else None
+
+
+class Mcts:
+    """UCT over a search view; :meth:`search` runs one budget from the view's current position."""
+
+    def __init__(self, rng: random.Random, *, exploration: float = EXPLORATION, order=None,
+                 width: int | None = None) -> None:
+        self.rng = rng
+        self.exploration = exploration
+        self.order = order  # optional: view -> every move worth playing, best first (else all, shuffled)
+        self.width = width  # optional: how many of the ordered moves to search before the rest
+
+    def _expand(self, node: Node, view) -> None:
+        """Fill a fresh node's moves to try (the first to try last: they are popped)."""
+        if self.order is None:
+            moves = view.moves()
+            self.rng.shuffle(moves)
+            node.untried = moves
+            return
+        moves = self.order(view)
+        if self.width is not None:
+            moves, node.reserve = moves[: self.width], moves[self.width:]
+        moves.reverse()
+        node.untried = moves
+
+    def _widen(self, node: Node) -> None:
+        """Every move searched so far loses: bring in the next ones."""
+        width = self.width or len(node.reserve)
+        moves, node.reserve = node.reserve[:width], node.reserve[width:]
+        moves.reverse()
+        node.untried = moves
+
+    def search(self, view, *, iterations: int | None = None, seconds: float | None = None) -> SearchResult:
+        if iterations is None and seconds is None:
+            raise ValueError("a search needs a budget: iterations, seconds or both")
+        start = time.perf_counter()
+        deadline = start + seconds if seconds is not None else math.inf
+        limit = iterations if iterations is not None else 1 << 62
+        root = Node(None, None)
+        win = view.winning_move()
+        done = 0
+        if win is not None:  # nothing to search
+            child = Node(win, root)
+            child.proven, child.visits, child.total = 1.0, 1, 1.0
+            root.children.append(child)
+            root.untried, root.proven = [], -1.0
+        else:
+            self._expand(root, view)
+            if not root.untried:
+                raise ValueError("no legal move to search")
+            # Stop before an iteration that would likely end past the deadline (at the mean pace so far).
+            now = start
+            while done < limit and root.proven is None and (done == 0 or now + (now - start) / done < deadline):
+                self._iterate(root, view)
+                done += 1
+                now = time.perf_counter()
+        elapsed = time.perf_counter() - start
+        return self._result(root, view, done, elapsed)
+
+    def _iterate(self, root: Node, view) -> None:
+        node = root
+        depth = 0
+        rng = self.rng
+        log = math.log
+        sqrt = math.sqrt
+        c = self.exploration
+        while True:
+            if node.proven is not None:
+                value = node.proven
+                break
+            if node.untried is None:
+                self._expand(node, view)
+            if not node.untried and node.reserve and all(ch.proven == -1.0 for ch in node.children):
+                self._widen(node)
+            if node.untried:
+                move = node.untried.pop()
+                result = view.push(move)
+                depth += 1
+                child = Node(move, node)
+                node.children.append(child)
+                if result is not None:
+                    child.proven = float(result)
+                    value = child.proven
+                elif view.winning_move() is not None:
+                    child.proven = -1.0
+                    value = -1.0
+                else:
+                    value = -view.leaf_value(rng)
+                node = child
+                break
+            # Select: UCT among the moves not proven lost; if every move is lost, so is this node.
+            scale = c * sqrt(log(node.visits or 1))
+            best, best_score = None, -math.inf
+            for child in node.children:
+                if child.proven is not None:
+                    if child.proven == -1.0:
+                        continue
+                    score = child.proven + scale / sqrt(child.visits)
+                else:
+                    score = child.total / child.visits + scale / sqrt(child.visits)
+                if score > best_score:
+                    best, best_score = child, score
+            if best is None:
+                node.proven = 1.0
+                value = 1.0
+                break
+            view.push(best.move)
+            depth += 1
+            node = best
+        for _ in range(depth):
+            view.pop()
+        # Back up: ``value`` is for the player who moved into ``node``.
+        while node is not None:
+            node.visits += 1
+            node.total += value
+            parent = node.parent
+            if parent is not None and parent.proven is None:
+                if node.proven == 1.0:
+                    parent.proven = -1.0  # the player to move there has a winning move
+                elif (node.proven == -1.0 and not parent.untried and not parent.reserve
+                      and all(ch.proven == -1.0 for ch in parent.children)):
+                    parent.proven = 1.0
+            value = -value
+            node = parent
+
+    def _result(self, root: Node, view, done: int, elapsed: float) -> SearchResult:
+        def rank(node: Node):
+            return (node.proven == 1.0, node.proven != -1.0, node.visits, node.mean())
+
+        children = sorted(root.children, key=rank, reverse=True)
+        candidates = tuple(
+            Candidate(view.board_move(ch.move), ch.visits, ch.mean(), _proven_name(ch.proven)) for ch in children
+        )
+        pv = []
+        node = children[0]
+        while True:
+            pv.append(view.board_move(node.move))
+            if not node.children:
+                break
+            node = max(node.children, key=rank)
+            if node.visits < PV_MIN_VISITS and node.proven is None:
+                break
+        return SearchResult(candidates[0].move, candidates, tuple(pv), done, elapsed)

@@ -1,0 +1,332 @@
+"""The bots: wins and blocks in one, budgets, reproducibility, legality over many games, and their fast paths."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from olixono import bot_olix, bot_oxono
+from olixono.bots import LEVELS, make_bot
+from olixono.common import GameOverError
+from olixono.games import new_board
+from olixono.olix import OlixBoard
+from olixono.oxono import OxonoBoard
+
+# Pink to move wins with Xd2d1 (a1-d1 all pink).
+OXONO_WIN = "x1o1x1/6/6/6/6/XOX3 pink d3 c4"
+# Black threatens Xd2d1 (a1-d1 all black): pink must stop it.
+OXONO_BLOCK = "X1O1X1/6/6/6/6/xox3 pink d3 c4"
+# First to move wins with h1 (an I of eight on rank 1).
+OLIX_WIN = "O1O1O1O1O1O/11/11/11/11/11/11/11/11/O10/XXXXXXX4 first"
+# Second to move must take h1, or first wins there.
+OLIX_BLOCK = "O1O1O1O1O1O/11/11/11/11/11/10O/11/11/10X/XXXXXXX4 second"
+
+FAST_MCTS = {"iterations": 300}
+
+
+def bot_at(level: str, seed: int = 1):
+    return make_bot(level, seed=seed, **(FAST_MCTS if level == "mcts" else {}))
+
+
+def opponent_can_win(board) -> bool:
+    """Whether the player to move has a move that wins at once (by brute force)."""
+    for move in board.legal_moves():
+        board.push(move)
+        outcome = board.outcome()
+        board.pop()
+        if outcome is not None and outcome.winner == board.turn:
+            return True
+    return False
+
+
+def midgame(kind: str, plies: int, seed: int):
+    """A position after about ``plies`` random moves, in progress, where the player to move cannot win at once."""
+    rng = random.Random(seed)
+    board = new_board(kind)
+    while True:
+        if board.outcome() is not None:
+            board = new_board(kind)
+        if len(board.move_stack) >= plies and not opponent_can_win(board):
+            return board
+        board.push(board.random_move(rng))
+
+
+# -- tactics ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", ["greedy", "mcts"])
+@pytest.mark.parametrize("kind, text", [("oxono", OXONO_WIN), ("olix", OLIX_WIN)])
+def test_bots_take_a_win_in_one(level, kind, text):
+    board = new_board(kind).from_position(text)
+    mover = board.turn
+    bot = bot_at(level)
+    board.play(bot.choose(board))
+    assert board.outcome() is not None and board.outcome().winner == mover
+
+
+@pytest.mark.parametrize("level", ["greedy", "mcts"])
+@pytest.mark.parametrize("kind, text", [("oxono", OXONO_BLOCK), ("olix", OLIX_BLOCK)])
+def test_bots_block_a_loss_in_one(level, kind, text):
+    board = new_board(kind).from_position(text)
+    assert not opponent_can_win(board)  # no win of our own to take instead
+    for seed in range(3):
+        bot = bot_at(level, seed)
+        move = bot.choose(board)
+        board.play(move)
+        assert board.outcome() is None
+        assert not opponent_can_win(board), f"{level} played {move.text()} and left a win in one"
+        board.pop()
+
+
+def test_the_random_bot_finds_no_block_on_purpose():
+    """The block test can fail: most Oxono moves here lose at once."""
+    board = OxonoBoard.from_position(OXONO_BLOCK)
+    losing = 0
+    for move in board.legal_moves():
+        board.push(move)
+        losing += opponent_can_win(board)
+        board.pop()
+    assert losing > len(board.legal_moves()) // 2
+
+
+def test_mcts_proves_a_win_and_says_so():
+    board = OxonoBoard.from_position(OXONO_WIN)
+    bot = make_bot("mcts", seed=0)
+    assert bot.choose(board).text() == "Xd2d1"
+    assert bot.analysis.candidates[0].proven == "won"
+
+
+# -- budgets, reproducibility, purity -------------------------------------------
+
+
+@pytest.mark.parametrize("kind, plies", [("oxono", 6), ("olix", 20)])
+def test_time_budget_is_honoured_within_ten_percent(kind, plies):
+    board = midgame(kind, plies, seed=3)
+    for seconds in (0.2, 0.5):
+        bot = make_bot("mcts", seed=1, seconds=seconds)
+        start = time.perf_counter()
+        bot.choose(board)
+        elapsed = time.perf_counter() - start
+        assert elapsed <= seconds * 1.1, (seconds, elapsed)
+        assert bot.analysis.iterations > 0
+
+
+@pytest.mark.parametrize("kind, plies", [("oxono", 6), ("olix", 20)])
+def test_iteration_budget_is_exact_and_reproducible(kind, plies):
+    board = midgame(kind, plies, seed=4)
+    before = board.position()
+    runs = []
+    for _ in range(2):
+        bot = make_bot("mcts", seed=9, iterations=400)
+        move = bot.choose(board)
+        runs.append((move, bot.analysis.candidates, bot.analysis.pv))
+        assert bot.analysis.iterations <= 400
+        assert sum(c.visits for c in bot.analysis.candidates) == bot.analysis.iterations
+    assert runs[0] == runs[1]
+    assert board.position() == before
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+def test_same_seed_same_game(level, kind):
+    def game(seed):
+        board = new_board(kind)
+        bots = [bot_at(level, seed), make_bot("random", seed=seed + 100)]
+        for i in range(12):
+            if board.outcome() is not None:
+                break
+            board.play(bots[i % 2].choose(board))
+        return [m.text() for m in board.move_stack]
+
+    assert game(5) == game(5)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("kind, plies", [("oxono", 8), ("olix", 24)])
+def test_choosing_leaves_the_board_alone(level, kind, plies):
+    board = midgame(kind, plies, seed=6)
+    before = (board.position(), list(board.move_stack), board.outcome())
+    bot = bot_at(level)
+    move = bot.choose(board)
+    assert (board.position(), list(board.move_stack), board.outcome()) == before
+    assert board.is_legal(move)
+    assert bot.analysis is not None and bot.analysis.move == move
+
+
+def test_a_finished_game_has_no_move_to_choose():
+    board = OxonoBoard.from_position("2oOoX/1OOx2/1OXXxo/1OoOoX/1xxxOo/2O1o1 pink e5 f1")
+    for level in LEVELS:
+        with pytest.raises(GameOverError):
+            bot_at(level).choose(board)
+
+
+@pytest.mark.parametrize(
+    "level, options, message",
+    [("genius", {}, "unknown bot level"), ("greedy", {"iterations": 5}, "takes no budget"),
+     ("mcts", {"iterations": 0}, "positive"), ("mcts", {"seconds": -1.0}, "positive")],
+)
+def test_bad_bot_requests_are_refused(level, options, message):
+    with pytest.raises(ValueError, match=message):
+        make_bot(level, **options)
+
+
+def test_analysis_text_lists_the_search():
+    board = OxonoBoard()
+    bot = make_bot("mcts", seed=2, iterations=500)
+    move = bot.choose(board)
+    lines = bot.analysis.text().splitlines()
+    assert lines[0].startswith(f"mcts {move.text()} iterations 500 seconds ")
+    assert lines[1].split()[:2] == ["pv", move.text()]
+    first = lines[2].split()
+    assert first[0] == move.text() and int(first[1]) == bot.analysis.candidates[0].visits
+
+
+# -- whole games ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind, games", [("oxono", 30), ("olix", 9)])
+def test_many_games_without_an_illegal_move(kind, games):
+    """Every pairing of levels plays to the end through the validated path (``play`` raises on an illegal move)."""
+    for g in range(games):
+        pairing = [LEVELS[g % 3], LEVELS[(g + 1 + g // 3) % 3]]
+        bots = [make_bot(level, seed=g * 10 + i, **({"iterations": 60} if level == "mcts" else {}))
+                for i, level in enumerate(pairing)]
+        board = new_board(kind)
+        for ply in range(400):
+            if board.outcome() is not None:
+                break
+            board.play(bots[ply % 2].choose(board))
+        assert board.outcome() is not None
+
+
+# -- the fast paths against the engine ---------------------------------------------
+
+
+def random_positions(kind: str, count: int, seed: int):
+    rng = random.Random(seed)
+    while count:
+        board = new_board(kind)
+        while board.outcome() is None and count:
+            yield board
+            count -= 1
+            board.push(board.random_move(rng))
+
+
+def test_oxono_search_moves_and_wins_in_one_agree_with_the_engine():
+    for board in random_positions("oxono", 800, seed=7):
+        state = bot_oxono.state_of(board)
+        moves = bot_oxono.legal_moves(state)
+        assert sorted(map(bot_oxono.board_move, moves), key=str) == sorted(board.legal_moves(), key=str)
+        win = bot_oxono.winning_move(state)
+        assert (win is not None) == opponent_can_win(board), board.position()
+        if win is not None:
+            board.push(bot_oxono.board_move(win))
+            assert board.outcome().winner == board.PLAYERS[1 - board.turn_index]
+            board.pop()
+        move = moves[len(moves) // 2]
+        after, result = bot_oxono.play(state, move)
+        board.push(bot_oxono.board_move(move))
+        outcome = board.outcome()
+        assert result == (None if outcome is None else (0 if outcome.winner is None else 1))
+        if outcome is None:
+            assert after == bot_oxono.state_of(board)
+        board.pop()
+
+
+def test_olix_wins_and_threats_in_one_agree_with_the_engine():
+    for board in random_positions("olix", 300, seed=8):
+        if len(board.move_stack) < 14:
+            continue
+        view = bot_olix.OlixSearch(board)
+        wins = set()
+        for move in board.legal_moves():
+            board.push(move)
+            outcome = board.outcome()
+            board.pop()
+            if outcome is not None and outcome.winner == board.turn and outcome.reason == "formation":
+                wins.add(move.square)
+        assert wins <= set(view.winning_squares())
+        # The opponent's threats: what they could win with if it were their turn.
+        mover_stone = next(iter(view.moves()))
+        board.push(board.parse_move(bot_olix.board_move(mover_stone).text()))
+        if board.outcome() is None:
+            theirs = {m.square for m in board.legal_moves() if _formation_win(board, m)}
+            board.pop()
+            assert theirs - {mover_stone} <= set(view.threat_squares())
+        else:
+            board.pop()
+        assert board.position() == view.board.position()
+
+
+def _formation_win(board: OlixBoard, move) -> bool:
+    mover = board.turn
+    board.push(move)
+    outcome = board.outcome()
+    board.pop()
+    return outcome is not None and outcome.winner == mover and outcome.reason == "formation"
+
+
+# -- the strength benchmark ---------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_strength_benchmark_reports_tables_and_figures():
+    proc = subprocess.run(
+        [sys.executable, "bench/strength.py", "--games", "2", "--game", "oxono", "--pairs", "greedy-random",
+         "--iterations", "100"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "greedy vs random" in proc.stdout and "95% interval" in proc.stdout
+    figures = dict(line.split(": ", 1) for line in proc.stdout.splitlines() if ": " in line and "_" in line.split(":")[0])
+    wins, draws, losses = map(int, figures["oxono_greedy_vs_random_wdl"].split("-"))
+    assert wins + draws + losses == 2
+    assert float(figures["oxono_mcts_iterations_per_s"]) > 0
+
+
+def test_wilson_interval():
+    spec = importlib.util.spec_from_file_location("strength", ROOT / "bench" / "strength.py")
+    strength = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = strength  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(strength)
+    finally:
+        del sys.modules[spec.name]
+    low, high = strength.Tally(wins=95, losses=5).interval()
+    assert round(low, 3) == 0.888 and round(high, 3) == 0.978  # Wilson, n = 100, p = 0.95
+    assert strength.Tally(wins=10).interval()[1] == 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(kind=st.sampled_from(["oxono", "olix"]), seed=st.integers(0, 10**6), plies=st.integers(0, 60))
+def test_every_level_proposes_a_legal_move_anywhere(kind, seed, plies):
+    rng = random.Random(seed)
+    board = new_board(kind)
+    for _ in range(plies):
+        board.push(board.random_move(rng))
+        if board.outcome() is not None:
+            board.pop()
+            break
+    for level in LEVELS:
+        bot = make_bot(level, seed=seed, **({"iterations": 30} if level == "mcts" else {}))
+        move = bot.choose(board)
+        assert board.why_illegal(move) is None, (level, board.position(), move)
+
+
+def test_olix_l_extensions_are_the_far_ends_of_both_arms():
+    board = OlixBoard.from_position("11/11/11/11/11/2X7O/2X7O/2X7O/2XXXX4O/10O/10O second")
+    shape = board.formations("first")["L"]
+    assert shape.value == 7
+    ends = bot_olix.l_extensions(shape.squares)
+    assert sorted(board.parse_move(s).square for s in ["g3", "c7"]) == [
+        s for s in range(121) if ends >> s & 1
+    ]
