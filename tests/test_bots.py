@@ -110,7 +110,7 @@ def test_mcts_proves_a_win_and_says_so():
 @pytest.mark.parametrize("kind, plies", [("oxono", 6), ("olix", 20)])
 def test_time_budget_is_honoured_within_ten_percent(kind, plies):
     board = midgame(kind, plies, seed=3)
-    for seconds in (0.2, 0.5):
+    for seconds in (0.5, 1.0):  # long enough that a scheduling hiccup of the machine stays inside the 10%
         bot = make_bot("mcts", seed=1, seconds=seconds)
         start = time.perf_counter()
         bot.choose(board)
