@@ -2,7 +2,7 @@
 
 Golden files ``tests/golden/olix_playthrough_*.txt`` hold a seeded game's
 move, position, formations, scoreboard and outcome per ply; they are diffed
-line by line and rewritten only when ``OLIX_REGENERATE_GOLDEN=1``.
+line by line and rewritten only when ``OLIXONO_REGENERATE_GOLDEN=1``.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def playthrough(seed: int, style: str) -> list[str]:
 def test_golden_playthrough(seed, style):
     path = GOLDEN / f"olix_playthrough_{style}_{seed}.txt"
     lines = playthrough(seed, style)
-    if os.environ.get("OLIX_REGENERATE_GOLDEN") == "1":
+    if os.environ.get("OLIXONO_REGENERATE_GOLDEN") == "1":
         path.parent.mkdir(exist_ok=True)
         path.write_text("\n".join(lines) + "\n")
     expected = path.read_text().splitlines()
