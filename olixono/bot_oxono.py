@@ -20,12 +20,9 @@ from __future__ import annotations
 from typing import TypeAlias
 
 from olixono.oxono import (
-    ANYWHERE,
     BOARD,
-    CROSS,
     NEIGHBOURS,
     PAWNS_IN_ALL,
-    PAWNS_PER_SYMBOL,
     SYMBOLS,
     WIDTH,
     WINDOWS,
@@ -33,7 +30,9 @@ from olixono.oxono import (
     OxonoBoard,
     OxonoMove,
     X,
-    totem_destinations,
+    adjacent,
+    line_made,
+    reachable,
 )
 
 State: TypeAlias = tuple[int, int, int, int, int, int, int, int, int]
@@ -44,22 +43,13 @@ _EAST_OK = [BOARD & ~sum(_FILES[:k]) for k in range(4)]
 """After ``<< k`` (k squares east): drop the bits that wrapped onto files a.. (k files)."""
 _WEST_OK = [BOARD & ~sum(_FILES[WIDTH - k:]) for k in range(4)]
 """After ``>> k`` (k squares west): drop the bits that wrapped onto the last k files."""
-_NOT_FILE_A = _EAST_OK[1]
-_NOT_FILE_F = _WEST_OK[1]
 ALL_WINDOWS = tuple(sorted({w for ws in WINDOWS for w in ws}))
 """The 36 orthogonal lines of four squares."""
 
 
 def state_of(board: OxonoBoard) -> State:
     """The search state of ``board`` (from the side of the player to move)."""
-    own = board.pink if board.turn_index == 0 else board.pawns & ~board.pink
-    opp = board.pawns & ~own
-    own_x, opp_x = (own & board.xs).bit_count(), (opp & board.xs).bit_count()
-    return (
-        own, opp, board.xs, board.totems[X], board.totems[O],
-        PAWNS_PER_SYMBOL - own_x, PAWNS_PER_SYMBOL - (own.bit_count() - own_x),
-        PAWNS_PER_SYMBOL - opp_x, PAWNS_PER_SYMBOL - (opp.bit_count() - opp_x),
-    )
+    return board.raw_state()
 
 
 def board_move(move: Move) -> OxonoMove:
@@ -93,35 +83,12 @@ def completions(s: int) -> int:
     )
 
 
-def adjacent(bb: int) -> int:
-    """Squares orthogonally next to any square of ``bb``."""
-    return ((bb << WIDTH) & BOARD) | (bb >> WIDTH) | ((bb << 1) & _NOT_FILE_A) | ((bb >> 1) & _NOT_FILE_F)
-
-
-def _completes(placed: int, colour: int, symbol: int) -> bool:
-    """Whether the pawn on ``placed`` (already in both sets) completes a line (rule 11)."""
-    cross = CROSS[placed]
-    if (colour & cross).bit_count() >= 4:
-        for w in WINDOWS[placed]:
-            if colour & w == w:
-                return True
-    if (symbol & cross).bit_count() >= 4:
-        for w in WINDOWS[placed]:
-            if symbol & w == w:
-                return True
-    return False
-
-
 def _totem(state: State, symbol: int) -> tuple[int, int, int]:
     """For the totem ``symbol``: its destinations, the free squares around it, and its square."""
     pawns = state[0] | state[1]
     square, other = (state[3], state[4]) if symbol == X else (state[4], state[3])
     occupied = pawns | (1 << other)
-    free = BOARD & ~occupied
-    dests = totem_destinations(square, occupied)
-    if dests == ANYWHERE:
-        dests = free & ~(1 << square)
-    return dests, free, square
+    return reachable(square, occupied), BOARD & ~occupied, square
 
 
 def legal_moves(state: State) -> list[Move]:
@@ -154,11 +121,11 @@ def play(state: State, move: Move) -> tuple[State, int | None]:
         xs |= p
         tx = dest
         lx -= 1
-        line = _completes(pawn, new_own, xs)
+        line = line_made(pawn, new_own, xs)
     else:
         to = dest
         lo -= 1
-        line = _completes(pawn, new_own, pawns & ~xs)
+        line = line_made(pawn, new_own, pawns & ~xs)
     after = (opp, new_own, xs, tx, to, olx, olo, lx, lo)
     if line:
         return after, 1

@@ -143,7 +143,7 @@ def reachable(square: Square, occupied: Bitboard) -> Bitboard:
     return BOARD & ~occupied & ~bit(square) if dests == ANYWHERE else dests
 
 
-def _adjacent(bb: Bitboard) -> Bitboard:
+def adjacent(bb: Bitboard) -> Bitboard:
     """Squares orthogonally next to any square of ``bb``."""
     return (
         ((bb << WIDTH) & BOARD)
@@ -176,7 +176,7 @@ def _count_totem_moves(square: Square, occupied: Bitboard, spare: int) -> int:
         + ((dests >> 1) & NOT_FILE_F & free).bit_count()
     )
     if not NEIGHBOURS[square] & free:
-        lonely = dests & ~_adjacent(free)
+        lonely = dests & ~adjacent(free)
         if lonely:
             count += lonely.bit_count() * spare
     return count
@@ -188,7 +188,7 @@ def _pawn_squares(dest: Square, free: Bitboard) -> Bitboard:
     return near if near else free & ~bit(dest)
 
 
-def _wins(placed: Square, colour: Bitboard, symbol: Bitboard) -> str | None:
+def line_made(placed: Square, colour: Bitboard, symbol: Bitboard) -> str | None:
     """Rule 11: ``colour`` or ``symbol`` if the pawn on ``placed`` completes a line.
 
     A line needs four pawns on the placed pawn's rank and file near it, so a
@@ -207,10 +207,10 @@ def _wins(placed: Square, colour: Bitboard, symbol: Bitboard) -> str | None:
 
 
 def _any_line(pink: Bitboard, black: Bitboard, xs: Bitboard, os: Bitboard) -> str | None:
-    """Like :func:`_wins`, over the whole board (for loaded positions).
+    """Like :func:`line_made`, over the whole board (for loaded positions).
 
     A colour line anywhere means the last pawn made it (a colour line takes
-    precedence when one pawn completes both kinds, as in :func:`_wins`).
+    precedence when one pawn completes both kinds, as in :func:`line_made`).
     """
     for w in ALL_WINDOWS:
         if pink & w == w or black & w == w:
@@ -369,7 +369,7 @@ class OxonoBoard(Board):
             marked = self.xs
         else:
             marked = self.pawns & ~self.xs
-        line = _wins(move.pawn, colour, marked)
+        line = line_made(move.pawn, colour, marked)
         if line:
             self._outcome = Outcome(self.turn, line)
         elif self.pawns.bit_count() == PAWNS_IN_ALL:
@@ -538,8 +538,10 @@ class OxonoBoard(Board):
         return board
 
     # -- search -----------------------------------------------------------
-    def _raw(self) -> tuple[int, int, int, Square, Square, int, int, int, int]:
-        """The state as ints from the mover's side, for the fast helpers."""
+    def raw_state(self) -> tuple[int, int, int, Square, Square, int, int, int, int]:
+        """The state as ints from the mover's side, for the fast helpers (and the bots' search):
+        own and opponent's pawns, X-marked pawns, the X and O totem squares, the
+        mover's X and O pawns left, the opponent's X and O pawns left."""
         own = self.pink if self.turn_index == 0 else self.pawns & ~self.pink
         opp = self.pawns & ~own
         own_x, opp_x = (own & self.xs).bit_count(), (opp & self.xs).bit_count()
@@ -562,13 +564,13 @@ class OxonoBoard(Board):
             return 0 if depth else 1
         if depth == 0:
             return 1
-        return _perft(*self._raw(), depth, leaf_made)
+        return _perft(*self.raw_state(), depth, leaf_made)
 
     def playout(self, rng: random.Random) -> Outcome:
         """Finish the game with uniformly random moves (on raw ints; the board is unchanged)."""
         if self.is_game_over():
             return self.outcome()
-        winner, reason = _playout(*self._raw(), rng.random)
+        winner, reason = _playout(*self.raw_state(), rng.random)
         if winner is None:
             return Outcome(None, reason)
         return Outcome(PLAYERS[(self.turn_index + winner) % 2], reason)
@@ -617,10 +619,10 @@ def _perft(own, opp, xs, tx, to, own_lx, own_lo, opp_lx, opp_lo, depth, leaf_mad
                 new_own = own | p
                 if symbol == X:
                     new_xs, new_tx, new_to = xs | p, dest, to
-                    line = _wins(placed, new_own, new_xs)
+                    line = line_made(placed, new_own, new_xs)
                 else:
                     new_xs, new_tx, new_to = xs, tx, dest
-                    line = _wins(placed, new_own, (pawns | p) & ~xs)
+                    line = line_made(placed, new_own, (pawns | p) & ~xs)
                 if depth == 1:
                     total += 1
                 elif line:
@@ -646,7 +648,7 @@ def _playout(own, opp, xs, tx, to, own_lx, own_lo, opp_lx, opp_lo, random):
     ``None`` for the draw. A move is drawn by counting: pick an index below
     the number of legal moves, then walk totems and destinations to it.
     """
-    count, wins, neighbours = _count_totem_moves, _wins, NEIGHBOURS  # hot loop: locals
+    count, wins, neighbours = _count_totem_moves, line_made, NEIGHBOURS  # hot loop: locals
     mover = 0
     while True:
         pawns = own | opp
