@@ -215,11 +215,11 @@ class GameSession:
         """Check one line and apply it if it verifies, then anything it unblocks."""
         if isinstance(data, (str, bytes)) and data in self._known:  # QoS 1 repeats and one's own lines echoed back: no need to verify again
             return []
-        line_text = data if isinstance(data, str) else data[:200].decode("utf-8", "replace")
         try:
             message = decode(data)
         except RemoteProtocolError as exc:
-            return [LineRejected(exc.code, exc.detail, line_text[:200])]
+            shown = data[:200] if isinstance(data, str) else bytes(data[:200]).decode("utf-8", "replace")
+            return [LineRejected(exc.code, exc.detail, shown)]
         events: list[Event] = []
         work = deque([message])  # first in, first out: lines waiting for one parent go in arrival order
         while work:
