@@ -21,6 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey  # noqa: E402
+
 from protocol import GameSession, Identity  # noqa: E402
 from protocol.keys import unb64  # noqa: E402
 from protocol.messages import decode  # noqa: E402
@@ -30,26 +32,26 @@ from protocol.session import verify_transcript  # noqa: E402
 def play(kind: str, seed: int) -> tuple[list[str], float, int]:
     """A full random game; returns its transcript, the time spent signing moves, and their number."""
     host, guest = Identity.from_seed(bytes([seed % 256]) * 32), Identity.from_seed(bytes([(seed + 1) % 256]) * 32)
-    h = GameSession.offer(kind, host)
+    h, offer = GameSession.offer(kind, host)
     g = GameSession(h.game_id, guest)
-    g.receive(h.transcript[0])
-    h.receive(g.join())
-    g.receive(h.accept(guest.public.text))
-    h.receive(g.reveal())
+    g.receive(offer.line)
+    h.receive(g.join().line)
+    g.receive(h.accept(guest.public).line)
+    h.receive(g.reveal().line)
     rng = random.Random(seed)
-    by_key = {host.public.raw: (h, g), guest.public.raw: (g, h)}
+    by_key = {host.public: (h, g), guest.public: (g, h)}
     signing, signed = 0.0, 0
     for _ in range(500):
-        if h.outcome is not None:
+        if h.over:
             break
-        mine, theirs = by_key[h.actor()]
+        mine, theirs = by_key[h.actor]
         move = rng.choice(mine.board.legal_moves()).text()
         start = time.perf_counter()
-        line = mine.move(move)
+        line = mine.move(move).line
         signing += time.perf_counter() - start
         signed += 1
         theirs.receive(line)
-    return h.transcript, signing, signed
+    return list(h.transcript), signing, signed
 
 
 def main() -> None:
@@ -68,7 +70,7 @@ def main() -> None:
     for line in lines:
         message = decode(line)
         unsigned, _, sig = line.rpartition(" sig=")
-        pairs.append((message.signer, unb64(sig, 64), unsigned.encode("utf-8")))
+        pairs.append((Ed25519PublicKey.from_public_bytes(message.signer.raw), unb64(sig, 64), unsigned.encode("utf-8")))
     rounds = 3 if args.quick else 10
     best_full = best_bare = float("inf")
     for _ in range(rounds):  # interleaved, so both see the same machine
@@ -79,7 +81,7 @@ def main() -> None:
         best_full = min(best_full, time.perf_counter() - start)
         start = time.perf_counter()
         for key, sig, data in pairs:
-            assert key.verify(sig, data)
+            key.verify(sig, data)  # raises if it does not verify
         best_bare = min(best_bare, time.perf_counter() - start)
     print(f"lines: {len(lines)}")
     print(f"sign_lines_per_s: {signed / signing:.0f}")

@@ -38,17 +38,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import aiomqtt  # noqa: E402
 
-from protocol import GameSession, Identity  # noqa: E402
-from protocol.messages import decode  # noqa: E402
-from protocol.session import LineRejected, MoveApplied  # noqa: E402
-from protocol.topics import game_filter, topic_for  # noqa: E402
+from protocol import GameSession, Identity, LineApplied, LineRejected, MoveApplied, Outgoing  # noqa: E402
+from protocol.topics import copy_topic, game_filter  # noqa: E402
 
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 
 
 # -- the players (in worker processes) -----------------------------------------------
 class Player:
-    def __init__(self, session: GameSession, key: bytes, client: aiomqtt.Client, stats: dict, sent_at: dict) -> None:
+    def __init__(self, session: GameSession, key, client: aiomqtt.Client, stats: dict, sent_at: dict) -> None:
         self.session, self.key, self.client, self.stats, self.sent_at = session, key, client, stats, sent_at
         self.received: set[str] = set()
         self.changed = asyncio.Event()
@@ -61,24 +59,33 @@ class Player:
                 continue  # amqtt may send topics nobody asked for
             line = bytes(message.payload).decode("utf-8")
             self.received.add(line)
-            for event in self.session.receive(line):
+            events = self.session.receive(line)
+            for event in events:
                 if isinstance(event, LineRejected):
                     self.stats["rejected"] += 1
-                elif isinstance(event, MoveApplied) and line in self.sent_at and decode(line, verify=False).by != self.key:
+                elif isinstance(event, MoveApplied) and line in self.sent_at:
                     self.stats["latencies"].append(time.perf_counter() - self.sent_at.pop(line))
+            await self.copy(events)
             self.changed.set()
 
-    async def send(self, line: str) -> None:
-        await self.client.publish(topic_for(decode(line, verify=False)), line.encode("utf-8"), qos=1, retain=True)
+    async def send(self, out: Outgoing) -> None:
+        await self.client.publish(out.topic, out.line.encode("utf-8"), qos=1, retain=True)
+
+    async def copy(self, events: list) -> None:
+        """Re-publish each line of the other player's under this player's key (PROTOCOL.md §7)."""
+        for event in events:
+            if isinstance(event, LineApplied) and event.message.signer != self.key:
+                await self.client.publish(copy_topic(event.message, self.key), event.line.encode("utf-8"), qos=1,
+                                          retain=True)
 
     async def drive(self, host_key: bytes, guest: Identity, rng: random.Random, think: float) -> None:
         s = self.session
-        while s.outcome is None:
+        while not s.over:
             await self.changed.wait()
             self.changed.clear()
             if self.key == host_key:
-                if len(s.chain) == 1 and guest.public.raw in s.joins:
-                    await self.send(s.accept(guest.public.text))
+                if len(s.chain) == 1 and guest.public in s.joins:
+                    await self.send(s.accept(guest.public))
                     continue
             else:
                 if len(s.chain) >= 1 and not self.joined:
@@ -89,21 +96,21 @@ class Player:
                     self.revealed = True
                     await self.send(s.reveal())
                     continue
-            if s.started and s.outcome is None and s.actor() == self.key:
+            if s.started and not s.over and s.actor == self.key:
                 await asyncio.sleep(rng.uniform(0, 2 * think))
                 moves = sorted(m.text() for m in s.board.legal_moves())
                 started = time.perf_counter()
-                line = s.move(rng.choice(moves))
-                self.sent_at[line] = started
+                out = s.move(rng.choice(moves))
+                self.sent_at[out.line] = started
                 self.stats["moves"] += 1
-                await self.send(line)
+                await self.send(out)
                 self.changed.set()
 
 
 async def play(index: int, port: int, args: argparse.Namespace, stats: dict, connecting: asyncio.Semaphore) -> None:
     rng = random.Random(args.seed * 1_000_003 + index)
     host, guest = Identity.generate(), Identity.generate()
-    h = GameSession.offer(args.kind, host)
+    h, offer = GameSession.offer(args.kind, host)
     g = GameSession(h.game_id, guest)
     sent_at: dict[str, float] = {}
 
@@ -116,16 +123,16 @@ async def play(index: int, port: int, args: argparse.Namespace, stats: dict, con
         await hc.__aenter__()
         await gc.__aenter__()
     try:
-        players = [Player(h, host.public.raw, hc, stats, sent_at), Player(g, guest.public.raw, gc, stats, sent_at)]
+        players = [Player(h, host.public, hc, stats, sent_at), Player(g, guest.public, gc, stats, sent_at)]
         for p in players:
             await p.client.subscribe(game_filter(h.game_id), qos=1)
         listeners = [asyncio.create_task(p.listen(h.game_id)) for p in players]
         stats["ready"] += 1
         while stats["ready"] < stats["games"]:  # start every game together
             await asyncio.sleep(0.05)
-        await players[0].send(h.transcript[0])
+        await players[0].send(offer)
         try:
-            await asyncio.gather(*(p.drive(host.public.raw, guest, random.Random(rng.random()), args.think) for p in players))
+            await asyncio.gather(*(p.drive(host.public, guest, random.Random(rng.random()), args.think) for p in players))
             for _ in range(100):  # let the last echoes arrive (at most 5 s)
                 if all(set(h.transcript) <= p.received for p in players):
                     break
@@ -158,7 +165,7 @@ async def spectate(port: int, games: list[tuple[str, int]]) -> int:
                                 break
             except TimeoutError:
                 pass
-            bad += len(watcher.transcript) != length or watcher.outcome is None
+            bad += len(watcher.transcript) != length or watcher.result is None
             await client.unsubscribe(game_filter(game))
     return bad
 

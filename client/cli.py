@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from typing import Callable, Sequence
 
 from olixono.bots import LEVELS
 from olixono.engine import EngineSession, run
@@ -60,9 +60,9 @@ def _id(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     from client.verify import verify_file
 
-    ok, text = verify_file(args.file)
-    print(text, file=sys.stdout if ok else sys.stderr)
-    return 0 if ok else 1
+    status, text = verify_file(args.file)
+    print(text, file=sys.stderr if status == 1 else sys.stdout)
+    return status
 
 
 def _positive_int(text: str) -> int:
@@ -133,7 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
         "verify",
         help="check a game transcript offline",
         description="Check every line of a transcript: grammar, signatures, seats, hash chain, legality. "
-        "Exit 0 with a summary, or 1 with the first bad line's number and reason.",
+        "Prints what game it holds and whether it is finished. Exit status: 0 for a finished game; 3 for a valid "
+        "game that is not finished; 1 for the first bad line (its number and reason) or a file that holds no game.",
     )
     verify.add_argument("file", help="the transcript: one signed message a line ('-' for stdin)")
     verify.set_defaults(func=_verify)
@@ -146,7 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    command: Callable[[argparse.Namespace], int] = args.func
+    return command(args)
 
 
 if __name__ == "__main__":

@@ -7,11 +7,12 @@ terminal.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from olixono.bots import LEVELS, make_bot
-from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError
+from olixono.common import Board, GameOverError, IllegalMoveError, InvalidMoveError, Outcome
 from olixono.games import new_board
+from olixono.olix import OlixBoard
 
 HELP = """\
 Type a move ({example}), or one of:
@@ -26,10 +27,10 @@ MAX_PROMPTS = 10_000
 """A bound on prompts in one game, so a stuck input can never loop forever."""
 
 
-def status_text(board) -> str:
+def status_text(board: Board[Any]) -> str:
     """The board, plus the scoreboard in Olix."""
     text = board.show()
-    if board.KIND == "olix":
+    if isinstance(board, OlixBoard):
         text += "\n" + board.scoreboard_text()
     return text
 
@@ -44,7 +45,7 @@ def play_local(
     seconds: float | None = None,
     read: Callable[[str], str] = input,
     write: Callable[[str], object] = print,
-):
+) -> Outcome | None:
     """Play one game of ``kind``; return its outcome (``None`` if left unfinished).
 
     ``vs`` is ``None`` for two people or a bot level (``random``, ``greedy``,
@@ -98,7 +99,7 @@ def play_local(
             write(status_text(board))
         elif command == "resign":
             board.resign()
-        elif command == "end" and kind == "olix":
+        elif command == "end" and isinstance(board, OlixBoard):
             try:
                 board.end()
             except GameOverError as exc:

@@ -1,42 +1,58 @@
-"""``olixono verify FILE``: check a transcript offline and summarise it in one line."""
+"""``olixono verify FILE``: check a transcript offline, say in one line what game it holds and whether it is finished.
+
+Exit status: 0 for a finished game, 3 for a valid game that is not finished
+(say, a transcript saved mid-game), 1 for anything else: a line that does not
+verify, a file that cannot be read, or a file that holds no game (empty, or
+an offer alone). Files may end lines with CRLF and end with blank lines; a
+line itself never holds a CR.
+"""
 
 from __future__ import annotations
 
 import sys
 
-from protocol.keys import fingerprint
-from protocol.session import GameSession, verify_transcript
+from protocol import GameSession, Phase, verify_transcript
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
+FINISHED, INVALID, UNFINISHED = 0, 1, 3
 
 
 def summary(session: GameSession) -> str:
-    """``oxono game <id>: pink 1a2b-… (host), black 3c4d-… (guest); black wins by symbol after 24 moves``."""
-    if not session.chain:
-        return "empty transcript"
+    """``oxono game <id>: pink 1a2b-… (host), black 3c4d-… (guest); finished after 24 moves: black wins: …``."""
     head = f"{session.kind} game {session.game_id}"
-    if not session.seats:
-        host = fingerprint(session.host)
-        state = "aborted" if session.outcome else "not started"
-        return f"{head}: host {host}; {state}"
-    players = ", ".join(
-        f"{player} {fingerprint(key)} ({session.role_of(key)})" for player, key in session.seats.items()
-    )
-    outcome = session.outcome
-    moves = session.moves
-    if outcome is None:
-        result = f"in progress after {moves} moves"
-    elif outcome.winner is None:
-        result = f"{outcome.reason} ({'draw' if outcome.reason != 'aborted' else 'no result'}) after {moves} moves"
+    host = session.host
+    assert host is not None
+    if session.seats:
+        players = ", ".join(f"{player} {key.fingerprint} ({session.role_of(key)})" for player, key in session.seats.items())
     else:
-        result = f"{outcome.winner} wins by {outcome.reason} after {moves} moves"
+        guest = session.guest
+        players = f"host {host.fingerprint}" + (f", guest {guest.fingerprint}" if guest else "")
+    result = session.result
+    moves = f"{session.moves} move{'s' if session.moves != 1 else ''}"
+    if result is not None:
+        state = f"finished after {moves}: {result.sentence()}"
+    elif session.phase is Phase.PLAYING:
+        board = session.board
+        assert board is not None
+        state = f"NOT FINISHED: in progress after {moves}, {board.turn} to move"
+    else:
+        state = "NOT FINISHED: " + ("the host has not seated a guest" if session.phase is Phase.OFFERED
+                                    else "the coin flip is not done")
     if session.compromised_by:
-        result += "; COMPROMISED by " + ", ".join(fingerprint(k) for k in session.compromised_by)
-    return f"{head}: {players}; {result}"
+        state += "; COMPROMISED by " + ", ".join(key.fingerprint for key in session.compromised_by)
+    return f"{head}: {players}; {state}"
 
 
-def verify_file(path: str) -> tuple[bool, str]:
-    """Check the transcript at ``path``: ``(True, summary)`` or ``(False, why)``."""
+def split_lines(data: bytes) -> list[bytes]:
+    """The lines of a transcript file: ``\\n`` or ``\\r\\n`` line ends, blank lines at the end ignored."""
+    lines = [line[:-1] if line.endswith(b"\r") else line for line in data.split(b"\n")]
+    while lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def verify_file(path: str) -> tuple[int, str]:
+    """Check the transcript at ``path``: the exit status, and the summary or why it failed."""
     try:
         if path == "-":
             data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
@@ -44,13 +60,15 @@ def verify_file(path: str) -> tuple[bool, str]:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        return False, f"olixono verify: cannot read {path}: {exc.strerror}"
+        return INVALID, f"olixono verify: cannot read {path}: {exc.strerror}"
     if len(data) > MAX_FILE_BYTES:
-        return False, f"olixono verify: {path} is larger than {MAX_FILE_BYTES} bytes"
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
+        return INVALID, f"olixono verify: {path} is larger than {MAX_FILE_BYTES} bytes"
+    lines = split_lines(data)
+    if not lines:
+        return INVALID, f"{path}: not a game: the file holds no line"
     session, number, problem = verify_transcript(lines)
     if problem is not None:
-        return False, f"{path}: line {number}: {problem.code}: {problem.sentence}"
-    return True, summary(session)
+        return INVALID, f"{path}: line {number}: {problem.code}: {problem.sentence}"
+    if len(session.chain) == 1 and session.result is None:
+        return INVALID, f"{path}: not a game: the transcript holds an offer and nothing more"
+    return (FINISHED if session.result is not None else UNFINISHED), summary(session)

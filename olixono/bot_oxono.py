@@ -248,7 +248,7 @@ class OxonoSearch:
 
     def __init__(self, board: OxonoBoard) -> None:
         self.stack: list[State] = [state_of(board)]
-        self.results: list[int] = [-1]
+        self.results: list[int | None] = [-1]
 
     def moves(self) -> list[Move]:
         return legal_moves(self.stack[-1])

@@ -26,10 +26,10 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from olixono import bot_olix, bot_oxono
-from olixono.common import GameOverError
+from olixono.common import Board, GameOverError, MoveLike
 from olixono.mcts import Candidate, Mcts
 
 LEVELS = ("random", "greedy", "mcts")
@@ -46,9 +46,9 @@ class Analysis:
     """
 
     level: str
-    move: object
+    move: MoveLike
     candidates: tuple[Candidate, ...] = ()
-    pv: tuple[object, ...] = ()
+    pv: tuple[MoveLike, ...] = ()
     iterations: int = 0
     seconds: float = 0.0
 
@@ -67,7 +67,7 @@ class Bot(Protocol):
     level: str
     analysis: Analysis | None
 
-    def choose(self, board): ...
+    def choose(self, board: Board[Any]) -> Any: ...
 
 
 def _require_moves(board) -> None:

@@ -20,8 +20,9 @@ drive either one without knowing which it is:
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Generic, Iterator, Protocol, Self, TypeAlias, TypeVar
 
 Square: TypeAlias = int
 Bitboard: TypeAlias = int
@@ -95,7 +96,7 @@ def parse_square(text: str, width: int) -> Square:
     return rank * width + file
 
 
-def iter_bits(bb: Bitboard):
+def iter_bits(bb: Bitboard) -> Iterator[Square]:
     """Yield the square index of every set bit, lowest first."""
     while bb:
         low = bb & -bb
@@ -103,8 +104,17 @@ def iter_bits(bb: Bitboard):
         bb ^= low
 
 
-class Board:
-    """What both engines share; a subclass supplies the rules.
+class MoveLike(Protocol):
+    """What every engine's move type offers: its canonical text."""
+
+    def text(self) -> str: ...
+
+
+MoveT = TypeVar("MoveT", bound=MoveLike)
+
+
+class Board(Generic[MoveT]):
+    """What both engines share; a subclass supplies the rules (``Board[OxonoMove]``, ``Board[OlixMove]``).
 
     A subclass sets ``KIND``, ``NAME``, ``PLAYERS`` and ``MOVE`` (its move
     type), keeps ``turn_index`` (0 or 1), ``_outcome`` (an ending by the
@@ -119,6 +129,7 @@ class Board:
     PLAYERS: tuple[str, str]
     MOVE: type
     turn_index: int
+    move_stack: list[MoveT]
     _outcome: Outcome | None
     _ending: Outcome | None
 
@@ -134,14 +145,51 @@ class Board:
     def is_game_over(self) -> bool:
         return (self._ending or self._outcome) is not None
 
-    def legal_moves(self) -> list:
+    # -- what a subclass provides ---------------------------------------------
+    def parse_move(self, text: str) -> MoveT:
+        """The move ``text`` spells (any letter case), or :class:`InvalidMoveError`."""
+        raise NotImplementedError
+
+    def generate_moves(self) -> Iterator[MoveT]:
+        raise NotImplementedError
+
+    def why_illegal(self, move: MoveT) -> str | None:
+        """Why ``move`` is illegal here, in a few words, or ``None`` if it is legal."""
+        raise NotImplementedError
+
+    def push(self, move: MoveT) -> None:
+        """The fast unchecked path: play a move known to be legal."""
+        raise NotImplementedError
+
+    def pop(self) -> MoveT | None:
+        """Undo the last move (or first an ending by resignation or agreement); what was undone."""
+        raise NotImplementedError
+
+    def position(self) -> str:
+        raise NotImplementedError
+
+    def _load(self, text: str) -> None:
+        raise NotImplementedError
+
+    def show(self) -> str:
+        raise NotImplementedError
+
+    def perft(self, depth: int) -> int:
+        """The number of move sequences of ``depth`` plies from here."""
+        raise NotImplementedError
+
+    def copy(self) -> Self:
+        raise NotImplementedError
+
+    # -- shared ----------------------------------------------------------------
+    def legal_moves(self) -> list[MoveT]:
         """Every legal move (an empty list once the game is over)."""
         return list(self.generate_moves())
 
-    def is_legal(self, move) -> bool:
+    def is_legal(self, move: MoveT) -> bool:
         return self.why_illegal(move) is None
 
-    def play(self, move):
+    def play(self, move: MoveT | str) -> MoveT:
         """The validated path: parse ``move`` if it is text, check it, push it.
 
         Raises :class:`InvalidMoveError` for text that spells no move and
@@ -168,7 +216,7 @@ class Board:
         self._ending = Outcome(self.PLAYERS[1 - self.turn_index], "resigned")
         return self._ending
 
-    def random_move(self, rng):
+    def random_move(self, rng: random.Random) -> MoveT:
         """A legal move drawn uniformly from all legal moves (``rng``: a ``random.Random``)."""
         moves = self.legal_moves()
         if not moves:
@@ -176,7 +224,7 @@ class Board:
         return moves[int(rng.random() * len(moves))]
 
     @classmethod
-    def from_position(cls, text: str):
+    def from_position(cls, text: str) -> Self:
         """Load a position text; :class:`InvalidPositionError` naming the text if it is not one."""
         board = cls()
         try:

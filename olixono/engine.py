@@ -19,6 +19,7 @@ from typing import Callable
 from olixono.bots import LEVELS, Analysis, make_bot
 from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError, InvalidPositionError
 from olixono.games import BOARDS, new_board
+from olixono.olix import OlixBoard
 
 PROTOCOL_VERSION = "2"
 """The GTP framing version this interface follows."""
@@ -175,7 +176,10 @@ class EngineSession:
             move = self.board.pop()
         except IndexError:
             raise CommandError("nothing to undo") from None
-        return move.text() if move is not None else ending.reason
+        if move is not None:
+            return move.text()
+        assert ending is not None  # pop() took back an ending
+        return ending.reason
 
     def _legal(self, args: list[str]) -> str:
         self._arity(args, 0, "legal")
@@ -192,19 +196,18 @@ class EngineSession:
         outcome = self.board.outcome()
         return "none" if outcome is None else outcome.text()
 
-    def _olix_only(self, command: str) -> None:
-        if self.board.KIND != "olix":
+    def _olix_board(self, command: str) -> OlixBoard:
+        if not isinstance(self.board, OlixBoard):
             raise CommandError(f"{command} is an Olix command; the current game is {self.board.KIND}")
+        return self.board
 
     def _formations(self, args: list[str]) -> str:
         self._arity(args, 0, "formations")
-        self._olix_only("formations")
-        return self.board.formations_text()
+        return self._olix_board("formations").formations_text()
 
     def _scoreboard(self, args: list[str]) -> str:
         self._arity(args, 0, "scoreboard")
-        self._olix_only("scoreboard")
-        return self.board.scoreboard_text()
+        return self._olix_board("scoreboard").scoreboard_text()
 
     def _setposition(self, args: list[str]) -> str:
         if not args:
@@ -240,8 +243,7 @@ class EngineSession:
 
     def _end(self, args: list[str]) -> str:
         self._arity(args, 0, "end")
-        self._olix_only("end")
-        return self.board.end().text()
+        return self._olix_board("end").end().text()
 
     def _resign(self, args: list[str]) -> str:
         self._arity(args, 0, "resign")

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from olixono.common import Board
 from olixono.olix import OlixBoard
 from olixono.oxono import OxonoBoard
 
-BOARDS = {OxonoBoard.KIND: OxonoBoard, OlixBoard.KIND: OlixBoard}
+BOARDS: dict[str, type[Board[Any]]] = {OxonoBoard.KIND: OxonoBoard, OlixBoard.KIND: OlixBoard}
 """Board class for each game kind (``oxono``, ``olix``)."""
 
 
-def new_board(kind: str):
+def new_board(kind: str) -> Board[Any]:
     """A fresh board of the game named ``kind``; ``ValueError`` for an unknown name."""
     try:
         return BOARDS[kind]()

@@ -28,6 +28,8 @@ import random
 import time
 from dataclasses import dataclass
 
+from olixono.common import MoveLike
+
 EXPLORATION = 1.0
 """UCT's exploration constant for values in -1..1."""
 PV_MIN_VISITS = 2
@@ -60,7 +62,7 @@ class Candidate:
     """A move the search considered: its visits, its mean value for the mover (-1..1), and ``won``/``lost``
     when the search proved it."""
 
-    move: object
+    move: MoveLike
     visits: int
     value: float
     proven: str | None = None
@@ -74,15 +76,16 @@ class Candidate:
 class SearchResult:
     """The chosen move, the root's moves best first, the principal variation, and the effort."""
 
-    move: object
+    move: MoveLike
     candidates: tuple[Candidate, ...]
-    pv: tuple[object, ...]
+    pv: tuple[MoveLike, ...]
     iterations: int
     seconds: float
 
 
 def _proven_name(value: float | None) -> str | None:
-    return {1: "won", -1: "lost", 0: "drawn"}.get(value) if value is not None else None
+    names: dict[float, str] = {1.0: "won", -1.0: "lost", 0.0: "drawn"}
+    return names.get(value) if value is not None else None
 
 
 class Mcts:
@@ -195,7 +198,9 @@ class Mcts:
         for _ in range(depth):
             view.pop()
         # Back up: ``value`` is for the player who moved into ``node``.
-        while node is not None:
+        climbing: Node | None = node
+        while climbing is not None:
+            node = climbing
             node.visits += 1
             node.total += value
             parent = node.parent
@@ -206,7 +211,7 @@ class Mcts:
                       and all(ch.proven == -1.0 for ch in parent.children)):
                     parent.proven = 1.0
             value = -value
-            node = parent
+            climbing = parent
 
     def _result(self, root: Node, view, done: int, elapsed: float) -> SearchResult:
         def rank(node: Node):

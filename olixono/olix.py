@@ -482,7 +482,7 @@ _NO_WITNESS = (BOARD, BOARD)
 """The witness blockers when no witness is cached: any stone of either player makes the settled check search."""
 
 
-class OlixBoard(Board):
+class OlixBoard(Board["OlixMove"]):
     """An Olix game: the stones, whose turn it is, the moves played and how it ended.
 
     ``pop`` undoes the last action: an ending by agreement or resignation if
@@ -781,6 +781,7 @@ class OlixBoard(Board):
         lines = self._lines[p]
         rank, file, ri, ci, di, ai, fbit, rbit = _GEOMETRY[s]
         if changed & 1:
+            assert o_rect is not None  # an O improved, so its rectangle was found
             left, right, bottom, top = o_rect
             segment = (2 << right) - (1 << left)
             shape_o = 0

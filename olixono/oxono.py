@@ -264,7 +264,7 @@ class _Undo:
     outcome: Outcome | None
 
 
-class OxonoBoard(Board):
+class OxonoBoard(Board[OxonoMove]):
     """An Oxono game: the position, whose turn it is, and the moves played."""
 
     KIND = "oxono"
@@ -568,8 +568,9 @@ class OxonoBoard(Board):
 
     def playout(self, rng: random.Random) -> Outcome:
         """Finish the game with uniformly random moves (on raw ints; the board is unchanged)."""
-        if self.is_game_over():
-            return self.outcome()
+        outcome = self.outcome()
+        if outcome is not None:
+            return outcome
         winner, reason = _playout(*self.raw_state(), rng.random)
         if winner is None:
             return Outcome(None, reason)

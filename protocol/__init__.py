@@ -2,16 +2,42 @@
 
 ``protocol.messages`` is the grammar (one canonical line per message),
 ``protocol.keys`` the Ed25519 identities, ``protocol.session`` the state
-machine that is fed lines and yields events, ``protocol.topics`` the MQTT
-topic names. The specification for other implementers is ``PROTOCOL.md``.
+machine that is fed lines and yields events (``protocol.events``),
+``protocol.topics`` the MQTT topic names. The specification for other
+implementers is ``PROTOCOL.md``.
 """
 
-from protocol.errors import LocalProtocolError, Rejection, RemoteProtocolError
-from protocol.keys import Identity, PublicKey, fingerprint
+from protocol.errors import CODES, LocalProtocolError, Rejection, RemoteProtocolError
+from protocol.events import (
+    ChatReceived,
+    EndDeclined,
+    EndProposed,
+    EquivocationDetected,
+    Event,
+    GameOver,
+    GameStarted,
+    GuestAccepted,
+    JoinRequested,
+    LineApplied,
+    LineRejected,
+    MoveApplied,
+    OfferReceived,
+    Outgoing,
+    ProposalWithdrawn,
+    Result,
+    ResyncNeeded,
+    Superseded,
+)
+from protocol.keys import Identity, PublicKey, WeakKeyError, fingerprint
 from protocol.messages import VERSION, Message, decode, encode
-from protocol.session import GameSession
+from protocol.session import GameSession, Phase, check_equivocation_proof, verify_transcript
+from protocol.topics import copy_topic, game_filter, lobby_filter, topic_for
 
 __all__ = [
-    "VERSION", "GameSession", "Identity", "LocalProtocolError", "Message", "PublicKey",
-    "Rejection", "RemoteProtocolError", "decode", "encode", "fingerprint",
+    "CODES", "VERSION", "ChatReceived", "EndDeclined", "EndProposed", "EquivocationDetected", "Event", "GameOver",
+    "GameSession", "GameStarted", "GuestAccepted", "Identity", "JoinRequested", "LineApplied", "LineRejected",
+    "LocalProtocolError", "Message", "MoveApplied", "OfferReceived", "Outgoing", "Phase", "ProposalWithdrawn",
+    "PublicKey", "Rejection", "RemoteProtocolError", "Result", "ResyncNeeded", "Superseded", "WeakKeyError",
+    "check_equivocation_proof", "copy_topic", "decode", "encode", "fingerprint", "game_filter", "lobby_filter",
+    "topic_for", "verify_transcript",
 ]

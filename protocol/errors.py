@@ -12,8 +12,10 @@ CODES = {
     "unknown-field": "the message holds a field its type does not have",
     "bad-field": "a field's value is malformed",
     "non-canonical": "the line is not in its one canonical encoding",
+    "weak-key": "a key in the line is one anyone could sign for (small-order or non-canonical)",
     "bad-signature": "the signature does not verify",
     "wrong-game": "the message belongs to another game",
+    "unknown-term": "the game is offered under terms this client does not know",
     "wrong-signer": "the signer has no seat in this game",
     "wrong-seat": "the signer may not send this message now",
     "broken-link": "the hash of the previous message does not match",
@@ -21,7 +23,9 @@ CODES = {
     "bad-reveal": "the revealed secret does not match its commitment",
     "illegal-move": "the move is illegal in the game's position",
     "after-end": "the game is already over",
-    "equivocation": "the signer signed two different messages at one sequence number",
+    "superseded": "another player's line takes precedence at this sequence number",
+    "equivocation": "the signer signed two messages that cannot both be part of one game",
+    "limit": "the signer has sent more messages of this kind than a receiver keeps",
     "buffer-full": "too many messages wait for their predecessors",
 }
 """Every rejection code, with the human sentence a client may show."""
@@ -38,7 +42,7 @@ class RemoteProtocolError(ValueError):
 
 
 class LocalProtocolError(ValueError):
-    """This client asked for something the protocol forbids (e.g. signing an illegal move)."""
+    """This client asked for something the protocol forbids (e.g. signing an illegal move, or equivocating)."""
 
 
 Rejection = RemoteProtocolError

@@ -6,24 +6,29 @@ The version token, the message type, then ``name=value`` fields in the type's
 fixed order (:data:`SCHEMAS`), then ``by=`` (the signer's Ed25519 public key)
 and ``sig=`` (the signature over the UTF-8 bytes before `` sig=``), single
 spaces between tokens. :func:`decode` accepts exactly the bytes that
-:func:`encode` would produce for the same message and nothing else.
+:func:`encode` would produce for the same message and nothing else, and
+decodes every key in the line once, into a :class:`~protocol.keys.PublicKey`.
 """
 
 from __future__ import annotations
 
 import base64
+import bisect
 import hashlib
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Iterable
 
 from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.keys import KEY_BYTES, SIGNATURE_BYTES, Identity, PublicKey, b64, unb64
+from protocol.keys import KEY_BYTES, SIGNATURE_BYTES, Identity, PublicKey, WeakKeyError, b64, unb64
+from protocol.unicode_tables import COMBINING, FORBIDDEN
 
 VERSION = "olixono/1"
 MAX_LINE_BYTES = 2048
 MAX_CHAT_BYTES = 500
+MAX_COMBINING_RUN = 4
+"""At most this many combining marks in a row in chat text (and none first): enough for any script, not for a tower."""
+MAX_TERMS = 8
 GAME_ID_BYTES = 16
 TOKEN_BYTES = 16
 HASH_BYTES = 32
@@ -35,15 +40,17 @@ _B64 = "[A-Za-z0-9_-]"
 B64_16 = f"{_B64}{{21}}[AQgw]"
 B64_32 = f"{_B64}{{42}}[AEIMQUYcgkosw048]"
 B64_64 = f"{_B64}{{85}}[AQgw]"
+_TERM = "[a-z][a-z0-9-]{0,15}:[A-Za-z0-9.+-]{1,32}"
 _PATTERNS = {
     "kind": "oxono|olix",
     "game": B64_16,
-    "seq": "0|[1-9][0-9]{0,5}",
+    "seq": "[1-9][0-9]{0,5}",
     "prev": B64_32,
     "commit": B64_32,
     "nonce": B64_16,
     "salt": B64_16,
     "secret": B64_16,
+    "terms": f"{_TERM}(?:,{_TERM}){{0,{MAX_TERMS - 1}}}",
     "invite": B64_32,
     "guest": B64_32,
     "move": "[A-Za-z0-9]{2,8}",
@@ -52,18 +59,22 @@ _PATTERNS = {
 _VALUE = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 _BINARY = {"game": GAME_ID_BYTES, "prev": HASH_BYTES, "commit": HASH_BYTES, "nonce": TOKEN_BYTES,
            "salt": TOKEN_BYTES, "secret": TOKEN_BYTES, "invite": KEY_BYTES, "guest": KEY_BYTES}
+KEY_FIELDS = ("invite", "guest")
+"""Fields whose value is a public key: decoded once into :attr:`Message.peer`."""
 
 _CHAIN = ("game", "seq", "prev")
 SCHEMAS: dict[str, tuple[str, ...]] = {
-    "offer": ("kind", "nonce", "invite?"),
-    "join": (*_CHAIN, "commit"),
+    "offer": ("kind", "nonce", "terms", "invite?"),
+    "join": (*_CHAIN, "terms", "commit"),
     "accept": (*_CHAIN, "guest", "salt"),
     "reveal": (*_CHAIN, "secret"),
+    "claim": _CHAIN,
     "move": (*_CHAIN, "move"),
-    "resign": _CHAIN,
     "propose": _CHAIN,
-    "agree": _CHAIN,
+    "withdraw": _CHAIN,
     "decline": _CHAIN,
+    "agree": _CHAIN,
+    "resign": _CHAIN,
     "abort": _CHAIN,
     "chat": (*_CHAIN, "text"),
 }
@@ -82,20 +93,28 @@ def _line_pattern(type_: str, schema: tuple[str, ...]) -> re.Pattern[str]:
 
 
 _LINES = {type_: _line_pattern(type_, schema) for type_, schema in SCHEMAS.items()}
+_NAMES = {type_: tuple(name.rstrip("?") for name in schema) for type_, schema in SCHEMAS.items()}
+_OPTIONAL = {type_ for type_, schema in SCHEMAS.items() if any(name.endswith("?") for name in schema)}
+_CHECKED = {type_: tuple(name for name in _NAMES[type_] if name in ("text", "terms")) for type_ in SCHEMAS}
+_PEER = {type_: next((name for name in _NAMES[type_] if name in ("invite", "guest")), None) for type_ in SCHEMAS}
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_FORBIDDEN_STARTS = [start for start, _ in FORBIDDEN]
+_COMBINING_STARTS = [start for start, _ in COMBINING]
 
-_keys: dict[bytes, PublicKey] = {}
+_keys: dict[bytes | str, PublicKey] = {}
+"""Loaded keys by their raw bytes and by their text: each key is decoded and checked once per process."""
+_SIG_TAIL = len(" sig=") + 86
 
 
 def public_key(raw: bytes) -> PublicKey:
-    """The :class:`PublicKey` for ``raw`` bytes, loaded once per process."""
+    """The :class:`PublicKey` for ``raw`` bytes, loaded once per process (:class:`WeakKeyError` if refused)."""
     key = _keys.get(raw)
     if key is None:
-        if len(_keys) > 10_000:  # bound the cache against floods of fresh keys
+        if len(_keys) > 20_000:  # bound the cache against floods of fresh keys
             _keys.clear()
         key = _keys[raw] = PublicKey(raw)
+        _keys[key.text] = key
     return key
 
 
@@ -109,20 +128,46 @@ def game_id_of(offer_line: str) -> str:
     return b64(hashlib.sha256(offer_line.encode("utf-8")).digest()[:GAME_ID_BYTES])
 
 
+def _in(code: int, starts: list[int], table: tuple[tuple[int, int], ...]) -> bool:
+    index = bisect.bisect_right(starts, code) - 1
+    return index >= 0 and code <= table[index][1]
+
+
 def encode_text(text: str) -> str:
     """Chat text as a field value: UTF-8, percent-encoded but for unreserved characters."""
     return "".join(ch if ch in _UNRESERVED else "".join(f"%{b:02X}" for b in ch.encode("utf-8")) for ch in text)
 
 
 def check_text(text: str) -> str | None:
-    """Why ``text`` may not be chat text, or ``None``: control and bidi characters could forge a terminal."""
+    """Why ``text`` may not be chat text, or ``None``.
+
+    Chat must never be able to fake what a terminal shows: no control,
+    format, private-use or separator character but the plain space (frozen
+    Unicode 14.0 categories, :mod:`protocol.unicode_tables`), and combining
+    marks only after a base character, at most :data:`MAX_COMBINING_RUN` in a row.
+    """
     if not text:
         return "empty"
     if len(text.encode("utf-8")) > MAX_CHAT_BYTES:
         return f"longer than {MAX_CHAT_BYTES} bytes"
-    for ch in text:
-        if unicodedata.category(ch) == "Cc" or ch in _BIDI_CONTROLS:
-            return f"holds the control character U+{ord(ch):04X}"
+    run = 0
+    for index, ch in enumerate(text):
+        code = ord(ch)
+        if code < 0x80:
+            if code < 0x20 or code == 0x7F:
+                return f"holds the control character U+{code:04X}"
+            run = 0
+            continue
+        if _in(code, _FORBIDDEN_STARTS, FORBIDDEN):
+            return f"holds U+{code:04X}, a control, format or separator character"
+        if _in(code, _COMBINING_STARTS, COMBINING):
+            run += 1
+            if index == 0:
+                return f"starts with the combining mark U+{code:04X}"
+            if run > MAX_COMBINING_RUN:
+                return f"holds more than {MAX_COMBINING_RUN} combining marks in a row"
+        else:
+            run = 0
     return None
 
 
@@ -146,23 +191,48 @@ def decode_text(value: str) -> str:
     return text
 
 
+def parse_terms(value: str) -> tuple[tuple[str, str], ...]:
+    """The ``(name, value)`` pairs of a ``terms=`` value; ``ValueError`` unless sorted by name, each once."""
+    pairs = tuple((name, val) for name, _, val in (item.partition(":") for item in value.split(",")))
+    names = [name for name, _ in pairs]
+    if names != sorted(set(names)):
+        raise ValueError("terms are listed once each, sorted by name")
+    return pairs
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One decoded, signature-checked message."""
+    """One decoded, signature-checked message; every key in it decoded once."""
 
     type: str
     fields: tuple[tuple[str, str], ...]
-    by: bytes
+    signer: PublicKey
     line: str
     hash: str
     """How later messages refer to this one (:func:`line_hash`)."""
+    game: str
+    """The game id: the ``game=`` field, or for the offer the id derived from it."""
     seq: int
     """The sequence number (0 for the offer, which has none)."""
+    prev: str
+    """The hash this message links to ("" for the offer)."""
+    peer: PublicKey | None
+    """The other key the message names: the offer's ``invite=``, the accept's ``guest=``."""
+    slot: str
+    """Where the signer's line sits: ``offer``, its sequence number, or ``chat-<n>``."""
 
     @classmethod
-    def make(cls, type_: str, fields: tuple[tuple[str, str], ...], by: bytes, line: str) -> Message:
-        seq = int(fields[1][1]) if type_ != "offer" else 0
-        return cls(type_, fields, by, line, line_hash(line), seq)
+    def make(cls, type_: str, fields: tuple[tuple[str, str], ...], signer: PublicKey, line: str,
+             peer: PublicKey | None = None, raw: bytes | None = None) -> Message:
+        digest = hashlib.sha256(line.encode("utf-8") if raw is None else raw).digest()
+        if type_ == "offer":
+            game, seq, prev, slot = b64(digest[:GAME_ID_BYTES]), 0, "", "offer"
+        else:
+            game, slot, prev = fields[0][1], fields[1][1], fields[2][1]
+            seq = int(slot)
+            if type_ == "chat":
+                slot = f"chat-{slot}"
+        return cls(type_, fields, signer, line, b64(digest), game, seq, prev, peer, slot)
 
     def get(self, name: str) -> str | None:
         for key, value in self.fields:
@@ -170,17 +240,15 @@ class Message:
                 return value
         return None
 
-    @property
-    def game(self) -> str | None:
-        return self.get("game")
+    def value(self, name: str) -> str:
+        """A field the type always has (``KeyError`` if it has none)."""
+        value = self.get(name)
+        if value is None:
+            raise KeyError(f"a {self.type} has no {name}= field")
+        return value
 
-    @property
-    def prev(self) -> str | None:
-        return self.get("prev")
-
-    @property
-    def signer(self) -> PublicKey:
-        return public_key(self.by)
+    def __repr__(self) -> str:
+        return f"Message({self.type} seq={self.seq} by {self.signer.fingerprint})"
 
 
 def _unsigned(type_: str, fields: Iterable[tuple[str, str]], by_text: str) -> str:
@@ -197,9 +265,24 @@ def _check_value(name: str, value: str) -> str | None:
             unb64(value, _BINARY[name])
         elif name == "text":
             decode_text(value)
+        elif name == "terms":
+            parse_terms(value)
     except ValueError as exc:
         return f"{name}: {exc}"
     return None
+
+
+def _key(text: str, name: str) -> PublicKey:
+    """The key a (canonically spelled) field holds; ``weak-key`` if it is refused."""
+    key = _keys.get(text)
+    if key is not None:
+        return key
+    try:
+        return public_key(base64.urlsafe_b64decode(text + "="))
+    except WeakKeyError as exc:
+        raise RemoteProtocolError("weak-key", f"{name}=: {exc}") from None
+    except ValueError:
+        raise RemoteProtocolError("bad-signature", f"{name}= is not an Ed25519 public key") from None
 
 
 def encode(type_: str, fields: Iterable[tuple[str, str]], identity: Identity) -> str:
@@ -217,6 +300,11 @@ def encode(type_: str, fields: Iterable[tuple[str, str]], identity: Identity) ->
         problem = _check_value(name, value)
         if problem:
             raise LocalProtocolError(problem)
+        if name in KEY_FIELDS:
+            try:
+                public_key(unb64(value, KEY_BYTES))
+            except ValueError as exc:
+                raise LocalProtocolError(f"{name}=: {exc}") from None
     unsigned = _unsigned(type_, fields, identity.public.text)
     line = f"{unsigned} sig={b64(identity.sign(unsigned.encode('utf-8')))}"
     if len(line.encode("utf-8")) > MAX_LINE_BYTES:
@@ -230,47 +318,51 @@ def decode(data: bytes | str, verify: bool = True) -> Message:
     Checks, in order: size, UTF-8, the grammar of the line's type (one
     regular expression that only canonical lines match; :func:`_diagnose`
     names the fault of any other line: control characters, version, type,
-    fields and their order, each value), chat text, and (with ``verify``)
-    the signature.
+    fields and their order, each value), chat text and terms, the keys
+    (``weak-key``), and (with ``verify``) the signature.
     """
     if isinstance(data, str):
+        if len(data) > MAX_LINE_BYTES:
+            raise RemoteProtocolError("oversize", f"{len(data)} characters; at most {MAX_LINE_BYTES} bytes")
         try:
             raw = data.encode("utf-8")
         except UnicodeEncodeError:
             raise RemoteProtocolError("bad-utf8", "the text holds a lone surrogate") from None
+        line = data
     else:
         raw = bytes(data)
     if len(raw) > MAX_LINE_BYTES:
         raise RemoteProtocolError("oversize", f"{len(raw)} bytes; at most {MAX_LINE_BYTES}")
-    try:
-        line = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RemoteProtocolError("bad-utf8", f"invalid UTF-8 at byte {exc.start}") from None
+    if not isinstance(data, str):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RemoteProtocolError("bad-utf8", f"invalid UTF-8 at byte {exc.start}") from None
     type_ = line[len(VERSION) + 1 : line.find(" ", len(VERSION) + 1)]
     pattern = _LINES.get(type_)
     match = pattern.fullmatch(line) if pattern is not None else None
     if match is None:
         _diagnose(line)  # raises the specific error
         raise RemoteProtocolError("non-canonical", "the line does not re-encode to the same bytes")
-    groups = match.groupdict()
-    by_text, sig_text = groups.pop("by"), groups.pop("sig")
-    fields = tuple((name, value) for name, value in groups.items() if value is not None)
-    text = groups.get("text")
-    if text is not None:
-        try:
-            decode_text(text)
-        except ValueError as exc:
-            raise RemoteProtocolError("bad-field", f"text: {exc}") from None
-    by = base64.urlsafe_b64decode(by_text + "=")  # the pattern admits only canonical spellings
-    try:
-        signer = public_key(by)
-    except ValueError:
-        raise RemoteProtocolError("bad-signature", "by= is not an Ed25519 public key") from None
-    if verify:
-        unsigned = line[: match.start("sig") - len(" sig=")].encode("utf-8")
-        if not signer.verify(base64.urlsafe_b64decode(sig_text + "=="), unsigned):
+    names = _NAMES[type_]
+    *values, by_text, sig_text = match.group(*names, "by", "sig")
+    if type_ in _OPTIONAL:
+        fields = tuple((name, value) for name, value in zip(names, values) if value is not None)
+    else:
+        fields = tuple(zip(names, values))
+    for name in _CHECKED[type_]:
+        problem = _check_value(name, match.group(name))
+        if problem:
+            raise RemoteProtocolError("bad-field", problem)
+    peer = None
+    peer_field = _PEER[type_]
+    if peer_field is not None and match.group(peer_field) is not None:
+        peer = _key(match.group(peer_field), peer_field)
+    signer = _key(by_text, "by")  # the pattern admits only canonical spellings
+    if verify:  # sig= is the last field: 86 ASCII characters
+        if not signer.verify(base64.urlsafe_b64decode(sig_text + "=="), raw[:-_SIG_TAIL]):
             raise RemoteProtocolError("bad-signature", f"the signature does not verify for key {signer.fingerprint}")
-    return Message.make(type_, fields, by, line)
+    return Message.make(type_, fields, signer, line, peer, raw)
 
 
 def _diagnose(line: str) -> None:
@@ -320,8 +412,8 @@ def _diagnose(line: str) -> None:
             raise RemoteProtocolError("bad-field", problem)
     by_text, sig_text = pairs[-2][1], pairs[-1][1]
     try:
-        by = unb64(by_text, KEY_BYTES)
-        sig = unb64(sig_text, SIGNATURE_BYTES)
+        unb64(by_text, KEY_BYTES)
+        unb64(sig_text, SIGNATURE_BYTES)
     except ValueError as exc:
         raise RemoteProtocolError("bad-field", f"by= or sig=: {exc}") from None
-    del by, sig  # well-formed: the line differs from its canonical form somewhere else
+    # well-formed: the line differs from its canonical form somewhere else

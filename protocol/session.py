@@ -1,124 +1,137 @@
 """One game's verified transcript, sans I/O: feed it lines, get events out.
 
 A :class:`GameSession` may be fed lines in any order, any number of times,
-from anyone. It ignores exact duplicates, keeps lines that arrive before
-their parent until the parent comes, applies every line that verifies, and
-answers every other with a :class:`LineRejected` event naming a code from
-``protocol.errors.CODES``. It also signs the local player's own actions, and
-refuses (:class:`LocalProtocolError`) to sign anything the game forbids.
+from anyone. It ignores exact duplicates, keeps (within bounds) lines that
+arrive before their parent, applies every line that verifies, and answers
+every other with a :class:`~protocol.events.LineRejected` naming a code from
+``protocol.errors.CODES``. It also signs the local player's own actions,
+refusing (:class:`LocalProtocolError`) before anything is signed whatever the
+game forbids, and never signing two lines that could not both be in one game.
 
-The main chain is single-writer: at each sequence number exactly one seat
-may send (the :meth:`GameSession.actor`), so order comes from the data, never
-from arrival:
+Who may send what is one table, :data:`RULES`: for each phase, each sender's
+message types and their *rank*. At every sequence number one key, the actor,
+extends the main chain; the only races are settled by rank, the same for
+every receiver whatever the order of arrival:
 
-    seq 0  offer    host           the game's id is derived from this line
-    seq 1  join     anyone (or the invited key); several candidates may ask
-    seq 2  accept   host           names the guest, links to that guest's join
-    seq 3  reveal   guest          opens the coin-flip commitment; seats are fixed
-    seq 4… move | resign | abort (before the first move) | propose (Olix)
-                    the player to move;  agree | decline  the player asked
+    phase     sender   may send (rank)
+    offered   host     accept, abort (withdraws the offer)
+              anyone   join (a candidate; invited key only, if the offer names one)
+    accepted  guest    reveal, abort (walks away: the host wins by forfeit)     2
+              host     claim (the guest never revealed: forfeit)                  1
+    playing   actor    move, propose, withdraw, decline (the turn stays),       1
+                       agree, resign, abort (before the sender's first move)     2
+              waiter   resign, abort (before the sender's first move)           3
 
-``abort`` may also replace ``accept`` (the host withdraws, seq 1) or ``reveal``
-(the guest backs out, seq 3). Chat lines form one side chain per seated key
-and never change the game.
+A line of higher rank sent for a sequence number another player's line
+already holds replaces it and what followed it in that player's turn (at
+most one turn); a line of lower rank is set aside. Either way a
+:class:`~protocol.events.Superseded` event says so.
 """
 
 from __future__ import annotations
 
+import enum
 import hashlib
 from collections import deque
-from dataclasses import dataclass
-from typing import Iterable
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, NamedTuple
 
-from olixono.common import InvalidMoveError, Outcome
+from olixono.common import Board, InvalidMoveError, Outcome
 from olixono.games import new_board
-from protocol.errors import CODES, LocalProtocolError, RemoteProtocolError
-from protocol.keys import Identity, b64, random_token, unb64
-from protocol.messages import Message, decode, decode_text, encode, encode_text, game_id_of
+from olixono.olix import OlixBoard
+from protocol.errors import LocalProtocolError, RemoteProtocolError
+from protocol.events import (
+    ChatReceived,
+    EndDeclined,
+    EndProposed,
+    EquivocationDetected,
+    Event,
+    GameOver,
+    GameStarted,
+    GuestAccepted,
+    JoinRequested,
+    LineApplied,
+    LineRejected,
+    MoveApplied,
+    OfferReceived,
+    Outgoing,
+    ProposalWithdrawn,
+    Result,
+    ResyncNeeded,
+    Superseded,
+)
+from protocol.keys import Identity, PublicKey, b64, random_token, unb64
+from protocol.messages import Message, check_text, decode, decode_text, encode, encode_text, parse_terms
+from protocol.topics import topic_for
 
-MAX_PENDING = 512
-"""Lines kept while they wait for their predecessors; more are refused (``buffer-full``)."""
+# -- limits: what one game may make a receiver keep, whatever strangers publish ------------------
+MAX_PENDING_PER_KEY = 512
+"""Lines one key may have waiting for their predecessors (a whole game of one player, chat included)."""
+MAX_PENDING_UNSEATED = 1024
+"""Lines waiting from keys not (yet) known to hold a seat, all together; beyond, they are dropped (and
+:class:`ResyncNeeded` asks for the game again once a seat becomes known)."""
+MAX_JOINS = 64
+"""Join candidates kept for the host to choose from (a join that a known accept names is always kept)."""
+MAX_CHAT_LINES = 256
+"""Chat lines per player per game."""
+MAX_PROOFS_PER_KEY = 4
+"""Equivocation proofs kept per key (one is enough to prove it)."""
+MAX_SUPERSEDED = 16
+"""Lines set aside per game (an honest race sets aside at most one turn)."""
+MAX_NAMED = 4
+"""Guests named by the host's waiting accepts whose lines are kept as a seated player's."""
+
+TERMS = {"rules": ("1",)}
+"""The terms this implementation can play under: each name, and the values it knows."""
+DEFAULT_TERMS = "rules:1"
 
 HOST, GUEST = "host", "guest"
 
 
-# -- events -------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class OfferReceived:
-    game: str
-    kind: str
-    host: str
-    invite: str | None
+class Phase(enum.Enum):
+    WAITING = "waiting for the offer"
+    OFFERED = "offered"
+    ACCEPTED = "accepted"
+    PLAYING = "playing"
+    OVER = "over"
 
 
-@dataclass(frozen=True, slots=True)
-class JoinRequested:
-    key: str
+class Sender(enum.Enum):
+    HOST = "the host"
+    GUEST = "the guest"
+    ANYONE = "a candidate guest"
+    ACTOR = "the player to move"
+    WAITER = "the player not to move"
 
 
-@dataclass(frozen=True, slots=True)
-class GuestAccepted:
-    key: str
+RULES: dict[Phase, dict[Sender, dict[str, int]]] = {
+    Phase.OFFERED: {Sender.HOST: {"accept": 1, "abort": 1}, Sender.ANYONE: {"join": 0}},
+    Phase.ACCEPTED: {Sender.GUEST: {"reveal": 2, "abort": 2}, Sender.HOST: {"claim": 1}},
+    Phase.PLAYING: {
+        Sender.ACTOR: {"move": 1, "propose": 1, "withdraw": 1, "decline": 1, "agree": 2, "resign": 2, "abort": 2},
+        Sender.WAITER: {"resign": 3, "abort": 3},
+    },
+    Phase.OVER: {},
+}
+"""Each phase's senders, the message types each may send, and their rank in a race (module docstring)."""
+
+FINAL = frozenset({"agree", "resign", "abort"})
+"""Types after which their signer never signs another main-chain line: one that does has equivocated."""
+REMARKS = frozenset({"propose", "withdraw", "decline"})
+"""Main-chain lines that leave the turn with the actor (each at most once a turn)."""
 
 
-@dataclass(frozen=True, slots=True)
-class GameStarted:
-    """The coin flip is done: ``seats`` maps each player name to its key."""
+class _State(NamedTuple):
+    """Everything about the game but the board, as it stood before or after one main-chain line."""
 
-    seats: tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class MoveApplied:
-    seq: int
-    player: str
-    move: str
-
-
-@dataclass(frozen=True, slots=True)
-class EndProposed:
-    player: str
-
-
-@dataclass(frozen=True, slots=True)
-class EndDeclined:
-    player: str
-
-
-@dataclass(frozen=True, slots=True)
-class ChatReceived:
-    key: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class GameOver:
-    outcome: Outcome
-
-
-@dataclass(frozen=True, slots=True)
-class LineRejected:
-    code: str
-    detail: str
-    line: str
-
-    @property
-    def sentence(self) -> str:
-        return f"{CODES[self.code]} ({self.detail})"
-
-
-@dataclass(frozen=True, slots=True)
-class EquivocationDetected:
-    """``key`` signed both lines for one slot: the pair is a portable proof."""
-
-    key: str
-    slot: str
-    first: str
-    second: str
-
-
-Event = (OfferReceived | JoinRequested | GuestAccepted | GameStarted | MoveApplied | EndProposed | EndDeclined
-         | ChatReceived | GameOver | LineRejected | EquivocationDetected)
+    phase: Phase
+    guest: PublicKey | None = None
+    seats: tuple[PublicKey, PublicKey] | None = None
+    turn: int = 0
+    moves: int = 0
+    proposal: int | None = None
+    remarks: frozenset[str] = frozenset()
+    result: Result | None = None
 
 
 def commitment(secret: str) -> str:
@@ -131,108 +144,291 @@ def host_moves_first(secret: str, salt: str) -> bool:
     return hashlib.sha256(unb64(secret, 16) + unb64(salt, 16)).digest()[0] & 1 == 0
 
 
-@dataclass
-class _Chat:
-    seq: int = 0
-    hash: str = ""
+def check_terms(value: str) -> None:
+    """Raise ``unknown-term`` unless every term of an offer is one this implementation plays under."""
+    for name, val in parse_terms(value):
+        if val not in TERMS.get(name, ()):
+            raise RemoteProtocolError("unknown-term", f"{name}:{val}")
+    missing = sorted(set(TERMS) - {name for name, _ in parse_terms(value)})
+    if missing:
+        raise RemoteProtocolError("unknown-term", f"the offer does not name {', '.join(missing)}")
 
 
 class GameSession:
-    """The verified state of one game, as seen by a player (with ``identity``) or a spectator."""
+    """The verified state of one game, as seen by a player (with ``identity``) or a spectator.
+
+    Read-only views for front ends: :attr:`phase`, :attr:`board` (a copy),
+    :attr:`chain`, :attr:`transcript`, :attr:`seats`, :attr:`host`,
+    :attr:`guest`, :attr:`actor`, :attr:`proposal`, :attr:`result`,
+    :attr:`proofs`, :attr:`compromised_by`.
+    """
 
     def __init__(self, game_id: str | None = None, identity: Identity | None = None) -> None:
         self.game_id = game_id
         self.identity = identity
-        self.chain: list[Message] = []
-        self.transcript: list[str] = []
         self.kind: str | None = None
-        self.board = None
-        self.host: bytes | None = None
-        self.invite: bytes | None = None
-        self.guest: bytes | None = None
-        self.joins: dict[bytes, Message] = {}
-        self.seats: dict[str, bytes] = {}
-        self.proposal: str | None = None
-        self.outcome: Outcome | None = None
-        self.equivocations: list[EquivocationDetected] = []
-        self.compromised_by: set[bytes] = set()
+        self.terms: str | None = None
+        self.invite: PublicKey | None = None
+        self._host: PublicKey | None = None
+        self._board: Board[Any] | None = None
+        self._state = _State(Phase.WAITING)
+        self._chain: list[Message] = []
+        self._before: list[_State] = []  # the state before each chain line, to judge races and roll back
+        self._transcript: list[str] = []
+        self._joins: dict[PublicKey, Message] = {}
+        # by raw key bytes (cheap to hash): (key, slot): every main-chain line placed or set aside, and chat
         self._seen: dict[tuple[bytes, str], Message] = {}
-        self._pending: dict[str, list[Message]] = {}  # by the hash of the parent they wait for
-        self._pending_chats: list[Message] = []
-        self._pending_lines: set[str] = set()
-        self._known: set[str | bytes] = set()  # every line applied (or joined), as text and as bytes
-        self._chats: dict[bytes, _Chat] = {}
+        self._last: dict[bytes, Message] = {}  # each key's highest main-chain line
+        self._finals: dict[bytes, Message] = {}  # each key's final line (agree, resign, abort)
+        self._superseded: dict[str, Message] = {}
+        self._chats: dict[PublicKey, tuple[int, str]] = {}  # each seated key's chat head: (seq, hash)
+        self._proofs: dict[PublicKey, list[EquivocationDetected]] = {}
+        self._known: set[str] = set()  # every line applied, joined or set aside
+        # lines waiting: by what they wait for ("offer", a parent's hash, or "seat <key>")
+        self._pending: dict[str, tuple[Message, str]] = {}  # line: (message, what it waits for)
+        self._waiting: dict[str, list[Message]] = {}
+        self._pending_per_key: dict[PublicKey, int] = {}
+        self._unseated_pending = 0
+        self._named: set[PublicKey] = set()
+        self._dropped = False
         self._secret: str | None = None
-        self._checked_move = None  # the move the last check() parsed, for _apply()
 
-    # -- the state, read-only ---------------------------------------------
+    # -- read-only views ---------------------------------------------------------
     @property
-    def started(self) -> bool:
-        return bool(self.seats)
+    def phase(self) -> Phase:
+        return self._state.phase
 
     @property
-    def moves(self) -> int:
-        return len(self.board.move_stack) if self.board is not None else 0
+    def board(self) -> Board[Any] | None:
+        """A copy of the board (``None`` before the offer): change it freely."""
+        return self._board.copy() if self._board is not None else None
+
+    @property
+    def position(self) -> str | None:
+        return self._board.position() if self._board is not None else None
+
+    @property
+    def chain(self) -> tuple[Message, ...]:
+        """The main chain: the offer, the accepted join, the accept, … in sequence order."""
+        return tuple(self._chain)
+
+    @property
+    def transcript(self) -> tuple[str, ...]:
+        """The verified lines in the order they were applied (chat included): what ``olixono verify`` checks."""
+        return tuple(self._transcript)
 
     @property
     def head(self) -> Message | None:
-        return self.chain[-1] if self.chain else None
+        return self._chain[-1] if self._chain else None
 
-    def player_of(self, key: bytes) -> str | None:
+    @property
+    def next_seq(self) -> int:
+        return len(self._chain)
+
+    @property
+    def host(self) -> PublicKey | None:
+        return self._host
+
+    @property
+    def guest(self) -> PublicKey | None:
+        return self._state.guest
+
+    @property
+    def joins(self) -> Mapping[PublicKey, Message]:
+        """The join candidates kept for the host to choose from."""
+        return MappingProxyType(self._joins)
+
+    @property
+    def seats(self) -> dict[str, PublicKey]:
+        """Each player name's key, once the coin flip is done (empty before)."""
+        if self._state.seats is None or self._board is None:
+            return {}
+        return dict(zip(self._board.PLAYERS, self._state.seats))
+
+    @property
+    def started(self) -> bool:
+        return self._state.seats is not None
+
+    @property
+    def moves(self) -> int:
+        return self._state.moves
+
+    @property
+    def result(self) -> Result | None:
+        return self._state.result
+
+    @property
+    def outcome(self) -> Result | None:
+        """The same as :attr:`result`."""
+        return self._state.result
+
+    @property
+    def over(self) -> bool:
+        return self._state.phase is Phase.OVER
+
+    @property
+    def proposal(self) -> str | None:
+        """The player whose proposal to end the game is open, if any."""
+        index = self._state.proposal
+        return None if index is None or self._board is None else self._board.PLAYERS[index]
+
+    @property
+    def actor(self) -> PublicKey | None:
+        """The key that extends the main chain next (``None`` while anyone may join, or when it is over)."""
+        return self._actor(self._state)
+
+    @property
+    def proofs(self) -> tuple[EquivocationDetected, ...]:
+        return tuple(proof for proofs in self._proofs.values() for proof in proofs)
+
+    @property
+    def compromised_by(self) -> frozenset[PublicKey]:
+        """The seated keys proven to have equivocated."""
+        return frozenset(key for key in self._proofs if self.role_of(key) is not None)
+
+    def role_of(self, key: PublicKey) -> str | None:
+        """``host``, ``guest`` or ``None``."""
+        raw = key.raw
+        if self._host is not None and raw == self._host.raw:
+            return HOST
+        guest = self._state.guest
+        if guest is not None and raw == guest.raw:
+            return GUEST
+        return None
+
+    def player_of(self, key: PublicKey) -> str | None:
         """The player name (``pink``, ``first``, …) seated with ``key``, if any."""
         for player, seated in self.seats.items():
             if seated == key:
                 return player
         return None
 
-    def role_of(self, key: bytes) -> str | None:
-        """``host``, ``guest`` or ``None``."""
-        if key == self.host:
-            return HOST
-        if key == self.guest:
-            return GUEST
+    def name_of(self, key: PublicKey) -> str:
+        """How to call ``key`` here: its player name, else its role, else its fingerprint."""
+        return self.player_of(key) or self.role_of(key) or key.fingerprint
+
+    def may(self, kind: str) -> str | None:
+        """Why the local player may not send ``kind`` now (``None``: they may), without signing anything.
+
+        For a ``move`` this checks the turn, not a particular move (:meth:`move` checks that).
+        """
+        try:
+            self._draft(kind, [] if kind != "chat" else [("text", "x")], guard=kind not in ("move", "reveal"))
+        except LocalProtocolError as exc:
+            return str(exc)
         return None
 
-    def actor(self) -> bytes | None:
-        """The key that may send the next main-chain message (``None``: anyone may join, or it is over)."""
-        if self.outcome is not None or not self.chain:
-            return None
-        seq = len(self.chain)
-        if seq == 1:
-            return None
-        if seq == 3:
-            return self.guest
-        if self.proposal is not None:
-            return self.seats[self._other(self.proposal)]
-        return self.seats[self.board.turn]
+    # -- the table ---------------------------------------------------------------
+    def _actor(self, state: _State) -> PublicKey | None:
+        if state.phase is Phase.OFFERED:
+            return self._host
+        if state.phase is Phase.ACCEPTED:
+            return state.guest
+        if state.phase is Phase.PLAYING and state.seats is not None:
+            return state.seats[state.turn]
+        return None
 
-    def _other(self, player: str) -> str:
-        a, b = self.board.PLAYERS
-        return b if player == a else a
+    def _sender(self, key: PublicKey, state: _State) -> Sender | None:
+        phase = state.phase
+        if phase is Phase.OFFERED:
+            return Sender.HOST if key == self._host else Sender.ANYONE
+        if phase is Phase.ACCEPTED:
+            return Sender.HOST if key == self._host else Sender.GUEST if key == state.guest else None
+        if phase is Phase.PLAYING and state.seats is not None:
+            if key.raw == state.seats[state.turn].raw:
+                return Sender.ACTOR
+            if key.raw == state.seats[1 - state.turn].raw:
+                return Sender.WAITER
+        return None
 
-    # -- feeding lines ----------------------------------------------------
+    def _rank(self, message: Message, state: _State, guard: bool = True) -> int:
+        """Check that the table lets ``message``'s signer send it in ``state`` (and its guard); its rank."""
+        return self._judge(message, state, guard)[0]
+
+    def _judge(self, message: Message, state: _State, guard: bool = True) -> tuple[int, object | None]:
+        """:meth:`_rank`, and for a move the parsed move (so that it is parsed once)."""
+        if state.phase is Phase.OVER:
+            assert state.result is not None
+            raise RemoteProtocolError("after-end", f"the game ended ({state.result.text()})")
+        sender = self._sender(message.signer, state)
+        if sender is None:
+            raise RemoteProtocolError("wrong-signer", f"{message.signer.fingerprint} is not a player here")
+        ranks = RULES[state.phase].get(sender, {})
+        rank = ranks.get(message.type)
+        if rank is None:
+            allowed = ", ".join(ranks) or "nothing"
+            raise RemoteProtocolError(
+                "wrong-seat", f"{sender.value} may send {allowed} while the game is {state.phase.value}, not {message.type}"
+            )
+        return rank, self._guard(message, state, sender) if guard else None
+
+    def _guard(self, message: Message, state: _State, sender: Sender) -> object | None:
+        """The checks a type needs beyond the table (raises :class:`RemoteProtocolError`); a move's parse."""
+        kind = message.type
+        if kind == "move":
+            return self._check_move(message.fields[3][1])
+        mine = state.turn if sender is Sender.ACTOR else 1 - state.turn
+        if kind == "reveal":
+            if commitment(message.value("secret")) != self._chain[1].value("commit"):
+                raise RemoteProtocolError("bad-reveal", "SHA-256 of secret= is not the join's commit=")
+        elif kind == "abort" and state.phase is Phase.PLAYING:
+            if state.moves > mine:  # the first seat moves at ply 0, the second at ply 1
+                raise RemoteProtocolError("wrong-seat", "abort is allowed only before the sender's first move")
+        elif kind in REMARKS and kind in state.remarks:
+            raise RemoteProtocolError("wrong-seat", f"{kind} is allowed once a turn")
+        if kind == "propose" and state.proposal is not None:
+            why = "a proposal of theirs is open" if state.proposal == mine else "the other player's proposal is open: agree"
+            raise RemoteProtocolError("wrong-seat", f"cannot propose: {why}")
+        if kind == "withdraw" and state.proposal != mine:
+            raise RemoteProtocolError("wrong-seat", "withdraw takes back one's own open proposal, and none is open")
+        if kind in ("agree", "decline") and state.proposal != 1 - mine:
+            raise RemoteProtocolError("wrong-seat", f"{kind} answers the other player's proposal, and none is open")
+        return None
+
+    def _check_move(self, text: str) -> object:
+        """The legal move ``text`` spells in canonical form, or :class:`RemoteProtocolError`."""
+        board = self._board
+        assert board is not None
+        try:
+            move = board.parse_move(text)
+        except InvalidMoveError as exc:
+            raise RemoteProtocolError("illegal-move", str(exc)) from None
+        if move.text() != text:
+            raise RemoteProtocolError("non-canonical", f"move={text} is written {move.text()}")
+        reason = board.why_illegal(move)
+        if reason is not None:
+            raise RemoteProtocolError("illegal-move", f"{text}: {reason}")
+        return move
+
+    # -- feeding lines -------------------------------------------------------------
     def receive(self, data: bytes | str) -> list[Event]:
         """Check one line and apply it if it verifies, then anything it unblocks."""
-        if isinstance(data, (str, bytes)) and data in self._known:  # QoS 1 repeats and one's own lines echoed back: no need to verify again
+        if self._is_known(data):  # QoS 1 repeats and one's own lines echoed back: no need to verify again
             return []
         try:
             message = decode(data)
         except RemoteProtocolError as exc:
-            shown = data[:200] if isinstance(data, str) else bytes(data[:200]).decode("utf-8", "replace")
-            return [LineRejected(exc.code, exc.detail, shown)]
+            return [LineRejected(exc.code, exc.detail, _shown(data))]
         events: list[Event] = []
         work = deque([message])  # first in, first out: lines waiting for one parent go in arrival order
         while work:
             message = work.popleft()
             try:
-                applied = self._process(message, events)
+                released = self._process(message, events)
             except RemoteProtocolError as exc:
                 events.append(LineRejected(exc.code, exc.detail, message.line[:200]))
                 continue
-            if applied:
-                work.extend(self._unpend(self._pending.pop(message.hash, [])))
-                work.extend(self._release_chats())
+            for token in released:
+                work.extend(self._release(token))
         return events
+
+    def _is_known(self, data: bytes | str) -> bool:
+        if isinstance(data, str):
+            return data in self._known
+        try:
+            return bytes(data).decode("utf-8") in self._known
+        except UnicodeDecodeError:
+            return False
 
     def receive_all(self, lines: Iterable[bytes | str]) -> list[Event]:
         events: list[Event] = []
@@ -240,401 +436,614 @@ class GameSession:
             events.extend(self.receive(line))
         return events
 
-    def _process(self, message: Message, events: list[Event]) -> bool:
-        """Apply ``message`` if it verifies; ``False`` if it was a duplicate or is kept for later."""
+    def _process(self, message: Message, events: list[Event]) -> list[str]:
+        """Judge one decoded line; the tokens whose waiting lines it may unblock (see :meth:`_release`)."""
         if message.type == "offer":
             return self._offer(message, events)
         if self.game_id is not None and message.game != self.game_id:
             raise RemoteProtocolError("wrong-game", f"for game {message.game}, not {self.game_id}")
-        slot = f"chat-{message.seq}" if message.type == "chat" else str(message.seq)
-        earlier = self._seen.get((message.by, slot))
-        if earlier is not None:
-            if earlier.line == message.line:
-                return False
-            self._equivocation(earlier, message, slot, events)
-            return False
-        if not self.chain:
-            return self._keep(message, "the offer has not arrived")
+        if not self._chain:
+            return self._keep(message, "offer")
+        if message.line in self._known:
+            return []
         if message.type == "chat":
             return self._chat(message, events)
-        expected = len(self.chain)
         if message.type == "join":
             return self._join(message, events)
-        if message.seq < expected:
-            if self.outcome is not None:
-                raise RemoteProtocolError("after-end", f"seq {message.seq} is taken and the game is over")
-            raise RemoteProtocolError("wrong-seat", f"seq {message.seq} is already taken by another signer")
-        if message.type == "accept" and expected == 1 and message.seq == 2:
-            if not any(j.hash == message.prev for j in self.joins.values()):
-                return self._keep(message, "the join it accepts has not arrived")
-        elif message.seq > expected:
-            return self._keep(message, f"seq {message.seq} while the game is at seq {expected}")
-        self.check(message)
-        self._apply(message, events)
+        role = self.role_of(message.signer)
+        if role is None and self._state.guest is not None:
+            raise RemoteProtocolError("wrong-signer", f"{message.signer.fingerprint} is not a player here")
+        if role is not None and self._equivocates(message, events):
+            return []
+        if message.prev in self._superseded:
+            return self._set_aside(message, self._superseded[message.prev], events)
+        if message.type == "accept" and self._state.phase is Phase.OFFERED and message.seq == 2:
+            return self._accept(message, events)
+        n = len(self._chain)
+        head = self._chain[-1]
+        if message.seq > n or (message.seq == n and message.prev != head.hash):
+            if message.prev == head.hash:
+                raise RemoteProtocolError("broken-link", f"prev= is the hash of seq {n - 1}, so seq= is {n}")
+            reopened = head.type == "claim"  # the guest's reveal may yet replace it: its children may come first
+            if message.seq == n and not (reopened or self.over):
+                raise RemoteProtocolError("broken-link", f"prev= is not the hash of seq {n - 1}")
+            if self.over and not reopened and role is None:
+                assert self._state.result is not None
+                raise RemoteProtocolError("after-end", f"the game ended ({self._state.result.text()})")
+            return self._keep(message, message.prev)
+        if message.seq < n:
+            return self._race(message, events)
+        _, move = self._judge(message, self._state)
+        return self._place(message, events, move)
+
+    def _accept(self, message: Message, events: list[Event]) -> list[str]:
+        """The host's accept: seat the join it names (kept until that join comes)."""
+        join = next((j for j in self._joins.values() if j.hash == message.prev), None)
+        if join is None:
+            if message.signer == self._host and message.peer is not None and len(self._named) < MAX_NAMED:
+                self._named.add(message.peer)
+                self._reclassify(events)
+            return self._keep(message, message.prev)
+        self._rank(message, self._state)
+        guest = message.peer
+        if guest != join.signer:
+            raise RemoteProtocolError("bad-field", "guest= is not the key that signed the join")
+        assert guest is not None
+        self._place(join, events)
+        self._place(message, events)
+        self._seat_guest(guest, events)
+        return [join.hash, message.hash, f"seat {guest.text}"]
+
+    def _race(self, message: Message, events: list[Event]) -> list[str]:
+        """A line for a sequence number another key's line holds: judge both as of before it; the higher rank stands."""
+        seq = message.seq
+        if message.prev != self._chain[seq - 1].hash:
+            raise RemoteProtocolError("broken-link", f"prev= is not the hash of seq {seq - 1}")
+        held = self._chain[seq]
+        before = self._before[seq]
+        if before.phase not in (Phase.ACCEPTED, Phase.PLAYING):
+            raise RemoteProtocolError("wrong-seat", f"seq {seq} is already taken")
+        rank = self._rank(message, before)
+        if rank <= self._rank_held(held, before):
+            return self._set_aside(message, held, events)
+        for later in reversed(self._chain[seq:]):  # at most the rest of one turn, all by the other key
+            self._unplace()
+            self._superseded[later.hash] = later
+            events.append(Superseded(later, message))
+        return self._place(message, events)
+
+    def _rank_held(self, message: Message, state: _State) -> int:
+        sender = self._sender(message.signer, state)
+        assert sender is not None
+        return RULES[state.phase][sender][message.type]
+
+    def _set_aside(self, message: Message, by: Message, events: list[Event]) -> list[str]:
+        if len(self._superseded) >= MAX_SUPERSEDED:
+            raise RemoteProtocolError("superseded", "and no more lines are kept for this game")
+        self._superseded[message.hash] = message
+        self._note(message)
+        self._remember(message)
+        events.append(Superseded(message, by))
+        return [message.hash]
+
+    # -- equivocation: one key, one history ------------------------------------------
+    def _equivocates(self, message: Message, events: list[Event]) -> bool:
+        """Whether ``message`` and a line its (seated) signer signed before cannot both be in one game."""
+        key = message.signer.raw
+        earlier = self._seen.get((key, message.slot))
+        if earlier is None:
+            final = self._finals.get(key)
+            last = self._last.get(key)
+            if final is not None and final.seq < message.seq:
+                earlier = final
+            elif message.type in FINAL and last is not None and last.seq > message.seq:
+                earlier = last
+        if earlier is None or earlier.line == message.line:
+            return False
+        self._proof(earlier, message, events)
         return True
 
-    def _keep(self, message: Message, why: str) -> bool:
-        if self.seats and self.role_of(message.by) is None:
-            raise RemoteProtocolError("wrong-signer", f"{message.signer.fingerprint} is not a player here")
-        if message.line in self._pending_lines:
-            return False
-        if len(self._pending_lines) >= MAX_PENDING:
-            raise RemoteProtocolError("buffer-full", why)
-        self._pending_lines.add(message.line)
-        if message.type == "chat":
-            self._pending_chats.append(message)
-        else:  # several lines may claim one parent: all are judged when it comes
-            self._pending.setdefault(message.prev, []).append(message)
-        return False
-
-    def _unpend(self, messages: list[Message]) -> list[Message]:
-        for message in messages:
-            self._pending_lines.discard(message.line)
-        return messages
-
-    def _equivocation(self, first: Message, second: Message, slot: str, events: list[Event]) -> None:
-        proof = EquivocationDetected(first.signer.text, slot, first.line, second.line)
-        self.equivocations.append(proof)
-        self.compromised_by.add(first.by)
+    def _proof(self, first: Message, second: Message, events: list[Event]) -> None:
+        proofs = self._proofs.setdefault(first.signer, [])
+        if len(proofs) >= MAX_PROOFS_PER_KEY:
+            raise RemoteProtocolError("equivocation", f"{first.signer.fingerprint} equivocated again")
+        proof = EquivocationDetected(first.signer, second.slot, first.line, second.line)
+        proofs.append(proof)
         events.append(proof)
 
-    # -- the checks ---------------------------------------------------------
-    def check(self, message: Message) -> None:
-        """Raise :class:`RemoteProtocolError` unless ``message`` may extend the main chain now.
+    def _note(self, message: Message) -> None:
+        """Record a main-chain line of ``message.signer`` (placed or set aside) for the history checks."""
+        key = message.signer.raw
+        self._seen[(key, message.slot)] = message
+        last = self._last.get(key)
+        if last is None or message.seq > last.seq:
+            self._last[key] = message
+        if message.type in FINAL:
+            self._finals.setdefault(key, message)
 
-        ``message.seq`` is the next sequence number (or 2 for an ``accept``).
-        Checks the seat, the hash link, and what the type needs (the
-        commitment, the move's legality, the phase).
-        """
-        seq, kind = message.seq, message.type
-        if self.outcome is not None:
-            raise RemoteProtocolError("after-end", f"the game ended ({self.outcome.text()})")
-        if seq == 1:
-            if kind != "abort":
-                raise RemoteProtocolError("wrong-seat", f"{kind} cannot answer an offer")
-            self._check_signer(message, self.host, "only the host can withdraw the offer")
-            self._check_link(message, self.chain[0])
-            return
-        if seq == 2:
-            if kind != "accept":
-                raise RemoteProtocolError("wrong-seat", f"{kind} cannot come at seq 2")
-            self._check_signer(message, self.host, "only the host accepts a guest")
-            join = next((j for j in self.joins.values() if j.hash == message.prev), None)
-            if join is None:
-                raise RemoteProtocolError("broken-link", "prev= names no join of this game")
-            if unb64(message.get("guest"), 32) != join.by:
-                raise RemoteProtocolError("bad-field", "guest= is not the key that signed the join")
-            return
-        actor = self.actor()
-        if message.by != actor:
-            if self.role_of(message.by) is None:
-                raise RemoteProtocolError("wrong-signer", f"{message.signer.fingerprint} is not a player here")
-            raise RemoteProtocolError("wrong-seat", f"it is not {message.signer.fingerprint}'s turn to send")
-        self._check_link(message, self.chain[-1])
-        if seq == 3:
-            if kind == "reveal":
-                if commitment(message.get("secret")) != self.chain[1].get("commit"):
-                    raise RemoteProtocolError("bad-reveal", "SHA-256 of secret= is not the join's commit=")
-            elif kind != "abort":
-                raise RemoteProtocolError("wrong-seat", f"the guest must reveal or abort, not {kind}")
-            return
-        if self.proposal is not None:
-            if kind not in ("agree", "decline", "resign"):
-                raise RemoteProtocolError("wrong-seat", f"an end was proposed: agree, decline or resign, not {kind}")
-            return
-        if kind == "move":
-            self._check_move(message.get("move"))
-        elif kind == "abort":
-            if self.moves:
-                raise RemoteProtocolError("wrong-seat", "abort is allowed only before the first move")
-        elif kind == "propose":
-            if self.kind != "olix":
-                raise RemoteProtocolError("wrong-seat", "only Olix games end by agreement")
-            last = self.chain[-1]
-            if last.type == "decline":
-                raise RemoteProtocolError("wrong-seat", "after a declined proposal, move first")
-        elif kind in ("agree", "decline"):
-            raise RemoteProtocolError("wrong-seat", f"{kind} answers a proposal, and none is open")
-        elif kind != "resign":
-            raise RemoteProtocolError("wrong-seat", f"{kind} is not allowed during the game")
-
-    def _check_signer(self, message: Message, key: bytes | None, why: str) -> None:
-        if message.by != key:
-            code = "wrong-seat" if self.role_of(message.by) else "wrong-signer"
-            raise RemoteProtocolError(code, why)
-
-    @staticmethod
-    def _check_link(message: Message, parent: Message) -> None:
-        if message.prev != parent.hash:
-            raise RemoteProtocolError("broken-link", f"prev= is not the hash of seq {parent.seq}")
-
-    def _check_move(self, text: str) -> None:
-        """Raise unless ``text`` is a legal move in canonical text; keep the parsed move for ``_apply``."""
-        try:
-            move = self.board.parse_move(text)
-        except InvalidMoveError as exc:
-            raise RemoteProtocolError("illegal-move", str(exc)) from None
-        if move.text() != text:
-            raise RemoteProtocolError("non-canonical", f"move={text} is written {move.text()}")
-        reason = self.board.why_illegal(move)
-        if reason is not None:
-            raise RemoteProtocolError("illegal-move", f"{text}: {reason}")
-        self._checked_move = move
-
-    # -- applying -----------------------------------------------------------
-    def _record(self, message: Message) -> None:
-        slot = f"chat-{message.seq}" if message.type == "chat" else str(message.seq)
-        self._seen[(message.by, slot)] = message
-        self.transcript.append(message.line)
-        self._remember(message)
-
+    # -- applying ------------------------------------------------------------------
     def _remember(self, message: Message) -> None:
-        """Note an applied line in both forms ``receive`` may be given, to skip its repeats cheaply."""
         self._known.add(message.line)
-        self._known.add(message.line.encode("utf-8"))
 
-    def _offer(self, message: Message, events: list[Event]) -> bool:
-        game = game_id_of(message.line)
-        if self.chain:
-            if self.chain[0].line == message.line:
-                return False
+    def _offer(self, message: Message, events: list[Event]) -> list[str]:
+        game = message.game
+        if self._chain:
             raise RemoteProtocolError("wrong-game", f"an offer of game {game}, not {self.game_id}")
         if self.game_id is not None and game != self.game_id:
             raise RemoteProtocolError("wrong-game", f"an offer of game {game}, not {self.game_id}")
-        self.game_id = game
-        self.kind = message.get("kind")
-        self.board = new_board(self.kind)
-        self.host = message.by
-        invite = message.get("invite")
-        self.invite = unb64(invite, 32) if invite else None
-        self.chain.append(message)
-        self._record(message)
-        events.append(OfferReceived(game, self.kind, message.signer.text, invite))
-        for parent, waiting in list(self._pending.items()):  # lines that came first: judge them now
-            for other in [m for m in waiting if m.game != game]:
-                waiting.remove(other)
-                self._pending_lines.discard(other.line)
-                events.append(LineRejected("wrong-game", f"for game {other.game}", other.line[:200]))
-            if not waiting:
-                del self._pending[parent]
-        for other in [m for m in self._pending_chats if m.game != game]:
-            self._pending_chats.remove(other)
-            self._pending_lines.discard(other.line)
-            events.append(LineRejected("wrong-game", f"for game {other.game}", other.line[:200]))
-        return True
+        terms = message.value("terms")
+        check_terms(terms)
+        kind = message.value("kind")
+        self.game_id, self.kind, self.terms = game, kind, terms
+        self._board = new_board(kind)
+        self._host = message.signer
+        self.invite = message.peer
+        self._chain.append(message)
+        self._before.append(self._state)
+        self._state = _State(Phase.OFFERED)
+        self._transcript.append(message.line)
+        self._remember(message)
+        events.append(LineApplied(message))
+        events.append(OfferReceived(game, kind, message.signer, message.peer, terms))
+        self._reclassify(events)
+        return ["offer"]
 
-    def _join(self, message: Message, events: list[Event]) -> bool:
+    def _join(self, message: Message, events: list[Event]) -> list[str]:
         if message.seq != 1:
             raise RemoteProtocolError("wrong-seat", "a join is always seq 1")
-        self._check_link(message, self.chain[0])
-        if self.outcome is not None:
-            raise RemoteProtocolError("after-end", f"the game ended ({self.outcome.text()})")
-        if len(self.chain) > 1:
+        if message.prev != self._chain[0].hash:
+            raise RemoteProtocolError("broken-link", "prev= of a join is the hash of the offer")
+        state = self._state
+        if state.phase is not Phase.OFFERED:
+            if state.phase is Phase.OVER and len(self._chain) < 3:
+                assert state.result is not None
+                raise RemoteProtocolError("after-end", f"the game ended ({state.result.text()})")
+            if message.signer == state.guest:
+                if self._chain[1].line != message.line:
+                    self._proof(self._chain[1], message, events)
+                return []
             raise RemoteProtocolError("wrong-seat", "the game already has its guest")
-        if message.by == self.host:
+        if message.signer == self._host:
             raise RemoteProtocolError("wrong-seat", "the host cannot join their own game")
-        if self.invite is not None and message.by != self.invite:
+        if self.invite is not None and message.signer != self.invite:
             raise RemoteProtocolError("wrong-signer", "the game is for the invited key only")
-        self.joins[message.by] = message
-        self._seen[(message.by, "1")] = message
+        if message.value("terms") != self.terms:
+            raise RemoteProtocolError("bad-field", "the join does not accept the offer's terms")
+        earlier = self._joins.get(message.signer)
+        if earlier is not None:
+            self._proof(earlier, message, events)
+            return []
+        if len(self._joins) >= MAX_JOINS and message.signer not in self._named:
+            self._dropped = True
+            raise RemoteProtocolError("limit", f"{MAX_JOINS} joins are waiting already")
+        self._joins[message.signer] = message
         self._remember(message)
-        events.append(JoinRequested(message.signer.text))
-        return True
+        events.append(JoinRequested(message.signer))
+        return [message.hash]
 
-    def _apply(self, message: Message, events: list[Event]) -> None:
+    def _place(self, message: Message, events: list[Event], move: object | None = None) -> list[str]:
+        """Append a judged main-chain line (``move``: a move's parse): the next state, the board, the events."""
+        before = self._state
+        self._before.append(before)
+        self._chain.append(message)
+        self._transcript.append(message.line)
+        self._note(message)
+        self._remember(message)
+        events.append(LineApplied(message))
+        self._state = after = self._advance(before, message, move, events)
+        if after.result is not None and before.result is None:
+            events.append(GameOver(after.result))
+        return [message.hash]
+
+    def _unplace(self) -> None:
+        """Take the head of the chain back (a line of higher rank came for its sequence number)."""
+        message = self._chain.pop()
+        self._state = self._before.pop()
+        self._transcript.remove(message.line)
+        if message.type == "move":
+            assert self._board is not None
+            self._board.pop()
+
+    def _advance(self, state: _State, message: Message, move: object | None, events: list[Event]) -> _State:
+        """The state after ``message`` (and the board moved, for a move)."""
+        board = self._board
+        assert board is not None
         kind = message.type
+        if kind == "move":
+            assert state.seats is not None
+            board.push(move)
+            events.append(MoveApplied(message.seq, board.PLAYERS[state.turn], message.fields[3][1]))
+            outcome = board.outcome()
+            if outcome is None:  # the common case, built directly (NamedTuple._replace is slow)
+                return _State(Phase.PLAYING, state.guest, state.seats, 1 - state.turn, state.moves + 1, state.proposal)
+            return state._replace(turn=1 - state.turn, moves=state.moves + 1, remarks=frozenset(), phase=Phase.OVER,
+                                  result=self._ruled(outcome, state.seats, None))
+        if kind == "join":
+            return state
         if kind == "accept":
-            join = next(j for j in self.joins.values() if j.hash == message.prev)
-            self.guest = join.by
-            self.chain.append(join)
-            self.transcript.append(join.line)
-            events.append(GuestAccepted(join.signer.text))
-        self.chain.append(message)
-        self._record(message)
+            assert message.peer is not None
+            events.append(GuestAccepted(message.peer))
+            return state._replace(phase=Phase.ACCEPTED, guest=message.peer)
         if kind == "reveal":
-            first, second = self.board.PLAYERS
-            host_first = host_moves_first(message.get("secret"), self.chain[2].get("salt"))
-            self.seats = {first: self.host, second: self.guest} if host_first else {first: self.guest, second: self.host}
-            events.append(GameStarted(tuple((p, b64(k)) for p, k in self.seats.items())))
-        elif kind == "move":
-            player = self.board.turn
-            self.board.push(self._checked_move)
-            events.append(MoveApplied(message.seq, player, message.get("move")))
-            self._finish(self.board.outcome(), events)
+            guest = state.guest
+            assert guest is not None and self._host is not None
+            host_first = host_moves_first(message.value("secret"), self._chain[2].value("salt"))
+            seats = (self._host, guest) if host_first else (guest, self._host)
+            events.append(GameStarted(tuple(zip(board.PLAYERS, seats))))
+            return state._replace(phase=Phase.PLAYING, seats=seats)
+        if kind == "claim" or (kind == "abort" and state.phase is not Phase.PLAYING):
+            if state.phase is Phase.OFFERED:
+                result = Result("withdrawn", by=message.signer, by_name=HOST, scored=False)
+            else:
+                role = HOST if kind == "claim" else GUEST
+                result = Result("forfeit", HOST, self._host, message.signer, role)
+            return state._replace(phase=Phase.OVER, result=result)
+        assert state.seats is not None
+        mine = state.turn if message.signer == state.seats[state.turn] else 1 - state.turn
+        player, other = board.PLAYERS[mine], board.PLAYERS[1 - mine]
+        if kind in REMARKS:
+            remarks = state.remarks | {kind}
+            if kind == "propose":
+                events.append(EndProposed(player))
+                return state._replace(proposal=mine, remarks=remarks)
+            events.append(ProposalWithdrawn(player) if kind == "withdraw" else EndDeclined(player))
+            return state._replace(proposal=None, remarks=remarks)
+        if kind == "resign":
+            result = Result("resigned", other, state.seats[1 - mine], message.signer, player)
         elif kind == "abort":
-            self._finish(Outcome(None, "aborted"), events)
-        elif kind == "resign":
-            loser = self.player_of(message.by)
-            self.proposal = None
-            self._finish(Outcome(self._other(loser), "resigned"), events)
-        elif kind == "propose":
-            self.proposal = self.player_of(message.by)
-            events.append(EndProposed(self.proposal))
-        elif kind == "decline":
-            self.proposal = None
-            events.append(EndDeclined(self.player_of(message.by)))
-        elif kind == "agree":
-            self.proposal = None
-            self._finish(self.board.end(), events)
+            result = Result("aborted", by=message.signer, by_name=player, scored=False)
+        elif isinstance(board, OlixBoard):  # agree: scored as it stands
+            result = self._ruled(board.copy().end(), state.seats, message.signer)
+        else:  # agree: a draw
+            result = Result("agreed", by=message.signer, by_name=player)
+        return state._replace(phase=Phase.OVER, result=result, proposal=None)
 
-    def _finish(self, outcome: Outcome | None, events: list[Event]) -> None:
-        if outcome is not None and self.outcome is None:
-            self.outcome = outcome
-            events.append(GameOver(outcome))
+    def _ruled(self, outcome: Outcome, seats: tuple[PublicKey, PublicKey], by: PublicKey | None) -> Result:
+        board = self._board
+        assert board is not None
+        winner = outcome.winner
+        key = seats[board.PLAYERS.index(winner)] if winner is not None else None
+        by_name = self.player_of(by) if by is not None else None
+        return Result(outcome.reason, winner, key, by, by_name, markers=self.kind == "olix" and outcome.reason != "formation")
 
-    def _chat(self, message: Message, events: list[Event]) -> bool:
-        if self.role_of(message.by) is None:
-            if self.guest is None and message.by != self.host:
-                return self._keep(message, "the chat's signer may yet be accepted as the guest")
-            raise RemoteProtocolError("wrong-signer", f"{message.signer.fingerprint} is not a player here")
-        head = self._chats.setdefault(message.by, _Chat(0, self.chain[0].hash))
-        if message.seq > head.seq + 1:
-            return self._keep(message, f"chat {message.seq} before chat {head.seq + 1}")
-        if message.seq <= head.seq:
+    def _seat_guest(self, guest: PublicKey, events: list[Event]) -> None:
+        """The guest is known: forget the other candidates and every waiting line no seated key signed."""
+        self._joins = {key: join for key, join in self._joins.items() if key == guest}
+        self._proofs = {key: proofs for key, proofs in self._proofs.items() if key in (guest, self._host)}
+        self._named = set()
+        for line, (waiting, _) in list(self._pending.items()):
+            if waiting.signer not in (guest, self._host):
+                self._drop(line)
+                events.append(LineRejected("wrong-signer", f"{waiting.signer.fingerprint} is not a player here", line[:200]))
+        self._reclassify(events)
+
+    # -- chat --------------------------------------------------------------------------
+    def _chat(self, message: Message, events: list[Event]) -> list[str]:
+        key = message.signer
+        if self.role_of(key) is None:
+            if self.guest is None:
+                return self._keep(message, f"seat {key.text}")
+            raise RemoteProtocolError("wrong-signer", f"{key.fingerprint} is not a player here")
+        earlier = self._seen.get((key.raw, message.slot))
+        if earlier is not None:
+            self._proof(earlier, message, events)
+            return []
+        seq, head = self._chats.get(key, (0, self._chain[0].hash))
+        if message.seq > seq + 1:
+            return self._keep(message, message.prev)
+        if message.seq <= seq:
             raise RemoteProtocolError("wrong-seat", f"chat {message.seq} of this key is already taken")
-        if message.prev != head.hash:
+        if message.prev != head:
             raise RemoteProtocolError("broken-link", "prev= is not the hash of this key's previous chat")
-        head.seq, head.hash = message.seq, message.hash
-        self._record(message)
-        events.append(ChatReceived(message.signer.text, decode_text(message.get("text"))))
-        return True
+        if message.seq > MAX_CHAT_LINES:
+            raise RemoteProtocolError("limit", f"at most {MAX_CHAT_LINES} chat lines a player")
+        self._chats[key] = (message.seq, message.hash)
+        self._seen[(key.raw, message.slot)] = message
+        self._transcript.append(message.line)
+        self._remember(message)
+        events.append(LineApplied(message))
+        events.append(ChatReceived(key, decode_text(message.value("text"))))
+        return [message.hash]
 
-    def _release_chats(self) -> list[Message]:
-        """Waiting chats whose turn may have come (their signer is now known, or their parent arrived)."""
-        ready = []
-        for waiting in list(self._pending_chats):
-            head = self._chats.get(waiting.by)
-            known = self.role_of(waiting.by) is not None or self.guest is not None
-            if known and (head is None and waiting.seq == 1 or head is not None and waiting.seq == head.seq + 1):
-                self._pending_chats.remove(waiting)
-                ready.extend(self._unpend([waiting]))
-        return ready
+    # -- what a receiver keeps ----------------------------------------------------------
+    def _seated(self, key: PublicKey) -> bool:
+        return key == self._host or key == self._state.guest or key in self._named
 
-    # -- the local player's actions ----------------------------------------
-    def _sign(self, kind: str, fields: list[tuple[str, str]]) -> str:
-        """Check the action as a receiver would, sign it, apply it, and return the line."""
+    def _keep(self, message: Message, token: str) -> list[str]:
+        """Keep a line until what it waits for comes (``token``), within the limits; nothing to release."""
+        if message.line in self._pending:
+            return []
+        key = message.signer
+        count = self._pending_per_key.get(key, 0)
+        seated = self._seated(key)
+        if count >= MAX_PENDING_PER_KEY or (not seated and self._unseated_pending >= MAX_PENDING_UNSEATED):
+            if not seated:
+                self._dropped = True
+            raise RemoteProtocolError("buffer-full", "too many lines wait already" + ("" if seated else " from keys with no seat"))
+        self._pending[message.line] = (message, token)
+        self._waiting.setdefault(token, []).append(message)
+        self._pending_per_key[key] = count + 1
+        if not seated:
+            self._unseated_pending += 1
+        return []
+
+    def _release(self, token: str) -> list[Message]:
+        """The lines that waited for ``token``, taken out of the waiting room to be judged again."""
+        messages = self._waiting.pop(token, [])
+        for message in messages:
+            self._forget(message)
+        return messages
+
+    def _forget(self, message: Message) -> None:
+        del self._pending[message.line]
+        key = message.signer
+        count = self._pending_per_key[key] - 1
+        if count:
+            self._pending_per_key[key] = count
+        else:
+            del self._pending_per_key[key]
+        if not self._seated(key):
+            self._unseated_pending -= 1
+
+    def _drop(self, line: str) -> None:
+        message, token = self._pending[line]
+        waiting = self._waiting[token]
+        waiting.remove(message)
+        if not waiting:
+            del self._waiting[token]
+        self._forget(message)
+
+    def _reclassify(self, events: list[Event]) -> None:
+        """A seat became known: recount the unseated waiting lines; ask for the game again if lines were dropped."""
+        self._unseated_pending = sum(n for key, n in self._pending_per_key.items() if not self._seated(key))
+        if self._dropped:
+            self._dropped = False
+            events.append(ResyncNeeded())
+
+    # -- the local player's actions -------------------------------------------------------
+    def _me(self) -> PublicKey:
+        return self._identity().public
+
+    def _identity(self) -> Identity:
         if self.identity is None:
             raise LocalProtocolError("a spectator session has no key to sign with")
-        line = encode(kind, fields, self.identity)
-        message = decode(line, verify=False)
-        if kind not in ("join", "chat", "offer"):
-            try:
-                self.check(message)
-            except RemoteProtocolError as exc:
-                raise LocalProtocolError(f"refusing to sign {kind}: {exc.detail}") from None
-        events = self.receive(line)
-        rejected = [e for e in events if isinstance(e, LineRejected)]
-        if rejected:
-            raise LocalProtocolError(f"refusing to send {kind}: {rejected[0].sentence}")
-        return line
+        return self.identity
 
-    def _next(self) -> list[tuple[str, str]]:
-        """The chain fields of the next main-chain message."""
-        if self.identity is None:
-            raise LocalProtocolError("a spectator session has no key to sign with")
-        if not self.chain:
+    def _draft(self, kind: str, extra: list[tuple[str, str]], guard: bool = True) -> tuple[Message, list[tuple[str, str]]]:
+        """The main-chain (or chat) message the local player would sign now, judged as a receiver would."""
+        me = self._me()
+        if not self._chain:
             raise LocalProtocolError("no game yet: the offer has not arrived")
-        return [("game", self.game_id), ("seq", str(len(self.chain))), ("prev", self.chain[-1].hash)]
+        if kind == "chat":
+            if self.role_of(me) is None:
+                raise LocalProtocolError("only the host and the guest can chat")
+            seq, head = self._chats.get(me, (0, self._chain[0].hash))
+            if seq >= MAX_CHAT_LINES:
+                raise LocalProtocolError(f"at most {MAX_CHAT_LINES} chat lines a player")
+            fields = [("game", self.game_id or ""), ("seq", str(seq + 1)), ("prev", head), *extra]
+        else:
+            fields = [("game", self.game_id or ""), ("seq", str(len(self._chain))), ("prev", self._chain[-1].hash), *extra]
+        draft = Message.make(kind, tuple(fields), me, "draft")
+        if kind != "chat":
+            try:
+                self._rank(draft, self._state, guard)
+            except RemoteProtocolError as exc:
+                raise LocalProtocolError(f"cannot {kind} now: {exc.detail}") from None
+        return draft, fields
+
+    def _send(self, kind: str, extra: list[tuple[str, str]] | None = None) -> Outgoing:
+        """Judge, sign and apply a local action; return what to publish."""
+        retry = self._retry(kind, extra or [])
+        if retry is not None:
+            return retry
+        _, fields = self._draft(kind, extra or [])
+        return self._publish(encode(kind, fields, self._identity()))
+
+    def _publish(self, line: str) -> Outgoing:
+        events = self.receive(line)
+        problem = next((e for e in events if isinstance(e, (LineRejected, EquivocationDetected))), None)
+        if problem is not None:
+            raise LocalProtocolError(f"refusing to send: {problem}")
+        message = decode(line, verify=False)
+        return Outgoing(line, message, topic_for(message), tuple(events))
+
+    def _retry(self, kind: str, extra: list[tuple[str, str]]) -> Outgoing | None:
+        """The same line again when the local player asks for what they just did (never a second, different line)."""
+        if self.identity is None or kind == "chat":
+            return None
+        last = self._last.get(self.identity.public.raw)
+        if last is None or last.type != kind or last.fields[3:] != tuple(extra):
+            return None
+        if last is self.head or last.type in FINAL or last.hash in self._superseded:
+            return Outgoing(last.line, last, topic_for(last), ())
+        return None
 
     @classmethod
-    def offer(cls, kind: str, identity: Identity, invite: str | None = None, nonce: str | None = None) -> GameSession:
-        """A new game hosted by ``identity``; its first transcript line is the offer."""
-        fields = [("kind", kind), ("nonce", nonce or random_token())]
-        if invite:
-            fields.append(("invite", invite))
+    def offer(cls, kind: str, identity: Identity, *, invite: PublicKey | None = None, nonce: str | None = None,
+              terms: str = DEFAULT_TERMS) -> tuple[GameSession, Outgoing]:
+        """A new game hosted by ``identity``: the session, and its offer to publish."""
+        fields = [("kind", kind), ("nonce", nonce or random_token()), ("terms", terms)]
+        if invite is not None:
+            fields.append(("invite", invite.text))
         line = encode("offer", fields, identity)
-        session = cls(game_id_of(line), identity)
-        session.receive(line)
+        session = cls(None, identity)
+        return session, session._publish(line)
+
+    @classmethod
+    def restore(cls, lines: Iterable[str], identity: Identity | None = None, *, game_id: str | None = None,
+                secret: str | None = None) -> GameSession:
+        """Rebuild a session from its journal (the lines it applied, in order), the guest's coin secret included."""
+        session = cls(game_id, identity)
+        session.receive_all(lines)
+        if secret is not None:
+            me = session._me()
+            join = session._joins.get(me)
+            if join is None and session.guest == me:
+                join = session._chain[1]
+            if join is None or join.value("commit") != commitment(secret):
+                raise LocalProtocolError("the secret does not open this player's join")
+            session._secret = secret
         return session
 
-    def join(self, secret: str | None = None) -> str:
-        """Ask to take the guest's seat, committing to a secret coin-flip value."""
-        if not self.chain:
+    @property
+    def secret(self) -> str | None:
+        """The guest's coin-flip secret, until revealed (keep it in the journal: :meth:`restore` needs it)."""
+        return self._secret
+
+    def join(self, secret: str | None = None) -> Outgoing:
+        """Ask to take the guest's seat, committing to a secret coin-flip value (a retry sends the same join)."""
+        me = self._me()
+        if not self._chain:
             raise LocalProtocolError("cannot join before the offer has arrived")
-        self._secret = secret or random_token()
-        fields = [("game", self.game_id), ("seq", "1"), ("prev", self.chain[0].hash), ("commit", commitment(self._secret))]
-        return self._sign("join", fields)
+        mine = self._joins.get(me) or (self._chain[1] if self.guest == me else None)
+        if mine is not None:
+            if secret is not None and commitment(secret) != mine.value("commit"):
+                raise LocalProtocolError("this key has joined already, with another secret")
+            return Outgoing(mine.line, mine, topic_for(mine), ())
+        if self.phase is not Phase.OFFERED:
+            raise LocalProtocolError(f"cannot join: the game is {self.phase.value}" + (
+                f" ({self.result.text()})" if self.result else ""))
+        if me == self._host:
+            raise LocalProtocolError("the host cannot join their own game")
+        if self.invite is not None and me != self.invite:
+            raise LocalProtocolError("the game is for the invited key only")
+        secret = secret or random_token()
+        fields = [("game", self.game_id or ""), ("seq", "1"), ("prev", self._chain[0].hash),
+                  ("terms", self.terms or ""), ("commit", commitment(secret))]
+        self._secret = secret
+        return self._publish(encode("join", fields, self._identity()))
 
-    def accept(self, guest: str, salt: str | None = None) -> str:
-        """Host: seat the guest whose key is ``guest`` (base64url)."""
-        join = self.joins.get(unb64(guest, 32)) if len(guest) == 43 else None
+    def accept(self, guest: PublicKey, salt: str | None = None) -> Outgoing:
+        """Host: seat the guest whose join is ``guest``'s (a retry for the same guest sends the same accept)."""
+        me = self._me()
+        if len(self._chain) >= 3 and self._chain[2].signer == me and self._chain[2].type == "accept":
+            accepted = self._chain[2]
+            if accepted.peer != guest or (salt is not None and accepted.value("salt") != salt):
+                raise LocalProtocolError("a guest is accepted already")
+            return Outgoing(accepted.line, accepted, topic_for(accepted), ())
+        join = self._joins.get(guest)
         if join is None:
-            raise LocalProtocolError(f"no join from {guest[:43]!r} has arrived")
-        fields = [("game", self.game_id), ("seq", "2"), ("prev", join.hash), ("guest", guest), ("salt", salt or random_token())]
-        return self._sign("accept", fields)
+            raise LocalProtocolError(f"no join from {guest.fingerprint} has arrived")
+        fields = [("game", self.game_id or ""), ("seq", "2"), ("prev", join.hash), ("guest", guest.text),
+                  ("salt", salt or random_token())]
+        draft = Message.make("accept", tuple(fields), me, "draft")
+        try:
+            self._rank(draft, self._state)
+        except RemoteProtocolError as exc:
+            raise LocalProtocolError(f"cannot accept now: {exc.detail}") from None
+        return self._publish(encode("accept", fields, self._identity()))
 
-    def reveal(self) -> str:
+    def reveal(self) -> Outgoing:
         """Guest: open the commitment; the coin is then decided."""
         if self._secret is None:
             raise LocalProtocolError("this session did not send the join, so it has no secret to reveal")
-        return self._sign("reveal", [*self._next(), ("secret", self._secret)])
+        return self._send("reveal", [("secret", self._secret)])
 
-    def move(self, text: str) -> str:
+    def claim(self) -> Outgoing:
+        """Host: end a game whose guest never revealed (the host wins by forfeit; a later reveal still stands)."""
+        return self._send("claim")
+
+    def move(self, text: str) -> Outgoing:
         """Sign a move (any letter case in; canonical text on the wire)."""
-        if self.board is None:
+        if self._board is None:
             raise LocalProtocolError("no game yet")
         try:
-            move = self.board.parse_move(text)
+            move = self._board.parse_move(text)
         except InvalidMoveError as exc:
             raise LocalProtocolError(str(exc)) from None
-        return self._sign("move", [*self._next(), ("move", move.text())])
+        return self._send("move", [("move", move.text())])
 
-    def resign(self) -> str:
-        return self._sign("resign", self._next())
+    def propose(self) -> Outgoing:
+        """Propose to end the game (Olix: scored as it stands; Oxono: a draw); it stands until answered or withdrawn."""
+        return self._send("propose")
 
-    def abort(self) -> str:
-        return self._sign("abort", self._next())
+    def withdraw(self) -> Outgoing:
+        return self._send("withdraw")
 
-    def propose_end(self) -> str:
-        return self._sign("propose", self._next())
+    def decline(self) -> Outgoing:
+        return self._send("decline")
 
-    def agree_end(self) -> str:
-        return self._sign("agree", self._next())
+    def agree(self) -> Outgoing:
+        return self._send("agree")
 
-    def decline_end(self) -> str:
-        return self._sign("decline", self._next())
+    def resign(self) -> Outgoing:
+        """Resign, on one's turn or not: the other player wins."""
+        return self._send("resign")
 
-    def chat(self, text: str) -> str:
-        if self.identity is None or self.role_of(self.identity.public.raw) is None:
-            raise LocalProtocolError("only the host and the guest can chat")
-        head = self._chats.get(self.identity.public.raw) or _Chat(0, self.chain[0].hash)
-        fields = [("game", self.game_id), ("seq", str(head.seq + 1)), ("prev", head.hash), ("text", encode_text(text))]
-        return self._sign("chat", fields)
+    def abort(self) -> Outgoing:
+        """End the game without a result: the host before seating anyone, a player before their first move.
+
+        The guest, before revealing, walks away instead (the host wins by forfeit).
+        """
+        return self._send("abort")
+
+    def chat(self, text: str) -> Outgoing:
+        """Send a chat line (host or guest, any time); :class:`LocalProtocolError` for text chat may not hold."""
+        try:
+            problem = check_text(text)
+            encoded = encode_text(text)
+        except UnicodeEncodeError:
+            problem = "it is not valid Unicode"
+        if problem is not None:
+            raise LocalProtocolError(f"cannot send that chat: {problem}")
+        _, fields = self._draft("chat", [("text", encoded)])
+        return self._publish(encode("chat", fields, self._identity()))
 
 
-def verify_transcript(lines: Iterable[str]) -> tuple[GameSession, int | None, LineRejected | None]:
+def _shown(data: bytes | str) -> str:
+    return data[:200] if isinstance(data, str) else bytes(data[:200]).decode("utf-8", "replace")
+
+
+_STRICT_PROBLEMS = frozenset({LineRejected, EquivocationDetected, Superseded})
+
+
+def verify_transcript(lines: Iterable[bytes | str]) -> tuple[GameSession, int | None, LineRejected | None]:
     """Replay a transcript strictly in order.
 
     Returns the session, and for the first line that does not apply at once,
-    its 1-based number and why (``gap`` for a line that would have to wait).
+    its 1-based number and why (``gap`` for a line that would have to wait,
+    ``superseded`` for a line that sets aside one before it or is set aside).
     """
     session = GameSession()
     for number, line in enumerate(lines, 1):
-        before = len(session.transcript)
+        before = len(session._transcript)
         events = session.receive(line)
-        problem = next((e for e in events if isinstance(e, (LineRejected, EquivocationDetected))), None)
-        if isinstance(problem, EquivocationDetected):
-            return session, number, LineRejected("equivocation", f"{problem.slot} signed twice", line[:200])
-        if problem is not None:
-            return session, number, problem
-        joined = any(isinstance(e, JoinRequested) for e in events)
-        if len(session.transcript) == before and not joined:
-            why = "duplicate line" if line in session.transcript else "it depends on a line that is not before it"
-            return session, number, LineRejected("gap", why, line[:200])
+        for event in events:
+            if type(event) not in _STRICT_PROBLEMS:
+                continue
+            if isinstance(event, LineRejected):
+                return session, number, event
+            if isinstance(event, EquivocationDetected):
+                return session, number, LineRejected("equivocation", f"{event.slot} signed twice", _shown(line))
+            if isinstance(event, Superseded):
+                return session, number, LineRejected(
+                    "superseded", f"seq {event.message.seq} holds two players' lines", _shown(line))
+        if len(session._transcript) == before and not (events and type(events[0]) is JoinRequested):
+            text = line if isinstance(line, str) else bytes(line).decode("utf-8", "replace")
+            why = "duplicate line" if text in session._transcript else "it depends on a line that is not before it"
+            return session, number, LineRejected("gap", why, _shown(line))
     return session, None, None
 
 
-def check_equivocation_proof(first: str, second: str) -> str | None:
+def check_equivocation_proof(first: str, second: str) -> PublicKey | None:
     """Check a portable equivocation proof offline: the key that signed both lines, or ``None``.
 
     The proof holds when both lines are valid signed messages of one game by
-    one key, for one slot (sequence number, or chat number), and differ.
+    one key that cannot both be part of it: two different lines for one slot
+    (sequence number, or chat number), or a final line (``agree``, ``resign``,
+    ``abort``) and a main-chain line of a later sequence number.
     """
     try:
         a, b = decode(first), decode(second)
     except RemoteProtocolError:
         return None
-    same_slot = (a.type == "chat") == (b.type == "chat") and a.seq == b.seq
-    if a.line != b.line and a.by == b.by and a.game == b.game and a.type != "offer" and same_slot:
-        return a.signer.text
-    return None
+    if a.signer != b.signer or a.game != b.game or "offer" in (a.type, b.type) or a.line == b.line:
+        return None
+    if (a.type == "chat") != (b.type == "chat"):
+        return None
+    if a.seq == b.seq:
+        return a.signer
+    if a.type == "chat":
+        return None
+    early, late = (a, b) if a.seq < b.seq else (b, a)
+    return a.signer if early.type in FINAL else None

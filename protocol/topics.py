@@ -1,19 +1,25 @@
 """MQTT topic names: where each message is published, retained, on the relay.
 
-Every message has its own retained topic, named by the game, the signer's
+Every message has its own retained topic, named by the game, the publisher's
 key and the message's slot, so that a relay's access rules can let a user
 publish only under their own key, a retained message is never replaced by
 another signer's, and a late subscriber to ``games/<id>/#`` receives the
 whole game:
 
-    olixono/1/games/<game id>/<signer key>/offer      the offer (slot 0)
-    olixono/1/games/<game id>/<signer key>/<seq>      join, accept, reveal, moves, ... (seq 1, 2, ...)
-    olixono/1/games/<game id>/<signer key>/chat-<n>   the signer's n-th chat line
+    olixono/1/games/<game id>/<signer key>/offer         the offer (slot 0)
+    olixono/1/games/<game id>/<signer key>/<seq>         join, accept, reveal, moves, ... (seq 1, 2, ...)
+    olixono/1/games/<game id>/<signer key>/chat-<n>      the signer's n-th chat line
+    olixono/1/games/<game id>/<holder key>/copy-<hash>   a copy of another key's line, kept by its holder
+
+Copies are what keep one player from erasing history (``PROTOCOL.md`` §7):
+each player re-publishes every line of the other's it has verified, under its
+own key, where the other cannot touch it.
 """
 
 from __future__ import annotations
 
-from protocol.messages import Message, game_id_of
+from protocol.keys import PublicKey
+from protocol.messages import Message
 
 ROOT = "olixono/1"
 GAMES = f"{ROOT}/games"
@@ -24,19 +30,19 @@ def game_filter(game_id: str) -> str:
     return f"{GAMES}/{game_id}/#"
 
 
-def slot(message: Message) -> str:
-    """The last topic level for ``message``: ``offer``, its sequence number, or ``chat-<n>``."""
-    if message.type == "offer":
-        return "offer"
-    if message.type == "chat":
-        return f"chat-{message.seq}"
-    return str(message.seq)
+def lobby_filter() -> str:
+    """The subscription that receives every game's offer (and nothing else): the open games."""
+    return f"{GAMES}/+/+/offer"
 
 
 def topic_for(message: Message) -> str:
-    """The topic ``message`` is published on (retained)."""
-    game = game_id_of(message.line) if message.type == "offer" else message.game
-    return f"{GAMES}/{game}/{message.signer.text}/{slot(message)}"
+    """The topic ``message`` is published on (retained) by its signer."""
+    return f"{GAMES}/{message.game}/{message.signer.text}/{message.slot}"
+
+
+def copy_topic(message: Message, holder: PublicKey) -> str:
+    """The topic on which ``holder`` keeps a copy of another key's ``message`` (retained)."""
+    return f"{GAMES}/{message.game}/{holder.text}/copy-{message.hash}"
 
 
 def game_of_topic(topic: str) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from protocol import GameSession, Identity
+from protocol import GameSession, Identity, LineRejected
 
 HOST = Identity.from_seed(bytes(range(32)))
 GUEST = Identity.from_seed(bytes(range(1, 33)))
@@ -12,34 +12,55 @@ STRANGER = Identity.from_seed(bytes(range(2, 34)))
 NONCE, SECRET, SALT = "bm9uY2Utbm9uY2Utbm9uYw", "c2VjcmV0LXNlY3JldC1zZQ", "c2FsdC1zYWx0LXNhbHQtcw"
 
 
-def start(kind: str = "oxono", invite: str | None = None) -> tuple[GameSession, GameSession]:
-    """A host and a guest session with the coin flipped and the seats taken."""
-    host = GameSession.offer(kind, HOST, invite=invite, nonce=NONCE)
+def offered(kind: str = "oxono", invite=None) -> tuple[GameSession, GameSession]:
+    """A host's session with its offer, and a guest's session that received it."""
+    host, out = GameSession.offer(kind, HOST, invite=invite, nonce=NONCE)
     guest = GameSession(host.game_id, GUEST)
-    guest.receive(host.transcript[0])
-    host.receive(guest.join(SECRET))
-    guest.receive(host.accept(GUEST.public.text, SALT))
-    host.receive(guest.reveal())
+    guest.receive(out.line)
     return host, guest
 
 
-def sessions_by_key(host: GameSession, guest: GameSession) -> dict[bytes, tuple[GameSession, GameSession]]:
-    return {HOST.public.raw: (host, guest), GUEST.public.raw: (guest, host)}
+def start(kind: str = "oxono", invite=None) -> tuple[GameSession, GameSession]:
+    """A host and a guest session with the coin flipped and the seats taken."""
+    host, guest = offered(kind, invite)
+    host.receive(guest.join(SECRET).line)
+    guest.receive(host.accept(GUEST.public, SALT).line)
+    host.receive(guest.reveal().line)
+    return host, guest
+
+
+def sides(host: GameSession, guest: GameSession) -> dict:
+    """Each key's session and the other's."""
+    return {HOST.public: (host, guest), GUEST.public: (guest, host)}
+
+
+def mover(host: GameSession, guest: GameSession) -> tuple[GameSession, GameSession]:
+    """(the session of the player to move, the other's)."""
+    return sides(host, guest)[host.actor]
+
+
+def identity_of(session: GameSession) -> Identity:
+    assert session.identity is not None
+    return session.identity
 
 
 def play_moves(host: GameSession, guest: GameSession, seed: int, plies: int = 1000) -> None:
     """Random legal moves by whoever is to move, each delivered to the other side."""
     rng = random.Random(seed)
-    by_key = sessions_by_key(host, guest)
     for _ in range(plies):
-        if host.outcome is not None:
+        if host.over:
             return
-        mine, theirs = by_key[host.actor()]
-        events = theirs.receive(mine.move(rng.choice(mine.board.legal_moves()).text()))
-        assert all(type(e).__name__ != "LineRejected" for e in events), events
+        mine, theirs = mover(host, guest)
+        events = theirs.receive(mine.move(rng.choice(mine.board.legal_moves()).text()).line)
+        assert not [e for e in events if isinstance(e, LineRejected)], events
 
 
 def full_game(kind: str = "oxono", seed: int = 1) -> tuple[GameSession, GameSession]:
     host, guest = start(kind)
     play_moves(host, guest, seed)
     return host, guest
+
+
+def rejected(events) -> list[str]:
+    """The codes of the rejections among ``events``."""
+    return [e.code for e in events if isinstance(e, LineRejected)]

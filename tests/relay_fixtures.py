@@ -20,10 +20,7 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from protocol import GameSession, Identity
-from protocol.messages import decode
-from protocol.session import LineRejected
-from protocol.topics import game_filter, topic_for
+from protocol import GameSession, Identity, LineApplied, LineRejected, Outgoing, copy_topic, game_filter
 from relay import users
 from relay.embedded import EmbeddedRelay, RelaySettings
 from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
@@ -169,77 +166,75 @@ async def gather_messages(client: aiomqtt.Client, topic_filter: str, *, count: i
 
 
 # -- signed games -----------------------------------------------------------------
-class Player:
-    """One side of a signed game over MQTT: publishes its lines retained (QoS 1), feeds its session all it receives."""
+class Side:
+    """One player of a signed game over MQTT: publishes its lines retained (QoS 1), and a copy of every line of
+    the other's it applies (``PROTOCOL.md`` §7); feeds its session all it receives, refusing nothing."""
 
-    def __init__(self, session: GameSession) -> None:
-        self.session = session
-        self.rejections: list[LineRejected] = []
+    def __init__(self, session: GameSession, client: aiomqtt.Client, game: str) -> None:
+        self.session, self.client, self.game = session, client, game
+        self.inbox: asyncio.Queue[bytes] = asyncio.Queue()
 
-    def feed(self, line: bytes | str) -> None:
-        for event in self.session.receive(line):
-            if isinstance(event, LineRejected):
-                self.rejections.append(event)
+    async def send(self, out: Outgoing) -> None:
+        await self.client.publish(out.topic, out.line.encode("utf-8"), qos=1, retain=True)
+        await self.copy(out.events)
 
+    async def copy(self, events) -> None:
+        me = self.session.identity.public
+        for event in events:
+            if isinstance(event, LineApplied) and event.message.signer != me:
+                await self.client.publish(copy_topic(event.message, me), event.line.encode("utf-8"), qos=1, retain=True)
 
-async def publish_line(client: aiomqtt.Client, line: str) -> None:
-    await client.publish(topic_for(decode(line)), line.encode("utf-8"), qos=1, retain=True)
+    async def pump(self) -> None:
+        async for message in self.client.messages:
+            if message.topic.matches(game_filter(self.game)):
+                self.inbox.put_nowait(bytes(message.payload))
+
+    async def wait_for(self, predicate) -> None:
+        while not predicate():
+            events = self.session.receive(await self.inbox.get())
+            assert not [e for e in events if isinstance(e, LineRejected)], events
+            await self.copy(events)
 
 
 async def play_game(host_client: aiomqtt.Client, guest_client: aiomqtt.Client, host: Identity, guest: Identity,
                     *, seed: int = 0, kind: str = "oxono", max_moves: int = 400, timeout: float = 60.0) -> GameSession:
-    """A full game between two clients (each already connected), every line signed, sent and checked.
+    """A full game between two clients (each already connected), every line signed, sent, copied and checked.
 
     Each side acts only on what it has received from the relay. Returns the host's session.
     """
     rng = random.Random(seed)
-    h = GameSession.offer(kind, host)
+    h, offer = GameSession.offer(kind, host)
     game = h.game_id
     g = GameSession(game, guest)
-    sides = {host.public.raw: (h, host_client), guest.public.raw: (g, guest_client)}
+    hs, gs = Side(h, host_client, game), Side(g, guest_client, game)
+    sides = {host.public: hs, guest.public: gs}
     for client in (host_client, guest_client):
         await client.subscribe(game_filter(game), qos=1)
-    inbox = {host.public.raw: asyncio.Queue(), guest.public.raw: asyncio.Queue()}
-
-    async def pump(key: bytes, client: aiomqtt.Client) -> None:
-        async for message in client.messages:
-            if message.topic.matches(game_filter(game)):
-                inbox[key].put_nowait(bytes(message.payload))
-
-    async def wait_for(session: GameSession, key: bytes, predicate) -> None:
-        while not predicate():
-            line = await inbox[key].get()
-            for event in session.receive(line):
-                assert not isinstance(event, LineRejected), event
-
-    pumps = [asyncio.create_task(pump(k, c)) for k, (_, c) in sides.items()]
+    pumps = [asyncio.create_task(side.pump()) for side in sides.values()]
     try:
         async with asyncio.timeout(timeout):
-            await publish_line(host_client, h.transcript[0])
-            await wait_for(g, guest.public.raw, lambda: len(g.chain) >= 1)
-            await publish_line(guest_client, g.join())
-            await wait_for(h, host.public.raw, lambda: guest.public.raw in h.joins)
-            await publish_line(host_client, h.accept(guest.public.text))
-            await wait_for(g, guest.public.raw, lambda: len(g.chain) >= 3)
-            await publish_line(guest_client, g.reveal())
-            await wait_for(h, host.public.raw, lambda: h.started)
-            await wait_for(g, guest.public.raw, lambda: g.started)
+            await hs.send(offer)
+            await gs.wait_for(lambda: len(g.chain) >= 1)
+            await gs.send(g.join())
+            await hs.wait_for(lambda: guest.public in h.joins)
+            await hs.send(h.accept(guest.public))
+            await gs.wait_for(lambda: len(g.chain) >= 3)
+            await gs.send(g.reveal())
+            await hs.wait_for(lambda: h.started)
+            await gs.wait_for(lambda: g.started)
             for _ in range(max_moves):
-                if h.outcome is not None:
+                if h.over:
                     break
-                actor = h.actor()
-                session, client = sides[actor]
-                other_key = guest.public.raw if actor == host.public.raw else host.public.raw
-                other = sides[other_key][0]
-                moves = sorted(m.text() for m in session.board.legal_moves())
-                before = len(other.chain)
-                await publish_line(client, session.move(rng.choice(moves)))
-                await wait_for(session, actor, lambda: len(session.chain) > before)
-                await wait_for(other, other_key, lambda: len(other.chain) > before)
+                actor = sides[h.actor]
+                other = gs if actor is hs else hs
+                moves = sorted(m.text() for m in actor.session.board.legal_moves())
+                before = other.session.next_seq
+                await actor.send(actor.session.move(rng.choice(moves)))
+                await other.wait_for(lambda: other.session.next_seq > before)
     finally:
         for task in pumps:
             task.cancel()
         await asyncio.gather(*pumps, return_exceptions=True)
-    assert h.outcome is not None and g.outcome is not None
+    assert h.result is not None and g.result is not None
     assert h.transcript == g.transcript
     return h

@@ -2,26 +2,31 @@
 
 from __future__ import annotations
 
+import importlib.util
+import unicodedata
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.errors import CODES, LocalProtocolError, RemoteProtocolError
 from protocol.keys import b64, fingerprint, unb64
-from protocol.messages import MAX_LINE_BYTES, SCHEMAS, decode, decode_text, encode, encode_text, game_id_of
+from protocol.messages import MAX_LINE_BYTES, SCHEMAS, check_text, decode, decode_text, encode, encode_text, game_id_of
 from protocol_helpers import HOST, NONCE
 
 GAME = "Z2FtZS1nYW1lLWdhbWUtZw"
 HASH = b64(bytes(range(32)))
 CASES = [
-    ("offer", [("kind", "oxono"), ("nonce", NONCE)]),
-    ("offer", [("kind", "olix"), ("nonce", NONCE), ("invite", HOST.public.text)]),
-    ("join", [("game", GAME), ("seq", "1"), ("prev", HASH), ("commit", HASH)]),
+    ("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1")]),
+    ("offer", [("kind", "olix"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("invite", HOST.public.text)]),
+    ("join", [("game", GAME), ("seq", "1"), ("prev", HASH), ("terms", "rules:1"), ("commit", HASH)]),
     ("accept", [("game", GAME), ("seq", "2"), ("prev", HASH), ("guest", HOST.public.text), ("salt", NONCE)]),
     ("reveal", [("game", GAME), ("seq", "3"), ("prev", HASH), ("secret", NONCE)]),
     ("move", [("game", GAME), ("seq", "4"), ("prev", HASH), ("move", "Oc6c5")]),
     ("move", [("game", GAME), ("seq", "104"), ("prev", HASH), ("move", "k11")]),
-    *[(kind, [("game", GAME), ("seq", "9"), ("prev", HASH)]) for kind in ("resign", "propose", "agree", "decline", "abort")],
+    *[(kind, [("game", GAME), ("seq", "9"), ("prev", HASH)])
+      for kind in ("claim", "resign", "propose", "withdraw", "agree", "decline", "abort")],
     ("chat", [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text("good game! 🎉 ça va?"))]),
 ]
 
@@ -32,7 +37,7 @@ def test_encode_then_decode_gives_the_same_message(kind, fields):
     assert line.startswith(f"olixono/1 {kind} ")
     assert " by=" + HOST.public.text + " sig=" in line
     message = decode(line)
-    assert message.type == kind and list(message.fields) == fields and message.by == HOST.public.raw
+    assert message.type == kind and list(message.fields) == fields and message.signer == HOST.public
     assert message.line == line and decode(line.encode("utf-8")) == message
 
 
@@ -81,6 +86,7 @@ VALID = encode("move", [("game", GAME), ("seq", "4"), ("prev", HASH), ("move", "
     "line, code",
     [
         (mutate(VALID, " seq=4", " seq=04"), "bad-field"),
+        (mutate(VALID, " seq=4", " seq=0"), "bad-field"),
         (mutate(VALID, " seq=4 prev", " prev=x seq=4 prev"), "syntax"),
         (mutate(VALID, "game=Z2FtZS1nYW1lLWdhbWUtZw seq=4", "seq=4 game=Z2FtZS1nYW1lLWdhbWUtZw"), "non-canonical"),
         (mutate(VALID, " move=Oc6c5", " move=Oc6c5 colour=pink"), "unknown-field"),
@@ -122,11 +128,62 @@ def test_non_canonical_base64_is_refused():
 
 @pytest.mark.parametrize(
     "text, problem",
-    [("", "malformed"), ("a" * 501, "longer"), ("bell\x07", "control"), ("evil\x1b[2J", "control"), ("rtl\u202e", "control")],
+    [
+        ("", "malformed"),
+        ("a" * 501, "longer"),
+        ("bell\x07", "control"),
+        ("evil\x1b[2J", "control"),
+        ("rtl\u202e", "format"),  # a bidirectional override
+        ("lrm\u200e", "format"),  # LEFT-TO-RIGHT MARK
+        ("rlm\u200f", "format"),  # RIGHT-TO-LEFT MARK
+        ("line\u2028sep", "separator"),  # LINE SEPARATOR
+        ("para\u2029sep", "separator"),  # PARAGRAPH SEPARATOR
+        ("zero\u200bwidth", "format"),  # ZERO WIDTH SPACE
+        ("joiner\u200d", "format"),  # ZERO WIDTH JOINER
+        ("bom\ufeff", "format"),
+        ("tag\U000e0041", "format"),  # TAG LATIN CAPITAL LETTER A
+        ("nbsp\u00a0", "separator"),  # a space that is not U+0020
+        ("ideographic\u3000", "separator"),
+        ("soft\u00adhyphen", "format"),
+        ("private\ue000", "format"),  # private use
+        ("\u0301starts", "starts with the combining"),
+        ("z" + "\u0301" * 5, "combining marks in a row"),
+        ("c1\x85", "control"),  # NEXT LINE, a C1 control
+    ],
 )
 def test_chat_text_that_could_forge_a_terminal_is_refused(text, problem):
     with pytest.raises(LocalProtocolError, match=problem):
         encode("chat", [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text(text))], HOST)
+
+
+@pytest.mark.parametrize("text", ["é", "e\u0301", "Vi\u1ec7t", "a\u0323\u0302", "z" + "\u0301" * 4, "नमस्ते", "שָׁלוֹם",
+                                  "good game 🎉", "🇫🇷", "日本語", "a b"])
+def test_chat_text_in_any_script_is_allowed(text):
+    line = encode("chat", [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text(text))], HOST)
+    assert decode_text(decode(line).value("text")) == text
+
+
+def test_the_unicode_tables_are_what_the_generator_writes():
+    generator = Path(__file__).resolve().parent.parent / "scripts" / "unicode_tables.py"
+    spec = importlib.util.spec_from_file_location("unicode_tables_generator", generator)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if unicodedata.unidata_version != module.UNICODE_VERSION:
+        pytest.skip(f"the tables are pinned to Unicode {module.UNICODE_VERSION}; this Python has {unicodedata.unidata_version}")
+    assert module.TARGET.read_text() == module.render()
+
+
+@pytest.mark.parametrize("terms, ok", [
+    ("rules:1", True), ("clock:300+5,rules:1", True), ("rules:1,clock:300+5", False), ("rules:1,rules:2", False),
+    ("Rules:1", False), ("rules:", False), ("rules", False), ("a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8,i:9", False),
+])
+def test_terms_are_sorted_unique_and_bounded(terms, ok):
+    fields = [("kind", "oxono"), ("nonce", NONCE), ("terms", terms)]
+    if ok:
+        assert decode(encode("offer", fields, HOST)).value("terms") == terms
+    else:
+        with pytest.raises(LocalProtocolError):
+            encode("offer", fields, HOST)
 
 
 def test_chat_text_has_one_percent_encoding():
@@ -137,11 +194,16 @@ def test_chat_text_has_one_percent_encoding():
         decode_text("%FF")
 
 
-@settings(max_examples=200, deadline=None)
-@given(text=st.text(min_size=1, max_size=120).filter(lambda t: not any(ord(c) < 32 or 0x7f <= ord(c) < 0xa0 or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069" for c in t)))
-def test_chat_text_round_trips(text):
-    line = encode("chat", [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text(text))], HOST)
-    assert decode_text(decode(line).get("text")) == text
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(min_size=1, max_size=120))
+def test_chat_text_round_trips_or_is_refused_by_both_sides(text):
+    problem = check_text(text)
+    fields = [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text(text))]
+    if problem is None:
+        assert decode_text(decode(encode("chat", fields, HOST)).value("text")) == text
+    else:
+        with pytest.raises(LocalProtocolError):
+            encode("chat", fields, HOST)
 
 
 @settings(max_examples=300, deadline=None)
@@ -173,7 +235,8 @@ def test_encode_refuses_wrong_fields():
 
 
 def test_game_id_and_fingerprint_are_stable():
-    offer = encode("offer", [("kind", "oxono"), ("nonce", NONCE)], HOST)
+    offer = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1")], HOST)
+    assert decode(offer).game == game_id_of(offer)
     assert len(game_id_of(offer)) == 22 and game_id_of(offer) == game_id_of(offer)
     assert fingerprint(HOST.public.raw) == HOST.fingerprint
     assert len(HOST.fingerprint) == 19 and HOST.fingerprint.count("-") == 3

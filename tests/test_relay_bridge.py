@@ -44,7 +44,7 @@ async def test_a_game_across_two_bridged_relays(tmp_path):
         for relay in (first, second):
             async with relay.client(carol) as spectator:
                 await spectator.subscribe(game_filter(final.game_id), qos=1)
-                seen = await gather_messages(spectator, game_filter(final.game_id), count=len(final.transcript), timeout=5)
+                seen = await gather_messages(spectator, game_filter(final.game_id), count=2 * len(final.transcript), timeout=5)
             watcher = GameSession(final.game_id)
             watcher.receive_all(seen.values())
             assert watcher.transcript == final.transcript, relay.kind

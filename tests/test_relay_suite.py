@@ -15,7 +15,7 @@ import struct
 import aiomqtt
 import pytest
 
-from protocol import Identity
+from protocol import GameSession, Identity
 from protocol.messages import MAX_LINE_BYTES
 from protocol.topics import GAMES, game_filter
 from relay_fixtures import KINDS, Relay, gather_messages, make_accounts, make_tls, needs_mosquitto, play_game
@@ -80,9 +80,8 @@ async def test_a_full_signed_game_with_a_spectator(relays):
     async with relay.client() as a, relay.client() as b:
         final = await play_game(a, b, host, guest, seed=7)
     async with relay.client() as spectator:  # arrives after the end: the relay's retained lines are the game
-        from protocol import GameSession
         await spectator.subscribe(game_filter(final.game_id), qos=1)
-        seen = await gather_messages(spectator, game_filter(final.game_id), count=len(final.transcript))
+        seen = await gather_messages(spectator, game_filter(final.game_id), count=2 * len(final.transcript))
         watcher = GameSession(final.game_id)
         watcher.receive_all(seen.values())
     assert watcher.transcript == final.transcript and watcher.outcome == final.outcome
@@ -135,6 +134,37 @@ async def test_private_relay_plays_a_signed_game_between_accounts(relays, tmp_pa
     async with relay.client(alice) as a, relay.client(bob) as b:
         final = await play_game(a, b, alice.identity, bob.identity, seed=3)
     assert final.outcome is not None
+
+
+@pytest.mark.parametrize("erase", [True, False], ids=["erased", "replaced"])
+async def test_a_loser_cannot_rewrite_history_that_the_winner_holds_copies_of(relays, tmp_path, erase):
+    """Issue 9, hole 1: an account may rewrite its own retained topics, so a loser could erase or replace their last
+    line; the winner's copies (under the winner's key, out of the loser's reach) keep the game for a late spectator."""
+    users_file = tmp_path / "users"
+    alice, bob = make_accounts(users_file, 2)
+    relay = await relays(users_file=users_file)
+    async with relay.client(alice) as a, relay.client(bob) as b:
+        final = await play_game(a, b, alice.identity, bob.identity, seed=5)
+    last = final.head
+    loser = alice if last.signer != alice.identity.public else bob  # the game ended on the winner's move
+    losers_last = next(m for m in reversed(final.chain) if m.signer == loser.identity.public)
+    topic = game_topic(final.game_id, loser.name, str(losers_last.seq))
+    twin = GameSession.restore(final.transcript[: final.transcript.index(losers_last.line)], loser.identity)
+    other_move = next(m.text() for m in twin.board.legal_moves() if m.text() != losers_last.get("move"))
+    replacement = b"" if erase else twin.move(other_move).line.encode()
+    async with relay.client(loser) as rewriter:
+        await rewriter.publish(topic, replacement, qos=1, retain=True)
+    async with relay.client(alice) as late:
+        await late.subscribe(game_filter(final.game_id), qos=1)
+        seen = await gather_messages(late, game_filter(final.game_id), timeout=2.0)
+    assert (topic in seen) is not erase  # the loser's own topic was rewritten: the hole, as the review saw it
+    watcher = GameSession(final.game_id)
+    watcher.receive_all(sorted(seen.values()))
+    if erase:
+        assert watcher.transcript == final.transcript and watcher.result == final.result
+    else:
+        assert watcher.result == final.result or watcher.compromised_by == {loser.identity.public}
+        assert watcher.proofs
 
 
 # -- persistence, TLS, limits ------------------------------------------------------

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 
 import pytest
 
+import ed25519_reference as ref
 import vector_maker
-from protocol.keys import b64
-from protocol.session import verify_transcript
+from protocol import GameSession, check_equivocation_proof, verify_transcript
+from protocol.keys import SMALL_ORDER_ENCODINGS
 
 VECTORS = vector_maker.VECTORS
 DOCUMENT = json.loads((VECTORS / "vectors.json").read_text())
@@ -20,27 +22,44 @@ def test_vectors_are_what_the_maker_builds():
     if os.environ.get("OLIXONO_REGENERATE_GOLDEN") == "1":
         for name, text in built.items():
             (VECTORS / name).write_text(text)
+    assert sorted(built) == sorted(path.name for path in VECTORS.iterdir() if path.name != "README.md")
     for name, text in built.items():
         assert (VECTORS / name).read_text() == text, f"{name} is stale: OLIXONO_REGENERATE_GOLDEN=1 rebuilds it"
 
 
-@pytest.mark.parametrize("game", DOCUMENT["games"], ids=lambda g: g["kind"])
+@pytest.mark.parametrize("game", DOCUMENT["games"], ids=lambda g: g["file"])
 def test_complete_games_verify(game):
     lines = (VECTORS / game["file"]).read_text().splitlines()
     session, number, problem = verify_transcript(lines)
     assert problem is None, (number, problem)
     assert session.kind == game["kind"] and session.game_id == game["game"]
-    assert session.outcome.text() == game["outcome"] and session.moves == game["moves"]
+    assert session.result.text() == game["outcome"] and session.result.sentence() == game["sentence"]
+    assert session.moves == game["moves"] and len(lines) == game["lines"]
     keys = {name: key["public"] for name, key in DOCUMENT["keys"].items()}
     assert {player: keys[name] for player, name in game["seats"].items()} == {
-        player: b64(key) for player, key in session.seats.items()
+        player: key.text for player, key in session.seats.items()
     }
 
 
-def test_every_required_rejection_code_has_a_case():
+def test_every_ending_and_every_message_type_has_a_game():
+    reasons = {g["outcome"].split()[-1] for g in DOCUMENT["games"]}
+    assert {"agreed", "resigned", "aborted", "forfeit", "withdrawn"} <= reasons
+    types = {line.split()[1] for g in DOCUMENT["games"] for line in (VECTORS / g["file"]).read_text().splitlines()}
+    assert types >= {"offer", "join", "accept", "reveal", "claim", "move", "propose", "withdraw", "decline", "agree",
+                     "resign", "abort"}
+
+
+def test_every_rejection_code_and_every_refused_encoding_has_a_case():
     codes = {case["code"] for case in DOCUMENT["cases"]}
-    assert {"bad-signature", "wrong-signer", "wrong-seat", "broken-link", "gap", "non-canonical", "oversize",
-            "unknown-version", "illegal-move", "equivocation", "after-end"} <= codes
+    assert {"bad-signature", "weak-key", "wrong-signer", "wrong-seat", "broken-link", "gap", "non-canonical", "oversize",
+            "unknown-version", "unknown-term", "illegal-move", "equivocation", "after-end", "superseded", "limit"} <= codes
+    weak = {case["name"].removeprefix("weak-key-") for case in DOCUMENT["cases"] if case["code"] == "weak-key"}
+    small_r = {case["name"].removeprefix("bad-signature-small-order-r-") for case in DOCUMENT["cases"]
+               if case["name"].startswith("bad-signature-small-order-r-")}
+    expected = {key.hex()[:8] + key.hex()[-2:] for key in SMALL_ORDER_ENCODINGS}
+    assert weak == small_r == expected and len(expected) == 14
+    assert set(DOCUMENT["small_order_encodings"]) == {key.hex() for key in SMALL_ORDER_ENCODINGS}
+    assert {bytes.fromhex(text) for text in DOCUMENT["small_order_encodings"]} == ref.small_order_encodings()
 
 
 @pytest.mark.parametrize("case", DOCUMENT["cases"], ids=lambda c: c["name"])
@@ -49,6 +68,21 @@ def test_each_case_is_refused_at_its_last_line_with_its_code(case):
     if "last_hex" in case:
         lines.append(bytes.fromhex(case["last_hex"]))
     _, number, problem = verify_transcript(lines)
-    assert problem is not None and problem.code == case["code"] and number == len(lines)
+    assert problem is not None and problem.code == case["code"] and number == len(lines), (number, problem)
     _, number, problem = verify_transcript(lines[:-1])
     assert problem is None
+
+
+@pytest.mark.parametrize("race", DOCUMENT["races"], ids=lambda r: r["name"])
+def test_races_end_with_one_transcript_in_every_order(race):
+    for order in itertools.permutations(race["lines"]):
+        session = GameSession()
+        session.receive_all([*race["prefix"], *order])
+        assert list(session.transcript) == race["transcript"], order
+        assert (session.result.text() if session.result else None) == race["outcome"]
+
+
+@pytest.mark.parametrize("proof", DOCUMENT["proofs"], ids=lambda p: p["why"])
+def test_equivocation_proofs(proof):
+    signer = check_equivocation_proof(proof["first"], proof["second"])
+    assert (signer.text if signer else None) == proof["signer"]

@@ -1,0 +1,210 @@
+"""What a :class:`~protocol.session.GameSession` tells its front end: events, results, and outgoing lines.
+
+Events are frozen, slotted dataclasses. A session returns them in the order
+they happened; every line that joins the transcript first yields
+:class:`LineApplied` (what a journal records and a player copies), then the
+events that say what it did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from protocol.errors import CODES
+from protocol.keys import PublicKey
+from protocol.messages import Message
+
+RULE_REASONS = {
+    "colour": "four in a row of one colour",
+    "symbol": "four in a row of one symbol",
+    "exhausted": "all 32 pawns are placed",
+    "formation": "a formation beyond the top of its track",
+    "stones": "all stones are placed",
+    "settled": "no marker can change any more",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a game ended, the same for every receiver.
+
+    ``reason``: ``colour``, ``symbol``, ``exhausted`` (Oxono), ``formation``,
+    ``stones``, ``settled`` (Olix) — by the rules; ``agreed``, ``resigned``,
+    ``aborted``, ``withdrawn``, ``forfeit`` — by a player's line.
+    ``winner`` is a player name (``pink``, ``first``, …), ``"host"`` for a
+    forfeit before the seats were drawn, or ``None`` (a draw, or no game).
+    ``by`` and ``by_name`` say whose line ended it, when a person did.
+    """
+
+    reason: str
+    winner: str | None = None
+    winner_key: PublicKey | None = None
+    by: PublicKey | None = None
+    by_name: str | None = None
+    scored: bool = True
+    """Whether the game was played out to a result (False for ``aborted`` and ``withdrawn``)."""
+    markers: bool = False
+    """Whether the result was counted on markers (Olix at its end: ``stones``, ``settled``, ``agreed``)."""
+
+    def text(self) -> str:
+        """The compact form: ``pink colour``, ``draw exhausted``, ``host forfeit``, ``aborted``."""
+        if not self.scored:
+            return self.reason
+        return f"{self.winner or 'draw'} {self.reason}"
+
+    def sentence(self) -> str:
+        """Who won and why, in words: ``black wins: pink resigned``."""
+        winner, reason = self.winner, self.reason
+        if reason == "withdrawn":
+            return "withdrawn by the host before anyone was seated"
+        if reason == "aborted":
+            return f"aborted by {self.by_name} before their first move"
+        if reason == "forfeit":
+            if self.by_name == "guest":
+                return "the host wins by forfeit: the guest walked away after the coin flip"
+            return "the host wins by forfeit: the guest did not reveal the coin flip"
+        if reason == "resigned":
+            return f"{winner} wins: {self.by_name} resigned"
+        if reason == "agreed":
+            if not self.markers:
+                return "draw by agreement"
+            if winner is None:
+                return "draw on markers after the game was ended by agreement"
+            return f"{winner} wins on markers after the game was ended by agreement"
+        why = RULE_REASONS.get(reason, reason)
+        if self.markers:
+            return f"{winner} wins on markers: {why}" if winner else f"draw on markers: {why}"
+        return f"{winner} wins: {why}" if winner else f"draw: {why}"
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+@dataclass(frozen=True, slots=True)
+class LineApplied:
+    """A verified line joined the transcript (journal it; a player re-publishes others' lines, §7)."""
+
+    message: Message
+
+    @property
+    def line(self) -> str:
+        return self.message.line
+
+
+@dataclass(frozen=True, slots=True)
+class OfferReceived:
+    game: str
+    kind: str
+    host: PublicKey
+    invite: PublicKey | None
+    terms: str
+
+
+@dataclass(frozen=True, slots=True)
+class JoinRequested:
+    key: PublicKey
+
+
+@dataclass(frozen=True, slots=True)
+class GuestAccepted:
+    key: PublicKey
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    """The coin flip is done: ``seats`` gives each player name's key, in turn order."""
+
+    seats: tuple[tuple[str, PublicKey], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveApplied:
+    seq: int
+    player: str
+    move: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndProposed:
+    """``player`` proposes to end the game (Olix: scored now; Oxono: a draw); it stands until answered or withdrawn."""
+
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalWithdrawn:
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndDeclined:
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReceived:
+    key: PublicKey
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    result: Result
+
+
+@dataclass(frozen=True, slots=True)
+class Superseded:
+    """``message`` was set aside: ``by``, another player's line for the same seq, takes precedence.
+
+    Both orders of arrival end alike: a resignation sent while the opponent
+    was thinking stands over the opponent's line, and the guest's reveal over
+    the host's claim. A front end redraws from the session.
+    """
+
+    message: Message
+    by: Message
+
+
+@dataclass(frozen=True, slots=True)
+class LineRejected:
+    code: str
+    detail: str
+    line: str
+
+    @property
+    def sentence(self) -> str:
+        return f"{CODES[self.code]} ({self.detail})"
+
+
+@dataclass(frozen=True, slots=True)
+class EquivocationDetected:
+    """``key`` signed both lines, which cannot both be part of one game: a portable proof (§6)."""
+
+    key: PublicKey
+    slot: str
+    first: str
+    second: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResyncNeeded:
+    """Lines were dropped for lack of room before their signer's seat was known: deliver the game's lines again.
+
+    Over MQTT: subscribe to the game's topics once more, so that the relay
+    sends its retained lines again (``PROTOCOL.md`` §6, what a receiver keeps).
+    """
+
+
+Event = (LineApplied | OfferReceived | JoinRequested | GuestAccepted | GameStarted | MoveApplied | EndProposed
+         | ProposalWithdrawn | EndDeclined | ChatReceived | GameOver | Superseded | LineRejected
+         | EquivocationDetected | ResyncNeeded)
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """A line the local player signed: what to publish, where, and the events applying it caused."""
+
+    line: str
+    message: Message
+    topic: str
+    events: tuple[Event, ...]
