@@ -8,15 +8,19 @@ measures: signing (``sign_lines_per_s``: building, checking and signing the
 local player's move lines), verifying and applying a whole transcript from
 scratch (``verify_apply_lines_per_s``), the bare Ed25519 verify rate over the
 same lines in the same run (``bare_verify_per_s``), and their ratio
-(``check_cost_vs_bare_verify``; target at most 1.25).
+(``check_cost_vs_bare_verify``; target at most 1.25). Then the memory one game
+holds in a receiver (tracemalloc, after a garbage collection): a finished Olix
+game, and the same game with strangers flooding it (``memory_*_kib``).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -24,9 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey  # noqa: E402
 
 from protocol import GameSession, Identity  # noqa: E402
-from protocol.keys import unb64  # noqa: E402
-from protocol.messages import decode  # noqa: E402
-from protocol.session import verify_transcript  # noqa: E402
+from protocol.keys import b64, unb64  # noqa: E402
+from protocol import ResyncNeeded, messages  # noqa: E402
+from protocol.messages import decode, encode  # noqa: E402
+from protocol.session import MAX_CHAT_LINES, verify_transcript  # noqa: E402
 
 
 def play(kind: str, seed: int) -> tuple[list[str], float, int]:
@@ -52,6 +57,52 @@ def play(kind: str, seed: int) -> tuple[list[str], float, int]:
         signed += 1
         theirs.receive(line)
     return list(h.transcript), signing, signed
+
+
+def held_kib(lines: list) -> tuple[float, float]:
+    """(KiB a fresh spectator session holds after receiving ``lines``, peak KiB while it did)."""
+    gc.collect()
+    tracemalloc.start()
+    session = GameSession()
+    for _ in range(4):  # a client subscribes again when asked (ResyncNeeded): the relay resends every line
+        asked = False
+        for line in lines:  # events are handled as they come, as a client does, not kept
+            asked |= any(isinstance(event, ResyncNeeded) for event in session.receive(line))
+        if not asked:
+            break
+    assert session.result is not None, "the flooded game did not finish"
+    _, peak = tracemalloc.get_traced_memory()
+    messages._keys.clear()  # the process-wide cache of decoded keys (at most 20,000) is not the game's
+    gc.collect()
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del session
+    return held / 1024, peak / 1024
+
+
+def flood(transcript: list[str], joins: int, equivocations: int, junk: int, chats: int) -> list:
+    """A finished game's lines, with strangers' joins, one stranger key's equivocations, junk from throwaway
+    keys before the offer, and a player's chat past the cap."""
+    rng = random.Random(1)
+    offer = decode(transcript[0])
+    game, offer_hash = offer.game, offer.hash
+    keys = [Identity.from_seed(rng.randbytes(32)) for _ in range(max(joins, junk))]
+    lines: list = [encode("resign", [("game", game), ("seq", str(rng.randrange(4, 999))), ("prev", b64(rng.randbytes(32)))], key)
+                   for key in keys[:junk]]
+    lines.append(transcript[0])  # the offer, then the joins while the host has not chosen, then the game
+    lines += [encode("join", [("game", game), ("seq", "1"), ("prev", offer_hash), ("terms", "rules:1"),
+                              ("commit", b64(rng.randbytes(32)))], key) for key in keys[:joins]]
+    lines += transcript[1:]
+    liar = keys[0]
+    lines += [encode("chat", [("game", game), ("seq", "1"), ("prev", offer_hash), ("text", f"x{n}")], liar)
+              for n in range(equivocations)]
+    host = Identity.from_seed(bytes([0]) * 32)  # play() seeds the host of game 0 so
+    prev = offer_hash
+    for n in range(1, chats + 1):
+        line = encode("chat", [("game", game), ("seq", str(n)), ("prev", prev), ("text", f"chat-{n}")], host)
+        prev = decode(line).hash
+        lines.append(line)
+    return lines
 
 
 def main() -> None:
@@ -90,6 +141,20 @@ def main() -> None:
     print(f"verify_apply_us_per_line: {best_full / len(lines) * 1e6:.1f}")
     print(f"bare_verify_us: {best_bare / len(lines) * 1e6:.1f}")
     print(f"check_cost_vs_bare_verify: {best_full / best_bare:.3f}")
+
+    olix = next(t for t in transcripts if len(t) > 60)
+    oxono_game = transcripts[0]
+    held, _ = held_kib(olix)
+    print(f"memory_finished_olix_game_kib: {held:.0f}  ({len(olix)} lines)")
+    scale = 1 if args.quick else 10
+    lines = flood(oxono_game, joins=1_000 * scale, equivocations=2_000 * scale, junk=500 * scale,
+                  chats=MAX_CHAT_LINES + 100 * scale)
+    held, peak = held_kib(lines)
+    print(f"memory_flooded_game_kib: {held:.0f}  (peak {peak:.0f}; {len(lines)} lines: {1_000 * scale} joins, "
+          f"{2_000 * scale} equivocations by one stranger, {500 * scale} junk lines before the offer, "
+          f"{MAX_CHAT_LINES + 100 * scale} chat lines by one player)")
+    held, peak = held_kib(oxono_game)
+    print(f"memory_finished_oxono_game_kib: {held:.0f}  ({len(oxono_game)} lines)")
 
 
 if __name__ == "__main__":

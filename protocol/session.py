@@ -721,13 +721,17 @@ class GameSession:
     def _chat(self, message: Message, events: list[Event]) -> list[str]:
         key = message.signer
         if self.role_of(key) is None:
-            if self.guest is None:
-                return self._keep(message, f"seat {key.text}")
-            raise RemoteProtocolError("wrong-signer", f"{key.fingerprint} is not a player here")
+            if self.guest is not None:
+                raise RemoteProtocolError("wrong-signer", f"{key.fingerprint} is not a player here")
+            if message.seq > MAX_CHAT_LINES:
+                raise RemoteProtocolError("limit", f"at most {MAX_CHAT_LINES} chat lines a player")
+            return self._keep(message, f"seat {key.text}")
         earlier = self._seen.get((key.raw, message.slot))
         if earlier is not None:
             self._proof(earlier, message, events)
             return []
+        if message.seq > MAX_CHAT_LINES:
+            raise RemoteProtocolError("limit", f"at most {MAX_CHAT_LINES} chat lines a player")
         seq, head = self._chats.get(key, (0, self._chain[0].hash))
         if message.seq > seq + 1:
             return self._keep(message, message.prev)
@@ -735,8 +739,6 @@ class GameSession:
             raise RemoteProtocolError("wrong-seat", f"chat {message.seq} of this key is already taken")
         if message.prev != head:
             raise RemoteProtocolError("broken-link", "prev= is not the hash of this key's previous chat")
-        if message.seq > MAX_CHAT_LINES:
-            raise RemoteProtocolError("limit", f"at most {MAX_CHAT_LINES} chat lines a player")
         self._chats[key] = (message.seq, message.hash)
         self._seen[(key.raw, message.slot)] = message
         self._transcript.append(message.line)
