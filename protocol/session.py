@@ -63,13 +63,9 @@ from protocol.events import (
 from protocol.keys import Identity, PublicKey, b64, random_token, unb64
 from protocol.messages import Message, check_text, decode, decode_text, encode, encode_text, parse_terms
 from protocol.topics import topic_for
+from protocol.waiting import WaitingRoom
 
 # -- limits: what one game may make a receiver keep, whatever strangers publish ------------------
-MAX_PENDING_PER_KEY = 512
-"""Lines one key may have waiting for their predecessors (a whole game of one player, chat included)."""
-MAX_PENDING_UNSEATED = 1024
-"""Lines waiting from keys not (yet) known to hold a seat, all together; beyond, they are dropped (and
-:class:`ResyncNeeded` asks for the game again once a seat becomes known)."""
 MAX_JOINS = 64
 """Join candidates kept for the host to choose from (a join that a known accept names is always kept)."""
 MAX_CHAT_LINES = 256
@@ -159,7 +155,7 @@ class GameSession:
 
     Read-only views for front ends: :attr:`phase`, :attr:`board` (a copy),
     :attr:`chain`, :attr:`transcript`, :attr:`seats`, :attr:`host`,
-    :attr:`guest`, :attr:`actor`, :attr:`proposal`, :attr:`result`,
+    :attr:`guest`, :attr:`joins`, :attr:`actor`, :attr:`proposal`, :attr:`result`,
     :attr:`proofs`, :attr:`compromised_by`.
     """
 
@@ -184,13 +180,8 @@ class GameSession:
         self._chats: dict[PublicKey, tuple[int, str]] = {}  # each seated key's chat head: (seq, hash)
         self._proofs: dict[PublicKey, list[EquivocationDetected]] = {}
         self._known: set[str] = set()  # every line applied, joined or set aside
-        # lines waiting: by what they wait for ("offer", a parent's hash, or "seat <key>")
-        self._pending: dict[str, tuple[Message, str]] = {}  # line: (message, what it waits for)
-        self._waiting: dict[str, list[Message]] = {}
-        self._pending_per_key: dict[PublicKey, int] = {}
-        self._unseated_pending = 0
-        self._named: set[PublicKey] = set()
-        self._dropped = False
+        self._named: set[PublicKey] = set()  # guests named by the host's waiting accepts
+        self._waiting = WaitingRoom(self._seated)
         self._secret: str | None = None
 
     # -- read-only views ---------------------------------------------------------
@@ -258,11 +249,6 @@ class GameSession:
         return self._state.result
 
     @property
-    def outcome(self) -> Result | None:
-        """The same as :attr:`result`."""
-        return self._state.result
-
-    @property
     def over(self) -> bool:
         return self._state.phase is Phase.OVER
 
@@ -274,7 +260,8 @@ class GameSession:
 
     @property
     def actor(self) -> PublicKey | None:
-        """The key that extends the main chain next (``None`` while anyone may join, or when it is over)."""
+        """The key that extends the main chain next: the host while the offer is open, then the guest (to reveal),
+        then the player to move; ``None`` before the offer and once it is over."""
         return self._actor(self._state)
 
     @property
@@ -419,7 +406,7 @@ class GameSession:
                 events.append(LineRejected(exc.code, exc.detail, message.line[:200]))
                 continue
             for token in released:
-                work.extend(self._release(token))
+                work.extend(self._waiting.release(token))
         return events
 
     def _is_known(self, data: bytes | str) -> bool:
@@ -437,7 +424,7 @@ class GameSession:
         return events
 
     def _process(self, message: Message, events: list[Event]) -> list[str]:
-        """Judge one decoded line; the tokens whose waiting lines it may unblock (see :meth:`_release`)."""
+        """Judge one decoded line; the tokens whose waiting lines it may unblock (:mod:`protocol.waiting`)."""
         if message.type == "offer":
             return self._offer(message, events)
         if self.game_id is not None and message.game != self.game_id:
@@ -614,7 +601,7 @@ class GameSession:
             self._proof(earlier, message, events)
             return []
         if len(self._joins) >= MAX_JOINS and message.signer not in self._named:
-            self._dropped = True
+            self._waiting.mark_dropped()
             raise RemoteProtocolError("limit", f"{MAX_JOINS} joins are waiting already")
         self._joins[message.signer] = message
         self._remember(message)
@@ -711,10 +698,9 @@ class GameSession:
         self._joins = {key: join for key, join in self._joins.items() if key == guest}
         self._proofs = {key: proofs for key, proofs in self._proofs.items() if key in (guest, self._host)}
         self._named = set()
-        for line, (waiting, _) in list(self._pending.items()):
-            if waiting.signer not in (guest, self._host):
-                self._drop(line)
-                events.append(LineRejected("wrong-signer", f"{waiting.signer.fingerprint} is not a player here", line[:200]))
+        assert self._host is not None
+        for waiting in self._waiting.drop_others((guest, self._host)):
+            events.append(LineRejected("wrong-signer", f"{waiting.signer.fingerprint} is not a player here", waiting.line[:200]))
         self._reclassify(events)
 
     # -- chat --------------------------------------------------------------------------
@@ -753,53 +739,12 @@ class GameSession:
 
     def _keep(self, message: Message, token: str) -> list[str]:
         """Keep a line until what it waits for comes (``token``), within the limits; nothing to release."""
-        if message.line in self._pending:
-            return []
-        key = message.signer
-        count = self._pending_per_key.get(key, 0)
-        seated = self._seated(key)
-        if count >= MAX_PENDING_PER_KEY or (not seated and self._unseated_pending >= MAX_PENDING_UNSEATED):
-            if not seated:
-                self._dropped = True
-            raise RemoteProtocolError("buffer-full", "too many lines wait already" + ("" if seated else " from keys with no seat"))
-        self._pending[message.line] = (message, token)
-        self._waiting.setdefault(token, []).append(message)
-        self._pending_per_key[key] = count + 1
-        if not seated:
-            self._unseated_pending += 1
+        self._waiting.keep(message, token)
         return []
 
-    def _release(self, token: str) -> list[Message]:
-        """The lines that waited for ``token``, taken out of the waiting room to be judged again."""
-        messages = self._waiting.pop(token, [])
-        for message in messages:
-            self._forget(message)
-        return messages
-
-    def _forget(self, message: Message) -> None:
-        del self._pending[message.line]
-        key = message.signer
-        count = self._pending_per_key[key] - 1
-        if count:
-            self._pending_per_key[key] = count
-        else:
-            del self._pending_per_key[key]
-        if not self._seated(key):
-            self._unseated_pending -= 1
-
-    def _drop(self, line: str) -> None:
-        message, token = self._pending[line]
-        waiting = self._waiting[token]
-        waiting.remove(message)
-        if not waiting:
-            del self._waiting[token]
-        self._forget(message)
-
     def _reclassify(self, events: list[Event]) -> None:
-        """A seat became known: recount the unseated waiting lines; ask for the game again if lines were dropped."""
-        self._unseated_pending = sum(n for key, n in self._pending_per_key.items() if not self._seated(key))
-        if self._dropped:
-            self._dropped = False
+        """A seat became known: ask for the game again if lines were dropped meanwhile."""
+        if self._waiting.seat_known():
             events.append(ResyncNeeded())
 
     # -- the local player's actions -------------------------------------------------------

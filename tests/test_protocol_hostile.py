@@ -25,7 +25,8 @@ from protocol import (
 )
 from protocol.keys import b64
 from protocol.messages import encode
-from protocol.session import MAX_CHAT_LINES, MAX_JOINS, MAX_PENDING_UNSEATED, commitment
+from protocol.session import MAX_CHAT_LINES, MAX_JOINS, commitment
+from protocol.waiting import MAX_UNSEATED
 from protocol_helpers import rejected, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, identity_of, mover, offered, play_moves, start
 
 
@@ -175,13 +176,13 @@ def test_thousands_of_junk_lines_from_throwaway_keys_cannot_stall_a_late_spectat
     host, guest = start()
     play_moves(host, guest, seed)
     rng = random.Random(seed)
-    lines = junk(host, strangers(2 * MAX_PENDING_UNSEATED, seed), rng) + list(host.transcript)
+    lines = junk(host, strangers(2 * MAX_UNSEATED, seed), rng) + list(host.transcript)
     rng.shuffle(lines)
     lines.sort(key=lambda line: line in host.transcript)  # worst case: all the junk first, the real game last
     spectator, deliveries = watch_with_redelivery(host.game_id, lines)
     assert spectator.result == host.result and spectator.transcript == host.transcript
     assert deliveries <= 3
-    assert not spectator._pending_per_key or set(spectator._pending_per_key) <= {HOST.public, GUEST.public}
+    assert spectator._waiting.keys() <= {HOST.public, GUEST.public}
 
 
 def test_once_the_seats_are_known_strangers_lines_are_never_kept():
@@ -189,7 +190,7 @@ def test_once_the_seats_are_known_strangers_lines_are_never_kept():
     spectator = GameSession(host.game_id)
     spectator.receive_all(host.transcript)
     events = spectator.receive_all(junk(host, strangers(300), random.Random(1)))
-    assert not spectator._pending and set(rejected(events)) <= {"wrong-signer", "wrong-seat", "broken-link", "limit"}
+    assert not len(spectator._waiting) and set(rejected(events)) <= {"wrong-signer", "wrong-seat", "broken-link", "limit"}
     play_moves(host, guest, 1, plies=4)
     assert not rejected(spectator.receive_all(host.transcript)) and spectator.transcript == host.transcript
 

@@ -28,7 +28,8 @@ from protocol import (
 )
 from protocol.keys import b64
 from protocol.messages import encode
-from protocol.session import MAX_PENDING_PER_KEY, commitment, host_moves_first
+from protocol.session import commitment, host_moves_first
+from protocol.waiting import MAX_PER_KEY
 from protocol_helpers import rejected, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, full_game, identity_of, mover, offered, play_moves, start
 
 
@@ -308,7 +309,7 @@ def test_a_seated_players_waiting_lines_are_bounded():
     far = [encode("resign", [("game", host.game_id), ("seq", str(1000 + i)), ("prev", b64(bytes([i % 256, i // 256]) + bytes(30)))], HOST)
            for i in range(600)]
     codes = [c for line in far for c in rejected(spectator.receive(line))]
-    assert codes.count("buffer-full") == 600 - MAX_PENDING_PER_KEY
+    assert codes.count("buffer-full") == 600 - MAX_PER_KEY
     assert spectator.transcript == host.transcript
     play_moves(host, guest, 2, plies=3)
     assert not rejected(spectator.receive_all(host.transcript))  # the other player's lines still get through
@@ -351,7 +352,7 @@ def test_lines_for_another_game_that_came_before_the_offer_are_dropped_when_it_c
     assert spectator.receive(foreign_chat) == [] and spectator.receive(other_host.transcript[1]) == []
     events = spectator.receive(host.transcript[0])
     assert sorted(rejected(events)) == ["wrong-game", "wrong-game"]
-    assert not spectator._pending
+    assert not len(spectator._waiting)
 
 
 def test_read_only_views_cannot_change_the_game():

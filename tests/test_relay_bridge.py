@@ -48,7 +48,7 @@ async def test_a_game_across_two_bridged_relays(tmp_path):
             watcher = GameSession(final.game_id)
             watcher.receive_all(seen.values())
             assert watcher.transcript == final.transcript, relay.kind
-            assert watcher.outcome == final.outcome
+            assert watcher.result == final.result
     finally:
         await second.stop()
         await first.stop()

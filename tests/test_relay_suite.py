@@ -84,7 +84,7 @@ async def test_a_full_signed_game_with_a_spectator(relays):
         seen = await gather_messages(spectator, game_filter(final.game_id), count=2 * len(final.transcript))
         watcher = GameSession(final.game_id)
         watcher.receive_all(seen.values())
-    assert watcher.transcript == final.transcript and watcher.outcome == final.outcome
+    assert watcher.transcript == final.transcript and watcher.result == final.result
 
 
 # -- private mode ------------------------------------------------------------------
@@ -133,7 +133,7 @@ async def test_private_relay_plays_a_signed_game_between_accounts(relays, tmp_pa
     relay = await relays(users_file=users_file)
     async with relay.client(alice) as a, relay.client(bob) as b:
         final = await play_game(a, b, alice.identity, bob.identity, seed=3)
-    assert final.outcome is not None
+    assert final.result is not None
 
 
 @pytest.mark.parametrize("erase", [True, False], ids=["erased", "replaced"])
