@@ -23,6 +23,7 @@ from protocol.events import (
     MoveApplied,
     OfferReceived,
     Outgoing,
+    PresenceChanged,
     ProposalWithdrawn,
     Result,
     ResyncNeeded,
@@ -36,7 +37,8 @@ from protocol.topics import copy_topic, game_filter, lobby_filter, topic_for
 __all__ = [
     "CODES", "VERSION", "ChatReceived", "EndDeclined", "EndProposed", "EquivocationDetected", "Event", "GameOver",
     "GameSession", "GameStarted", "GuestAccepted", "Identity", "JoinRequested", "LineApplied", "LineRejected",
-    "LocalProtocolError", "Message", "MoveApplied", "OfferReceived", "Outgoing", "Phase", "ProposalWithdrawn",
+    "LocalProtocolError", "Message", "MoveApplied", "OfferReceived", "Outgoing", "Phase", "PresenceChanged",
+    "ProposalWithdrawn",
     "PublicKey", "Rejection", "RemoteProtocolError", "Result", "ResyncNeeded", "Superseded", "WeakKeyError",
     "check_equivocation_proof", "copy_topic", "decode", "encode", "fingerprint", "game_filter", "lobby_filter",
     "topic_for", "verify_transcript",

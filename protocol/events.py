@@ -98,6 +98,8 @@ class OfferReceived:
     host: PublicKey
     invite: PublicKey | None
     terms: str
+    at: int
+    """When the host says it made the offer (Unix seconds; the host's own clock, for showing an age)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +147,14 @@ class EndDeclined:
 class ChatReceived:
     key: PublicKey
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PresenceChanged:
+    """A player's client said it is connected (``here``) or its relay said it is gone (its last will)."""
+
+    key: PublicKey
+    here: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +206,7 @@ class ResyncNeeded:
 
 
 Event = (LineApplied | OfferReceived | JoinRequested | GuestAccepted | GameStarted | MoveApplied | EndProposed
-         | ProposalWithdrawn | EndDeclined | ChatReceived | GameOver | Superseded | LineRejected
+         | ProposalWithdrawn | EndDeclined | ChatReceived | PresenceChanged | GameOver | Superseded | LineRejected
          | EquivocationDetected | ResyncNeeded)
 
 

@@ -51,6 +51,8 @@ _PATTERNS = {
     "salt": B64_16,
     "secret": B64_16,
     "terms": f"{_TERM}(?:,{_TERM}){{0,{MAX_TERMS - 1}}}",
+    "at": "[1-9][0-9]{0,11}",
+    "state": "here|gone",
     "invite": B64_32,
     "guest": B64_32,
     "move": "[A-Za-z0-9]{2,8}",
@@ -64,7 +66,7 @@ KEY_FIELDS = ("invite", "guest")
 
 _CHAIN = ("game", "seq", "prev")
 SCHEMAS: dict[str, tuple[str, ...]] = {
-    "offer": ("kind", "nonce", "terms", "invite?"),
+    "offer": ("kind", "nonce", "terms", "at", "invite?"),
     "join": (*_CHAIN, "terms", "commit"),
     "accept": (*_CHAIN, "guest", "salt"),
     "reveal": (*_CHAIN, "secret"),
@@ -77,6 +79,7 @@ SCHEMAS: dict[str, tuple[str, ...]] = {
     "resign": _CHAIN,
     "abort": _CHAIN,
     "chat": (*_CHAIN, "text"),
+    "presence": ("game", "seq", "state"),
 }
 """Each message type's fields in their fixed order; ``?`` marks an optional field."""
 
@@ -219,7 +222,7 @@ class Message:
     peer: PublicKey | None
     """The other key the message names: the offer's ``invite=``, the accept's ``guest=``."""
     slot: str
-    """Where the signer's line sits: ``offer``, its sequence number, or ``chat-<n>``."""
+    """Where the signer's line sits: ``offer``, its sequence number, ``chat-<n>`` or ``presence``."""
 
     @classmethod
     def make(cls, type_: str, fields: tuple[tuple[str, str], ...], signer: PublicKey, line: str,
@@ -227,6 +230,8 @@ class Message:
         digest = hashlib.sha256(line.encode("utf-8") if raw is None else raw).digest()
         if type_ == "offer":
             game, seq, prev, slot = b64(digest[:GAME_ID_BYTES]), 0, "", "offer"
+        elif type_ == "presence":
+            game, seq, prev, slot = fields[0][1], int(fields[1][1]), "", "presence"
         else:
             game, slot, prev = fields[0][1], fields[1][1], fields[2][1]
             seq = int(slot)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import time
 from collections import deque
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, NamedTuple
@@ -55,6 +56,7 @@ from protocol.events import (
     MoveApplied,
     OfferReceived,
     Outgoing,
+    PresenceChanged,
     ProposalWithdrawn,
     Result,
     ResyncNeeded,
@@ -178,6 +180,7 @@ class GameSession:
         self._finals: dict[bytes, Message] = {}  # each key's final line (agree, resign, abort)
         self._superseded: dict[str, Message] = {}
         self._chats: dict[PublicKey, tuple[int, str]] = {}  # each seated key's chat head: (seq, hash)
+        self._presence: dict[PublicKey, tuple[int, bool]] = {}  # each seated key's latest presence: (seq, here)
         self._proofs: dict[PublicKey, list[EquivocationDetected]] = {}
         self._known: set[str] = set()  # every line applied, joined or set aside
         self._named: set[PublicKey] = set()  # guests named by the host's waiting accepts
@@ -435,6 +438,8 @@ class GameSession:
             return []
         if message.type == "chat":
             return self._chat(message, events)
+        if message.type == "presence":
+            return self._presence_line(message, events)
         if message.type == "join":
             return self._join(message, events)
         role = self.role_of(message.signer)
@@ -571,7 +576,7 @@ class GameSession:
         self._transcript.append(message.line)
         self._remember(message)
         events.append(LineApplied(message))
-        events.append(OfferReceived(game, kind, message.signer, message.peer, terms))
+        events.append(OfferReceived(game, kind, message.signer, message.peer, terms, int(message.value("at"))))
         self._reclassify(events)
         return ["offer"]
 
@@ -733,6 +738,42 @@ class GameSession:
         events.append(ChatReceived(key, decode_text(message.value("text"))))
         return [message.hash]
 
+    # -- presence ----------------------------------------------------------------------
+    def present(self, key: PublicKey) -> bool | None:
+        """Whether ``key``'s client says it is connected (``None``: it has said nothing yet)."""
+        latest = self._presence.get(key)
+        return None if latest is None else latest[1]
+
+    def _presence_line(self, message: Message, events: list[Event]) -> list[str]:
+        """The latest presence line of each seated key counts: the higher ``seq``, and at one ``seq`` ``gone``.
+
+        Presence never changes the game and is not part of the transcript; its lines are checked each
+        time they come (never remembered, so a flood of them costs no memory).
+        """
+        key = message.signer
+        if self.role_of(key) is None:
+            if self.guest is not None:
+                raise RemoteProtocolError("wrong-signer", f"{key.fingerprint} is not a player here")
+            return self._keep(message, f"seat {key.text}")
+        here = message.value("state") == "here"
+        latest = self._presence.get(key)
+        if latest is None or message.seq > latest[0] or (message.seq == latest[0] and latest[1] and not here):
+            self._presence[key] = (message.seq, here)
+            if latest is None or latest[1] != here:
+                events.append(PresenceChanged(key, here))
+        return []
+
+    def presence(self, here: bool, seq: int) -> Outgoing:
+        """A presence line of the local player's (``seq``: this client's connection count for the game, from 1)."""
+        if self.role_of(self._me()) is None:
+            raise LocalProtocolError("only the host and the guest say whether they are here")
+        fields = [("game", self.game_id or ""), ("seq", str(seq)), ("state", "here" if here else "gone")]
+        line = encode("presence", fields, self._identity())
+        message = decode(line, verify=False)
+        events: list[Event] = []
+        self._presence_line(message, events)
+        return Outgoing(line, message, topic_for(message), tuple(events))
+
     # -- what a receiver keeps ----------------------------------------------------------
     def _seated(self, key: PublicKey) -> bool:
         return key == self._host or key == self._state.guest or key in self._named
@@ -807,9 +848,10 @@ class GameSession:
 
     @classmethod
     def offer(cls, kind: str, identity: Identity, *, invite: PublicKey | None = None, nonce: str | None = None,
-              terms: str = DEFAULT_TERMS) -> tuple[GameSession, Outgoing]:
-        """A new game hosted by ``identity``: the session, and its offer to publish."""
-        fields = [("kind", kind), ("nonce", nonce or random_token()), ("terms", terms)]
+              terms: str = DEFAULT_TERMS, at: int | None = None) -> tuple[GameSession, Outgoing]:
+        """A new game hosted by ``identity``: the session, and its offer to publish (``at``: Unix seconds, now)."""
+        fields = [("kind", kind), ("nonce", nonce or random_token()), ("terms", terms),
+                  ("at", str(int(time.time()) if at is None else at))]
         if invite is not None:
             fields.append(("invite", invite.text))
         line = encode("offer", fields, identity)
@@ -967,7 +1009,12 @@ def verify_transcript(lines: Iterable[bytes | str]) -> tuple[GameSession, int | 
                     "superseded", f"seq {event.message.seq} holds two players' lines", _shown(line))
         if len(session._transcript) == before and not (events and type(events[0]) is JoinRequested):
             text = line if isinstance(line, str) else bytes(line).decode("utf-8", "replace")
-            why = "duplicate line" if text in session._transcript else "it depends on a line that is not before it"
+            if text in session._transcript:
+                why = "duplicate line"
+            elif " presence " in text[:30]:
+                why = "a presence line is not part of a transcript"
+            else:
+                why = "it depends on a line that is not before it"
             return session, number, LineRejected("gap", why, _shown(line))
     return session, None, None
 

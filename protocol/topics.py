@@ -9,6 +9,7 @@ whole game:
     olixono/1/games/<game id>/<signer key>/offer         the offer (slot 0)
     olixono/1/games/<game id>/<signer key>/<seq>         join, accept, reveal, moves, ... (seq 1, 2, ...)
     olixono/1/games/<game id>/<signer key>/chat-<n>      the signer's n-th chat line
+    olixono/1/games/<game id>/<signer key>/presence      whether the signer's client is connected
     olixono/1/games/<game id>/<holder key>/copy-<hash>   a copy of another key's line, kept by its holder
 
 Copies are what keep one player from erasing history (``PROTOCOL.md`` §7):

@@ -130,7 +130,7 @@ def forged_offer(public: bytes) -> str:
     text = base64.urlsafe_b64encode(public).rstrip(b"=").decode()
     for n in range(4096):
         nonce = base64.urlsafe_b64encode(n.to_bytes(16, "little")).rstrip(b"=").decode()
-        unsigned = f"olixono/1 offer kind=oxono nonce={nonce} terms=rules:1 by={text}"
+        unsigned = f"olixono/1 offer kind=oxono nonce={nonce} terms=rules:1 at=1790000000 by={text}"
         signature = forges(public, unsigned.encode())
         if signature is not None:
             return f"{unsigned} sig={base64.urlsafe_b64encode(signature).rstrip(b'=').decode()}"

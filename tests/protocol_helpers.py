@@ -10,11 +10,12 @@ HOST = Identity.from_seed(bytes(range(32)))
 GUEST = Identity.from_seed(bytes(range(1, 33)))
 STRANGER = Identity.from_seed(bytes(range(2, 34)))
 NONCE, SECRET, SALT = "bm9uY2Utbm9uY2Utbm9uYw", "c2VjcmV0LXNlY3JldC1zZQ", "c2FsdC1zYWx0LXNhbHQtcw"
+AT = 1_790_000_000
 
 
 def offered(kind: str = "oxono", invite=None) -> tuple[GameSession, GameSession]:
     """A host's session with its offer, and a guest's session that received it."""
-    host, out = GameSession.offer(kind, HOST, invite=invite, nonce=NONCE)
+    host, out = GameSession.offer(kind, HOST, invite=invite, nonce=NONCE, at=AT)
     guest = GameSession(host.game_id, GUEST)
     guest.receive(out.line)
     return host, guest

@@ -27,7 +27,7 @@ from protocol.keys import b64
 from protocol.messages import encode
 from protocol.session import MAX_CHAT_LINES, MAX_JOINS, commitment
 from protocol.waiting import MAX_UNSEATED
-from protocol_helpers import rejected, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, identity_of, mover, offered, play_moves, start
+from protocol_helpers import AT, rejected, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, identity_of, mover, offered, play_moves, start
 
 
 def strangers(count: int, seed: int = 7) -> list[Identity]:
@@ -73,7 +73,7 @@ class Player:
 
 def played_over_a_relay(copies: bool) -> tuple[Retained, GameSession, GameSession]:
     relay = Retained()
-    host, offer = GameSession.offer("oxono", HOST, nonce=NONCE)
+    host, offer = GameSession.offer("oxono", HOST, nonce=NONCE, at=AT)
     guest = GameSession(host.game_id, GUEST)
     h, g = Player(host, relay, copies), Player(guest, relay, copies)
     h.send(offer)
@@ -342,7 +342,7 @@ def test_a_host_signed_line_at_seq_0_is_malformed_not_an_equivocation():
 
 
 def test_unknown_terms_are_refused_and_a_join_must_accept_the_offers_terms():
-    line = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1")], HOST)
+    line = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("at", "1790000000")], HOST)
     assert rejected(GameSession().receive(line)) == ["unknown-term"]
     host, _ = offered()
     join = encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", "rules:2"),
@@ -351,7 +351,7 @@ def test_unknown_terms_are_refused_and_a_join_must_accept_the_offers_terms():
 
 
 def test_the_lobby_filter_matches_offers_only():
-    host, offer = GameSession.offer("olix", HOST, nonce=NONCE)
+    host, offer = GameSession.offer("olix", HOST, nonce=NONCE, at=AT)
     assert lobby_filter() == "olixono/1/games/+/+/offer" and offer.topic.endswith("/offer")
 
 

@@ -76,12 +76,12 @@ def test_s_must_be_below_the_group_order():
 
 def test_a_weak_key_named_in_a_field_is_refused():
     weak = b64(WEAK[2])
-    line = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1"), ("invite", GUEST.public.text)], HOST)
+    line = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1"), ("at", "1790000000"), ("invite", GUEST.public.text)], HOST)
     with pytest.raises(RemoteProtocolError) as info:
         decode(line.replace(GUEST.public.text, weak))
     assert info.value.code == "weak-key"
     with pytest.raises(ValueError):
-        encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1"), ("invite", weak)], HOST)
+        encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1"), ("at", "1790000000"), ("invite", weak)], HOST)
 
 
 def test_keys_compare_by_bytes_and_round_trip_as_text():

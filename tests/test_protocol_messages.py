@@ -18,8 +18,8 @@ from protocol_helpers import HOST, NONCE
 GAME = "Z2FtZS1nYW1lLWdhbWUtZw"
 HASH = b64(bytes(range(32)))
 CASES = [
-    ("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1")]),
-    ("offer", [("kind", "olix"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("invite", HOST.public.text)]),
+    ("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1"), ("at", "1790000000")]),
+    ("offer", [("kind", "olix"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("at", "1"), ("invite", HOST.public.text)]),
     ("join", [("game", GAME), ("seq", "1"), ("prev", HASH), ("terms", "rules:1"), ("commit", HASH)]),
     ("accept", [("game", GAME), ("seq", "2"), ("prev", HASH), ("guest", HOST.public.text), ("salt", NONCE)]),
     ("reveal", [("game", GAME), ("seq", "3"), ("prev", HASH), ("secret", NONCE)]),
@@ -28,6 +28,8 @@ CASES = [
     *[(kind, [("game", GAME), ("seq", "9"), ("prev", HASH)])
       for kind in ("claim", "resign", "propose", "withdraw", "agree", "decline", "abort")],
     ("chat", [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text("good game! 🎉 ça va?"))]),
+    ("presence", [("game", GAME), ("seq", "3"), ("state", "here")]),
+    ("presence", [("game", GAME), ("seq", "3"), ("state", "gone")]),
 ]
 
 
@@ -178,7 +180,7 @@ def test_the_unicode_tables_are_what_the_generator_writes():
     ("Rules:1", False), ("rules:", False), ("rules", False), ("a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8,i:9", False),
 ])
 def test_terms_are_sorted_unique_and_bounded(terms, ok):
-    fields = [("kind", "oxono"), ("nonce", NONCE), ("terms", terms)]
+    fields = [("kind", "oxono"), ("nonce", NONCE), ("terms", terms), ("at", "1790000000")]
     if ok:
         assert decode(encode("offer", fields, HOST)).value("terms") == terms
     else:
@@ -235,7 +237,7 @@ def test_encode_refuses_wrong_fields():
 
 
 def test_game_id_and_fingerprint_are_stable():
-    offer = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1")], HOST)
+    offer = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1"), ("at", "1790000000")], HOST)
     assert decode(offer).game == game_id_of(offer)
     assert len(game_id_of(offer)) == 22 and game_id_of(offer) == game_id_of(offer)
     assert fingerprint(HOST.public.raw) == HOST.fingerprint

@@ -30,7 +30,7 @@ from protocol.keys import b64
 from protocol.messages import encode
 from protocol.session import commitment, host_moves_first
 from protocol.waiting import MAX_PER_KEY
-from protocol_helpers import rejected, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, full_game, identity_of, mover, offered, play_moves, start
+from protocol_helpers import AT, rejected, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, full_game, identity_of, mover, offered, play_moves, start
 
 
 def kinds(events) -> list[str]:
@@ -42,11 +42,11 @@ def next_fields(session: GameSession) -> list[tuple[str, str]]:
 
 
 def test_set_up_coin_flip_and_seats():
-    host, out = GameSession.offer("oxono", HOST, nonce=NONCE)
+    host, out = GameSession.offer("oxono", HOST, nonce=NONCE, at=AT)
     assert kinds(out.events) == ["LineApplied", "OfferReceived"] and out.topic == topic_for(out.message)
     guest = GameSession(host.game_id, GUEST)
     events = guest.receive(out.line)
-    assert events[1] == OfferReceived(host.game_id, "oxono", HOST.public, None, "rules:1")
+    assert events[1] == OfferReceived(host.game_id, "oxono", HOST.public, None, "rules:1", AT)
     assert guest.receive(out.line) == []  # a duplicate changes nothing
     join = guest.join(SECRET)
     assert host.receive(join.line) == [JoinRequested(GUEST.public)]
@@ -364,3 +364,23 @@ def test_read_only_views_cannot_change_the_game():
     assert host.moves == 0 and host.seats and isinstance(host.chain, tuple) and isinstance(host.transcript, tuple)
     with pytest.raises(TypeError):
         host.joins[STRANGER.public] = None  # type: ignore[index]
+
+
+def test_presence_is_the_latest_line_of_each_player_and_never_part_of_the_game():
+    host, guest = start()
+    spectator = GameSession(host.game_id)
+    spectator.receive_all(host.transcript)
+    here, gone = guest.presence(True, 1), guest.presence(False, 1)  # the will is signed when connecting
+    assert gone.topic == here.topic and here.topic.endswith("/presence")
+    events = spectator.receive(here.line)
+    assert [type(e).__name__ for e in events] == ["PresenceChanged"] and spectator.present(GUEST.public) is True
+    spectator.receive(gone.line)
+    assert spectator.present(GUEST.public) is False
+    assert spectator.receive(here.line) == [] and spectator.present(GUEST.public) is False  # at one seq, gone wins
+    spectator.receive(guest.presence(True, 2).line)  # reconnected
+    assert spectator.present(GUEST.public) is True
+    spectator.receive(gone.line)  # an old will replayed changes nothing
+    assert spectator.present(GUEST.public) is True and spectator.transcript == host.transcript
+    stranger = encode("presence", [("game", host.game_id), ("seq", "9"), ("state", "here")], STRANGER)
+    assert rejected(spectator.receive(stranger)) == ["wrong-signer"]
+    assert verify_transcript([*host.transcript, here.line])[2].code == "gap"

@@ -86,3 +86,15 @@ def test_races_end_with_one_transcript_in_every_order(race):
 def test_equivocation_proofs(proof):
     signer = check_equivocation_proof(proof["first"], proof["second"])
     assert (signer.text if signer else None) == proof["signer"]
+
+
+def test_presence_is_the_latest_line():
+    vector = DOCUMENT["presence"]
+    session = GameSession()
+    session.receive_all(vector["prefix"])
+    guest = session.guest
+    seen = []
+    for line in vector["lines"]:
+        session.receive(line)
+        seen.append(session.present(guest))
+    assert seen == vector["here"] == [True, False, False, True, True]

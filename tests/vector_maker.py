@@ -24,10 +24,11 @@ VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 SEEDS = {"host": bytes([0x11]) * 32, "guest": bytes([0x22]) * 32, "stranger": bytes([0x33]) * 32}
 KEYS = {name: Identity.from_seed(seed) for name, seed in SEEDS.items()}
 NONCE, SECRET, SALT = "AAECAwQFBgcICQoLDA0ODw", "EBESExQVFhcYGRobHB0eHw", "ICEiIyQlJicoKSorLC0uLw"
+AT = 1_790_000_000
 
 
 def _start(kind: str = "oxono") -> tuple[GameSession, GameSession]:
-    host, offer = GameSession.offer(kind, KEYS["host"], nonce=NONCE)
+    host, offer = GameSession.offer(kind, KEYS["host"], nonce=NONCE, at=AT)
     guest = GameSession(host.game_id, KEYS["guest"])
     guest.receive(offer.line)
     host.receive(guest.join(SECRET).line)
@@ -108,7 +109,7 @@ def _aborted_by_the_second_player() -> GameSession:
 
 
 def _accepted() -> tuple[GameSession, GameSession]:
-    host, offer = GameSession.offer("oxono", KEYS["host"], nonce=NONCE)
+    host, offer = GameSession.offer("oxono", KEYS["host"], nonce=NONCE, at=AT)
     guest = GameSession(host.game_id, KEYS["guest"])
     guest.receive(offer.line)
     host.receive(guest.join(SECRET).line)
@@ -129,7 +130,7 @@ def _claimed() -> GameSession:
 
 
 def _withdrawn() -> GameSession:
-    host, _ = GameSession.offer("olix", KEYS["host"], nonce=NONCE)
+    host, _ = GameSession.offer("olix", KEYS["host"], nonce=NONCE, at=AT)
     host.abort()
     return host
 
@@ -234,7 +235,7 @@ def cases() -> list[dict[str, Any]]:
         case("oversize", "oversize", f"a line longer than {MAX_LINE_BYTES} bytes", good + " " + "x" * MAX_LINE_BYTES),
         case("unknown-version", "unknown-version", "a valid move with the version token olixono/2", good.replace("olixono/1", "olixono/2", 1)),
         case("unknown-term", "unknown-term", "an offer under terms this version does not know",
-             encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1")], KEYS["host"]), []),
+             encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("at", "1790000000")], KEYS["host"]), []),
         case("illegal-move", "illegal-move", "a well-formed move the position forbids",
              encode("move", [*fields, ("move", "Xa1a1")], mover)),
         case("equivocation", "equivocation", "the same key signs a second, different move for the same seq", twin, prefix + [good]),
@@ -279,6 +280,20 @@ def races() -> list[dict[str, Any]]:
     return out
 
 
+def presence() -> dict[str, Any]:
+    """Presence lines of the guest after a game's prefix, in order, and whether the guest is here after each."""
+    host, guest = _start("oxono")
+    lines = [guest.presence(True, 1), guest.presence(False, 1), guest.presence(True, 1), guest.presence(True, 2),
+             guest.presence(False, 1)]
+    spectator = GameSession()
+    spectator.receive_all(host.transcript)
+    here = []
+    for out in lines:
+        spectator.receive(out.line)
+        here.append(spectator.present(KEYS["guest"].public))
+    return {"prefix": list(host.transcript), "lines": [out.line for out in lines], "here": here}
+
+
 def proofs() -> list[dict[str, Any]]:
     """Pairs of lines and whether they prove their signer equivocated (``check_equivocation_proof``)."""
     host, guest = _start("oxono")
@@ -314,8 +329,8 @@ def build() -> dict[str, str]:
         })
     document = {
         "about": "olixono/1 test vectors: see README.md beside this file",
-        "coin": {"secret": SECRET, "salt": SALT, "nonce": NONCE},
-        "keys": keys, "games": games, "cases": cases(), "races": races(), "proofs": proofs(),
+        "coin": {"secret": SECRET, "salt": SALT, "nonce": NONCE, "at": AT},
+        "keys": keys, "games": games, "cases": cases(), "races": races(), "proofs": proofs(), "presence": presence(),
         "small_order_encodings": sorted(key.hex() for key in SMALL_ORDER_ENCODINGS),
     }
     files["vectors.json"] = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
