@@ -1,0 +1,185 @@
+"""The client core, with no network: intents, automatic steps, copies, journal, refusals, resuming."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from client.core import GameCore, Intent, IntentRefused, ProofSaved, Publish, Step
+from client.journal import Journal, JournalMeta
+from protocol import (
+    EquivocationDetected,
+    GameOver,
+    GameSession,
+    GameStarted,
+    LineRejected,
+    MoveApplied,
+    Phase,
+    topic_for,
+)
+from protocol_helpers import GUEST, HOST, STRANGER
+
+
+class MemoryJournal:
+    def __init__(self) -> None:
+        self.written: list[str] = []
+        self.secret: str | None = None
+        self.proofs: list[EquivocationDetected] = []
+
+    def append(self, line: str) -> None:
+        self.written.append(line)
+
+    def keep_secret(self, secret: str | None) -> None:
+        self.secret = secret
+
+    def save_proof(self, proof: EquivocationDetected) -> str:
+        self.proofs.append(proof)
+        return f"proof-{len(self.proofs)}"
+
+    def lines(self) -> list[str]:
+        return list(self.written)
+
+
+class Relay:
+    """What a relay retains, and who has seen what: every publish reaches every core (in order, or shuffled)."""
+
+    def __init__(self) -> None:
+        self.retained: dict[str, str] = {}
+        self.cores: list[GameCore] = []
+        self.events: dict[int, list] = {}
+
+    def attach(self, core: GameCore) -> None:
+        self.cores.append(core)
+        self.events[id(core)] = []
+        for line in list(self.retained.values()):
+            self.deliver(core, line)
+
+    def publish(self, step: Step, source: GameCore | None = None) -> None:
+        if source is not None:
+            self.events[id(source)].extend(step.events)
+        for item in step.publish:
+            self.retained[item.topic] = item.line
+            for core in list(self.cores):
+                self.deliver(core, item.line)
+
+    def deliver(self, core: GameCore, line: str) -> None:
+        step = core.feed(line)
+        self.events[id(core)].extend(step.events)
+        self.publish(Step(step.publish))
+
+
+def hosted(kind: str = "oxono") -> tuple[Relay, GameCore, GameCore, MemoryJournal, MemoryJournal]:
+    relay = Relay()
+    host_journal, guest_journal = MemoryJournal(), MemoryJournal()
+    host, offer = GameCore.hosting(kind, HOST, journal=lambda session: host_journal)
+    relay.attach(host)
+    relay.publish(offer, host)
+    guest = GameCore(GameSession(host.session.game_id, GUEST), guest_journal)
+    relay.attach(guest)
+    relay.publish(guest.join(), guest)
+    return relay, host, guest, host_journal, guest_journal
+
+
+def test_the_host_accepts_and_the_guest_reveals_without_being_asked():
+    relay, host, guest, host_journal, guest_journal = hosted()
+    assert host.session.phase is Phase.PLAYING and guest.session.phase is Phase.PLAYING
+    assert host.session.transcript == guest.session.transcript
+    assert host_journal.written == list(host.session.transcript)
+    assert guest_journal.written[:2] == [host.session.transcript[0], host.session.transcript[1]]  # the offer, its join
+    assert guest_journal.secret is not None
+    assert any(isinstance(e, GameStarted) for e in relay.events[id(guest)])
+
+
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+def test_a_whole_game_by_intents_with_copies_and_a_late_spectator(kind):
+    relay, host, guest, host_journal, guest_journal = hosted(kind)
+    rng = random.Random(5)
+    for _ in range(200):
+        if host.session.over:
+            break
+        mover = host if host.my_turn else guest
+        move = rng.choice(mover.session.board.legal_moves()).text()
+        relay.publish(mover.act(Intent("move", move)), mover)
+    assert host.session.result == guest.session.result and host.session.result is not None
+    assert host_journal.written == list(host.session.transcript)
+    assert [line for line in guest_journal.written if line in host.session.transcript] == list(host.session.transcript)
+    copies = [t for t in relay.retained if "/copy-" in t]
+    assert len(copies) == len(host.session.transcript)  # each line of one player, held by the other too
+    watcher = GameCore(GameSession(host.session.game_id))
+    relay.attach(watcher)
+    assert watcher.session.transcript == host.session.transcript
+    assert not [e for e in relay.events[id(watcher)] if isinstance(e, LineRejected)]
+
+
+def test_refusals_are_one_sentence_and_sign_nothing():
+    relay, host, guest, *_ = hosted()
+    mover, waiter = (host, guest) if host.my_turn else (guest, host)
+    witness = GameCore(GameSession(host.session.game_id, STRANGER))  # a watcher with a key copies what it verifies
+    relay.attach(witness)
+    assert len([t for t in relay.retained if f"/{STRANGER.public.text}/copy-" in t]) == len(host.session.transcript)
+    before = dict(relay.retained)
+    with pytest.raises(IntentRefused, match="^it is not your turn: pink is to move$"):
+        waiter.act(Intent("move", "Oc6c5"))
+    with pytest.raises(IntentRefused, match="^not a move"):
+        mover.act(Intent("move", "hello"))
+    with pytest.raises(IntentRefused, match="^illegal: "):
+        mover.act(Intent("move", "Xa1a1"))
+    with pytest.raises(IntentRefused, match="^it is not your turn"):
+        waiter.act(Intent("propose"))
+    with pytest.raises(IntentRefused, match="none is open"):
+        mover.act(Intent("agree"))
+    with pytest.raises(IntentRefused, match="format"):
+        mover.act(Intent("chat", "hidden\u200bspace"))
+    with pytest.raises(IntentRefused, match="watching"):
+        witness.act(Intent("resign"))
+    assert relay.retained == before
+    with pytest.raises(ValueError):
+        Intent("teleport")
+
+
+def test_resigning_while_the_opponent_thinks_ends_the_game_for_everyone():
+    relay, host, guest, *_ = hosted()
+    mover, waiter = (host, guest) if host.my_turn else (guest, host)
+    relay.publish(waiter.act(Intent("resign")), waiter)
+    assert host.session.result == guest.session.result and host.session.result.reason == "resigned"
+    with pytest.raises(IntentRefused, match="the game is over"):
+        mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
+    relay.publish(mover.act(Intent("chat", "good game")), mover)  # chat goes on
+
+
+def test_republish_lists_own_lines_at_their_topics_and_the_others_as_copies():
+    relay, host, guest, host_journal, _ = hosted()
+    items = host.republish()
+    assert len(items) == len(host_journal.written)
+    offer = host.session.chain[0]
+    assert Publish(topic_for(offer), offer.line) in items
+    join = host.session.chain[1]
+    assert all("/copy-" in item.topic for item in items if item.line == join.line)
+
+
+def test_a_restored_player_continues_and_a_proof_is_saved(tmp_path):
+    relay, host, guest, host_journal, guest_journal = hosted()
+    journal = Journal.create(JournalMeta(host.session.game_id or "", "oxono", "guest", GUEST.public.text, "mqtt://x",
+                                         secret=guest_journal.secret), tmp_path)
+    for line in guest_journal.written:
+        journal.append(line)
+    restored = GameCore(GameSession.restore(journal.lines(), GUEST, secret=journal.meta.secret), journal)
+    assert restored.session.transcript == guest.session.transcript
+    mover = host if host.my_turn else restored
+    step = mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
+    other = restored if mover is host else host
+    assert any(isinstance(e, MoveApplied) for e in other.feed(step.publish[0].line).events)
+    twin = GameSession.restore(mover.session.transcript[:-1], mover.session.identity)
+    fork = twin.move(twin.board.legal_moves()[-1].text()).line
+    saved = [e for e in restored.feed(fork).events if isinstance(e, ProofSaved)] if mover is host else []
+    if mover is host:  # the restored guest keeps the proof next to its journal
+        assert len(saved) == 1 and open(saved[0].path).read().splitlines() == [step.publish[0].line, fork]
+
+
+def test_a_game_over_event_reaches_every_core():
+    relay, host, guest, *_ = hosted("olix")
+    mover = host if host.my_turn else guest
+    relay.publish(mover.act(Intent("abort")), mover)
+    for core in (host, guest):
+        assert any(isinstance(e, GameOver) for e in relay.events[id(core)])
