@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, Sequence
+from pathlib import Path
+from typing import Any, Callable, Coroutine, Sequence
 
 from olixono.bots import LEVELS
 from olixono.engine import EngineSession, run
@@ -65,6 +66,64 @@ def _verify(args: argparse.Namespace) -> int:
     return status
 
 
+def _network(args: argparse.Namespace) -> int:
+    """Run one of the network commands (``host``, ``join``, ``watch``, ``resume``, ``games``, ``export``)."""
+    import asyncio
+
+    from client import network
+
+    options = network.Options(
+        relay=args.relay, cafile=args.cafile, timeout=args.timeout, plain=getattr(args, "plain", False),
+        bot=getattr(args, "bot", None), iterations=getattr(args, "iterations", None),
+        seconds=getattr(args, "seconds", None), seed=getattr(args, "seed", None), invite=getattr(args, "invite", None),
+        commands=sys.stdin if getattr(args, "plain", False) else None,
+    )
+    if options.bot is None and (options.iterations is not None or options.seconds is not None):
+        print(f"olixono {args.command}: --iterations and --seconds set a --bot's budget", file=sys.stderr)
+        return 2
+    commands: dict[str, Callable[[], Coroutine[Any, Any, int]]] = {
+        "host": lambda: network.host(args.game, options),
+        "join": lambda: network.join(args.id, options),
+        "watch": lambda: network.watch(args.id, options),
+        "resume": lambda: network.resume(args.id, options),
+        "games": lambda: network.games(options),
+        "export": lambda: network.export(args.id, options),
+    }
+    try:
+        return asyncio.run(commands[args.command]())
+    except network.Failure as exc:
+        print(f"olixono {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nInterrupted; the game stays resumable (olixono resume).", file=sys.stderr)
+        return 130
+
+
+def _seconds_option(text: str) -> float:
+    return _positive_float(text)
+
+
+def _relay_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--relay", metavar="URL",
+                        help="the relay: mqtt://[user@]host[:port] or mqtts://… (default: $OLIXONO_RELAY, else "
+                             "mqtt://127.0.0.1:1883); on a private relay the password comes from "
+                             "$OLIXONO_RELAY_PASSWORD or a hidden prompt")
+    parser.add_argument("--cafile", type=Path, metavar="FILE", help="trust this CA for an mqtts:// relay (default: the system's)")
+    parser.add_argument("--timeout", type=_seconds_option, metavar="S",
+                        help="give up when the relay stays unreachable this long, or a game's offer does not come "
+                             "(default: wait for the relay; 10 s for an offer)")
+
+
+def _seat_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plain", action="store_true",
+                        help="no console: print one event a line, in words; read commands from stdin; exit 0 when "
+                             "the game ends, 1 when it cannot go on")
+    parser.add_argument("--bot", choices=LEVELS, metavar="LEVEL",
+                        help=f"a bot holds your seat ({', '.join(LEVELS)}), printing events as --plain does")
+    parser.add_argument("--seed", type=int, help="seed for the bot (default: random)")
+    _budget_options(parser)
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value <= 0:
@@ -89,7 +148,7 @@ def _budget_options(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="olixono",
-        description="Oxono and Olix: exact rules engines, local and (soon) signed network play.",
+        description="Oxono and Olix: exact rules engines; local play and signed network play through any MQTT relay.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -138,6 +197,53 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("file", help="the transcript: one signed message a line ('-' for stdin)")
     verify.set_defaults(func=_verify)
+
+    host = sub.add_parser(
+        "host", help="host a network game: print the command your opponent types, then play",
+        description="Offer a game on a relay, accept the first player who joins (or only --invite KEY), and play. "
+        "With no --relay and nothing answering at mqtt://127.0.0.1:1883, a relay starts in this process.",
+    )
+    host.add_argument("game", choices=sorted(BOARDS), help="which game")
+    host.add_argument("--invite", metavar="KEY", help="only this player (their public key, from `olixono id`) may join")
+    _relay_options(host)
+    _seat_options(host)
+    host.set_defaults(func=_network)
+
+    join = sub.add_parser("join", help="join a game by its id and play",
+                          description="Join the game GAME (the id the host gave you) and play it.")
+    join.add_argument("id", metavar="GAME", help="the game's id")
+    _relay_options(join)
+    _seat_options(join)
+    join.set_defaults(func=_network)
+
+    watch = sub.add_parser("watch", help="watch a game by its id, checking every move",
+                           description="Follow the game GAME from its first line, checking every line as the players do.")
+    watch.add_argument("id", metavar="GAME", help="the game's id")
+    _relay_options(watch)
+    watch.add_argument("--plain", action="store_true",
+                       help="print one event a line, in words; exit 0 when the game ends, 1 when it cannot go on")
+    watch.set_defaults(func=_network)
+
+    resume = sub.add_parser("resume", help="take up a game you left (with no id: list the unfinished ones)",
+                            description="Rebuild a game from your journal, publish again what the relay lacks, "
+                            "and play on.")
+    resume.add_argument("id", metavar="GAME", nargs="?", help="the game's id (none: list the unfinished games)")
+    _relay_options(resume)
+    _seat_options(resume)
+    resume.set_defaults(func=_network)
+
+    games = sub.add_parser("games", help="list the open games on a relay",
+                           description="The open offers on the relay: id, kind, the host's fingerprint, age, and "
+                           "whether it invites you or someone else.")
+    _relay_options(games)
+    games.set_defaults(func=_network)
+
+    export = sub.add_parser("export", help="print a game's verified transcript (for olixono verify)",
+                            description="Print the verified transcript of GAME: from your journal, else rebuilt "
+                            "from the relay.")
+    export.add_argument("id", metavar="GAME", help="the game's id")
+    _relay_options(export)
+    export.set_defaults(func=_network)
 
     from relay.cli import add_subparser as add_relay
 

@@ -108,10 +108,12 @@ class GameCore:
     every line it verifies under its own key, one more holder that history needs to survive.
     """
 
-    def __init__(self, session: GameSession, journal: JournalLike | None = None, *, auto_accept: bool = True) -> None:
+    def __init__(self, session: GameSession, journal: JournalLike | None = None, *, auto_accept: bool = True,
+                 watching: bool = False) -> None:
         self.session = session
         self.journal = journal
         self.auto_accept = auto_accept
+        self.watching = watching or session.identity is None
         me = f" by={self.me.text} " if self.me is not None else None
         self._my_join = next((line for line in journal.lines() if line.startswith("olixono/1 join ") and me and me in line),
                              None) if journal is not None else None
@@ -226,7 +228,7 @@ class GameCore:
 
     def presence(self, here: bool, connection: int) -> Publish | None:
         """This player's presence line for connection number ``connection`` (``None`` for a watcher)."""
-        if self.me is None or self.session.role_of(self.me) is None:
+        if self.watching or connection < 1:
             return None
         out = self.session.presence(here, connection)
         return Publish(out.topic, out.line)

@@ -764,15 +764,18 @@ class GameSession:
         return []
 
     def presence(self, here: bool, seq: int) -> Outgoing:
-        """A presence line of the local player's (``seq``: this client's connection count for the game, from 1)."""
-        if self.role_of(self._me()) is None:
-            raise LocalProtocolError("only the host and the guest say whether they are here")
+        """A presence line of the local player's (``seq``: this client's connection count for the game, from 1).
+
+        It may be signed before the player holds a seat (a guest's first connection, before it joins): receivers
+        keep it until the seat is known, and refuse it if it never is.
+        """
+        self._me()
+        if self.game_id is None:
+            raise LocalProtocolError("no game yet: nothing to be present in")
         fields = [("game", self.game_id or ""), ("seq", str(seq)), ("state", "here" if here else "gone")]
-        line = encode("presence", fields, self._identity())
+        line = encode("presence", fields, self._identity())  # not applied here: a will is signed long before it is sent
         message = decode(line, verify=False)
-        events: list[Event] = []
-        self._presence_line(message, events)
-        return Outgoing(line, message, topic_for(message), tuple(events))
+        return Outgoing(line, message, topic_for(message), ())
 
     # -- what a receiver keeps ----------------------------------------------------------
     def _seated(self, key: PublicKey) -> bool:
@@ -828,9 +831,12 @@ class GameSession:
         return self._publish(encode(kind, fields, self._identity()))
 
     def _publish(self, line: str) -> Outgoing:
+        """Apply a line the local player signed; its events (others' lines it unblocked or purged included)."""
         events = self.receive(line)
-        problem = next((e for e in events if isinstance(e, (LineRejected, EquivocationDetected))), None)
-        if problem is not None:
+        if line not in self._known and line not in self._waiting:  # judged like anyone's line, and refused
+            mine = line[:200]
+            problem = next((e for e in events if isinstance(e, LineRejected) and e.line == mine
+                            or isinstance(e, EquivocationDetected) and e.second == line), None)
             raise LocalProtocolError(f"refusing to send: {problem}")
         message = decode(line, verify=False)
         return Outgoing(line, message, topic_for(message), tuple(events))

@@ -14,6 +14,8 @@ import os
 import shutil
 import socket
 import ssl
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -143,6 +145,43 @@ class Relay:
         if self.kind == "mosquitto" and self.conf is not None:
             return self.conf.with_name("mosquitto.log").read_text(errors="replace")
         return ""
+
+
+class RelayProcess:
+    """The embedded relay as its own process (``python -m relay``), to be killed: stopped by its PID, always."""
+
+    def __init__(self, port: int, data: Path | None = None) -> None:
+        self.port, self.data = port, data
+        self.process: subprocess.Popen[bytes] | None = None
+
+    async def start(self, timeout: float = 15.0) -> RelayProcess:
+        command = [sys.executable, "-m", "relay", "--port", str(self.port)]
+        if self.data is not None:
+            command += ["--data", str(self.data)]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
+            except OSError:
+                await asyncio.sleep(0.1)
+                continue
+            writer.close()
+            return self
+        raise TimeoutError(f"the relay did not listen on port {self.port} within {timeout} s")
+
+    async def stop(self, kill: bool = False) -> None:
+        """SIGTERM (a clean stop: it saves what it keeps) or SIGKILL; bounded waits, by PID only."""
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        (process.kill if kill else process.terminate)()
+        try:
+            await asyncio.to_thread(process.wait, 15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            await asyncio.to_thread(process.wait, 5)
 
 
 async def gather_messages(client: aiomqtt.Client, topic_filter: str, *, count: int | None = None,

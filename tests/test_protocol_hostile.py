@@ -387,3 +387,14 @@ def test_honest_games_always_finish_whatever_strangers_publish(seed, junk_count,
     shuffle.shuffle(lines)
     spectator, _ = watch_with_redelivery(host.game_id, lines)
     assert spectator.transcript == host.transcript and spectator.result == host.result
+
+
+def test_seating_the_guest_purges_strangers_waiting_lines_without_refusing_the_hosts_accept():
+    host, guest = offered()
+    stranger = strangers(1)[0]
+    waiting = encode("move", [("game", host.game_id), ("seq", "7"), ("prev", b64(bytes(32))), ("move", "Oc6c5")], stranger)
+    assert host.receive(waiting) == []  # kept: the stranger might be the guest
+    host.receive(guest.join(SECRET).line)
+    out = host.accept(GUEST.public, SALT)  # the review found this raising: the purge's rejection was taken for ours
+    assert rejected(out.events) == ["wrong-signer"] and out.events[0].line == out.events[0].message.line
+    assert host.guest == GUEST.public and not len(host._waiting)

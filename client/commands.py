@@ -1,0 +1,98 @@
+"""What a person types during a network game, parsed: a move, a command, or a mistake (one sentence).
+
+Shared by the line console and the ``--plain`` front end. Moves use the
+notation of local play (any letter case): Oxono ``Oc6c5``, Olix ``f6``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from client.core import GameCore, Intent
+
+HELP = """\
+Type a move ({example}), or one of:
+  legal          list the legal moves
+  board          show the board again
+  resign         give up the game (at any moment): your opponent wins
+  {end}
+  agree          accept your opponent's proposal
+  decline        refuse your opponent's proposal
+  withdraw       take back your own proposal
+  abort          end the game without a result (only before your first move)
+  say TEXT       chat with your opponent
+  help           show this text
+  quit           leave; the game stays resumable (olixono resume {game})"""
+
+EXAMPLES = {"oxono": "e.g. Oc6c5: totem O to c6, pawn marked O on c5", "olix": "a square, e.g. f6"}
+END_LINES = {
+    "oxono": "draw           offer a draw (it stands until accepted, declined or withdrawn)",
+    "olix": "end            propose to end the game now and count the markers (it stands until answered or withdrawn)",
+}
+WORDS = {"resign": "resign", "end": "propose", "draw": "propose", "propose": "propose", "agree": "agree",
+         "decline": "decline", "withdraw": "withdraw", "abort": "abort"}
+LOCAL = ("help", "legal", "board", "quit")
+
+
+@dataclass(frozen=True, slots=True)
+class Typed:
+    """One typed line: an ``intent`` to act on, a ``local`` command (help, legal, board, quit), or a ``problem``."""
+
+    intent: Intent | None = None
+    local: str | None = None
+    problem: str | None = None
+
+
+def help_text(core: GameCore) -> str:
+    kind = core.session.kind or "oxono"
+    return HELP.format(example=EXAMPLES[kind], end=END_LINES[kind], game=core.session.game_id)
+
+
+def parse(text: str, core: GameCore) -> Typed:
+    """What ``text`` asks for; a problem sentence for text that is none of it (nothing is ever sent for it)."""
+    line = text.strip()
+    if not line:
+        return Typed()
+    word, _, rest = line.partition(" ")
+    command = word.lower()
+    if command == "say":
+        if not rest.strip():
+            return Typed(problem="say what? Type say and your message, e.g. say good game")
+        return Typed(Intent("chat", rest.strip()))
+    if command in LOCAL and not rest:
+        return Typed(local=command)
+    if command in WORDS and not rest:
+        kind = core.session.kind
+        if (command == "end" and kind == "oxono") or (command == "draw" and kind == "olix"):
+            other = "draw" if kind == "oxono" else "end"
+            return Typed(problem=f"{command} is not an {kind} command: type {other} to propose ending the game")
+        return Typed(Intent(WORDS[command]))
+    board = core.session.board
+    if board is not None and " " not in line:
+        try:
+            board.parse_move(line)
+        except ValueError:
+            pass
+        else:
+            return Typed(Intent("move", line))
+    example = EXAMPLES[core.session.kind or "oxono"]
+    return Typed(problem=f"not a move or a command: {line[:40]!r} ({example}; help lists the commands)")
+
+
+def legal_text(core: GameCore) -> str:
+    board = core.session.board
+    if board is None or not core.session.started:
+        return "no moves yet: the seats are not drawn"
+    if core.session.over:
+        return "no moves: the game is over"
+    return " ".join(sorted(move.text() for move in board.legal_moves()))
+
+
+def completions(core: GameCore) -> list[str]:
+    """What the completer offers: the legal moves when it is this player's turn, and the commands."""
+    words = ["help", "legal", "board", "resign", "agree", "decline", "withdraw", "abort", "say", "quit"]
+    words.append("draw" if core.session.kind == "oxono" else "end")
+    board = core.session.board
+    if board is not None and core.my_turn:
+        words = sorted(move.text() for move in board.legal_moves()) + words
+    return words

@@ -1,0 +1,141 @@
+"""The line console: one prompt-toolkit ``PromptSession`` for playing or watching a network game.
+
+What arrives while the person types is printed above the input line
+(``patch_stdout``), never into it: the board after every move (the rendering
+of local play), every event in words. The prompt says whose turn it is and
+who the opponent is; the bottom toolbar shows the relay connection and whether
+the opponent is here. Moves complete from the legal ones; history is kept.
+Text that is not a move or a command, or a move out of turn, gets one line and
+is never sent. ``quit`` (or Ctrl-D, Ctrl-C) leaves; the game stays resumable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+from prompt_toolkit.patch_stdout import patch_stdout
+
+from client.commands import completions
+from client.core import GameCore
+from client.local import status_text
+from client.plain import Write, handle_typed
+from client.runner import Connection, GameRunner
+from client.words import describe
+from protocol import GameOver, GameStarted, MoveApplied, Phase, Superseded
+
+
+class MoveCompleter(Completer):
+    """The legal moves (on this player's turn) and the commands, for the word being typed."""
+
+    def __init__(self, core: GameCore) -> None:
+        self.core = core
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        word = document.text_before_cursor.lstrip()
+        if " " in word:
+            return
+        for candidate in completions(self.core):
+            if candidate.lower().startswith(word.lower()):
+                yield Completion(candidate, start_position=-len(word))
+
+
+def prompt_text(core: GameCore) -> str:
+    """Whose turn it is, from this client's point of view."""
+    session = core.session
+    board = session.board
+    opponent = core.opponent
+    versus = f" vs {opponent.fingerprint}" if opponent is not None else ""
+    if session.over:
+        return "game over> "
+    if not core.playing:
+        return f"watching{'' if board is None or not session.started else ' ' + board.turn + ' to move'}> "
+    if session.phase is Phase.PLAYING and board is not None:
+        if core.my_turn:
+            return f"{board.turn} (you) to move{versus}> "
+        return f"{board.turn} to move{versus} (waiting)> "
+    if session.phase is Phase.OFFERED:
+        return "waiting for an opponent to join> "
+    return "drawing the seats> "
+
+
+def toolbar_text(core: GameCore, link_state: dict[str, Any]) -> str:
+    """The relay connection, the game, and whether the opponent is here."""
+    session = core.session
+    relay = "relay: connected" if link_state.get("connected") else "relay: RECONNECTING"
+    parts = [relay, f"game {session.game_id}"]
+    if core.me is not None:
+        parts.append(f"you {core.me.fingerprint}")
+    opponent = core.opponent
+    if opponent is not None:
+        present = session.present(opponent)
+        state = "here" if present else "gone" if present is False else "not seen yet"
+        parts.append(f"opponent {opponent.fingerprint}: {state}")
+    return "  |  ".join(parts)
+
+
+def line_console(*, input: Input | None = None, output: Output | None = None, write: Write | None = None
+                 ) -> Callable[[GameRunner], Any]:
+    """The line console front end (``input``/``output``: prompt-toolkit's, for tests; ``write``: where lines go)."""
+
+    async def run(runner: GameRunner) -> int:
+        core = runner.core
+        link_state: dict[str, Any] = {"connected": runner.link.connected}
+        session: PromptSession[str] = PromptSession(
+            history=InMemoryHistory(), completer=MoveCompleter(core), complete_while_typing=False,
+            bottom_toolbar=lambda: toolbar_text(core, link_state), input=input, output=output,
+        )
+        out = write or print
+
+        def show(event: Any) -> None:
+            if isinstance(event, Connection):
+                link_state["connected"] = event.connected
+            text = describe(core, event)
+            if text is not None:
+                out(text)
+            board = core.session.board
+            if isinstance(event, (GameStarted, MoveApplied, Superseded)) and board is not None:
+                out(status_text(board))
+            if isinstance(event, GameOver):
+                out(f"Game over: {event.result.sentence()}. The record: olixono export {core.session.game_id}")
+
+        async def printer() -> None:
+            while True:
+                show(await runner.events.get())
+                app = session.app
+                if core.session.over and app.is_running:
+                    app.exit(result="")  # stop prompting: the game is over
+                elif app.is_running:
+                    app.invalidate()  # the prompt and the toolbar follow the game
+
+        with patch_stdout(raw=True) if write is None else contextlib.nullcontext():
+            task = asyncio.create_task(printer())
+            try:
+                out("Type help for the commands.")
+                while not core.session.over:
+                    try:
+                        text = await session.prompt_async(lambda: prompt_text(core))
+                    except (EOFError, KeyboardInterrupt):
+                        text = "quit"
+                    if core.session.over:
+                        break
+                    if not await handle_typed(runner, text, out):
+                        out(f"Left the game; olixono resume {core.session.game_id} takes it up again.")
+                        return 0
+                await asyncio.sleep(0)
+                while not runner.events.empty():
+                    show(runner.events.get_nowait())
+                return 0
+            finally:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    return run

@@ -1,0 +1,418 @@
+"""The network commands: ``olixono host``, ``join``, ``watch``, ``resume``, ``games`` and ``export``.
+
+Each finds the relay (``--relay``, else ``OLIXONO_RELAY``, else
+``mqtt://127.0.0.1:1883``; ``host`` starts the embedded relay in its own
+process when nothing answers at that default), builds a :class:`GameCore` with
+its journal, and runs it under a :class:`GameRunner` with the chosen front
+end: the line console, ``--plain``, or a ``--bot``. Every failure the person
+can act on is one sentence and exit status 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+import os
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from client.core import GameCore, IntentRefused
+from client.identity import IdentityError, get_identity
+from client.journal import Journal, JournalError, JournalMeta, check_game_id, journals
+from client.plain import Write, bot_front, plain_front, stdout_writer
+from client.runner import FrontEnd, GameRunner
+from client.transport import DEFAULT_RELAY, Link, RelayAddress, RelayError, probe
+from protocol import GameSession, Identity, Phase, PublicKey, game_filter, lobby_filter
+from protocol.messages import decode
+
+PASSWORD_VARIABLE = "OLIXONO_RELAY_PASSWORD"
+RELAY_VARIABLE = "OLIXONO_RELAY"
+OFFER_WAIT = 10.0
+"""Seconds ``join`` and ``watch`` wait for a game's offer before saying there is no such game."""
+
+
+class Failure(Exception):
+    """A command cannot go on; the message is the sentence to print (exit status 1)."""
+
+
+@dataclass
+class Options:
+    """What the network commands share (the command line's options)."""
+
+    relay: str | None = None
+    cafile: Path | None = None
+    timeout: float | None = None
+    plain: bool = False
+    bot: str | None = None
+    iterations: int | None = None
+    seconds: float | None = None
+    seed: int | None = None
+    invite: str | None = None
+    journal_dir: Path | None = None
+    write: Write = field(default_factory=stdout_writer)
+    commands: TextIO | None = None
+    """Where a ``--plain`` player's commands come from (stdin)."""
+    console: Callable[[GameRunner], Any] | None = None
+    """A front end to use instead of the line console (tests pass one built on pipe input)."""
+    environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    ask_password: Callable[[str], str] = getpass.getpass
+    identity: Identity | None = None
+    """The player's identity (default: the one in the config folder, ``olixono id``)."""
+
+
+# -- the relay ---------------------------------------------------------------------------------
+def relay_address(options: Options) -> tuple[RelayAddress, bool]:
+    """The relay to use, and whether it is the default (no ``--relay``, no ``OLIXONO_RELAY``)."""
+    text = options.relay or options.environ.get(RELAY_VARIABLE) or ""
+    try:
+        return RelayAddress.parse(text or DEFAULT_RELAY), not text
+    except ValueError as exc:
+        raise Failure(str(exc)) from None
+
+
+def join_command(game: str, address: RelayAddress, default: bool) -> str:
+    """What the opponent types to join."""
+    return f"olixono join {game}" + ("" if default else f" --relay {address.url}")
+
+
+@contextlib.asynccontextmanager
+async def relay_for_host(options: Options) -> AsyncIterator[RelayAddress]:
+    """The relay a host plays through: the one named, or at the default address, or one started here."""
+    address, default = relay_address(options)
+    if not default or address.tls or await probe(address):
+        yield address
+        return
+    from relay.embedded import EmbeddedRelay, RelaySettings, quiet_amqtt
+
+    quiet_amqtt()
+    embedded = EmbeddedRelay(RelaySettings(host=address.host, port=address.port))
+    try:
+        await embedded.start()
+    except OSError as exc:
+        raise Failure(f"nothing answers at {address.host}:{address.port} and no relay could start there: {exc.strerror}") from None
+    options.write(f"No relay answered at {address}, so this process runs one there (the embedded relay). "
+                  "The game ends for everybody when this process does.")
+    try:
+        yield address
+    finally:
+        await embedded.stop()
+
+
+def credentials(options: Options, address: RelayAddress, identity: Identity | None) -> tuple[str | None, str | None]:
+    """(user name, password) for the relay: the account is the player's key; the password from the environment."""
+    password = options.environ.get(PASSWORD_VARIABLE)
+    user = address.user or (identity.public.text if identity is not None and password else None)
+    return user, password
+
+
+def make_link(options: Options, address: RelayAddress, identity: Identity | None) -> Link:
+    user, password = credentials(options, address, identity)
+    return Link(address, username=user, password=password, cafile=options.cafile, give_up=options.timeout)
+
+
+async def run_game(options: Options, runner: GameRunner, front: FrontEnd, identity: Identity | None) -> int:
+    """Run a game, asking once for a password if the relay wants an account and none was given."""
+    try:
+        return await runner.run(front)
+    except RelayError as error:
+        if not (error.needs_login and identity is not None and sys.stdin.isatty()):
+            raise Failure(str(error)) from None
+    link = runner.link
+    link.username = identity.public.text
+    link.password = options.ask_password(f"Relay password for your account ({identity.fingerprint}): ")
+    try:
+        return await runner.run(front)
+    except RelayError as error:
+        raise Failure(str(error)) from None
+
+
+# -- front ends ----------------------------------------------------------------------------------
+def front_end(options: Options, player: bool) -> FrontEnd:
+    if options.bot is not None and player:
+        from olixono.bots import make_bot
+
+        try:
+            bot = make_bot(options.bot, seed=options.seed, iterations=options.iterations, seconds=options.seconds)
+        except ValueError as exc:
+            raise Failure(str(exc)) from None
+        return bot_front(bot, options.write)
+    if options.plain:
+        return plain_front(options.write, options.commands if player else None)
+    if options.console is not None:
+        return options.console
+    from client.console import line_console
+
+    return line_console()
+
+
+def load_identity(options: Options) -> Identity:
+    if options.identity is not None:
+        return options.identity
+    try:
+        return get_identity()[0]
+    except (IdentityError, OSError) as exc:
+        raise Failure(f"your identity cannot be used: {exc}") from None
+
+
+def account_identity(options: Options) -> Identity | None:
+    """The identity to log in to a private relay with, when only watching (none is fine on an open relay)."""
+    with contextlib.suppress(Failure):
+        return load_identity(options)
+    return None
+
+
+def invite_key(text: str | None) -> PublicKey | None:
+    if text is None:
+        return None
+    try:
+        return PublicKey.from_text(text)
+    except ValueError as exc:
+        raise Failure(f"--invite needs the invited player's public key, as `olixono id` prints it: {exc}") from None
+
+
+# -- host ------------------------------------------------------------------------------------------
+async def host(kind: str, options: Options) -> int:
+    identity = load_identity(options)
+    invite = invite_key(options.invite)
+    async with relay_for_host(options) as address:
+        _, default = relay_address(options)
+
+        made: list[Journal] = []
+
+        def journal_for(session: GameSession) -> Journal:
+            assert session.game_id is not None
+            made.append(Journal.create(JournalMeta(session.game_id, kind, "host", identity.public.text, address.url),
+                                       options.journal_dir))
+            return made[0]
+
+        core, _ = GameCore.hosting(kind, identity, invite=invite, journal=journal_for)  # the offer goes out on connecting
+        game = core.session.game_id or ""
+        who = "the invited key" if invite else "your opponent"
+        options.write(f"Hosting {kind} game {game} as {identity.fingerprint}.")
+        options.write(f"Tell {who} to type:  {join_command(game, address, default)}")
+        options.write(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
+        runner = GameRunner(core, make_link(options, address, identity), made[0])
+        return await run_game(options, runner, front_end(options, True), identity)
+
+
+# -- join and watch ----------------------------------------------------------------------------------
+async def _offer(runner: GameRunner, game: str, timeout: float) -> None:
+    """Wait until the game's offer has arrived; :class:`Failure` if the relay has none."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while runner.core.session.phase is Phase.WAITING:
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            raise Failure(f"no game {game} on the relay at {runner.link.address} (or it is not answering)")
+        runner.changed.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(min(remaining, 0.5)):
+                await runner.changed.wait()
+
+
+def joining(options: Options, identity: Identity, address: RelayAddress) -> FrontEnd:
+    """Before the chosen front end: wait for the offer, show who hosts, journal it and ask for the seat."""
+    inner = front_end(options, True)
+
+    async def run(runner: GameRunner) -> int:
+        core = runner.core
+        session = core.session
+        game = session.game_id or ""
+        await _offer(runner, game, options.timeout or OFFER_WAIT)
+        assert session.host is not None and session.kind is not None
+        if session.over:
+            assert session.result is not None
+            raise Failure(f"game {game} is over: {session.result.sentence()}")
+        if session.invite is not None and session.invite != identity.public:
+            raise Failure(f"game {game} is for another player ({session.invite.fingerprint}), not for you")
+        if session.guest is not None and session.guest != identity.public:
+            raise Failure(f"game {game} has its guest already ({session.guest.fingerprint})")
+        options.write(f"Joining {session.kind} game {game}, hosted by {session.host.fingerprint}: "
+                      "check that it is the fingerprint your host told you.")
+        journal = Journal.create(JournalMeta(game, session.kind, "guest", identity.public.text, address.url),
+                                 options.journal_dir)
+        for line in session.transcript:
+            journal.append(line)
+        runner.attach(journal)
+        try:
+            await runner.apply(core.join())
+        except IntentRefused as exc:
+            raise Failure(str(exc)) from None
+        return await inner(runner)
+
+    return run
+
+
+async def join(game: str, options: Options) -> int:
+    game = _game_id(game)
+    identity = load_identity(options)
+    with contextlib.suppress(JournalError):
+        Journal.open(game, options.journal_dir)
+        options.write(f"You are in game {game} already: taking it up again.")
+        return await resume(game, options)
+    address, _ = relay_address(options)
+    core = GameCore(GameSession(game, identity))
+    runner = GameRunner(core, make_link(options, address, identity))
+    return await run_game(options, runner, joining(options, identity, address), identity)
+
+
+async def watch(game: str, options: Options) -> int:
+    game = _game_id(game)
+    address, _ = relay_address(options)
+    account = account_identity(options)
+    core = GameCore(GameSession(game), watching=True)
+    runner = GameRunner(core, make_link(options, address, account))
+    inner = front_end(options, False)
+
+    async def run(runner: GameRunner) -> int:
+        await _offer(runner, game, options.timeout or OFFER_WAIT)
+        return await inner(runner)
+
+    return await run_game(options, runner, run, account)
+
+
+# -- resume ---------------------------------------------------------------------------------------------
+def unfinished(options: Options) -> list[tuple[Journal, GameSession]]:
+    found = []
+    for journal in journals(options.journal_dir):
+        session = GameSession.restore(journal.lines())
+        if not session.over and journal.meta.role != "watcher":
+            found.append((journal, session))
+    return found
+
+
+async def resume(game: str | None, options: Options) -> int:
+    if game is None:
+        games = unfinished(options)
+        if not games:
+            options.write("No unfinished game in the journal.")
+            return 0
+        options.write("Unfinished games (olixono resume GAME takes one up again):")
+        for journal, session in games:
+            state = f"{session.moves} moves" if session.started else session.phase.value
+            options.write(f"{journal.meta.game}  {journal.meta.kind}  {journal.meta.role}  {state}  {journal.meta.relay}")
+        return 0
+    game = _game_id(game)
+    identity = load_identity(options)
+    try:
+        journal = Journal.open(game, options.journal_dir)
+    except JournalError as exc:
+        raise Failure(str(exc)) from None
+    if journal.meta.key != identity.public.text:
+        raise Failure(f"game {game} in the journal was played with another key than your identity")
+    session = GameSession.restore(journal.lines(), identity, game_id=game, secret=journal.meta.secret)
+    options.relay = options.relay or journal.meta.relay
+    address, _ = relay_address(options)
+    core = GameCore(session, journal)
+    options.write(f"Taking up {journal.meta.kind} game {game} again ({session.moves} moves so far).")
+    runner = GameRunner(core, make_link(options, address, identity), journal)
+    return await run_game(options, runner, front_end(options, True), identity)
+
+
+# -- games and export ------------------------------------------------------------------------------------
+async def _collect(options: Options, filters: list[str], identity: Identity | None) -> list[bytes]:
+    """Everything the relay retains on ``filters``, once it has all come in."""
+    address, _ = relay_address(options)
+    link = make_link(options, address, identity)
+    for topic_filter in filters:
+        await link.subscribe(topic_filter)
+    done = asyncio.Event()
+
+    async def settled(_: Link) -> None:
+        await link.settled()
+        done.set()
+
+    link.on_connect = settled
+    task = asyncio.create_task(link.run())
+    waiter = asyncio.create_task(done.wait())
+    finished, _ = await asyncio.wait({task, waiter}, timeout=(options.timeout or OFFER_WAIT) + 5,
+                                     return_when=asyncio.FIRST_COMPLETED)
+    link.stop()
+    waiter.cancel()
+    results = await asyncio.gather(task, return_exceptions=True)
+    if isinstance(results[0], RelayError):
+        raise Failure(str(results[0]))
+    if not finished:
+        raise Failure(f"the relay at {address} did not answer in time")
+    payloads = []
+    while not link.incoming.empty():
+        payloads.append(link.incoming.get_nowait()[1])
+    return payloads
+
+
+async def games(options: Options) -> int:
+    """The open offers on the relay, newest first: id, kind, host, age, and for whom."""
+    identity = account_identity(options)
+    filters = [lobby_filter(), "olixono/1/games/+/+/1", "olixono/1/games/+/+/2"]
+    sessions: dict[str, GameSession] = {}
+    later: list[bytes] = []
+    for payload in await _collect(options, filters, identity):
+        try:
+            message = decode(payload)
+        except ValueError:
+            continue
+        if message.type == "offer":
+            session = sessions.setdefault(message.game, GameSession(message.game))
+            session.receive(payload)
+        else:
+            later.append(payload)
+    for payload in later:
+        message = decode(payload, verify=False)
+        if message.game in sessions:
+            sessions[message.game].receive(payload)
+    now = time.time()
+    offers = sorted((s for s in sessions.values() if s.phase is Phase.OFFERED), key=lambda s: -int(s.chain[0].value("at")))
+    if not offers:
+        options.write("No open game on this relay. Host one with: olixono host oxono")
+        return 0
+    for session in offers:
+        assert session.host is not None
+        age = _age(now - int(session.chain[0].value("at")))
+        if session.invite is None:
+            whom = "open to anyone"
+        elif identity is not None and session.invite == identity.public:
+            whom = "invites you"
+        else:
+            whom = f"invites {session.invite.fingerprint}"
+        options.write(f"{session.game_id}  {session.kind:5}  host {session.host.fingerprint}  {age:>9}  {whom}")
+    return 0
+
+
+def _age(seconds: float) -> str:
+    if seconds < 60:
+        return "just now" if seconds < 5 else f"{int(seconds)} s ago"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    return f"{int(seconds // 86400)} days ago"
+
+
+async def export(game: str, options: Options) -> int:
+    """The game's verified transcript on stdout: from the journal, else rebuilt from the relay."""
+    game = _game_id(game)
+    try:
+        journal = Journal.open(game, options.journal_dir)
+        session = GameSession.restore(journal.lines(), game_id=game)
+    except JournalError:
+        session = GameSession(game)
+        for _ in range(3):  # as a late spectator would: again when lines were dropped for room
+            events = session.receive_all(await _collect(options, [game_filter(game)], account_identity(options)))
+            if not any(type(e).__name__ == "ResyncNeeded" for e in events):
+                break
+    if not session.chain:
+        raise Failure(f"no game {game} in the journal, nor on the relay at {relay_address(options)[0]}")
+    options.write("\n".join(session.transcript))
+    return 0
+
+
+def _game_id(text: str) -> str:
+    try:
+        return check_game_id(text.strip())
+    except JournalError as exc:
+        raise Failure(str(exc)) from None

@@ -1,0 +1,296 @@
+"""The transport: one MQTT connection to a relay, kept up, around ``aiomqtt.Client``.
+
+MQTT 3.1.1, QoS 1, retained lines, TCP_NODELAY (without it every QoS 1 round
+trip waits ~88 ms for Nagle and delayed ACKs). A :class:`Link` connects,
+subscribes, delivers what arrives on the topics it subscribed to (some brokers
+leak others; they are dropped), publishes retained lines, and after a lost
+connection reconnects with a capped, jittered backoff, calling its
+``on_connect`` hook each time (the game publishes again what the relay lacks).
+MQTT's errors become :class:`RelayError`, one sentence for a person.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import socket
+import ssl
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import aiomqtt
+
+log = logging.getLogger("olixono.transport")
+
+DEFAULT_RELAY = "mqtt://127.0.0.1:1883"
+PORTS = {"mqtt": 1883, "mqtts": 8883}
+NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+BACKOFF_FIRST, BACKOFF_CAP = 0.5, 30.0
+"""Seconds before the first reconnection attempt, and the most between two."""
+QUIET = 0.25
+"""After subscribing, the retained lines are taken as all in once nothing new came for this long."""
+SETTLE_MAX = 3.0
+
+
+class RelayError(Exception):
+    """The relay cannot be used, in one sentence; ``fatal`` when trying again would not help (a refused login)."""
+
+    def __init__(self, message: str, *, fatal: bool = False, needs_login: bool = False) -> None:
+        super().__init__(message)
+        self.fatal = fatal
+        self.needs_login = needs_login
+
+
+@dataclass(frozen=True, slots=True)
+class RelayAddress:
+    """Where a relay is: ``mqtt://[user@]host[:port]`` or ``mqtts://…`` (TLS)."""
+
+    tls: bool
+    host: str
+    port: int
+    user: str | None = None
+
+    @classmethod
+    def parse(cls, url: str) -> RelayAddress:
+        """The address ``url`` names; ``ValueError`` with a sentence saying what is wrong with it."""
+        text = url.strip()
+        if "://" not in text:
+            raise ValueError(f"{url!r} is not a relay URL: write mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+        parts = urlsplit(text)
+        scheme = parts.scheme.lower()
+        if scheme not in PORTS:
+            raise ValueError(f"{url!r}: a relay URL starts with mqtt:// or mqtts://, not {scheme}://")
+        if parts.path not in ("", "/") or parts.query or parts.fragment:
+            raise ValueError(f"{url!r}: a relay URL has no path, query or fragment")
+        if parts.password is not None:
+            raise ValueError(f"{url!r}: never put a password in the URL; set OLIXONO_RELAY_PASSWORD or type it when asked")
+        if not parts.hostname:
+            raise ValueError(f"{url!r}: the relay URL names no host")
+        try:
+            port = parts.port or PORTS[scheme]
+        except ValueError:
+            raise ValueError(f"{url!r}: the port is not a number from 1 to 65535") from None
+        return cls(scheme == "mqtts", parts.hostname, port, parts.username or None)
+
+    @property
+    def url(self) -> str:
+        user = f"{self.user}@" if self.user else ""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'mqtts' if self.tls else 'mqtt'}://{user}{host}:{self.port}"
+
+    def __str__(self) -> str:
+        return self.url
+
+
+def explain(address: RelayAddress, exc: BaseException, username: str | None = None) -> RelayError:
+    """What an MQTT or socket failure means for a person, as a :class:`RelayError`."""
+    where = f"{address.host}:{address.port}"
+    cause = exc.__context__ if isinstance(exc, aiomqtt.MqttError) and exc.__context__ is not None else exc
+    code = str(exc.rc).lower() if isinstance(exc, aiomqtt.MqttCodeError) else ""
+    if "authori" in code or "password" in code:
+        if username is None:
+            return RelayError(f"the relay at {where} wants an account: your account name is your key "
+                              "(`olixono id` shows it); give its password in OLIXONO_RELAY_PASSWORD or when asked",
+                              fatal=True, needs_login=True)
+        return RelayError(f"the relay at {where} refused the login of {username[:12]}…: wrong password, "
+                          "or no such account", fatal=True)
+    if isinstance(cause, socket.gaierror):
+        return RelayError(f"cannot find the relay host {address.host!r}: check the name in the relay URL")
+    if isinstance(cause, ConnectionRefusedError):
+        return RelayError(f"nothing answers at {where}: no relay runs there (start one with `olixono relay`)")
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return RelayError(f"the relay at {where} shows a certificate this machine does not trust "
+                          f"({cause.verify_message}); pass --cafile with its CA", fatal=True)
+    if isinstance(cause, ssl.SSLError):
+        return RelayError(f"TLS with the relay at {where} failed ({cause.reason}); is it an mqtts:// relay?", fatal=True)
+    if isinstance(cause, (TimeoutError, asyncio.TimeoutError)):
+        return RelayError(f"the relay at {where} did not answer in time")
+    detail = str(exc) or type(exc).__name__
+    if "disconnect" in detail.lower():
+        return RelayError(f"the connection to the relay at {where} was lost")
+    return RelayError(f"the connection to the relay at {where} failed: {detail}")
+
+
+def tls_context(cafile: Path | None) -> ssl.SSLContext:
+    """The system's trust store, or ``cafile`` for a private CA."""
+    return ssl.create_default_context(cafile=str(cafile) if cafile is not None else None)
+
+
+Hook = Callable[["Link"], Awaitable[None]]
+
+
+class Link:
+    """One relay connection, kept up: run :meth:`run` as a task; read :attr:`incoming`; :meth:`publish` lines.
+
+    ``will`` is asked, before each connection attempt, for the retained last will (topic, line) the relay
+    publishes if the connection is lost; ``on_connect`` runs after each connection (subscribe, publish what the
+    relay lacks); ``on_state`` hears ``(connected, sentence)`` on every change. With ``give_up`` set, a relay
+    unreachable for that many seconds ends :meth:`run` with a :class:`RelayError`; the first connection fails at
+    once with one. Cancelling :meth:`run` disconnects cleanly (the relay then does not send the will: say goodbye
+    first).
+    """
+
+    def __init__(self, address: RelayAddress, *, username: str | None = None, password: str | None = None,
+                 cafile: Path | None = None, will: Callable[[], tuple[str, str] | None] | None = None,
+                 on_connect: Hook | None = None, on_state: Callable[[bool, str], None] | None = None,
+                 give_up: float | None = None, keepalive: int = 30) -> None:
+        self.address = address
+        self.username, self.password, self.cafile = username, password, cafile
+        self.will = will
+        self.on_connect = on_connect
+        self.on_state = on_state
+        self.give_up = give_up
+        self.keepalive = keepalive
+        self.incoming: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self.subscriptions: list[str] = []
+        self.seen: dict[str, bytes] = {}
+        """What arrived on each topic since the current connection was made (the relay's retained lines first)."""
+        self.connected = False
+        self.connections = 0
+        self._client: aiomqtt.Client | None = None
+        self._last_arrival = 0.0
+        self._stop = asyncio.Event()
+
+    # -- the connection -------------------------------------------------------------------
+    def client(self) -> aiomqtt.Client:
+        will = self.will() if self.will is not None else None
+        return aiomqtt.Client(
+            self.address.host, self.address.port, username=self.username, password=self.password,
+            protocol=aiomqtt.ProtocolVersion.V311, socket_options=NODELAY, keepalive=self.keepalive, timeout=10,
+            tls_context=tls_context(self.cafile) if self.address.tls else None,
+            will=aiomqtt.Will(will[0], will[1].encode("utf-8"), qos=1, retain=True) if will else None,
+        )
+
+    def stop(self) -> None:
+        """End :meth:`run`: it disconnects cleanly and returns (the relay then does not send the will)."""
+        self._stop.set()
+
+    async def run(self) -> None:
+        """Connect, and reconnect whenever the connection is lost, until :meth:`stop` (or ``give_up`` passes).
+
+        It ends by :meth:`stop`, not by cancellation: on Python 3.11 cancelling a task blocked in aiomqtt's
+        ``publish`` may be ignored (CPython gh-86296).
+        """
+        loop = asyncio.get_running_loop()
+        attempt, down_since = 0, loop.time()
+        while not self._stop.is_set():
+            try:
+                async with self.client() as client:
+                    self._client, self.connected, self.seen = client, True, {}
+                    self.connections += 1
+                    attempt = 0
+                    self._state(True, f"connected to {self.address}")
+                    reader = asyncio.create_task(self._read(client))
+                    stopping = asyncio.create_task(self._stop.wait())
+                    try:
+                        for topic_filter in self.subscriptions:
+                            await client.subscribe(topic_filter, qos=1)
+                        if self.on_connect is not None:
+                            await self.on_connect(self)
+                        await asyncio.wait({reader, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                        if reader.done():
+                            reader.result()  # the connection was lost: raises its MqttError
+                    finally:
+                        for task in (reader, stopping):
+                            task.cancel()
+                        await asyncio.gather(reader, stopping, return_exceptions=True)
+            except aiomqtt.MqttError as exc:
+                error = explain(self.address, exc, self.username)
+                if self.connections == 0 or error.fatal:
+                    raise error from None
+                if self.connected:
+                    down_since = loop.time()
+                self._lost(error)
+            finally:
+                self._client = None
+                self.connected = False  # after the error, if any, was reported
+            if self._stop.is_set():
+                return
+            if self.give_up is not None and loop.time() - down_since > self.give_up:
+                raise RelayError(f"the relay at {self.address.host}:{self.address.port} stayed unreachable "
+                                 f"for {self.give_up:g} s")
+            delay = min(BACKOFF_CAP, BACKOFF_FIRST * 2 ** attempt) * random.uniform(0.5, 1.0)
+            attempt += 1
+            try:
+                async with asyncio.timeout(delay):
+                    await self._stop.wait()
+            except TimeoutError:
+                pass
+
+    def _lost(self, error: RelayError) -> None:
+        if self.connected:
+            self.connected = False
+            self._state(False, f"{error}; reconnecting")
+        log.info("relay: %s", error)
+
+    def _state(self, connected: bool, sentence: str) -> None:
+        if self.on_state is not None:
+            self.on_state(connected, sentence)
+
+    async def _read(self, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            if not any(message.topic.matches(wanted) for wanted in self.subscriptions):
+                continue  # some brokers send retained lines nobody asked for
+            payload = message.payload if isinstance(message.payload, bytes) else str(message.payload).encode()
+            self.seen[message.topic.value] = payload
+            self._last_arrival = asyncio.get_running_loop().time()
+            self.incoming.put_nowait((message.topic.value, payload))
+
+    # -- what the game asks of it -----------------------------------------------------------
+    async def subscribe(self, topic_filter: str) -> None:
+        """Receive ``topic_filter`` from now on, and on every reconnection (again: the relay resends its retained lines)."""
+        if topic_filter not in self.subscriptions:
+            self.subscriptions.append(topic_filter)
+        client = self._client
+        if client is not None:
+            try:
+                await client.subscribe(topic_filter, qos=1)
+            except aiomqtt.MqttError as exc:
+                self._lost(explain(self.address, exc, self.username))
+
+    async def resubscribe(self, topic_filter: str) -> None:
+        """Ask for the retained lines of ``topic_filter`` again."""
+        client = self._client
+        if client is not None:
+            try:
+                await client.unsubscribe(topic_filter)
+                await client.subscribe(topic_filter, qos=1)
+            except aiomqtt.MqttError as exc:
+                self._lost(explain(self.address, exc, self.username))
+
+    async def publish(self, topic: str, line: str) -> bool:
+        """Publish a retained line (QoS 1); ``False`` if the connection is down (it is published again on reconnection)."""
+        client = self._client
+        if client is None:
+            return False
+        try:
+            await client.publish(topic, line.encode("utf-8"), qos=1, retain=True)
+        except aiomqtt.MqttError as exc:
+            self._lost(explain(self.address, exc, self.username))
+            return False
+        return True
+
+    async def settled(self) -> None:
+        """Wait until the relay's retained lines are in: nothing new for :data:`QUIET` s (at most :data:`SETTLE_MAX`)."""
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        self._last_arrival = max(self._last_arrival, start)
+        while loop.time() - start < SETTLE_MAX and loop.time() - self._last_arrival < QUIET:
+            await asyncio.sleep(QUIET / 5)
+
+
+async def probe(address: RelayAddress, timeout: float = 2.0) -> bool:
+    """Whether something accepts TCP connections at the relay's address (no MQTT spoken)."""
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(address.host, address.port), timeout)
+    except (OSError, asyncio.TimeoutError):
+        return False
+    writer.close()
+    try:
+        await writer.wait_closed()
+    except OSError:
+        pass
+    return True

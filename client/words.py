@@ -1,0 +1,76 @@
+"""Events in words: one line each, the same for the ``--plain`` printer, the bot seat and the consoles."""
+
+from __future__ import annotations
+
+from client.core import GameCore, ProofSaved
+from client.runner import Connection, Notice, UiEvent
+from protocol import (
+    ChatReceived,
+    EndDeclined,
+    EndProposed,
+    EquivocationDetected,
+    GameOver,
+    GameStarted,
+    GuestAccepted,
+    JoinRequested,
+    LineApplied,
+    LineRejected,
+    MoveApplied,
+    OfferReceived,
+    PresenceChanged,
+    ProposalWithdrawn,
+    PublicKey,
+    ResyncNeeded,
+    Superseded,
+)
+
+
+def who(core: GameCore, key: PublicKey) -> str:
+    """A key as people see it: its player name or role, its fingerprint, and ``(you)`` for this client's."""
+    name = core.session.player_of(key) or core.session.role_of(key)
+    mine = " (you)" if core.me == key else ""
+    return f"{name} {key.fingerprint}{mine}" if name else f"{key.fingerprint}{mine}"
+
+
+def describe(core: GameCore, event: UiEvent) -> str | None:
+    """The line for ``event`` (``None`` for events nobody needs to read: a line joined the transcript)."""
+    if isinstance(event, LineApplied | ResyncNeeded):
+        return None
+    if isinstance(event, MoveApplied):
+        return f"move {event.seq} {event.player} {event.move}"
+    if isinstance(event, GameOver):
+        return f"result {event.result.text()}: {event.result.sentence()}"
+    if isinstance(event, OfferReceived):
+        invite = "" if event.invite is None else (" for you" if event.invite == core.me else f" for {event.invite.fingerprint}")
+        return f"offer {event.game} {event.kind} by host {event.host.fingerprint}{invite}"
+    if isinstance(event, JoinRequested):
+        return f"join asked by {event.key.fingerprint}" + (" (you)" if event.key == core.me else "")
+    if isinstance(event, GuestAccepted):
+        return f"seated {who(core, event.key)}"
+    if isinstance(event, GameStarted):
+        return "seats " + ", ".join(f"{who(core, key)}" for _, key in event.seats) + f"; {event.seats[0][0]} moves first"
+    if isinstance(event, EndProposed):
+        offer = "offers a draw" if core.session.kind == "oxono" else "proposes to end the game and count the markers"
+        return f"proposal {event.player} {offer}"
+    if isinstance(event, ProposalWithdrawn):
+        return f"withdrawn {event.player} takes back the proposal"
+    if isinstance(event, EndDeclined):
+        return f"declined {event.player} refuses the proposal"
+    if isinstance(event, ChatReceived):
+        return f"chat {who(core, event.key)}: {event.text}"
+    if isinstance(event, PresenceChanged):
+        return f"presence {who(core, event.key)} {'here' if event.here else 'gone'}"
+    if isinstance(event, Superseded):
+        return (f"set aside {event.message.type} {event.message.seq} by {who(core, event.message.signer)}: "
+                f"{who(core, event.by.signer)}'s {event.by.type} stands")
+    if isinstance(event, LineRejected):
+        return f"warning: line rejected: {event.code} {event.detail}"
+    if isinstance(event, EquivocationDetected):
+        return f"warning: {who(core, event.key)} signed two lines that cannot both be true (slot {event.slot})"
+    if isinstance(event, ProofSaved):
+        return f"warning: the proof is saved in {event.path}"
+    if isinstance(event, Connection):
+        return f"relay {'connected' if event.connected else 'lost'}: {event.sentence}"
+    if isinstance(event, Notice):
+        return f"notice: {event.text}"
+    return None

@@ -1,0 +1,257 @@
+"""Network play end to end: whole games between two clients through each real relay, a late spectator, faults.
+
+The flows run in this process (each with its own identity and journal folder) against a real relay on a free
+127.0.0.1 port: the embedded amqtt relay, and Mosquitto from the generated configuration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import aiomqtt
+import pytest
+
+from client import network
+from client.journal import Journal
+from protocol import GameSession, Identity, game_filter, verify_transcript
+from protocol.messages import encode
+from relay_fixtures import KINDS, Relay, RelayProcess, make_accounts, needs_mosquitto
+
+pytestmark = needs_mosquitto
+
+
+@pytest.fixture(params=KINDS)
+async def relay(request, tmp_path):
+    started = Relay(request.param, tmp_path / "relay")
+    started.workdir.mkdir()
+    await started.start()
+    yield started
+    await started.stop()
+
+
+def url(relay: Relay) -> str:
+    return f"mqtt://127.0.0.1:{relay.port}"
+
+
+class Seat:
+    """One flow's options, identity, journal folder and printed lines."""
+
+    def __init__(self, tmp_path, name: str, relay: Relay, **changes) -> None:
+        self.lines: list[str] = []
+        self.identity = Identity.generate()
+        self.options = network.Options(relay=url(relay), identity=self.identity, journal_dir=tmp_path / name,
+                                       write=self.lines.append, timeout=20, **changes)
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+async def game_id_of(seat: Seat, timeout: float = 10.0) -> str:
+    async with asyncio.timeout(timeout):
+        while True:
+            for line in seat.lines:
+                found = re.search(r"olixono join ([A-Za-z0-9_-]{22})", line)
+                if found:
+                    return found.group(1)
+            await asyncio.sleep(0.02)
+
+
+def transcript(seat: Seat, game: str) -> list[str]:
+    journal = Journal.open(game, seat.options.journal_dir)
+    return list(GameSession.restore(journal.lines(), game_id=game).transcript)
+
+
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+async def test_two_bots_play_a_whole_game_and_a_late_spectator_agrees(relay, tmp_path, kind):
+    host = Seat(tmp_path, "host", relay, bot="random", seed=1)
+    guest = Seat(tmp_path, "guest", relay, bot="greedy", seed=2)
+    hosting = asyncio.create_task(network.host(kind, host.options))
+    game = await game_id_of(host)
+    async with asyncio.timeout(60):
+        assert await network.join(game, guest.options) == 0
+        assert await hosting == 0
+    assert transcript(host, game) == transcript(guest, game)
+    session, number, problem = verify_transcript(transcript(host, game))
+    assert problem is None and session.result is not None
+    assert f"result {session.result.text()}" in host.text() and f"result {session.result.text()}" in guest.text()
+    assert f"hosted by {host.identity.fingerprint}" in guest.text()
+    watcher = Seat(tmp_path, "watcher", relay, plain=True)
+    assert await network.watch(game, watcher.options) == 0
+    moves = [line for line in watcher.lines if line.startswith("move ")]
+    assert len(moves) == session.moves and f"result {session.result.text()}" in watcher.text()
+    exported = Seat(tmp_path, "exporter", relay)
+    assert await network.export(game, exported.options) == 0  # no journal: rebuilt from the relay
+    assert exported.lines[-1].splitlines() == transcript(host, game)
+
+
+async def test_a_plain_player_types_commands_and_bad_input_is_never_sent(relay, tmp_path):
+    host = Seat(tmp_path, "host", relay, bot="random", seed=3)
+    reader, writer = await pipe()
+    guest = Seat(tmp_path, "guest", relay, plain=True, commands=reader)
+    hosting = asyncio.create_task(network.host("oxono", host.options))
+    game = await game_id_of(host)
+    joining = asyncio.create_task(network.join(game, guest.options))
+    async with asyncio.timeout(30):
+        while "seats " not in guest.text():
+            await asyncio.sleep(0.05)
+        for typed in ("hello there", "Xa1a1", "say good luck\u200b", "say good luck", "legal"):
+            writer.write(typed + "\n")
+            writer.flush()
+            await asyncio.sleep(0.3)
+        writer.write("resign\n")
+        writer.flush()
+        assert await joining == 0 and await hosting == 0
+    text = guest.text()
+    assert "error: not a move or a command: 'hello there'" in text
+    assert "error: illegal" in text or "error: it is not your turn" in text
+    assert "error: chat text holds U+200B" in text or "format" in text
+    assert re.search(r"chat (pink|black) \S+ \(you\): good luck$", text, re.M)
+    assert "result " in text and "resigned" in text
+    session = GameSession.restore(transcript(host, game))
+    assert session.result.reason == "resigned" and not any("hello" in line for line in session.transcript)
+
+
+async def pipe():
+    import os
+
+    read_end, write_end = os.pipe()
+    return os.fdopen(read_end, "r"), os.fdopen(write_end, "w")
+
+
+async def test_a_hostile_third_client_changes_nothing(relay, tmp_path):
+    host = Seat(tmp_path, "host", relay, bot="random", seed=4)
+    guest = Seat(tmp_path, "guest", relay, bot="random", seed=5)
+    hosting = asyncio.create_task(network.host("olix", host.options))
+    game = await game_id_of(host)
+    joining = asyncio.create_task(network.join(game, guest.options))
+    stranger = Identity.generate()
+    async with relay.client() as attacker:
+        await attacker.subscribe(game_filter(game), qos=1)
+        seen: list[bytes] = []
+
+        async def listen() -> None:
+            async for message in attacker.messages:
+                seen.append(bytes(message.payload))
+
+        listener = asyncio.create_task(listen())
+        async with asyncio.timeout(60):
+            while not hosting.done():
+                topic = f"olixono/1/games/{game}/{stranger.public.text}/7"
+                forged = encode("move", [("game", game), ("seq", "7"), ("prev", "A" * 42 + "A"), ("move", "f6")], stranger)
+                await attacker.publish(topic, forged.encode(), qos=1, retain=True)
+                await attacker.publish(topic, b"\xff\xfe garbage", qos=1)
+                await attacker.publish(topic, b"olixono/1 move game=" + game.encode(), qos=1)
+                for old in list(seen[-3:]):  # replayed lines: duplicates, changing nothing
+                    await attacker.publish(f"olixono/1/games/{game}/{stranger.public.text}/replay", old, qos=1)
+                await asyncio.sleep(0.05)
+            assert await hosting == 0 and await joining == 0
+        listener.cancel()
+        await asyncio.gather(listener, return_exceptions=True)
+    assert transcript(host, game) == transcript(guest, game)
+    assert verify_transcript(transcript(host, game))[2] is None
+    assert "warning: line rejected" in host.text()
+
+
+@pytest.mark.parametrize("data", [False, True], ids=["killed-without-data", "restarted-with-data"])
+async def test_a_relay_that_loses_its_lines_is_seeded_again_by_the_players(tmp_path, data):
+    """The relay process is SIGKILLed with no data folder (everything it retained is gone), or stopped and started
+    again with one; the players reconnect, publish again what it lacks from their journals, and finish."""
+    from relay.mosquitto import free_port
+
+    relay = RelayProcess(free_port(), tmp_path / "data" if data else None)
+    await relay.start()
+    host = Seat(tmp_path, "host", relay, bot="mcts", iterations=200, seed=6)
+    guest = Seat(tmp_path, "guest", relay, bot="mcts", iterations=200, seed=7)
+    hosting = asyncio.create_task(network.host("olix", host.options))
+    game = await game_id_of(host)
+    joining = asyncio.create_task(network.join(game, guest.options))
+    try:
+        async with asyncio.timeout(120):
+            while host.text().count("move ") < 6:
+                await asyncio.sleep(0.05)
+            await relay.stop(kill=not data)
+            await asyncio.sleep(1.0)
+            await relay.start()
+            assert await hosting == 0 and await joining == 0
+        assert "relay lost" in host.text() and host.text().count("relay connected") >= 2
+        assert transcript(host, game) == transcript(guest, game)
+        watcher = Seat(tmp_path, "watcher", relay, plain=True)
+        assert await network.watch(game, watcher.options) == 0
+        assert sum(line.startswith("move ") for line in watcher.lines) == GameSession.restore(transcript(host, game)).moves
+    finally:
+        for task in (hosting, joining):
+            task.cancel()
+        await asyncio.gather(hosting, joining, return_exceptions=True)
+        await relay.stop(kill=True)
+
+
+async def test_the_lobby_lists_open_offers_only(relay, tmp_path):
+    host = Seat(tmp_path, "host", relay, bot="random", seed=8)
+    invited = Identity.generate()
+    inviting = Seat(tmp_path, "inviter", relay, bot="random", invite=invited.public.text)
+    hosting = asyncio.create_task(network.host("oxono", host.options))
+    game = await game_id_of(host)
+    hosting_for = asyncio.create_task(network.host("olix", inviting.options))
+    other = await game_id_of(inviting)
+    lobby = Seat(tmp_path, "lobby", relay)
+    lobby.identity = invited
+    lobby.options.identity = invited
+    await asyncio.sleep(0.5)
+    assert await network.games(lobby.options) == 0
+    listed = {line.split()[0]: line for line in lobby.lines}
+    assert set(listed) == {game, other}
+    assert f"host {host.identity.fingerprint}" in listed[game] and "open to anyone" in listed[game]
+    assert "invites you" in listed[other] and "olix" in listed[other]
+    guest = Seat(tmp_path, "guest", relay, bot="random", seed=9)
+    async with asyncio.timeout(60):
+        assert await network.join(game, guest.options) == 0 and await hosting == 0
+    lobby.lines.clear()
+    assert await network.games(lobby.options) == 0
+    assert [line.split()[0] for line in lobby.lines] == [other]  # the finished game is gone
+    stranger = Seat(tmp_path, "stranger", relay, bot="random")
+    with pytest.raises(network.Failure, match="for another player"):
+        await network.join(other, stranger.options)
+    hosting_for.cancel()
+    await asyncio.gather(hosting_for, return_exceptions=True)
+
+
+async def test_one_sentence_for_each_relay_failure(tmp_path):
+    from relay.mosquitto import free_port
+
+    seat = network.Options(relay=f"mqtt://127.0.0.1:{free_port()}", identity=Identity.generate(), timeout=1,
+                           journal_dir=tmp_path, write=lambda _: None)
+    with pytest.raises(network.Failure, match="nothing answers at 127.0.0.1"):
+        await network.watch("A" * 22, seat)
+    seat.relay = "mqtt://no-such-host.invalid:1883"
+    with pytest.raises(network.Failure, match="cannot find the relay host 'no-such-host.invalid'"):
+        await network.watch("A" * 22, seat)
+    seat.relay = "http://example.org"
+    with pytest.raises(network.Failure, match="starts with mqtt:// or mqtts://"):
+        await network.watch("A" * 22, seat)
+    seat.relay = "mqtt://user:secret@127.0.0.1"
+    with pytest.raises(network.Failure, match="never put a password in the URL"):
+        await network.watch("A" * 22, seat)
+    with pytest.raises(network.Failure, match="not a game id"):
+        await network.watch("nope", seat)
+
+
+async def test_a_private_relay_wants_the_account_and_says_so(tmp_path):
+    users = tmp_path / "users"
+    (account,) = make_accounts(users, 1)
+    relay = Relay("embedded", tmp_path / "relay", users_file=users)
+    relay.workdir.mkdir()
+    await relay.start()
+    try:
+        options = network.Options(relay=url(relay), identity=account.identity, journal_dir=tmp_path, timeout=2,
+                                  write=lambda _: None, environ={})
+        with pytest.raises(network.Failure, match="wants an account: your account name is your key"):
+            await network.watch("A" * 22, options)
+        options.environ = {"OLIXONO_RELAY_PASSWORD": "wrong"}
+        with pytest.raises(network.Failure, match="refused the login"):
+            await network.watch("A" * 22, options)
+        options.environ = {"OLIXONO_RELAY_PASSWORD": account.password}
+        with pytest.raises(network.Failure, match="no game AAAA"):
+            await network.watch("A" * 22, options)
+    finally:
+        await relay.stop()
