@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import re
 
-import aiomqtt
 import pytest
 
 from client import network
