@@ -71,15 +71,16 @@ def toolbar_text(core: GameCore, link_state: dict[str, Any]) -> str:
     """The relay connection, the game, and whether the opponent is here."""
     session = core.session
     relay = "relay: connected" if link_state.get("connected") else "relay: RECONNECTING"
-    parts = [relay, f"game {session.game_id}"]
-    if core.me is not None:
-        parts.append(f"you {core.me.fingerprint}")
+    parts = [relay]
     opponent = core.opponent
     if opponent is not None:
         present = session.present(opponent)
         state = "here" if present else "gone" if present is False else "not seen yet"
         parts.append(f"opponent {opponent.fingerprint}: {state}")
-    return "  |  ".join(parts)
+    if core.me is not None:
+        parts.append(f"you {core.me.fingerprint}")
+    parts.append(f"game {session.game_id}")
+    return "  |  ".join(parts)  # the most wanted first: a narrow terminal cuts the end
 
 
 def line_console(*, input: Input | None = None, output: Output | None = None, write: Write | None = None

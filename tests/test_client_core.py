@@ -183,3 +183,10 @@ def test_a_game_over_event_reaches_every_core():
     relay.publish(mover.act(Intent("abort")), mover)
     for core in (host, guest):
         assert any(isinstance(e, GameOver) for e in relay.events[id(core)])
+
+
+def test_a_players_own_line_is_journaled_before_it_is_handed_over_for_publishing():
+    relay, host, guest, host_journal, guest_journal = hosted()
+    mover, journal = (host, host_journal) if host.my_turn else (guest, guest_journal)
+    step = mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
+    assert step.publish[0].line == journal.written[-1]

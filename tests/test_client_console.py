@@ -1,0 +1,108 @@
+"""The line console, driven by prompt-toolkit pipe input: a person at the console plays a bot through a real relay."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from client import network
+from client.console import MoveCompleter, line_console, prompt_text, toolbar_text
+from client.core import GameCore
+from client.runner import GameRunner
+from protocol_helpers import start
+from relay_fixtures import Relay
+from test_client_network import Seat, game_id_of
+
+
+@pytest.fixture
+async def relay(tmp_path):
+    started = Relay("embedded", tmp_path / "relay")
+    started.workdir.mkdir()
+    await started.start()
+    yield started
+    await started.stop()
+
+
+async def typing(runner_box: dict, pipe, lines: list[str], rng: random.Random) -> None:
+    """The person: a few mistakes first, then a legal move whenever it is their turn, until the game ends."""
+    while "runner" not in runner_box:
+        await asyncio.sleep(0.02)
+    runner: GameRunner = runner_box["runner"]
+    core = runner.core
+    while not core.session.started:
+        await asyncio.sleep(0.02)
+    for text in ("help", "nonsense words", "legal", "say hello"):
+        pipe.send_text(text + "\r")
+        await asyncio.sleep(0.15)
+    tried_out_of_turn = False
+    for _ in range(400):
+        if core.session.over:
+            return
+        board = core.session.board
+        if core.my_turn:
+            pipe.send_text(rng.choice(board.legal_moves()).text().lower() + "\r")  # any letter case
+        elif not tried_out_of_turn and board.legal_moves():
+            pipe.send_text(board.legal_moves()[0].text() + "\r")
+            tried_out_of_turn = True
+        await asyncio.sleep(0.1)
+
+
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+async def test_a_person_at_the_line_console_plays_a_whole_game(relay, tmp_path, kind):
+    host = Seat(tmp_path, "host", relay, bot="mcts", seconds=0.15, seed=1)  # thinks long enough to type out of turn
+    hosting = asyncio.create_task(network.host(kind, host.options))
+    game = await game_id_of(host)
+    printed: list[str] = []
+    box: dict = {}
+    with create_pipe_input() as pipe:
+        console = line_console(input=pipe, output=DummyOutput(), write=printed.append)
+
+        async def front(runner: GameRunner) -> int:
+            box["runner"] = runner
+            return await console(runner)
+
+        guest = Seat(tmp_path, "guest", relay, console=front)
+        person = asyncio.create_task(typing(box, pipe, printed, random.Random(3)))
+        async with asyncio.timeout(90):
+            assert await network.join(game, guest.options) == 0
+            assert await hosting == 0
+        person.cancel()
+    text = "\n".join(printed)
+    assert "Type help for the commands." in text and "say TEXT" in text  # help
+    assert "error: not a move or a command: 'nonsense words'" in text
+    assert "error: it is not your turn" in text
+    assert "chat " in text and "(you): hello" in text
+    assert "seats " in text and "move 4 " in text
+    core = box["runner"].core
+    assert f"Game over: {core.session.result.sentence()}" in text
+    files = "   a  b  c  d  e  f" if kind == "oxono" else "   a b c d e f g h i j k"
+    boards = [line for line in printed if files in line]
+    assert len(boards) >= core.session.moves  # the board, printed again after every move
+    ranks = 6 if kind == "oxono" else 11
+    assert boards[-1].splitlines()[:ranks] == core.session.board.show().splitlines()[:ranks]  # the final position
+
+
+def test_the_prompt_toolbar_and_completion_follow_the_game():
+    host, guest = start("olix")
+    core = GameCore(guest)
+    mover = core.my_turn
+    text = prompt_text(core)
+    assert ("(you) to move" in text) == mover and "vs " + host.identity.fingerprint in text
+    toolbar = toolbar_text(core, {"connected": False})
+    assert "relay: RECONNECTING" in toolbar and f"opponent {host.identity.fingerprint}: not seen yet" in toolbar
+    completer = MoveCompleter(core)
+    words = [c.text for c in completer.get_completions(Document("k1"), CompleteEvent())]
+    if mover:
+        assert words == ["k1", "k10", "k11"]  # "1" is a prefix of 10 and 11
+    else:
+        assert words == []
+    assert [c.text for c in completer.get_completions(Document("res"), CompleteEvent())] == ["resign"]
+    watcher = GameCore(type(host)(host.game_id))
+    watcher.session.receive_all(host.transcript)
+    assert prompt_text(watcher).startswith("watching first to move")

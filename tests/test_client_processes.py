@@ -1,0 +1,224 @@
+"""Real processes: a player SIGKILLed mid-game and resumed; two players and a watcher in real terminals (tmux).
+
+Every process here is started by the test and stopped by its PID (tmux: the test's own server, on its own
+socket); traffic goes to 127.0.0.1 only; every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from client.identity import save_identity
+from client.journal import Journal
+from protocol import GameSession, Identity, game_filter, verify_transcript
+from relay.mosquitto import free_port
+from relay_fixtures import NODELAY, RelayProcess
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def home(tmp_path: Path, name: str) -> tuple[dict[str, str], Identity]:
+    """An environment of its own (XDG folders) for one person, and their identity, made in advance."""
+    identity = Identity.generate()
+    config, state = tmp_path / name / "config", tmp_path / name / "state"
+    save_identity(identity, config / "olixono" / "identity")
+    env = dict(os.environ, XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(state), PYTHONPATH=str(ROOT))
+    env.pop("OLIXONO_RELAY", None)
+    return env, identity
+
+
+async def spawn(env: dict[str, str], *args: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(sys.executable, "-m", "client", *args, env=env, cwd=ROOT,
+                                                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.STDOUT)
+
+
+async def read_until(process: asyncio.subprocess.Process, pattern: str, seen: list[str], timeout: float = 30) -> re.Match:
+    async with asyncio.timeout(timeout):
+        while True:
+            for line in seen:
+                found = re.search(pattern, line)
+                if found:
+                    return found
+            raw = await process.stdout.readline()
+            if not raw:
+                raise AssertionError(f"the process ended before printing {pattern!r}:\n" + "\n".join(seen))
+            seen.append(raw.decode().rstrip())
+
+
+async def finish(process: asyncio.subprocess.Process, seen: list[str], timeout: float = 120) -> int:
+    async with asyncio.timeout(timeout):
+        async for raw in process.stdout:
+            seen.append(raw.decode().rstrip())
+        return await process.wait()
+
+
+def stop(process: asyncio.subprocess.Process | None) -> None:
+    if process is not None and process.returncode is None:
+        process.kill()
+
+
+def transcript(env: dict[str, str], game: str) -> list[str]:
+    journal = Journal.open(game, Path(env["XDG_STATE_HOME"]) / "olixono" / "games")
+    return list(GameSession.restore(journal.lines(), game_id=game).transcript)
+
+
+async def test_a_player_killed_mid_game_resumes_and_the_game_finishes(tmp_path):
+    relay = await RelayProcess(free_port()).start()
+    url = f"mqtt://127.0.0.1:{relay.port}"
+    host_env, _ = home(tmp_path, "host")
+    guest_env, _ = home(tmp_path, "guest")
+    host = guest = resumed = None
+    try:
+        host = await spawn(host_env, "host", "olix", "--relay", url, "--bot", "mcts", "--seconds", "0.05", "--seed", "1")
+        host_lines: list[str] = []
+        game = (await read_until(host, r"olixono join (\S{22})", host_lines)).group(1)
+        guest = await spawn(guest_env, "join", game, "--relay", url, "--bot", "mcts", "--seconds", "0.05", "--seed", "2")
+        guest_lines: list[str] = []
+        await read_until(guest, r"^move 9 ", guest_lines)
+        guest.send_signal(signal.SIGKILL)  # no goodbye, no clean disconnect: the relay sends its will
+        await guest.wait()
+        before = len(transcript(guest_env, game))
+        resumed = await spawn(guest_env, "resume", game, "--relay", url, "--bot", "random", "--seed", "3")
+        resumed_lines: list[str] = []
+        assert await finish(resumed, resumed_lines) == 0, "\n".join(resumed_lines)
+        assert await finish(host, host_lines) == 0, "\n".join(host_lines)
+    finally:
+        for process in (host, guest, resumed):
+            stop(process)
+        await relay.stop(kill=True)
+    assert any("gone" in line and "presence" in line for line in host_lines)  # the will told the host
+    assert any(line.startswith("Taking up olix game") for line in resumed_lines)
+    lines = transcript(guest_env, game)
+    assert lines == transcript(host_env, game) and len(lines) > before
+    session, _, problem = verify_transcript(lines)
+    assert problem is None and session.result is not None
+
+
+# -- two real terminals ---------------------------------------------------------------------------------------
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None and os.environ.get("CI") != "true",
+                                reason="tmux is not installed (bash scripts/test installs it)")
+
+
+class Tmux:
+    """A tmux server of the test's own (its own socket), ended by its PID."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.socket = str(tmp_path / "tmux.sock")
+        self.pid: int | None = None
+
+    def run(self, *args: str) -> str:
+        result = subprocess.run(["tmux", "-S", self.socket, *args], capture_output=True, text=True, timeout=10)
+        if result.returncode != 0:
+            raise AssertionError(f"tmux {' '.join(args)}: {result.stderr}")
+        return result.stdout
+
+    def start(self, env: dict[str, str], command: list[str]) -> None:
+        environment = [f"{name}={env[name]}" for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "PYTHONPATH")]
+        shell = " ".join(["env", *environment, "TERM=xterm-256color", sys.executable, "-m", "client", *command])
+        if self.pid is None:
+            self.run("new-session", "-d", "-s", "olixono", "-x", "140", "-y", "45", shell)
+            self.pid = int(self.run("display-message", "-p", "#{pid}").strip())
+            self.run("set-option", "-g", "remain-on-exit", "on")  # keep each screen readable after its program ends
+        else:
+            self.run("new-window", "-t", "olixono", shell)
+
+    def screen(self, window: int) -> str:
+        return self.run("capture-pane", "-p", "-J", "-S", "-400", "-t", f"olixono:{window}")
+
+    def type(self, window: int, text: str) -> None:
+        self.run("send-keys", "-t", f"olixono:{window}", "-l", text)
+        self.run("send-keys", "-t", f"olixono:{window}", "Enter")
+
+    def wait_for(self, window: int, pattern: str, timeout: float = 20) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = re.search(pattern, self.screen(window), re.M)
+            if found:
+                return found
+            time.sleep(0.1)
+        raise AssertionError(f"window {window} never showed {pattern!r}:\n{self.screen(window)}")
+
+    def stop(self) -> None:
+        if self.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGTERM)  # the server ends its panes' processes with it
+            self.pid = None
+
+
+async def follow(url: str, game: str, session: GameSession, stop_event: asyncio.Event) -> None:
+    """The test's own eyes on the game: a spectator session fed by the relay."""
+    host, port = url.removeprefix("mqtt://").split(":")
+    async with aiomqtt.Client(host, int(port), socket_options=NODELAY) as client:
+        await client.subscribe(game_filter(game), qos=1)
+        async for message in client.messages:
+            session.receive(bytes(message.payload))
+            if stop_event.is_set():
+                return
+
+
+@needs_tmux
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
+    relay = await RelayProcess(free_port()).start()
+    url = f"mqtt://127.0.0.1:{relay.port}"
+    envs = {name: home(tmp_path, name) for name in ("host", "guest", "watcher")}
+    tmux = Tmux(tmp_path)
+    stop_event = asyncio.Event()
+    follower = None
+    try:
+        tmux.start(envs["host"][0], ["host", kind, "--relay", url])
+        game = (await asyncio.to_thread(tmux.wait_for, 0, r"olixono join (\S{22})")).group(1)
+        tmux.start(envs["guest"][0], ["join", game, "--relay", url])
+        tmux.start(envs["watcher"][0], ["watch", game, "--relay", url])
+        session = GameSession(game)
+        follower = asyncio.create_task(follow(url, game, session, stop_event))
+        window = {envs["host"][1].public: 0, envs["guest"][1].public: 1}
+        async with asyncio.timeout(30):
+            while not session.started:
+                await asyncio.sleep(0.1)
+        await asyncio.to_thread(tmux.wait_for, 2, r"watching (pink|first) to move>")
+        first = window[session.actor]
+        await asyncio.to_thread(tmux.wait_for, first, r"(pink|first) \(you\) to move vs \w{4}-")
+        await asyncio.to_thread(tmux.wait_for, 1 - first, r"to move vs \w{4}-\S+ \(waiting\)>")
+        toolbar = await asyncio.to_thread(tmux.wait_for, first, r"relay: connected  \|  opponent \S+: here.*")
+        assert toolbar.group(0).rstrip().endswith(f"game {game}")
+        rng = random.Random(7)
+        refused = False
+        async with asyncio.timeout(240):
+            while not session.over:
+                actor = window[session.actor]
+                moves = sorted(move.text() for move in session.board.legal_moves())
+                if not refused:  # the player whose turn it is not types a move: refused, never sent
+                    tmux.type(1 - actor, moves[0])
+                    await asyncio.to_thread(tmux.wait_for, 1 - actor, r"error: it is not your turn")
+                    refused = True
+                before = session.moves
+                tmux.type(actor, rng.choice(moves))
+                while session.moves == before and not session.over:
+                    await asyncio.sleep(0.05)
+        sentence = session.result.sentence()
+        for pane in (0, 1, 2):
+            await asyncio.to_thread(tmux.wait_for, pane, re.escape(f"Game over: {sentence}"), 20)
+        assert f"move {session.next_seq - 1} " in tmux.screen(2)  # the watcher saw the last move
+    finally:
+        stop_event.set()
+        tmux.stop()
+        if follower is not None:
+            follower.cancel()
+            await asyncio.gather(follower, return_exceptions=True)
+        await relay.stop(kill=True)
+    assert transcript(envs["host"][0], game) == transcript(envs["guest"][0], game) == list(session.transcript)
