@@ -14,7 +14,12 @@ test in ``tests/test_relay_embedded.py``:
    broadcast queue is behind (TCP backpressure), and treat every session as
    clean, so no offline queue grows for a client that never comes back (the
    game history lives in retained messages anyway);
-4. no MQTT 5: nothing to do but document it; clients speak MQTT 3.1.1.
+4. no MQTT 5: nothing to do but document it; clients speak MQTT 3.1.1;
+5. broadcasting while a client subscribes or unsubscribes: amqtt's broadcast
+   loop awaits inside a loop over its subscriptions, so a SUBSCRIBE or
+   UNSUBSCRIBE handled meanwhile ("dictionary changed size during
+   iteration") ends the broadcast task and the relay delivers nothing more;
+   its loop is given a snapshot of the subscriptions instead.
 """
 
 from __future__ import annotations
@@ -156,8 +161,20 @@ class _GuardedReader(StreamReaderAdapter):
         return await super().read(n)
 
 
+class _Subscriptions(dict[str, list[tuple[Session, int]]]):
+    """amqtt's table of subscriptions, whose ``items()`` is a snapshot (WORKAROUND 5)."""
+
+    def items(self) -> list[tuple[str, list[tuple[Session, int]]]]:  # type: ignore[override]
+        return [(topic_filter, list(holders)) for topic_filter, holders in super().items()]
+
+
 class RelayBroker(Broker):
     """amqtt's broker with the relay's workarounds (see the module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # WORKAROUND (5): Broker._run_broadcast awaits while it iterates self._subscriptions.items().
+        self._subscriptions = _Subscriptions(self._subscriptions)  # type: ignore[has-type]
 
     def broadcast_backlog(self) -> int:
         return self._broadcast_queue.qsize()

@@ -7,6 +7,7 @@ and says which workaround to revisit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import warnings
 
 import aiomqtt
@@ -164,3 +165,51 @@ def test_relay_broker_overrides_what_it_patches():
         assert name in vars(Broker), name
         assert name in vars(RelayBroker), name
     assert hasattr(Broker, "_client_connected")
+
+
+async def _delivered_while_others_subscribe(port: int, lines: int = 200, readers: int = 8) -> int:
+    """Lines a set of subscribers receive of a burst, in all, while other clients subscribe and unsubscribe."""
+    topic = "olixono/1/games/" + "B" * 22 + "/" + "K" * 43 + "/1"
+    async with contextlib.AsyncExitStack() as stack:
+        writer = await stack.enter_async_context(_client(port))
+        listening = [await stack.enter_async_context(_client(port)) for _ in range(readers)]
+        churners = [await stack.enter_async_context(_client(port)) for _ in range(3)]
+        for k, reader in enumerate(listening):  # two filters: a broadcast visits one, then the other
+            await reader.subscribe(topic if k % 2 else game_filter("B" * 22), qos=1)
+        stop = asyncio.Event()
+
+        async def churn(churner: aiomqtt.Client, offset: int) -> None:
+            n = offset
+            while not stop.is_set():
+                n += 1
+                await churner.subscribe(f"olixono/1/games/{n}/#", qos=1)  # a new filter: a new key in amqtt's table
+                await churner.unsubscribe(f"olixono/1/games/{n}/#")
+
+        async def count(reader: aiomqtt.Client) -> int:
+            received = 0
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(3):
+                    async for _ in reader.messages:
+                        received += 1
+                        if received == lines:
+                            break
+            return received
+
+        churning = [asyncio.create_task(churn(client, 10_000 * k)) for k, client in enumerate(churners)]
+        counting = [asyncio.create_task(count(reader)) for reader in listening]
+        await asyncio.gather(*(writer.publish(topic, str(n).encode(), qos=1) for n in range(lines)))
+        received = sum(await asyncio.gather(*counting))
+        stop.set()
+        await asyncio.gather(*churning, return_exceptions=True)
+        return received
+
+
+async def test_confirms_amqtt_stops_broadcasting_when_a_subscription_changes_meanwhile(monkeypatch):
+    monkeypatch.setattr(embedded, "_Subscriptions", dict)  # the relay without workaround 5 (its topic rules await)
+    async with EmbeddedRelay(RelaySettings(port=0)) as relay:
+        assert await _delivered_while_others_subscribe(relay.port) < 200 * 8  # acknowledged lines never delivered
+
+
+async def test_workaround_the_relay_broadcasts_while_clients_subscribe_and_unsubscribe():
+    async with EmbeddedRelay(RelaySettings(port=0)) as relay:
+        assert await _delivered_while_others_subscribe(relay.port) == 200 * 8
