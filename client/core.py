@@ -1,30 +1,29 @@
-"""One game's client core, sans I/O: intents and lines in, lines to publish and events out.
+"""One game's client core, sans I/O: intents and lines in; lines to journal and publish, and events, out.
 
-A :class:`GameCore` owns the game's :class:`protocol.GameSession` and its
-journal. Every front end (the line console, a bot seat, the ``--plain``
-printer, the full-screen console) and the transport talk only to it:
+A :class:`GameCore` owns the game's :class:`protocol.GameSession`. Every front
+end (the line console, a bot seat, the ``--plain`` printer, the full-screen
+console) and the transport talk only to it, through the runner:
 
 - :meth:`GameCore.act` takes the local person's intent (:class:`Intent`) and
   either refuses it with one clear sentence (:class:`IntentRefused`) before
-  anything is signed, or returns a :class:`Step`: the lines to publish and the
-  events the intent caused;
+  anything is signed, or returns a :class:`Step`: the lines to journal, to
+  publish, and the events the intent caused;
 - :meth:`GameCore.feed` takes a line the transport delivered and returns a Step;
 - :meth:`GameCore.republish` lists everything this client keeps on the relay,
   for a (re)connection.
 
 The core does what the protocol asks of every client without being told: it
-journals each applied line before anything it caused is published, copies
-the other player's lines under this player's key (``PROTOCOL.md`` §7), accepts
-the first valid join when hosting, reveals the coin when accepted, and keeps
-every equivocation proof next to the journal.
+copies the other player's lines under this player's key (``PROTOCOL.md`` §7),
+accepts the first valid join when hosting, reveals the coin when accepted, and
+hands on every equivocation proof. It touches no file and no socket: the
+runner journals what a Step says (own lines before they are published) and
+publishes the rest.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Protocol
 
-from olixono.common import InvalidMoveError
 from protocol import (
     EquivocationDetected,
     Event,
@@ -84,21 +83,15 @@ class Step:
     """What one intent or one incoming line caused."""
 
     publish: tuple[Publish, ...] = ()
-    events: tuple[Event | ProofSaved, ...] = ()
+    events: tuple[Event, ...] = ()
+    journal: tuple[str, ...] = ()
+    """Lines to append to the journal: before anything is published for an intent, at once for a received line."""
+    secret: str | None = None
+    """The guest's coin-flip secret, to keep with the journal before its join is published."""
+    proofs: tuple[EquivocationDetected, ...] = ()
+    """Equivocation proofs to keep next to the journal."""
     resubscribe: bool = False
     """The session asks for the game's lines again (subscribe once more: the relay resends what it retains)."""
-
-
-class JournalLike(Protocol):
-    """What the core needs of a journal (``client.journal.Journal``; a list will do in tests)."""
-
-    def append(self, line: str) -> None: ...
-
-    def keep_secret(self, secret: str | None) -> None: ...
-
-    def save_proof(self, proof: EquivocationDetected) -> object: ...
-
-    def lines(self) -> list[str]: ...
 
 
 class GameCore:
@@ -108,16 +101,10 @@ class GameCore:
     every line it verifies under its own key, one more holder that history needs to survive.
     """
 
-    def __init__(self, session: GameSession, journal: JournalLike | None = None, *, auto_accept: bool = True,
-                 watching: bool = False) -> None:
+    def __init__(self, session: GameSession, *, auto_accept: bool = True, watching: bool = False) -> None:
         self.session = session
-        self.journal = journal
         self.auto_accept = auto_accept
         self.watching = watching or session.identity is None
-        me = f" by={self.me.text} " if self.me is not None else None
-        self._my_join = next((line for line in journal.lines() if line.startswith("olixono/1 join ") and me and me in line),
-                             None) if journal is not None else None
-        """Our join, journaled when it was signed: not again when the accept brings it into the transcript."""
 
     @property
     def playing(self) -> bool:
@@ -170,33 +157,18 @@ class GameCore:
     def _sign(self, intent: Intent) -> Outgoing:
         session = self.session
         if intent.kind == "move":
-            return session.move(self._checked_move(intent.text))
+            return session.move(session.check_move(intent.text))
         if intent.kind == "chat":
             return session.chat(intent.text)
         action = {"resign": session.resign, "propose": session.propose, "withdraw": session.withdraw,
                   "decline": session.decline, "agree": session.agree, "abort": session.abort, "claim": session.claim}
         return action[intent.kind]()
 
-    def _checked_move(self, text: str) -> str:
-        """The move's canonical text, or :class:`IntentRefused` saying why it cannot be played now."""
-        session = self.session
-        board = session.board
-        if board is None or session.phase is not Phase.PLAYING:
-            raise IntentRefused("the game has not started yet: the players' seats are not drawn")
-        if not self.my_turn:
-            raise IntentRefused(f"it is not your turn: {board.turn} is to move")
-        try:
-            move = board.parse_move(text.strip())
-        except InvalidMoveError as exc:
-            raise IntentRefused(f"not a move: {exc}") from None
-        reason = board.why_illegal(move)
-        if reason is not None:
-            raise IntentRefused(f"illegal: {reason}")
-        return str(move.text())
-
     def _why(self, intent: Intent, detail: str) -> str:
         """One sentence for a refused intent, from the protocol's detail."""
         session = self.session
+        if intent.kind == "move":
+            return detail
         board = session.board
         if session.phase is Phase.PLAYING and not self.my_turn and intent.kind not in ("resign", "abort", "chat"):
             assert board is not None
@@ -208,17 +180,18 @@ class GameCore:
 
     # -- what the relay should hold ---------------------------------------------------
     def republish(self) -> list[Publish]:
-        """Every line this client keeps on the relay: its own lines, and copies of the other's (or the watched game's
-        lines, for a witness): published again on every (re)connection, for a relay that lost them."""
-        lines = self.journal.lines() if self.journal is not None else list(self.session.transcript)
-        out: list[Publish] = []
-        for line in lines:
-            try:
-                message = decode(line, verify=False)
-            except ValueError:
-                continue  # a damaged journal line: the relay may still hold it
-            out.append(self._placement(message))
-        return out
+        """Every line this client keeps on the relay: its own lines (a join not yet accepted too), and copies of
+        the other's (or the watched game's lines, for a witness): published again on every (re)connection, for a
+        relay that lost them."""
+        messages = list(self.session.chain)
+        me = self.me
+        my_join = self.session.joins.get(me) if me is not None else None
+        if my_join is not None and my_join not in messages:
+            messages.append(my_join)
+        for line in self.session.transcript:
+            if " chat " in line[:20]:
+                messages.append(decode(line, verify=False))
+        return [self._placement(message) for message in messages]
 
     def _placement(self, message: Message) -> Publish:
         me = self.me
@@ -234,22 +207,27 @@ class GameCore:
         return Publish(out.topic, out.line)
 
     # -- what follows from each step ----------------------------------------------------
-    def _after(self, events: list[Event], own: Outgoing | None = None) -> Step:
-        """Journal what was applied, then the lines to publish: our own line, copies, automatic answers."""
+    def _after(self, events: list[Event], own: Outgoing | None = None, *, secret: str | None = None) -> Step:
+        """What a step caused: lines to journal (all applied ones), to publish (ours, copies, automatic answers)."""
         publish: list[Publish] = []
-        shown: list[Event | ProofSaved] = []
+        shown: list[Event] = []
+        journal: list[str] = []
+        proofs: list[EquivocationDetected] = []
         resubscribe = False
+        if own is not None and own.message.type == "join":
+            journal.append(own.line)  # a candidate's join is not applied yet: keep it for a resume
         queue = list(events)
         while queue:
             event = queue.pop(0)
             shown.append(event)
             if isinstance(event, LineApplied):
-                if self.journal is not None and event.line != self._my_join:
-                    self.journal.append(event.line)
+                mine_already = own is None and event.message.type == "join" and event.message.signer == self.me
+                if event.line not in journal and not mine_already:  # our join was journaled when it was signed
+                    journal.append(event.line)
                 if self.me is not None and event.message.signer != self.me:
                     publish.append(self._placement(event.message))
-            elif isinstance(event, EquivocationDetected) and self.journal is not None:
-                shown.append(ProofSaved(event, str(self.journal.save_proof(event))))
+            elif isinstance(event, EquivocationDetected):
+                proofs.append(event)
             elif isinstance(event, ResyncNeeded):
                 resubscribe = True
             follow = self._automatic(event)
@@ -258,7 +236,7 @@ class GameCore:
                 publish.append(Publish(follow.topic, follow.line))
         if own is not None:
             publish.insert(0, Publish(own.topic, own.line))
-        return Step(tuple(publish), tuple(shown), resubscribe)
+        return Step(tuple(publish), tuple(shown), tuple(journal), secret, tuple(proofs), resubscribe)
 
     def _automatic(self, event: Event) -> Outgoing | None:
         """The protocol's own next step, if this event calls for one of ours."""
@@ -273,22 +251,16 @@ class GameCore:
 
     # -- starting a game ------------------------------------------------------------------
     @classmethod
-    def hosting(cls, kind: str, identity: Identity, *, invite: PublicKey | None = None,
-                journal: Callable[[GameSession], JournalLike] | None = None) -> tuple[GameCore, Step]:
-        """A new game hosted by ``identity``: the core (with the journal ``journal`` makes for the new game) and
-        the offer to publish."""
+    def hosting(cls, kind: str, identity: Identity, *, invite: PublicKey | None = None) -> tuple[GameCore, Step]:
+        """A new game hosted by ``identity``: the core, and the offer to journal and publish."""
         session, out = GameSession.offer(kind, identity, invite=invite)
-        core = cls(session, journal(session) if journal is not None else None)
+        core = cls(session)
         return core, core._after(list(out.events), out)
 
     def join(self) -> Step:
-        """Ask for the guest's seat (the offer must have arrived): the join to publish (its secret journaled first)."""
+        """Ask for the guest's seat (the offer must have arrived): the join to journal and publish, and its secret."""
         try:
             out = self.session.join()
         except LocalProtocolError as exc:
             raise IntentRefused(f"cannot join: {exc}") from None
-        if self.journal is not None and self._my_join is None:  # a candidate's join is not applied: keep it for resume
-            self.journal.keep_secret(self.session.secret)
-            self.journal.append(out.line)
-            self._my_join = out.line
-        return self._after(list(out.events), out)
+        return self._after(list(out.events), out, secret=self.session.secret)

@@ -79,6 +79,7 @@ class Journal:
         self.meta = meta
         self.lines_path = directory / f"{meta.game}.lines"
         self.meta_path = directory / f"{meta.game}.json"
+        self._fd: int | None = None  # the lines file, opened once for appending
 
     @classmethod
     def create(cls, meta: JournalMeta, directory: Path | None = None) -> Journal:
@@ -135,16 +136,39 @@ class Journal:
 
     def append(self, line: str) -> None:
         """Add one line and flush it to disk before returning."""
+        self.write(line)
+        self.sync()
+
+    def write(self, line: str) -> None:
+        """Add one line to the file (the operating system has it: a crash of this process cannot lose it)."""
         if "\n" in line or "\r" in line:
             raise JournalError("a journal line holds no line break")
+        data = (line + "\n").encode("utf-8")
         try:
-            fd = os.open(self.lines_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            with os.fdopen(fd, "a", encoding="utf-8") as handle:
-                handle.write(line + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+            if self._fd is None:
+                self._fd = os.open(self.lines_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            written = os.write(self._fd, data)
+            while written < len(data):  # a short write (rare): the rest
+                written += os.write(self._fd, data[written:])
         except OSError as exc:
             raise JournalError(f"cannot write {self.lines_path}: {exc.strerror}") from None
+
+    def sync(self) -> None:
+        """Flush what was written to the disk itself (a crash of the machine cannot lose it either)."""
+        if self._fd is None:
+            return
+        try:
+            os.fsync(self._fd)
+        except OSError as exc:
+            raise JournalError(f"cannot flush {self.lines_path}: {exc.strerror}") from None
+
+    def close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+    def __del__(self) -> None:
+        self.close()
 
     def lines(self) -> list[str]:
         """The lines written so far (a last line cut short by a crash is left out)."""

@@ -182,21 +182,16 @@ async def host(kind: str, options: Options) -> int:
     async with relay_for_host(options) as address:
         _, default = relay_address(options)
 
-        made: list[Journal] = []
-
-        def journal_for(session: GameSession) -> Journal:
-            assert session.game_id is not None
-            made.append(Journal.create(JournalMeta(session.game_id, kind, "host", identity.public.text, address.url),
-                                       options.journal_dir))
-            return made[0]
-
-        core, _ = GameCore.hosting(kind, identity, invite=invite, journal=journal_for)  # the offer goes out on connecting
+        core, offer = GameCore.hosting(kind, identity, invite=invite)
         game = core.session.game_id or ""
+        journal = Journal.create(JournalMeta(game, kind, "host", identity.public.text, address.url), options.journal_dir)
+        for line in offer.journal:
+            journal.append(line)  # published on connecting, with whatever else the relay lacks
         who = "the invited key" if invite else "your opponent"
         options.write(f"Hosting {kind} game {game} as {identity.fingerprint}.")
         options.write(f"Tell {who} to type:  {join_command(game, address, default)}")
         options.write(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
-        runner = GameRunner(core, make_link(options, address, identity), made[0])
+        runner = GameRunner(core, make_link(options, address, identity), journal)
         return await run_game(options, runner, front_end(options, True), identity)
 
 
@@ -234,11 +229,8 @@ def joining(options: Options, identity: Identity, address: RelayAddress) -> Fron
             raise Failure(f"game {game} has its guest already ({session.guest.fingerprint})")
         options.write(f"Joining {session.kind} game {game}, hosted by {session.host.fingerprint}: "
                       "check that it is the fingerprint your host told you.")
-        journal = Journal.create(JournalMeta(game, session.kind, "guest", identity.public.text, address.url),
-                                 options.journal_dir)
-        for line in session.transcript:
-            journal.append(line)
-        runner.attach(journal)
+        runner.attach(Journal.create(JournalMeta(game, session.kind, "guest", identity.public.text, address.url),
+                                     options.journal_dir))
         try:
             await runner.apply(core.join())
         except IntentRefused as exc:
@@ -308,7 +300,7 @@ async def resume(game: str | None, options: Options) -> int:
     session = GameSession.restore(journal.lines(), identity, game_id=game, secret=journal.meta.secret)
     options.relay = options.relay or journal.meta.relay
     address, _ = relay_address(options)
-    core = GameCore(session, journal)
+    core = GameCore(session)
     options.write(f"Taking up {journal.meta.kind} game {game} again ({session.moves} moves so far).")
     runner = GameRunner(core, make_link(options, address, identity), journal)
     return await run_game(options, runner, front_end(options, True), identity)

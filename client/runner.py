@@ -1,13 +1,13 @@
 """One game on the network: the link to the relay, the core and its journal, and a front end, as tasks.
 
-Under one ``asyncio.TaskGroup``: the link keeps the connection up and queues
-what arrives; the pump feeds each line to the core; the publisher sends what
-the core says to publish, in order, so that neither the front end nor the pump
-ever waits on the network (a line is journaled before it is queued, and a
-reconnection publishes again what the relay lacks); the front end reads
-:attr:`GameRunner.events` and calls :meth:`GameRunner.act`. No front end
-touches the session; a failed task ends the group and its error is shown,
-never swallowed.
+Under one ``asyncio.TaskGroup``: the link keeps the connection up and hands
+each line that arrives to the core (in its reading task: no queue between
+them); what the core says to publish is handed to the MQTT client at once
+(``Link.send``), so that nothing ever waits on the network (a line is journaled
+before it is sent, and a reconnection publishes again what the relay lacks);
+the front end reads :attr:`GameRunner.events` and calls :meth:`GameRunner.act`.
+No front end touches the session; a failed task ends the group and its error
+is shown, never swallowed.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from client.core import GameCore, Intent, ProofSaved, Publish, Step
+from client.core import GameCore, Intent, ProofSaved, Step
 from client.journal import Journal
 from client.transport import Link
 from protocol import Event, game_filter
@@ -39,8 +39,6 @@ class Notice:
 
 
 UiEvent = Event | ProofSaved | Connection | Notice
-STOP = ("", b"")
-"""Put in the link's queue to end the pump."""
 GOODBYE_SECONDS = 5.0
 """How long leaving waits for the last lines (and the presence ``gone``) to reach the relay."""
 FrontEnd = Callable[["GameRunner"], Awaitable[int]]
@@ -54,16 +52,20 @@ class GameRunner:
         self.link = link
         self.journal = journal
         self.events: asyncio.Queue[UiEvent] = asyncio.Queue()
-        self.outbox: asyncio.Queue[Publish | None] = asyncio.Queue()
         self.changed = asyncio.Event()
         """Set whenever something happened (front ends that redraw from state wait on it)."""
         link.on_connect = self._connected
         link.on_state = self._state
         link.will = self._will
+        link.on_line = self._received
         self._game = core.session.game_id
         assert self._game is not None, "a runner needs the game's id"
         self.connections = journal.meta.connections if journal is not None else 0
         """This client's connections to the game so far (the presence ``seq``), kept in the journal when there is one."""
+        self.narrowed = False
+        """Whether this connection receives only the opponent's topics (a seated player, once caught up)."""
+        self._caught_up = False
+        self._narrowing: asyncio.Task[None] | None = None
 
     async def run(self, front: FrontEnd) -> int:
         """Connect and run ``front`` until it returns; say goodbye (presence) and disconnect.
@@ -82,17 +84,10 @@ class GameRunner:
         await self.link.subscribe(game_filter(self._game or ""))
         async with asyncio.TaskGroup() as group:
             group.create_task(self.link.run())
-            group.create_task(self._pump())
-            publisher = group.create_task(self._publisher())
             try:
                 status = await front(self)
-            finally:  # stopped by signals, not cancellation (see Link.run)
-                self._goodbye()
-                self.outbox.put_nowait(None)
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(GOODBYE_SECONDS):
-                        await asyncio.shield(publisher)
-                self.link.incoming.put_nowait(STOP)
+            finally:  # stopped by a signal, not cancellation (see Link.run)
+                await self._goodbye()
                 self.link.stop()
         return status
 
@@ -100,35 +95,75 @@ class GameRunner:
         """Do what the person asked (``IntentRefused`` when it cannot be done: nothing is sent)."""
         await self.apply(self.core.act(intent))
 
-    async def apply(self, step: Step) -> None:
-        """Pass a step's events on, and queue what it calls for to publish."""
+    async def apply(self, step: Step, *, received: bool = False) -> None:
+        """Journal a step's lines, pass its events on, and send what it calls for to publish.
+
+        Our own lines are written to the journal before they are sent (a crash of this process cannot lose
+        them), and flushed to the disk right after, in the same step (so the move leaves without waiting for the
+        disk). A received line's events go first (the person sees the move at once), the journal right after.
+        """
+        if not received:
+            self._record(step, sync=False)
         for event in step.events:
             self.emit(event)
+        if received:
+            await asyncio.sleep(0)  # let the front end show it before the disk write
+            self._record(step)
         for item in step.publish:
-            self.outbox.put_nowait(item)
+            self.link.send(item.topic, item.line)
+        if not received and self.journal is not None:
+            self.journal.sync()
         if step.resubscribe:
             self.emit(Notice("asking the relay for the game's lines again"))
             await self.link.resubscribe(game_filter(self._game or ""))
+
+    def _record(self, step: Step, *, sync: bool = True) -> None:
+        journal = self.journal
+        if journal is None:
+            return
+        if step.secret is not None:
+            journal.keep_secret(step.secret)  # written (and flushed) before the join that commits to it is sent
+        for line in step.journal:
+            journal.write(line)
+        if sync and step.journal:
+            journal.sync()
+        for proof in step.proofs:
+            self.emit(ProofSaved(proof, str(journal.save_proof(proof))))
 
     def emit(self, event: UiEvent) -> None:
         self.events.put_nowait(event)
         self.changed.set()
 
-    async def _publisher(self) -> None:
-        while (item := await self.outbox.get()) is not None:
-            await self.link.publish(item.topic, item.line)
+    async def _received(self, topic: str, payload: bytes) -> None:
+        await self.apply(self.core.feed(payload), received=True)
+        if self._caught_up and not self.narrowed and self._can_narrow():
+            self.narrowed = True  # in a task of its own: the reader never waits for the relay's answers
+            self._narrowing = asyncio.get_running_loop().create_task(self._narrow())
 
-    async def _pump(self) -> None:
-        while True:
-            item = await self.link.incoming.get()
-            if item is STOP:
-                return
-            await self.apply(self.core.feed(item[1]))
+    async def _narrow(self) -> None:
+        """Once a player's seats are both known and the relay's lines are in: receive only the opponent's topics.
+
+        MQTT 3.1.1 sends every publisher its own lines back, and a player's lines and its copies would wake the
+        other player's client for nothing; strangers' lines never concern a seated player.
+        """
+        opponent = self.core.opponent
+        if opponent is not None and self._can_narrow():
+            self.narrowed = True
+            await self.link.narrow(f"{game_filter(self._game or '')[:-1]}{opponent.text}/#")
+
+    def _can_narrow(self) -> bool:
+        core = self.core
+        session = core.session
+        return not core.watching and core.opponent is not None and session.guest is not None and (
+            core.me in (session.host, session.guest))
 
     # -- the link's hooks -------------------------------------------------------------------
     def attach(self, journal: Journal) -> None:
-        """The journal, once it can be made (a guest's, when the offer has told the game's kind)."""
-        self.journal = self.core.journal = journal
+        """The journal, once it can be made (a guest's, when the offer has told the game's kind): what was applied
+        before it is written at once."""
+        self.journal = journal
+        for line in self.core.session.transcript:
+            journal.append(line)
         journal.update(connections=self.connections)
 
     def _will(self) -> tuple[str, str] | None:
@@ -142,19 +177,26 @@ class GameRunner:
         return gone.topic, gone.line
 
     async def _connected(self, link: Link) -> None:
-        """After each connection: say we are here, then publish what the relay lacks of what we keep."""
+        """After each connection: say we are here, catch up on what the relay retains, publish what it lacks of what
+        we keep, and from then on (a seated player) receive only the opponent's topics."""
+        self.narrowed = self._caught_up = False
         here = self.core.presence(True, self.connections)
         if here is not None:
-            await link.publish(here.topic, here.line)
-        await link.settled()
+            link.send(here.topic, here.line)
+        await link.settled((here.topic, here.line) if here is not None else None)
         for item in self.core.republish():
             if link.seen.get(item.topic) != item.line.encode("utf-8"):
-                await link.publish(item.topic, item.line)
+                link.send(item.topic, item.line)
+        self._caught_up = True
+        await self._narrow()
 
     def _state(self, connected: bool, sentence: str) -> None:
         self.emit(Connection(connected, sentence))
 
-    def _goodbye(self) -> None:
+    async def _goodbye(self) -> None:
+        """Say we are gone, and wait (a little) until the relay has it and every line sent before it."""
         gone = self.core.presence(False, self.connections)
         if gone is not None and self.link.connected:
-            self.outbox.put_nowait(gone)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(GOODBYE_SECONDS):
+                    await self.link.publish(gone.topic, gone.line)

@@ -32,6 +32,7 @@ BACKOFF_FIRST, BACKOFF_CAP = 0.5, 30.0
 """Seconds before the first reconnection attempt, and the most between two."""
 QUIET = 0.25
 """After subscribing, the retained lines are taken as all in once nothing new came for this long."""
+QUIET_AFTER_MARKER = 0.03
 SETTLE_MAX = 3.0
 
 
@@ -136,8 +137,12 @@ class Link:
     def __init__(self, address: RelayAddress, *, username: str | None = None, password: str | None = None,
                  cafile: Path | None = None, will: Callable[[], tuple[str, str] | None] | None = None,
                  on_connect: Hook | None = None, on_state: Callable[[bool, str], None] | None = None,
-                 give_up: float | None = None, keepalive: int = 30) -> None:
+                 give_up: float | None = None, keepalive: int = 30,
+                 on_line: Callable[[str, bytes], Awaitable[None]] | None = None) -> None:
         self.address = address
+        self.on_line = on_line
+        """Called with each line that arrives (topic, payload), in the reading task itself: one task hop fewer than
+        :attr:`incoming`, which is used when it is ``None``."""
         self.username, self.password, self.cafile = username, password, cafile
         self.will = will
         self.on_connect = on_connect
@@ -237,7 +242,10 @@ class Link:
             payload = message.payload if isinstance(message.payload, bytes) else str(message.payload).encode()
             self.seen[message.topic.value] = payload
             self._last_arrival = asyncio.get_running_loop().time()
-            self.incoming.put_nowait((message.topic.value, payload))
+            if self.on_line is not None:
+                await self.on_line(message.topic.value, payload)
+            else:
+                self.incoming.put_nowait((message.topic.value, payload))
 
     # -- what the game asks of it -----------------------------------------------------------
     async def subscribe(self, topic_filter: str) -> None:
@@ -251,6 +259,20 @@ class Link:
             except aiomqtt.MqttError as exc:
                 self._lost(explain(self.address, exc, self.username))
 
+    async def narrow(self, topic_filter: str) -> None:
+        """On this connection only, receive ``topic_filter`` instead of the subscriptions made with :meth:`subscribe`
+        (which the next connection makes again, to catch up on everything the relay retains)."""
+        client = self._client
+        if client is None:
+            return
+        try:
+            await client.subscribe(topic_filter, qos=1)  # first, so that nothing falls between the two
+            for broad in self.subscriptions:
+                if broad != topic_filter:
+                    await client.unsubscribe(broad)
+        except aiomqtt.MqttError as exc:
+            self._lost(explain(self.address, exc, self.username))
+
     async def resubscribe(self, topic_filter: str) -> None:
         """Ask for the retained lines of ``topic_filter`` again."""
         client = self._client
@@ -261,8 +283,37 @@ class Link:
             except aiomqtt.MqttError as exc:
                 self._lost(explain(self.address, exc, self.username))
 
+    def send(self, topic: str, line: str) -> bool:
+        """Hand a retained QoS 1 line to the MQTT client at once, without waiting for the relay's acknowledgement.
+
+        aiomqtt's own ``publish`` begins with exactly this call to paho, then waits for the PUBACK; paho keeps the
+        QoS 1 delivery going on its own, in order, and aiomqtt ignores an acknowledgement nobody waits for. So a
+        move leaves in the same loop step it was signed in, and nothing ever waits on the network. ``False`` when
+        the connection is down: the line is published again on reconnection, like everything the relay lacks.
+        """
+        client = self._client
+        if client is None:
+            return False
+        paho = client._client  # aiomqtt 2.x keeps its paho client here (pinned: aiomqtt<3)
+        # Without its write callback paho writes to the socket at once. With it, aiomqtt would register the
+        # writer later (call_soon_threadsafe) but unregister it at once: a line written now would leave a stale
+        # registration behind, which can outlive the socket and capture a new one that reuses its number.
+        register = paho.on_socket_register_write
+        paho.on_socket_register_write = None
+        try:
+            info = paho.publish(topic, line.encode("utf-8"), qos=1, retain=True)
+        finally:
+            paho.on_socket_register_write = register
+        if info.rc != 0:
+            return False
+        sock = paho.socket()
+        if paho.want_write() and register is not None and sock is not None:  # what did not fit: the loop's writer
+            register(paho, None, sock)
+        return True
+
     async def publish(self, topic: str, line: str) -> bool:
-        """Publish a retained line (QoS 1); ``False`` if the connection is down (it is published again on reconnection)."""
+        """Publish a retained line (QoS 1) and wait for the relay's acknowledgement; ``False`` if the connection is
+        down (it is published again on reconnection)."""
         client = self._client
         if client is None:
             return False
@@ -273,13 +324,24 @@ class Link:
             return False
         return True
 
-    async def settled(self) -> None:
-        """Wait until the relay's retained lines are in: nothing new for :data:`QUIET` s (at most :data:`SETTLE_MAX`)."""
+    async def settled(self, marker: tuple[str, str] | None = None) -> None:
+        """Wait until the relay's retained lines are in (at most :data:`SETTLE_MAX` s).
+
+        With a ``marker`` (topic, line) published after subscribing: until it has come back (a relay sends a
+        subscription's retained lines before what is published after it), and a moment more; without one: until
+        nothing new came for :data:`QUIET` s.
+        """
         loop = asyncio.get_running_loop()
         start = loop.time()
         self._last_arrival = max(self._last_arrival, start)
-        while loop.time() - start < SETTLE_MAX and loop.time() - self._last_arrival < QUIET:
-            await asyncio.sleep(QUIET / 5)
+        quiet = QUIET
+        if marker is not None:
+            expected = marker[1].encode("utf-8")
+            while loop.time() - start < SETTLE_MAX and self.seen.get(marker[0]) != expected:
+                await asyncio.sleep(0.005)
+            quiet = QUIET_AFTER_MARKER
+        while loop.time() - start < SETTLE_MAX and loop.time() - self._last_arrival < quiet:
+            await asyncio.sleep(quiet / 5)
 
 
 async def probe(address: RelayAddress, timeout: float = 2.0) -> bool:

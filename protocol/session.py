@@ -297,6 +297,25 @@ class GameSession:
         """How to call ``key`` here: its player name, else its role, else its fingerprint."""
         return self.player_of(key) or self.role_of(key) or key.fingerprint
 
+    def check_move(self, text: str) -> str:
+        """The canonical text of a move the local player may play now; :class:`LocalProtocolError` saying why not.
+
+        Nothing is signed: a front end checks typed text with this before sending it.
+        """
+        board = self._board
+        if board is None or self.phase is not Phase.PLAYING:
+            raise LocalProtocolError("the game has not started yet: the players' seats are not drawn")
+        if self.actor != self._me():
+            raise LocalProtocolError(f"it is not your turn: {board.turn} is to move")
+        try:
+            move = board.parse_move(text.strip())
+        except InvalidMoveError as exc:
+            raise LocalProtocolError(f"not a move: {exc}") from None
+        reason = board.why_illegal(move)
+        if reason is not None:
+            raise LocalProtocolError(f"illegal: {reason}")
+        return str(move.text())
+
     def may(self, kind: str) -> str | None:
         """Why the local player may not send ``kind`` now (``None``: they may), without signing anything.
 
@@ -399,6 +418,10 @@ class GameSession:
             message = decode(data)
         except RemoteProtocolError as exc:
             return [LineRejected(exc.code, exc.detail, _shown(data))]
+        return self._receive(message)
+
+    def _receive(self, message: Message) -> list[Event]:
+        """Judge a decoded line (its signature checked, or our own), then what it unblocks."""
         events: list[Event] = []
         work = deque([message])  # first in, first out: lines waiting for one parent go in arrival order
         while work:
@@ -831,14 +854,17 @@ class GameSession:
         return self._publish(encode(kind, fields, self._identity()))
 
     def _publish(self, line: str) -> Outgoing:
-        """Apply a line the local player signed; its events (others' lines it unblocked or purged included)."""
-        events = self.receive(line)
+        """Apply a line the local player signed; its events (others' lines it unblocked or purged included).
+
+        The line is judged like anyone's, but its signature is not checked again: we just made it.
+        """
+        message = decode(line, verify=False)
+        events = self._receive(message)
         if line not in self._known and line not in self._waiting:  # judged like anyone's line, and refused
             mine = line[:200]
             problem = next((e for e in events if isinstance(e, LineRejected) and e.line == mine
                             or isinstance(e, EquivocationDetected) and e.second == line), None)
             raise LocalProtocolError(f"refusing to send: {problem}")
-        message = decode(line, verify=False)
         return Outgoing(line, message, topic_for(message), tuple(events))
 
     def _retry(self, kind: str, extra: list[tuple[str, str]]) -> Outgoing | None:

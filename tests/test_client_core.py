@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from client.core import GameCore, Intent, IntentRefused, ProofSaved, Publish, Step
+from client.core import GameCore, Intent, IntentRefused, Publish, Step
 from client.journal import Journal, JournalMeta
 from protocol import (
     EquivocationDetected,
@@ -42,22 +42,33 @@ class MemoryJournal:
 
 
 class Relay:
-    """What a relay retains, and who has seen what: every publish reaches every core (in order, or shuffled)."""
+    """What a relay retains, and who has seen what: every publish reaches every core; each core's journal gets what
+    its steps say to journal (as the runner does: our own lines before they are published)."""
 
     def __init__(self) -> None:
         self.retained: dict[str, str] = {}
         self.cores: list[GameCore] = []
         self.events: dict[int, list] = {}
+        self.journals: dict[int, MemoryJournal] = {}
 
-    def attach(self, core: GameCore) -> None:
+    def attach(self, core: GameCore, journal: MemoryJournal | None = None) -> None:
         self.cores.append(core)
         self.events[id(core)] = []
+        self.journals[id(core)] = journal or MemoryJournal()
         for line in list(self.retained.values()):
             self.deliver(core, line)
 
+    def record(self, core: GameCore, step: Step) -> None:
+        journal = self.journals[id(core)]
+        if step.secret is not None:
+            journal.keep_secret(step.secret)
+        journal.written.extend(step.journal)
+        journal.proofs.extend(step.proofs)
+        self.events[id(core)].extend(step.events)
+
     def publish(self, step: Step, source: GameCore | None = None) -> None:
         if source is not None:
-            self.events[id(source)].extend(step.events)
+            self.record(source, step)
         for item in step.publish:
             self.retained[item.topic] = item.line
             for core in list(self.cores):
@@ -65,18 +76,18 @@ class Relay:
 
     def deliver(self, core: GameCore, line: str) -> None:
         step = core.feed(line)
-        self.events[id(core)].extend(step.events)
+        self.record(core, step)
         self.publish(Step(step.publish))
 
 
 def hosted(kind: str = "oxono") -> tuple[Relay, GameCore, GameCore, MemoryJournal, MemoryJournal]:
     relay = Relay()
     host_journal, guest_journal = MemoryJournal(), MemoryJournal()
-    host, offer = GameCore.hosting(kind, HOST, journal=lambda session: host_journal)
-    relay.attach(host)
+    host, offer = GameCore.hosting(kind, HOST)
+    relay.attach(host, host_journal)
     relay.publish(offer, host)
-    guest = GameCore(GameSession(host.session.game_id, GUEST), guest_journal)
-    relay.attach(guest)
+    guest = GameCore(GameSession(host.session.game_id, GUEST))
+    relay.attach(guest, guest_journal)
     relay.publish(guest.join(), guest)
     return relay, host, guest, host_journal, guest_journal
 
@@ -150,8 +161,9 @@ def test_resigning_while_the_opponent_thinks_ends_the_game_for_everyone():
 
 def test_republish_lists_own_lines_at_their_topics_and_the_others_as_copies():
     relay, host, guest, host_journal, _ = hosted()
+    relay.publish(host.act(Intent("chat", "hi")), host)
     items = host.republish()
-    assert len(items) == len(host_journal.written)
+    assert [item.line for item in items] == [line for line in host_journal.written]
     offer = host.session.chain[0]
     assert Publish(topic_for(offer), offer.line) in items
     join = host.session.chain[1]
@@ -164,7 +176,7 @@ def test_a_restored_player_continues_and_a_proof_is_saved(tmp_path):
                                          secret=guest_journal.secret), tmp_path)
     for line in guest_journal.written:
         journal.append(line)
-    restored = GameCore(GameSession.restore(journal.lines(), GUEST, secret=journal.meta.secret), journal)
+    restored = GameCore(GameSession.restore(journal.lines(), GUEST, secret=journal.meta.secret))
     assert restored.session.transcript == guest.session.transcript
     mover = host if host.my_turn else restored
     step = mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
@@ -172,9 +184,10 @@ def test_a_restored_player_continues_and_a_proof_is_saved(tmp_path):
     assert any(isinstance(e, MoveApplied) for e in other.feed(step.publish[0].line).events)
     twin = GameSession.restore(mover.session.transcript[:-1], mover.session.identity)
     fork = twin.move(twin.board.legal_moves()[-1].text()).line
-    saved = [e for e in restored.feed(fork).events if isinstance(e, ProofSaved)] if mover is host else []
-    if mover is host:  # the restored guest keeps the proof next to its journal
-        assert len(saved) == 1 and open(saved[0].path).read().splitlines() == [step.publish[0].line, fork]
+    if mover is host:  # the restored guest hands the proof on, to be kept next to its journal
+        (proof,) = restored.feed(fork).proofs
+        path = journal.save_proof(proof)
+        assert path.read_text().splitlines() == [step.publish[0].line, fork]
 
 
 def test_a_game_over_event_reaches_every_core():
@@ -185,8 +198,20 @@ def test_a_game_over_event_reaches_every_core():
         assert any(isinstance(e, GameOver) for e in relay.events[id(core)])
 
 
-def test_a_players_own_line_is_journaled_before_it_is_handed_over_for_publishing():
-    relay, host, guest, host_journal, guest_journal = hosted()
-    mover, journal = (host, host_journal) if host.my_turn else (guest, guest_journal)
+def test_a_step_names_the_lines_to_journal_our_own_first():
+    relay, host, guest, *_ = hosted()
+    mover = host if host.my_turn else guest
     step = mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
-    assert step.publish[0].line == journal.written[-1]
+    assert step.journal == (step.publish[0].line,)  # the runner writes it before it publishes anything
+    fed = (guest if mover is host else host).feed(step.publish[0].line)
+    assert fed.journal == (step.publish[0].line,) and "/copy-" in fed.publish[0].topic
+
+
+def test_a_join_step_carries_the_secret_and_the_join_to_journal():
+    host, offer = GameCore.hosting("oxono", HOST)
+    guest = GameCore(GameSession(host.session.game_id, GUEST))
+    guest.feed(offer.publish[0].line)
+    step = guest.join()
+    assert step.secret is not None and step.journal == (step.publish[0].line,)
+    accepted = guest.feed(host.feed(step.publish[0].line).publish[0].line)
+    assert step.publish[0].line not in accepted.journal  # journaled once, when it was signed
