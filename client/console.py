@@ -117,13 +117,22 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
                 elif app.is_running:
                     app.invalidate()  # the prompt and the toolbar follow the game
 
+        def loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            # One warning line instead of prompt-toolkit's "Press ENTER to continue", which would
+            # hold the game hostage to a keypress for an error in some background task.
+            error = context.get("exception")
+            out(f"warning: {context.get('message', 'error')}" + (f": {error!r}" if error is not None else ""))
+
+        loop = asyncio.get_running_loop()
+        previous_handler = loop.get_exception_handler()
+        loop.set_exception_handler(loop_error)
         with patch_stdout(raw=True) if write is None else contextlib.nullcontext():
             task = asyncio.create_task(printer())
             try:
                 out("Type help for the commands.")
                 while not core.session.over:
                     try:
-                        text = await session.prompt_async(lambda: prompt_text(core))
+                        text = await session.prompt_async(lambda: prompt_text(core), set_exception_handler=False)
                     except (EOFError, KeyboardInterrupt):
                         text = "quit"
                     if core.session.over:
@@ -138,5 +147,6 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             finally:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
+                loop.set_exception_handler(previous_handler)
 
     return run

@@ -40,6 +40,9 @@ async def typing(runner_box: dict, pipe, lines: list[str], rng: random.Random) -
     for text in ("help", "nonsense words", "legal", "say hello"):
         pipe.send_text(text + "\r")
         await asyncio.sleep(0.15)
+    # An error in some background task: one warning line, never a "Press ENTER" that holds the game.
+    asyncio.get_running_loop().call_exception_handler(
+        {"message": "a background task failed", "exception": RuntimeError("boom")})
     tried_out_of_turn = False
     for _ in range(400):
         if core.session.over:
@@ -78,6 +81,7 @@ async def test_a_person_at_the_line_console_plays_a_whole_game(relay, tmp_path, 
     assert "error: not a move or a command: 'nonsense words'" in text
     assert "error: it is not your turn" in text
     assert "chat " in text and "(you): hello" in text
+    assert "warning: a background task failed: RuntimeError('boom')" in text
     assert "seats " in text and "move 4 " in text
     core = box["runner"].core
     assert f"Game over: {core.session.result.sentence()}" in text
