@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from prompt_toolkit import PromptSession
@@ -22,7 +23,7 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
-from prompt_toolkit.patch_stdout import patch_stdout
+from prompt_toolkit.patch_stdout import StdoutProxy
 
 from client.commands import completions
 from client.core import GameCore
@@ -56,14 +57,16 @@ def prompt_text(core: GameCore) -> str:
     versus = f" vs {opponent.fingerprint}" if opponent is not None else ""
     if session.over:
         return "game over> "
-    if not core.playing:
+    if session.host is None:
+        return "looking for the game on the relay> "
+    if not core.playing and core.watching:
         return f"watching{'' if board is None or not session.started else ' ' + board.turn + ' to move'}> "
     if session.phase is Phase.PLAYING and board is not None:
         if core.my_turn:
             return f"{board.turn} (you) to move{versus}> "
         return f"{board.turn} to move{versus} (waiting)> "
     if session.phase is Phase.OFFERED:
-        return "waiting for an opponent to join> "
+        return "waiting for an opponent to join> " if core.me == session.host else "asking to join> "
     return "drawing the seats> "
 
 
@@ -81,6 +84,23 @@ def toolbar_text(core: GameCore, link_state: dict[str, Any]) -> str:
         parts.append(f"you {core.me.fingerprint}")
     parts.append(f"game {session.game_id}")
     return "  |  ".join(parts)  # the most wanted first: a narrow terminal cuts the end
+
+
+@contextlib.contextmanager
+def patched_stdout() -> Iterator[None]:
+    """prompt-toolkit's ``patch_stdout(raw=True)``, flushing every 10 ms rather than every 200 ms.
+
+    The proxy writes what was printed above the prompt and then waits before the next write, to bundle
+    small writes into one repaint; 200 ms is a fifth of a second added to every burst of lines, such as the
+    whole game printed on joining. 10 ms still bundles a burst.
+    """
+    with StdoutProxy(sleep_between_writes=0.01, raw=True) as proxy:
+        original = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = proxy  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            sys.stdout, sys.stderr = original
 
 
 def line_console(*, input: Input | None = None, output: Output | None = None, write: Write | None = None
@@ -126,7 +146,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
         loop = asyncio.get_running_loop()
         previous_handler = loop.get_exception_handler()
         loop.set_exception_handler(loop_error)
-        with patch_stdout(raw=True) if write is None else contextlib.nullcontext():
+        with patched_stdout() if write is None else contextlib.nullcontext():
             task = asyncio.create_task(printer())
             try:
                 out("Type help for the commands.")

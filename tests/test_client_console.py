@@ -15,7 +15,7 @@ from client import network
 from client.console import MoveCompleter, line_console, prompt_text, toolbar_text
 from client.core import GameCore
 from client.runner import GameRunner
-from protocol_helpers import start
+from protocol_helpers import identity_of, offered, start
 from relay_fixtures import Relay
 from test_client_network import Seat, game_id_of
 
@@ -110,3 +110,14 @@ def test_the_prompt_toolbar_and_completion_follow_the_game():
     watcher = GameCore(type(host)(host.game_id))
     watcher.session.receive_all(host.transcript)
     assert prompt_text(watcher).startswith("watching first to move")
+
+
+def test_the_prompt_says_what_a_player_waits_for_before_the_game_starts():
+    host, guest = offered("oxono")  # the guest holds the offer and has not asked yet
+    assert prompt_text(GameCore(host)) == "waiting for an opponent to join> "
+    lost = GameCore(type(guest)(guest.game_id, identity_of(guest)))
+    assert prompt_text(lost) == "looking for the game on the relay> "  # nothing received yet
+    core = GameCore(guest)
+    core.session.join()
+    assert prompt_text(core) == "asking to join> "
+    assert prompt_text(GameCore(type(host)(host.game_id))) == "looking for the game on the relay> "
