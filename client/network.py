@@ -26,7 +26,7 @@ from client.identity import IdentityError, get_identity
 from client.journal import Journal, JournalError, JournalMeta, check_game_id, journals
 from client.plain import Write, bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
-from client.transport import DEFAULT_RELAY, Link, RelayAddress, RelayError, probe
+from client.transport import DEFAULT_RELAY, Link, RelayAddress, RelayError, reach
 from protocol import GameSession, Identity, Phase, PublicKey, game_filter, lobby_filter
 from protocol.messages import decode
 
@@ -84,9 +84,12 @@ def join_command(game: str, address: RelayAddress, default: bool) -> str:
 async def relay_for_host(options: Options) -> AsyncIterator[RelayAddress]:
     """The relay a host plays through: the one named, or at the default address, or one started here."""
     address, default = relay_address(options)
-    if not default or address.tls or await probe(address):
+    problem = await reach(address)
+    if problem is None:
         yield address
         return
+    if not default or address.tls:
+        raise Failure(str(problem))  # before a game is made and journaled that could never be published
     from relay.embedded import EmbeddedRelay, RelaySettings, quiet_amqtt
 
     quiet_amqtt()

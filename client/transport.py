@@ -16,12 +16,15 @@ import logging
 import random
 import socket
 import ssl
+import threading
 from collections.abc import Awaitable, Callable
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import aiomqtt
+from paho.mqtt.client import topic_matches_sub
 
 log = logging.getLogger("olixono.transport")
 
@@ -123,6 +126,51 @@ def tls_context(cafile: Path | None) -> ssl.SSLContext:
 Hook = Callable[["Link"], Awaitable[None]]
 
 
+class _Client(aiomqtt.Client):
+    """``aiomqtt.Client`` whose socket writer never outlives its socket.
+
+    aiomqtt 2.5 registers the loop's writer for the socket later (``call_soon_threadsafe``) but removes it at
+    once; when the socket closes in between (a disconnect right after a PUBACK was queued), the late
+    registration fails on a closed descriptor ("Exception in callback ... add_writer ... Bad file descriptor",
+    printed to the person's terminal) or, worse, captures a new socket that reuses the number. Here the writer
+    is registered at once when paho asks from the loop's own thread, and from another thread (the connecting
+    executor) only if that socket is still paho's and open when the loop comes to it.
+    """
+
+    def _on_socket_register_write(self, client: Any, userdata: Any, sock: Any) -> None:
+        def write() -> None:
+            try:
+                client.loop_write()
+            except Exception as exc:  # a broken connection: aiomqtt's own handling
+                if not self._disconnected.done():
+                    self._disconnected.set_exception(exc)
+
+        def register() -> None:
+            if client.socket() is sock and sock.fileno() > -1:
+                self._loop.add_writer(sock.fileno(), write)
+
+        if threading.get_ident() == self._loop_thread:
+            register()
+        else:
+            self._loop.call_soon_threadsafe(register)
+
+    def _on_socket_close(self, client: Any, userdata: Any, sock: Any) -> None:
+        fileno = sock.fileno()
+        if fileno > -1:
+            self._loop.remove_writer(fileno)
+        super()._on_socket_close(client, userdata, sock)
+
+    def __init__(self, *args: Any, deliver: Callable[[str, bytes], None], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # made in the loop's thread: aiomqtt takes the running loop
+        self._loop_thread = threading.get_ident()
+        self._deliver = deliver
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        # Straight to the Link, as (topic, payload): aiomqtt's message iterator makes a task and an
+        # asyncio.wait for every message, a good part of a move's trip on loopback.
+        self._deliver(message.topic, message.payload)
+
+
 class Link:
     """One relay connection, kept up: run :meth:`run` as a task; read :attr:`incoming`; :meth:`publish` lines.
 
@@ -150,6 +198,7 @@ class Link:
         self.give_up = give_up
         self.keepalive = keepalive
         self.incoming: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._arrivals: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
         self.subscriptions: list[str] = []
         self.seen: dict[str, bytes] = {}
         """What arrived on each topic since the current connection was made (the relay's retained lines first)."""
@@ -162,8 +211,9 @@ class Link:
     # -- the connection -------------------------------------------------------------------
     def client(self) -> aiomqtt.Client:
         will = self.will() if self.will is not None else None
-        return aiomqtt.Client(
+        return _Client(
             self.address.host, self.address.port, username=self.username, password=self.password,
+            deliver=lambda topic, payload: self._arrivals.put_nowait((topic, payload)),
             protocol=aiomqtt.ProtocolVersion.V311, socket_options=NODELAY, keepalive=self.keepalive, timeout=10,
             tls_context=tls_context(self.cafile) if self.address.tls else None,
             will=aiomqtt.Will(will[0], will[1].encode("utf-8"), qos=1, retain=True) if will else None,
@@ -183,8 +233,11 @@ class Link:
         attempt, down_since = 0, loop.time()
         while not self._stop.is_set():
             try:
+                self._arrivals = asyncio.Queue()
                 async with self.client() as client:
                     self._client, self.connected, self.seen = client, True, {}
+                    arrivals = self._arrivals  # a connection lost ends its own reading, not the next one's
+                    client._disconnected.add_done_callback(lambda _: arrivals.put_nowait(None))
                     self.connections += 1
                     attempt = 0
                     self._state(True, f"connected to {self.address}")
@@ -236,16 +289,22 @@ class Link:
             self.on_state(connected, sentence)
 
     async def _read(self, client: aiomqtt.Client) -> None:
-        async for message in client.messages:
-            if not any(message.topic.matches(wanted) for wanted in self.subscriptions):
+        arrivals = self._arrivals
+        while True:
+            arrival = await arrivals.get()
+            if arrival is None:  # the connection is lost
+                lost = client._disconnected
+                cause = lost.exception() if lost.done() and not lost.cancelled() else None
+                raise aiomqtt.MqttError("Disconnected during message iteration") from cause
+            topic, payload = arrival
+            if not any(topic_matches_sub(wanted, topic) for wanted in self.subscriptions):
                 continue  # some brokers send retained lines nobody asked for
-            payload = message.payload if isinstance(message.payload, bytes) else str(message.payload).encode()
-            self.seen[message.topic.value] = payload
+            self.seen[topic] = payload
             self._last_arrival = asyncio.get_running_loop().time()
             if self.on_line is not None:
-                await self.on_line(message.topic.value, payload)
+                await self.on_line(topic, payload)
             else:
-                self.incoming.put_nowait((message.topic.value, payload))
+                self.incoming.put_nowait((topic, payload))
 
     # -- what the game asks of it -----------------------------------------------------------
     async def subscribe(self, topic_filter: str) -> None:
@@ -344,15 +403,16 @@ class Link:
             await asyncio.sleep(quiet / 5)
 
 
-async def probe(address: RelayAddress, timeout: float = 2.0) -> bool:
-    """Whether something accepts TCP connections at the relay's address (no MQTT spoken)."""
+async def reach(address: RelayAddress, timeout: float = 2.0) -> RelayError | None:
+    """Why nothing accepts TCP connections at the relay's address (no MQTT spoken), or ``None`` if something does."""
     try:
         _, writer = await asyncio.wait_for(asyncio.open_connection(address.host, address.port), timeout)
-    except (OSError, asyncio.TimeoutError):
-        return False
+    except (OSError, asyncio.TimeoutError) as exc:
+        return explain(address, exc)
     writer.close()
     try:
         await writer.wait_closed()
     except OSError:
         pass
-    return True
+    return None
+

@@ -143,6 +143,10 @@ async def test_a_hostile_third_client_changes_nothing(relay, tmp_path):
                 await attacker.publish(topic, b"olixono/1 move game=" + game.encode(), qos=1)
                 for old in list(seen[-3:]):  # replayed lines: duplicates, changing nothing
                     await attacker.publish(f"olixono/1/games/{game}/{stranger.public.text}/replay", old, qos=1)
+                    await attacker.publish(f"olixono/1/games/{game}/{host.identity.public.text}/5", old, qos=1)
+                # an open relay lets anyone overwrite a player's own topic: the guest's copy keeps the true line
+                await attacker.publish(f"olixono/1/games/{game}/{host.identity.public.text}/3", b"garbage", qos=1,
+                                       retain=True)
                 await asyncio.sleep(0.05)
             assert await hosting == 0 and await joining == 0
         listener.cancel()
@@ -150,6 +154,11 @@ async def test_a_hostile_third_client_changes_nothing(relay, tmp_path):
     assert transcript(host, game) == transcript(guest, game)
     assert verify_transcript(transcript(host, game))[2] is None
     assert "warning: line rejected" in host.text()
+    watcher = Seat(tmp_path, "watcher", relay, plain=True)  # late: the relay holds the attacker's lines too
+    assert await network.watch(game, watcher.options) == 0
+    moves = [line for line in watcher.lines if line.startswith("move ")]
+    assert len(moves) == GameSession.restore(transcript(host, game)).moves
+    assert "warning: line rejected" in watcher.text()
 
 
 @pytest.mark.parametrize("data", [False, True], ids=["killed-without-data", "restarted-with-data"])
@@ -233,6 +242,10 @@ async def test_one_sentence_for_each_relay_failure(tmp_path):
         await network.watch("A" * 22, seat)
     with pytest.raises(network.Failure, match="not a game id"):
         await network.watch("nope", seat)
+    seat.relay = f"mqtt://127.0.0.1:{free_port()}"
+    with pytest.raises(network.Failure, match="nothing answers at 127.0.0.1"):
+        await network.host("oxono", seat)
+    assert not list(tmp_path.iterdir())  # no game made that could never be published
 
 
 async def test_a_private_relay_wants_the_account_and_says_so(tmp_path):
@@ -254,3 +267,42 @@ async def test_a_private_relay_wants_the_account_and_says_so(tmp_path):
             await network.watch("A" * 22, options)
     finally:
         await relay.stop()
+
+
+async def test_leaving_while_lines_arrive_leaves_no_writer_behind(relay):
+    """aiomqtt 2.5 registers the socket's writer late (for each PUBACK it owes), so that leaving while lines arrive
+    failed on the closed socket ('Exception in callback ... add_writer ... Bad file descriptor', printed on the
+    person's terminal at the end of a game). The Link's client registers it at once."""
+    from client.transport import Link, RelayAddress
+
+    address = RelayAddress(False, "127.0.0.1", relay.port)
+    tree = "olixono/1/games/BURSTBURSTBURSTBURSTBU"
+    loop = asyncio.get_running_loop()
+    errors: list[dict] = []
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _, context: errors.append(context))
+    publisher = Link(address)
+    publishing = asyncio.create_task(publisher.run())
+    try:
+        async with asyncio.timeout(30):
+            while not publisher.connected:
+                await asyncio.sleep(0.01)
+            for round in range(12):
+                link = Link(address)
+                await link.subscribe(f"{tree}/#")
+                running = asyncio.create_task(link.run())
+                while not link.seen:
+                    publisher.send(f"{tree}/k/{round}", f"line {round}")
+                    await asyncio.sleep(0.002)
+                for n in range(40):  # a burst on its way while the link leaves
+                    publisher.send(f"{tree}/k/{n}", f"line {round} {n}")
+                    if n == 20:
+                        link.stop()
+                    await asyncio.sleep(0)
+                await running
+                await asyncio.sleep(0.02)
+    finally:
+        publisher.stop()
+        await publishing
+        loop.set_exception_handler(previous)
+    assert [context.get("message") for context in errors] == []
