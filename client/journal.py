@@ -80,6 +80,7 @@ class Journal:
         self.lines_path = directory / f"{meta.game}.lines"
         self.meta_path = directory / f"{meta.game}.json"
         self._fd: int | None = None  # the lines file, opened once for appending
+        self._unsynced = False  # written since the last fsync
 
     @classmethod
     def create(cls, meta: JournalMeta, directory: Path | None = None) -> Journal:
@@ -150,15 +151,18 @@ class Journal:
             written = os.write(self._fd, data)
             while written < len(data):  # a short write (rare): the rest
                 written += os.write(self._fd, data[written:])
+            self._unsynced = True
         except OSError as exc:
             raise JournalError(f"cannot write {self.lines_path}: {exc.strerror}") from None
 
     def sync(self) -> None:
-        """Flush what was written to the disk itself (a crash of the machine cannot lose it either)."""
-        if self._fd is None:
+        """Flush what was written to the disk itself (a crash of the machine cannot lose it either); nothing to do
+        when nothing was written since the last flush."""
+        if self._fd is None or not self._unsynced:
             return
         try:
             os.fsync(self._fd)
+            self._unsynced = False
         except OSError as exc:
             raise JournalError(f"cannot flush {self.lines_path}: {exc.strerror}") from None
 

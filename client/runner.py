@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from client.core import GameCore, Intent, ProofSaved, Step
 from client.journal import Journal
 from client.transport import Link
-from protocol import Event, game_filter
+from protocol import Event, game_filter, player_filter
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,26 +98,25 @@ class GameRunner:
     async def apply(self, step: Step, *, received: bool = False) -> None:
         """Journal a step's lines, pass its events on, and send what it calls for to publish.
 
-        Our own lines are written to the journal before they are sent (a crash of this process cannot lose
-        them), and flushed to the disk right after, in the same step (so the move leaves without waiting for the
-        disk). A received line's events go first (the person sees the move at once), the journal right after.
+        The lines are written to the journal first (the operating system has them: a crash of this process cannot
+        lose them, and our own are there before they are sent), and flushed to the disk last, once for everything
+        the step and the front end wrote, so that nothing waits for the disk: a move leaves, and a received move is
+        shown (and may be answered), before the flush.
         """
-        if not received:
-            self._record(step, sync=False)
+        self._record(step)
         for event in step.events:
             self.emit(event)
         if received:
-            await asyncio.sleep(0)  # let the front end show it before the disk write
-            self._record(step)
+            await asyncio.sleep(0)  # the front end shows it, and may answer it, before the copies and the flush
         for item in step.publish:
             self.link.send(item.topic, item.line)
-        if not received and self.journal is not None:
-            self.journal.sync()
+        if self.journal is not None:
+            self.journal.sync()  # nothing to do when the front end's answer has flushed it already
         if step.resubscribe:
             self.emit(Notice("asking the relay for the game's lines again"))
             await self.link.resubscribe(game_filter(self._game or ""))
 
-    def _record(self, step: Step, *, sync: bool = True) -> None:
+    def _record(self, step: Step) -> None:
         journal = self.journal
         if journal is None:
             return
@@ -125,8 +124,6 @@ class GameRunner:
             journal.keep_secret(step.secret)  # written (and flushed) before the join that commits to it is sent
         for line in step.journal:
             journal.write(line)
-        if sync and step.journal:
-            journal.sync()
         for proof in step.proofs:
             self.emit(ProofSaved(proof, str(journal.save_proof(proof))))
 
@@ -143,13 +140,13 @@ class GameRunner:
     async def _narrow(self) -> None:
         """Once a player's seats are both known and the relay's lines are in: receive only the opponent's topics.
 
-        MQTT 3.1.1 sends every publisher its own lines back, and a player's lines and its copies would wake the
-        other player's client for nothing; strangers' lines never concern a seated player.
+        MQTT 3.1.1 sends every publisher its own lines back, and the opponent's copies (of our own lines) would
+        wake this client for nothing; strangers' lines never concern a seated player.
         """
         opponent = self.core.opponent
         if opponent is not None and self._can_narrow():
             self.narrowed = True
-            await self.link.narrow(f"{game_filter(self._game or '')[:-1]}{opponent.text}/#")
+            await self.link.narrow(player_filter(self._game or "", opponent))
 
     def _can_narrow(self) -> bool:
         core = self.core

@@ -32,7 +32,7 @@ from protocol.events import (
 from protocol.keys import Identity, PublicKey, WeakKeyError, fingerprint
 from protocol.messages import VERSION, Message, decode, encode
 from protocol.session import GameSession, Phase, check_equivocation_proof, verify_transcript
-from protocol.topics import copy_topic, game_filter, lobby_filter, topic_for
+from protocol.topics import copy_topic, game_filter, lobby_filter, player_filter, topic_for
 
 __all__ = [
     "CODES", "VERSION", "ChatReceived", "EndDeclined", "EndProposed", "EquivocationDetected", "Event", "GameOver",
@@ -40,6 +40,6 @@ __all__ = [
     "LocalProtocolError", "Message", "MoveApplied", "OfferReceived", "Outgoing", "Phase", "PresenceChanged",
     "ProposalWithdrawn",
     "PublicKey", "Rejection", "RemoteProtocolError", "Result", "ResyncNeeded", "Superseded", "WeakKeyError",
-    "check_equivocation_proof", "copy_topic", "decode", "encode", "fingerprint", "game_filter", "lobby_filter",
+    "check_equivocation_proof", "copy_topic", "decode", "encode", "fingerprint", "game_filter", "lobby_filter", "player_filter",
     "topic_for", "verify_transcript",
 ]

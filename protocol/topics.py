@@ -10,11 +10,13 @@ whole game:
     olixono/1/games/<game id>/<signer key>/<seq>         join, accept, reveal, moves, ... (seq 1, 2, ...)
     olixono/1/games/<game id>/<signer key>/chat-<n>      the signer's n-th chat line
     olixono/1/games/<game id>/<signer key>/presence      whether the signer's client is connected
-    olixono/1/games/<game id>/<holder key>/copy-<hash>   a copy of another key's line, kept by its holder
+    olixono/1/games/<game id>/<holder key>/copy/<hash>   a copy of another key's line, kept by its holder
 
 Copies are what keep one player from erasing history (``PROTOCOL.md`` §7):
 each player re-publishes every line of the other's it has verified, under its
-own key, where the other cannot touch it.
+own key, where the other cannot touch it. They sit one level deeper than the
+holder's own lines, so that ``player_filter`` receives a key's lines without
+its copies (a seated player, once caught up, needs nothing else).
 """
 
 from __future__ import annotations
@@ -43,12 +45,11 @@ def topic_for(message: Message) -> str:
 
 def copy_topic(message: Message, holder: PublicKey) -> str:
     """The topic on which ``holder`` keeps a copy of another key's ``message`` (retained)."""
-    return f"{GAMES}/{message.game}/{holder.text}/copy-{message.hash}"
+    return f"{GAMES}/{message.game}/{holder.text}/copy/{message.hash}"
 
 
-def game_of_topic(topic: str) -> str | None:
-    """The game id a topic belongs to, or ``None`` if it is no game topic (clients ignore those)."""
-    parts = topic.split("/")
-    if len(parts) == 6 and "/".join(parts[:3]) == GAMES:
-        return parts[3]
-    return None
+def player_filter(game_id: str, key: PublicKey) -> str:
+    """The subscription that receives ``key``'s own lines in one game (offer, main chain, chat, presence), not its
+    copies of other keys' lines."""
+    return f"{GAMES}/{game_id}/{key.text}/+"
+

@@ -115,7 +115,7 @@ def test_a_whole_game_by_intents_with_copies_and_a_late_spectator(kind):
     assert host.session.result == guest.session.result and host.session.result is not None
     assert host_journal.written == list(host.session.transcript)
     assert [line for line in guest_journal.written if line in host.session.transcript] == list(host.session.transcript)
-    copies = [t for t in relay.retained if "/copy-" in t]
+    copies = [t for t in relay.retained if "/copy/" in t]
     assert len(copies) == len(host.session.transcript)  # each line of one player, held by the other too
     watcher = GameCore(GameSession(host.session.game_id))
     relay.attach(watcher)
@@ -128,7 +128,7 @@ def test_refusals_are_one_sentence_and_sign_nothing():
     mover, waiter = (host, guest) if host.my_turn else (guest, host)
     witness = GameCore(GameSession(host.session.game_id, STRANGER))  # a watcher with a key copies what it verifies
     relay.attach(witness)
-    assert len([t for t in relay.retained if f"/{STRANGER.public.text}/copy-" in t]) == len(host.session.transcript)
+    assert len([t for t in relay.retained if f"/{STRANGER.public.text}/copy/" in t]) == len(host.session.transcript)
     before = dict(relay.retained)
     with pytest.raises(IntentRefused, match="^it is not your turn: pink is to move$"):
         waiter.act(Intent("move", "Oc6c5"))
@@ -167,7 +167,7 @@ def test_republish_lists_own_lines_at_their_topics_and_the_others_as_copies():
     offer = host.session.chain[0]
     assert Publish(topic_for(offer), offer.line) in items
     join = host.session.chain[1]
-    assert all("/copy-" in item.topic for item in items if item.line == join.line)
+    assert all("/copy/" in item.topic for item in items if item.line == join.line)
 
 
 def test_a_restored_player_continues_and_a_proof_is_saved(tmp_path):
@@ -204,7 +204,7 @@ def test_a_step_names_the_lines_to_journal_our_own_first():
     step = mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
     assert step.journal == (step.publish[0].line,)  # the runner writes it before it publishes anything
     fed = (guest if mover is host else host).feed(step.publish[0].line)
-    assert fed.journal == (step.publish[0].line,) and "/copy-" in fed.publish[0].topic
+    assert fed.journal == (step.publish[0].line,) and "/copy/" in fed.publish[0].topic
 
 
 def test_a_join_step_carries_the_secret_and_the_join_to_journal():

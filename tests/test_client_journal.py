@@ -33,6 +33,24 @@ def test_lines_are_on_disk_as_soon_as_they_are_appended(tmp_path):
         journal.append("two\nlines")
 
 
+def test_a_flush_goes_to_the_disk_once_for_everything_written_before_it(tmp_path, monkeypatch):
+    import client.journal
+
+    flushed: list[int] = []
+    real_fsync = client.journal.os.fsync
+    monkeypatch.setattr(client.journal.os, "fsync", lambda fd: (flushed.append(fd), real_fsync(fd)))
+    journal = Journal.create(meta(), tmp_path)
+    flushed.clear()  # creating the journal flushes its metadata
+    journal.write("olixono/1 mine")
+    journal.write("olixono/1 theirs")
+    journal.sync()
+    journal.sync()  # nothing new: nothing to flush
+    assert len(flushed) == 1
+    journal.write("olixono/1 next")
+    journal.sync()
+    assert len(flushed) == 2
+
+
 def test_a_line_cut_short_by_a_crash_is_left_out(tmp_path):
     journal = Journal.create(meta(), tmp_path)
     journal.append("olixono/1 whole")

@@ -20,7 +20,10 @@ from protocol import (
     ResyncNeeded,
     check_equivocation_proof,
     copy_topic,
+    game_filter,
     lobby_filter,
+    player_filter,
+    topic_for,
     verify_transcript,
 )
 from protocol.keys import b64
@@ -353,6 +356,20 @@ def test_unknown_terms_are_refused_and_a_join_must_accept_the_offers_terms():
 def test_the_lobby_filter_matches_offers_only():
     host, offer = GameSession.offer("olix", HOST, nonce=NONCE, at=AT)
     assert lobby_filter() == "olixono/1/games/+/+/offer" and offer.topic.endswith("/offer")
+
+
+def test_a_players_filter_has_its_lines_and_not_its_copies():
+    from aiomqtt import Topic  # MQTT's own matching rules
+
+    host, guest = start("olix")
+    wanted = player_filter(host.game_id, GUEST.public)
+    guest_lines = [m for m in guest.chain if m.signer == GUEST.public]
+    host_lines = [m for m in guest.chain if m.signer == HOST.public]
+    assert guest_lines and host_lines
+    assert all(Topic(topic_for(m)).matches(wanted) for m in guest_lines)
+    assert not any(Topic(topic_for(m)).matches(wanted) for m in host_lines)
+    assert not any(Topic(copy_topic(m, GUEST.public)).matches(wanted) for m in host_lines)  # the guest's copies
+    assert all(Topic(copy_topic(m, GUEST.public)).matches(game_filter(host.game_id)) for m in host_lines)
 
 
 def test_a_restored_guest_can_reveal():
