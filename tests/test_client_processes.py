@@ -152,6 +152,16 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"window {window} never showed {pattern!r}:\n{self.screen(window)}")
 
+    def wait_for_prompt(self, window: int, words: str, timeout: float = 20) -> None:
+        """Until the prompt now shown (the last prompt line on the screen) holds ``words``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            prompts = re.findall(r"^\S[^>\n]*>(?: |$)", self.screen(window), re.M)
+            if prompts and words in prompts[-1]:
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"window {window}'s prompt never said {words!r}:\n{self.screen(window)}")
+
     def stop(self) -> None:
         if self.pid is not None:
             with contextlib.suppress(ProcessLookupError):
@@ -207,6 +217,8 @@ async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
                     await asyncio.to_thread(tmux.wait_for, 1 - actor, r"error: it is not your turn")
                     refused = True
                 before = session.moves
+                # the test's own spectator may see the last move before the player's client does
+                await asyncio.to_thread(tmux.wait_for_prompt, actor, "(you) to move")
                 tmux.type(actor, rng.choice(moves))
                 while session.moves == before and not session.over:
                     await asyncio.sleep(0.05)
