@@ -96,7 +96,7 @@ def patched_stdout() -> Iterator[None]:
     """
     with StdoutProxy(sleep_between_writes=0.01, raw=True) as proxy:
         original = sys.stdout, sys.stderr
-        sys.stdout = sys.stderr = proxy  # type: ignore[assignment]
+        sys.stdout = sys.stderr = proxy
         try:
             yield
         finally:
