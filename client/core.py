@@ -64,10 +64,12 @@ class Intent:
 
 @dataclass(frozen=True, slots=True)
 class Publish:
-    """One retained line to publish (QoS 1) on ``topic``."""
+    """One retained line to publish (QoS 1) on ``topic``; ``copy``: our copy of another key's line (PROTOCOL.md §7),
+    which may wait a moment, where the game's own lines may not."""
 
     topic: str
     line: str
+    copy: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +199,7 @@ class GameCore:
         me = self.me
         if me is None or message.signer == me:
             return Publish(topic_for(message), message.line)
-        return Publish(copy_topic(message, me), message.line)
+        return Publish(copy_topic(message, me), message.line, copy=True)
 
     def presence(self, here: bool, connection: int) -> Publish | None:
         """This player's presence line for connection number ``connection`` (``None`` for a watcher)."""

@@ -17,7 +17,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from client.core import GameCore, Intent, ProofSaved, Step
+from client.core import GameCore, Intent, ProofSaved, Publish, Step
 from client.journal import Journal
 from client.transport import Link
 from protocol import Event, game_filter, player_filter
@@ -39,6 +39,9 @@ class Notice:
 
 
 UiEvent = Event | ProofSaved | Connection | Notice
+COPY_QUIET, COPY_MAX_WAIT = 0.02, 1.0
+"""Copies of the opponent's lines are sent once no line came or went for ``COPY_QUIET`` s (at most ``COPY_MAX_WAIT`` s
+after the first one waiting): a copy protects a line the relay already holds, and never delays a move on its way."""
 GOODBYE_SECONDS = 5.0
 """How long leaving waits for the last lines (and the presence ``gone``) to reach the relay."""
 FrontEnd = Callable[["GameRunner"], Awaitable[int]]
@@ -66,6 +69,9 @@ class GameRunner:
         """Whether this connection receives only the opponent's topics (a seated player, once caught up)."""
         self._caught_up = False
         self._narrowing: asyncio.Task[None] | None = None
+        self._copies: list[Publish] = []
+        self._copies_since = self._last_line = 0.0
+        self._copy_timer: asyncio.TimerHandle | None = None
 
     async def run(self, front: FrontEnd) -> int:
         """Connect and run ``front`` until it returns; say goodbye (presence) and disconnect.
@@ -107,14 +113,42 @@ class GameRunner:
         for event in step.events:
             self.emit(event)
         if received:
-            await asyncio.sleep(0)  # the front end shows it, and may answer it, before the copies and the flush
+            await asyncio.sleep(0)  # the front end shows it, and may answer it, before the flush
+        self._last_line = asyncio.get_running_loop().time()
         for item in step.publish:
-            self.link.send(item.topic, item.line)
+            if item.copy:
+                self._defer(item)
+            else:
+                self.link.send(item.topic, item.line)
         if self.journal is not None:
             self.journal.sync()  # nothing to do when the front end's answer has flushed it already
         if step.resubscribe:
             self.emit(Notice("asking the relay for the game's lines again"))
             await self.link.resubscribe(game_filter(self._game or ""))
+
+    def _defer(self, copy: Publish) -> None:
+        loop = asyncio.get_running_loop()
+        if not self._copies:
+            self._copies_since = loop.time()
+        self._copies.append(copy)
+        if self._copy_timer is None:
+            self._copy_timer = loop.call_later(COPY_QUIET, self._copies_due)
+
+    def _copies_due(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        quiet_at, latest = self._last_line + COPY_QUIET, self._copies_since + COPY_MAX_WAIT
+        if now < quiet_at and now < latest:
+            self._copy_timer = loop.call_later(min(quiet_at, latest) - now, self._copies_due)
+            return
+        self._copy_timer = None
+        self.send_copies()
+
+    def send_copies(self) -> None:
+        """Send the copies waiting, now (if the link is down, the next connection publishes what the relay lacks)."""
+        copies, self._copies = self._copies, []
+        for item in copies:
+            self.link.send(item.topic, item.line)
 
     def _record(self, step: Step) -> None:
         journal = self.journal
@@ -192,6 +226,10 @@ class GameRunner:
 
     async def _goodbye(self) -> None:
         """Say we are gone, and wait (a little) until the relay has it and every line sent before it."""
+        if self._copy_timer is not None:
+            self._copy_timer.cancel()
+            self._copy_timer = None
+        self.send_copies()
         gone = self.core.presence(False, self.connections)
         if gone is not None and self.link.connected:
             with contextlib.suppress(TimeoutError):

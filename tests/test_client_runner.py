@@ -1,0 +1,94 @@
+"""The runner's own duties, with a fake link (no network): copies wait for a quiet moment, never a move."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from client import runner as runner_module
+from client.core import GameCore, Intent
+from client.runner import GameRunner
+from protocol_helpers import start
+
+
+class FakeLink:
+    """What the runner asks of a link, recorded: (time, topic, line) for every line sent or published."""
+
+    connected = True
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[float, str, str]] = []
+        self.on_connect = self.on_state = self.will = self.on_line = None
+
+    def send(self, topic: str, line: str) -> bool:
+        self.sent.append((asyncio.get_running_loop().time(), topic, line))
+        return True
+
+    async def publish(self, topic: str, line: str) -> bool:
+        return self.send(topic, line)
+
+    async def resubscribe(self, topic_filter: str) -> None:
+        pass
+
+    async def narrow(self, topic_filter: str) -> None:
+        pass
+
+
+def seated_runners(kind: str = "olix") -> tuple[GameRunner, GameRunner]:
+    host, guest = start(kind)
+    return GameRunner(GameCore(host), FakeLink()), GameRunner(GameCore(guest), FakeLink())  # type: ignore[arg-type]
+
+
+def copies(link: FakeLink) -> list[tuple[float, str, str]]:
+    return [item for item in link.sent if "/copy/" in item[1]]
+
+
+async def exchange(runners: tuple[GameRunner, GameRunner], rng: random.Random) -> None:
+    """The player to move plays a random move; the other receives it."""
+    mover, other = runners if runners[0].core.my_turn else runners[::-1]
+    before = len(mover.link.sent)
+    await mover.act(Intent("move", rng.choice(mover.core.session.board.legal_moves()).text()))
+    line = mover.link.sent[before][2]
+    await other._received("topic", line.encode())
+
+
+async def test_a_copy_waits_for_a_quiet_moment_and_the_answer_goes_first():
+    runners = seated_runners()
+    host, guest = runners
+    mover, other = runners if host.core.my_turn else runners[::-1]
+    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    move_line = mover.link.sent[-1][2]
+    await other._received("topic", move_line.encode())
+    assert copies(other.link) == []  # not yet: a copy never competes with a move
+    await other.act(Intent("move", other.core.session.board.legal_moves()[0].text()))
+    assert len(other.link.sent) == 1 and other.link.sent[0][1].endswith(f"/{other.core.me.text}/5")  # the answer
+    await asyncio.sleep(runner_module.COPY_QUIET * 3)
+    assert [line for _, _, line in copies(other.link)] == [move_line]
+
+
+async def test_copies_wait_no_longer_than_the_most_while_lines_keep_coming(monkeypatch):
+    monkeypatch.setattr(runner_module, "COPY_QUIET", 0.05)
+    monkeypatch.setattr(runner_module, "COPY_MAX_WAIT", 0.2)
+    runners = seated_runners()
+    rng = random.Random(2)
+    loop = asyncio.get_running_loop()
+    start_time = loop.time()
+    while loop.time() - start_time < 0.5 and not runners[0].core.session.over:
+        await exchange(runners, rng)  # a line every 10 ms: never quiet for 50 ms
+        await asyncio.sleep(0.01)
+    for runner in runners:
+        sent = copies(runner.link)
+        assert sent, "copies went out although lines kept coming"
+        assert sent[0][0] - start_time < 0.2 + 0.1
+
+
+async def test_leaving_sends_the_copies_waiting_before_the_goodbye():
+    runners = seated_runners()
+    host, guest = runners
+    mover, other = runners if host.core.my_turn else runners[::-1]
+    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    await other._received("topic", mover.link.sent[-1][2].encode())
+    other.connections = 1
+    await other._goodbye()
+    topics = [topic for _, topic, _ in other.link.sent]
+    assert "/copy/" in topics[0] and topics[-1].endswith("/presence")
