@@ -1,0 +1,320 @@
+"""Network play latency: prints one figure a line as ``name: value``.
+
+    python bench/latency.py [--relay embedded|mosquitto|both] [--moves 1000] [--quick]
+
+For each relay (the embedded relay as its own process, ``python -m relay``; Mosquitto from the generated
+configuration), on loopback:
+
+- ``raw_rtt_*``: the MQTT QoS 1 round trip between two bare aiomqtt clients (TCP_NODELAY) in two processes, as the
+  players are: one publishes a retained line, the other publishes it back on receipt;
+- ``move_*``: a move's trip from the player submitting it (``GameRunner.act``: checked, signed, written to the
+  journal, handed to the MQTT client; the journal's flush to disk follows) to the opponent's client having
+  verified and applied it (its front end reading the ``MoveApplied`` event), in full games between two
+  ``GameRunner``\\s in two processes (the monotonic clock is the machine's), each move sent as soon as the previous
+  one was applied (random legal moves, chosen before the clock starts).
+
+Targets: ``move_p50_ms`` at most half the raw trip plus 0.5 ms; ``move_p99_ms`` under 5 ms. Then, once:
+``join_to_prompt_s``, the time from starting ``olixono join GAME`` in a terminal (a pty that answers the console's
+cursor-position request, as a terminal does) to its prompt drawn again after the board (target under 0.5 s), and
+``watched_game_kib``, the memory one watched game holds (a finished Olix game, tracemalloc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import multiprocessing
+import os
+import pty
+import random
+import select
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import aiomqtt  # noqa: E402
+
+from client.core import GameCore, Intent  # noqa: E402
+from client.identity import save_identity  # noqa: E402
+from client.journal import Journal, JournalMeta  # noqa: E402
+from client.runner import GameRunner  # noqa: E402
+from client.transport import NODELAY, Link, RelayAddress  # noqa: E402
+from protocol import GameSession, Identity, MoveApplied  # noqa: E402
+from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config  # noqa: E402
+
+
+# -- relays ---------------------------------------------------------------------------------------------
+class RelayUnderTest:
+    def __init__(self, kind: str, workdir: Path) -> None:
+        self.kind, self.workdir, self.port = kind, workdir, free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.mosquitto: MosquittoProcess | None = None
+
+    def start(self) -> RelayUnderTest:
+        if self.kind == "embedded":
+            self.process = subprocess.Popen([sys.executable, "-m", "relay", "--port", str(self.port)], cwd=ROOT,
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline:
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                    return self
+                except OSError:
+                    time.sleep(0.1)
+            raise SystemExit("the embedded relay did not start")
+        conf = write_config(self.workdir / "mosquitto", MosquittoSettings(port=self.port, run_as="root"))
+        self.mosquitto = MosquittoProcess(conf, self.port).start()
+        return self
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(10)
+        if self.mosquitto is not None:
+            self.mosquitto.stop()
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+# -- the raw round trip ------------------------------------------------------------------------------------
+PING, PONG = "olixono/1/games/BENCHBENCHBENCHBENCHBE/a/1", "olixono/1/games/BENCHBENCHBENCHBENCHBE/b/1"
+
+
+async def pong(port: int, ready: Any) -> None:
+    """The far client: publishes back every line it receives (QoS 1, retained, as game lines are)."""
+    async with aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY) as client:
+        await client.subscribe(PING, qos=1)
+        ready.set()
+        async for message in client.messages:
+            if message.payload == b"stop":
+                return
+            await client.publish(PONG, message.payload, qos=1, retain=True)
+
+
+def pong_process(port: int, ready: Any) -> None:
+    asyncio.run(pong(port, ready))
+
+
+async def raw_trips(port: int, count: int) -> list[float]:
+    """Ping-pong between two bare aiomqtt clients in two processes (as the players are): one publishes a line,
+    the other publishes it back on receipt. Each is a full QoS 1 round trip; half of it is one line's way across."""
+    context = multiprocessing.get_context("spawn")
+    ready = context.Event()
+    far = context.Process(target=pong_process, args=(port, ready))
+    far.start()
+    payload = b"x" * 300  # about a move line
+    trips: list[float] = []
+    try:
+        await asyncio.to_thread(ready.wait, 30)
+        async with aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY) as client:
+            await client.subscribe(PONG, qos=1)
+            await asyncio.sleep(0.2)
+            back = client.messages
+            for _ in range(count + 20):
+                start = time.perf_counter()
+                await client.publish(PING, payload, qos=1, retain=True)
+                await back.__anext__()
+                trips.append(time.perf_counter() - start)
+            await client.publish(PING, b"stop", qos=1)
+    finally:
+        far.join(10)
+        if far.is_alive():
+            far.kill()
+    return trips[20:]  # after a warm-up
+
+
+# -- moves between two runners, each in its own process ---------------------------------------------------
+async def play_games(role: str, port: int, games: int, seed: int, folder: Path, ids: Any) -> dict[str, list[Any]]:
+    """One player's side of ``games`` games in a row (the host offers each and sends its id over ``ids``; the guest
+    joins it): when each own move was submitted, and when each of the opponent's moves was applied (monotonic)."""
+    rng = random.Random(seed)
+    address = RelayAddress(False, "127.0.0.1", port)
+    identity = Identity.generate()
+    sent: list[tuple[str, int, float]] = []
+    applied: list[tuple[str, int, float]] = []
+    for number in range(games):
+        kind = "oxono" if number % 2 else "olix"
+        if role == "host":
+            core, offer = GameCore.hosting(kind, identity)
+            game = core.session.game_id or ""
+            journal = Journal.create(JournalMeta(game, kind, "host", identity.public.text, address.url), folder)
+            for line in offer.journal:
+                journal.append(line)
+            ids.put(game)
+        else:
+            game = await asyncio.to_thread(ids.get)
+            core = GameCore(GameSession(game, identity))
+            journal = None
+        runner = GameRunner(core, Link(address), journal)
+
+        async def front(runner: GameRunner) -> int:
+            core = runner.core
+            if role == "guest":
+                while core.session.phase.name == "WAITING":
+                    await asyncio.sleep(0.005)
+                runner.attach(Journal.create(JournalMeta(game, kind, "guest", identity.public.text, address.url), folder))
+                await runner.apply(core.join())
+            while not core.session.over:
+                event = await runner.events.get()
+                while True:  # everything already queued is read (and timed) before this player moves
+                    if isinstance(event, MoveApplied) and core.session.seats.get(event.player) != core.me:
+                        applied.append((game, event.seq, time.perf_counter()))
+                    if runner.events.empty():
+                        break
+                    event = runner.events.get_nowait()
+                if core.my_turn:
+                    move = rng.choice(core.session.board.legal_moves()).text()
+                    sent.append((game, core.session.next_seq, time.perf_counter()))
+                    await runner.act(Intent("move", move))
+            return 0
+
+        async with asyncio.timeout(120):
+            await runner.run(front)
+    return {"sent": sent, "applied": applied}
+
+
+def player_process(role: str, port: int, games: int, seed: int, folder: str, ids: Any, results: Any) -> None:
+    results.put((role, asyncio.run(play_games(role, port, games, seed, Path(folder), ids))))
+
+
+def game_trips(port: int, games: int, folder: Path) -> list[float]:
+    """Each move's trip, from its player submitting it to the opponent's client having applied it."""
+    context = multiprocessing.get_context("spawn")
+    ids, results = context.Queue(), context.Queue()
+    players = [context.Process(target=player_process, args=(role, port, games, seed, str(folder / role), ids, results))
+               for seed, role in enumerate(("host", "guest"))]
+    for process in players:
+        process.start()
+    sides = dict(results.get(timeout=600) for _ in players)
+    for process in players:
+        process.join(30)
+    sent = {(game, seq): t for game, seq, t in sides["host"]["sent"] + sides["guest"]["sent"]}
+    applied = {(game, seq): t for game, seq, t in sides["host"]["applied"] + sides["guest"]["applied"]}
+    return [applied[key] - sent[key] for key in applied if key in sent]
+
+
+def measure(kind_of_relay: str, moves: int, folder: Path) -> dict[str, float]:
+    relay = RelayUnderTest(kind_of_relay, folder / kind_of_relay).start()
+    try:
+        raw = asyncio.run(raw_trips(relay.port, moves))
+        trips = game_trips(relay.port, max(2, moves // 50), folder / f"{kind_of_relay}-games")
+    finally:
+        relay.stop()
+    raw_p50 = statistics.median(raw) * 1000
+    return {
+        "raw_rtt_p50_ms": raw_p50, "raw_rtt_p99_ms": percentile(raw, 0.99) * 1000,
+        "move_p50_ms": statistics.median(trips) * 1000, "move_p99_ms": percentile(trips, 0.99) * 1000,
+        "move_p90_ms": percentile(trips, 0.90) * 1000, "move_max_ms": max(trips) * 1000,
+        "moves": len(trips), "move_p50_target_ms": raw_p50 / 2 + 0.5,
+    }
+
+
+# -- joining, as a person sees it ---------------------------------------------------------------------------
+def join_to_prompt(folder: Path) -> float:
+    """Seconds from starting ``olixono join`` in a pty to its prompt with the board shown (best of 3)."""
+    relay = RelayUnderTest("mosquitto", folder / "join-relay").start()
+    url = f"mqtt://127.0.0.1:{relay.port}"
+    best = float("inf")
+    try:
+        for attempt in range(3):
+            homes = {}
+            for name in ("host", f"guest{attempt}"):
+                config, state = folder / name / "config", folder / name / "state"
+                if not (config / "olixono" / "identity").exists():
+                    save_identity(Identity.generate(), config / "olixono" / "identity")
+                homes[name] = dict(os.environ, XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(state),
+                                   PYTHONPATH=str(ROOT), TERM="xterm")
+            host = subprocess.Popen([sys.executable, "-m", "client", "host", "oxono", "--relay", url, "--bot",
+                                     "random"], env=homes["host"], cwd=ROOT, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True)
+            assert host.stdout is not None
+            game = next(line.split("olixono join ")[1].split()[0] for line in host.stdout if "olixono join " in line)
+            primary, secondary = pty.openpty()
+            start = time.perf_counter()
+            guest = subprocess.Popen([sys.executable, "-m", "client", "join", game, "--relay", url],
+                                     env=homes[f"guest{attempt}"], cwd=ROOT, stdin=secondary, stdout=secondary,
+                                     stderr=secondary, close_fds=True)
+            os.close(secondary)
+            seen = b""
+            deadline = start + 20
+            board = b"   a  b  c  d  e  f"  # the board printed above the prompt, which is drawn again after it
+            while time.perf_counter() < deadline and not (board in seen and b"\x1b[?25h" in seen.split(board)[-1]):
+                ready, _, _ = select.select([primary], [], [], 0.05)
+                if ready:
+                    try:
+                        chunk = os.read(primary, 65536)
+                    except OSError:
+                        break
+                    seen += chunk
+                    for _ in range(chunk.count(b"\x1b[6n")):  # answer the cursor position request, as a terminal
+                        os.write(primary, b"\x1b[1;1R")
+            elapsed = time.perf_counter() - start
+            if board in seen:
+                best = min(best, elapsed)
+            for process in (guest, host):
+                process.kill()
+                process.wait(10)
+            os.close(primary)
+    finally:
+        relay.stop()
+    return best
+
+
+def watched_game_kib() -> float:
+    """What one watched game holds: a spectator's core fed a finished Olix game (tracemalloc, KiB)."""
+    host_id, guest_id = Identity.from_seed(bytes([1]) * 32), Identity.from_seed(bytes([2]) * 32)
+    host, offer = GameSession.offer("olix", host_id)
+    guest = GameSession(host.game_id, guest_id)
+    guest.receive(offer.line)
+    host.receive(guest.join().line)
+    guest.receive(host.accept(guest_id.public).line)
+    host.receive(guest.reveal().line)
+    rng = random.Random(1)
+    while not host.over:
+        mover, other = (host, guest) if host.actor == host_id.public else (guest, host)
+        other.receive(mover.move(rng.choice(mover.board.legal_moves()).text()).line)
+    lines = list(host.transcript)
+    gc.collect()
+    tracemalloc.start()
+    watcher = GameCore(GameSession(host.game_id), watching=True)
+    for line in lines:
+        watcher.feed(line)
+    gc.collect()
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return held / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--relay", choices=["embedded", "mosquitto", "both"], default="both")
+    parser.add_argument("--moves", type=int, default=1000, help="moves measured per relay (default 1000)")
+    parser.add_argument("--quick", action="store_true", help="200 moves per relay")
+    args = parser.parse_args()
+    moves = 200 if args.quick else args.moves
+    relays = ["embedded", "mosquitto"] if args.relay == "both" else [args.relay]
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        for relay in relays:
+            figures = measure(relay, moves, folder)
+            for name, value in figures.items():
+                print(f"{relay}_{name}: {value:.3f}" if isinstance(value, float) else f"{relay}_{name}: {value}")
+        print(f"join_to_prompt_s: {join_to_prompt(folder):.3f}")
+    print(f"watched_game_kib: {watched_game_kib():.0f}")
+
+
+if __name__ == "__main__":
+    main()
