@@ -19,7 +19,20 @@ test in ``tests/test_relay_embedded.py``:
    loop awaits inside a loop over its subscriptions, so a SUBSCRIBE or
    UNSUBSCRIBE handled meanwhile ("dictionary changed size during
    iteration") ends the broadcast task and the relay delivers nothing more;
-   its loop is given a snapshot of the subscriptions instead.
+   its loop is given a snapshot of the subscriptions instead;
+6. sessions touched before the password is checked: amqtt looks up (and
+   updates, or deletes) the session of a CONNECT's client id, and takes over
+   its live connection, before authenticating, so a refused login could lend
+   a connected player another account's name, or deafen or kick them. Here a
+   CONNECT is authenticated first (a refusal touches nothing), and a client id
+   is one account's (private mode) or one address's (anonymous mode): the
+   relay keys sessions by both, so nobody reaches another's session. A client
+   that does not finish its CONNECT within :data:`CONNECT_DEADLINE` seconds
+   is closed;
+7. acknowledged messages dropped: amqtt acknowledges a PUBLISH when it queues
+   it, and forgot what was still queued when the publisher disconnected (a
+   burst then a DISCONNECT, as re-seeding a relay from a transcript does). The
+   queue is delivered before the disconnection is handled.
 """
 
 from __future__ import annotations
@@ -34,10 +47,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter
+from amqtt.adapters import ReaderAdapter, StreamReaderAdapter, StreamWriterAdapter, WriterAdapter
 from amqtt.broker import Broker
 from amqtt.contexts import Action
-from amqtt.errors import AMQTTError
+from amqtt.errors import AMQTTError, MQTTError, NoDataError
+from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
+from amqtt.utils import gen_client_id
 from amqtt.plugins.base import BaseAuthPlugin, BasePlugin, BaseTopicPlugin
 from amqtt.session import Session
 
@@ -46,6 +61,8 @@ from relay.rules import DEFAULT_HOST, DEFAULT_PORT, MAX_PACKET_BYTES
 
 log = logging.getLogger("relay")
 
+CONNECT_DEADLINE = 10.0
+"""Seconds a new connection has to send its whole CONNECT packet."""
 BROADCAST_BACKLOG = 10_000
 """Messages waiting in amqtt's broadcast queue above which the relay stops reading from clients."""
 DATABASE_NAME = "retained.sqlite3"
@@ -168,11 +185,20 @@ class _Subscriptions(dict[str, list[tuple[Session, int]]]):
         return [(topic_filter, list(holders)) for topic_filter, holders in super().items()]
 
 
+class _Closed(Exception):
+    """A connection the relay closed before it had a session (already logged in one line)."""
+
+
+def _one_line(exc: BaseException) -> str:
+    return (str(exc) or type(exc).__name__).splitlines()[0][:200]
+
+
 class RelayBroker(Broker):
     """amqtt's broker with the relay's workarounds (see the module docstring)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, private: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._private = private
         # WORKAROUND (5): Broker._run_broadcast awaits while it iterates self._subscriptions.items().
         self._subscriptions = _Subscriptions(self._subscriptions)  # type: ignore[has-type]
 
@@ -184,12 +210,63 @@ class RelayBroker(Broker):
     ) -> None:
         await self._client_connected(listener_name, _GuardedReader(reader, self), StreamWriterAdapter(writer))
 
-    async def _initialize_client_session(self, *args: Any, **kwargs: Any) -> Any:
-        handler, session = await super()._initialize_client_session(*args, **kwargs)
+    async def _initialize_client_session(
+        self, reader: ReaderAdapter, writer: WriterAdapter, remote_address: str, remote_port: int
+    ) -> tuple[BrokerProtocolHandler, Session]:
+        """Read the CONNECT (within the deadline), check the password, and only then find the client's session."""
+        peer = f"{remote_address}:{remote_port}"
+        try:
+            handler, session = await asyncio.wait_for(
+                BrokerProtocolHandler.init_from_connect(reader, writer, self.plugins_manager), CONNECT_DEADLINE)
+        except (asyncio.TimeoutError, AMQTTError, MQTTError, NoDataError) as exc:
+            why = f"no CONNECT within {CONNECT_DEADLINE:g} s" if isinstance(exc, asyncio.TimeoutError) else _one_line(exc)
+            log.info("closed %s: %s", peer, why)
+            with contextlib.suppress(Exception):
+                await writer.close()
+            raise _Closed from None
+        # WORKAROUND (6): the password first; a refused CONNECT touches no session.
+        authenticated = await super()._authenticate(session, None)
+        if not authenticated:
+            handler.attach(session, reader, writer)
+            with contextlib.suppress(Exception):
+                await handler.mqtt_connack_authorize(False)
+                await writer.close()
+            raise _Closed
+        session.relay_authenticated = True
+        # ... and the client id is the account's (private) or the address's (anonymous) own.
+        given = session.client_id or gen_client_id()
+        owner = session.username if self._private else remote_address
+        session.client_id = f"{owner}|{given}"
         # WORKAROUND (3): a persistent session (clean_session=0) makes amqtt queue every message for it,
         # without bound, while it is away; clients rebuild games from retained messages instead.
         session.clean_session = True
+        await self._delete_session(session.client_id)  # this account's own earlier session, if any
+        session.parent = 0
         return handler, session
+
+    async def _authenticate(self, session: Session, listener: Any) -> bool:
+        # Checked once, before the session was looked up (WORKAROUND 6).
+        return bool(getattr(session, "relay_authenticated", False))
+
+    async def _client_connected(self, listener_name: str, reader: ReaderAdapter, writer: WriterAdapter) -> None:
+        try:
+            await super()._client_connected(listener_name, reader, writer)
+        except _Closed:  # raised before amqtt's own handling: release the connection as it would
+            self._servers[listener_name].release_connection()
+
+    def connections(self) -> int:
+        """Connections the listener counts as open."""
+        return sum(server.conn_count for server in self._servers.values())
+
+    async def _handle_disconnect(self, client_session: Session, handler: Any, disconnect_waiter: Any) -> None:
+        # WORKAROUND (7): what amqtt acknowledged but had not delivered yet goes out before the session ends.
+        queue = client_session.delivered_message_queue
+        loop = asyncio.get_running_loop()
+        while not queue.empty():
+            delivered: asyncio.Future[Any] = loop.create_future()
+            delivered.set_result(queue.get_nowait())
+            await self._handle_message_delivery(client_session, handler, delivered)
+        await super()._handle_disconnect(client_session, handler, disconnect_waiter)
 
     async def _publish_retained_messages_for_subscription(self, subscription: tuple[str, int], session: Session) -> None:
         # WORKAROUND (1): amqtt 0.12.1 calls this on each new connection for every filter that *any*
@@ -257,7 +334,7 @@ class EmbeddedRelay:
         return f"{scheme}://{self.settings.host}:{self.port}"
 
     async def start(self) -> None:
-        self.broker = RelayBroker(self.settings.broker_config())
+        self.broker = RelayBroker(self.settings.broker_config(), private=self.settings.private)
         await self.broker.start()
         server = self.broker._servers["default"].instance  # amqtt offers no public way to read the bound port
         self.port = server.sockets[0].getsockname()[1]

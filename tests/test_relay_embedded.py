@@ -113,7 +113,7 @@ async def test_confirms_amqtts_queues_are_unbounded():
         assert relay.broker._broadcast_queue.maxsize == 0
         async with _client(relay.port, clean_session=False, identifier="persistent-client") as client:
             await client.subscribe(game_filter("L" * 22), qos=1)
-            session, _ = relay.broker._sessions["persistent-client"]
+            session, _ = relay.broker._sessions["127.0.0.1|persistent-client"]  # the address's own client id
             assert session.retained_messages.maxsize == 0 and session.delivered_message_queue.maxsize == 0
             # workaround: every session is clean, so nothing is queued for a client that went away
             assert session.clean_session is True
@@ -161,10 +161,12 @@ async def test_private_relay_reads_new_accounts_without_a_restart(tmp_path):
 
 def test_relay_broker_overrides_what_it_patches():
     """The workarounds override amqtt methods by name: fail loudly if amqtt renames them."""
-    for name in ("stream_connected", "_initialize_client_session", "_publish_retained_messages_for_subscription"):
+    for name in ("stream_connected", "_initialize_client_session", "_publish_retained_messages_for_subscription",
+                 "_authenticate", "_client_connected", "_handle_disconnect"):
         assert name in vars(Broker), name
         assert name in vars(RelayBroker), name
-    assert hasattr(Broker, "_client_connected")
+    for name in ("_handle_message_delivery", "_delete_session", "_servers", "_broadcast_queue"):
+        assert hasattr(Broker, name) or name in Broker.__init__.__code__.co_names, name
 
 
 async def _delivered_while_others_subscribe(port: int, lines: int = 200, readers: int = 8) -> int:

@@ -1,0 +1,131 @@
+"""The embedded relay under attack: what a stranger can do with a client id, a half-sent CONNECT or a burst.
+
+Each test reproduces an attack from the relay review (issue 11) against the real embedded relay on a free
+127.0.0.1 port, and fails on the relay as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import aiomqtt
+import pytest
+
+from relay import embedded, users
+from relay.embedded import EmbeddedRelay, RelaySettings
+from relay_fixtures import NODELAY, make_accounts
+
+GAME = "G" * 22
+
+
+def client(port: int, **kwargs) -> aiomqtt.Client:
+    return aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY, protocol=aiomqtt.ProtocolVersion.V311,
+                          timeout=5, **kwargs)
+
+
+def topic(owner: str, slot: str = "0") -> str:
+    return f"olixono/1/games/{GAME}/{owner}/{slot}"
+
+
+@pytest.fixture
+async def private_relay(tmp_path, monkeypatch):
+    """A private relay with two accounts whose password check takes 0.3 s (PBKDF2 as a slow relay would)."""
+    accounts = make_accounts(tmp_path / "users", 2)
+    real_verify = users.PasswordHash.verify
+
+    def slow_verify(self, password: str) -> bool:
+        time.sleep(0.3)  # in amqtt's worker thread: the window an attacker needs
+        return real_verify(self, password)
+
+    monkeypatch.setattr(users.PasswordHash, "verify", slow_verify)
+    async with EmbeddedRelay(RelaySettings(port=0, users_file=tmp_path / "users")) as relay:
+        yield relay, accounts
+
+
+async def refused_login(port: int, **kwargs) -> None:
+    with pytest.raises(aiomqtt.MqttError):
+        async with client(port, **kwargs):
+            pass
+
+
+async def test_a_refused_login_with_a_live_client_id_never_lends_its_name(private_relay):
+    """Critical: A is connected as client id X; a CONNECT with id X, clean_session=0, B's name and a wrong password
+    made amqtt copy B's name into A's live session before checking the password, so that A published as B."""
+    relay, (a, b) = private_relay
+    async with client(relay.port, identifier="X", clean_session=False, username=a.name, password=a.password) as alice:
+        attack = asyncio.create_task(refused_login(relay.port, identifier="X", clean_session=False,
+                                                   username=b.name, password="wrong"))
+        for _ in range(20):  # during the attacker's password check
+            await asyncio.sleep(0.02)
+            try:
+                await alice.publish(topic(b.name), b"written by alice under bob's key", qos=1, retain=True)
+            except aiomqtt.MqttError:
+                break
+        await attack
+    assert topic(b.name) not in relay.retained_topics()
+
+
+async def test_a_refused_login_cannot_deafen_or_kick_a_connected_client(private_relay):
+    """High: a refused CONNECT carrying a victim's client id deleted the victim's subscriptions (clean session) or
+    kicked it (persistent session) before the password was checked."""
+    relay, (a, b) = private_relay
+    for clean in (True, False):
+        async with client(relay.port, identifier="victim", username=a.name, password=a.password) as victim, \
+                client(relay.port, username=b.name, password=b.password) as other:
+            await victim.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+            await refused_login(relay.port, identifier="victim", clean_session=clean)  # no account at all
+            await refused_login(relay.port, identifier="victim", clean_session=clean, username=b.name, password="x")
+            line = f"still heard {clean}".encode()
+            await other.publish(topic(b.name, "1"), line, qos=1, retain=False)
+            async with asyncio.timeout(5):
+                async for message in victim.messages:
+                    if message.payload == line:
+                        break
+            await victim.publish(topic(a.name, "2"), b"still connected", qos=1)
+    async with asyncio.timeout(5):
+        while relay.broker.connections():  # every refused login released its connection
+            await asyncio.sleep(0.02)
+
+
+async def test_a_client_id_belongs_to_its_account(private_relay):
+    """Another account using A's client id gets a session of its own: A stays connected and hears everything."""
+    relay, (a, b) = private_relay
+    async with client(relay.port, identifier="shared", username=a.name, password=a.password) as first:
+        await first.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+        async with client(relay.port, identifier="shared", username=b.name, password=b.password) as second:
+            await second.publish(topic(b.name, "3"), b"from b", qos=1)
+            async with asyncio.timeout(5):
+                async for message in first.messages:
+                    if message.payload == b"from b":
+                        break
+
+
+async def test_a_connection_that_never_finishes_its_connect_is_closed(monkeypatch):
+    monkeypatch.setattr(embedded, "CONNECT_DEADLINE", 0.5)
+    async with EmbeddedRelay(RelaySettings(port=0)) as relay:
+        idle_reader, idle_writer = await asyncio.open_connection("127.0.0.1", relay.port)
+        half_reader, half_writer = await asyncio.open_connection("127.0.0.1", relay.port)
+        half_writer.write(b"\x10\x20\x00\x04MQ")  # the start of a CONNECT, never finished
+        await half_writer.drain()
+        async with asyncio.timeout(5):
+            assert await idle_reader.read() == b""  # closed by the relay
+            assert await half_reader.read() == b""
+        for writer in (idle_writer, half_writer):
+            writer.close()
+        assert relay.broker.connections() == 0  # nothing counted as open
+
+
+async def test_no_acknowledged_message_is_lost_when_its_publisher_leaves_at_once():
+    """Medium: messages amqtt had acknowledged (PUBACK) were dropped when their publisher disconnected right after
+    a burst, which is what re-seeding a relay from a transcript does."""
+    async with EmbeddedRelay(RelaySettings(port=0)) as relay:
+        expected: set[str] = set()
+        for burst in range(10):
+            topics = [topic(f"k{burst}", str(n)) for n in range(50)]
+            async with client(relay.port) as publisher:
+                await asyncio.gather(*(publisher.publish(name, b"line", qos=1, retain=True) for name in topics))
+            expected.update(topics)  # all acknowledged; the publisher is gone
+        async with asyncio.timeout(5):
+            while not expected <= set(relay.retained_topics()):
+                await asyncio.sleep(0.05)
