@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import getpass
 import logging
 import sys
 from pathlib import Path
@@ -41,23 +40,17 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_password(args: argparse.Namespace) -> str:
-    if args.password_stdin:
-        return sys.stdin.readline().rstrip("\r\n")
-    first = getpass.getpass(f"password for {args.name[:12]}...: ")
-    if getpass.getpass("again: ") != first:
-        raise ValueError("the two passwords differ")
-    return first
-
-
 def _adduser(args: argparse.Namespace) -> int:
     try:
         rules.check_account_name(args.name)
-        password = _read_password(args)
-        new = users.add_user(args.users, args.name, password)
+        given = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else None
+        new, token = users.add_user(args.users, args.name, given)
     except (ValueError, OSError) as exc:
         return _fail(str(exc))
-    print(f"{'added' if new else 'changed the password of'} {args.name} in {args.users}")
+    print(f"{'added' if new else 'gave a new password to'} {args.name} in {args.users}")
+    if given is None:
+        print(f"password: {token}")
+        print("  shown this once and kept only hashed: give it to the player, who sets OLIXONO_RELAY_PASSWORD to it")
     print("a running embedded relay picks this up at the next connection; Mosquitto after `kill -HUP <its pid>`")
     return 0
 
@@ -127,13 +120,16 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=_run)
     sub = parser.add_subparsers(dest="relay_command", metavar="SUBCOMMAND")
 
-    add = sub.add_parser("adduser", help="add an account (or change its password) in a users file",
+    add = sub.add_parser("adduser", help="add an account (or give it a new password) in a users file",
                          description="Add an account: NAME is the player's public key as `olixono id` prints it "
-                                     "(or bridge.NAME for another relay). The password is stored hashed (PBKDF2-SHA512, "
-                                     "Mosquitto's $7$ format).")
+                                     "(or bridge.NAME for another relay). adduser makes the password, a random "
+                                     "32-character token, and prints it once; the file keeps only its hash (SHA-512, "
+                                     "Mosquitto's $6$ format: a token cannot be guessed, so a refused login costs the "
+                                     "relay next to nothing). The file keeps its owner and mode.")
     add.add_argument("name", metavar="NAME")
     add.add_argument("--users", type=Path, required=True, metavar="FILE", help="the users file (created if missing)")
-    add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    add.add_argument("--password-stdin", action="store_true",
+                     help=f"use the first line of stdin as the password (at least {users.MIN_TOKEN_CHARS} characters)")
     add.set_defaults(func=_adduser)
 
     delete = sub.add_parser("deluser", help="remove an account from a users file")

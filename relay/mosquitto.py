@@ -3,7 +3,7 @@
 :func:`write_config` writes a complete configuration folder::
 
     DIR/mosquitto.conf   listener, limits, persistence, auth, ACL, TLS, bridge
-    DIR/passwords        a copy of the users file (the same $7$ format; absent in anonymous mode)
+    DIR/passwords        a copy of the users file (Mosquitto's own format; absent in anonymous mode)
     DIR/acl              the topic rules of relay.rules as Mosquitto ACL lines
     DIR/data/            the persistence database (mosquitto.db)
     DIR/tls/             copies of the certificate and key (when asked)

@@ -29,7 +29,6 @@ from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, writ
 
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 KINDS = ["embedded", "mosquitto"]
-FAST_ITERATIONS = 1000  # test accounts: real hashes, cheap to check
 # Skipped on a developer's machine without Mosquitto, never in CI (CI=true), where a missing install must fail.
 needs_mosquitto = pytest.mark.skipif(
     shutil.which("mosquitto") is None and not Path("/usr/sbin/mosquitto").exists() and os.environ.get("CI") != "true",
@@ -48,10 +47,10 @@ class Account:
 
 
 def make_accounts(path: Path, count: int, bridges: tuple[str, ...] = ()) -> list[Account]:
-    accounts = [Account(Identity.generate(), f"pw-{n}-{random.random()}") for n in range(count)]
-    table = {a.name: users.PasswordHash.make(a.password, FAST_ITERATIONS) for a in accounts}
+    accounts = [Account(Identity.generate(), f"token-{n}-{random.random():.15f}") for n in range(count)]
+    table = {a.name: users.PasswordHash.for_token(a.password) for a in accounts}
     for name in bridges:
-        table[name] = users.PasswordHash.make("bridge-secret", FAST_ITERATIONS)
+        table[name] = users.PasswordHash.for_token("bridge-secret")
     users.save(path, table)
     return accounts
 

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import pwd
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import aiomqtt
@@ -13,8 +19,8 @@ import pytest
 
 from protocol import Identity
 from relay import rules, users
-from relay.mosquitto import MAX_QUEUED_MESSAGES
-from relay_fixtures import NODELAY
+from relay.mosquitto import MAX_QUEUED_MESSAGES, MosquittoProcess, MosquittoSettings, free_port, write_config
+from relay_fixtures import NODELAY, needs_mosquitto
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,19 +30,45 @@ def relay_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
                           cwd=ROOT, timeout=60)
 
 
-def test_adduser_and_deluser_keep_only_hashes(tmp_path):
+def test_adduser_makes_a_token_shown_once_and_keeps_only_a_fast_hash(tmp_path):
     users_file = tmp_path / "users"
     key = Identity.generate().public.text
-    done = relay_cli("adduser", key, "--users", str(users_file), "--password-stdin", stdin="correct horse\n")
+    done = relay_cli("adduser", key, "--users", str(users_file))
     assert done.returncode == 0, done.stderr
+    token = re.search(r"^password: (\S+)$", done.stdout, re.M).group(1)
+    assert len(token) == 32
     text = users_file.read_text()
-    assert "correct horse" not in text and re.fullmatch(rf"{key}:\$7\$100000\$[^$]+\$[^$]+\n", text)
+    assert token not in text and re.fullmatch(rf"{key}:\$6\$[^$]+\$[^$]+\n", text)
     assert oct(users_file.stat().st_mode & 0o777) == "0o600"
-    assert users.load(users_file)[key].verify("correct horse")
-    assert relay_cli("adduser", "not-a-key", "--users", str(users_file), "--password-stdin", stdin="x\n").returncode == 2
+    assert users.load(users_file)[key].verify(token) and not users.load(users_file)[key].verify(token[:-1])
+    done = relay_cli("adduser", key, "--users", str(users_file), "--password-stdin", stdin="a" * 24 + "\n")
+    assert done.returncode == 0 and "password:" not in done.stdout  # given, so not shown
+    assert users.load(users_file)[key].verify("a" * 24)
+    short = relay_cli("adduser", key, "--users", str(users_file), "--password-stdin", stdin="correct horse\n")
+    assert short.returncode == 2 and "at least 20 characters" in short.stderr
+    assert relay_cli("adduser", "not-a-key", "--users", str(users_file)).returncode == 2
     assert relay_cli("deluser", key, "--users", str(users_file)).returncode == 0
     assert users.load(users_file) == {}
     assert relay_cli("deluser", key, "--users", str(users_file)).returncode == 1
+
+
+as_root = pytest.mark.skipif(os.getuid() != 0, reason="changes file owners: needs root (CI runs as root)")
+
+
+@as_root
+def test_older_pbkdf2_accounts_still_work_and_adduser_keeps_the_files_owner_and_mode(tmp_path):
+    users_file = tmp_path / "users"
+    old_key, new_key = Identity.generate().public.text, Identity.generate().public.text
+    users.save(users_file, {old_key: users.PasswordHash.make("chosen by a person", 1000)})
+    os.chmod(users_file, 0o640)
+    os.chown(users_file, 4242, 4343)  # as if owned by the relay's own user (these tests run as root)
+    assert relay_cli("adduser", new_key, "--users", str(users_file)).returncode == 0
+    status = users_file.stat()
+    assert (status.st_uid, status.st_gid, oct(status.st_mode & 0o777)) == (4242, 4343, "0o640")
+    loaded = users.load(users_file)
+    assert loaded[old_key].slow and loaded[old_key].verify("chosen by a person") and not loaded[new_key].slow
+    with pytest.raises(users.UsersFileError):
+        users.PasswordHash.parse("$6$AAAA$AAAA")  # a digest that is not 64 bytes
 
 
 def test_account_names_are_keys_or_bridges():
@@ -104,8 +136,8 @@ def test_relay_refuses_a_missing_users_file(tmp_path):
 def test_mosquitto_config_writes_a_complete_configuration(tmp_path):
     users_file = tmp_path / "users"
     key = Identity.generate().public.text
-    users.add_user(users_file, key, "pw", iterations=1000)
-    users.add_user(users_file, "bridge.north", "pw", iterations=1000)
+    users.add_user(users_file, key)
+    users.add_user(users_file, "bridge.north")
     (tmp_path / "bridge-password").write_text("s3cret\n")
     done = relay_cli("mosquitto-config", str(tmp_path / "conf"), "--users", str(users_file), "--port", "18999",
                      "--bridge-to", "relay.example:1883", "--bridge-user", "bridge.south",
@@ -122,3 +154,36 @@ def test_mosquitto_config_writes_a_complete_configuration(tmp_path):
     assert "pattern write olixono/1/games/+/%u/#" in acl and "user bridge.north" in acl
     assert (tmp_path / "conf" / "passwords").read_text() == users_file.read_text()
     assert oct((tmp_path / "conf" / "mosquitto.conf").stat().st_mode & 0o777) == "0o600"  # it holds a password
+
+
+@as_root
+@needs_mosquitto
+def test_the_documented_way_to_add_an_account_to_a_running_mosquitto(tmp_path):
+    """docs/relay.md: mosquitto-config, Mosquitto running as its own user, `adduser` run as root on its passwords
+    file, `kill -HUP`: the new account logs in, and the accounts made before still do."""
+    pwd.getpwnam("mosquitto")  # the Debian package's user
+    home = Path(tempfile.mkdtemp(prefix="olixono-mosquitto-"))  # outside pytest's root-only folders
+    os.chmod(home, 0o755)
+    first, second = Identity.generate().public.text, Identity.generate().public.text
+    users_file = home / "users"
+    _, first_token = users.add_user(users_file, first)
+    port = free_port()
+    conf = write_config(home / "conf", MosquittoSettings(port=port, users_file=users_file, run_as="mosquitto"))
+    passwords = home / "conf" / "passwords"
+    try:
+        with MosquittoProcess(conf, port) as relay:
+            done = relay_cli("adduser", second, "--users", str(passwords))
+            assert done.returncode == 0, done.stderr
+            second_token = re.search(r"^password: (\S+)$", done.stdout, re.M).group(1)
+            os.kill(relay.pid, signal.SIGHUP)
+            time.sleep(0.5)
+
+            async def login(name: str, token: str) -> None:
+                async with aiomqtt.Client("127.0.0.1", port, username=name, password=token, socket_options=NODELAY,
+                                          protocol=aiomqtt.ProtocolVersion.V311, timeout=5) as client:
+                    await client.publish(f"olixono/1/games/{'G' * 22}/{name}/0", b"line", qos=1)
+
+            asyncio.run(login(second, second_token))
+            asyncio.run(login(first, first_token))
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

@@ -150,7 +150,7 @@ async def test_private_relay_reads_new_accounts_without_a_restart(tmp_path):
         async with _client(relay.port, username=first.name, password=first.password):
             pass
         newcomer = make_accounts(tmp_path / "other", 1)[0]
-        users.add_user(users_file, newcomer.name, newcomer.password, iterations=1000)
+        users.add_user(users_file, newcomer.name, newcomer.password)
         async with _client(relay.port, username=newcomer.name, password=newcomer.password):
             pass
         users.delete_user(users_file, first.name)
