@@ -1,0 +1,220 @@
+"""A private relay under two cheap attacks: prints one figure a line as ``name: value``.
+
+    python bench/attacks.py [--relay embedded|mosquitto|both] [--trips 1000] [--quick]
+
+For each relay, in private mode (accounts from ``relay.users``), as its own process on a free 127.0.0.1 port:
+
+- ``rtt_quiet_*``: the QoS 1 round trip between two logged-in clients (one publishes, the other publishes it
+  back), p50 and p99;
+- ``rtt_logins_*``: the same while another process sends 26 refused logins a second (a real account's name,
+  a wrong password), once with the accounts' hashes as ``adduser`` writes them now (``$6$``, a generated
+  token) and once as they were (``$7$``, PBKDF2 at 100,000 rounds). Target: p99 within 2x of the quiet p99;
+- ``burst_lost``: lines lost when a publisher sends a burst of 50 retained QoS 1 lines, has every one
+  acknowledged, and disconnects at once; 200 bursts (10,000 lines), then a late subscriber counts what the relay
+  retained. Target: 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import aiomqtt  # noqa: E402
+
+from protocol import Identity  # noqa: E402
+from relay import users  # noqa: E402
+from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config  # noqa: E402
+
+NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+GAME = "BENCHATTACKBENCHATTACK"
+LOGINS_PER_SECOND = 26
+
+
+class Relay:
+    """A private relay of either kind in its own process, with the accounts of ``table``."""
+
+    def __init__(self, kind: str, workdir: Path, table: dict[str, users.PasswordHash]) -> None:
+        self.kind, self.workdir, self.port = kind, workdir, free_port()
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.users_file = workdir / "users"
+        users.save(self.users_file, table)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.mosquitto: MosquittoProcess | None = None
+
+    def __enter__(self) -> Relay:
+        if self.kind == "mosquitto":
+            conf = write_config(self.workdir / "mosquitto", MosquittoSettings(
+                port=self.port, users_file=self.users_file, run_as="root"))
+            self.mosquitto = MosquittoProcess(conf, self.port).start()
+            return self
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "relay", "--port", str(self.port), "--users", str(self.users_file)], cwd=ROOT,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return self
+            except OSError:
+                time.sleep(0.1)
+        raise SystemExit("the embedded relay did not start")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.mosquitto is not None:
+            self.mosquitto.stop()
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+
+
+def client(port: int, name: str, password: str) -> aiomqtt.Client:
+    made = aiomqtt.Client("127.0.0.1", port, username=name, password=password, socket_options=NODELAY,
+                          protocol=aiomqtt.ProtocolVersion.V311, timeout=10)
+    made.pending_calls_threshold = 100  # a burst of 50 publishes is the point, not a warning
+    return made
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+# -- the attacker: refused logins, in a process of its own ------------------------------------------------
+async def refused_logins(port: int, name: str, stop: Any) -> None:
+    while not stop.is_set():
+        started = time.monotonic()
+        try:
+            async with client(port, name, "not the password"):
+                pass
+        except aiomqtt.MqttError:
+            pass
+        await asyncio.sleep(max(0.0, 1 / LOGINS_PER_SECOND - (time.monotonic() - started)))
+
+
+def attacker(port: int, name: str, stop: Any) -> None:
+    asyncio.run(refused_logins(port, name, stop))
+
+
+# -- the round trip ------------------------------------------------------------------------------------------
+async def round_trips(port: int, a: tuple[str, str], b: tuple[str, str], count: int) -> list[float]:
+    ping, pong = f"olixono/1/games/{GAME}/{a[0]}/ping", f"olixono/1/games/{GAME}/{b[0]}/pong"
+    trips: list[float] = []
+    async with client(port, *a) as first, client(port, *b) as second:
+        await first.subscribe(pong, qos=1)
+        await second.subscribe(ping, qos=1)
+
+        total = count + 20
+
+        async def echo() -> None:  # ends by itself: cancelling a task inside aiomqtt's publish may be ignored
+            answered = 0
+            async for message in second.messages:
+                await second.publish(pong, message.payload, qos=1)
+                answered += 1
+                if answered == total:
+                    return
+
+        echoing = asyncio.create_task(echo())
+        back = first.messages
+        for _ in range(total):
+            start = time.perf_counter()
+            await first.publish(ping, b"x" * 300, qos=1)
+            async with asyncio.timeout(10):
+                await back.__anext__()
+            trips.append(time.perf_counter() - start)
+        async with asyncio.timeout(10):
+            await echoing
+    return trips[20:]
+
+
+def under_logins(port: int, a: tuple[str, str], b: tuple[str, str], count: int) -> list[float]:
+    context = multiprocessing.get_context("spawn")
+    stop = context.Event()
+    process = context.Process(target=attacker, args=(port, b[0], stop))
+    process.start()
+    try:
+        time.sleep(1.0)  # the attack is under way
+        return asyncio.run(round_trips(port, a, b, count))
+    finally:
+        stop.set()
+        process.join(10)
+        if process.is_alive():
+            process.kill()
+
+
+# -- burst and disconnect ---------------------------------------------------------------------------------------
+async def bursts(port: int, account: tuple[str, str], count: int, size: int) -> int:
+    """Lines lost of ``count`` bursts of ``size`` acknowledged lines, each followed by a disconnect."""
+    expected: set[str] = set()
+    for burst in range(count):
+        topics = [f"olixono/1/games/{GAME}/{account[0]}/b{burst}-{n}" for n in range(size)]
+        async with client(port, *account) as publisher:
+            await asyncio.gather(*(publisher.publish(topic, b"line", qos=1, retain=True) for topic in topics))
+        expected.update(topics)
+    await asyncio.sleep(1.0)
+    seen: set[str] = set()
+    async with client(port, *account) as late:
+        await late.subscribe(f"olixono/1/games/{GAME}/{account[0]}/#", qos=1)
+        try:
+            async with asyncio.timeout(10):
+                async for message in late.messages:
+                    seen.add(message.topic.value)
+                    if expected <= seen:
+                        break
+        except TimeoutError:
+            pass
+    return len(expected - seen)
+
+
+def measure(kind: str, folder: Path, trips: int, bursts_count: int) -> dict[str, float]:
+    identities = [Identity.generate() for _ in range(2)]
+    tokens = [users.make_token() for _ in identities]
+    accounts = [(identity.public.text, token) for identity, token in zip(identities, tokens)]
+    figures: dict[str, float] = {}
+    for scheme, hashing in (("token", lambda token: users.PasswordHash.for_token(token)),
+                            ("pbkdf2", lambda token: users.PasswordHash.make(token, users.ITERATIONS))):
+        table = {name: hashing(token) for name, token in accounts}
+        with Relay(kind, folder / f"{kind}-{scheme}", table) as relay:
+            if scheme == "token":
+                quiet = asyncio.run(round_trips(relay.port, accounts[0], accounts[1], trips))
+                figures["rtt_quiet_p50_ms"] = statistics.median(quiet) * 1000
+                figures["rtt_quiet_p99_ms"] = percentile(quiet, 0.99) * 1000
+                figures["burst_lost"] = asyncio.run(bursts(relay.port, accounts[0], bursts_count, 50))
+                figures["burst_lines"] = bursts_count * 50
+            attacked = under_logins(relay.port, accounts[0], accounts[1], trips)
+            figures[f"rtt_logins_{scheme}_p50_ms"] = statistics.median(attacked) * 1000
+            figures[f"rtt_logins_{scheme}_p99_ms"] = percentile(attacked, 0.99) * 1000
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--relay", choices=["embedded", "mosquitto", "both"], default="both")
+    parser.add_argument("--trips", type=int, default=1000, help="round trips measured per figure (default 1000)")
+    parser.add_argument("--quick", action="store_true", help="200 round trips, 20 bursts")
+    args = parser.parse_args()
+    trips = 200 if args.quick else args.trips
+    bursts_count = 20 if args.quick else 200
+    with tempfile.TemporaryDirectory() as temporary:
+        for kind in (["embedded", "mosquitto"] if args.relay == "both" else [args.relay]):
+            for name, value in measure(kind, Path(temporary), trips, bursts_count).items():
+                print(f"{kind}_{name}: {value:.3f}" if isinstance(value, float) else f"{kind}_{name}: {value}")
+
+
+if __name__ == "__main__":
+    main()
