@@ -25,11 +25,13 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from relay.embedded import RelaySettings, serve  # amqtt is slow to import: only when a relay runs
+    from relay.embedded import OneLineFormatter, RelaySettings, serve  # amqtt is slow to import: only when a relay runs
 
     settings = RelaySettings(host=args.host, port=args.port, users_file=args.users, data_dir=args.data,
                              tls_cert=args.tls_cert, tls_key=args.tls_key)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(OneLineFormatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
     try:
         settings.broker_config()  # check the options before starting anything
         asyncio.run(serve(settings, announce=lambda line: print(line, flush=True)))
@@ -81,7 +83,7 @@ def _positive(text: str) -> int:
 
 
 def _mosquitto_config(args: argparse.Namespace) -> int:
-    from relay.mosquitto import MosquittoSettings, start_command, write_config
+    from relay.mosquitto import MosquittoSettings, mosquitto_sub_command, start_command, write_config
 
     password = None
     if args.bridge_password_file is not None:
@@ -98,6 +100,9 @@ def _mosquitto_config(args: argparse.Namespace) -> int:
     print(f"  it listens on {args.host}:{args.port} and runs as the user {args.run_as!r}, who must own {conf.parent / 'data'}")
     if args.users:
         print(f"  accounts: olixono relay adduser KEY --users {conf.parent / 'passwords'}, then kill -HUP <mosquitto pid>")
+        print("  Mosquitto warns at start that the ACL pattern olixono/1/games/# has no %c or %u: that line lets every "
+              "account read every game, as meant")
+    print(f"  watch every game: {mosquitto_sub_command(args.host, args.port, bool(args.users), args.tls_cert)}")
     if args.bridge_to:
         print(f"  bridged to {args.bridge_to[0]}:{args.bridge_to[1]}: games published on either relay reach both")
     return 0
@@ -109,7 +114,11 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
         "relay",
         help="run a relay for your friends or club (an embedded MQTT broker), or configure Mosquitto",
         description="Run an MQTT relay for olixono games on this machine (MQTT 3.1.1, amqtt). "
-                    "Players point their client at it; the relay stores and forwards signed lines and is trusted with nothing.",
+                    "Players point their client at it; the relay stores and forwards signed lines and is trusted with "
+                    "nothing. The embedded relay is for a game between friends or a small club: it is one Python "
+                    "process (about 200 concurrent games), and amqtt needed workarounds to keep its promises "
+                    "(docs/relay.md lists them). For a relay open to the public, or many games, run Mosquitto: "
+                    "`olixono relay mosquitto-config` writes its configuration.",
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST}; 0.0.0.0 for every interface)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one and prints it)")

@@ -7,9 +7,9 @@ test in ``tests/test_relay_embedded.py``:
 
 1. retained-message leak: on every connection amqtt replays the retained
    messages matching *any* client's subscriptions to the newcomer;
-2. no size limit on packets: we refuse to read one larger than
-   :data:`MAX_PACKET_BYTES` and drop the connection (as Mosquitto's
-   ``max_packet_size`` does);
+2. no size limit on packets: we refuse a packet larger than
+   :data:`MAX_PACKET_BYTES` as soon as its fixed header says so, and drop the
+   connection (as Mosquitto's ``max_packet_size`` does);
 3. unbounded queues: we stop reading from clients while the broker's
    broadcast queue is behind (TCP backpressure), and treat every session as
    clean, so no offline queue grows for a client that never comes back (the
@@ -32,7 +32,10 @@ test in ``tests/test_relay_embedded.py``:
 7. acknowledged messages dropped: amqtt acknowledges a PUBLISH when it queues
    it, and forgot what was still queued when the publisher disconnected (a
    burst then a DISCONNECT, as re-seeding a relay from a transcript does). The
-   queue is delivered before the disconnection is handled.
+   queue is delivered before the disconnection is handled;
+8. persistence: amqtt's ``SessionDBPlugin`` lost retained messages under a
+   burst ("database is locked") and wiped its database on a clean stop by
+   default; the relay keeps them in its own store (:mod:`relay.store`).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from amqtt.adapters import ReaderAdapter, StreamReaderAdapter, StreamWriterAdapter, WriterAdapter
-from amqtt.broker import Broker
+from amqtt.broker import Broker, RetainedApplicationMessage
 from amqtt.contexts import Action
 from amqtt.errors import AMQTTError, MQTTError, NoDataError
 from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
@@ -57,6 +60,8 @@ from amqtt.plugins.base import BaseAuthPlugin, BasePlugin, BaseTopicPlugin
 from amqtt.session import Session
 
 from relay import rules, users
+from relay.mosquitto import mosquitto_sub_command
+from relay.store import DATABASE_NAME, RetainedStore
 from relay.rules import DEFAULT_HOST, DEFAULT_PORT, MAX_PACKET_BYTES
 
 log = logging.getLogger("relay")
@@ -65,7 +70,6 @@ CONNECT_DEADLINE = 10.0
 """Seconds a new connection has to send its whole CONNECT packet."""
 BROADCAST_BACKLOG = 10_000
 """Messages waiting in amqtt's broadcast queue above which the relay stops reading from clients."""
-DATABASE_NAME = "retained.sqlite3"
 
 
 # -- plugins ------------------------------------------------------------------
@@ -162,11 +166,21 @@ class PacketTooLargeError(AMQTTError):
 
 
 class _GuardedReader(StreamReaderAdapter):
-    """A client's input stream that enforces the packet size limit and applies backpressure."""
+    """A client's input stream that enforces the packet size limit and applies backpressure.
+
+    It follows the packets as they are read: amqtt reads each packet's first byte and its remaining length one byte
+    at a time, then exactly the body; so the reader knows each packet's size from its fixed header, before the body
+    is read, and refuses a packet whose whole size is over :data:`MAX_PACKET_BYTES` (as Mosquitto's
+    ``max_packet_size`` does), however its fields are cut.
+    """
 
     def __init__(self, reader: asyncio.StreamReader, broker: RelayBroker) -> None:
         super().__init__(reader)
         self._broker = broker
+        self._body_left = 0  # bytes of the current packet's body still to come
+        self._in_header = False  # reading the remaining-length bytes of a fixed header
+        self._header_bytes = 0
+        self._length = 0
 
     async def read(self, n: int = -1) -> bytes:
         # WORKAROUND (2): amqtt reads a packet's payload (and each string) with one read of the
@@ -180,7 +194,32 @@ class _GuardedReader(StreamReaderAdapter):
             if self._broker.broadcast_backlog() <= BROADCAST_BACKLOG:
                 break
             await asyncio.sleep(0.01)
-        return await super().read(n)
+        data = await super().read(n)
+        self._follow(data)
+        return data
+
+    def _follow(self, data: bytes) -> None:
+        index = 0
+        while index < len(data):
+            if self._body_left:
+                taken = min(self._body_left, len(data) - index)
+                self._body_left -= taken
+                index += taken
+            elif not self._in_header:  # a packet's first byte
+                self._in_header, self._header_bytes, self._length = True, 0, 0
+                index += 1
+            else:  # its remaining length, seven bits a byte
+                byte = data[index]
+                index += 1
+                self._length |= (byte & 0x7F) << (7 * self._header_bytes)
+                self._header_bytes += 1
+                if byte & 0x80 and self._header_bytes < 4:
+                    continue
+                self._in_header = False
+                size = 1 + self._header_bytes + self._length
+                if size > MAX_PACKET_BYTES:
+                    raise PacketTooLargeError(f"a packet of {size} bytes exceeds the relay's limit of {MAX_PACKET_BYTES}")
+                self._body_left = self._length
 
 
 class _Subscriptions(dict[str, list[tuple[Session, int]]]):
@@ -201,11 +240,26 @@ def _one_line(exc: BaseException) -> str:
 class RelayBroker(Broker):
     """amqtt's broker with the relay's workarounds (see the module docstring)."""
 
-    def __init__(self, *args: Any, private: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, private: bool = False, store: RetainedStore | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._private = private
+        self._store = store
         # WORKAROUND (5): Broker._run_broadcast awaits while it iterates self._subscriptions.items().
         self._subscriptions = _Subscriptions(self._subscriptions)  # type: ignore[has-type]
+
+    async def _start_listeners(self) -> None:
+        # WORKAROUND (8): retained messages come from the relay's own store (relay/store.py), loaded after
+        # amqtt's start cleared its table and before anyone can connect.
+        if self._store is not None:
+            for topic, data in self._store.load().items():
+                self._retained_messages[topic] = RetainedApplicationMessage(None, topic, data, 1)
+        await super()._start_listeners()
+
+    async def retain_message(self, source_session: Session | None, topic_name: str | None,
+                             data: bytes | bytearray | None, qos: int | None = None) -> None:
+        await super().retain_message(source_session, topic_name, data, qos)
+        if self._store is not None and topic_name is not None:
+            self._store.put(topic_name, bytes(data) if data else None)
 
     def broadcast_backlog(self) -> int:
         return self._broadcast_queue.qsize()
@@ -313,14 +367,6 @@ class RelaySettings:
             "relay.embedded.GameTopicPlugin": {"private": self.private},
             "relay.embedded.ConnectionLogPlugin": {},
         }
-        if self.data_dir is not None:
-            # amqtt keeps retained messages on disk only through this plugin (SQLAlchemy + aiosqlite),
-            # and only with clear_on_shutdown False: its default wipes the database on a clean stop.
-            self.data_dir.mkdir(parents=True, exist_ok=True)
-            plugins["amqtt.contrib.persistence.SessionDBPlugin"] = {
-                "connection": f"sqlite+aiosqlite:///{self.data_dir.resolve() / DATABASE_NAME}",
-                "clear_on_shutdown": False,
-            }
         plugins |= self.extra_plugins
         return {"listeners": {"default": listener}, "plugins": plugins}
 
@@ -332,6 +378,7 @@ class EmbeddedRelay:
         self.settings = settings or RelaySettings()
         self.broker: RelayBroker | None = None
         self.port: int | None = None
+        self._store: RetainedStore | None = None
 
     @property
     def url(self) -> str:
@@ -339,7 +386,9 @@ class EmbeddedRelay:
         return f"{scheme}://{self.settings.host}:{self.port}"
 
     async def start(self) -> None:
-        self.broker = RelayBroker(self.settings.broker_config(), private=self.settings.private)
+        store = RetainedStore(self.settings.data_dir) if self.settings.data_dir is not None else None
+        self.broker = RelayBroker(self.settings.broker_config(), private=self.settings.private, store=store)
+        self._store = store
         await self.broker.start()
         server = self.broker._servers["default"].instance  # amqtt offers no public way to read the bound port
         self.port = server.sockets[0].getsockname()[1]
@@ -347,7 +396,11 @@ class EmbeddedRelay:
     async def stop(self) -> None:
         if self.broker is not None:
             broker, self.broker = self.broker, None
-            await broker.shutdown()
+            try:
+                await broker.shutdown()
+            finally:
+                if self._store is not None:
+                    await asyncio.to_thread(self._store.close)  # everything queued is on disk
 
     async def __aenter__(self) -> EmbeddedRelay:
         await self.start()
@@ -361,9 +414,22 @@ class EmbeddedRelay:
         return sorted(self.broker.retained_messages)
 
 
+class OneLineFormatter(logging.Formatter):
+    """Log lines of one line each: an error's traceback becomes its type and message (amqtt logs a whole traceback
+    for every delivery to a client that has just gone, hundreds in a busy hour)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            record = logging.makeLogRecord(record.__dict__ | {
+                "msg": f"{record.getMessage()}: {type(error).__name__}: {_one_line(error)}", "args": None,
+                "exc_info": None, "exc_text": None})
+        return super().format(record).replace("\n", " | ")
+
+
 def quiet_amqtt() -> None:
     """amqtt logs every connection at INFO, twice; the relay logs its own lines instead."""
-    for name in ("amqtt", "transitions", "sqlalchemy", "aiosqlite"):
+    for name in ("amqtt", "transitions"):
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
@@ -399,7 +465,7 @@ def describe(relay: EmbeddedRelay) -> list[str]:
         f"  retained games: {'kept in ' + str(s.data_dir / DATABASE_NAME) if s.data_dir else 'in memory only (use --data DIR to keep them)'}",
         f"  players point their olixono client at {relay.url}"
         + (" with their key as user name and their relay password" if s.private else ""),
-        f"  any MQTT 3.1.1 client works too, e.g. mosquitto_sub -h {s.host} -p {relay.port} -V mqttv311 -t 'olixono/1/games/#' -v",
+        f"  any MQTT 3.1.1 client works too, e.g. {mosquitto_sub_command(s.host, relay.port or 0, s.private, s.tls_cert)}",
         "  stop with Ctrl-C",
     ]
     if s.host not in ("127.0.0.1", "localhost", "::1"):

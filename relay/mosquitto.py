@@ -263,5 +263,15 @@ class MosquittoProcess:
         self.stop()
 
 
+def mosquitto_sub_command(host: str, port: int, private: bool, cafile: Path | None) -> str:
+    """A ``mosquitto_sub`` command line that watches every game on a relay."""
+    words = ["mosquitto_sub", "-h", host, "-p", str(port), "-V", "mqttv311"]
+    if private:
+        words += ["-u", "KEY", "-P", "PASSWORD"]
+    if cafile is not None:
+        words += ["--cafile", str(cafile)]
+    return " ".join(words + ["-t", "'olixono/1/games/#'", "-v"])
+
+
 def start_command(conf: Path) -> str:
     return f"mosquitto -c {conf}"

@@ -80,8 +80,9 @@ def may_publish(username: str | None, topic: str, *, private: bool) -> bool:
         return False
     if is_bridge_name(username):
         return True
-    # olixono/1/games/+/U/#  ("#" also matches the parent level, as in MQTT)
-    return levels[4] == username and bool(levels[3])
+    # olixono/1/games/+/U/#  ("#" also matches the parent level and "+" an empty one, as in MQTT and so in
+    # Mosquitto's ACL: both relays accept the same topics)
+    return levels[4] == username
 
 
 def may_subscribe(username: str | None, topic_filter: str, *, private: bool) -> bool:

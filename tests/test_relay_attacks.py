@@ -129,3 +129,81 @@ async def test_no_acknowledged_message_is_lost_when_its_publisher_leaves_at_once
         async with asyncio.timeout(5):
             while not expected <= set(relay.retained_topics()):
                 await asyncio.sleep(0.05)
+
+
+async def test_a_clean_stop_keeps_every_retained_line_written_in_a_burst(tmp_path):
+    """Medium: with --data, amqtt's persistence lost lines under a burst ("database is locked": 10,000 in memory,
+    9,997 on disk after a clean stop)."""
+    settings = RelaySettings(port=0, data_dir=tmp_path / "data")
+    expected: set[str] = set()
+    async with EmbeddedRelay(settings) as relay:
+        async def publisher(number: int) -> None:
+            async with client(relay.port) as writer:
+                writer.pending_calls_threshold = 1000
+                topics = [topic(f"p{number}", str(n)) for n in range(500)]
+                await asyncio.gather(*(writer.publish(name, b"line", qos=1, retain=True) for name in topics))
+                expected.update(topics)
+
+        await asyncio.gather(*(publisher(number) for number in range(20)))
+        async with client(relay.port) as eraser:  # and a cleared topic stays cleared
+            await eraser.publish(topic("p0", "0"), b"", qos=1, retain=True)
+        expected.discard(topic("p0", "0"))
+        async with asyncio.timeout(10):
+            while set(relay.retained_topics()) != expected:
+                await asyncio.sleep(0.05)
+    assert len(expected) == 9_999
+    async with EmbeddedRelay(settings) as relay:
+        assert set(relay.retained_topics()) == expected
+
+
+def test_a_write_that_fails_is_tried_again_and_one_that_never_succeeds_is_reported(tmp_path, caplog, monkeypatch):
+    from relay import store as store_module
+
+    store = store_module.RetainedStore(tmp_path)
+    store.load()
+    real_apply = store_module.RetainedStore._apply
+    failures = {"left": 3}
+
+    class Locked:
+        """A connection whose first writes fail as a busy SQLite does."""
+
+        def __init__(self, connection) -> None:
+            self.connection = connection
+
+        @property
+        def in_transaction(self) -> bool:
+            return self.connection.in_transaction
+
+        def execute(self, sql, *args):
+            if sql == "BEGIN IMMEDIATE" and failures["left"] > 0:
+                failures["left"] -= 1
+                raise store_module.sqlite3.OperationalError("database is locked")
+            return self.connection.execute(sql, *args)
+
+    monkeypatch.setattr(store_module.RetainedStore, "_apply",
+                        lambda self, connection, changes: real_apply(self, Locked(connection), changes))
+    store.put("olixono/1/games/x/k/1", b"line")
+    store.close()
+    reopened = store_module.RetainedStore(tmp_path)
+    assert reopened.load() == {"olixono/1/games/x/k/1": b"line"} and store.lost == 0
+    failures["left"] = 10**6
+    monkeypatch.setattr(store_module, "ATTEMPTS", 3)
+    reopened.put("olixono/1/games/x/k/2", b"never written")
+    reopened.close()
+    assert reopened.lost == 1
+    assert "could not write 1 retained messages" in caplog.text
+
+
+def test_an_error_in_the_relays_log_is_one_line():
+    import logging
+
+    record = None
+    try:
+        raise ConnectionResetError("Connection reset by peer\nsecond line")
+    except ConnectionResetError:
+        import sys
+
+        record = logging.LogRecord("amqtt.broker", logging.ERROR, __file__, 1, "Task failed and will be skipped: %s",
+                                   ("<Task>",), sys.exc_info())
+    text = embedded.OneLineFormatter("%(message)s").format(record)
+    assert text == "Task failed and will be skipped: <Task>: ConnectionResetError: Connection reset by peer"

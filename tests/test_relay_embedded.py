@@ -103,9 +103,26 @@ async def test_confirms_amqtts_persistence_forgets_retained_messages_on_a_clean_
                 assert broker.retained_messages == {}
         finally:
             await broker.shutdown()
-    # the relay sets clear_on_shutdown False; tests/test_relay_suite.py restarts it and finds every message
-    settings = RelaySettings(data_dir=tmp_path / "data").broker_config()
-    assert settings["plugins"][database]["clear_on_shutdown"] is False
+    # the relay keeps retained messages in its own store (relay/store.py, WORKAROUND 8)
+    assert database not in RelaySettings(data_dir=tmp_path / "data").broker_config()["plugins"]
+
+
+async def test_workaround_a_data_folder_written_by_amqtts_plugin_is_read_by_the_relay(tmp_path):
+    """A relay upgraded from the plugin: what the plugin kept is served, and kept in the relay's own table."""
+    database = "amqtt.contrib.persistence.SessionDBPlugin"
+    connection = f"sqlite+aiosqlite:///{tmp_path / 'data' / 'retained.sqlite3'}"
+    (tmp_path / "data").mkdir()
+    broker = await _plain_amqtt({"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True},
+                                 database: {"connection": connection, "clear_on_shutdown": False}})
+    try:
+        async with _client(_port(broker)) as writer:
+            await writer.publish(RETAINED, b"kept by the plugin", qos=1, retain=True)
+        await asyncio.sleep(0.3)
+    finally:
+        await broker.shutdown()
+    for _ in range(2):  # imported once, then read from the relay's own table
+        async with EmbeddedRelay(RelaySettings(port=0, data_dir=tmp_path / "data")) as relay:
+            assert relay.retained_topics() == [RETAINED]
 
 
 async def test_confirms_amqtts_queues_are_unbounded():

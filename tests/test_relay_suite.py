@@ -114,6 +114,7 @@ async def test_private_relay_lets_a_player_write_only_under_its_own_key(relays, 
         await a.publish(game_topic(game, bob.name, "3"), b"forged new slot", qos=1, retain=True)
         await a.publish(game_topic(game, bob.name, "1"), b"", qos=1, retain=True)
         await a.publish(f"{GAMES}/{game}/{alice.name}", b"bare key level", qos=1, retain=True)
+        await a.publish(f"{GAMES}//{alice.name}/4", b"empty game id", qos=1, retain=True)
         await a.publish("olixono/1/lobby", b"outside games", qos=1, retain=True)
         assert await suback(a, f"{GAMES}/#") == 1
     async with relay.client(bob) as reader:
@@ -124,6 +125,7 @@ async def test_private_relay_lets_a_player_write_only_under_its_own_key(relays, 
         game_topic(game, bob.name, "1"): b"bob's line",
         game_topic(game, alice.name, "2"): b"alice's line",
         f"{GAMES}/{game}/{alice.name}": b"bare key level",  # "U/#" covers the level U itself, as in MQTT
+        f"{GAMES}//{alice.name}/4": b"empty game id",  # "+" matches an empty level, as in MQTT (no client's game)
     }
 
 
@@ -227,15 +229,37 @@ def _remaining_length(n: int) -> bytes:
 
 def _send_oversized_publish(port: int, topic: str, size: int) -> bool:
     """Whether the relay closed the connection after an oversized PUBLISH (bounded: 5 s)."""
+    return _closed_after(port, 0x31, _mqtt_string(topic) + b"y" * size)
+
+
+def _closed_after(port: int, first_byte: int, body: bytes) -> bool:
+    """Whether the relay closed the connection after one packet (its first byte and body; bounded: 5 s)."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        body = _mqtt_string("MQTT") + bytes([4, 0x02]) + struct.pack("!H", 30) + _mqtt_string("oversize-test")
-        sock.sendall(bytes([0x10]) + _remaining_length(len(body)) + body)
+        hello = _mqtt_string("MQTT") + bytes([4, 0x02]) + struct.pack("!H", 30) + _mqtt_string("oversize-test")
+        sock.sendall(bytes([0x10]) + _remaining_length(len(hello)) + hello)
         assert sock.recv(4)[:1] == b"\x20"  # CONNACK
-        body = _mqtt_string(topic) + b"y" * size
         try:
-            sock.sendall(bytes([0x31]) + _remaining_length(len(body)) + body)
-            return sock.recv(16) == b""
+            sock.sendall(bytes([first_byte]) + _remaining_length(len(body)) + body)
+            while True:  # what the relay answers (a SUBACK, say) until it closes
+                if sock.recv(4096) == b"":
+                    return True
         except (ConnectionResetError, BrokenPipeError):
             return True
         except TimeoutError:
             return False
+
+
+async def test_the_size_limit_is_for_the_whole_packet_not_each_field(relays):
+    """Low: amqtt applied the limit per field: a 2.1 kB topic with a 2 kB payload, and a 947 kB SUBSCRIBE of 400
+    filters, were accepted."""
+    relay = await relays()
+    long_topic = game_topic("S" * 22, "K" * 43, "x" * 2030)
+    assert await asyncio.to_thread(_closed_after, relay.port, 0x31, _mqtt_string(long_topic) + b"y" * 2000)
+    filters = b"".join(_mqtt_string(game_topic("S" * 22, "K" * 43, f"{n:04d}" + "f" * 2270)) + b"\x01"
+                       for n in range(400))
+    assert len(filters) > 900_000
+    assert await asyncio.to_thread(_closed_after, relay.port, 0x82, struct.pack("!H", 7) + filters)
+    async with relay.client() as client:  # and the relay still serves
+        await client.subscribe(game_filter("S" * 22), qos=1)
+        seen = await gather_messages(client, game_filter("S" * 22), timeout=1.0)
+    assert long_topic not in seen
