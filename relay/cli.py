@@ -27,8 +27,10 @@ def _fail(message: str, code: int = 2) -> int:
 def _run(args: argparse.Namespace) -> int:
     from relay.embedded import OneLineFormatter, RelaySettings, serve  # amqtt is slow to import: only when a relay runs
 
+    limits = rules.Limits(connections_per_address=args.max_connections_per_address, subscriptions=args.max_subscriptions,
+                    publish_rate=args.max_publish_rate)
     settings = RelaySettings(host=args.host, port=args.port, users_file=args.users, data_dir=args.data,
-                             tls_cert=args.tls_cert, tls_key=args.tls_key)
+                             tls_cert=args.tls_cert, tls_key=args.tls_key, limits=limits)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(OneLineFormatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])
@@ -73,6 +75,13 @@ def _host_port(text: str) -> tuple[str, int]:
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise argparse.ArgumentTypeError(f"expected HOST:PORT, not {text!r}")
     return host, int(port)
+
+
+def _not_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {value}")
+    return value
 
 
 def _positive(text: str) -> int:
@@ -126,6 +135,16 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--data", type=Path, metavar="DIR", help="keep retained games on disk in DIR across restarts")
     parser.add_argument("--tls-cert", type=Path, metavar="FILE", help="serve MQTT over TLS with this certificate (PEM)")
     parser.add_argument("--tls-key", type=Path, metavar="FILE", help="the certificate's private key (PEM)")
+    defaults = rules.Limits()
+    parser.add_argument("--max-connections-per-address", type=_not_negative, metavar="N",
+                        default=defaults.connections_per_address,
+                        help=f"open connections from one address (default {defaults.connections_per_address}; 0: no limit)")
+    parser.add_argument("--max-subscriptions", type=_not_negative, metavar="N", default=defaults.subscriptions,
+                        help=f"topic filters per connection (default {defaults.subscriptions}; 0: no limit)")
+    parser.add_argument("--max-publish-rate", type=float, metavar="N", default=defaults.publish_rate,
+                        help=f"publishes a second per account, or per connection when anonymous, after a burst of "
+                             f"{defaults.publish_burst}; past it the relay reads that client more slowly "
+                             f"(default {defaults.publish_rate:g}; 0: no limit)")
     parser.set_defaults(func=_run)
     sub = parser.add_subparsers(dest="relay_command", metavar="SUBCOMMAND")
 

@@ -62,12 +62,13 @@ from amqtt.session import Session
 from relay import rules, users
 from relay.mosquitto import mosquitto_sub_command
 from relay.store import DATABASE_NAME, RetainedStore
-from relay.rules import DEFAULT_HOST, DEFAULT_PORT, MAX_PACKET_BYTES
+from relay.rules import DEFAULT_HOST, DEFAULT_PORT, MAX_PACKET_BYTES, Limits
 
 log = logging.getLogger("relay")
 
 CONNECT_DEADLINE = 10.0
 """Seconds a new connection has to send its whole CONNECT packet."""
+
 BROADCAST_BACKLOG = 10_000
 """Messages waiting in amqtt's broadcast queue above which the relay stops reading from clients."""
 
@@ -181,6 +182,10 @@ class _GuardedReader(StreamReaderAdapter):
         self._in_header = False  # reading the remaining-length bytes of a fixed header
         self._header_bytes = 0
         self._length = 0
+        self._publish = False  # the current packet is a PUBLISH
+        self._throttle = False  # a PUBLISH's body comes next: take a token from the owner's bucket first
+        self.owner: str | None = None
+        """Whose publish budget this connection spends: its account, or its address (set once connected)."""
 
     async def read(self, n: int = -1) -> bytes:
         # WORKAROUND (2): amqtt reads a packet's payload (and each string) with one read of the
@@ -194,6 +199,10 @@ class _GuardedReader(StreamReaderAdapter):
             if self._broker.broadcast_backlog() <= BROADCAST_BACKLOG:
                 break
             await asyncio.sleep(0.01)
+        if self._throttle:
+            self._throttle = False
+            if self.owner is not None:
+                await self._broker.publish_budget(self.owner)
         data = await super().read(n)
         self._follow(data)
         return data
@@ -207,6 +216,7 @@ class _GuardedReader(StreamReaderAdapter):
                 index += taken
             elif not self._in_header:  # a packet's first byte
                 self._in_header, self._header_bytes, self._length = True, 0, 0
+                self._publish = data[index] >> 4 == 3
                 index += 1
             else:  # its remaining length, seven bits a byte
                 byte = data[index]
@@ -220,6 +230,7 @@ class _GuardedReader(StreamReaderAdapter):
                 if size > MAX_PACKET_BYTES:
                     raise PacketTooLargeError(f"a packet of {size} bytes exceeds the relay's limit of {MAX_PACKET_BYTES}")
                 self._body_left = self._length
+                self._throttle = self._publish and self._length > 0
 
 
 class _Subscriptions(dict[str, list[tuple[Session, int]]]):
@@ -237,13 +248,41 @@ def _one_line(exc: BaseException) -> str:
     return (str(exc) or type(exc).__name__).splitlines()[0][:200]
 
 
+class _Bucket:
+    """A token bucket: ``burst`` tokens, ``rate`` more a second."""
+
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens, self.when = self.burst, now
+
+    def _refill(self, now: float) -> None:
+        self.tokens = min(self.burst, self.tokens + (now - self.when) * self.rate)
+        self.when = now
+
+    def full(self, now: float) -> bool:
+        self._refill(now)
+        return self.tokens >= self.burst
+
+    async def take(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._refill(loop.time())
+        while self.tokens < 1:
+            await asyncio.sleep((1 - self.tokens) / self.rate)
+            self._refill(loop.time())
+        self.tokens -= 1
+
+
 class RelayBroker(Broker):
     """amqtt's broker with the relay's workarounds (see the module docstring)."""
 
-    def __init__(self, *args: Any, private: bool = False, store: RetainedStore | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, private: bool = False, store: RetainedStore | None = None,
+                 limits: Limits | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._private = private
+        self.limits = limits or Limits()
         self._store = store
+        self._per_address: dict[str, int] = {}
+        self._buckets: dict[str, _Bucket] = {}
         # WORKAROUND (5): Broker._run_broadcast awaits while it iterates self._subscriptions.items().
         self._subscriptions = _Subscriptions(self._subscriptions)  # type: ignore[has-type]
 
@@ -292,6 +331,8 @@ class RelayBroker(Broker):
                 await writer.close()
             raise _Closed
         session.relay_authenticated = True
+        if isinstance(reader, _GuardedReader):  # an account's budget, or this connection's own
+            reader.owner = session.username if self._private else f"{remote_address}:{remote_port}"
         # ... and the client id is the account's (private) or the address's (anonymous) own.
         given = session.client_id or gen_client_id()
         owner = session.username if self._private else remote_address
@@ -308,10 +349,43 @@ class RelayBroker(Broker):
         return bool(getattr(session, "relay_authenticated", False))
 
     async def _client_connected(self, listener_name: str, reader: ReaderAdapter, writer: WriterAdapter) -> None:
+        peer = writer.get_peer_info()
+        address = peer[0] if peer is not None else "?"
+        most = self.limits.connections_per_address
+        if most and self._per_address.get(address, 0) >= most:
+            log.info("closed %s: already %d connections from that address", address, most)
+            with contextlib.suppress(Exception):
+                await writer.close()
+            return
+        self._per_address[address] = self._per_address.get(address, 0) + 1
         try:
             await super()._client_connected(listener_name, reader, writer)
         except _Closed:  # raised before amqtt's own handling: release the connection as it would
             self._servers[listener_name].release_connection()
+        finally:
+            left = self._per_address.pop(address) - 1
+            if left:
+                self._per_address[address] = left
+
+    async def add_subscription(self, subscription: tuple[str, int], session: Session) -> int:
+        held = sum(1 for holders in self._subscriptions.values() for holder, _ in holders
+                   if holder.client_id == session.client_id)
+        if self.limits.subscriptions and held >= self.limits.subscriptions:
+            log.info("refused a subscription of %s: it holds %d already", _peer(session), held)
+            return 0x80
+        return await super().add_subscription(subscription, session)
+
+    async def publish_budget(self, owner: str) -> None:
+        """Wait until ``owner`` may publish once more (a token bucket, :class:`Limits`)."""
+        if not self.limits.publish_rate:
+            return
+        bucket = self._buckets.get(owner)
+        if bucket is None:
+            now = asyncio.get_running_loop().time()
+            if len(self._buckets) > 10_000:  # forget the owners whose budget is whole again
+                self._buckets = {name: kept for name, kept in self._buckets.items() if not kept.full(now)}
+            bucket = self._buckets[owner] = _Bucket(self.limits.publish_rate, self.limits.publish_burst, now)
+        await bucket.take()
 
     def connections(self) -> int:
         """Connections the listener counts as open."""
@@ -347,6 +421,7 @@ class RelaySettings:
     data_dir: Path | None = None
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    limits: Limits = field(default_factory=Limits)
     extra_plugins: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
@@ -387,7 +462,8 @@ class EmbeddedRelay:
 
     async def start(self) -> None:
         store = RetainedStore(self.settings.data_dir) if self.settings.data_dir is not None else None
-        self.broker = RelayBroker(self.settings.broker_config(), private=self.settings.private, store=store)
+        self.broker = RelayBroker(self.settings.broker_config(), private=self.settings.private, store=store,
+                                  limits=self.settings.limits)
         self._store = store
         await self.broker.start()
         server = self.broker._servers["default"].instance  # amqtt offers no public way to read the bound port

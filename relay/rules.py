@@ -17,6 +17,8 @@ and one test suite checks both relays against them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import base64
 import re
 
@@ -98,3 +100,19 @@ def may_subscribe(username: str | None, topic_filter: str, *, private: bool) -> 
 def may_read(username: str | None, topic: str, *, private: bool) -> bool:
     """Whether a message on ``topic`` may be delivered to ``username``."""
     return may_subscribe(username, topic, private=private)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one client may take of an embedded relay (``olixono relay --help`` names the options; 0: no limit)."""
+
+    connections_per_address: int = 64
+    """Open connections from one source address; more are closed at once."""
+    subscriptions: int = 32
+    """Topic filters one connection may hold (a client needs two or three); more are refused in the SUBACK (0x80)."""
+    publish_rate: float = 50.0
+    """Publishes a second per account (private mode) or per connection (anonymous mode, where one address may hold
+    ``connections_per_address`` of them), after a burst of ``publish_burst`` (a client re-seeding a relay publishes a
+    game's few hundred lines at once). Past it the relay reads that client's packets more slowly: TCP pushes back,
+    nothing is dropped."""
+    publish_burst: int = 500

@@ -13,7 +13,7 @@ import aiomqtt
 import pytest
 
 from relay import embedded, users
-from relay.embedded import EmbeddedRelay, RelaySettings
+from relay.embedded import EmbeddedRelay, Limits, RelaySettings
 from relay_fixtures import NODELAY, make_accounts
 
 GAME = "G" * 22
@@ -207,3 +207,44 @@ def test_an_error_in_the_relays_log_is_one_line():
                                    ("<Task>",), sys.exc_info())
     text = embedded.OneLineFormatter("%(message)s").format(record)
     assert text == "Task failed and will be skipped: <Task>: ConnectionResetError: Connection reset by peer"
+
+
+# -- limits a public relay needs ----------------------------------------------------------------------------
+async def test_connections_from_one_address_are_limited():
+    async with EmbeddedRelay(RelaySettings(port=0, limits=Limits(connections_per_address=3))) as relay:
+        async with client(relay.port), client(relay.port), client(relay.port):
+            with pytest.raises(aiomqtt.MqttError):
+                async with client(relay.port):
+                    pass
+        async with asyncio.timeout(5):
+            while relay.broker._per_address:
+                await asyncio.sleep(0.02)
+        async with client(relay.port):  # the count went down again
+            pass
+
+
+async def test_subscriptions_per_connection_are_limited():
+    async with EmbeddedRelay(RelaySettings(port=0, limits=Limits(subscriptions=3))) as relay, \
+            client(relay.port) as subscriber:
+        granted = [await subscriber.subscribe(f"olixono/1/games/{n}{'G' * 21}/#", qos=1) for n in range(4)]
+        assert [list(codes) for codes in granted[:3]] == [[1]] * 3
+        assert list(granted[3]) == [0x80]  # refused
+        await subscriber.unsubscribe(f"olixono/1/games/0{'G' * 21}/#")
+        assert list(await subscriber.subscribe(f"olixono/1/games/9{'G' * 21}/#", qos=1)) == [1]
+
+
+async def test_a_publisher_past_its_budget_is_slowed_down_and_loses_nothing():
+    async with EmbeddedRelay(RelaySettings(port=0, limits=Limits(publish_rate=20.0, publish_burst=5))) as relay:
+        async with client(relay.port) as reader, client(relay.port) as writer:
+            await reader.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+            started = time.monotonic()
+            for n in range(25):
+                await writer.publish(topic("fast", str(n)), b"line", qos=1)
+            elapsed = time.monotonic() - started
+            got = 0
+            async with asyncio.timeout(5):
+                async for _ in reader.messages:
+                    got += 1
+                    if got == 25:
+                        break
+    assert elapsed >= (25 - 5) / 20 * 0.8  # 20 past the burst, at 20 a second (a lower bound only)
