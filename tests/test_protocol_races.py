@@ -153,8 +153,13 @@ def test_either_player_may_abort_before_their_first_move(second):
 def race_lines(seed: int) -> tuple[list[str], list[str]]:
     """A game's prefix, then the lines of a race at a random point: a resignation or an abort against a whole turn."""
     rng = random.Random(seed)
-    host, guest = start(rng.choice(["oxono", "olix"]))
-    play_moves(host, guest, seed, plies=rng.randrange(0, 6))
+    kind, plies = rng.choice(["oxono", "olix"]), rng.randrange(0, 6)
+    while True:  # a race needs a game still on (an Oxono symbol line can end one in 5 plies)
+        host, guest = start(kind)
+        play_moves(host, guest, seed, plies=plies)
+        if not host.over:
+            break
+        plies -= 1
     actor, waiter = mover(host, guest)
     prefix = list(host.transcript)
     ending = waiter.abort() if waiter.may("abort") is None and rng.random() < 0.5 else waiter.resign()

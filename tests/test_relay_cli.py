@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import aiomqtt
@@ -144,6 +143,8 @@ def test_mosquitto_config_writes_a_complete_configuration(tmp_path):
                      "--bridge-password-file", str(tmp_path / "bridge-password"))
     assert done.returncode == 0, done.stderr
     assert "mosquitto -c " in done.stdout
+    assert "mosquitto_sub -h 127.0.0.1 -p 18999 -V mqttv311 -u KEY -P PASSWORD -t 'olixono/1/games/#' -v" in done.stdout
+    assert "does not contain" not in done.stdout and "no %c or %u" in done.stdout  # the warning, explained
     conf = (tmp_path / "conf" / "mosquitto.conf").read_text()
     for line in ("listener 18999 127.0.0.1", "set_tcp_nodelay true", f"max_queued_messages {MAX_QUEUED_MESSAGES}",
                  "persistence true", "autosave_on_changes true", "allow_anonymous false", "max_packet_size 2560",
@@ -176,14 +177,28 @@ def test_the_documented_way_to_add_an_account_to_a_running_mosquitto(tmp_path):
             assert done.returncode == 0, done.stderr
             second_token = re.search(r"^password: (\S+)$", done.stdout, re.M).group(1)
             os.kill(relay.pid, signal.SIGHUP)
-            time.sleep(0.5)
 
             async def login(name: str, token: str) -> None:
-                async with aiomqtt.Client("127.0.0.1", port, username=name, password=token, socket_options=NODELAY,
-                                          protocol=aiomqtt.ProtocolVersion.V311, timeout=5) as client:
-                    await client.publish(f"olixono/1/games/{'G' * 22}/{name}/0", b"line", qos=1)
+                for attempt in range(50):  # Mosquitto re-reads its files on its next loop, not at once
+                    try:
+                        async with aiomqtt.Client("127.0.0.1", port, username=name, password=token, timeout=5,
+                                                  socket_options=NODELAY, protocol=aiomqtt.ProtocolVersion.V311) as client:
+                            await client.publish(f"olixono/1/games/{'G' * 22}/{name}/0", b"line", qos=1)
+                            return
+                    except aiomqtt.MqttCodeError:
+                        if attempt == 49:
+                            raise AssertionError(f"{name[:8]} was refused; Mosquitto said:\n{relay.log_text()[-2000:]}")
+                        await asyncio.sleep(0.1)
 
             asyncio.run(login(second, second_token))
             asyncio.run(login(first, first_token))
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_the_mosquitto_sub_hint_says_how_to_log_in_and_trust_the_certificate():
+    from relay.mosquitto import mosquitto_sub_command
+
+    assert mosquitto_sub_command("relay.example", 8883, True, Path("ca.pem")) == (
+        "mosquitto_sub -h relay.example -p 8883 -V mqttv311 -u KEY -P PASSWORD --cafile ca.pem -t 'olixono/1/games/#' -v")
+    assert "-u" not in mosquitto_sub_command("127.0.0.1", 1883, False, None)
