@@ -67,7 +67,7 @@ def play_local(
     for _ in range(MAX_PROMPTS):
         outcome = board.outcome()
         if outcome is not None:
-            write(f"Game over: {outcome.text()}.")
+            write(f"Game over: {outcome.sentence(board.PLAYERS)}.")
             return outcome
         if bot is not None and board.turn != human:
             move = bot.choose(board)
@@ -100,6 +100,12 @@ def play_local(
         elif command == "resign":
             board.resign()
         elif command == "end" and isinstance(board, OlixBoard):
+            if bot is not None:  # the bot is asked, as a person would be
+                bot_player = board.PLAYERS[1 - board.PLAYERS.index(human)]
+                if not bot.answer_end(board, bot_player):
+                    write(f"{vs} declines to end the game: play on.")
+                    continue
+                write(f"{vs} agrees to end the game.")
             try:
                 board.end()
             except GameOverError as exc:

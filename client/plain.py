@@ -113,7 +113,12 @@ def bot_front(bot: Any, write: Write | None = None) -> Callable[[GameRunner], An
             while core.my_turn and not core.session.over:
                 board = core.session.board
                 assert board is not None
-                move = await asyncio.to_thread(bot.choose, board)
+                mine = core.my_player
+                if core.session.proposal not in (None, mine) and mine is not None:  # the opponent's proposal
+                    agree = await asyncio.to_thread(bot.answer_end, board.copy(), mine)
+                    await runner.act(Intent("agree" if agree else "decline"))
+                    continue
+                move = await asyncio.to_thread(bot.choose, board.copy())  # lines may arrive while it thinks
                 try:
                     await runner.act(Intent("move", move.text()))
                 except IntentRefused as exc:  # the game changed while the bot thought (a resignation)

@@ -69,6 +69,22 @@ class Bot(Protocol):
 
     def choose(self, board: Board[Any]) -> Any: ...
 
+    def answer_end(self, board: Board[Any], player: str) -> bool:
+        """Whether ``player`` (this bot's seat) agrees to end the game now (Olix: scored now; Oxono: a draw)."""
+        ...
+
+
+def ending_value(board: Board[Any], player: str) -> float:
+    """What ending the game now by agreement is worth to ``player``: 1 a win, 0 a draw, -1 a loss (an Olix end is
+    scored on the markers; an Oxono end by agreement is a draw)."""
+    winner = board.copy().end().winner if board.KIND == "olix" else None  # type: ignore[attr-defined]
+    return 0.0 if winner is None else 1.0 if winner == player else -1.0
+
+
+def _answer_without_search(board: Board[Any], player: str) -> bool:
+    """A bot that does not search cannot tell what playing on is worth: it ends the game only when that wins."""
+    return ending_value(board, player) > 0
+
 
 def _require_moves(board) -> None:
     if board.outcome() is not None:
@@ -88,6 +104,9 @@ class RandomBot:
         move = self.rng.choice(board.legal_moves())
         self.analysis = Analysis(self.level, move)
         return move
+
+    def answer_end(self, board, player):
+        return _answer_without_search(board, player)
 
 
 @dataclass
@@ -111,6 +130,9 @@ class GreedyBot:
         self.analysis = Analysis(self.level, move, candidates, (move,), 0, time.perf_counter() - start)
         return move
 
+    def answer_end(self, board, player):
+        return _answer_without_search(board, player)
+
 
 @dataclass
 class MctsBot:
@@ -123,6 +145,17 @@ class MctsBot:
     analysis: Analysis | None = field(default=None, repr=False)
 
     def choose(self, board):
+        return self._search(board).move
+
+    def answer_end(self, board, player):
+        """Agree when ending now is worth at least what the search expects from playing on."""
+        if board.outcome() is not None:
+            return False
+        best = self._search(board).candidates[0].value  # for the player to move
+        expected = best if board.turn == player else -best
+        return ending_value(board, player) >= expected
+
+    def _search(self, board):
         _require_moves(board)
         start = time.perf_counter()
         if board.KIND == "oxono":
@@ -135,7 +168,7 @@ class MctsBot:
         self.analysis = Analysis(
             self.level, result.move, result.candidates, result.pv, result.iterations, time.perf_counter() - start
         )
-        return result.move
+        return result
 
 
 def make_bot(

@@ -52,6 +52,19 @@ class GameOverError(ValueError):
     """An action that needs a game in progress was asked of a finished game."""
 
 
+RULE_REASONS = {
+    "colour": "four in a row of one colour",
+    "symbol": "four in a row of one symbol",
+    "exhausted": "all 32 pawns are placed",
+    "formation": "a formation beyond the top of its track",
+    "stones": "all stones are placed",
+    "settled": "no marker can change any more",
+}
+"""Each rule's ending, in words."""
+MARKER_REASONS = frozenset({"stones", "settled"})
+"""Olix endings decided by counting the markers."""
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a game ended: ``winner`` is a player name, or ``None`` for a draw.
@@ -65,8 +78,23 @@ class Outcome:
     reason: str
 
     def text(self) -> str:
-        """The engine interface's form: ``pink colour``, ``draw exhausted``."""
+        """The engine interface's form: ``pink colour``, ``draw exhausted`` (the winner first, then the reason)."""
         return f"{self.winner or 'draw'} {self.reason}"
+
+    def sentence(self, players: tuple[str, str]) -> str:
+        """Who won and why, in words: ``black wins: pink resigned``, ``first wins on markers after the game was
+        ended by agreement``. ``players``: the game's two player names (the board's ``PLAYERS``)."""
+        winner, reason = self.winner, self.reason
+        if reason == "resigned" and winner in players:
+            return f"{winner} wins: {players[1 - players.index(winner)]} resigned"
+        if reason == "agreed":
+            if winner is None:
+                return "draw on markers after the game was ended by agreement"
+            return f"{winner} wins on markers after the game was ended by agreement"
+        why = RULE_REASONS.get(reason, reason)
+        if reason in MARKER_REASONS:
+            return f"{winner} wins on markers: {why}" if winner else f"draw on markers: {why}"
+        return f"{winner} wins: {why}" if winner else f"draw: {why}"
 
     def __str__(self) -> str:
         return self.text()

@@ -10,19 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from olixono.common import RULE_REASONS
 from protocol.errors import CODES
 from protocol.keys import PublicKey
 from protocol.messages import Message
-
-RULE_REASONS = {
-    "colour": "four in a row of one colour",
-    "symbol": "four in a row of one symbol",
-    "exhausted": "all 32 pawns are placed",
-    "formation": "a formation beyond the top of its track",
-    "stones": "all stones are placed",
-    "settled": "no marker can change any more",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Result:

@@ -330,3 +330,42 @@ def test_olix_l_extensions_are_the_far_ends_of_both_arms():
     assert sorted(board.parse_move(s).square for s in ["g3", "c7"]) == [
         s for s in range(121) if ends >> s & 1
     ]
+
+
+def leading_olix_position(leader: str, seed: int = 5):
+    """An Olix game in progress where ending now would make ``leader`` win on the markers."""
+    rng = random.Random(seed)
+    for _ in range(200):
+        board = OlixBoard()
+        for _ in range(rng.randrange(10, 40)):
+            if board.outcome() is not None:
+                break
+            board.push(rng.choice(board.legal_moves()))
+        if board.outcome() is None and board.copy().end().winner == leader:
+            return board
+    raise AssertionError("no such position in 200 games")
+
+
+@pytest.mark.parametrize("level", ["random", "greedy", "mcts"])
+def test_a_bot_never_agrees_to_an_end_that_loses_and_a_searching_bot_weighs_playing_on(level):
+    from olixono.bots import ending_value
+
+    board = leading_olix_position("first")
+    bot = make_bot(level, seed=1, iterations=300 if level == "mcts" else None)
+    assert ending_value(board, "second") == -1 and ending_value(board, "first") == 1
+    assert bot.answer_end(board, "second") is False  # a player who leads cannot end and win against it
+    assert bot.answer_end(board, "first") is True  # nothing beats a win now
+    oxono = new_board("oxono")
+    assert ending_value(oxono, "pink") == 0  # an Oxono end by agreement is a draw
+    if level != "mcts":
+        assert bot.answer_end(oxono, "black") is False  # no search: it plays on rather than take a draw
+
+
+def test_against_a_bot_end_asks_it_and_play_goes_on_when_it_declines():
+    from client.local import play_local
+
+    typed = iter(["e5", "end", "quit"])
+    out: list[str] = []
+    outcome = play_local("olix", vs="greedy", seed=2, read=lambda prompt: next(typed), write=out.append)
+    assert outcome is None  # the person quit: the game was not ended
+    assert any("greedy declines to end the game: play on." in line for line in out)

@@ -306,3 +306,49 @@ async def test_leaving_while_lines_arrive_leaves_no_writer_behind(relay):
         await publishing
         loop.set_exception_handler(previous)
     assert [context.get("message") for context in errors] == []
+
+
+async def test_a_bot_seat_answers_a_proposal(relay, tmp_path):
+    """The person offers a draw; the bot holding the other seat answers it as the protocol says (here: declines,
+    since a bot that does not search plays on rather than take a draw), and the game goes on."""
+    host = Seat(tmp_path, "host", relay, bot="greedy", seed=3)
+    reader, writer = await pipe()
+    guest = Seat(tmp_path, "guest", relay, plain=True, commands=reader)
+    hosting = asyncio.create_task(network.host("oxono", host.options))
+    game = await game_id_of(host)
+    joining = asyncio.create_task(network.join(game, guest.options))
+    try:
+        await offer_a_draw_then_resign(guest, writer)
+        async with asyncio.timeout(30):
+            assert await joining == 0 and await hosting == 0
+    finally:
+        for task in (hosting, joining):
+            task.cancel()
+        await asyncio.gather(hosting, joining, return_exceptions=True)
+    session = GameSession.restore(transcript(host, game))
+    assert [line.split()[1] for line in session.transcript].count("decline") == 1, guest.text()
+    assert session.result.reason == "resigned"
+
+
+async def offer_a_draw_then_resign(guest: Seat, writer) -> None:
+    async with asyncio.timeout(30):
+        while "seats " not in guest.text():
+            await asyncio.sleep(0.05)
+        for _ in range(40):  # until it is the person's turn and the offer is made
+            if "proposal " in guest.text():
+                break
+            writer.write("draw\n")
+            writer.flush()
+            await asyncio.sleep(0.25)
+        before = len(guest.lines)  # the offer keeps the turn: the person moves, then the bot answers on its turn
+        writer.write("legal\n")
+        writer.flush()
+        while not any(re.fullmatch(r"([OX][a-f][1-6][a-f][1-6] ?)+", line) for line in guest.lines[before:]):
+            await asyncio.sleep(0.05)
+        moves = next(line for line in guest.lines[before:] if re.fullmatch(r"([OX][a-f][1-6][a-f][1-6] ?)+", line))
+        writer.write(moves.split()[0] + "\n")
+        writer.flush()
+        while "declined " not in guest.text():
+            await asyncio.sleep(0.05)
+        writer.write("resign\n")
+        writer.flush()

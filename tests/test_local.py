@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from client.local import play_local
+from olixono.common import Outcome
 from olixono.oxono import OxonoBoard
 
 
@@ -45,7 +46,7 @@ def test_two_people_play_a_game_to_its_end():
     moves, expected = winning_line(3)
     outcome, text, script = run_game([m.lower() for m in moves])
     assert outcome == expected
-    assert f"Game over: {expected.text()}." in text
+    assert f"Game over: {expected.sentence(('pink', 'black'))}." in text
     assert script.prompts[:2] == ["pink> ", "black> "]
 
 
@@ -62,7 +63,7 @@ def test_bad_input_gets_a_clear_message_and_changes_nothing():
 def test_resign_ends_the_game():
     outcome, text, _ = run_game(["Oc6c5", "resign"])
     assert outcome.winner == "pink" and outcome.reason == "resigned"
-    assert "Game over: pink resigned." in text
+    assert "Game over: pink wins: black resigned." in text  # black, to move, resigned
 
 
 def test_end_of_input_leaves_quietly():
@@ -136,3 +137,16 @@ def test_play_command_against_mcts_with_a_time_budget():
     )
     assert proc.returncode == 0, proc.stderr
     assert "mcts plays f6" in proc.stdout
+
+
+@pytest.mark.parametrize("outcome, players, sentence", [
+    (Outcome("black", "resigned"), ("pink", "black"), "black wins: pink resigned"),
+    (Outcome("pink", "colour"), ("pink", "black"), "pink wins: four in a row of one colour"),
+    (Outcome(None, "exhausted"), ("pink", "black"), "draw: all 32 pawns are placed"),
+    (Outcome("first", "agreed"), ("first", "second"), "first wins on markers after the game was ended by agreement"),
+    (Outcome(None, "agreed"), ("first", "second"), "draw on markers after the game was ended by agreement"),
+    (Outcome("second", "settled"), ("first", "second"), "second wins on markers: no marker can change any more"),
+    (Outcome("first", "formation"), ("first", "second"), "first wins: a formation beyond the top of its track"),
+])
+def test_a_result_says_who_won_and_why(outcome, players, sentence):
+    assert outcome.sentence(players) == sentence
