@@ -49,6 +49,8 @@ BOARD: Bitboard = (1 << SQUARES) - 1
 STONES_PER_PLAYER = 50
 STONES_IN_ALL = 2 * STONES_PER_PLAYER
 PLAYERS = ("first", "second")
+STONE_GLYPHS = ("#", "o")
+"""How ``show`` draws first's and second's stones (never ``X`` or ``O``, which name formations)."""
 
 Kind: TypeAlias = str
 KINDS: tuple[Kind, ...] = ("O", "L", "I", "X")
@@ -940,20 +942,22 @@ class OlixBoard(Board["OlixMove"]):
             self._outcome = self._scored("settled")
 
     def show(self) -> str:
-        """The board as several lines of text, rank 11 at the top (``X`` first, ``O`` second)."""
+        """The board as several lines of text, rank 11 at the top: ``#`` first's stones, ``o`` second's (glyphs that
+        are no formation's letter), a legend, then whose turn it is or how the game ended."""
         lines = []
         for rank in reversed(range(WIDTH)):
             cells = []
             for file in range(WIDTH):
                 owner = self.stone_at(rank * WIDTH + file)
-                cells.append("." if owner is None else "XO"[PLAYERS.index(owner)])
+                cells.append("." if owner is None else STONE_GLYPHS[PLAYERS.index(owner)])
             lines.append(f"{rank + 1:>2} " + " ".join(cells))
         lines.append("   " + " ".join(chr(ord("a") + f) for f in range(WIDTH)))
+        legend = f"{STONE_GLYPHS[0]} first, {STONE_GLYPHS[1]} second"
         status = self.outcome()
         if status:
-            lines.append(f"game over: {status.text()}")
+            lines.append(f"game over: {status.sentence(PLAYERS)} ({legend})")
         else:
-            lines.append(f"{self.turn} to move ({'X' if self.turn_index == 0 else 'O'})")
+            lines.append(f"{self.turn} ({STONE_GLYPHS[self.turn_index]}) to move; {legend}")
         return "\n".join(lines)
 
     def __eq__(self, other: object) -> bool:

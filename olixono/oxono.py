@@ -513,7 +513,7 @@ class OxonoBoard(Board[OxonoMove]):
         lines.append("   " + "".join(f"{chr(ord('a') + f)}  " for f in range(WIDTH)).rstrip())
         status = self.outcome()
         if status:
-            lines.append(f"game over: {status.text()}")
+            lines.append(f"game over: {status.sentence(PLAYERS)}")
         else:
             left = " ".join(
                 f"{p} X{self.pawns_left(p, 'X')} O{self.pawns_left(p, 'O')}" for p in PLAYERS

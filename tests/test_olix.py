@@ -72,9 +72,12 @@ def test_show_draws_the_board():
     board.play("a1")
     board.play("k11")
     lines = board.show().splitlines()
-    assert lines[0].startswith("11 ") and lines[0].endswith("O")
-    assert lines[10] == " 1 X . . . . . . . . . ."
+    assert lines[0].startswith("11 ") and lines[0].endswith("o")
+    assert lines[10] == " 1 # . . . . . . . . . ."  # no X or O: those letters name formations
     assert lines[11].split() == list("abcdefghijk")
+    assert lines[12] == "first (#) to move; # first, o second"
+    board.end()
+    assert board.show().splitlines()[-1].startswith("game over: draw on markers after the game was ended by agreement")
 
 
 @pytest.mark.parametrize("text", [
