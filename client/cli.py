@@ -76,7 +76,7 @@ def _network(args: argparse.Namespace) -> int:
         relay=args.relay, cafile=args.cafile, timeout=args.timeout, plain=getattr(args, "plain", False),
         bot=getattr(args, "bot", None), iterations=getattr(args, "iterations", None),
         seconds=getattr(args, "seconds", None), seed=getattr(args, "seed", None), invite=getattr(args, "invite", None),
-        commands=sys.stdin if getattr(args, "plain", False) else None,
+        commands=sys.stdin if getattr(args, "plain", False) else None, screen=getattr(args, "screen", False),
     )
     if options.bot is None and (options.iterations is not None or options.seconds is not None):
         print(f"olixono {args.command}: --iterations and --seconds set a --bot's budget", file=sys.stderr)
@@ -114,10 +114,15 @@ def _relay_options(parser: argparse.ArgumentParser) -> None:
                              "(default: wait for the relay; 10 s for an offer)")
 
 
+SCREEN_HELP = ("the full-screen console (board, moves, log and input where they stay; commands start with /) "
+               "instead of the line console; a preview: it becomes the default in a coming release")
+
+
 def _seat_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plain", action="store_true",
                         help="no console: print one event a line, in words; read commands from stdin; exit 0 when "
                              "the game ends, 1 when it cannot go on")
+    parser.add_argument("--screen", action="store_true", help=SCREEN_HELP)
     parser.add_argument("--bot", choices=LEVELS, metavar="LEVEL",
                         help=f"a bot holds your seat ({', '.join(LEVELS)}), printing events as --plain does")
     parser.add_argument("--seed", type=int, help="seed for the bot (default: random)")
@@ -222,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     _relay_options(watch)
     watch.add_argument("--plain", action="store_true",
                        help="print one event a line, in words; exit 0 when the game ends, 1 when it cannot go on")
+    watch.add_argument("--screen", action="store_true", help=SCREEN_HELP)
     watch.set_defaults(func=_network)
 
     resume = sub.add_parser("resume", help="take up a game you left (with no id: list the unfinished ones)",

@@ -59,6 +59,8 @@ class Options:
     """Where a ``--plain`` player's commands come from (stdin)."""
     console: Callable[[GameRunner], Any] | None = None
     """A front end to use instead of the line console (tests pass one built on pipe input)."""
+    screen: bool = False
+    """The full-screen console instead of the line console."""
     environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     ask_password: Callable[[str], str] = getpass.getpass
     identity: Identity | None = None
@@ -148,6 +150,10 @@ def front_end(options: Options, player: bool) -> FrontEnd:
         return plain_front(options.write, options.commands if player else None)
     if options.console is not None:
         return options.console
+    if options.screen:
+        from client.screen import game_screen
+
+        return game_screen()
     from client.console import line_console
 
     return line_console()
