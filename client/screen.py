@@ -16,11 +16,13 @@ from __future__ import annotations
 import asyncio
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import CompleteEvent, Completion
+from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
@@ -64,6 +66,20 @@ Type a move ({example}); Tab completes the legal ones. Commands start with /:
   /abort                end the game without a result (only before your first move)
   /say TEXT             chat with your opponent
   /quit (or Ctrl-D)     leave; olixono resume {game} takes it up again"""
+
+
+class ScreenCompleter(MoveCompleter):
+    """The legal moves (on this player's turn) and the /commands."""
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        word = document.text_before_cursor.lstrip()
+        if " " in word:
+            return
+        board = self.core.session.board
+        moves = sorted(move.text() for move in board.legal_moves()) if board is not None and self.core.my_turn else []
+        for candidate in moves + [f"/{name}" for name in SCREEN_COMMANDS]:
+            if candidate.lower().startswith(word.lower()):
+                yield Completion(candidate, start_position=-len(word))
 
 
 def screen_help(core: GameCore) -> str:
@@ -169,7 +185,7 @@ def game_screen(*, input: Input | None = None, output: Output | None = None,
             return False  # the input line is emptied; history keeps it
 
         field = Buffer(multiline=False, history=InMemoryHistory(), accept_handler=submit,
-                       completer=MoveCompleter(core), complete_while_typing=False)
+                       completer=ScreenCompleter(core), complete_while_typing=False)
 
         async def typed(text: str) -> None:
             word = text.split(" ", 1)[0].lower()

@@ -198,3 +198,19 @@ def test_screen_is_the_front_end_asked_for():
     options = network.Options(screen=True)
     assert "game_screen" in network.front_end(options, True).__qualname__
     assert "line_console" in network.front_end(network.Options(), True).__qualname__
+
+
+def test_completion_offers_the_legal_moves_and_the_slash_commands():
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from client.core import GameCore
+    from client.screen import ScreenCompleter
+    from protocol_helpers import start
+
+    host, guest = start("olix")
+    mover = GameCore(host) if GameCore(host).my_turn else GameCore(guest)
+    words = [c.text for c in ScreenCompleter(mover).get_completions(Document("/re"), CompleteEvent())]
+    assert words == ["/resign"]
+    assert [c.text for c in ScreenCompleter(mover).get_completions(Document("k1"), CompleteEvent())] == [
+        "k1", "k10", "k11"]
