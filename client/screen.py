@@ -14,9 +14,12 @@ end only (``game_screen()`` returns one).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import textwrap
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from prompt_toolkit.application import Application, get_app
@@ -36,6 +39,7 @@ from prompt_toolkit.styles import Style
 from client.commands import EXAMPLES
 from client.console import MoveCompleter
 from client.core import GameCore
+from client.journal import state_dir
 from client.plain import handle_typed
 from client.runner import Connection, GameRunner
 from client.words import describe
@@ -87,6 +91,41 @@ def screen_help(core: GameCore) -> str:
     end = ("/draw                 offer a draw (it stands until answered or withdrawn)" if kind == "oxono" else
            "/end                  propose to end the game now and count the markers")
     return SCREEN_HELP.format(example=EXAMPLES[kind], end=end, game=core.session.game_id)
+
+
+class _LogPane(logging.Handler):
+    """Warnings and errors logged while the screen runs: into its log pane (and the file), never onto the terminal."""
+
+    def __init__(self, state: ScreenState, changed: Callable[[], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.state, self.changed = state, changed
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.state.add(f"warning: {record.getMessage()}")
+        self.changed()
+
+
+@contextlib.contextmanager
+def logging_away_from_the_terminal(pane: logging.Handler, path: Path | None) -> Iterator[None]:
+    """While the screen runs: every log record goes to ``path`` (a file under the state folder) and warnings to the
+    log pane; the handlers that wrote to the terminal are set aside."""
+    root = logging.getLogger()
+    saved, level = root.handlers[:], root.level
+    handlers: list[logging.Handler] = [pane]
+    if path is not None:
+        with contextlib.suppress(OSError):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            file = logging.FileHandler(path, encoding="utf-8")
+            file.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+            handlers.append(file)
+    root.handlers = handlers
+    root.setLevel(min(level, logging.INFO) if level else logging.INFO)
+    try:
+        yield
+    finally:
+        for handler in handlers[1:]:
+            handler.close()
+        root.handlers, root.level = saved, level
 
 
 class ScreenState:
@@ -168,8 +207,10 @@ def played_moves(core: GameCore) -> list[tuple[str, str]]:
 
 
 def game_screen(*, input: Input | None = None, output: Output | None = None,
-                clock: Callable[[], float] = time.monotonic) -> Callable[[GameRunner], Any]:
-    """The full-screen front end (``input``/``output``: prompt-toolkit's, for tests)."""
+                clock: Callable[[], float] = time.monotonic,
+                log_file: Path | None = None) -> Callable[[GameRunner], Any]:
+    """The full-screen front end (``input``/``output``: prompt-toolkit's, for tests; ``log_file``: where log records
+    go while it runs, by default ``$XDG_STATE_HOME/olixono/client.log``)."""
 
     async def run(runner: GameRunner) -> int:
         core = runner.core
@@ -340,7 +381,8 @@ def game_screen(*, input: Input | None = None, output: Output | None = None,
         follow()
         reader = asyncio.create_task(events())
         try:
-            return await app.run_async(set_exception_handler=False)
+            with logging_away_from_the_terminal(_LogPane(state, invalidate), log_file or state_dir() / "client.log"):
+                return await app.run_async(set_exception_handler=False)
         finally:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)

@@ -4,6 +4,7 @@ terminal emulator (pyte), the emulated screen read back."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import re
 
@@ -65,6 +66,12 @@ def board_ranks(screen: str) -> list[str]:
             assert found.group(1) == found.group(2), row
             ranks.append(found.group(1))
     return ranks
+
+
+@pytest.fixture(autouse=True)
+def state_home(tmp_path, monkeypatch):
+    """The screen's log file goes under the test's own state folder."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 @pytest.fixture
@@ -182,6 +189,9 @@ async def test_below_the_minimum_size_it_says_so(relay, tmp_path):
         terminal.screen.resize(34, 110)
         pipe.send_text("/moves\r")  # any key makes it redraw, as a resize would
         await wait_for(terminal, "seats ")
+        logging.getLogger("olixono.test").warning("a warning from some task")  # never onto the terminal itself
+        await wait_for(terminal, "warning: a warning from some task")
+        assert "a warning from some task" in (tmp_path / "state" / "olixono" / "client.log").read_text()
         pipe.send_text("/resign\r")
         await wait_for(terminal, "Type /resign again to confirm")
         pipe.send_text("/resign\r")
