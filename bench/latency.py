@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import gc
 import multiprocessing
 import os
@@ -31,11 +32,14 @@ import random
 import select
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -223,8 +227,16 @@ def measure(kind_of_relay: str, moves: int, folder: Path) -> dict[str, float]:
 
 
 # -- joining, as a person sees it ---------------------------------------------------------------------------
-def join_to_prompt(folder: Path) -> float:
-    """Seconds from starting ``olixono join`` in a pty to its prompt with the board shown (best of 3)."""
+def prompt_after_board(seen: bytes) -> bool:
+    """The line console's board printed, and its prompt drawn again after it (the cursor shown)."""
+    board = b"   a  b  c  d  e  f"
+    return board in seen and b"\x1b[?25h" in seen.split(board)[-1]
+
+
+def join_to_prompt(folder: Path, extra: tuple[str, ...] = (), ready: Callable[[bytes], bool] = prompt_after_board,
+                   size: tuple[int, int] | None = None) -> float:
+    """Seconds from starting ``olixono join`` (with ``extra`` options) in a pty of ``size`` (rows, columns) until
+    ``ready`` says so of what it wrote: by default its prompt with the board shown (best of 3)."""
     relay = RelayUnderTest("mosquitto", folder / "join-relay").start()
     url = f"mqtt://127.0.0.1:{relay.port}"
     best = float("inf")
@@ -243,17 +255,19 @@ def join_to_prompt(folder: Path) -> float:
             assert host.stdout is not None
             game = next(line.split("olixono join ")[1].split()[0] for line in host.stdout if "olixono join " in line)
             primary, secondary = pty.openpty()
+            if size is not None:
+                fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", size[0], size[1], 0, 0))
             start = time.perf_counter()
-            guest = subprocess.Popen([sys.executable, "-m", "client", "join", game, "--relay", url],
+            guest = subprocess.Popen([sys.executable, "-m", "client", "join", game, "--relay", url, *extra],
                                      env=homes[f"guest{attempt}"], cwd=ROOT, stdin=secondary, stdout=secondary,
                                      stderr=secondary, close_fds=True)
             os.close(secondary)
             seen = b""
             deadline = start + 20
-            board = b"   a  b  c  d  e  f"  # the board printed above the prompt, which is drawn again after it
-            while time.perf_counter() < deadline and not (board in seen and b"\x1b[?25h" in seen.split(board)[-1]):
-                ready, _, _ = select.select([primary], [], [], 0.05)
-                if ready:
+            done = False
+            while time.perf_counter() < deadline and not done:
+                readable, _, _ = select.select([primary], [], [], 0.05)
+                if readable:
                     try:
                         chunk = os.read(primary, 65536)
                     except OSError:
@@ -261,8 +275,9 @@ def join_to_prompt(folder: Path) -> float:
                     seen += chunk
                     for _ in range(chunk.count(b"\x1b[6n")):  # answer the cursor position request, as a terminal
                         os.write(primary, b"\x1b[1;1R")
+                    done = ready(seen)
             elapsed = time.perf_counter() - start
-            if board in seen:
+            if done:
                 best = min(best, elapsed)
             for process in (guest, host):
                 process.kill()

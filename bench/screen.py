@@ -1,0 +1,162 @@
+"""The full-screen console's cost at the terminal: prints one figure a line as ``name: value``.
+
+    python bench/screen.py [--moves N]
+
+- ``join_to_screen_s``: from starting ``olixono join GAME --screen`` in a 110 x 34 pty (which answers cursor
+  requests, as a terminal does) to the first full screen: the board drawn and the toolbar saying whose turn it is
+  (read back through the pyte terminal emulator; best of 3; target under 0.5 s);
+- ``bytes_per_opponent_move``: what the screen writes to the terminal when the opponent's move arrives (median
+  over the game's opponent moves, from the moment the person's own move was drawn to the frame after the reply);
+- ``idle_bytes_per_s``: what it writes in a second of an idle game (the person's turn, nothing typed: only the
+  thinking clock changes).
+
+A full-screen app must redraw only what changed: prompt-toolkit's renderer writes the difference between frames.
+The opponent is a bot in its own process (``olixono host olix --bot mcts``) through Mosquitto.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT / "bench"))  # after the packages: bench/protocol.py must not shadow them
+
+import pyte  # noqa: E402
+from latency import RelayUnderTest, join_to_prompt  # noqa: E402
+from prompt_toolkit.data_structures import Size  # noqa: E402
+from prompt_toolkit.input import create_pipe_input  # noqa: E402
+from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
+
+from client import network  # noqa: E402
+from client.identity import save_identity  # noqa: E402
+from client.runner import GameRunner  # noqa: E402
+from client.screen import game_screen  # noqa: E402
+from protocol import Identity  # noqa: E402
+
+ROWS, COLUMNS = 34, 110
+
+
+class CountingTerminal:
+    """A terminal that counts the bytes written to it (and draws them with pyte)."""
+
+    encoding = "utf-8"
+
+    def __init__(self) -> None:
+        self.written = 0
+        self.screen = pyte.Screen(COLUMNS, ROWS)
+        self.stream = pyte.Stream(self.screen)
+
+    def write(self, data: str) -> None:
+        self.written += len(data.encode("utf-8"))
+        self.stream.feed(data)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+
+def screen_ready(seen: bytes) -> bool:
+    screen = pyte.Screen(COLUMNS, ROWS)
+    pyte.ByteStream(screen).feed(seen)
+    return any(" to move | " in line for line in screen.display)
+
+
+async def play(folder: Path, moves: int) -> tuple[list[int], float]:
+    relay = RelayUnderTest("mosquitto", folder / "relay").start()
+    url = f"mqtt://127.0.0.1:{relay.port}"
+    config = folder / "host" / "config"
+    save_identity(Identity.generate(), config / "olixono" / "identity")
+    env = dict(os.environ, XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(folder / "host" / "state"),
+               PYTHONPATH=str(ROOT))
+    host = subprocess.Popen([sys.executable, "-m", "client", "host", "olix", "--relay", url, "--bot", "mcts",
+                             "--seconds", "0.3"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    terminal = CountingTerminal()
+    per_move: list[int] = []
+    idle = 0.0
+    try:
+        assert host.stdout is not None
+        game = next(line.split("olixono join ")[1].split()[0] for line in host.stdout if "olixono join " in line)
+        box: dict[str, GameRunner] = {}
+        with create_pipe_input() as pipe:
+            output = Vt100_Output(terminal, lambda: Size(rows=ROWS, columns=COLUMNS), term="xterm-256color",  # type: ignore[arg-type]
+                                  enable_cpr=False)
+            screen = game_screen(input=pipe, output=output, log_file=folder / "client.log")
+
+            async def front(runner: GameRunner) -> int:
+                box["runner"] = runner
+                return await screen(runner)
+
+            options = network.Options(relay=url, identity=Identity.generate(), journal_dir=folder / "guest",
+                                      write=lambda _: None, timeout=20, console=front)
+            joining = asyncio.create_task(network.join(game, options))
+            while "runner" not in box:
+                await asyncio.sleep(0.01)
+            core = box["runner"].core
+            rng = random.Random(1)
+            async with asyncio.timeout(300):
+                while not (core.session.started and core.my_turn):
+                    await asyncio.sleep(0.01)
+                await asyncio.sleep(0.5)
+                before = terminal.written
+                await asyncio.sleep(3.0)
+                idle = (terminal.written - before) / 3.0
+                while not core.session.over and len(per_move) < moves:
+                    if not core.my_turn:
+                        await asyncio.sleep(0.01)
+                        continue
+                    count = core.session.moves
+                    pipe.send_text(rng.choice(core.session.board.legal_moves()).text() + "\r")
+                    while core.session.moves == count:
+                        await asyncio.sleep(0.005)
+                    await asyncio.sleep(0.1)  # the person's own move drawn
+                    drawn = terminal.written
+                    while not core.my_turn and not core.session.over:
+                        await asyncio.sleep(0.005)
+                    await asyncio.sleep(0.1)  # the reply drawn
+                    if not core.session.over:  # (a move that ended the game had no reply)
+                        per_move.append(terminal.written - drawn)
+                pipe.send_text("/resign\r")
+                await asyncio.sleep(0.3)
+                pipe.send_text("/resign\r")
+                while not core.session.over:
+                    await asyncio.sleep(0.01)
+                pipe.send_text("/quit\r")
+                await joining
+    finally:
+        host.kill()
+        host.wait(10)
+        relay.stop()
+    return per_move, idle
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--moves", type=int, default=20, help="opponent moves measured (default 20)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        start = time.perf_counter()
+        joined = join_to_prompt(folder / "join", extra=("--screen",), ready=screen_ready, size=(ROWS, COLUMNS))
+        print(f"join_to_screen_s: {joined:.3f}")
+        per_move, idle = asyncio.run(play(folder / "play", args.moves))
+        print(f"bytes_per_opponent_move: {statistics.median(per_move):.0f} (min {min(per_move)}, max {max(per_move)}, "
+              f"{len(per_move)} moves)")
+        print(f"idle_bytes_per_s: {idle:.0f}")
+        print(f"seconds: {time.perf_counter() - start:.1f}")
+
+
+if __name__ == "__main__":
+    main()
