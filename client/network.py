@@ -61,6 +61,14 @@ class Options:
     """A front end to use instead of the line console (tests pass one built on pipe input)."""
     screen: bool = False
     """The full-screen console instead of the line console."""
+    notes: list[str] = field(default_factory=list)
+    """What was said before the front end started (the join command, the host's fingerprint): the full-screen
+    console shows it again in its log, since it takes the whole terminal."""
+
+    def say(self, text: str) -> None:
+        """Tell the person, and keep it for a front end that starts later."""
+        self.write(text)
+        self.notes.append(text)
     environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     ask_password: Callable[[str], str] = getpass.getpass
     identity: Identity | None = None
@@ -100,7 +108,7 @@ async def relay_for_host(options: Options) -> AsyncIterator[RelayAddress]:
         await embedded.start()
     except OSError as exc:
         raise Failure(f"nothing answers at {address.host}:{address.port} and no relay could start there: {exc.strerror}") from None
-    options.write(f"No relay answered at {address}, so this process runs one there (the embedded relay). "
+    options.say(f"No relay answered at {address}, so this process runs one there (the embedded relay). "
                   "The game ends for everybody when this process does.")
     try:
         yield address
@@ -153,7 +161,7 @@ def front_end(options: Options, player: bool) -> FrontEnd:
     if options.screen:
         from client.screen import game_screen
 
-        return game_screen()
+        return game_screen(notes=options.notes)
     from client.console import line_console
 
     return line_console()
@@ -197,9 +205,9 @@ async def host(kind: str, options: Options) -> int:
         for line in offer.journal:
             journal.append(line)  # published on connecting, with whatever else the relay lacks
         who = "the invited key" if invite else "your opponent"
-        options.write(f"Hosting {kind} game {game} as {identity.fingerprint}.")
-        options.write(f"Tell {who} to type:  {join_command(game, address, default)}")
-        options.write(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
+        options.say(f"Hosting {kind} game {game} as {identity.fingerprint}.")
+        options.say(f"Tell {who} to type:  {join_command(game, address, default)}")
+        options.say(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
         runner = GameRunner(core, make_link(options, address, identity), journal)
         return await run_game(options, runner, front_end(options, True), identity)
 
@@ -236,7 +244,7 @@ def joining(options: Options, identity: Identity, address: RelayAddress) -> Fron
             raise Failure(f"game {game} is for another player ({session.invite.fingerprint}), not for you")
         if session.guest is not None and session.guest != identity.public:
             raise Failure(f"game {game} has its guest already ({session.guest.fingerprint})")
-        options.write(f"Joining {session.kind} game {game}, hosted by {session.host.fingerprint}: "
+        options.say(f"Joining {session.kind} game {game}, hosted by {session.host.fingerprint}: "
                       "check that it is the fingerprint your host told you.")
         runner.attach(Journal.create(JournalMeta(game, session.kind, "guest", identity.public.text, address.url),
                                      options.journal_dir))
@@ -310,7 +318,7 @@ async def resume(game: str | None, options: Options) -> int:
     options.relay = options.relay or journal.meta.relay
     address, _ = relay_address(options)
     core = GameCore(session)
-    options.write(f"Taking up {journal.meta.kind} game {game} again ({session.moves} moves so far).")
+    options.say(f"Taking up {journal.meta.kind} game {game} again ({session.moves} moves so far).")
     runner = GameRunner(core, make_link(options, address, identity), journal)
     return await run_game(options, runner, front_end(options, True), identity)
 

@@ -207,15 +207,18 @@ def played_moves(core: GameCore) -> list[tuple[str, str]]:
 
 
 def game_screen(*, input: Input | None = None, output: Output | None = None,
-                clock: Callable[[], float] = time.monotonic,
-                log_file: Path | None = None) -> Callable[[GameRunner], Any]:
+                clock: Callable[[], float] = time.monotonic, log_file: Path | None = None,
+                notes: list[str] | None = None) -> Callable[[GameRunner], Any]:
     """The full-screen front end (``input``/``output``: prompt-toolkit's, for tests; ``log_file``: where log records
-    go while it runs, by default ``$XDG_STATE_HOME/olixono/client.log``)."""
+    go while it runs, by default ``$XDG_STATE_HOME/olixono/client.log``; ``notes``: what was said before it started,
+    shown first in its log)."""
 
     async def run(runner: GameRunner) -> int:
         core = runner.core
         state = ScreenState()
         state.connected = runner.link.connected
+        for note in notes or ():
+            state.add(note)
         state.add("Type a move, or /help for the commands.")
         app: Application[int]
 

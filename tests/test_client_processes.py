@@ -234,3 +234,60 @@ async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
             await asyncio.gather(follower, return_exceptions=True)
         await relay.stop(kill=True)
     assert transcript(envs["host"][0], game) == transcript(envs["guest"][0], game) == list(session.transcript)
+
+
+@needs_tmux
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+async def test_two_players_and_a_watcher_on_the_full_screen_in_real_terminals(tmp_path, kind):
+    """The same as above with --screen: keys sent into real terminals, the full screens captured and checked."""
+    relay = await RelayProcess(free_port()).start()
+    url = f"mqtt://127.0.0.1:{relay.port}"
+    envs = {name: home(tmp_path, name) for name in ("host", "guest", "watcher")}
+    tmux = Tmux(tmp_path)
+    stop_event = asyncio.Event()
+    follower = None
+    try:
+        tmux.start(envs["host"][0], ["host", kind, "--relay", url, "--screen"])
+        game = (await asyncio.to_thread(tmux.wait_for, 0, r"olixono join (\S{22})")).group(1)
+        tmux.start(envs["guest"][0], ["join", game, "--relay", url, "--screen"])
+        tmux.start(envs["watcher"][0], ["watch", game, "--relay", url, "--screen"])
+        session = GameSession(game)
+        follower = asyncio.create_task(follow(url, game, session, stop_event))
+        window = {envs["host"][1].public: 0, envs["guest"][1].public: 1}
+        async with asyncio.timeout(30):
+            while not session.started:
+                await asyncio.sleep(0.1)
+        await asyncio.to_thread(tmux.wait_for, 1, r"Joining \w+ game \S+, hosted by \S+:")  # check it!
+        first = window[session.actor]
+        await asyncio.to_thread(tmux.wait_for, first, r"^\S+ \(you\) to move \| ")  # the toolbar
+        await asyncio.to_thread(tmux.wait_for, 2, r"^\S+ to move \| .*relay connected")  # the watcher's
+        rng = random.Random(11)
+        refused = False
+        async with asyncio.timeout(240):
+            while not session.over:
+                actor = window[session.actor]
+                moves = sorted(move.text() for move in session.board.legal_moves())
+                if not refused:  # the player whose turn it is not types a move: refused, never sent
+                    tmux.type(1 - actor, moves[0])
+                    await asyncio.to_thread(tmux.wait_for, 1 - actor, r"error: it is not your turn")
+                    refused = True
+                before = session.moves
+                await asyncio.to_thread(tmux.wait_for, actor, r"^\S+ \(you\) to move \| ")
+                tmux.type(actor, rng.choice(moves))
+                while session.moves == before and not session.over:
+                    await asyncio.sleep(0.05)
+        sentence = session.result.sentence()
+        for pane in (0, 1, 2):
+            await asyncio.to_thread(tmux.wait_for, pane, r"^game over \| ", 20)
+            await asyncio.to_thread(tmux.wait_for, pane, re.escape(f"Game over: {sentence}"[:60]), 20)
+        assert f"{session.moves:>3}. " in tmux.screen(2)  # the watcher's moves pane has the last move
+        for pane in (0, 1, 2):
+            tmux.type(pane, "/quit")
+    finally:
+        stop_event.set()
+        tmux.stop()
+        if follower is not None:
+            follower.cancel()
+            await asyncio.gather(follower, return_exceptions=True)
+        await relay.stop(kill=True)
+    assert transcript(envs["host"][0], game) == transcript(envs["guest"][0], game) == list(session.transcript)
