@@ -169,21 +169,34 @@ def board_fragments(core: GameCore, flipped: bool) -> StyleAndTextTuples:
         rank_lines = rank_lines[::-1]
     out: StyleAndTextTuples = []
     players = board.PLAYERS
-    prefix = 2 if session.kind == "oxono" else 3  # "6 " or "11 ": the rank, then the squares
+    prefix, cell = (2, 3) if session.kind == "oxono" else (3, 2)  # "6 " / "11 " then cells of 3 / 2 characters
+    last = last_squares(core)
     for line in rank_lines:
         label, cells = line[:prefix], line[prefix:]
+        rank = label.strip()
         out.append(("", label))
-        for ch in cells:
+        for index, ch in enumerate(cells):
             if session.kind == "oxono":
                 style = "class:pink" if ch in "XO" else "class:black" if ch in "xo" else "class:totem" if ch in "[]" else ""
             else:
                 style = f"class:{players[0]}" if ch == "#" else f"class:{players[1]}" if ch == "o" else ""
+            if ch != " " and f"{chr(ord('a') + index // cell)}{rank}" in last:
+                style += " class:last"
             out.append((style, ch))
         out.append(("", f" {label.strip()}\n"))  # coordinates on both sides
     out.append(("", f"{files_line}\n"))
     for line in status:
         out.append(("", line + "\n"))
     return out
+
+
+def last_squares(core: GameCore) -> set[str]:
+    """The squares the last move touched (Olix: its square; Oxono: where the totem went and the pawn's square)."""
+    moves = played_moves(core)
+    if not moves:
+        return set()
+    text = moves[-1][1].lower()
+    return {text[1:3], text[3:5]} if core.session.kind == "oxono" else {text}
 
 
 def moves_text(core: GameCore) -> StyleAndTextTuples:

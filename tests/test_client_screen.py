@@ -224,3 +224,15 @@ def test_completion_offers_the_legal_moves_and_the_slash_commands():
     assert words == ["/resign"]
     assert [c.text for c in ScreenCompleter(mover).get_completions(Document("k1"), CompleteEvent())] == [
         "k1", "k10", "k11"]
+
+
+def test_the_board_marks_the_last_moves_squares():
+    from client.core import GameCore
+    from client.screen import board_fragments
+    from protocol_helpers import mover, start
+
+    host, guest = start("oxono")
+    actor, other = mover(host, guest)
+    other.receive(actor.move("Oc6c5").line)
+    marked = "".join(text for style, text in board_fragments(GameCore(host), False) if "class:last" in style)
+    assert marked == "[O]O"  # the totem on c6, the pawn on c5
