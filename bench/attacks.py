@@ -21,7 +21,6 @@ import asyncio
 import multiprocessing
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,59 +29,26 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT / "bench"))  # after the packages: bench/protocol.py must not shadow them
 
 import aiomqtt  # noqa: E402
 
+from latency import RelayUnderTest, percentile  # noqa: E402
 from protocol import Identity  # noqa: E402
 from relay import users  # noqa: E402
-from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config  # noqa: E402
 
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 GAME = "BENCHATTACKBENCHATTACK"
 LOGINS_PER_SECOND = 26
 
 
-class Relay:
-    """A private relay of either kind in its own process, with the accounts of ``table``."""
-
-    def __init__(self, kind: str, workdir: Path, table: dict[str, users.PasswordHash]) -> None:
-        self.kind, self.workdir, self.port = kind, workdir, free_port()
-        workdir.mkdir(parents=True, exist_ok=True)
-        self.users_file = workdir / "users"
-        users.save(self.users_file, table)
-        self.process: subprocess.Popen[bytes] | None = None
-        self.mosquitto: MosquittoProcess | None = None
-
-    def __enter__(self) -> Relay:
-        if self.kind == "mosquitto":
-            conf = write_config(self.workdir / "mosquitto", MosquittoSettings(
-                port=self.port, users_file=self.users_file, run_as="root"))
-            self.mosquitto = MosquittoProcess(conf, self.port).start()
-            return self
-        self.process = subprocess.Popen(
-            # the burst run publishes 10,000 lines under one account: lift the publish budget meant for strangers
-            [sys.executable, "-m", "relay", "--port", str(self.port), "--users", str(self.users_file),
-             "--max-publish-rate", "0"], cwd=ROOT,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return self
-            except OSError:
-                time.sleep(0.1)
-        raise SystemExit("the embedded relay did not start")
-
-    def __exit__(self, *exc: object) -> None:
-        if self.mosquitto is not None:
-            self.mosquitto.stop()
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+def private_relay(kind: str, workdir: Path, table: dict[str, users.PasswordHash]) -> RelayUnderTest:
+    """A private relay with the accounts of ``table``. The embedded relay's publish budget is lifted: the burst run
+    publishes 10,000 lines under one account."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    users.save(workdir / "users", table)
+    extra = ("--max-publish-rate", "0") if kind == "embedded" else ()
+    return RelayUnderTest(kind, workdir, users_file=workdir / "users", extra=extra)
 
 
 def client(port: int, name: str, password: str) -> aiomqtt.Client:
@@ -90,11 +56,6 @@ def client(port: int, name: str, password: str) -> aiomqtt.Client:
                           protocol=aiomqtt.ProtocolVersion.V311, timeout=10)
     made.pending_calls_threshold = 100  # a burst of 50 publishes is the point, not a warning
     return made
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 # -- the attacker: refused logins, in a process of its own ------------------------------------------------
@@ -191,7 +152,7 @@ def measure(kind: str, folder: Path, trips: int, bursts_count: int) -> dict[str,
     for scheme, hashing in (("token", lambda token: users.PasswordHash.for_token(token)),
                             ("pbkdf2", lambda token: users.PasswordHash.make(token, users.ITERATIONS))):
         table = {name: hashing(token) for name, token in accounts}
-        with Relay(kind, folder / f"{kind}-{scheme}", table) as relay:
+        with private_relay(kind, folder / f"{kind}-{scheme}", table) as relay:
             if scheme == "token":
                 quiet = asyncio.run(round_trips(relay.port, accounts[0], accounts[1], trips))
                 figures["rtt_quiet_p50_ms"] = statistics.median(quiet) * 1000

@@ -59,15 +59,21 @@ from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, writ
 
 # -- relays ---------------------------------------------------------------------------------------------
 class RelayUnderTest:
-    def __init__(self, kind: str, workdir: Path) -> None:
+    """A relay in its own process on a free port: ``embedded`` (``python -m relay`` with ``extra`` options) or
+    ``mosquitto`` (the generated configuration); private with ``users_file``. ``start``/``stop``, or ``with``."""
+
+    def __init__(self, kind: str, workdir: Path, users_file: Path | None = None, extra: tuple[str, ...] = ()) -> None:
         self.kind, self.workdir, self.port = kind, workdir, free_port()
+        self.users_file, self.extra = users_file, extra
         self.process: subprocess.Popen[bytes] | None = None
         self.mosquitto: MosquittoProcess | None = None
 
     def start(self) -> RelayUnderTest:
         if self.kind == "embedded":
-            self.process = subprocess.Popen([sys.executable, "-m", "relay", "--port", str(self.port)], cwd=ROOT,
-                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            accounts = ("--users", str(self.users_file)) if self.users_file is not None else ()
+            self.process = subprocess.Popen([sys.executable, "-m", "relay", "--port", str(self.port), *accounts,
+                                             *self.extra], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL)
             deadline = time.monotonic() + 15
             while time.monotonic() < deadline:
                 try:
@@ -76,16 +82,27 @@ class RelayUnderTest:
                 except OSError:
                     time.sleep(0.1)
             raise SystemExit("the embedded relay did not start")
-        conf = write_config(self.workdir / "mosquitto", MosquittoSettings(port=self.port, run_as="root"))
+        conf = write_config(self.workdir / "mosquitto", MosquittoSettings(
+            port=self.port, users_file=self.users_file, run_as="root"))
         self.mosquitto = MosquittoProcess(conf, self.port).start()
         return self
 
     def stop(self) -> None:
         if self.process is not None:
             self.process.terminate()
-            self.process.wait(10)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
         if self.mosquitto is not None:
             self.mosquitto.stop()
+
+    def __enter__(self) -> RelayUnderTest:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 def percentile(values: list[float], share: float) -> float:

@@ -141,11 +141,13 @@ class GameRunner:
         if now < quiet_at and now < latest:
             self._copy_timer = loop.call_later(min(quiet_at, latest) - now, self._copies_due)
             return
-        self._copy_timer = None
         self.send_copies()
 
     def send_copies(self) -> None:
         """Send the copies waiting, now (if the link is down, the next connection publishes what the relay lacks)."""
+        if self._copy_timer is not None:
+            self._copy_timer.cancel()  # harmless when it is the timer's own call
+            self._copy_timer = None
         copies, self._copies = self._copies, []
         for item in copies:
             self.link.send(item.topic, item.line)
@@ -226,9 +228,6 @@ class GameRunner:
 
     async def _goodbye(self) -> None:
         """Say we are gone, and wait (a little) until the relay has it and every line sent before it."""
-        if self._copy_timer is not None:
-            self._copy_timer.cancel()
-            self._copy_timer = None
         self.send_copies()
         gone = self.core.presence(False, self.connections)
         if gone is not None and self.link.connected:

@@ -16,17 +16,7 @@ from client.console import MoveCompleter, line_console, prompt_text, toolbar_tex
 from client.core import GameCore
 from client.runner import GameRunner
 from protocol_helpers import identity_of, offered, start
-from relay_fixtures import Relay
 from test_client_network import Seat, game_id_of
-
-
-@pytest.fixture
-async def relay(tmp_path):
-    started = Relay("embedded", tmp_path / "relay")
-    started.workdir.mkdir()
-    await started.start()
-    yield started
-    await started.stop()
 
 
 async def typing(runner_box: dict, pipe, lines: list[str], rng: random.Random) -> None:

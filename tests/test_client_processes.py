@@ -16,6 +16,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import aiomqtt
@@ -180,9 +182,23 @@ async def follow(url: str, game: str, session: GameSession, stop_event: asyncio.
                 return
 
 
-@needs_tmux
-@pytest.mark.parametrize("kind", ["oxono", "olix"])
-async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
+@dataclass
+class Terminals:
+    """Two players and a watcher, each in a tmux window of one server (0 host, 1 guest, 2 watcher), and the test's
+    own spectator session of their game."""
+
+    tmux: Tmux
+    game: str
+    session: GameSession
+    window: dict  # a seated key -> its window
+    envs: dict
+
+
+@contextlib.asynccontextmanager
+async def three_terminals(tmp_path: Path, kind: str, *extra: str) -> AsyncIterator[Terminals]:
+    """A relay, then ``olixono host``, ``join`` and ``watch`` (with ``extra`` options) in real terminals, until the
+    seats are drawn; everything is stopped by PID afterwards, and both players' journals must hold the game the
+    test's spectator saw."""
     relay = await RelayProcess(free_port()).start()
     url = f"mqtt://127.0.0.1:{relay.port}"
     envs = {name: home(tmp_path, name) for name in ("host", "guest", "watcher")}
@@ -190,42 +206,16 @@ async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
     stop_event = asyncio.Event()
     follower = None
     try:
-        tmux.start(envs["host"][0], ["host", kind, "--relay", url])
+        tmux.start(envs["host"][0], ["host", kind, "--relay", url, *extra])
         game = (await asyncio.to_thread(tmux.wait_for, 0, r"olixono join (\S{22})")).group(1)
-        tmux.start(envs["guest"][0], ["join", game, "--relay", url])
-        tmux.start(envs["watcher"][0], ["watch", game, "--relay", url])
+        tmux.start(envs["guest"][0], ["join", game, "--relay", url, *extra])
+        tmux.start(envs["watcher"][0], ["watch", game, "--relay", url, *extra])
         session = GameSession(game)
         follower = asyncio.create_task(follow(url, game, session, stop_event))
-        window = {envs["host"][1].public: 0, envs["guest"][1].public: 1}
         async with asyncio.timeout(30):
             while not session.started:
                 await asyncio.sleep(0.1)
-        await asyncio.to_thread(tmux.wait_for, 2, r"watching (pink|first) to move>")
-        first = window[session.actor]
-        await asyncio.to_thread(tmux.wait_for, first, r"(pink|first) \(you\) to move vs \w{4}-")
-        await asyncio.to_thread(tmux.wait_for, 1 - first, r"to move vs \w{4}-\S+ \(waiting\)>")
-        toolbar = await asyncio.to_thread(tmux.wait_for, first, r"relay: connected  \|  opponent \S+: here.*")
-        assert toolbar.group(0).rstrip().endswith(f"game {game}")
-        rng = random.Random(7)
-        refused = False
-        async with asyncio.timeout(240):
-            while not session.over:
-                actor = window[session.actor]
-                moves = sorted(move.text() for move in session.board.legal_moves())
-                if not refused:  # the player whose turn it is not types a move: refused, never sent
-                    tmux.type(1 - actor, moves[0])
-                    await asyncio.to_thread(tmux.wait_for, 1 - actor, r"error: it is not your turn")
-                    refused = True
-                before = session.moves
-                # the test's own spectator may see the last move before the player's client does
-                await asyncio.to_thread(tmux.wait_for_prompt, actor, "(you) to move")
-                tmux.type(actor, rng.choice(moves))
-                while session.moves == before and not session.over:
-                    await asyncio.sleep(0.05)
-        sentence = session.result.sentence()
-        for pane in (0, 1, 2):
-            await asyncio.to_thread(tmux.wait_for, pane, re.escape(f"Game over: {sentence}"), 20)
-        assert f"move {session.next_seq - 1} " in tmux.screen(2)  # the watcher saw the last move
+        yield Terminals(tmux, game, session, {envs["host"][1].public: 0, envs["guest"][1].public: 1}, envs)
     finally:
         stop_event.set()
         tmux.stop()
@@ -236,46 +226,56 @@ async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
     assert transcript(envs["host"][0], game) == transcript(envs["guest"][0], game) == list(session.transcript)
 
 
+async def play_by_keys(terminals: Terminals, rng: random.Random, my_turn_shown: Callable[[int], object]) -> None:
+    """Random legal moves typed into the terminal of the player to move (once the screen there says it is their
+    turn, ``my_turn_shown``), and once a move typed by the other player, which must be refused and never sent."""
+    tmux, session, window = terminals.tmux, terminals.session, terminals.window
+    refused = False
+    async with asyncio.timeout(240):
+        while not session.over:
+            actor = window[session.actor]
+            moves = sorted(move.text() for move in session.board.legal_moves())
+            if not refused:
+                tmux.type(1 - actor, moves[0])
+                await asyncio.to_thread(tmux.wait_for, 1 - actor, r"error: it is not your turn")
+                refused = True
+            before = session.moves
+            # the test's own spectator may see the last move before the player's client does
+            await asyncio.to_thread(my_turn_shown, actor)
+            tmux.type(actor, rng.choice(moves))
+            while session.moves == before and not session.over:
+                await asyncio.sleep(0.05)
+
+
+@needs_tmux
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
+    async with three_terminals(tmp_path, kind) as terminals:
+        tmux, game, session = terminals.tmux, terminals.game, terminals.session
+        await asyncio.to_thread(tmux.wait_for, 2, r"watching (pink|first) to move>")
+        first = terminals.window[session.actor]
+        await asyncio.to_thread(tmux.wait_for, first, r"(pink|first) \(you\) to move vs \w{4}-")
+        await asyncio.to_thread(tmux.wait_for, 1 - first, r"to move vs \w{4}-\S+ \(waiting\)>")
+        toolbar = await asyncio.to_thread(tmux.wait_for, first, r"relay: connected  \|  opponent \S+: here.*")
+        assert toolbar.group(0).rstrip().endswith(f"game {game}")
+        await play_by_keys(terminals, random.Random(7), lambda pane: tmux.wait_for_prompt(pane, "(you) to move"))
+        sentence = session.result.sentence()
+        for pane in (0, 1, 2):
+            await asyncio.to_thread(tmux.wait_for, pane, re.escape(f"Game over: {sentence}"), 20)
+        assert f"move {session.next_seq - 1} " in tmux.screen(2)  # the watcher saw the last move
+
+
 @needs_tmux
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
 async def test_two_players_and_a_watcher_on_the_full_screen_in_real_terminals(tmp_path, kind):
     """The same as above with --screen: keys sent into real terminals, the full screens captured and checked."""
-    relay = await RelayProcess(free_port()).start()
-    url = f"mqtt://127.0.0.1:{relay.port}"
-    envs = {name: home(tmp_path, name) for name in ("host", "guest", "watcher")}
-    tmux = Tmux(tmp_path)
-    stop_event = asyncio.Event()
-    follower = None
-    try:
-        tmux.start(envs["host"][0], ["host", kind, "--relay", url, "--screen"])
-        game = (await asyncio.to_thread(tmux.wait_for, 0, r"olixono join (\S{22})")).group(1)
-        tmux.start(envs["guest"][0], ["join", game, "--relay", url, "--screen"])
-        tmux.start(envs["watcher"][0], ["watch", game, "--relay", url, "--screen"])
-        session = GameSession(game)
-        follower = asyncio.create_task(follow(url, game, session, stop_event))
-        window = {envs["host"][1].public: 0, envs["guest"][1].public: 1}
-        async with asyncio.timeout(30):
-            while not session.started:
-                await asyncio.sleep(0.1)
+    async with three_terminals(tmp_path, kind, "--screen") as terminals:
+        tmux, session = terminals.tmux, terminals.session
         await asyncio.to_thread(tmux.wait_for, 1, r"Joining \w+ game \S+, hosted by \S+:")  # check it!
-        first = window[session.actor]
+        first = terminals.window[session.actor]
         await asyncio.to_thread(tmux.wait_for, first, r"^\S+ \(you\) to move \| ")  # the toolbar
         await asyncio.to_thread(tmux.wait_for, 2, r"^\S+ to move \| .*relay connected")  # the watcher's
-        rng = random.Random(11)
-        refused = False
-        async with asyncio.timeout(240):
-            while not session.over:
-                actor = window[session.actor]
-                moves = sorted(move.text() for move in session.board.legal_moves())
-                if not refused:  # the player whose turn it is not types a move: refused, never sent
-                    tmux.type(1 - actor, moves[0])
-                    await asyncio.to_thread(tmux.wait_for, 1 - actor, r"error: it is not your turn")
-                    refused = True
-                before = session.moves
-                await asyncio.to_thread(tmux.wait_for, actor, r"^\S+ \(you\) to move \| ")
-                tmux.type(actor, rng.choice(moves))
-                while session.moves == before and not session.over:
-                    await asyncio.sleep(0.05)
+        await play_by_keys(terminals, random.Random(11), lambda pane: tmux.wait_for(pane, r"^\S+ \(you\) to move \| "))
         sentence = session.result.sentence()
         for pane in (0, 1, 2):
             await asyncio.to_thread(tmux.wait_for, pane, r"^game over \| ", 20)
@@ -283,11 +283,3 @@ async def test_two_players_and_a_watcher_on_the_full_screen_in_real_terminals(tm
         assert f"{session.moves:>3}. " in tmux.screen(2)  # the watcher's moves pane has the last move
         for pane in (0, 1, 2):
             tmux.type(pane, "/quit")
-    finally:
-        stop_event.set()
-        tmux.stop()
-        if follower is not None:
-            follower.cancel()
-            await asyncio.gather(follower, return_exceptions=True)
-        await relay.stop(kill=True)
-    assert transcript(envs["host"][0], game) == transcript(envs["guest"][0], game) == list(session.transcript)

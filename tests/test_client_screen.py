@@ -17,7 +17,6 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from client import network
 from client.runner import GameRunner
 from client.screen import MIN_COLUMNS, MIN_ROWS, game_screen
-from relay_fixtures import Relay
 from test_client_network import Seat, game_id_of
 
 
@@ -72,15 +71,6 @@ def board_ranks(screen: str) -> list[str]:
 def state_home(tmp_path, monkeypatch):
     """The screen's log file goes under the test's own state folder."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-
-
-@pytest.fixture
-async def relay(tmp_path):
-    started = Relay("embedded", tmp_path / "relay")
-    started.workdir.mkdir()
-    await started.start()
-    yield started
-    await started.stop()
 
 
 async def wait_for(terminal: Terminal, words: str, seconds: float = 20) -> None:
