@@ -250,7 +250,7 @@ def prompt_after_board(seen: bytes) -> bool:
     return board in seen and b"\x1b[?25h" in seen.split(board)[-1]
 
 
-def join_to_prompt(folder: Path, extra: tuple[str, ...] = (), ready: Callable[[bytes], bool] = prompt_after_board,
+def join_to_prompt(folder: Path, extra: tuple[str, ...] = ("--line",), ready: Callable[[bytes], bool] = prompt_after_board,
                    size: tuple[int, int] | None = None) -> float:
     """Seconds from starting ``olixono join`` (with ``extra`` options) in a pty of ``size`` (rows, columns) until
     ``ready`` says so of what it wrote: by default its prompt with the board shown (best of 3)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Coroutine, Sequence
@@ -25,10 +26,30 @@ def _engine(args: argparse.Namespace) -> int:
     return 0
 
 
+def full_screen(args: argparse.Namespace, environ: dict[str, str] | None = None) -> bool:
+    """Whether a command shows the full-screen console: asked for (``--screen``), or not refused (``--plain``,
+    ``--line``) and both stdin and stdout are terminals that can draw it (``TERM`` is not ``dumb``)."""
+    if getattr(args, "screen", False):
+        return True
+    if getattr(args, "plain", False) or getattr(args, "line", False):
+        return False
+    env = os.environ if environ is None else environ
+    return sys.stdin.isatty() and sys.stdout.isatty() and env.get("TERM", "") != "dumb"
+
+
 def _play(args: argparse.Namespace) -> int:
     from client.local import play_local
 
     try:
+        if full_screen(args):
+            import asyncio
+
+            from client.local_screen import LocalTable
+            from client.screen import run_screen
+
+            table = LocalTable(args.game, vs=args.vs, human=args.seat, seed=args.seed, iterations=args.iterations,
+                               seconds=args.seconds)
+            return asyncio.run(run_screen(table))
         play_local(
             args.game, vs=args.vs, human=args.seat, seed=args.seed, iterations=args.iterations, seconds=args.seconds
         )
@@ -66,17 +87,39 @@ def _verify(args: argparse.Namespace) -> int:
     return status
 
 
+def _replay(args: argparse.Namespace) -> int:
+    from client.verify import INVALID, load
+
+    status, text, session = load(args.file)
+    if session is None:
+        print(text.replace("olixono verify:", "olixono replay:", 1), file=sys.stderr)
+        return INVALID
+    if not full_screen(args):
+        from client.replay import replay_lines
+
+        print("\n".join(replay_lines(session, text)))
+        return 0
+    import asyncio
+
+    from client.replay import ReplayTable
+    from client.screen import run_screen
+
+    return asyncio.run(run_screen(ReplayTable(session, text), notes=[text]))
+
+
 def _network(args: argparse.Namespace) -> int:
     """Run one of the network commands (``host``, ``join``, ``watch``, ``resume``, ``games``, ``export``)."""
     import asyncio
 
     from client import network
 
+    screen = full_screen(args) and getattr(args, "bot", None) is None
+    plain = getattr(args, "plain", False) or not (screen or getattr(args, "line", False))  # no terminal: plain
     options = network.Options(
-        relay=args.relay, cafile=args.cafile, timeout=args.timeout, plain=getattr(args, "plain", False),
-        bot=getattr(args, "bot", None), iterations=getattr(args, "iterations", None),
-        seconds=getattr(args, "seconds", None), seed=getattr(args, "seed", None), invite=getattr(args, "invite", None),
-        commands=sys.stdin if getattr(args, "plain", False) else None, screen=getattr(args, "screen", False),
+        relay=args.relay, cafile=args.cafile, timeout=args.timeout, plain=plain, bot=getattr(args, "bot", None),
+        iterations=getattr(args, "iterations", None), seconds=getattr(args, "seconds", None),
+        seed=getattr(args, "seed", None), invite=getattr(args, "invite", None),
+        commands=sys.stdin if plain and args.command != "watch" else None, screen=screen,
     )
     if options.bot is None and (options.iterations is not None or options.seconds is not None):
         print(f"olixono {args.command}: --iterations and --seconds set a --bot's budget", file=sys.stderr)
@@ -114,15 +157,21 @@ def _relay_options(parser: argparse.ArgumentParser) -> None:
                              "(default: wait for the relay; 10 s for an offer)")
 
 
-SCREEN_HELP = ("the full-screen console (board, moves, log and input where they stay; commands start with /) "
-               "instead of the line console; a preview: it becomes the default in a coming release")
+def _front_options(parser: argparse.ArgumentParser, plain: str, line: bool = True) -> None:
+    """How the game is shown: the full screen where stdin and stdout are terminals, else (or when asked) plain."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--screen", action="store_true",
+                       help="the full-screen console: board, moves, log and input where they stay; commands start "
+                            "with / (the default when stdin and stdout are terminals and TERM is not dumb)")
+    if line:
+        group.add_argument("--line", action="store_true",
+                           help="the line console: one prompt, the board printed after every move")
+    group.add_argument("--plain", action="store_true", help=plain + " (the default without a terminal)")
 
 
 def _seat_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--plain", action="store_true",
-                        help="no console: print one event a line, in words; read commands from stdin; exit 0 when "
-                             "the game ends, 1 when it cannot go on")
-    parser.add_argument("--screen", action="store_true", help=SCREEN_HELP)
+    _front_options(parser, "no console: print one event a line, in words, for screen readers, pipes and scripts; "
+                           "read commands from stdin; exit 0 when the game ends, 1 when it cannot go on")
     parser.add_argument("--bot", choices=LEVELS, metavar="LEVEL",
                         help=f"a bot holds your seat ({', '.join(LEVELS)}), printing events as --plain does")
     parser.add_argument("--seed", type=int, help="seed for the bot (default: random)")
@@ -182,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--as", dest="seat", metavar="SEAT", help="your seat against a bot (pink/black, first/second; default: the first)")
     play.add_argument("--seed", type=int, help="seed for the bot (default: random)")
+    _front_options(play, "one prompt, the board printed after every move, commands without the /", line=False)
     _budget_options(play)
     play.set_defaults(func=_play)
 
@@ -202,6 +252,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("file", help="the transcript: one signed message a line ('-' for stdin)")
     verify.set_defaults(func=_verify)
+
+    replay = sub.add_parser(
+        "replay",
+        help="step through a transcript on the full screen, after verify's checks",
+        description="Check FILE as olixono verify does, then show its game one position at a time: → or n the next "
+        "move, ← or p the one before, Home / End the start and the end, a move number and Enter to jump there; "
+        "/quit leaves. Without a terminal (or with --plain) print every move and the board after it.",
+    )
+    replay.add_argument("file", help="the transcript: one signed message a line ('-' for stdin)")
+    _front_options(replay, "print every move and the board after it", line=False)
+    replay.set_defaults(func=_replay)
 
     host = sub.add_parser(
         "host", help="host a network game: print the command your opponent types, then play",
@@ -225,9 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Follow the game GAME from its first line, checking every line as the players do.")
     watch.add_argument("id", metavar="GAME", help="the game's id")
     _relay_options(watch)
-    watch.add_argument("--plain", action="store_true",
-                       help="print one event a line, in words; exit 0 when the game ends, 1 when it cannot go on")
-    watch.add_argument("--screen", action="store_true", help=SCREEN_HELP)
+    _front_options(watch, "print one event a line, in words; exit 0 when the game ends, 1 when it cannot go on")
     watch.set_defaults(func=_network)
 
     resume = sub.add_parser("resume", help="take up a game you left (with no id: list the unfinished ones)",

@@ -1,14 +1,17 @@
-"""The full-screen console: one prompt-toolkit ``Application`` for playing or watching a network game.
+"""The full-screen console: one prompt-toolkit ``Application`` for playing, watching and replaying a game.
 
-Everything stays where it is: the board (left), the numbered moves (right, the last one marked), a log of chat,
-warnings and what happened (right, below), the input line, and a bottom toolbar with whose turn it is, both
-players' fingerprints (yours marked), the opponent's presence, the relay connection and each side's thinking time.
-Tasks only change state and call ``invalidate()``; nothing is printed while it runs, and an error in a task goes to
-the log, never to prompt-toolkit's "Press ENTER to continue".
+Everything stays where it is: the board (left; Olix's scoreboard under it), the numbered moves (right, the last one
+marked, scrollable), a log of chat, warnings and what happened (right, below), the input line, and a bottom toolbar
+(for a network game: whose turn it is, both players' fingerprints with yours marked, each side's thinking time, the
+opponent's presence and the relay). Tasks only change state and call ``invalidate()``; nothing is printed while it
+runs, and an error in a task goes to the log, never to prompt-toolkit's "Press ENTER to continue".
 
-Moves are typed as in local play (Tab completes the legal ones); commands start with ``/`` (``/help``), so text
-that is neither is refused, never sent as chat by accident. The same core and runner as the line console: a front
-end only (``game_screen()`` returns one).
+What is on the table comes from a :class:`Table`: a network game (:class:`NetworkTable`, on the same core and runner
+as the line console), a game at one terminal (``client.local.LocalTable``) or a transcript replayed
+(``client.replay.ReplayTable``). The screen itself owns only the drawing, the input line and the commands every table
+shares (``/help``, ``/flip``, ``/moves``, ``/quit``). Moves are typed as in local play (Tab completes the legal ones,
+Oxono one segment at a time; a click on a square types it); commands start with ``/``, so text that is neither is
+refused, never sent as chat by accident.
 """
 
 from __future__ import annotations
@@ -24,73 +27,414 @@ from typing import Any
 
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.completion import CompleteEvent, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.containers import DynamicContainer
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
 from client.commands import EXAMPLES
-from client.console import MoveCompleter
 from client.core import GameCore
 from client.journal import state_dir
 from client.plain import handle_typed
 from client.runner import Connection, GameRunner
 from client.words import describe
-from protocol import GameOver, GameStarted, MoveApplied
+from olixono.common import Board
+from olixono.olix import OlixBoard
+from protocol import GameOver, MoveApplied
 
 BOARD_WIDTH, MOVES_ROWS = 40, 10
 FIXED_ROWS = MOVES_ROWS + 4
 """Rows that are not the log's: the moves pane, two dividers, the input line, the toolbar."""
+MOVES_SHOWN = MOVES_ROWS - 1
+"""Moves in the moves pane at once (its first row is the title); PageUp / PageDown scroll it."""
 MIN_COLUMNS, MIN_ROWS = 80, 24
 """The smallest terminal the screen is drawn in; below it, a message says so (and the game goes on)."""
 LOG_LINES = 500
-SCREEN_COMMANDS = ("help", "legal", "board", "resign", "draw", "end", "agree", "decline", "withdraw", "abort",
-                   "say", "quit", "flip", "moves")
+OWN_COMMANDS = ("help", "flip", "moves", "quit")
+"""The commands of every screen; a table adds its own."""
 STYLE = Style.from_dict({
     "pink": "fg:ansimagenta bold", "black": "fg:ansiblue bold", "first": "fg:ansired bold",
-    "second": "fg:ansigreen bold", "totem": "bold", "last": "reverse", "toolbar": "reverse",
+    "second": "fg:ansigreen bold", "totem": "bold", "last": "reverse", "held": "underline", "toolbar": "reverse",
     "error": "fg:ansired", "title": "bold",
 })
+SEGMENTS = (1, 3, 5)
+"""Where an Oxono move's segments end: the totem (``O``), where it goes (``Oc6``), the pawn's square (``Oc6c5``)."""
 
+Say = Callable[[str], None]
 
-SCREEN_HELP = """\
-Type a move ({example}); Tab completes the legal ones. Commands start with /:
-  /legal /board /moves  the legal moves, the board in the log, every move so far
+OWN_HELP = """\
   /flip                 turn the board round
+  /moves                every move so far, in the log (PgUp/PgDn scroll the moves)
+  /quit (or Ctrl-D)     leave{leave}
+A click on a square types it into the input line (Shift+drag selects text to copy)."""
+
+
+class Table:
+    """What the screen shows and what typing does: one subclass for each way a game reaches the screen.
+
+    The screen asks for the position to draw, the moves so far, the toolbar's parts and the prompt whenever it
+    redraws, and hands over what is typed: a move (text without a ``/``) to :meth:`move`, a command of the table's
+    to :meth:`command`. :meth:`follow` runs for as long as the screen does (network lines arriving, a bot thinking);
+    it calls ``changed()`` whenever something should be redrawn and ``say(text)`` to add to the log.
+    """
+
+    leave = ""
+    """Said in the help next to /quit: what leaving means."""
+    greeting = "Type a move, or /help for the commands."
+    """The log's first line."""
+
+    @property
+    def kind(self) -> str:
+        """``oxono`` or ``olix``."""
+        raise NotImplementedError
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        """The table's own /commands (``resign`` is confirmed by the screen before it reaches :meth:`command`)."""
+        return ()
+
+    def board(self) -> Board[Any] | None:
+        """The position to draw (``None``: there is none yet, the seats are not drawn)."""
+        raise NotImplementedError
+
+    def moves(self) -> list[tuple[str, str]]:
+        """``(player, move)`` for every move of the game (or transcript)."""
+        raise NotImplementedError
+
+    def shown(self) -> int:
+        """How many of the moves the board shows (the marked move's number)."""
+        return len(self.moves())
+
+    def over(self) -> bool:
+        return False
+
+    def ending(self) -> list[str]:
+        """What the screen says under the board once the game is over: the result in words, what to type next."""
+        return []
+
+    def movable(self) -> bool:
+        """Whether a move typed now would be played (completion offers the legal moves only then)."""
+        return False
+
+    def prompt(self) -> str:
+        return "> "
+
+    def status(self, spent: Callable[[str], float]) -> list[str]:
+        """The toolbar's parts, the most wanted first (``spent(player)``: that side's thinking time so far)."""
+        return []
+
+    def help(self) -> str:
+        """The table's own lines of ``/help``."""
+        return ""
+
+    async def move(self, text: str, say: Say) -> None:
+        say("error: nothing to move here: /help lists the commands")
+
+    async def command(self, name: str, rest: str, say: Say) -> None:
+        raise NotImplementedError
+
+    async def follow(self, say: Say, changed: Callable[[], None]) -> None:
+        await asyncio.Event().wait()  # nothing comes from elsewhere
+
+    def bindings(self, empty: Condition, changed: Callable[[], None]) -> KeyBindings | None:
+        """Keys of the table's own (``empty``: true while the input line is empty)."""
+        return None
+
+
+# -- a network game ------------------------------------------------------------------------------
+NETWORK_HELP = """\
+Type a move ({example}); Tab completes the legal ones. Commands start with /:
+  /legal /board         the legal moves, the board in the log
   /resign               give up: your opponent wins (asks you to confirm)
   {end}
   /agree /decline       answer your opponent's proposal; /withdraw takes back yours
   /abort                end the game without a result (only before your first move)
-  /say TEXT             chat with your opponent
-  /quit (or Ctrl-D)     leave; olixono resume {game} takes it up again"""
+  /say TEXT             chat with your opponent"""
 
 
-class ScreenCompleter(MoveCompleter):
-    """The legal moves (on this player's turn) and the /commands."""
+class NetworkTable(Table):
+    """A network game: the core's verified session on the board, typing through the runner (as the line console)."""
+
+    def __init__(self, runner: GameRunner) -> None:
+        self.runner, self.core = runner, runner.core
+        self.connected = runner.link.connected
+        self.leave = f"; olixono resume {self.core.session.game_id} takes it up again"
+
+    @property
+    def kind(self) -> str:
+        return self.core.session.kind or "oxono"
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        end = "draw" if self.kind == "oxono" else "end"
+        return ("legal", "board", "resign", end, "agree", "decline", "withdraw", "abort", "say")
+
+    def board(self) -> Board[Any] | None:
+        session = self.core.session
+        return session.board if session.started else None
+
+    def moves(self) -> list[tuple[str, str]]:
+        return played_moves(self.core)
+
+    def over(self) -> bool:
+        return self.core.session.over
+
+    def ending(self) -> list[str]:
+        result = self.core.session.result
+        if result is None:
+            return []
+        return [f"Game over: {result.sentence()}.",
+                f"The record: olixono export {self.core.session.game_id}; /quit leaves."]
+
+    def movable(self) -> bool:
+        return self.core.my_turn
+
+    def prompt(self) -> str:
+        if not self.core.playing:
+            return "watching> "
+        return "your move> " if self.core.my_turn else "> "
+
+    def status(self, spent: Callable[[str], float]) -> list[str]:
+        core, session = self.core, self.core.session
+        board = self.board()
+        if session.over:
+            parts = ["game over"]
+        elif board is not None:
+            parts = [f"{board.turn}{' (you)' if core.my_turn else ''} to move"]
+        else:
+            parts = ["waiting for the seats"]
+        for player in board.PLAYERS if board is not None else ():
+            key = session.seats.get(player)
+            who = key.fingerprint[:9] if key is not None else "?"
+            mine = " (you)" if key is not None and key == core.me else ""
+            parts.append(f"{player} {who}{mine} {clock_text(spent(player))}")
+        opponent = core.opponent
+        if opponent is not None and core.playing:
+            present = session.present(opponent)
+            parts.append("opponent " + ("here" if present else "gone" if present is False else "not seen yet"))
+        parts.append("relay " + ("connected" if self.connected else "RECONNECTING"))
+        return parts
+
+    def help(self) -> str:
+        end = ("/draw                 offer a draw (it stands until answered or withdrawn)" if self.kind == "oxono"
+               else "/end                  propose to end the game now and count the markers")
+        return NETWORK_HELP.format(example=EXAMPLES[self.kind], end=end)
+
+    async def move(self, text: str, say: Say) -> None:
+        await handle_typed(self.runner, text, say)
+
+    async def command(self, name: str, rest: str, say: Say) -> None:
+        await handle_typed(self.runner, f"{name} {rest}".strip(), say)
+
+    async def follow(self, say: Say, changed: Callable[[], None]) -> None:
+        core = self.core
+        while True:
+            event = await self.runner.events.get()
+            if isinstance(event, Connection):
+                self.connected = event.connected
+            text = describe(core, event)
+            if text is not None and not isinstance(event, MoveApplied):  # moves have their own pane
+                say(text)
+            if isinstance(event, GameOver):
+                say(" ".join(self.ending()))
+            changed()
+
+
+def played_moves(core: GameCore) -> list[tuple[str, str]]:
+    """(player, move) for every move of the game so far, from the verified transcript."""
+    session = core.session
+    return [(session.player_of(message.signer) or "?", message.get("move") or "?")
+            for message in session.chain if message.type == "move"]
+
+
+def clock_text(seconds: float) -> str:
+    spent = int(seconds)
+    return f"{spent // 60}:{spent % 60:02d}"
+
+
+# -- what the screen draws -----------------------------------------------------------------------
+class ScreenCompleter(Completer):
+    """The legal moves when one may be typed (Oxono's one segment at a time) and the /commands."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         word = document.text_before_cursor.lstrip()
         if " " in word:
             return
-        board = self.core.session.board
-        moves = sorted(move.text() for move in board.legal_moves()) if board is not None and self.core.my_turn else []
-        for candidate in moves + [f"/{name}" for name in SCREEN_COMMANDS]:
+        board = self.table.board()
+        moves: list[str] = []
+        if board is not None and self.table.movable() and not word.startswith("/"):
+            moves = segments(sorted(move.text() for move in board.legal_moves()), word, self.table.kind)
+        for candidate in moves + [f"/{name}" for name in self.table.commands + OWN_COMMANDS]:
             if candidate.lower().startswith(word.lower()):
                 yield Completion(candidate, start_position=-len(word))
 
 
-def screen_help(core: GameCore) -> str:
-    kind = core.session.kind or "oxono"
-    end = ("/draw                 offer a draw (it stands until answered or withdrawn)" if kind == "oxono" else
-           "/end                  propose to end the game now and count the markers")
-    return SCREEN_HELP.format(example=EXAMPLES[kind], end=end, game=core.session.game_id)
+def segments(moves: list[str], word: str, kind: str) -> list[str]:
+    """The completions of ``word`` among ``moves``: whole Olix squares (``k1`` offers ``k1 k10 k11``); in Oxono the
+    next segment only (``""`` offers the totems, ``O`` where totem O may go, ``Oc6`` the pawn squares)."""
+    matching = [move for move in moves if move.lower().startswith(word.lower())]
+    if kind != "oxono":
+        return matching
+    end = next((length for length in SEGMENTS if length > len(word)), SEGMENTS[-1])
+    return sorted({move[:end] for move in matching})
+
+
+def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], None] | None = None) -> StyleAndTextTuples:
+    """The board with coordinates on every edge, each player's pieces in their colour (and told apart by glyph and
+    case alone, for NO_COLOR), the squares of the shown move marked, Olix's stones that hold a marker underlined and
+    its scoreboard under the board; each square clickable (``click(square, cell)``)."""
+    board = table.board()
+    if board is None:
+        return [("class:title", "waiting for the seats to be drawn...")]
+    kind = table.kind
+    lines = board.show().splitlines()
+    width = 6 if kind == "oxono" else 11
+    rank_lines, files_line, status = lines[:width], lines[width], lines[width + 1:]
+    if flipped:
+        rank_lines = rank_lines[::-1]
+    players = board.PLAYERS
+    prefix, size = (2, 3) if kind == "oxono" else (3, 2)  # "6 " / "11 " then cells of 3 / 2 characters
+    last = moved_squares(table)
+    held = held_squares(board)
+    out: StyleAndTextTuples = []
+    for line in rank_lines:
+        label, cells = line[:prefix], line[prefix:]
+        rank = label.strip()
+        out.append(("", label))
+        for index in range(0, len(cells), size):
+            cell = cells[index:index + size]
+            square = f"{chr(ord('a') + index // size)}{rank}"
+            handler = _clicker(click, square, cell) if click is not None else None
+            for ch in cell:
+                if kind == "oxono":
+                    style = "class:totem" if "[" in cell else "class:pink" if ch in "XO" else "class:black" if ch in "xo" else ""
+                else:
+                    style = f"class:{players[0]}" if ch == "#" else f"class:{players[1]}" if ch == "o" else ""
+                    if ch in "#o" and square in held:
+                        style += " class:held"
+                if ch != " " and square in last:
+                    style += " class:last"
+                out.append((style, ch, handler) if handler is not None else (style, ch))
+        out.append(("", f" {rank}\n"))  # coordinates on both sides
+    out.append(("", f"{files_line}\n"))
+    over = table.ending()
+    for line in status:
+        if over:  # the board's own turn line gives way to the table's ending
+            head, _, tail = line.partition("; ")
+            if line.startswith("game over") or not tail:
+                continue
+            line = tail if head.endswith("to move") else line
+        out.extend(("", part + "\n") for part in textwrap.wrap(line, BOARD_WIDTH - 1))
+    if isinstance(board, OlixBoard):
+        out.extend(scoreboard_fragments(board))
+    out.extend(("class:title", part + "\n") for line in over for part in textwrap.wrap(line, BOARD_WIDTH - 1))
+    return out
+
+
+def _clicker(click: Callable[[str, str], None], square: str, cell: str) -> Callable[[MouseEvent], Any]:
+    def handler(event: MouseEvent) -> Any:
+        if event.event_type == MouseEventType.MOUSE_UP and event.button == MouseButton.LEFT:
+            click(square, cell)
+            return None
+        return NotImplemented
+
+    return handler
+
+
+def held_squares(board: Board[Any]) -> set[str]:
+    """Olix: the squares of the formations that hold a marker on the scoreboard."""
+    if not isinstance(board, OlixBoard):
+        return set()
+    squares: set[str] = set()
+    for track in board.scoreboard().tracks:
+        if track.field is not None:
+            for player in track.holders:
+                squares.update(board.formations(player)[track.kind].square_names())
+    return squares
+
+
+def scoreboard_fragments(board: OlixBoard) -> StyleAndTextTuples:
+    """The four tracks, each field's value with the glyph of whoever holds its marker, and who leads."""
+    first, second = board.PLAYERS
+    glyph = {first: "#", second: "o"}
+    out: StyleAndTextTuples = [("class:title", "\nscoreboard (markers: # first, o second)\n")]
+    scoreboard = board.scoreboard()
+    for track in scoreboard.tracks:
+        out.append(("", f"  {track.kind}  "))
+        for value in track.fields:
+            marks = "".join(glyph[p] for p in track.holders) if value == track.field else ""
+            out.append(("", f"{value:>2}"))
+            for mark in marks:
+                out.append((f"class:{first if mark == '#' else second}", mark))
+            out.append(("", " " * (3 - len(marks))))
+        out.append(("", "\n"))
+    counts = {player: sum(1 for track in scoreboard.tracks if track.field is not None and player in track.holders)
+              for player in board.PLAYERS}
+    leader = scoreboard.leader()
+    lead = f"{leader} leads" if leader is not None else "level"
+    out.append(("", f"  markers {counts[first]} to {counts[second]}: {lead}\n"))
+    return out
+
+
+def moved_squares(table: Table) -> set[str]:
+    """The squares of the move the board shows last (Olix: its square; Oxono: where the totem went and the pawn)."""
+    moves, shown = table.moves(), table.shown()
+    if not shown:
+        return set()
+    text = moves[shown - 1][1].lower()
+    return {text[1:3], text[3:5]} if table.kind == "oxono" else {text}
+
+
+def moves_window(count: int, marked: int, start: int | None) -> int:
+    """The index of the first move in the moves pane: ``start`` when scrolled there, else where the marked move
+    shows (near the end for a game in play, centred while a replay steps)."""
+    last = max(0, count - MOVES_SHOWN)
+    if start is None:
+        start = marked - MOVES_SHOWN if marked >= count else marked - MOVES_SHOWN // 2 - 1
+    return max(0, min(start, last))
+
+
+def moves_fragments(table: Table, start: int | None,
+                    scroll: Callable[[int], None] | None = None) -> StyleAndTextTuples:
+    """The numbered moves, the shown one marked, ``MOVES_SHOWN`` at a time; the mouse wheel scrolls them."""
+    moves, marked = table.moves(), table.shown()
+    first = moves_window(len(moves), marked, start)
+    window = moves[first:first + MOVES_SHOWN]
+    handler = _wheel(scroll) if scroll is not None else None
+
+    def piece(style: str, text: str) -> tuple[Any, ...]:
+        return (style, text, handler) if handler is not None else (style, text)
+
+    title = f"moves {first + 1}-{first + len(window)} of {len(moves)}" if len(moves) > MOVES_SHOWN else "moves"
+    out: StyleAndTextTuples = [piece("class:title", title + "\n")]
+    for number, (player, move) in enumerate(window, first + 1):
+        out.append(piece("class:last" if number == marked else "", f"{number:>3}. {player:<6} {move}\n"))
+    return out
+
+
+def _wheel(scroll: Callable[[int], None]) -> Callable[[MouseEvent], Any]:
+    def handler(event: MouseEvent) -> Any:
+        if event.event_type == MouseEventType.SCROLL_UP:
+            scroll(-3)
+        elif event.event_type == MouseEventType.SCROLL_DOWN:
+            scroll(3)
+        else:
+            return NotImplemented
+        return None
+
+    return handler
 
 
 class _LogPane(logging.Handler):
@@ -129,16 +473,18 @@ def logging_away_from_the_terminal(pane: logging.Handler, path: Path | None) -> 
 
 
 class ScreenState:
-    """What the screen shows besides the session: the log, the board's orientation, thinking times."""
+    """What the screen shows besides the table: the log, the board's orientation, the moves pane's scrolling,
+    thinking times."""
 
     def __init__(self) -> None:
         self.log: list[str] = []
         self.flipped = False
         self.confirm_resign = False
+        self.moves_start: int | None = None
+        """The first move the moves pane shows when scrolled by hand (``None``: it follows the game)."""
         self.thinking: dict[str, float] = {}
         self.turn_started: float | None = None
         self.turn_of: str | None = None
-        self.connected = False
 
     def add(self, text: str) -> None:
         self.log.extend(text.splitlines() or [""])
@@ -155,254 +501,193 @@ class ScreenState:
         return self.thinking.get(player, 0.0) + running
 
 
-def board_fragments(core: GameCore, flipped: bool) -> StyleAndTextTuples:
-    """The board with coordinates on every edge, each player's pieces in their colour (and told apart by glyph and
-    case alone, for NO_COLOR), the last move's squares marked."""
-    session = core.session
-    board = session.board
-    if board is None or not session.started:
-        return [("class:title", "waiting for the seats to be drawn...")]
-    lines = board.show().splitlines()
-    width = 6 if session.kind == "oxono" else 11
-    rank_lines, files_line, status = lines[:width], lines[width], lines[width + 1:]
-    if flipped:
-        rank_lines = rank_lines[::-1]
-    out: StyleAndTextTuples = []
-    players = board.PLAYERS
-    prefix, cell = (2, 3) if session.kind == "oxono" else (3, 2)  # "6 " / "11 " then cells of 3 / 2 characters
-    last = last_squares(core)
-    for line in rank_lines:
-        label, cells = line[:prefix], line[prefix:]
-        rank = label.strip()
-        out.append(("", label))
-        for index, ch in enumerate(cells):
-            if session.kind == "oxono":
-                style = "class:pink" if ch in "XO" else "class:black" if ch in "xo" else "class:totem" if ch in "[]" else ""
+def fill(buffer: Buffer, kind: str, square: str, cell: str) -> None:
+    """A click on ``square`` (showing ``cell``): Olix types the square; Oxono builds the move segment by segment, a
+    totem's square giving its letter, any other square going after the totem (its destination, then the pawn)."""
+    text = buffer.text.strip()
+    if kind == "oxono":
+        if "[" in cell and len(text) not in (1, 3):
+            text = cell.strip("[] ")
+        elif len(text) in (1, 3):
+            text += square
+        else:
+            text = square
+    else:
+        text = square
+    buffer.set_document(Document(text, len(text)))
+
+
+async def run_screen(table: Table, *, input: Input | None = None, output: Output | None = None,
+                     clock: Callable[[], float] = time.monotonic, log_file: Path | None = None,
+                     notes: Iterable[str] = (), mouse: bool = True) -> int:
+    """Show ``table`` full screen until /quit (``input``/``output``: prompt-toolkit's, for tests; ``log_file``: where
+    log records go meanwhile, by default ``$XDG_STATE_HOME/olixono/client.log``; ``notes``: what was said before it
+    started, shown first in its log)."""
+    state = ScreenState()
+    for note in notes:
+        state.add(note)
+    state.add(table.greeting)
+    app: Application[int]
+
+    def invalidate() -> None:
+        follow_clock()
+        if app.is_running:
+            app.invalidate()
+
+    def follow_clock() -> None:
+        board = table.board()
+        if table.over():
+            if state.turn_of is not None:
+                state.clock(None, clock())
+        elif board is not None and board.turn != state.turn_of:
+            state.clock(board.turn, clock())
+
+    def submit(buffer: Buffer) -> bool:
+        text = buffer.text.strip()
+        if text:
+            asyncio.get_running_loop().create_task(typed(text))
+        return False  # the input line is emptied; history keeps it
+
+    field = Buffer(multiline=False, history=InMemoryHistory(), accept_handler=submit,
+                   completer=ScreenCompleter(table), complete_while_typing=False)
+
+    async def typed(text: str) -> None:
+        try:
+            await obey(text)
+        except Exception as exc:  # shown, never lost
+            state.add(f"error: {exc}")
+        invalidate()
+
+    async def obey(text: str) -> None:
+        name, _, rest = text.removeprefix("/").partition(" ")
+        name, names = name.lower(), table.commands + OWN_COMMANDS
+        if not text.startswith("/"):
+            if name in names:
+                state.add(f"error: commands start with /: type /{text}")
             else:
-                style = f"class:{players[0]}" if ch == "#" else f"class:{players[1]}" if ch == "o" else ""
-            if ch != " " and f"{chr(ord('a') + index // cell)}{rank}" in last:
-                style += " class:last"
-            out.append((style, ch))
-        out.append(("", f" {label.strip()}\n"))  # coordinates on both sides
-    out.append(("", f"{files_line}\n"))
-    for line in status:
-        out.append(("", line + "\n"))
-    return out
+                await table.move(text, state.add)
+            return
+        if name not in names:
+            state.add(f"error: no command /{name}: /help lists them")
+        elif name == "help":
+            state.add("\n".join(filter(None, [table.help(), OWN_HELP.format(leave=table.leave)])))
+        elif name == "flip":
+            state.flipped = not state.flipped
+        elif name == "moves":
+            state.add(" ".join(f"{n}.{move}" for n, (_, move) in enumerate(table.moves(), 1)) or "no moves yet")
+        elif name == "quit":
+            app.exit(result=0)
+        elif name == "resign" and not state.confirm_resign and not table.over():
+            state.confirm_resign = True
+            state.add("Resign and lose the game? Type /resign again to confirm.")
+            return
+        else:
+            await table.command(name, rest.strip(), state.add)
+        state.confirm_resign = False
 
+    def scroll(rows: int) -> None:
+        moves = table.moves()
+        start = moves_window(len(moves), table.shown(), state.moves_start) + rows
+        state.moves_start = None if start >= len(moves) - MOVES_SHOWN else max(0, start)
+        invalidate()
 
-def last_squares(core: GameCore) -> set[str]:
-    """The squares the last move touched (Olix: its square; Oxono: where the totem went and the pawn's square)."""
-    moves = played_moves(core)
-    if not moves:
-        return set()
-    text = moves[-1][1].lower()
-    return {text[1:3], text[3:5]} if core.session.kind == "oxono" else {text}
+    def clicked(square: str, cell: str) -> None:
+        fill(field, table.kind, square, cell)
+        invalidate()
 
+    def log_text() -> str:
+        """The newest lines that fit the log pane, wrapped to its width."""
+        size = get_app().output.get_size()
+        width, height = max(10, size.columns - BOARD_WIDTH - 1), max(1, size.rows - FIXED_ROWS)
+        shown: list[str] = []
+        for line in reversed(state.log):
+            shown[:0] = textwrap.wrap(line, width) or [""]
+            if len(shown) >= height:
+                break
+        return "\n".join(shown[-height:])
 
-def moves_text(core: GameCore) -> StyleAndTextTuples:
-    """The moves, numbered, the last one marked."""
-    moves = played_moves(core)
-    out: StyleAndTextTuples = [("class:title", "moves\n")]
-    for number, (player, move) in enumerate(moves[-9:], max(1, len(moves) - 8)):
-        style = "class:last" if number == len(moves) else ""
-        out.append((style, f"{number:>3}. {player:<6} {move}\n"))
-    return out
+    def toolbar() -> StyleAndTextTuples:
+        now = clock()
+        return [("class:toolbar", " | ".join(table.status(lambda player: state.seconds(player, now))))]
 
+    def input_line() -> VSplit:
+        return VSplit([Window(FormattedTextControl(lambda: [("class:title", table.prompt())]), dont_extend_width=True),
+                       Window(BufferControl(field))], height=1)
 
-def played_moves(core: GameCore) -> list[tuple[str, str]]:
-    """(player, move) for every move of the game so far, from the verified transcript."""
-    session = core.session
-    moves = []
-    for message in session.chain:
-        if message.type == "move":
-            moves.append((session.player_of(message.signer) or "?", message.get("move") or "?"))
-    return moves
+    game_window = VSplit([
+        Window(FormattedTextControl(lambda: board_fragments(table, state.flipped, clicked)), width=BOARD_WIDTH,
+               wrap_lines=True),
+        Window(width=1, char="│"),
+        HSplit([
+            Window(FormattedTextControl(lambda: moves_fragments(table, state.moves_start, scroll)), height=MOVES_ROWS),
+            Window(height=1, char="─"),
+            Window(FormattedTextControl(log_text)),
+        ]),
+    ])
+    full = HSplit([game_window, Window(height=1, char="─"), input_line(),
+                   Window(FormattedTextControl(toolbar), height=1)])
+    too_small = HSplit([Window(FormattedTextControl(
+        lambda: f"The terminal is too small: the screen needs {MIN_COLUMNS} x {MIN_ROWS} characters. "
+                "Make it larger; the game goes on meanwhile (/quit leaves)."), wrap_lines=True), input_line()])
+
+    def root() -> Any:
+        size = get_app().output.get_size()
+        return full if size.columns >= MIN_COLUMNS and size.rows >= MIN_ROWS else too_small
+
+    keys = KeyBindings()
+
+    @keys.add("c-c")
+    @keys.add("c-d")
+    def _leave(event: KeyPressEvent) -> None:
+        event.app.exit(result=0)
+
+    @keys.add("pageup")
+    def _up(event: KeyPressEvent) -> None:
+        scroll(-MOVES_SHOWN)
+
+    @keys.add("pagedown")
+    def _down(event: KeyPressEvent) -> None:
+        scroll(MOVES_SHOWN)
+
+    own = table.bindings(Condition(lambda: not field.text), invalidate)
+    app = Application(layout=Layout(DynamicContainer(root), focused_element=field),
+                      key_bindings=merge_key_bindings([keys, own]) if own is not None else keys,
+                      full_screen=True, style=STYLE, input=input, output=output, refresh_interval=1.0,
+                      mouse_support=mouse, color_depth=ColorDepth.from_env())  # NO_COLOR: glyphs and case suffice
+
+    def loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        state.add(f"warning: {context.get('message', 'error')}" + (f": {error!r}" if error is not None else ""))
+        invalidate()
+
+    async def following() -> None:
+        try:
+            await table.follow(state.add, invalidate)
+        except Exception as exc:  # the game cannot go on; the screen stays to say so
+            state.add(f"error: {exc}")
+            invalidate()
+
+    loop = asyncio.get_running_loop()
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(loop_error)
+    follow_clock()
+    follower = asyncio.create_task(following())
+    try:
+        with logging_away_from_the_terminal(_LogPane(state, invalidate), log_file or state_dir() / "client.log"):
+            return await app.run_async(set_exception_handler=False)
+    finally:
+        follower.cancel()
+        await asyncio.gather(follower, return_exceptions=True)
+        loop.set_exception_handler(previous)
 
 
 def game_screen(*, input: Input | None = None, output: Output | None = None,
                 clock: Callable[[], float] = time.monotonic, log_file: Path | None = None,
                 notes: list[str] | None = None) -> Callable[[GameRunner], Any]:
-    """The full-screen front end (``input``/``output``: prompt-toolkit's, for tests; ``log_file``: where log records
-    go while it runs, by default ``$XDG_STATE_HOME/olixono/client.log``; ``notes``: what was said before it started,
-    shown first in its log)."""
+    """The full-screen front end of a network game (see :func:`run_screen` for the arguments)."""
 
     async def run(runner: GameRunner) -> int:
-        core = runner.core
-        state = ScreenState()
-        state.connected = runner.link.connected
-        for note in notes or ():
-            state.add(note)
-        state.add("Type a move, or /help for the commands.")
-        app: Application[int]
-
-        def submit(buffer: Buffer) -> bool:
-            text = buffer.text.strip()
-            if text:
-                asyncio.get_running_loop().create_task(typed(text))
-            return False  # the input line is emptied; history keeps it
-
-        field = Buffer(multiline=False, history=InMemoryHistory(), accept_handler=submit,
-                       completer=ScreenCompleter(core), complete_while_typing=False)
-
-        async def typed(text: str) -> None:
-            word = text.split(" ", 1)[0].lower()
-            if not text.startswith("/"):
-                if word in SCREEN_COMMANDS:
-                    state.add(f"error: commands start with /: type /{text}")
-                    return invalidate()
-                await act(text)
-                return None
-            command = text[1:]
-            name = command.split(" ", 1)[0].lower()
-            if name not in SCREEN_COMMANDS:
-                state.add(f"error: no command /{name}: /help lists them")
-            elif name == "help":
-                state.add(screen_help(core))
-            elif name == "flip":
-                state.flipped = not state.flipped
-            elif name == "moves":
-                state.add(" ".join(f"{n}.{move}" for n, (_, move) in enumerate(played_moves(core), 1)) or "no moves yet")
-            elif name == "resign" and not state.confirm_resign and not core.session.over:
-                state.confirm_resign = True
-                state.add("Resign and lose the game? Type /resign again to confirm.")
-            elif name == "quit":
-                app.exit(result=0)
-            else:
-                await act(command)
-            if name != "resign":
-                state.confirm_resign = False
-            return invalidate()
-
-        async def act(text: str) -> None:
-            try:
-                await handle_typed(runner, text, state.add)
-            except Exception as exc:  # shown, never lost
-                state.add(f"error: {exc}")
-            invalidate()
-
-        def invalidate() -> None:
-            if app.is_running:
-                app.invalidate()
-
-        def follow() -> None:
-            session = core.session
-            board = session.board
-            now = clock()
-            if session.over:
-                state.clock(None, now)
-            elif board is not None and session.started and board.turn != state.turn_of:
-                state.clock(board.turn, now)
-
-        def toolbar() -> StyleAndTextTuples:
-            session = core.session
-            board = session.board
-            started = board is not None and session.started
-            if session.over:
-                parts = ["game over"]
-            elif started and board is not None:
-                parts = [f"{board.turn}{' (you)' if core.my_turn else ''} to move"]
-            else:
-                parts = ["waiting for the seats"]
-            now = clock()
-            for player in (board.PLAYERS if started and board is not None else ()):
-                key = session.seats.get(player)
-                who = key.fingerprint[:9] if key is not None else "?"
-                spent = int(state.seconds(player, now))
-                mine = " (you)" if key is not None and key == core.me else ""
-                parts.append(f"{player} {who}{mine} {spent // 60}:{spent % 60:02d}")
-            opponent = core.opponent
-            if opponent is not None and core.playing:
-                present = session.present(opponent)
-                parts.append("opponent " + ("here" if present else "gone" if present is False else "not seen yet"))
-            parts.append("relay " + ("connected" if state.connected else "RECONNECTING"))
-            return [("class:toolbar", " | ".join(parts))]
-
-        def log_text() -> str:
-            """The newest lines that fit the log pane, wrapped to its width."""
-            size = get_app().output.get_size()
-            width, height = max(10, size.columns - BOARD_WIDTH - 1), max(1, size.rows - FIXED_ROWS)
-            shown: list[str] = []
-            for line in reversed(state.log):
-                shown[:0] = textwrap.wrap(line, width) or [""]
-                if len(shown) >= height:
-                    break
-            return "\n".join(shown[-height:])
-
-        def prompt() -> StyleAndTextTuples:
-            if not core.playing:
-                return [("class:title", "watching> ")]
-            return [("class:title", "your move> " if core.my_turn else "> ")]
-
-        game_window = VSplit([
-            Window(FormattedTextControl(lambda: board_fragments(core, state.flipped)), width=BOARD_WIDTH,
-                   wrap_lines=True),
-            Window(width=1, char="│"),
-            HSplit([
-                Window(FormattedTextControl(lambda: moves_text(core)), height=MOVES_ROWS),
-                Window(height=1, char="─"),
-                Window(FormattedTextControl(log_text)),
-            ]),
-        ])
-        full = HSplit([
-            game_window,
-            Window(height=1, char="─"),
-            VSplit([Window(FormattedTextControl(prompt), dont_extend_width=True), Window(BufferControl(field))],
-                   height=1),
-            Window(FormattedTextControl(toolbar), height=1),
-        ])
-        too_small = Window(FormattedTextControl(
-            lambda: f"The terminal is too small: the screen needs {MIN_COLUMNS} x {MIN_ROWS} characters. "
-                    "Make it larger; the game goes on meanwhile (/quit leaves)."), wrap_lines=True)
-
-        def root() -> Any:
-            size = get_app().output.get_size()
-            return full if size.columns >= MIN_COLUMNS and size.rows >= MIN_ROWS else HSplit([
-                too_small, VSplit([Window(FormattedTextControl(prompt), dont_extend_width=True),
-                                   Window(BufferControl(field))], height=1)])
-
-        keys = KeyBindings()
-
-        @keys.add("c-c")
-        @keys.add("c-d")
-        def _leave(event: KeyPressEvent) -> None:
-            event.app.exit(result=0)
-
-        app = Application(layout=Layout(DynamicContainer(root), focused_element=field), key_bindings=keys,
-                          full_screen=True, style=STYLE, input=input, output=output, refresh_interval=1.0,
-                          color_depth=ColorDepth.from_env())  # NO_COLOR: glyphs and case tell the pieces apart
-
-        def loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-            error = context.get("exception")
-            state.add(f"warning: {context.get('message', 'error')}" + (f": {error!r}" if error is not None else ""))
-            invalidate()
-
-        async def events() -> None:
-            while True:
-                event = await runner.events.get()
-                if isinstance(event, Connection):
-                    state.connected = event.connected
-                text = describe(core, event)
-                if text is not None and not isinstance(event, MoveApplied):  # moves have their own pane
-                    state.add(text)
-                if isinstance(event, (GameStarted, MoveApplied, GameOver)):
-                    follow()
-                if isinstance(event, GameOver):
-                    state.add(f"Game over: {event.result.sentence()}. The record: olixono export "
-                              f"{core.session.game_id}; /quit leaves.")
-                invalidate()
-
-        loop = asyncio.get_running_loop()
-        previous = loop.get_exception_handler()
-        loop.set_exception_handler(loop_error)
-        follow()
-        reader = asyncio.create_task(events())
-        try:
-            with logging_away_from_the_terminal(_LogPane(state, invalidate), log_file or state_dir() / "client.log"):
-                return await app.run_async(set_exception_handler=False)
-        finally:
-            reader.cancel()
-            await asyncio.gather(reader, return_exceptions=True)
-            loop.set_exception_handler(previous)
+        return await run_screen(NetworkTable(runner), input=input, output=output, clock=clock, log_file=log_file,
+                                notes=notes or ())
 
     return run
-

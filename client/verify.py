@@ -53,6 +53,12 @@ def split_lines(data: bytes) -> list[bytes]:
 
 def verify_file(path: str) -> tuple[int, str]:
     """Check the transcript at ``path``: the exit status, and the summary or why it failed."""
+    status, text, _ = load(path)
+    return status, text
+
+
+def load(path: str) -> tuple[int, str, GameSession | None]:
+    """Check the transcript at ``path`` as :func:`verify_file` does; the verified session too, unless it failed."""
     try:
         if path == "-":
             data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
@@ -60,15 +66,15 @@ def verify_file(path: str) -> tuple[int, str]:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        return INVALID, f"olixono verify: cannot read {path}: {exc.strerror}"
+        return INVALID, f"olixono verify: cannot read {path}: {exc.strerror}", None
     if len(data) > MAX_FILE_BYTES:
-        return INVALID, f"olixono verify: {path} is larger than {MAX_FILE_BYTES} bytes"
+        return INVALID, f"olixono verify: {path} is larger than {MAX_FILE_BYTES} bytes", None
     lines = split_lines(data)
     if not lines:
-        return INVALID, f"{path}: not a game: the file holds no line"
+        return INVALID, f"{path}: not a game: the file holds no line", None
     session, number, problem = verify_transcript(lines)
     if problem is not None:
-        return INVALID, f"{path}: line {number}: {problem.code}: {problem.sentence}"
+        return INVALID, f"{path}: line {number}: {problem.code}: {problem.sentence}", None
     if len(session.chain) == 1 and session.result is None:
-        return INVALID, f"{path}: not a game: the transcript holds an offer and nothing more"
-    return (FINISHED if session.result is not None else UNFINISHED), summary(session)
+        return INVALID, f"{path}: not a game: the transcript holds an offer and nothing more", None
+    return (FINISHED if session.result is not None else UNFINISHED), summary(session), session

@@ -237,11 +237,12 @@ class Board(Generic[MoveT]):
         self.push(move)
         return move
 
-    def resign(self) -> Outcome:
-        """The player to move resigns; the other wins."""
+    def resign(self, player: str | None = None) -> Outcome:
+        """``player`` (by default the player to move) resigns; the other wins."""
         if self.is_game_over():
             raise GameOverError(f"cannot resign: the game is over ({self.outcome()})")
-        self._ending = Outcome(self.PLAYERS[1 - self.turn_index], "resigned")
+        loser = self.turn_index if player is None else self.PLAYERS.index(player)
+        self._ending = Outcome(self.PLAYERS[1 - loser], "resigned")
         return self._ending
 
     def random_move(self, rng: random.Random) -> MoveT:

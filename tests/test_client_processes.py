@@ -250,7 +250,7 @@ async def play_by_keys(terminals: Terminals, rng: random.Random, my_turn_shown: 
 @needs_tmux
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
 async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
-    async with three_terminals(tmp_path, kind) as terminals:
+    async with three_terminals(tmp_path, kind, "--line") as terminals:
         tmux, game, session = terminals.tmux, terminals.game, terminals.session
         await asyncio.to_thread(tmux.wait_for, 2, r"watching (pink|first) to move>")
         first = terminals.window[session.actor]
@@ -268,8 +268,9 @@ async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
 @needs_tmux
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
 async def test_two_players_and_a_watcher_on_the_full_screen_in_real_terminals(tmp_path, kind):
-    """The same as above with --screen: keys sent into real terminals, the full screens captured and checked."""
-    async with three_terminals(tmp_path, kind, "--screen") as terminals:
+    """The same as above on the full screen, the default in a terminal: keys sent into real terminals, the full
+    screens captured and checked."""
+    async with three_terminals(tmp_path, kind) as terminals:
         tmux, session = terminals.tmux, terminals.session
         await asyncio.to_thread(tmux.wait_for, 1, r"Joining \w+ game \S+, hosted by \S+:")  # check it!
         first = terminals.window[session.actor]

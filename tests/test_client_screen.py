@@ -16,7 +16,9 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from client import network
 from client.runner import GameRunner
-from client.screen import MIN_COLUMNS, MIN_ROWS, game_screen
+from client.screen import MIN_COLUMNS, MIN_ROWS, NetworkTable, ScreenCompleter, board_fragments, fill, game_screen
+from olixono.games import new_board
+from olixono.olix import OlixBoard
 from test_client_network import Seat, game_id_of
 
 
@@ -200,29 +202,271 @@ def test_screen_is_the_front_end_asked_for():
     assert "line_console" in network.front_end(network.Options(), True).__qualname__
 
 
-def test_completion_offers_the_legal_moves_and_the_slash_commands():
+def network_table(session) -> NetworkTable:
+    from types import SimpleNamespace
+
+    from client.core import GameCore
+
+    return NetworkTable(SimpleNamespace(core=GameCore(session), link=SimpleNamespace(connected=True)))
+
+
+def completed(table, text: str) -> list[str]:
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document
 
-    from client.core import GameCore
-    from client.screen import ScreenCompleter
+    return [c.text for c in ScreenCompleter(table).get_completions(Document(text), CompleteEvent())]
+
+
+def test_completion_offers_the_legal_moves_and_the_slash_commands():
     from protocol_helpers import start
 
     host, guest = start("olix")
-    mover = GameCore(host) if GameCore(host).my_turn else GameCore(guest)
-    words = [c.text for c in ScreenCompleter(mover).get_completions(Document("/re"), CompleteEvent())]
-    assert words == ["/resign"]
-    assert [c.text for c in ScreenCompleter(mover).get_completions(Document("k1"), CompleteEvent())] == [
-        "k1", "k10", "k11"]
+    table = network_table(host) if network_table(host).movable() else network_table(guest)
+    assert completed(table, "/re") == ["/resign"]
+    assert completed(table, "k1") == ["k1", "k10", "k11"]  # 1 is a prefix of 10 and 11
+    waiting = network_table(guest) if table.core.session is host else network_table(host)
+    assert completed(waiting, "k1") == []  # no moves out of turn
+
+
+def test_oxono_completion_goes_one_segment_at_a_time():
+    from protocol_helpers import start
+
+    host, guest = start("oxono")
+    table = network_table(host) if network_table(host).movable() else network_table(guest)
+    assert completed(table, "") == ["O", "X"] + [f"/{name}" for name in table.commands + ("help", "flip", "moves", "quit")]
+    to = completed(table, "o")
+    assert to and all(len(text) == 3 and text[0] == "O" for text in to)  # where totem O may go
+    pawns = completed(table, to[0])
+    assert pawns and all(len(text) == 5 and text.startswith(to[0]) for text in pawns)  # the pawn's squares
+    legal = {move.text() for move in table.board().legal_moves()}
+    assert set(pawns) == {move for move in legal if move.startswith(to[0])}
 
 
 def test_the_board_marks_the_last_moves_squares():
-    from client.core import GameCore
-    from client.screen import board_fragments
     from protocol_helpers import mover, start
 
     host, guest = start("oxono")
     actor, other = mover(host, guest)
     other.receive(actor.move("Oc6c5").line)
-    marked = "".join(text for style, text in board_fragments(GameCore(host), False) if "class:last" in style)
+    marked = "".join(text for style, text, *_ in board_fragments(network_table(host), False) if "class:last" in style)
     assert marked == "[O]O"  # the totem on c6, the pawn on c5
+
+
+def test_a_click_on_a_square_types_it():
+    from prompt_toolkit.buffer import Buffer
+
+    field = Buffer()
+    fill(field, "olix", "f6", ". ")
+    fill(field, "olix", "k11", "# ")
+    assert field.text == "k11"  # Olix: the square
+    field.text = ""
+    for square, cell in (("c4", "[O]"), ("c6", " . "), ("c5", " . ")):  # Oxono: totem, destination, pawn
+        fill(field, "oxono", square, cell)
+    assert field.text == "Oc6c5" and field.cursor_position == 5
+    fill(field, "oxono", "d4", "[X]")  # a new move starts at a totem
+    assert field.text == "X"
+
+
+def test_olix_shows_its_scoreboard_and_underlines_the_stones_that_hold_markers():
+    from client.screen import held_squares
+    from protocol_helpers import play_moves, start
+
+    host, guest = start("olix")
+    table = network_table(host)
+    assert "markers 0 to 0: level" in "".join(f[1] for f in board_fragments(table, False))
+    play_moves(host, guest, seed=0, plies=60)
+    board = host.board
+    held = held_squares(board)
+    assert held  # some formations hold markers after 60 stones
+    fragments = board_fragments(table, False)
+    underlined = [text for style, text, *_ in fragments if "class:held" in style]
+    assert len(underlined) == len(held) and set(underlined) <= {"#", "o"}
+    text = "".join(f[1] for f in fragments)
+    scoreboard = board.scoreboard()
+    for track in scoreboard.tracks:
+        assert f"  {track.kind}  " in text
+    leader = scoreboard.leader()
+    assert (f"{leader} leads" if leader else "level") in text
+
+
+# -- the same screen for a game at one terminal and for a replay ---------------------------------
+def board_rows(terminal: Terminal, count: int) -> list[str]:
+    """The board's rank rows as drawn (left of the divider), top first."""
+    return [row.split("│")[0].rstrip() for row in terminal.text().splitlines()[:count]]
+
+
+def shown_ranks(board) -> list[str]:
+    """What the board's rank rows should read: its own picture, with the rank again at the right edge."""
+    width = 11 if isinstance(board, OlixBoard) else 6
+    return [f"{line} {line.split()[0]}".rstrip() for line in board.show().splitlines()[:width]]
+
+
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+async def test_a_game_at_one_terminal_on_the_full_screen(kind):
+    from client.local_screen import LocalTable
+    from client.screen import run_screen
+
+    table = LocalTable(kind, vs="random", seed=3)
+    terminal = Terminal()
+    rng = random.Random(5)
+    with create_pipe_input() as pipe:
+        screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output()))
+        await wait_for(terminal, "your move>")
+        board = table.board()
+        for text, answer in (("zz9", "not a move or a command: 'zz9'"), ("/undo", "error: nothing to undo"),
+                             ("/nonsense", "no command /nonsense")):
+            pipe.send_text(text + "\r")
+            await wait_for(terminal, answer)
+        if kind == "oxono":  # a move the rules forbid, in words
+            pipe.send_text("Xa1a2\r")
+            await wait_for(terminal, "error: illegal: ")
+        else:
+            pipe.send_text("/formations\r")
+            await wait_for(terminal, "second: O=0, L=0, I=0, X=0")
+        pipe.send_text(rng.choice(board.legal_moves()).text() + "\r")
+        async with asyncio.timeout(10):
+            while len(table.moves()) < 2:  # the bot answered
+                await asyncio.sleep(0.02)
+        pipe.send_text("/undo\r")
+        await wait_for(terminal, "took back 2 moves")
+        assert table.moves() == [] and board_rows(terminal, 1)[0] == shown_ranks(new_board(kind))[0]
+        async with asyncio.timeout(60):
+            while not board.is_game_over() and len(table.moves()) < 30:
+                if table.movable():
+                    count = len(table.moves())
+                    pipe.send_text(rng.choice(board.legal_moves()).text() + "\r")
+                    while len(table.moves()) == count:
+                        await asyncio.sleep(0.01)
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)
+        assert board_rows(terminal, len(shown_ranks(board))) == shown_ranks(board)  # the position as the engine has it
+        if not board.is_game_over():
+            pipe.send_text("/resign\r")
+            await wait_for(terminal, "Type /resign again to confirm")
+            pipe.send_text("/resign\r")  # while the bot may be thinking: the person resigns, never the bot
+            await wait_for(terminal, "resigned")
+            assert board.outcome().winner != table.human
+        sentence = board.outcome().sentence(board.PLAYERS)
+        await wait_for(terminal, f"Game over: {sentence}"[:45])
+        assert terminal.text().rstrip().splitlines()[-1].startswith("game over | ")
+        pipe.send_text("/quit\r")
+        assert await screen == 0
+
+
+def vector_games() -> list[str]:
+    from pathlib import Path
+
+    return sorted(str(path) for path in (Path(__file__).parent.parent / "protocol" / "vectors").glob("*.txt"))
+
+
+@pytest.mark.parametrize("path", vector_games(), ids=lambda path: path.rsplit("/", 1)[-1])
+async def test_replay_steps_through_the_protocol_vector_games(path):
+    from client.replay import ReplayTable
+    from client.screen import run_screen
+    from client.verify import load
+
+    status, summary, session = load(path)
+    assert session is not None, summary
+    table = ReplayTable(session, summary)
+    count = len(table.moves())
+    terminal = Terminal()
+
+    async def at(number: int) -> None:
+        await wait_for(terminal, f"replay: move {number} of {count}")
+        board = table.boards[number]
+        await asyncio.sleep(0.05)
+        assert board_rows(terminal, len(shown_ranks(board))) == shown_ranks(board)
+
+    with create_pipe_input() as pipe:
+        screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output(), notes=[summary]))
+        await at(count)  # it opens at the end, the result in words under the board
+        if session.result is not None:
+            assert f"Game over: {session.result.sentence()}"[:28] in terminal.text()  # the pane wraps at 39
+        pipe.send_text("\x1b[H")  # Home: the start
+        await at(0)
+        for number in range(1, count + 1):  # forward one move at a time: → and n
+            pipe.send_text("\x1b[C" if number % 2 else "n")
+            await at(number)
+        pipe.send_text("\x1b[C")  # past the end: it stays there
+        await at(count)
+        for number in range(count - 1, max(-1, count - 4), -1):  # and back: ← and p
+            pipe.send_text("\x1b[D" if number % 2 else "p")
+            await at(number)
+        pipe.send_text(f"{count + 5}\r")
+        await wait_for(terminal, f"the game has {count} moves")
+        pipe.send_text("1\r" if count else "0\r")  # a move number jumps there
+        await at(min(1, count))
+        pipe.send_text("/last\r")
+        await at(count)
+        pipe.send_text("/quit\r")
+        assert await screen == 0
+
+
+async def test_a_click_on_the_board_types_the_square():
+    from client.local_screen import LocalTable
+    from client.screen import run_screen
+
+    table = LocalTable("olix")  # two people at one terminal
+    terminal = Terminal()
+    with create_pipe_input() as pipe:
+        screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output()))
+        await wait_for(terminal, "first> ")
+        column, row = 3 + 2 * 5, 11 - 6  # f6: after "11 " / " 6 ", two characters a square; rank 11 at the top
+        pipe.send_text(f"\x1b[<0;{column + 1};{row + 1}M\x1b[<0;{column + 1};{row + 1}m")  # press and release
+        await wait_for(terminal, "first> f6")
+        pipe.send_text("\r")
+        async with asyncio.timeout(5):
+            while table.moves() != [("first", "f6")]:
+                await asyncio.sleep(0.02)
+        await wait_for(terminal, "second> ")
+        pipe.send_text("/quit\r")
+        assert await screen == 0
+
+
+def test_the_full_screen_is_the_default_only_in_a_terminal_that_can_draw_it(monkeypatch):
+    import argparse
+    import io
+
+    from client.cli import full_screen
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    def args(**flags) -> argparse.Namespace:
+        return argparse.Namespace(**{"screen": False, "line": False, "plain": False, **flags})
+
+    monkeypatch.setattr("sys.stdin", Tty())
+    monkeypatch.setattr("sys.stdout", Tty())
+    assert full_screen(args(), {"TERM": "xterm-256color"})
+    assert not full_screen(args(), {"TERM": "dumb"})  # TERM=dumb: plain
+    assert not full_screen(args(plain=True), {"TERM": "xterm"}) and not full_screen(args(line=True), {"TERM": "xterm"})
+    monkeypatch.setattr("sys.stdout", io.StringIO())  # a pipe: plain, unless asked for
+    assert not full_screen(args(), {"TERM": "xterm"})
+    assert full_screen(args(screen=True), {"TERM": "xterm"})
+
+
+def test_replay_without_a_terminal_prints_every_move_and_refuses_a_bad_transcript(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    game = root / "protocol" / "vectors" / "oxono-game.txt"
+
+    def replay(path: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "client", "replay", str(path)], cwd=root, capture_output=True,
+                              text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+    done = replay(game)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("oxono game ") and "move 1 pink " in done.stdout
+    assert lines[-1] == "Game over: pink wins: four in a row of one symbol."
+    forged = tmp_path / "forged.txt"
+    text = game.read_text().splitlines()
+    forged.write_text("\n".join(text[:4] + [text[4].replace("move=", "move=X", 1)] + text[5:]) + "\n")  # signed no more
+    bad = replay(forged)
+    assert bad.returncode == 1 and bad.stderr.startswith(f"{forged}: line 5: ") and not bad.stdout
+    missing = replay(tmp_path / "nothing.txt")
+    assert missing.returncode == 1 and missing.stderr.startswith("olixono replay: cannot read ")

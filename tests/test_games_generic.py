@@ -99,6 +99,17 @@ def test_resign_ends_the_game_for_the_other_player_and_undo_takes_it_back(kind):
 
 
 @pytest.mark.parametrize("kind", GAMES)
+def test_the_player_not_to_move_may_resign(kind):
+    board = BOARDS[kind]()
+    first, second = board.PLAYERS
+    assert board.resign(first).winner == second  # the player to move, named
+    board.pop()
+    assert board.resign(second).winner == first  # the other one, while first thinks
+    with pytest.raises(ValueError):
+        BOARDS[kind]().resign("nobody")
+
+
+@pytest.mark.parametrize("kind", GAMES)
 def test_copy_is_independent(kind):
     board = BOARDS[kind]()
     twin = board.copy()
