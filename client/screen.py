@@ -192,8 +192,7 @@ class NetworkTable(Table):
         result = self.core.session.result
         if result is None:
             return []
-        return [f"Game over: {result.sentence()}.",
-                f"The record: olixono export {self.core.session.game_id}; /quit leaves."]
+        return [f"Game over: {result.sentence()}.", f"Save it: olixono export {self.core.session.game_id}"]
 
     def movable(self) -> bool:
         return self.core.my_turn
@@ -222,7 +221,7 @@ class NetworkTable(Table):
             present = session.present(opponent)
             parts.append("opponent " + ("here" if present else "gone" if present is False else "not seen yet"))
         parts.append("relay " + ("connected" if self.connected else "RECONNECTING"))
-        return parts
+        return parts + (["/quit leaves"] if session.over else [])
 
     def help(self) -> str:
         end = ("/draw                 offer a draw (it stands until answered or withdrawn)" if self.kind == "oxono"
@@ -245,7 +244,8 @@ class NetworkTable(Table):
             if text is not None and not isinstance(event, MoveApplied):  # moves have their own pane
                 say(text)
             if isinstance(event, GameOver):
-                say(" ".join(self.ending()))
+                say(f"Game over: {event.result.sentence()}. The record: olixono export {core.session.game_id}; "
+                    "/quit leaves.")
             changed()
 
 
@@ -369,7 +369,7 @@ def scoreboard_fragments(board: OlixBoard) -> StyleAndTextTuples:
     """The four tracks, each field's value with the glyph of whoever holds its marker, and who leads."""
     first, second = board.PLAYERS
     glyph = {first: "#", second: "o"}
-    out: StyleAndTextTuples = [("class:title", "\nscoreboard (markers: # first, o second)\n")]
+    out: StyleAndTextTuples = [("class:title", "scoreboard (markers: # first, o second)\n")]
     scoreboard = board.scoreboard()
     for track in scoreboard.tracks:
         out.append(("", f"  {track.kind}  "))

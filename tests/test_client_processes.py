@@ -145,6 +145,10 @@ class Tmux:
         self.run("send-keys", "-t", f"olixono:{window}", "-l", text)
         self.run("send-keys", "-t", f"olixono:{window}", "Enter")
 
+    def keys(self, window: int, *names: str) -> None:
+        """Keys by tmux's names (``Left``, ``Home``, ``PageUp``)."""
+        self.run("send-keys", "-t", f"olixono:{window}", *names)
+
     def wait_for(self, window: int, pattern: str, timeout: float = 20) -> re.Match:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -284,3 +288,38 @@ async def test_two_players_and_a_watcher_on_the_full_screen_in_real_terminals(tm
         assert f"{session.moves:>3}. " in tmux.screen(2)  # the watcher's moves pane has the last move
         for pane in (0, 1, 2):
             tmux.type(pane, "/quit")
+
+
+@needs_tmux
+async def test_local_play_and_a_replay_on_the_full_screen_in_a_real_terminal(tmp_path):
+    """``olixono play`` and ``olixono replay`` in a real terminal: the full screen by default, keys sent, the screen
+    read back."""
+    env, _ = home(tmp_path, "player")
+    tmux = Tmux(tmp_path)
+    try:
+        tmux.start(env, ["play", "olix", "--vs", "random", "--seed", "1"])
+        await asyncio.to_thread(tmux.wait_for, 0, r"^first \(you\) to move \| first \(you\) ")
+        tmux.type(0, "f6")
+        await asyncio.to_thread(tmux.wait_for, 0, r"│ *2\. second ")  # the bot answered, in the moves pane
+        assert re.search(r"^ 6 \. \. \. \. \. # ", tmux.screen(0), re.M)
+        tmux.type(0, "/resign")
+        await asyncio.to_thread(tmux.wait_for, 0, r"again to confirm")
+        tmux.type(0, "/resign")
+        await asyncio.to_thread(tmux.wait_for, 0, r"Game over: second wins: first resigned")
+        tmux.type(0, "/quit")
+
+        tmux.start(env, ["replay", str(ROOT / "protocol" / "vectors" / "oxono-game.txt")])
+        await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 13 of 13 \| ")
+        await asyncio.to_thread(tmux.wait_for, 1, r"Game over: pink wins: four in a row")
+        tmux.keys(1, "Home")
+        await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 0 of 13 \| ")
+        tmux.keys(1, "Right")
+        await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 1 of 13 \| ")
+        assert re.search(r"^3  \.  X \[X\] \.  \.  \. 3", tmux.screen(1), re.M)  # pink's Xc3b3: X on b3
+        tmux.keys(1, "Left")
+        await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 0 of 13 \| ")
+        tmux.type(1, "7")
+        await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 7 of 13 \| ")
+        tmux.type(1, "/quit")
+    finally:
+        tmux.stop()

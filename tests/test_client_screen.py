@@ -252,6 +252,14 @@ def test_the_board_marks_the_last_moves_squares():
     assert marked == "[O]O"  # the totem on c6, the pawn on c5
 
 
+def test_the_moves_pane_follows_the_shown_move_unless_scrolled():
+    from client.screen import moves_window
+
+    assert moves_window(20, 20, None) == 11  # a game in play: the last nine moves
+    assert moves_window(20, 5, None) == 0 and moves_window(20, 15, None) == 10  # a replay: the shown move in the middle
+    assert moves_window(20, 20, 3) == 3 and moves_window(20, 20, 99) == 11 and moves_window(5, 5, None) == 0
+
+
 def test_a_click_on_a_square_types_it():
     from prompt_toolkit.buffer import Buffer
 
@@ -301,19 +309,20 @@ def shown_ranks(board) -> list[str]:
     return [f"{line} {line.split()[0]}".rstrip() for line in board.show().splitlines()[:width]]
 
 
+@pytest.mark.parametrize("size", [(110, 34), (MIN_COLUMNS, MIN_ROWS)], ids=["large", "smallest"])
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
-async def test_a_game_at_one_terminal_on_the_full_screen(kind):
+async def test_a_game_at_one_terminal_on_the_full_screen(kind, size):
     from client.local_screen import LocalTable
     from client.screen import run_screen
 
     table = LocalTable(kind, vs="random", seed=3)
-    terminal = Terminal()
+    terminal = Terminal(*size)
     rng = random.Random(5)
     with create_pipe_input() as pipe:
         screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output()))
         await wait_for(terminal, "your move>")
         board = table.board()
-        for text, answer in (("zz9", "not a move or a command: 'zz9'"), ("/undo", "error: nothing to undo"),
+        for text, answer in (("zz9", "a command: 'zz9'"), ("/undo", "nothing to undo"),  # the log may be narrow
                              ("/nonsense", "no command /nonsense")):
             pipe.send_text(text + "\r")
             await wait_for(terminal, answer)
@@ -322,7 +331,7 @@ async def test_a_game_at_one_terminal_on_the_full_screen(kind):
             await wait_for(terminal, "error: illegal: ")
         else:
             pipe.send_text("/formations\r")
-            await wait_for(terminal, "second: O=0, L=0, I=0, X=0")
+            await wait_for(terminal, "O=0, L=0, I=0, X=0")
         pipe.send_text(rng.choice(board.legal_moves()).text() + "\r")
         async with asyncio.timeout(10):
             while len(table.moves()) < 2:  # the bot answered
@@ -342,13 +351,16 @@ async def test_a_game_at_one_terminal_on_the_full_screen(kind):
         assert board_rows(terminal, len(shown_ranks(board))) == shown_ranks(board)  # the position as the engine has it
         if not board.is_game_over():
             pipe.send_text("/resign\r")
-            await wait_for(terminal, "Type /resign again to confirm")
+            await wait_for(terminal, "again to confirm")
             pipe.send_text("/resign\r")  # while the bot may be thinking: the person resigns, never the bot
             await wait_for(terminal, "resigned")
             assert board.outcome().winner != table.human
         sentence = board.outcome().sentence(board.PLAYERS)
-        await wait_for(terminal, f"Game over: {sentence}"[:45])
-        assert terminal.text().rstrip().splitlines()[-1].startswith("game over | ")
+        await wait_for(terminal, f"Game over: {sentence}"[:20])
+        await asyncio.sleep(0.2)
+        rows = terminal.text().rstrip().splitlines()
+        assert rows[-1].startswith("game over | ") and len(rows) == size[1]  # the toolbar on the last row
+        assert "/quit leaves." in [row.split("│")[0].strip() for row in rows]  # all of the ending fits the board pane
         pipe.send_text("/quit\r")
         assert await screen == 0
 
@@ -398,6 +410,11 @@ async def test_replay_steps_through_the_protocol_vector_games(path):
         await at(min(1, count))
         pipe.send_text("/last\r")
         await at(count)
+        if count > 2 * 9:  # PageUp / PageDown scroll the moves pane, nine moves at a time
+            pipe.send_text("\x1b[5~")
+            await wait_for(terminal, f"moves {count - 17}-{count - 9} of {count}")
+            pipe.send_text("\x1b[6~")
+            await wait_for(terminal, f"moves {count - 8}-{count} of {count}")
         pipe.send_text("/quit\r")
         assert await screen == 0
 
