@@ -89,7 +89,7 @@ class LocalTable(Table):
         elif self.bot_to_move():
             parts = [f"{board.turn} ({self.vs}) thinking"]
         else:
-            parts = [f"{board.turn}{' (you)' if self.bot is not None else ''} to move"]
+            parts = ["your move" if self.bot is not None else f"{board.turn} to move"]
         for player in board.PLAYERS:
             who = "" if self.bot is None else " (you)" if player == self.human else f" ({self.vs})"
             parts.append(f"{player}{who} {clock_text(spent(player))}")

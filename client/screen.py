@@ -203,25 +203,25 @@ class NetworkTable(Table):
         return "your move> " if self.core.my_turn else "> "
 
     def status(self, spent: Callable[[str], float]) -> list[str]:
+        """``your move | pink 1a2b-3c4d (you) 0:12 | black 5e6f-7a8b 0:03 here | relay ok``: under 80 columns; when
+        the relay is lost that comes first."""
         core, session = self.core, self.core.session
         board = self.board()
         if session.over:
             parts = ["game over"]
         elif board is not None:
-            parts = [f"{board.turn}{' (you)' if core.my_turn else ''} to move"]
+            parts = ["your move" if core.my_turn else f"{board.turn} to move"]
         else:
             parts = ["waiting for the seats"]
+        opponent = core.opponent if core.playing else None
         for player in board.PLAYERS if board is not None else ():
             key = session.seats.get(player)
             who = key.fingerprint[:9] if key is not None else "?"
             mine = " (you)" if key is not None and key == core.me else ""
-            parts.append(f"{player} {who}{mine} {clock_text(spent(player))}")
-        opponent = core.opponent
-        if opponent is not None and core.playing:
-            present = session.present(opponent)
-            parts.append("opponent " + ("here" if present else "gone" if present is False else "not seen yet"))
-        parts.append("relay " + ("connected" if self.connected else "RECONNECTING"))
-        return parts + (["/quit leaves"] if session.over else [])
+            present = session.present(key) if key is not None and key == opponent else None
+            here = "" if key != opponent else " here" if present else " gone" if present is False else " not seen"
+            parts.append(f"{player} {who}{mine} {clock_text(spent(player))}{here}")
+        return (parts + ["relay ok"]) if self.connected else ["RELAY LOST: reconnecting", *parts]
 
     def help(self) -> str:
         end = ("/draw                 offer a draw (it stands until answered or withdrawn)" if self.kind == "oxono"
@@ -330,17 +330,21 @@ def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], Non
         out.append(("", f" {rank}\n"))  # coordinates on both sides
     out.append(("", f"{files_line}\n"))
     over = table.ending()
-    for line in status:
-        if over:  # the board's own turn line gives way to the table's ending
-            head, _, tail = line.partition("; ")
-            if line.startswith("game over") or not tail:
+    for line in status:  # "pink to move; pawns left: ...": a line each
+        for part in line.split("; "):
+            # once over, the board's own turn line gives way to the table's ending (Olix's legend: the scoreboard's)
+            if over and (part.startswith("game over") or part.endswith("to move") or isinstance(board, OlixBoard)):
                 continue
-            line = tail if head.endswith("to move") else line
-        out.extend(("", part + "\n") for part in textwrap.wrap(line, BOARD_WIDTH - 1))
+            out.extend(("", row + "\n") for row in wrap(part, BOARD_WIDTH - 1))
     if isinstance(board, OlixBoard):
-        out.extend(scoreboard_fragments(board))
-    out.extend(("class:title", part + "\n") for line in over for part in textwrap.wrap(line, BOARD_WIDTH - 1))
+        out.extend(scoreboard_fragments(board, lead=not over))  # once over, the ending says who won
+    out.extend(("class:title", part + "\n") for line in over for part in wrap(line, BOARD_WIDTH - 1))
     return out
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in rows of ``width``, broken at spaces only (game ids and fingerprints hold hyphens)."""
+    return textwrap.wrap(text, width, break_on_hyphens=False)
 
 
 def _clicker(click: Callable[[str, str], None], square: str, cell: str) -> Callable[[MouseEvent], Any]:
@@ -365,8 +369,8 @@ def held_squares(board: Board[Any]) -> set[str]:
     return squares
 
 
-def scoreboard_fragments(board: OlixBoard) -> StyleAndTextTuples:
-    """The four tracks, each field's value with the glyph of whoever holds its marker, and who leads."""
+def scoreboard_fragments(board: OlixBoard, lead: bool = True) -> StyleAndTextTuples:
+    """The four tracks, each field's value with the glyph of whoever holds its marker, and (``lead``) who leads."""
     first, second = board.PLAYERS
     glyph = {first: "#", second: "o"}
     out: StyleAndTextTuples = [("class:title", "scoreboard (markers: # first, o second)\n")]
@@ -380,11 +384,11 @@ def scoreboard_fragments(board: OlixBoard) -> StyleAndTextTuples:
                 out.append((f"class:{first if mark == '#' else second}", mark))
             out.append(("", " " * (3 - len(marks))))
         out.append(("", "\n"))
-    counts = {player: sum(1 for track in scoreboard.tracks if track.field is not None and player in track.holders)
-              for player in board.PLAYERS}
+    if not lead:
+        return out
     leader = scoreboard.leader()
-    lead = f"{leader} leads" if leader is not None else "level"
-    out.append(("", f"  markers {counts[first]} to {counts[second]}: {lead}\n"))
+    counts = f"{len(scoreboard.positions(first))} to {len(scoreboard.positions(second))}"
+    out.append(("", f"  markers {counts}: {f'{leader} leads' if leader else 'level'}\n"))
     return out
 
 
@@ -601,7 +605,7 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
         width, height = max(10, size.columns - BOARD_WIDTH - 1), max(1, size.rows - FIXED_ROWS)
         shown: list[str] = []
         for line in reversed(state.log):
-            shown[:0] = textwrap.wrap(line, width) or [""]
+            shown[:0] = wrap(line, width) or [""]
             if len(shown) >= height:
                 break
         return "\n".join(shown[-height:])

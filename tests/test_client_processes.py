@@ -278,9 +278,9 @@ async def test_two_players_and_a_watcher_on_the_full_screen_in_real_terminals(tm
         tmux, session = terminals.tmux, terminals.session
         await asyncio.to_thread(tmux.wait_for, 1, r"Joining \w+ game \S+, hosted by \S+:")  # check it!
         first = terminals.window[session.actor]
-        await asyncio.to_thread(tmux.wait_for, first, r"^\S+ \(you\) to move \| ")  # the toolbar
-        await asyncio.to_thread(tmux.wait_for, 2, r"^\S+ to move \| .*relay connected")  # the watcher's
-        await play_by_keys(terminals, random.Random(11), lambda pane: tmux.wait_for(pane, r"^\S+ \(you\) to move \| "))
+        await asyncio.to_thread(tmux.wait_for, first, r"^your move \| ")  # the toolbar
+        await asyncio.to_thread(tmux.wait_for, 2, r"^\S+ to move \| .*relay ok")  # the watcher's
+        await play_by_keys(terminals, random.Random(11), lambda pane: tmux.wait_for(pane, r"^your move \| "))
         sentence = session.result.sentence()
         for pane in (0, 1, 2):
             await asyncio.to_thread(tmux.wait_for, pane, r"^game over \| ", 20)
@@ -298,7 +298,7 @@ async def test_local_play_and_a_replay_on_the_full_screen_in_a_real_terminal(tmp
     tmux = Tmux(tmp_path)
     try:
         tmux.start(env, ["play", "olix", "--vs", "random", "--seed", "1"])
-        await asyncio.to_thread(tmux.wait_for, 0, r"^first \(you\) to move \| first \(you\) ")
+        await asyncio.to_thread(tmux.wait_for, 0, r"^your move \| first \(you\) ")
         tmux.type(0, "f6")
         await asyncio.to_thread(tmux.wait_for, 0, r"│ *2\. second ")  # the bot answered, in the moves pane
         assert re.search(r"^ 6 \. \. \. \. \. # ", tmux.screen(0), re.M)

@@ -148,7 +148,8 @@ async def test_a_whole_game_on_the_full_screen(relay, tmp_path, kind, no_color, 
     final = seen["over"]
     sentence = core.session.result.sentence()
     toolbar = final.rstrip().splitlines()[-1]
-    assert toolbar.startswith("game over | ") and "(you)" in toolbar and "opponent " in toolbar  # yours marked
+    assert toolbar.startswith("game over | ") and "(you)" in toolbar  # yours marked
+    assert re.search(r" \d+:\d\d (here|gone)", toolbar) and toolbar.endswith("relay ok")  # the opponent's presence
     assert f"Game over: {sentence}"[:50] in final  # the log says how, in words
     files = " a  b  c  d  e  f" if kind == "oxono" else "a b c d e f g h i j k"
     assert files in final
@@ -258,6 +259,23 @@ def test_the_moves_pane_follows_the_shown_move_unless_scrolled():
     assert moves_window(20, 20, None) == 11  # a game in play: the last nine moves
     assert moves_window(20, 5, None) == 0 and moves_window(20, 15, None) == 10  # a replay: the shown move in the middle
     assert moves_window(20, 20, 3) == 3 and moves_window(20, 20, 99) == 11 and moves_window(5, 5, None) == 0
+
+
+@pytest.mark.parametrize("name", ["olix-ended-by-agreement.txt", "olix-game.txt", "oxono-draw-agreed.txt"])
+def test_the_game_over_screen_fits_the_smallest_terminal(name):
+    """The board, Olix's scoreboard and the ending in words with the export command: all in the board pane of an
+    80 x 24 terminal (21 rows above the divider, input line and toolbar; 39 columns)."""
+    from pathlib import Path
+
+    from client.verify import load
+
+    _, _, session = load(str(Path(__file__).parent.parent / "protocol" / "vectors" / name))
+    table = network_table(session)
+    rows = "".join(fragment[1] for fragment in board_fragments(table, False)).splitlines()
+    assert len(rows) <= MIN_ROWS - 3 and max(map(len, rows)) <= 39, rows
+    text = " ".join(rows)
+    assert f"Game over: {session.result.sentence()}." in text
+    assert f"olixono export {session.game_id}" in text
 
 
 def test_a_click_on_a_square_types_it():
