@@ -70,7 +70,7 @@ class CountingTerminal:
 def screen_ready(seen: bytes) -> bool:
     screen = pyte.Screen(COLUMNS, ROWS)
     pyte.ByteStream(screen).feed(seen)
-    return any(line.startswith(("your move | ", "pink to move | ")) for line in screen.display)
+    return any(line.startswith("your move | ") or " to move | " in line for line in screen.display)
 
 
 async def play(folder: Path, moves: int) -> tuple[list[int], float]:
