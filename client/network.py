@@ -4,8 +4,8 @@ Each finds the relay (``--relay``, else ``OLIXONO_RELAY``, else
 ``mqtt://127.0.0.1:1883``; ``host`` starts the embedded relay in its own
 process when nothing answers at that default), builds a :class:`GameCore` with
 its journal, and runs it under a :class:`GameRunner` with the chosen front
-end: the line console, ``--plain``, or a ``--bot``. Every failure the person
-can act on is one sentence and exit status 1.
+end: the full-screen console, the line console, ``--plain``, or a ``--bot``.
+Every failure the person can act on is one sentence and exit status 1.
 """
 
 from __future__ import annotations

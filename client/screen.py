@@ -175,6 +175,8 @@ class NetworkTable(Table):
 
     @property
     def commands(self) -> tuple[str, ...]:
+        if self.core.watching:
+            return ("legal", "board")
         end = "draw" if self.kind == "oxono" else "end"
         return ("legal", "board", "resign", end, "agree", "decline", "withdraw", "abort", "say")
 
@@ -200,7 +202,7 @@ class NetworkTable(Table):
     def prompt(self) -> str:
         if not self.core.playing:
             return "watching> "
-        return "your move> " if self.core.my_turn else "> "
+        return "game over> " if self.core.session.over else "your move> " if self.core.my_turn else "> "
 
     def status(self, spent: Callable[[str], float]) -> list[str]:
         """``your move | pink 1a2b-3c4d (you) 0:12 | black 5e6f-7a8b 0:03 here | relay ok``: under 80 columns; when
@@ -224,6 +226,8 @@ class NetworkTable(Table):
         return (parts + ["relay ok"]) if self.connected else ["RELAY LOST: reconnecting", *parts]
 
     def help(self) -> str:
+        if self.core.watching:
+            return "Watching: every line is checked as the players check it. /legal /board: the legal moves, the board."
         end = ("/draw                 offer a draw (it stands until answered or withdrawn)" if self.kind == "oxono"
                else "/end                  propose to end the game now and count the markers")
         return NETWORK_HELP.format(example=EXAMPLES[self.kind], end=end)
@@ -599,16 +603,20 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
         fill(field, table.kind, square, cell)
         invalidate()
 
-    def log_text() -> str:
-        """The newest lines that fit the log pane, wrapped to its width."""
+    def log_fragments() -> StyleAndTextTuples:
+        """The newest lines that fit the log pane, wrapped to its width; errors and warnings in red."""
         size = get_app().output.get_size()
         width, height = max(10, size.columns - BOARD_WIDTH - 1), max(1, size.rows - FIXED_ROWS)
-        shown: list[str] = []
+        shown: list[tuple[str, str]] = []
         for line in reversed(state.log):
-            shown[:0] = wrap(line, width) or [""]
+            style = "class:error" if line.startswith(("error:", "warning:")) else ""
+            shown[:0] = [(style, row) for row in wrap(line, width) or [""]]
             if len(shown) >= height:
                 break
-        return "\n".join(shown[-height:])
+        out: StyleAndTextTuples = []
+        for style, row in shown[-height:]:
+            out += [(style, row), ("", "\n")]
+        return out[:-1]
 
     def toolbar() -> StyleAndTextTuples:
         now = clock()
@@ -625,7 +633,7 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
         HSplit([
             Window(FormattedTextControl(lambda: moves_fragments(table, state.moves_start, scroll)), height=MOVES_ROWS),
             Window(height=1, char="─"),
-            Window(FormattedTextControl(log_text)),
+            Window(FormattedTextControl(log_fragments)),
         ]),
     ])
     full = HSplit([game_window, Window(height=1, char="─"), input_line(),

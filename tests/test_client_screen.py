@@ -278,6 +278,17 @@ def test_the_game_over_screen_fits_the_smallest_terminal(name):
     assert f"olixono export {session.game_id}" in text
 
 
+def test_a_watcher_is_offered_no_player_commands():
+    from pathlib import Path
+
+    from client.verify import load
+
+    _, _, session = load(str(Path(__file__).parent.parent / "protocol" / "vectors" / "oxono-game.txt"))
+    table = network_table(session)  # no identity: a spectator
+    assert table.commands == ("legal", "board") and table.prompt() == "watching> "
+    assert completed(table, "/re") == [] and "Watching" in table.help()
+
+
 def test_a_click_on_a_square_types_it():
     from prompt_toolkit.buffer import Buffer
 
