@@ -76,13 +76,17 @@ def state_home(tmp_path, monkeypatch):
 
 
 async def wait_for(terminal: Terminal, words: str, seconds: float = 20) -> None:
-    async with asyncio.timeout(seconds):
-        while words not in terminal.text():
-            await asyncio.sleep(0.05)
+    try:
+        async with asyncio.timeout(seconds):
+            while words not in terminal.text():
+                await asyncio.sleep(0.05)
+    except TimeoutError:
+        raise AssertionError(f"the screen never showed {words!r}:\n{terminal.text()}") from None
 
 
-async def person(box: dict, pipe, terminal: Terminal, rng: random.Random, seen: dict) -> None:
-    """Mistakes first, then a legal move whenever it is their turn, then /quit once the game is over."""
+async def person(box: dict, pipe, terminal: Terminal, rng: random.Random, seen: dict, kind: str) -> None:
+    """Mistakes first, then a legal move whenever it is their turn (and once a move the rules forbid, once one out
+    of turn), then /quit once the game is over."""
     while "runner" not in box:
         await asyncio.sleep(0.02)
     core = box["runner"].core
@@ -97,11 +101,18 @@ async def person(box: dict, pipe, terminal: Terminal, rng: random.Random, seen: 
     await asyncio.sleep(0.2)
     seen["flipped"] = terminal.text()
     pipe.send_text("/flip\r")
-    tried = False
+    tried = illegal = False
     for _ in range(1200):
         if core.session.over:
             break
         board = core.session.board
+        if core.my_turn and not illegal and (kind == "oxono" or board.occupied):
+            wrong = "Xa1a1" if kind == "oxono" else next(  # a pawn on its totem's square; a stone on a stone
+                square for square in (f"{f}{r}" for r in range(1, 12) for f in "abcdefghijk")
+                if board.stone_at(board.parse_move(square).square) is not None)
+            pipe.send_text(wrong + "\r")  # parses, but the rules forbid it: the reason, and nothing sent
+            await wait_for(terminal, "error: illegal: ")
+            illegal = True
         if core.my_turn:
             moves = core.session.moves
             pipe.send_text(rng.choice(board.legal_moves()).text() + "\r")
@@ -114,6 +125,7 @@ async def person(box: dict, pipe, terminal: Terminal, rng: random.Random, seen: 
                 tried = True
         await asyncio.sleep(0.05)
     assert tried or core.session.over
+    assert illegal or core.session.over
     await wait_for(terminal, "game over")
     await asyncio.sleep(0.3)  # the last frame drawn
     seen["over"] = terminal.text()
@@ -139,11 +151,19 @@ async def test_a_whole_game_on_the_full_screen(relay, tmp_path, kind, no_color, 
             return await screen(runner)
 
         guest = Seat(tmp_path, "guest", relay, console=front)
-        typing = asyncio.create_task(person(box, pipe, terminal, random.Random(4), seen))
-        async with asyncio.timeout(120):
-            assert await network.join(game, guest.options) == 0
-            assert await hosting == 0
-        await typing
+        typing = asyncio.create_task(person(box, pipe, terminal, random.Random(4), seen, kind))
+        joining = asyncio.create_task(network.join(game, guest.options))
+        try:
+            async with asyncio.timeout(120):
+                await asyncio.wait({typing, joining}, return_when=asyncio.FIRST_EXCEPTION)
+                if typing.done() and typing.exception() is not None:
+                    raise typing.exception()  # what the person saw, not a hang
+                assert await joining == 0 and await hosting == 0
+            await typing
+        finally:
+            for task in (typing, joining, hosting):
+                task.cancel()
+            await asyncio.gather(typing, joining, hosting, return_exceptions=True)
     core = box["runner"].core
     final = seen["over"]
     sentence = core.session.result.sentence()
