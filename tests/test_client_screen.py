@@ -536,3 +536,37 @@ def test_replay_without_a_terminal_prints_every_move_and_refuses_a_bad_transcrip
     assert bad.returncode == 1 and bad.stderr.startswith(f"{forged}: line 5: ") and not bad.stdout
     missing = replay(tmp_path / "nothing.txt")
     assert missing.returncode == 1 and missing.stderr.startswith("olixono replay: cannot read ")
+
+
+@pytest.mark.parametrize("no_color", [False, True], ids=["colour", "NO_COLOR"])
+async def test_marks_survive_without_colour(no_color, monkeypatch):
+    """The last move in reverse and Olix's stones that hold markers underlined: attributes, not colours, so they show
+    under NO_COLOR too."""
+    from pathlib import Path
+
+    from client.replay import ReplayTable
+    from client.screen import held_squares, run_screen
+    from client.verify import load
+
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    _, summary, session = load(str(Path(__file__).parent.parent / "protocol" / "vectors" / "olix-game.txt"))
+    table = ReplayTable(session, summary)
+    terminal = Terminal()
+    with create_pipe_input() as pipe:
+        screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output()))
+        await wait_for(terminal, "replay: move ")
+        await asyncio.sleep(0.1)
+        cells = [(row, column, terminal.screen.buffer[row][column]) for row in range(11) for column in range(40)]
+        underlined = {(row, column) for row, column, cell in cells if cell.underscore}
+        reversed_ = [(row, column) for row, column, cell in cells if cell.reverse]
+        pipe.send_text("/quit\r")
+        assert await screen == 0
+
+    def position(square: str) -> tuple[int, int]:  # rank 11 on the top row; "11 " then two columns a file
+        return 11 - int(square[1:]), 3 + 2 * (ord(square[0]) - ord("a"))
+
+    assert underlined == {position(square) for square in held_squares(table.board())} and underlined
+    assert reversed_ == [position(table.moves()[-1][1])]
+    if no_color:
+        assert terminal.colour_of("#o") <= {"default"}
