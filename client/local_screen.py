@@ -8,8 +8,9 @@ live meanwhile: /resign, /board and the clock still answer). The engine rules on
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from client.local import EXAMPLES, status_text
 from client.screen import Say, Table, clock_text
@@ -23,6 +24,37 @@ Type a move ({example}); Tab completes the legal ones. Commands start with /:
   /legal /board         the legal moves, the board in the log
   /undo                 take back the last move (against a bot: your last move and its reply)
   /resign               give up the game{whom} (asks you to confirm){end}"""
+T = TypeVar("T")
+
+
+async def in_daemon_thread(work: Callable[..., T], *args: Any) -> T:
+    """``work(*args)`` in a daemon thread: unlike ``asyncio.to_thread``, leaving the screen (and the program) never
+    waits for a bot still thinking, however long its budget."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def run() -> None:
+        try:
+            result, error = work(*args), None
+        except BaseException as exc:  # handed to the awaiting task
+            result, error = None, exc
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:  # the loop is closed: nobody waits any more
+            pass
+
+    threading.Thread(target=run, name="olixono-bot", daemon=True).start()
+    return await future
+
+
 OLIX_HELP = """
   /end                  end the game now and count the markers ({whom})
   /formations           each player's best formation of each type, its value and squares"""
@@ -147,7 +179,7 @@ class LocalTable(Table):
             if self.bot_to_move():
                 return say(f"error: wait for {self.vs}'s move, then propose")
             them = board.PLAYERS[1 - board.PLAYERS.index(self.human)]
-            if not await asyncio.to_thread(self.bot.answer_end, board.copy(), them):
+            if not await in_daemon_thread(self.bot.answer_end, board.copy(), them):
                 return say(f"{self.vs} declines to end the game: play on.")
             say(f"{self.vs} agrees to end the game.")
         board.end()
@@ -173,7 +205,7 @@ class LocalTable(Table):
             if self.bot is not None and self.bot_to_move():
                 plies = len(self.played)
                 changed()
-                move = await asyncio.to_thread(self.bot.choose, board.copy())
+                move = await in_daemon_thread(self.bot.choose, board.copy())
                 if self.bot_to_move() and len(self.played) == plies:
                     self.played.append((board.turn, move.text()))
                     board.push(move)

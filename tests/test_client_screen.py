@@ -570,3 +570,37 @@ async def test_marks_survive_without_colour(no_color, monkeypatch):
     assert reversed_ == [position(table.moves()[-1][1])]
     if no_color:
         assert terminal.colour_of("#o") <= {"default"}
+
+
+def test_leaving_never_waits_for_a_bot_still_thinking():
+    """/quit while the bot thinks (here one that would take a minute): the program ends at once, since the bot thinks
+    in a daemon thread (``asyncio.to_thread`` made ``asyncio.run`` wait for it)."""
+    import threading
+
+    from client.local_screen import LocalTable
+    from client.screen import run_screen
+
+    class SlowBot:
+        release = threading.Event()
+
+        def choose(self, board):
+            self.release.wait(60)  # blocked, not busy: nothing left burning CPU after the test
+            return board.legal_moves()[0]
+
+    results: list[int] = []
+
+    async def session() -> None:
+        table = LocalTable("olix", vs="mcts", human="second")  # the bot moves first
+        table.bot = SlowBot()
+        terminal = Terminal()
+        with create_pipe_input() as pipe:
+            screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output()))
+            await wait_for(terminal, "(mcts) thinking")
+            pipe.send_text("/quit\r")
+            results.append(await screen)
+
+    runner = threading.Thread(target=lambda: asyncio.run(session()), daemon=True)
+    runner.start()
+    runner.join(20)  # a bound on the test, far below the bot's minute
+    SlowBot.release.set()
+    assert not runner.is_alive() and results == [0]
