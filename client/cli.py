@@ -223,7 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser(
         "play",
         help="play a game at this terminal: two people taking turns, or against a bot",
-        description="Play a game at this terminal. Type help at the prompt for the commands.",
+        description="Play a game at this terminal, on the full screen (/help lists the commands) or with --plain at a "
+        "prompt (help lists them there).",
     )
     play.add_argument("game", choices=sorted(BOARDS), help="which game")
     play.add_argument(
