@@ -41,12 +41,18 @@ class MoveCompleter(Completer):
         self.core = core
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        word = document.text_before_cursor.lstrip()
-        if " " in word:
-            return
-        for candidate in completions(self.core):
-            if candidate.lower().startswith(word.lower()):
-                yield Completion(candidate, start_position=-len(word))
+        return completing(document, lambda word: completions(self.core))
+
+
+def completing(document: Document, candidates: Callable[[str], list[str]]) -> Iterator[Completion]:
+    """The ``candidates(word)`` that start with the word before the cursor (any letter case), replacing it; nothing
+    once a space was typed (a command's argument, such as chat)."""
+    word = document.text_before_cursor.lstrip()
+    if " " in word:
+        return
+    for candidate in candidates(word):
+        if candidate.lower().startswith(word.lower()):
+            yield Completion(candidate, start_position=-len(word))
 
 
 def prompt_text(core: GameCore) -> str:

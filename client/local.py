@@ -35,6 +35,25 @@ def status_text(board: Board[Any]) -> str:
     return text
 
 
+def set_up(kind: str, *, vs: str | None, human: str | None, seed: int | None, iterations: int | None,
+           seconds: float | None) -> tuple[Board[Any], str, Any]:
+    """A new board of ``kind``, the person's seat (the first by default) and the bot (``None`` for two people);
+    ``ValueError`` for an unknown bot level or seat (arguments as :func:`play_local`)."""
+    board = new_board(kind)
+    if vs is not None and vs not in LEVELS:
+        raise ValueError(f"unknown opponent {vs!r}: expected one of {', '.join(LEVELS)}")
+    human = human or board.PLAYERS[0]
+    if human not in board.PLAYERS:
+        raise ValueError(f"unknown seat {human!r} in {kind}: expected {' or '.join(board.PLAYERS)}")
+    return board, human, make_bot(vs, seed=seed, iterations=iterations, seconds=seconds) if vs else None
+
+
+def board_moves(board: Board[Any]) -> list[tuple[str, str]]:
+    """``(player, move)`` for every move on ``board``'s stack, played from the start (turns alternate, the first
+    player first)."""
+    return [(board.PLAYERS[index % 2], move.text()) for index, move in enumerate(board.move_stack)]
+
+
 def play_local(
     kind: str,
     *,
@@ -52,14 +71,7 @@ def play_local(
     ``mcts``); ``iterations`` / ``seconds`` set the ``mcts`` budget. ``human``
     is the seat the person takes against a bot (the first by default).
     """
-    board = new_board(kind)
-    if vs is not None and vs not in LEVELS:
-        raise ValueError(f"unknown opponent {vs!r}: expected one of {', '.join(LEVELS)}")
-    if human is None:
-        human = board.PLAYERS[0]
-    if human not in board.PLAYERS:
-        raise ValueError(f"unknown seat {human!r} in {kind}: expected {' or '.join(board.PLAYERS)}")
-    bot = make_bot(vs, seed=seed, iterations=iterations, seconds=seconds) if vs else None
+    board, human, bot = set_up(kind, vs=vs, human=human, seed=seed, iterations=iterations, seconds=seconds)
     end_line = "  end      end the game now and score it (both players agree)\n" if kind == "olix" else ""
     help_text = HELP.format(example=EXAMPLES[kind], end=end_line)
     write(f"{kind}: {' vs '.join(board.PLAYERS)}. Type help for the commands.")

@@ -12,11 +12,9 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from client.local import EXAMPLES, status_text
+from client.local import EXAMPLES, board_moves, set_up, status_text
 from client.screen import Say, Table, clock_text
-from olixono.bots import LEVELS, make_bot
 from olixono.common import Board, IllegalMoveError, InvalidMoveError
-from olixono.games import new_board
 from olixono.olix import OlixBoard
 
 LOCAL_HELP = """\
@@ -68,16 +66,9 @@ class LocalTable(Table):
 
     def __init__(self, kind: str, *, vs: str | None = None, human: str | None = None, seed: int | None = None,
                  iterations: int | None = None, seconds: float | None = None) -> None:
-        self._kind = kind
-        self.game = new_board(kind)
-        if vs is not None and vs not in LEVELS:
-            raise ValueError(f"unknown opponent {vs!r}: expected one of {', '.join(LEVELS)}")
-        self.human = human or self.game.PLAYERS[0]
-        if self.human not in self.game.PLAYERS:
-            raise ValueError(f"unknown seat {human!r} in {kind}: expected {' or '.join(self.game.PLAYERS)}")
-        self.vs = vs
-        self.bot = make_bot(vs, seed=seed, iterations=iterations, seconds=seconds) if vs else None
-        self.played: list[tuple[str, str]] = []
+        self._kind, self.vs = kind, vs
+        self.game, self.human, self.bot = set_up(kind, vs=vs, human=human, seed=seed, iterations=iterations,
+                                                 seconds=seconds)
         self.wake = asyncio.Event()
         self.thinking = False
         self.announced = False
@@ -94,7 +85,7 @@ class LocalTable(Table):
         return self.game
 
     def moves(self) -> list[tuple[str, str]]:
-        return self.played
+        return board_moves(self.game)
 
     def over(self) -> bool:
         return self.game.is_game_over()
@@ -145,15 +136,13 @@ class LocalTable(Table):
             return say("error: the game is over: /quit leaves")
         if self.bot_to_move():
             return say(f"error: it is not your turn: {self.vs} is thinking")
-        player = board.turn
         try:
-            move = board.play(text)
+            board.play(text)
         except InvalidMoveError:
             return say(f"error: not a move or a command: {text[:40]!r} ({EXAMPLES[self._kind]}; "
                        "/help lists the commands)")
         except IllegalMoveError as exc:
             return say(f"error: illegal: {exc.reason}")
-        self.played.append((player, move.text()))
         self._changed(say)
 
     async def command(self, name: str, rest: str, say: Say) -> None:
@@ -189,11 +178,10 @@ class LocalTable(Table):
         if self.bot_to_move():
             return say(f"error: wait for {self.vs}'s move, then undo")
         plies = 2 if self.bot is not None else 1
-        if len(self.played) < plies:
+        if len(self.game.move_stack) < plies:
             return say("error: nothing to undo")
         for _ in range(plies):
             self.game.pop()
-            self.played.pop()
         say(f"took back {plies} move{'s' if plies > 1 else ''}")
         self._changed(say)
 
@@ -203,11 +191,10 @@ class LocalTable(Table):
         board = self.game
         while True:
             if self.bot is not None and self.bot_to_move():
-                plies = len(self.played)
+                plies = len(board.move_stack)
                 changed()
                 move = await in_daemon_thread(self.bot.choose, board.copy())
-                if self.bot_to_move() and len(self.played) == plies:
-                    self.played.append((board.turn, move.text()))
+                if self.bot_to_move() and len(board.move_stack) == plies:
                     board.push(move)
                     self._changed(say)
                 changed()

@@ -14,7 +14,7 @@ from typing import Any
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from client.local import status_text
+from client.local import board_moves, status_text
 from client.screen import Say, Table
 from olixono.common import Board
 from olixono.games import new_board
@@ -26,20 +26,16 @@ type a move number (0 is the start) and Enter to jump there. Commands start with
   /next /prev /first /last   the same as the keys"""
 
 
-def positions(session: GameSession) -> tuple[list[tuple[str, str]], list[Board[Any]]]:
-    """The verified game's moves as ``(player, move)`` and the board before the first and after each one."""
+def positions(session: GameSession) -> list[Board[Any]]:
+    """The board before the first move of the verified game and after each one."""
     assert session.kind is not None
     board = new_board(session.kind)
-    moves: list[tuple[str, str]] = []
     boards = [board.copy()]
     for message in session.chain:
         if message.type == "move":
-            text = message.get("move") or ""
-            player = board.turn
-            board.push(board.parse_move(text))
-            moves.append((player, board.move_stack[-1].text()))
+            board.push(board.parse_move(message.get("move") or ""))
             boards.append(board.copy())
-    return moves, boards
+    return boards
 
 
 class ReplayTable(Table):
@@ -49,7 +45,8 @@ class ReplayTable(Table):
 
     def __init__(self, session: GameSession, summary: str) -> None:
         self.session, self.summary = session, summary
-        self.played, self.boards = positions(session)
+        self.boards = positions(session)
+        self.played = board_moves(self.boards[-1])
         self.cursor = len(self.played)
 
     @property
@@ -127,7 +124,8 @@ class ReplayTable(Table):
 
 def replay_lines(session: GameSession, summary: str) -> list[str]:
     """The replay without a screen: verify's summary, then each move and the board after it."""
-    moves, boards = positions(session)
+    boards = positions(session)
+    moves = board_moves(boards[-1])
     lines = [summary, status_text(boards[0])]
     for number, ((player, move), board) in enumerate(zip(moves, boards[1:]), 1):
         lines += [f"move {number} {player} {move}", status_text(board)]

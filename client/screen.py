@@ -42,6 +42,7 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
 from client.commands import EXAMPLES
+from client.console import completing
 from client.core import GameCore
 from client.journal import state_dir
 from client.plain import handle_typed
@@ -137,7 +138,8 @@ class Table:
         return ""
 
     async def move(self, text: str, say: Say) -> None:
-        say("error: nothing to move here: /help lists the commands")
+        """Text typed without a ``/``: a move (or, in a replay, a move number)."""
+        raise NotImplementedError
 
     async def command(self, name: str, rest: str, say: Say) -> None:
         raise NotImplementedError
@@ -273,16 +275,14 @@ class ScreenCompleter(Completer):
         self.table = table
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        word = document.text_before_cursor.lstrip()
-        if " " in word:
-            return
+        return completing(document, self.candidates)
+
+    def candidates(self, word: str) -> list[str]:
         board = self.table.board()
         moves: list[str] = []
         if board is not None and self.table.movable() and not word.startswith("/"):
             moves = segments(sorted(move.text() for move in board.legal_moves()), word, self.table.kind)
-        for candidate in moves + [f"/{name}" for name in self.table.commands + OWN_COMMANDS]:
-            if candidate.lower().startswith(word.lower()):
-                yield Completion(candidate, start_position=-len(word))
+        return moves + [f"/{name}" for name in self.table.commands + OWN_COMMANDS]
 
 
 def segments(moves: list[str], word: str, kind: str) -> list[str]:
