@@ -35,10 +35,12 @@ import aiomqtt  # noqa: E402
 
 from latency import RelayUnderTest, percentile  # noqa: E402
 from protocol import Identity  # noqa: E402
+from protocol.keys import b64  # noqa: E402
+from protocol.messages import encode  # noqa: E402
 from relay import users  # noqa: E402
 
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-GAME = "BENCHATTACKBENCHATTACK"
+GAME = "BENCHATTACKBENCHATTACA"  # a well-formed game id: the embedded relay keeps only signed lines of a game
 LOGINS_PER_SECOND = 26
 
 
@@ -74,9 +76,17 @@ def attacker(port: int, name: str, stop: Any) -> None:
     asyncio.run(refused_logins(port, name, stop))
 
 
+def line(identity: Identity, seq: int) -> bytes:
+    """A signed line of ``identity`` for main-chain ``seq`` of the game (a resignation; relays never follow chains)."""
+    return encode("resign", [("game", GAME), ("seq", str(seq)), ("prev", b64(bytes(32)))], identity).encode()
+
+
 # -- the round trip ------------------------------------------------------------------------------------------
-async def round_trips(port: int, a: tuple[str, str], b: tuple[str, str], count: int) -> list[float]:
-    ping, pong = f"olixono/1/games/{GAME}/{a[0]}/ping", f"olixono/1/games/{GAME}/{b[0]}/pong"
+async def round_trips(port: int, a: tuple[str, str], b: tuple[str, str], count: int,
+                      keys: tuple[Identity, Identity]) -> list[float]:
+    """QoS 1 round trips of a signed line, not retained (each side's line on its own topic, as a move travels)."""
+    ping, pong = f"olixono/1/games/{GAME}/{a[0]}/1", f"olixono/1/games/{GAME}/{b[0]}/1"
+    ping_line, pong_line = line(keys[0], 1), line(keys[1], 1)
     trips: list[float] = []
     async with client(port, *a) as first, client(port, *b) as second:
         await first.subscribe(pong, qos=1)
@@ -87,7 +97,7 @@ async def round_trips(port: int, a: tuple[str, str], b: tuple[str, str], count: 
         async def echo() -> None:  # ends by itself: cancelling a task inside aiomqtt's publish may be ignored
             answered = 0
             async for message in second.messages:
-                await second.publish(pong, message.payload, qos=1)
+                await second.publish(pong, pong_line, qos=1)
                 answered += 1
                 if answered == total:
                     return
@@ -96,7 +106,7 @@ async def round_trips(port: int, a: tuple[str, str], b: tuple[str, str], count: 
         back = first.messages
         for _ in range(total):
             start = time.perf_counter()
-            await first.publish(ping, b"x" * 300, qos=1)
+            await first.publish(ping, ping_line, qos=1)
             async with asyncio.timeout(10):
                 await back.__anext__()
             trips.append(time.perf_counter() - start)
@@ -105,14 +115,15 @@ async def round_trips(port: int, a: tuple[str, str], b: tuple[str, str], count: 
     return trips[20:]
 
 
-def under_logins(port: int, a: tuple[str, str], b: tuple[str, str], count: int) -> list[float]:
+def under_logins(port: int, a: tuple[str, str], b: tuple[str, str], count: int,
+                 keys: tuple[Identity, Identity]) -> list[float]:
     context = multiprocessing.get_context("spawn")
     stop = context.Event()
     process = context.Process(target=attacker, args=(port, b[0], stop))
     process.start()
     try:
         time.sleep(1.0)  # the attack is under way
-        return asyncio.run(round_trips(port, a, b, count))
+        return asyncio.run(round_trips(port, a, b, count, keys))
     finally:
         stop.set()
         process.join(10)
@@ -121,14 +132,15 @@ def under_logins(port: int, a: tuple[str, str], b: tuple[str, str], count: int) 
 
 
 # -- burst and disconnect ---------------------------------------------------------------------------------------
-async def bursts(port: int, account: tuple[str, str], count: int, size: int) -> int:
+async def bursts(port: int, account: tuple[str, str], key: Identity, count: int, size: int) -> int:
     """Lines lost of ``count`` bursts of ``size`` acknowledged lines, each followed by a disconnect."""
     expected: set[str] = set()
     for burst in range(count):
-        topics = [f"olixono/1/games/{GAME}/{account[0]}/b{burst}-{n}" for n in range(size)]
+        lines = {f"olixono/1/games/{GAME}/{account[0]}/{seq}": line(key, seq)
+                 for seq in range(burst * size + 2, (burst + 1) * size + 2)}
         async with client(port, *account) as publisher:
-            await asyncio.gather(*(publisher.publish(topic, b"line", qos=1, retain=True) for topic in topics))
-        expected.update(topics)
+            await asyncio.gather(*(publisher.publish(topic, data, qos=1, retain=True) for topic, data in lines.items()))
+        expected.update(lines)
     await asyncio.sleep(1.0)
     seen: set[str] = set()
     async with client(port, *account) as late:
@@ -154,12 +166,13 @@ def measure(kind: str, folder: Path, trips: int, bursts_count: int) -> dict[str,
         table = {name: hashing(token) for name, token in accounts}
         with private_relay(kind, folder / f"{kind}-{scheme}", table) as relay:
             if scheme == "token":
-                quiet = asyncio.run(round_trips(relay.port, accounts[0], accounts[1], trips))
+                keys = (identities[0], identities[1])
+                quiet = asyncio.run(round_trips(relay.port, accounts[0], accounts[1], trips, keys))
                 figures["rtt_quiet_p50_ms"] = statistics.median(quiet) * 1000
                 figures["rtt_quiet_p99_ms"] = percentile(quiet, 0.99) * 1000
-                figures["burst_lost"] = asyncio.run(bursts(relay.port, accounts[0], bursts_count, 50))
+                figures["burst_lost"] = asyncio.run(bursts(relay.port, accounts[0], identities[0], bursts_count, 50))
                 figures["burst_lines"] = bursts_count * 50
-            attacked = under_logins(relay.port, accounts[0], accounts[1], trips)
+            attacked = under_logins(relay.port, accounts[0], accounts[1], trips, (identities[0], identities[1]))
             figures[f"rtt_logins_{scheme}_p50_ms"] = statistics.median(attacked) * 1000
             figures[f"rtt_logins_{scheme}_p99_ms"] = percentile(attacked, 0.99) * 1000
     return figures

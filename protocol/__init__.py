@@ -10,6 +10,7 @@ implementers is ``PROTOCOL.md``.
 from protocol.errors import CODES, LocalProtocolError, Rejection, RemoteProtocolError
 from protocol.events import (
     ChatReceived,
+    ConfirmationReceived,
     EndDeclined,
     EndProposed,
     EquivocationDetected,
@@ -31,11 +32,19 @@ from protocol.events import (
 )
 from protocol.keys import Identity, PublicKey, WeakKeyError, fingerprint
 from protocol.messages import VERSION, Message, decode, encode
-from protocol.session import GameSession, Phase, check_equivocation_proof, verify_transcript
+from protocol.session import (
+    CONFIRMED,
+    DISPUTED,
+    UNSEEN,
+    GameSession,
+    Phase,
+    check_equivocation_proof,
+    verify_transcript,
+)
 from protocol.topics import copy_topic, game_filter, lobby_filter, player_filter, topic_for
 
 __all__ = [
-    "CODES", "VERSION", "ChatReceived", "EndDeclined", "EndProposed", "EquivocationDetected", "Event", "GameOver",
+    "CODES", "CONFIRMED", "DISPUTED", "UNSEEN", "VERSION", "ChatReceived", "ConfirmationReceived", "EndDeclined", "EndProposed", "EquivocationDetected", "Event", "GameOver",
     "GameSession", "GameStarted", "GuestAccepted", "Identity", "JoinRequested", "LineApplied", "LineRejected",
     "LocalProtocolError", "Message", "MoveApplied", "OfferReceived", "Outgoing", "Phase", "PresenceChanged",
     "ProposalWithdrawn",

@@ -21,10 +21,14 @@ class Result:
 
     ``reason``: ``colour``, ``symbol``, ``exhausted`` (Oxono), ``formation``,
     ``stones``, ``settled`` (Olix) — by the rules; ``agreed``, ``resigned``,
-    ``aborted``, ``withdrawn``, ``forfeit`` — by a player's line.
-    ``winner`` is a player name (``pink``, ``first``, …), ``"host"`` for a
-    forfeit before the seats were drawn, or ``None`` (a draw, or no game).
-    ``by`` and ``by_name`` say whose line ended it, when a person did.
+    ``aborted``, ``withdrawn``, ``forfeit`` — by a player's line;
+    ``equivocation`` — a player signed two lines that cannot both stand, and
+    loses the game at that point (``slot``; ``PROTOCOL.md`` §6).
+    ``winner`` is a player name (``pink``, ``first``, …), ``"host"`` or
+    ``"guest"`` for a forfeit before the seats were drawn, or ``None`` (a draw,
+    or no game). ``by`` and ``by_name`` say whose line ended it, when a person
+    did (for ``equivocation``: who signed two lines; ``by`` is ``None`` when
+    both players did).
     """
 
     reason: str
@@ -36,12 +40,18 @@ class Result:
     """Whether the game was played out to a result (False for ``aborted`` and ``withdrawn``)."""
     markers: bool = False
     """Whether the result was counted on markers (Olix at its end: ``stones``, ``settled``, ``agreed``)."""
+    slot: int | None = None
+    """For ``equivocation``: the sequence number at which the game was lost (the record stops before it)."""
 
     def text(self) -> str:
         """The compact form: ``pink colour``, ``draw exhausted``, ``host forfeit``, ``aborted``."""
         if not self.scored:
             return self.reason
         return f"{self.winner or 'draw'} {self.reason}"
+
+    def code(self) -> str:
+        """The compact form as one token, as a ``confirm`` line names it: ``pink-colour``, ``aborted``."""
+        return self.text().replace(" ", "-")
 
     def sentence(self) -> str:
         """Who won and why, in words: ``black wins: pink resigned``."""
@@ -56,6 +66,14 @@ class Result:
             return "the host wins by forfeit: the guest did not reveal the coin flip"
         if reason == "resigned":
             return f"{winner} wins: {self.by_name} resigned"
+        if reason == "equivocation":
+            what = f"signed two lines that cannot both stand (slot {self.slot})"
+            if self.by is None:
+                return f"no result: both players {what}"
+            if winner is None:
+                return f"no game: the host {what}"
+            article = "the " if winner in ("host", "guest") else ""
+            return f"{article}{winner} wins by forfeit: {'the ' if article else ''}{self.by_name} {what}"
         if reason == "agreed":
             if not self.markers:
                 return "draw by agreement"
@@ -179,12 +197,27 @@ class LineRejected:
 
 @dataclass(frozen=True, slots=True)
 class EquivocationDetected:
-    """``key`` signed both lines, which cannot both be part of one game: a portable proof (§6)."""
+    """``key`` signed both lines, which cannot both be part of one game: a portable proof (§6).
+
+    ``point``: the sequence number at which a seated key's proof makes it lose the game, unless the game ended
+    before it (``None`` for chat and confirmations, which never change the game).
+    """
 
     key: PublicKey
     slot: str
     first: str
     second: str
+    point: int | None = None
+    played_on: bool = False
+    """The lines are a final line and a later main-chain line (not two lines for one slot)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmationReceived:
+    """A player signed a confirmation of how the game ended (``protocol.GameSession.confirmation`` says whether it
+    agrees with this receiver's ending)."""
+
+    key: PublicKey
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +231,7 @@ class ResyncNeeded:
 
 Event = (LineApplied | OfferReceived | JoinRequested | GuestAccepted | GameStarted | MoveApplied | EndProposed
          | ProposalWithdrawn | EndDeclined | ChatReceived | PresenceChanged | GameOver | Superseded | LineRejected
-         | EquivocationDetected | ResyncNeeded)
+         | EquivocationDetected | ConfirmationReceived | ResyncNeeded)
 
 
 @dataclass(frozen=True, slots=True)

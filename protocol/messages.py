@@ -56,6 +56,8 @@ _PATTERNS = {
     "invite": B64_32,
     "guest": B64_32,
     "move": "[A-Za-z0-9]{2,8}",
+    "final": "0|[1-9][0-9]{0,5}",
+    "result": "[a-z]{1,16}(?:-[a-z]{1,16})?",
     "text": "(?:[A-Za-z0-9._~-]|%[0-9A-F]{2}){1,1500}",
 }
 _VALUE = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
@@ -80,6 +82,7 @@ SCHEMAS: dict[str, tuple[str, ...]] = {
     "abort": _CHAIN,
     "chat": (*_CHAIN, "text"),
     "presence": ("game", "seq", "state"),
+    "confirm": (*_CHAIN, "final", "result"),
 }
 """Each message type's fields in their fixed order; ``?`` marks an optional field."""
 
@@ -222,7 +225,7 @@ class Message:
     peer: PublicKey | None
     """The other key the message names: the offer's ``invite=``, the accept's ``guest=``."""
     slot: str
-    """Where the signer's line sits: ``offer``, its sequence number, ``chat-<n>`` or ``presence``."""
+    """Where the signer's line sits: ``offer``, its sequence number, ``chat-<n>``, ``confirm-<n>`` or ``presence``."""
 
     @classmethod
     def make(cls, type_: str, fields: tuple[tuple[str, str], ...], signer: PublicKey, line: str,
@@ -235,8 +238,8 @@ class Message:
         else:
             game, slot, prev = fields[0][1], fields[1][1], fields[2][1]
             seq = int(slot)
-            if type_ == "chat":
-                slot = f"chat-{slot}"
+            if type_ in ("chat", "confirm"):
+                slot = f"{type_}-{slot}"
         return cls(type_, fields, signer, line, b64(digest), game, seq, prev, peer, slot)
 
     def get(self, name: str) -> str | None:

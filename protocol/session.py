@@ -19,13 +19,19 @@ every receiver whatever the order of arrival:
     accepted  guest    reveal, abort (walks away: the host wins by forfeit)     2
               host     claim (the guest never revealed: forfeit)                  1
     playing   actor    move, propose, withdraw, decline (the turn stays),       1
-                       agree, resign, abort (before the sender's first move)     2
-              waiter   resign, abort (before the sender's first move)           3
+                       agree, resign, abort (the first seat, before its move)    2
+              waiter   resign                                                     3
 
 A line of higher rank sent for a sequence number another player's line
 already holds replaces it and what followed it in that player's turn (at
 most one turn); a line of lower rank is set aside. Either way a
 :class:`~protocol.events.Superseded` event says so.
+
+A seated key that signs two lines which cannot both stand (two lines for one
+slot, or a final line and a later one) loses the game at that point, the same
+for every receiver whatever the order of arrival: the record stops before the
+point and the result is a forfeit (``equivocation``). Players confirm how a
+game ended with ``confirm`` lines, which never change the game.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from olixono.olix import OlixBoard
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.events import (
     ChatReceived,
+    ConfirmationReceived,
     EndDeclined,
     EndProposed,
     EquivocationDetected,
@@ -63,7 +70,7 @@ from protocol.events import (
     Superseded,
 )
 from protocol.keys import Identity, PublicKey, b64, random_token, unb64
-from protocol.messages import Message, check_text, decode, decode_text, encode, encode_text, parse_terms
+from protocol.messages import Message, check_text, decode, decode_text, encode, encode_text, line_hash, parse_terms
 from protocol.topics import topic_for
 from protocol.waiting import WaitingRoom
 
@@ -78,6 +85,11 @@ MAX_SUPERSEDED = 16
 """Lines set aside per game (an honest race sets aside at most one turn)."""
 MAX_NAMED = 4
 """Guests named by the host's waiting accepts whose lines are kept as a seated player's."""
+MAX_CHAIN = 512
+"""Main-chain sequence numbers a receiver considers: no game is longer (at most 3 lines to seat the players, 4 a
+ply, 36 plies), so a line numbered beyond is refused (``limit``) and every key's history stays bounded."""
+MAX_CONFIRMS = 8
+"""Confirmations per player (an honest client signs a new one only when the ending it saw changed)."""
 
 TERMS = {"rules": ("1",)}
 """The terms this implementation can play under: each name, and the values it knows."""
@@ -107,7 +119,7 @@ RULES: dict[Phase, dict[Sender, dict[str, int]]] = {
     Phase.ACCEPTED: {Sender.GUEST: {"reveal": 2, "abort": 2}, Sender.HOST: {"claim": 1}},
     Phase.PLAYING: {
         Sender.ACTOR: {"move": 1, "propose": 1, "withdraw": 1, "decline": 1, "agree": 2, "resign": 2, "abort": 2},
-        Sender.WAITER: {"resign": 3, "abort": 3},
+        Sender.WAITER: {"resign": 3},
     },
     Phase.OVER: {},
 }
@@ -117,6 +129,10 @@ FINAL = frozenset({"agree", "resign", "abort"})
 """Types after which their signer never signs another main-chain line: one that does has equivocated."""
 REMARKS = frozenset({"propose", "withdraw", "decline"})
 """Main-chain lines that leave the turn with the actor (each at most once a turn)."""
+SIDE_LINES = frozenset({"offer", "join", "chat", "presence", "confirm"})
+"""Types that are not judged by the table of the main chain."""
+CONFIRMED, DISPUTED, UNSEEN = "confirmed", "disputed", "unseen"
+"""How a player's latest confirmation stands against a receiver's ending (:meth:`GameSession.confirmation`)."""
 
 
 class _State(NamedTuple):
@@ -177,11 +193,15 @@ class GameSession:
         # by raw key bytes (cheap to hash): (key, slot): every main-chain line placed or set aside, and chat
         self._seen: dict[tuple[bytes, str], Message] = {}
         self._last: dict[bytes, Message] = {}  # each key's highest main-chain line
-        self._finals: dict[bytes, Message] = {}  # each key's final line (agree, resign, abort)
+        self._finals: dict[bytes, list[Message]] = {}  # each key's final lines (agree, resign, abort), one a slot
         self._superseded: dict[str, Message] = {}
         self._chats: dict[PublicKey, tuple[int, str]] = {}  # each seated key's chat head: (seq, hash)
         self._presence: dict[PublicKey, tuple[int, bool]] = {}  # each seated key's latest presence: (seq, here)
         self._proofs: dict[PublicKey, list[EquivocationDetected]] = {}
+        self._confirms: dict[PublicKey, dict[int, Message]] = {}  # each seated key's confirmations, by number
+        self._cut: dict[str, Message] = {}  # main-chain lines cut from the record by a forfeit, by hash
+        self._forfeited_at: int | None = None  # the point of the forfeit the state holds, if any
+        self._forfeit_base = self._state  # the state before that forfeit
         self._known: set[str] = set()  # every line applied, joined or set aside
         self._named: set[PublicKey] = set()  # guests named by the host's waiting accepts
         self._waiting = WaitingRoom(self._seated)
@@ -208,8 +228,12 @@ class GameSession:
 
     @property
     def transcript(self) -> tuple[str, ...]:
-        """The verified lines in the order they were applied (chat included): what ``olixono verify`` checks."""
-        return tuple(self._transcript)
+        """The verified lines in the order they were applied (chat included), then the players' confirmations (the
+        host's, then the guest's, each by number: they never change the game, so every receiver lists them alike):
+        what ``olixono verify`` checks."""
+        confirms = [self._confirms[key][n].line for key in (self._host, self._state.guest)
+                    if key is not None and key in self._confirms for n in sorted(self._confirms[key])]
+        return (*self._transcript, *confirms)
 
     @property
     def head(self) -> Message | None:
@@ -275,6 +299,88 @@ class GameSession:
     def compromised_by(self) -> frozenset[PublicKey]:
         """The seated keys proven to have equivocated."""
         return frozenset(key for key in self._proofs if self.role_of(key) is not None)
+
+    @property
+    def waiting(self) -> tuple[str, ...]:
+        """The lines kept until what they wait for arrives (a line before them that has not come)."""
+        return self._waiting.lines()
+
+    @property
+    def record(self) -> tuple[str, ...]:
+        """What a game's record holds: the transcript, then both lines of every proof not in it (``olixono export``
+        writes it, ``olixono verify`` reads it and reaches the same result)."""
+        lines = list(self.transcript)
+        held = set(lines)
+        for proof in self.proofs:
+            for line in (proof.first, proof.second):
+                if line not in held:
+                    held.add(line)
+                    lines.append(line)
+        return tuple(lines)
+
+    @property
+    def forfeit_pending(self) -> int | None:
+        """The point at which a seated key's proof will end the game, while the lines before it have not all come."""
+        point = self._forfeit_point()
+        if point is None or self._forfeited_at is not None or len(self._chain) >= point[0]:
+            return None
+        return point[0]
+
+    @property
+    def branch(self) -> tuple[Message, Message] | None:
+        """After a forfeit: the equivocator's line the opponent answered, and that answer (who played what), if seen.
+
+        The opponent's next line names one of the two lines by its hash: that branch is the one played (never the
+        equivocator's choice of the two)."""
+        at = self._forfeited_at
+        result = self._state.result
+        if at is None or result is None or result.by is None:
+            return None
+        equivocator = result.by
+        candidates = {line for proof in self._proofs.get(equivocator, []) if proof.point == at
+                      for line in (proof.first, proof.second)}
+        opponent = result.winner_key
+        answer = self._seen.get((opponent.raw, str(at + 1))) if opponent is not None else None
+        if answer is None:
+            return None
+        for line in candidates:
+            if line_hash(line) == answer.prev:
+                return decode(line, verify=False), answer
+        return None
+
+    def confirmation(self, key: PublicKey) -> str | None:
+        """How ``key``'s latest confirmation stands against this receiver's ending: :data:`CONFIRMED` (it names the
+        same final line and result), :data:`DISPUTED` (another ending, at or before this one's final line),
+        :data:`UNSEEN` (an ending this receiver has not reached: lines are missing, or still on their way), or
+        ``None`` (none yet). A confirmation of an ending that a forfeit cut away is a dispute."""
+        confirms = self._confirms.get(key)
+        if not confirms:
+            return None
+        latest = confirms[max(confirms)]
+        result = self._state.result
+        if result is None or not self._chain:
+            return UNSEEN
+        head = self._chain[-1]
+        final = int(latest.value("final"))
+        if final == head.seq and latest.prev == head.hash and latest.value("result") == result.code():
+            return CONFIRMED
+        if final > head.seq and self._forfeited_at is None:  # (past a forfeit's point it confirms what it overrode)
+            return UNSEEN
+        return DISPUTED
+
+    @property
+    def confirmed_by(self) -> frozenset[PublicKey]:
+        """The seated keys whose latest confirmation names this receiver's ending."""
+        return frozenset(key for key in self._confirms if self.role_of(key) is not None
+                         and self.confirmation(key) == CONFIRMED)
+
+    def confirmed_ending(self, key: PublicKey) -> tuple[int, str] | None:
+        """The final sequence number and result code that ``key``'s latest confirmation names, if any."""
+        confirms = self._confirms.get(key)
+        if not confirms:
+            return None
+        latest = confirms[max(confirms)]
+        return int(latest.value("final")), latest.value("result")
 
     def role_of(self, key: PublicKey) -> str | None:
         """``host``, ``guest`` or ``None``."""
@@ -381,8 +487,9 @@ class GameSession:
             if commitment(message.value("secret")) != self._chain[1].value("commit"):
                 raise RemoteProtocolError("bad-reveal", "SHA-256 of secret= is not the join's commit=")
         elif kind == "abort" and state.phase is Phase.PLAYING:
-            if state.moves > mine:  # the first seat moves at ply 0, the second at ply 1
-                raise RemoteProtocolError("wrong-seat", "abort is allowed only before the sender's first move")
+            if state.moves > 0:  # the actor at ply 0 is the first seat: the better one, which an abort gives up
+                raise RemoteProtocolError("wrong-seat", "after the coin flip only the first player may abort, before "
+                                                        "their first move (the second may resign)")
         elif kind in REMARKS and kind in state.remarks:
             raise RemoteProtocolError("wrong-seat", f"{kind} is allowed once a turn")
         if kind == "propose" and state.proposal is not None:
@@ -433,6 +540,7 @@ class GameSession:
                 continue
             for token in released:
                 work.extend(self._waiting.release(token))
+        self._settle(events)
         return events
 
     def _is_known(self, data: bytes | str) -> bool:
@@ -463,8 +571,12 @@ class GameSession:
             return self._chat(message, events)
         if message.type == "presence":
             return self._presence_line(message, events)
+        if message.type == "confirm":
+            return self._confirm(message, events)
         if message.type == "join":
             return self._join(message, events)
+        if message.seq >= MAX_CHAIN:
+            raise RemoteProtocolError("limit", f"seq {message.seq}: no game's main chain is {MAX_CHAIN} lines long")
         role = self.role_of(message.signer)
         if role is None and self._state.guest is not None:
             raise RemoteProtocolError("wrong-signer", f"{message.signer.fingerprint} is not a player here")
@@ -493,7 +605,7 @@ class GameSession:
 
     def _accept(self, message: Message, events: list[Event]) -> list[str]:
         """The host's accept: seat the join it names (kept until that join comes)."""
-        join = next((j for j in self._joins.values() if j.hash == message.prev), None)
+        join = next((j for j in self._joins.values() if j.hash == message.prev), None) or self._proven_join(message.prev)
         if join is None:
             if message.signer == self._host and message.peer is not None and len(self._named) < MAX_NAMED:
                 self._named.add(message.peer)
@@ -508,6 +620,14 @@ class GameSession:
         self._place(message, events)
         self._seat_guest(guest, events)
         return [join.hash, message.hash, f"seat {guest.text}"]
+
+    def _proven_join(self, digest: str) -> Message | None:
+        """A candidate's second join with this hash, kept only as a proof (the host may have accepted that one)."""
+        for proofs in self._proofs.values():
+            for proof in proofs:
+                if line_hash(proof.second) == digest and " join " in proof.second[:20]:
+                    return decode(proof.second, verify=False)
+        return None
 
     def _race(self, message: Message, events: list[Event]) -> list[str]:
         """A line for a sequence number another key's line holds: judge both as of before it; the higher rank stands."""
@@ -542,39 +662,124 @@ class GameSession:
         return [message.hash]
 
     # -- equivocation: one key, one history ------------------------------------------
-    def _equivocates(self, message: Message, events: list[Event]) -> bool:
-        """Whether ``message`` and a line its (seated) signer signed before cannot both be in one game."""
+    def _conflicts(self, message: Message) -> list[Message]:
+        """The lines ``message``'s signer signed before that cannot stand with it: another line for its slot, a
+        final line before it, or (``message`` being final) a line after it."""
         key = message.signer.raw
+        out = []
         earlier = self._seen.get((key, message.slot))
-        if earlier is None:
-            final = self._finals.get(key)
-            last = self._last.get(key)
-            if final is not None and final.seq < message.seq:
-                earlier = final
-            elif message.type in FINAL and last is not None and last.seq > message.seq:
-                earlier = last
-        if earlier is None or earlier.line == message.line:
-            return False
-        self._proof(earlier, message, events)
-        return True
+        if earlier is not None and earlier.line != message.line:
+            out.append(earlier)
+        out.extend(final for final in self._finals.get(key, ()) if final.seq < message.seq)
+        last = self._last.get(key)
+        if message.type in FINAL and last is not None and last.seq > message.seq:
+            out.append(last)
+        return out
+
+    def _equivocates(self, message: Message, events: list[Event]) -> bool:
+        """Keep ``message`` in its (seated) signer's history, with a proof for every line it cannot stand with;
+        whether there was any (the line then goes no further: the forfeit rule decides).
+
+        Every main-chain line of a seated key is kept at first sight, whether it is then placed, kept waiting or
+        refused, so that which proofs exist does not depend on the order in which the lines came.
+        """
+        conflicts = self._conflicts(message)
+        self._note(message)
+        for earlier in conflicts:
+            self._proof(earlier, message, events)
+        return bool(conflicts)
 
     def _proof(self, first: Message, second: Message, events: list[Event]) -> None:
         proofs = self._proofs.setdefault(first.signer, [])
-        if len(proofs) >= MAX_PROOFS_PER_KEY:
-            raise RemoteProtocolError("equivocation", f"{first.signer.fingerprint} equivocated again")
-        proof = EquivocationDetected(first.signer, second.slot, first.line, second.line)
+        point, played_on = _point(first, second, self._host)
+        where = _where(point, second.slot)
+        if any(_where(kept.point, kept.slot) == where for kept in proofs):
+            self._remember(second)
+            return  # proven already: one proof a point is enough
+        proof = EquivocationDetected(first.signer, second.slot, first.line, second.line, point, played_on)
+        if len(proofs) >= MAX_PROOFS_PER_KEY:  # keep the proofs that decide the game: the lowest points
+            worst = max(proofs, key=lambda kept: _rank_of_point(kept.point))
+            if _rank_of_point(point) >= _rank_of_point(worst.point):
+                raise RemoteProtocolError("equivocation", f"{first.signer.fingerprint} equivocated again")
+            proofs.remove(worst)
         proofs.append(proof)
+        self._remember(first)
+        self._remember(second)
         events.append(proof)
 
+    # -- the forfeit: whoever signed two lines that cannot both stand loses the game at that point ---------
+    def _forfeit_point(self) -> tuple[int, list[PublicKey]] | None:
+        """The lowest point of a seated key's proof, and who has one there."""
+        best: tuple[int, list[PublicKey]] | None = None
+        for key, proofs in self._proofs.items():
+            if self.role_of(key) is None:
+                continue
+            for proof in proofs:
+                if proof.point is None:
+                    continue
+                if best is None or proof.point < best[0]:
+                    best = (proof.point, [key])
+                elif proof.point == best[0] and key not in best[1]:
+                    best[1].append(key)
+        return best
+
+    def _settle(self, events: list[Event]) -> None:
+        """Apply the forfeit rule once the lines before its point are in: the same state in every order of arrival.
+
+        A seated key's proof at point ``s`` ends the game there unless the game had ended before ``s``: the record
+        is cut back to the lines before ``s`` and the result is a forfeit.
+        """
+        point = self._forfeit_point()
+        if point is None:
+            return
+        at, keys = point
+        keep = 1 if at <= 2 else at  # the lines the record keeps: before the host seated anyone, the offer alone
+        n = len(self._chain)
+        if n < keep:
+            return  # the lines before the point have not all come (a late spectator's view): later
+        if self._forfeited_at is None and self._state.phase is Phase.OVER and n <= keep:
+            return  # the game ended (at n - 1) before the point: the proof is reported, the result stands
+        while len(self._chain) > keep:
+            cut = self._chain[-1]
+            self._unplace()
+            self._cut[cut.hash] = cut
+        base = self._forfeit_base if self._forfeited_at is not None else self._state  # the same point: another key?
+        result = self._forfeit_result(base, at, keys)
+        if self._forfeited_at == at and self._state.result == result:
+            return
+        self._forfeit_base = base
+        self._state = base._replace(phase=Phase.OVER, result=result, proposal=None, remarks=frozenset())
+        self._forfeited_at = at
+        events.append(GameOver(result))
+
+    def _forfeit_result(self, state: _State, at: int, keys: list[PublicKey]) -> Result:
+        if len(keys) > 1:
+            return Result("equivocation", scored=False, slot=at)
+        key = keys[0]
+        if state.seats is not None:
+            assert self._board is not None
+            mine = 0 if key == state.seats[0] else 1
+            return Result("equivocation", self._board.PLAYERS[1 - mine], state.seats[1 - mine], key,
+                          self._board.PLAYERS[mine], slot=at)
+        if key == self._host:
+            if state.phase is Phase.ACCEPTED and state.guest is not None:
+                return Result("equivocation", GUEST, state.guest, key, HOST, slot=at)
+            return Result("equivocation", None, None, key, HOST, scored=False, slot=at)
+        return Result("equivocation", HOST, self._host, key, GUEST, slot=at)
+
     def _note(self, message: Message) -> None:
-        """Record a main-chain line of ``message.signer`` (placed or set aside) for the history checks."""
+        """Keep a main-chain line of ``message.signer`` in its history: the first line of each slot, every final
+        line, its highest line."""
         key = message.signer.raw
-        self._seen[(key, message.slot)] = message
+        slot = (key, message.slot)
+        if slot in self._seen:
+            return
+        self._seen[slot] = message
         last = self._last.get(key)
         if last is None or message.seq > last.seq:
             self._last[key] = message
         if message.type in FINAL:
-            self._finals.setdefault(key, message)
+            self._finals.setdefault(key, []).append(message)
 
     # -- applying ------------------------------------------------------------------
     def _remember(self, message: Message) -> None:
@@ -627,7 +832,7 @@ class GameSession:
         earlier = self._joins.get(message.signer)
         if earlier is not None:
             self._proof(earlier, message, events)
-            return []
+            return [message.hash]  # the host may have accepted this one: its accept is judged again
         if len(self._joins) >= MAX_JOINS and message.signer not in self._named:
             self._waiting.mark_dropped()
             raise RemoteProtocolError("limit", f"{MAX_JOINS} joins are waiting already")
@@ -651,9 +856,10 @@ class GameSession:
         return [message.hash]
 
     def _unplace(self) -> None:
-        """Take the head of the chain back (a line of higher rank came for its sequence number)."""
+        """Take the head of the chain back (a line of higher rank came for its sequence number, or a forfeit)."""
         message = self._chain.pop()
         self._state = self._before.pop()
+        self._forfeited_at = None
         self._transcript.remove(message.line)
         if message.type == "move":
             assert self._board is not None
@@ -729,6 +935,9 @@ class GameSession:
         assert self._host is not None
         for waiting in self._waiting.drop_others((guest, self._host)):
             events.append(LineRejected("wrong-signer", f"{waiting.signer.fingerprint} is not a player here", waiting.line[:200]))
+        for waiting in self._waiting.lines_of(guest):  # seen before the seat was known: into the guest's history now
+            if waiting.type not in SIDE_LINES:
+                self._equivocates(waiting, events)
         self._reclassify(events)
 
     # -- chat --------------------------------------------------------------------------
@@ -760,6 +969,52 @@ class GameSession:
         events.append(LineApplied(message))
         events.append(ChatReceived(key, decode_text(message.value("text"))))
         return [message.hash]
+
+    # -- confirmations ------------------------------------------------------------------
+    def _confirm(self, message: Message, events: list[Event]) -> list[str]:
+        """A player's confirmation of an ending: kept (it never changes the game), judged by :meth:`confirmation`."""
+        key = message.signer
+        if self.role_of(key) is None:
+            if self.guest is not None:
+                raise RemoteProtocolError("wrong-signer", f"{key.fingerprint} is not a player here")
+            return self._keep(message, f"seat {key.text}")
+        if message.seq > MAX_CONFIRMS:
+            raise RemoteProtocolError("limit", f"at most {MAX_CONFIRMS} confirmations a player")
+        if int(message.value("final")) >= MAX_CHAIN:
+            raise RemoteProtocolError("limit", f"final={message.value('final')}: no game's main chain is that long")
+        mine = self._confirms.setdefault(key, {})
+        earlier = mine.get(message.seq)
+        if earlier is not None:
+            self._proof(earlier, message, events)  # a second, different confirmation numbered alike
+            return []
+        mine[message.seq] = message
+        self._remember(message)
+        events.append(LineApplied(message))
+        events.append(ConfirmationReceived(key))
+        return [message.hash]
+
+    def confirm(self) -> Outgoing | None:
+        """Sign the local player's confirmation of how the game ended, as this session sees it: the final line's
+        hash and sequence number, and the result (``None`` when this player's latest confirmation says so already).
+
+        Each confirmation is numbered (``seq``, from 1): an ending that changed later (a resignation sent while
+        this player moved, a proof of equivocation) is confirmed again under the next number.
+        """
+        me = self._me()
+        if self.role_of(me) is None:
+            raise LocalProtocolError("only the players confirm a result")
+        result = self._state.result
+        if result is None or not self._chain:
+            raise LocalProtocolError("the game is not over: there is no result to confirm")
+        if self.confirmation(me) == CONFIRMED:
+            return None
+        number = max(self._confirms.get(me, {}), default=0) + 1
+        if number > MAX_CONFIRMS:
+            raise LocalProtocolError(f"at most {MAX_CONFIRMS} confirmations a player")
+        head = self._chain[-1]
+        fields = [("game", self.game_id or ""), ("seq", str(number)), ("prev", head.hash), ("final", str(head.seq)),
+                  ("result", result.code())]
+        return self._publish(encode("confirm", fields, self._identity()))
 
     # -- presence ----------------------------------------------------------------------
     def present(self, key: PublicKey) -> bool | None:
@@ -859,6 +1114,10 @@ class GameSession:
         The line is judged like anyone's, but its signature is not checked again: we just made it.
         """
         message = decode(line, verify=False)
+        conflicts = self._conflicts(message) if message.type not in SIDE_LINES else []
+        if conflicts:  # another process of this key's signed it (the journal lock forbids that)
+            raise LocalProtocolError(f"refusing to send: this key signed another line for seq {conflicts[0].seq} "
+                                     f"already ({conflicts[0].type}), which this one cannot stand with")
         events = self._receive(message)
         if line not in self._known and line not in self._waiting:  # judged like anyone's line, and refused
             mine = line[:200]
@@ -1015,39 +1274,77 @@ def _shown(data: bytes | str) -> str:
     return data[:200] if isinstance(data, str) else bytes(data[:200]).decode("utf-8", "replace")
 
 
-_STRICT_PROBLEMS = frozenset({LineRejected, EquivocationDetected, Superseded})
+def _text(line: bytes | str) -> str:
+    return line if isinstance(line, str) else bytes(line).decode("utf-8", "replace")
+
+
+def _rank_of_point(point: int | None) -> int:
+    """Proofs with a lower point decide the game first; those with none (chat, confirmations) come last."""
+    return MAX_CHAIN + 1 if point is None else point
+
+
+def _where(point: int | None, slot: str) -> str:
+    """What a proof proves: the point at which its signer loses, or for chat and confirmations the slot."""
+    return slot if point is None else str(point)
+
+
+def _point(a: Message, b: Message, host: PublicKey | None) -> tuple[int | None, bool]:
+    """Where a proof makes its signer lose the game (a sequence number), and whether it is one of playing on after a
+    final line; ``None`` for chat and confirmations, which never change the game."""
+    if a.type in ("chat", "confirm") or b.type in ("chat", "confirm"):
+        return None, False
+    if a.slot == b.slot:
+        if a.seq == 1 and a.signer != host:  # the guest's two joins: the host's accept chose one of them
+            return 3, False  # the record keeps the seating, and the guest loses before its reveal
+        return a.seq, False
+    final = a if a.type in FINAL and a.seq < b.seq else b
+    return final.seq, True
 
 
 def verify_transcript(lines: Iterable[bytes | str]) -> tuple[GameSession, int | None, LineRejected | None]:
-    """Replay a transcript strictly in order.
+    """Replay a record strictly in order.
 
     Returns the session, and for the first line that does not apply at once,
     its 1-based number and why (``gap`` for a line that would have to wait,
     ``superseded`` for a line that sets aside one before it or is set aside).
+    The lines of an equivocation proof of a seated key are part of a record
+    (``GameSession.record``): they need not apply, and the session ends the
+    game by the forfeit rule.
     """
     session = GameSession()
+    problems: list[tuple[int, LineRejected, str]] = []
+    read: set[str] = set()
     for number, line in enumerate(lines, 1):
-        before = len(session._transcript)
+        text = _text(line)
+        again = text in read
+        read.add(text)
         events = session.receive(line)
+        shown = _shown(line)
+        problem: LineRejected | None = None
         for event in events:
-            if type(event) not in _STRICT_PROBLEMS:
-                continue
-            if isinstance(event, LineRejected):
-                return session, number, event
-            if isinstance(event, EquivocationDetected):
-                return session, number, LineRejected("equivocation", f"{event.slot} signed twice", _shown(line))
-            if isinstance(event, Superseded):
-                return session, number, LineRejected(
-                    "superseded", f"seq {event.message.seq} holds two players' lines", _shown(line))
-        if len(session._transcript) == before and not (events and type(events[0]) is JoinRequested):
-            text = line if isinstance(line, str) else bytes(line).decode("utf-8", "replace")
-            if text in session._transcript:
+            if isinstance(event, LineRejected) and event.line == shown:
+                problem = event
+            elif isinstance(event, EquivocationDetected):
+                problem = LineRejected("equivocation", f"{event.slot} signed twice", shown)
+            elif isinstance(event, Superseded):
+                problem = LineRejected("superseded", f"seq {event.message.seq} holds two players' lines", shown)
+            if problem is not None:
+                break
+        if problem is None and (again or text not in session._known):
+            if again:
                 why = "duplicate line"
             elif " presence " in text[:30]:
                 why = "a presence line is not part of a transcript"
             else:
                 why = "it depends on a line that is not before it"
-            return session, number, LineRejected("gap", why, _shown(line))
+            problem = LineRejected("gap", why, shown)
+        if problem is not None:
+            problems.append((number, problem, text))
+    proven = {line for proof in session.proofs if session.role_of(proof.key) is not None
+              for line in (proof.first, proof.second)}
+    for number, problem, text in problems:
+        if text not in proven:
+            return session, number, problem
     return session, None, None
 
 
@@ -1056,20 +1353,19 @@ def check_equivocation_proof(first: str, second: str) -> PublicKey | None:
 
     The proof holds when both lines are valid signed messages of one game by
     one key that cannot both be part of it: two different lines for one slot
-    (sequence number, or chat number), or a final line (``agree``, ``resign``,
-    ``abort``) and a main-chain line of a later sequence number.
+    (sequence number, chat number or confirmation number), or a final line
+    (``agree``, ``resign``, ``abort``) and a main-chain line of a later
+    sequence number.
     """
     try:
         a, b = decode(first), decode(second)
     except RemoteProtocolError:
         return None
-    if a.signer != b.signer or a.game != b.game or "offer" in (a.type, b.type) or a.line == b.line:
+    if a.signer != b.signer or a.game != b.game or a.line == b.line or {"offer", "presence"} & {a.type, b.type}:
         return None
-    if (a.type == "chat") != (b.type == "chat"):
-        return None
-    if a.seq == b.seq:
+    if a.slot == b.slot:
         return a.signer
-    if a.type == "chat":
+    if {a.type, b.type} & {"chat", "confirm"}:
         return None
     early, late = (a, b) if a.seq < b.seq else (b, a)
-    return a.signer if early.type in FINAL else None
+    return a.signer if early.type in FINAL and early.seq < late.seq else None

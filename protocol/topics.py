@@ -53,3 +53,7 @@ def player_filter(game_id: str, key: PublicKey) -> str:
     copies of other keys' lines."""
     return f"{GAMES}/{game_id}/{key.text}/+"
 
+
+def own_filter(game_id: str, key: PublicKey) -> str:
+    """The subscription that receives everything ``key`` keeps in one game: its own lines and its copies."""
+    return f"{GAMES}/{game_id}/{key.text}/#"

@@ -62,6 +62,14 @@ class WaitingRoom:
         if not seated:
             self._unseated += 1
 
+    def lines(self) -> tuple[str, ...]:
+        """Every line waiting, in arrival order."""
+        return tuple(self._lines)
+
+    def lines_of(self, key: PublicKey) -> tuple[Message, ...]:
+        """The lines ``key`` has waiting, in arrival order."""
+        return tuple(message for message, _ in self._lines.values() if message.signer == key)
+
     def release(self, token: str) -> list[Message]:
         """The lines that waited for ``token``, in arrival order, taken out to be judged again."""
         messages = self._by_token.pop(token, [])

@@ -127,7 +127,15 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
                     "nothing. The embedded relay is for a game between friends or a small club: it is one Python "
                     "process (about 200 concurrent games), and amqtt needed workarounds to keep its promises "
                     "(docs/relay.md lists them). For a relay open to the public, or many games, run Mosquitto: "
-                    "`olixono relay mosquitto-config` writes its configuration.",
+                    "`olixono relay mosquitto-config` writes its configuration. "
+                    "What each protects: this relay keeps on a game's topics only validly signed lines of that "
+                    "game, by the topic's key, and a slot keeps its first line; so nobody, with an account or "
+                    "without, can erase or replace a game's line here (an empty line, junk, or a second line for a "
+                    "slot is refused). An anonymous Mosquitto checks nothing: anyone may empty or replace any "
+                    "retained line, so a finished game can be cut short for late watchers once its players have "
+                    "left (signatures still refuse every forgery, and the players' confirmations say that lines are "
+                    "missing, unless those are erased too); a private Mosquitto lets each account write only its "
+                    "own lines, which the other player's copies keep honest.",
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST}; 0.0.0.0 for every interface)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one and prints it)")

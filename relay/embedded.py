@@ -36,6 +36,13 @@ test in ``tests/test_relay_embedded.py``:
 8. persistence: amqtt's ``SessionDBPlugin`` lost retained messages under a
    burst ("database is locked") and wiped its database on a clean stop by
    default; the relay keeps them in its own store (:mod:`relay.store`).
+
+Beyond amqtt: on a game's topics the relay keeps only what may stand there
+(:mod:`relay.lines`): no empty line, only a validly signed line of that game
+by the topic's key for the topic's slot (or a copy whose hash the topic
+names), and a slot keeps its first line (presence moves forward by its
+``seq``). A will must be such a presence line. So nobody, with or without an
+account, can erase or replace a game's retained lines here.
 """
 
 from __future__ import annotations
@@ -60,6 +67,7 @@ from amqtt.plugins.base import BaseAuthPlugin, BasePlugin, BaseTopicPlugin
 from amqtt.session import Session
 
 from relay import rules, users
+from relay.lines import is_game_topic, refusal, replacing
 from relay.mosquitto import mosquitto_sub_command
 from relay.store import DATABASE_NAME, RetainedStore
 from relay.rules import DEFAULT_HOST, DEFAULT_PORT, MAX_PACKET_BYTES, Limits
@@ -296,9 +304,29 @@ class RelayBroker(Broker):
 
     async def retain_message(self, source_session: Session | None, topic_name: str | None,
                              data: bytes | bytearray | None, qos: int | None = None) -> None:
+        if topic_name is not None and is_game_topic(topic_name):
+            held = self._retained_messages.get(topic_name)
+            why = replacing(topic_name, bytes(data or b""), held.data if held is not None else None)
+            if why is not None:  # checked again here, with no await before the line is stored
+                log.info("refused to keep a line on %s: %s", topic_name[:160], why)
+                return
         await super().retain_message(source_session, topic_name, data, qos)
         if self._store is not None and topic_name is not None:
             self._store.put(topic_name, bytes(data) if data else None)
+
+    async def _handle_message_delivery(self, client_session: Session, handler: BrokerProtocolHandler,
+                                       wait_deliver: asyncio.Future[Any]) -> bool:
+        # A game's topics hold only the lines that may stand there (relay.lines): anything else is dropped here, before
+        # it reaches a subscriber or the retained store (acknowledged all the same: MQTT 3.1.1 cannot say no).
+        message = wait_deliver.result()
+        topic = getattr(message, "topic", None)
+        if topic and is_game_topic(topic):
+            held = self._retained_messages.get(topic)
+            why = refusal(topic, bytes(message.data or b""), held.data if held is not None else None)
+            if why is not None:
+                log.info("refused %s on %s: %s", _peer(client_session), topic[:160], why)
+                return True
+        return await super()._handle_message_delivery(client_session, handler, wait_deliver)
 
     def broadcast_backlog(self) -> int:
         return self._broadcast_queue.qsize()
@@ -331,6 +359,13 @@ class RelayBroker(Broker):
                 await writer.close()
             raise _Closed
         session.relay_authenticated = True
+        will = session.will_topic if session.will_flag else None
+        if will is not None and is_game_topic(will):  # a will is published long after it is checked: presence only
+            refused = refusal(will, bytes(session.will_message or b""), None) or (
+                None if will.endswith("/presence") else "a will on a game's topics is a presence line")
+            if refused is not None:
+                log.info("dropped the will of %s on %s: %s", peer, will[:160], refused)
+                session.will_flag = False
         if isinstance(reader, _GuardedReader):  # an account's budget, or this connection's own
             reader.owner = session.username if self._private else f"{remote_address}:{remote_port}"
         # ... and the client id is the account's (private) or the address's (anonymous) own.

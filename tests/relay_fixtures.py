@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import hashlib
 import random
 import os
 import shutil
@@ -23,6 +24,9 @@ import aiomqtt
 import pytest
 
 from protocol import GameSession, Identity, LineApplied, LineRejected, Outgoing, copy_topic, game_filter
+from protocol.keys import b64
+from protocol.messages import encode, encode_text
+from protocol.topics import GAMES
 from relay import users
 from relay.embedded import EmbeddedRelay, RelaySettings
 from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
@@ -129,6 +133,10 @@ class Relay:
         await self.stop()
         await self.start()
 
+    @property
+    def url(self) -> str:
+        return f"{'mqtts' if self.tls else 'mqtt'}://127.0.0.1:{self.port}"
+
     def client(self, account: Account | None = None, *, username: str | None = None, password: str | None = None,
                **kwargs: object) -> aiomqtt.Client:
         if account is not None:
@@ -152,6 +160,10 @@ class RelayProcess:
     def __init__(self, port: int, data: Path | None = None) -> None:
         self.port, self.data = port, data
         self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
 
     async def start(self, timeout: float = 15.0) -> RelayProcess:
         command = [sys.executable, "-m", "relay", "--port", str(self.port)]
@@ -201,6 +213,39 @@ async def gather_messages(client: aiomqtt.Client, topic_filter: str, *, count: i
     except TimeoutError:
         pass
     return seen
+
+
+# -- signed lines for any slot ------------------------------------------------------
+WRITER = Identity.from_seed(bytes(range(40, 72)))
+"""A fixed key for relay tests that only need lines on a game's topics."""
+
+
+def game_id(letter: str) -> str:
+    """A well-formed game id of one letter (the embedded relay keeps only lines of a well-formed game)."""
+    return letter * 21 + "A"
+
+
+def topic_of(game: str, identity: Identity, slot: str) -> str:
+    return f"{GAMES}/{game}/{identity.public.text}/{slot}"
+
+
+def signed_line(identity: Identity, game: str, slot: str, text: str = "x") -> bytes:
+    """A validly signed line of ``identity`` for ``slot`` of ``game``, which the embedded relay keeps there: a chat
+    line for ``chat-<n>``, a presence line for ``presence``, else a resignation at that ``seq`` (its ``prev`` drawn
+    from ``text``: relays never follow the chain)."""
+    digest = b64(hashlib.sha256(text.encode()).digest())
+    if slot == "presence":
+        return encode("presence", [("game", game), ("seq", "1"), ("state", "here")], identity).encode()
+    if slot.startswith("chat-"):
+        return encode("chat", [("game", game), ("seq", slot[5:]), ("prev", digest), ("text", encode_text(text))],
+                      identity).encode()
+    return encode("resign", [("game", game), ("seq", slot), ("prev", digest)], identity).encode()
+
+
+def largest_line(identity: Identity, game: str) -> bytes:
+    """The longest line the protocol has: a chat line of 500 bytes that each take three characters."""
+    return encode("chat", [("game", game), ("seq", "256"), ("prev", b64(bytes(32))), ("text", "%21" * 500)],
+                  identity).encode()
 
 
 # -- signed games -----------------------------------------------------------------

@@ -21,7 +21,7 @@ from protocol import (
     check_equivocation_proof,
     verify_transcript,
 )
-from protocol.messages import encode
+from protocol.messages import decode, encode
 from protocol_helpers import rejected, identity_of, mover, play_moves, start
 
 
@@ -81,12 +81,18 @@ def test_a_player_who_resigns_and_plays_on_has_equivocated():
     move = actor.move(actor.board.legal_moves()[0].text()).line
     twin.receive(move)
     reply = twin.move(twin.board.legal_moves()[0].text()).line  # the same key continues after resigning
-    for order in ([resign, move, reply], [move, reply, resign]):
+    ends = set()
+    for order in ([resign, move, reply], [move, reply, resign], [reply, resign, move]):
         spectator = GameSession()
         spectator.receive_all([*host.transcript, *order])
         assert spectator.compromised_by == {key.public}
         proof = spectator.proofs[0]
         assert check_equivocation_proof(proof.first, proof.second) == key.public
+        result = spectator.result
+        assert result.reason == "equivocation" and result.by == key.public and result.slot == decode(resign).seq
+        assert result.sentence().endswith(f"signed two lines that cannot both stand (slot {result.slot})")
+        ends.add((spectator.transcript, result))
+    assert len(ends) == 1  # the record stops before the resignation, whichever line came first
 
 
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
@@ -133,19 +139,23 @@ def test_a_proposal_can_be_withdrawn_on_ones_turn_or_declined_on_theirs():
     assert host.transcript == guest.transcript and not host.over
 
 
-@pytest.mark.parametrize("second", [False, True])
-def test_either_player_may_abort_before_their_first_move(second):
+def test_only_the_first_player_may_abort_and_only_before_their_first_move():
+    """The coin cannot be chosen by walking away from it: the seat an abort gives up is the better one."""
     host, guest = start()
-    first, other = mover(host, guest)
-    prefix = list(host.transcript)
-    if second:  # the second player aborts while the first thinks their first move
-        abort = other.abort().line
-        move = first.move(first.board.legal_moves()[0].text()).line
-        spectator = all_orders_agree(prefix, [abort, move])
-        assert spectator.result.reason == "aborted" and spectator.result.by == identity_of(other).public
-    else:
-        abort = first.abort()
-        assert abort.events[-1].result.by_name == first.board.turn
+    first, second = mover(host, guest)
+    with pytest.raises(LocalProtocolError, match="may send resign while"):
+        second.abort()  # the second player, while the first thinks
+    late = encode("abort", [("game", host.game_id), ("seq", str(host.next_seq)), ("prev", host.head.hash)],
+                  identity_of(second))
+    assert rejected(GameSession.restore(host.transcript).receive(late)) == ["wrong-seat"]
+    spectator = GameSession.restore(host.transcript)
+    spectator.receive(first.move(first.board.legal_moves()[0].text()).line)
+    with pytest.raises(LocalProtocolError, match="only the first player may abort"):
+        GameSession.restore(spectator.transcript, identity_of(second)).abort()  # at their first move
+    host, guest = start()
+    first, _ = mover(host, guest)
+    abort = first.abort()
+    assert abort.events[-1].result.by_name == first.board.turn == first.board.PLAYERS[0]
     with pytest.raises(LocalProtocolError):
         host.move("Oc6c5")
 
@@ -190,6 +200,7 @@ def test_races_end_alike_in_any_order_of_arrival(seed, shuffle):
 def test_a_waiting_player_cannot_move_remark_or_answer():
     host, guest = start()
     actor, waiter = mover(host, guest)
-    for kind in ("propose", "withdraw", "decline", "agree"):
+    for kind in ("propose", "withdraw", "decline", "agree", "abort"):
         line = encode(kind, [("game", host.game_id), ("seq", str(host.next_seq)), ("prev", host.head.hash)], identity_of(waiter))
-        assert rejected(actor.receive(line)) == ["wrong-seat"], kind
+        receiver = GameSession.restore(actor.transcript)  # a second line for one slot would be an equivocation
+        assert rejected(receiver.receive(line)) == ["wrong-seat"], kind

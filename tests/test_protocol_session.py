@@ -28,7 +28,7 @@ from protocol import (
 )
 from protocol.keys import b64
 from protocol.messages import encode
-from protocol.session import commitment, host_moves_first
+from protocol.session import MAX_CHAIN, commitment, host_moves_first
 from protocol.waiting import MAX_PER_KEY
 from protocol_helpers import AT, rejected, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, full_game, identity_of, mover, offered, play_moves, start
 
@@ -168,16 +168,36 @@ def test_each_check_has_its_code_and_changes_nothing():
         "wrong-game": encode("move", [("game", b64(bytes(16))), *next_fields(host)[1:], ("move", legal)], mover_key),
     }
     for code, line in cases.items():
-        assert rejected(host.receive(line)) == [code], code
-    assert host.transcript == before
+        receiver = GameSession.restore(before)  # a seated key's second line for one slot is an equivocation
+        assert rejected(receiver.receive(line)) == [code], code
+        assert receiver.transcript == before and not receiver.over
     assert not rejected(theirs.receive(mine.move(legal).line))
     assert len(mine.transcript) == len(before) + 1
+
+
+@pytest.mark.parametrize("bad", ["broken-link", "illegal-move"])
+def test_a_seated_key_that_signs_a_bad_line_and_a_good_one_for_one_slot_forfeits_in_either_order(bad):
+    host, guest = start()
+    play_moves(host, guest, 3, plies=4)
+    mine, theirs = mover(host, guest)
+    legal = mine.board.legal_moves()[0].text()
+    fields = next_fields(host)
+    lines = {"broken-link": encode("move", [*fields[:2], ("prev", b64(bytes(32))), ("move", legal)], identity_of(mine)),
+             "illegal-move": encode("move", [*fields, ("move", "Xa1a1")], identity_of(mine))}
+    good = mine.move(legal).line
+    ends = set()
+    for order in ([lines[bad], good], [good, lines[bad]]):
+        receiver = GameSession.restore(host.transcript)
+        receiver.receive_all(order)
+        assert receiver.result.reason == "equivocation" and receiver.result.by == identity_of(mine).public
+        ends.add((receiver.transcript, receiver.result))
+    assert len(ends) == 1
 
 
 def test_local_actions_are_refused_before_anything_is_signed():
     host, guest = start()
     mine, theirs = mover(host, guest)
-    with pytest.raises(LocalProtocolError, match="player not to move may send resign, abort"):
+    with pytest.raises(LocalProtocolError, match="player not to move may send resign while"):
         theirs.move(theirs.board.legal_moves()[0].text())
     with pytest.raises(LocalProtocolError, match="cannot reach"):
         mine.move("Xa1a1")
@@ -194,7 +214,7 @@ def test_local_actions_are_refused_before_anything_is_signed():
         spectator.resign()
     theirs.receive(mine.move(mine.board.legal_moves()[0].text()).line)
     mine.receive(theirs.move(theirs.board.legal_moves()[0].text()).line)
-    with pytest.raises(LocalProtocolError, match="before the sender's first move"):
+    with pytest.raises(LocalProtocolError, match="only the first player may abort"):
         mine.abort()
     assert host.transcript == guest.transcript
 
@@ -237,17 +257,28 @@ def test_equivocation_is_detected_kept_and_provable():
     moves = mine.board.legal_moves()
     first = mine.move(moves[0].text()).line
     second = twin.move(moves[1].text()).line
+    prefix = mine.transcript[:-1]
     spectator = GameSession(host.game_id)
-    spectator.receive_all(mine.transcript[:-1])
+    spectator.receive_all(prefix)
     spectator.receive(first)
     events = spectator.receive(second)
     proofs = [e for e in events if isinstance(e, EquivocationDetected)]
     assert len(proofs) == 1 and proofs[0].first == first and proofs[0].second == second
-    assert spectator.compromised_by == {key.public}
+    slot = int(proofs[0].slot)
+    assert proofs[0].point == slot and spectator.compromised_by == {key.public}
+    # the equivocator loses at that point: the record stops before it
+    player = mine.player_of(key.public)
+    assert spectator.over and spectator.result.reason == "equivocation" and spectator.result.by == key.public
+    assert spectator.result.sentence() == f"{spectator.result.winner} wins by forfeit: {player} signed two lines that cannot both stand (slot {slot})"
+    assert spectator.transcript == tuple(prefix) and spectator.next_seq == slot
     assert check_equivocation_proof(first, second) == key.public
     assert check_equivocation_proof(first, first) is None
-    _, number, problem = verify_transcript([*spectator.transcript, second])
-    assert problem.code == "equivocation" and number == len(spectator.transcript) + 1
+    # the record carries the proof; verify reaches the same forfeit from it
+    assert spectator.record == (*prefix, first, second)
+    session, number, problem = verify_transcript(spectator.record)
+    assert problem is None and session.result == spectator.result
+    # a record without the proof is an ordinary game in progress: the proof is what decides
+    assert verify_transcript(spectator.record[:-1])[0].result is None
 
 
 def test_chat_side_chain():
@@ -306,10 +337,15 @@ def test_a_seated_players_waiting_lines_are_bounded():
     host, guest = start()
     spectator = GameSession(host.game_id)
     spectator.receive_all(host.transcript)
-    far = [encode("resign", [("game", host.game_id), ("seq", str(1000 + i)), ("prev", b64(bytes([i % 256, i // 256]) + bytes(30)))], HOST)
-           for i in range(600)]
+    far = [encode("move", [("game", host.game_id), ("seq", str(10 + i)), ("prev", b64(bytes([i % 256, i // 256]) + bytes(30))),
+                           ("move", "Oc6c5")], HOST) for i in range(600)]
     codes = [c for line in far for c in rejected(spectator.receive(line))]
-    assert codes.count("buffer-full") == 600 - MAX_PER_KEY
+    assert codes.count("limit") == 600 - (MAX_CHAIN - 10)  # no game is that long
+    assert "buffer-full" not in codes and len(spectator._waiting) == MAX_CHAIN - 10 <= MAX_PER_KEY
+    chats = [encode("chat", [("game", host.game_id), ("seq", str(2 + i)), ("prev", b64(bytes([i]) + bytes(31))),
+                             ("text", "x")], HOST) for i in range(20)]
+    codes = [c for line in chats for c in rejected(spectator.receive(line))]
+    assert codes.count("buffer-full") == 20 - (MAX_PER_KEY - (MAX_CHAIN - 10))
     assert spectator.transcript == host.transcript
     play_moves(host, guest, 2, plies=3)
     assert not rejected(spectator.receive_all(host.transcript))  # the other player's lines still get through

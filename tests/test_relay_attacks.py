@@ -7,25 +7,38 @@ Each test reproduces an attack from the relay review (issue 11) against the real
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
 import time
 
 import aiomqtt
 import pytest
 
+from protocol import Identity
 from relay import embedded, users
 from relay.embedded import EmbeddedRelay, Limits, RelaySettings
-from relay_fixtures import NODELAY, make_accounts
+from relay_fixtures import NODELAY, game_id, make_accounts, signed_line, topic_of
 
-GAME = "G" * 22
+GAME = game_id("G")
 
 
-def client(port: int, **kwargs) -> aiomqtt.Client:
+def client(port: int, timeout: float = 5, **kwargs) -> aiomqtt.Client:
     return aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY, protocol=aiomqtt.ProtocolVersion.V311,
-                          timeout=5, **kwargs)
+                          timeout=timeout, **kwargs)
 
 
-def topic(owner: str, slot: str = "0") -> str:
-    return f"olixono/1/games/{GAME}/{owner}/{slot}"
+@functools.cache
+def key(name: str) -> Identity:
+    """A fixed identity for a name: the embedded relay keeps only lines signed by their topic's key."""
+    return Identity.from_seed(hashlib.sha256(name.encode()).digest())
+
+
+def topic(owner: Identity, slot: str = "1") -> str:
+    return topic_of(GAME, owner, slot)
+
+
+def line(owner: Identity, slot: str = "1", text: str = "x") -> bytes:
+    return signed_line(owner, GAME, slot, text)
 
 
 @pytest.fixture
@@ -59,11 +72,12 @@ async def test_a_refused_login_with_a_live_client_id_never_lends_its_name(privat
         for _ in range(20):  # during the attacker's password check
             await asyncio.sleep(0.02)
             try:
-                await alice.publish(topic(b.name), b"written by alice under bob's key", qos=1, retain=True)
+                await alice.publish(topic(b.identity), line(b.identity, text="a line of bob's, sent by alice"),
+                                    qos=1, retain=True)
             except aiomqtt.MqttError:
                 break
         await attack
-    assert topic(b.name) not in relay.retained_topics()
+    assert topic(b.identity) not in relay.retained_topics()
 
 
 async def test_a_refused_login_cannot_deafen_or_kick_a_connected_client(private_relay):
@@ -76,13 +90,13 @@ async def test_a_refused_login_cannot_deafen_or_kick_a_connected_client(private_
             await victim.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
             await refused_login(relay.port, identifier="victim", clean_session=clean)  # no account at all
             await refused_login(relay.port, identifier="victim", clean_session=clean, username=b.name, password="x")
-            line = f"still heard {clean}".encode()
-            await other.publish(topic(b.name, "1"), line, qos=1, retain=False)
+            heard = line(b.identity, "1", f"still heard {clean}")
+            await other.publish(topic(b.identity, "1"), heard, qos=1, retain=False)
             async with asyncio.timeout(5):
                 async for message in victim.messages:
-                    if message.payload == line:
+                    if message.payload == heard:
                         break
-            await victim.publish(topic(a.name, "2"), b"still connected", qos=1)
+            await victim.publish(topic(a.identity, "2"), line(a.identity, "2", "still connected"), qos=1)
     async with asyncio.timeout(5):
         while relay.broker.connections():  # every refused login released its connection
             await asyncio.sleep(0.02)
@@ -94,10 +108,11 @@ async def test_a_client_id_belongs_to_its_account(private_relay):
     async with client(relay.port, identifier="shared", username=a.name, password=a.password) as first:
         await first.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
         async with client(relay.port, identifier="shared", username=b.name, password=b.password) as second:
-            await second.publish(topic(b.name, "3"), b"from b", qos=1)
+            from_b = line(b.identity, "3", "from b")
+            await second.publish(topic(b.identity, "3"), from_b, qos=1)
             async with asyncio.timeout(5):
                 async for message in first.messages:
-                    if message.payload == b"from b":
+                    if message.payload == from_b:
                         break
 
 
@@ -122,9 +137,10 @@ async def test_no_acknowledged_message_is_lost_when_its_publisher_leaves_at_once
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
         expected: set[str] = set()
         for burst in range(10):
-            topics = [topic(f"k{burst}", str(n)) for n in range(50)]
+            lines = {topic(key(f"k{burst}"), str(n)): line(key(f"k{burst}"), str(n)) for n in range(1, 51)}
+            topics = list(lines)
             async with client(relay.port) as publisher:
-                await asyncio.gather(*(publisher.publish(name, b"line", qos=1, retain=True) for name in topics))
+                await asyncio.gather(*(publisher.publish(name, data, qos=1, retain=True) for name, data in lines.items()))
             expected.update(topics)  # all acknowledged; the publisher is gone
         async with asyncio.timeout(5):
             while not expected <= set(relay.retained_topics()):
@@ -136,22 +152,23 @@ async def test_a_clean_stop_keeps_every_retained_line_written_in_a_burst(tmp_pat
     9,997 on disk after a clean stop)."""
     settings = RelaySettings(port=0, data_dir=tmp_path / "data")
     expected: set[str] = set()
+    bursts = {number: {topic(key(f"p{number}"), str(n)): line(key(f"p{number}"), str(n)) for n in range(1, 501)}
+              for number in range(20)}
     async with EmbeddedRelay(settings) as relay:
         async def publisher(number: int) -> None:
-            async with client(relay.port) as writer:
+            async with client(relay.port, timeout=60) as writer:  # 10,000 lines at once, each checked by the relay
                 writer.pending_calls_threshold = 1000
-                topics = [topic(f"p{number}", str(n)) for n in range(500)]
-                await asyncio.gather(*(writer.publish(name, b"line", qos=1, retain=True) for name in topics))
-                expected.update(topics)
+                await asyncio.gather(*(writer.publish(name, data, qos=1, retain=True)
+                                       for name, data in bursts[number].items()))
+                expected.update(bursts[number])
 
         await asyncio.gather(*(publisher(number) for number in range(20)))
-        async with client(relay.port) as eraser:  # and a cleared topic stays cleared
-            await eraser.publish(topic("p0", "0"), b"", qos=1, retain=True)
-        expected.discard(topic("p0", "0"))
-        async with asyncio.timeout(10):
+        async with client(relay.port) as eraser:  # and nobody can clear a game's line (relay/lines.py)
+            await eraser.publish(topic(key("p0"), "1"), b"", qos=1, retain=True)
+        async with asyncio.timeout(20):
             while set(relay.retained_topics()) != expected:
                 await asyncio.sleep(0.05)
-    assert len(expected) == 9_999
+    assert len(expected) == 10_000
     async with EmbeddedRelay(settings) as relay:
         assert set(relay.retained_topics()) == expected
 
@@ -239,7 +256,7 @@ async def test_a_publisher_past_its_budget_is_slowed_down_and_loses_nothing():
             await reader.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
             started = time.monotonic()
             for n in range(25):
-                await writer.publish(topic("fast", str(n)), b"line", qos=1)
+                await writer.publish(topic(key("fast"), str(n + 1)), line(key("fast"), str(n + 1)), qos=1)
             elapsed = time.monotonic() - started
             got = 0
             async with asyncio.timeout(5):

@@ -18,9 +18,12 @@ from amqtt.errors import PluginLoadError
 from protocol.topics import game_filter
 from relay import embedded
 from relay.embedded import EmbeddedRelay, RelayBroker, RelaySettings
-from relay_fixtures import NODELAY, gather_messages
+from relay_fixtures import NODELAY, WRITER, game_id, gather_messages, signed_line, topic_of
 
-RETAINED = "olixono/1/games/" + "L" * 22 + "/" + "K" * 43 + "/0"
+GAME = game_id("L")
+RETAINED = topic_of(GAME, WRITER, "1")
+LINE = signed_line(WRITER, GAME, "1")
+"""A line the relay keeps on its topic (a game's topics hold only validly signed lines)."""
 
 
 def _client(port: int, **kwargs) -> aiomqtt.Client:
@@ -42,8 +45,8 @@ async def _plain_amqtt(plugins: dict | None = None) -> Broker:
 
 async def _leaked_to_a_client_that_never_subscribed(port: int) -> dict[str, bytes]:
     async with _client(port) as writer, _client(port) as subscriber:
-        await writer.publish(RETAINED, b"retained", qos=1, retain=True)
-        await subscriber.subscribe(game_filter("L" * 22), qos=1)
+        await writer.publish(RETAINED, LINE, qos=1, retain=True)
+        await subscriber.subscribe(game_filter(GAME), qos=1)
         await asyncio.sleep(0.2)
         async with _client(port) as bystander:  # subscribes to nothing
             return await gather_messages(bystander, "#", timeout=1.0)
@@ -52,7 +55,7 @@ async def _leaked_to_a_client_that_never_subscribed(port: int) -> dict[str, byte
 async def test_confirms_amqtt_sends_retained_messages_to_a_client_that_never_subscribed():
     broker = await _plain_amqtt()
     try:
-        assert await _leaked_to_a_client_that_never_subscribed(_port(broker)) == {RETAINED: b"retained"}
+        assert await _leaked_to_a_client_that_never_subscribed(_port(broker)) == {RETAINED: LINE}
     finally:
         await broker.shutdown()
 
@@ -61,8 +64,8 @@ async def test_workaround_the_relay_sends_no_retained_message_nobody_asked_for()
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
         assert await _leaked_to_a_client_that_never_subscribed(relay.port) == {}
         async with _client(relay.port) as late:  # and a real subscriber still gets the history
-            await late.subscribe(game_filter("L" * 22), qos=1)
-            assert await gather_messages(late, game_filter("L" * 22), count=1) == {RETAINED: b"retained"}
+            await late.subscribe(game_filter(GAME), qos=1)
+            assert await gather_messages(late, game_filter(GAME), count=1) == {RETAINED: LINE}
 
 
 async def test_confirms_amqtt_refuses_mqtt_5():
@@ -97,7 +100,7 @@ async def test_confirms_amqtts_persistence_forgets_retained_messages_on_a_clean_
         try:
             if run == 0:
                 async with _client(_port(broker)) as writer:
-                    await writer.publish(RETAINED, b"retained", qos=1, retain=True)
+                    await writer.publish(RETAINED, LINE, qos=1, retain=True)
                 await asyncio.sleep(0.2)
             else:
                 assert broker.retained_messages == {}
@@ -129,7 +132,7 @@ async def test_confirms_amqtts_queues_are_unbounded():
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
         assert relay.broker._broadcast_queue.maxsize == 0
         async with _client(relay.port, clean_session=False, identifier="persistent-client") as client:
-            await client.subscribe(game_filter("L" * 22), qos=1)
+            await client.subscribe(game_filter(GAME), qos=1)
             session, _ = relay.broker._sessions["127.0.0.1|persistent-client"]  # the address's own client id
             assert session.retained_messages.maxsize == 0 and session.delivered_message_queue.maxsize == 0
             # workaround: every session is clean, so nothing is queued for a client that went away
@@ -188,13 +191,14 @@ def test_relay_broker_overrides_what_it_patches():
 
 async def _delivered_while_others_subscribe(port: int, lines: int = 200, readers: int = 8) -> int:
     """Lines a set of subscribers receive of a burst, in all, while other clients subscribe and unsubscribe."""
-    topic = "olixono/1/games/" + "B" * 22 + "/" + "K" * 43 + "/1"
+    game = game_id("B")
+    topic = topic_of(game, WRITER, "1")
     async with contextlib.AsyncExitStack() as stack:
         writer = await stack.enter_async_context(_client(port))
         listening = [await stack.enter_async_context(_client(port)) for _ in range(readers)]
         churners = [await stack.enter_async_context(_client(port)) for _ in range(3)]
         for k, reader in enumerate(listening):  # two filters: a broadcast visits one, then the other
-            await reader.subscribe(topic if k % 2 else game_filter("B" * 22), qos=1)
+            await reader.subscribe(topic if k % 2 else game_filter(game), qos=1)
         stop = asyncio.Event()
 
         async def churn(churner: aiomqtt.Client, offset: int) -> None:
@@ -216,7 +220,8 @@ async def _delivered_while_others_subscribe(port: int, lines: int = 200, readers
 
         churning = [asyncio.create_task(churn(client, 10_000 * k)) for k, client in enumerate(churners)]
         counting = [asyncio.create_task(count(reader)) for reader in listening]
-        await asyncio.gather(*(writer.publish(topic, str(n).encode(), qos=1) for n in range(lines)))
+        burst = [signed_line(WRITER, game, "1", str(n)) for n in range(lines)]  # not retained: each one goes on
+        await asyncio.gather(*(writer.publish(topic, line, qos=1) for line in burst))
         received = sum(await asyncio.gather(*counting))
         stop.set()
         await asyncio.gather(*churning, return_exceptions=True)

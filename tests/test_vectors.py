@@ -35,6 +35,7 @@ def test_complete_games_verify(game):
     assert session.kind == game["kind"] and session.game_id == game["game"]
     assert session.result.text() == game["outcome"] and session.result.sentence() == game["sentence"]
     assert session.moves == game["moves"] and len(lines) == game["lines"]
+    assert sorted(session.role_of(key) for key in session.confirmed_by) == game["confirmed_by"]
     keys = {name: key["public"] for name, key in DOCUMENT["keys"].items()}
     assert {player: keys[name] for player, name in game["seats"].items()} == {
         player: key.text for player, key in session.seats.items()
@@ -44,9 +45,11 @@ def test_complete_games_verify(game):
 def test_every_ending_and_every_message_type_has_a_game():
     reasons = {g["outcome"].split()[-1] for g in DOCUMENT["games"]}
     assert {"agreed", "resigned", "aborted", "forfeit", "withdrawn"} <= reasons
+    assert any(g["confirmed_by"] == ["guest", "host"] for g in DOCUMENT["games"])
+    assert any(g["confirmed_by"] == [] for g in DOCUMENT["games"])
     types = {line.split()[1] for g in DOCUMENT["games"] for line in (VECTORS / g["file"]).read_text().splitlines()}
     assert types >= {"offer", "join", "accept", "reveal", "claim", "move", "propose", "withdraw", "decline", "agree",
-                     "resign", "abort"}
+                     "resign", "abort", "confirm"}
 
 
 def test_every_rejection_code_and_every_refused_encoding_has_a_case():
@@ -80,6 +83,41 @@ def test_races_end_with_one_transcript_in_every_order(race):
         session.receive_all([*race["prefix"], *order])
         assert list(session.transcript) == race["transcript"], order
         assert (session.result.text() if session.result else None) == race["outcome"]
+
+
+@pytest.mark.parametrize("forfeit", DOCUMENT["forfeits"], ids=lambda f: f["name"])
+def test_a_forfeit_is_the_same_in_every_order_and_its_record_verifies(forfeit):
+    for order in itertools.permutations(forfeit["lines"]):
+        session = GameSession()
+        session.receive_all([*forfeit["prefix"], *order])
+        assert session.result.text() == forfeit["outcome"] and session.result.sentence() == forfeit["sentence"]
+        assert len(session.chain) == forfeit["chain"] and list(session.record) == forfeit["record"] or (
+            sorted(session.record) == sorted(forfeit["record"]))
+        assert (session.branch[0].hash if session.branch else None) == forfeit["branch"]
+    session, number, problem = verify_transcript(forfeit["record"])
+    assert problem is None and session.result.text() == forfeit["outcome"]
+
+
+def test_confirmations_are_rated_against_the_receivers_ending():
+    vector = DOCUMENT["confirmations"]
+    session = GameSession()
+    session.receive_all(vector["prefix"])
+    keys = {name: key["public"] for name, key in DOCUMENT["keys"].items()}
+    seen = []
+    for line in vector["lines"]:
+        session.receive(line)
+        seen.append({name: session.confirmation(next(k for k in (session.host, session.guest) if k.text == keys[name]))
+                     for name in ("host", "guest")})
+    assert seen == vector["confirmation"]
+    assert seen[-1] == {"host": "confirmed", "guest": "confirmed"} and "disputed" in seen[1].values()
+
+
+@pytest.mark.parametrize("case", DOCUMENT["relay_lines"], ids=lambda c: c["name"])
+def test_what_the_reference_relay_keeps_on_a_games_topics(case):
+    from relay.lines import refusal
+
+    held = case["held"].encode() if case["held"] is not None else None
+    assert (refusal(case["topic"], case["payload"].encode(), held) is None) is case["kept"]
 
 
 @pytest.mark.parametrize("proof", DOCUMENT["proofs"], ids=lambda p: p["why"])

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 import ed25519_reference as ref
-from protocol import GameSession, Identity, Outgoing
+from protocol import GameSession, Identity, Outgoing, copy_topic, topic_for
 from protocol.keys import FIELD_P, GROUP_L, SMALL_ORDER_ENCODINGS, b64, unb64
-from protocol.messages import MAX_LINE_BYTES, encode, line_hash
+from protocol.messages import MAX_LINE_BYTES, decode, encode, line_hash
 from protocol.session import MAX_CHAT_LINES
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
@@ -99,11 +99,12 @@ def _resigned_while_waiting() -> GameSession:
     return host
 
 
-def _aborted_by_the_second_player() -> GameSession:
+def _aborted_by_the_first_player() -> GameSession:
+    """After the coin flip only the first player may abort (before their first move): the seat it gives up is the
+    better one, so walking away never chooses the coin."""
     host, guest = _start("olix")
     mine, theirs = _sides(host, guest)
-    _deliver(mine.move(sorted(m.text() for m in mine.board.legal_moves())[60]), theirs)
-    mine, theirs = _sides(host, guest)
+    _deliver(mine.propose(), theirs)
     _deliver(mine.abort(), theirs)
     return host
 
@@ -135,16 +136,29 @@ def _withdrawn() -> GameSession:
     return host
 
 
+def _confirmed(make: Callable[[], GameSession]) -> Callable[[], GameSession]:
+    """The game ``make`` plays, with each player's confirmation of how it ended at the end of its transcript."""
+    def game() -> GameSession:
+        host = make()
+        record = GameSession.restore(host.transcript)
+        for name in ("host", "guest"):
+            player = GameSession.restore(host.transcript, KEYS[name])
+            if player.role_of(KEYS[name].public) is not None:
+                record.receive(player.confirm().line)
+        return record
+    return game
+
+
 GAMES: dict[str, Callable[[], GameSession]] = {
-    "oxono-game": lambda: _full("oxono", 7),
+    "oxono-game": _confirmed(lambda: _full("oxono", 7)),
     "olix-game": lambda: _full("olix", 3),
-    "oxono-draw-agreed": lambda: _agreed("oxono"),
-    "olix-ended-by-agreement": lambda: _agreed("olix"),
-    "oxono-resigned-while-waiting": _resigned_while_waiting,
-    "olix-aborted-by-the-second-player": _aborted_by_the_second_player,
-    "oxono-guest-walked-away": _walked_away,
-    "oxono-host-claimed": _claimed,
-    "olix-withdrawn": _withdrawn,
+    "oxono-draw-agreed": _confirmed(lambda: _agreed("oxono")),
+    "olix-ended-by-agreement": _confirmed(lambda: _agreed("olix")),
+    "oxono-resigned-while-waiting": _confirmed(_resigned_while_waiting),
+    "olix-aborted-by-the-first-player": _confirmed(_aborted_by_the_first_player),
+    "oxono-guest-walked-away": _confirmed(_walked_away),
+    "oxono-host-claimed": _confirmed(_claimed),
+    "olix-withdrawn": _confirmed(_withdrawn),
 }
 
 
@@ -167,7 +181,6 @@ def cases() -> list[dict[str, Any]]:
     good = encode("move", [*fields, ("move", legal[0])], mover)
     unsigned, _, sig = good.rpartition(" sig=")
     flipped = sig[:10] + ("B" if sig[10] != "B" else "C") + sig[11:]
-    twin = encode("move", [*fields, ("move", legal[1])], mover)
     signature = unb64(sig, 64)
     s_plus_l = signature[:32] + (int.from_bytes(signature[32:], "little") + GROUP_L).to_bytes(32, "little")
 
@@ -190,6 +203,15 @@ def cases() -> list[dict[str, Any]]:
     too_many = encode("chat", [("game", chat_host.game_id or ""), ("seq", str(MAX_CHAT_LINES + 1)),
                                ("prev", line_hash(last_chat)), ("text", "one-more")], KEYS["host"])
     superseded_move = mover_session.move(legal[0]).line
+    joins = []
+    for secret in (SECRET, SALT):
+        candidate = GameSession(host.game_id, KEYS["stranger"])
+        candidate.receive(host.transcript[0])
+        joins.append(candidate.join(secret).line)
+    second_host, second_guest = _start("oxono")
+    first_session, second_session = _sides(second_host, second_guest)
+    second_prefix = list(second_host.transcript)
+    second_abort = encode("abort", _fields(second_host), second_session.identity)
     superseding_resign = waiter_session.resign().line
 
     def case(name: str, code: str, description: str, last: str | bytes, lines: list[str] | None = None) -> dict[str, Any]:
@@ -226,6 +248,8 @@ def cases() -> list[dict[str, Any]]:
         case("wrong-seat-claim", "wrong-seat", "a claim by the guest", encode("claim", _fields(reveal_host), KEYS["guest"]),
              list(reveal_host.transcript)),
         case("wrong-seat-abort", "wrong-seat", "an abort after the sender's first move", encode("abort", fields, mover)),
+        case("wrong-seat-abort-second", "wrong-seat", "an abort by the second player before their first move (only the "
+             "first player may abort after the coin flip)", second_abort, second_prefix),
         case("broken-link", "broken-link", "prev= is not the hash of the previous message",
              encode("move", [*fields[:2], ("prev", b64(bytes(32))), ("move", legal[0])], mover)),
         case("gap", "gap", "the next message is missing: seq skips one",
@@ -238,10 +262,8 @@ def cases() -> list[dict[str, Any]]:
              encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("at", "1790000000")], KEYS["host"]), []),
         case("illegal-move", "illegal-move", "a well-formed move the position forbids",
              encode("move", [*fields, ("move", "Xa1a1")], mover)),
-        case("equivocation", "equivocation", "the same key signs a second, different move for the same seq", twin, prefix + [good]),
-        case("equivocation-after-resigning", "equivocation", "a key that resigned signs a later line",
-             encode("move", [*_fields(over_host)[:1], ("seq", str(over_host.next_seq + 1)), ("prev", b64(bytes(32))), ("move", "Oc6c5")],
-                    over_mover.identity), list(over_host.transcript)),
+        case("equivocation", "equivocation", "a key with no seat signs two joins (a seated key's two lines are a "
+             "forfeit instead: see forfeits)", joins[1], [offer_line, joins[0]]),
         case("after-end", "after-end", "a move after a resignation", after, list(over_host.transcript)),
         case("superseded", "superseded", "a move, then the other player's resignation for the same seq (sent while "
              "they waited): a transcript holds only the resignation", superseding_resign, prefix + [superseded_move]),
@@ -280,6 +302,124 @@ def races() -> list[dict[str, Any]]:
     return out
 
 
+def _twin(host: GameSession, seq: int, name: str) -> GameSession:
+    """``name``'s session as it stood before main-chain ``seq``: what a second process of that key signs from."""
+    return GameSession.restore([m.line for m in host.chain[:seq]], KEYS[name])
+
+
+def _forfeit(name: str, description: str, prefix: list[str], lines: list[str]) -> dict[str, Any]:
+    session = GameSession()
+    session.receive_all([*prefix, *lines])
+    branch = session.branch
+    return {"name": name, "description": description, "prefix": prefix, "lines": lines,
+            "outcome": session.result.text() if session.result else None,
+            "sentence": session.result.sentence() if session.result else None,
+            "chain": len(session.chain), "branch": branch[0].hash if branch else None,
+            "record": list(session.record)}
+
+
+def forfeits() -> list[dict[str, Any]]:
+    """A seated key signs two lines that cannot both stand: it loses at that point, in every order of arrival."""
+    out = []
+    host, guest = _start("oxono")
+    _play(host, guest, random.Random(7), 1000)
+    chain = host.chain
+    loser = _keyname(next(key for player, key in host.seats.items() if player != host.result.winner))
+    last = max(m.seq for m in chain if m.signer == KEYS[loser].public)
+    twin = _twin(host, last, loser)
+    forged = twin.move(sorted(m.text() for m in twin.board.legal_moves() if m.text() != chain[last].value("move"))[0]).line
+    out.append(_forfeit("loser-re-signs-its-last-slot", "after the game the loser signs another move for its own last "
+                        "slot; the winner's next line names the true one (the branch played)",
+                        [m.line for m in chain[:last]], [forged, chain[last].line, *[m.line for m in chain[last + 1:]]]))
+
+    host, guest = _start("olix")
+    _play(host, guest, random.Random(4), 6)
+    actor, waiter = _sides(host, guest)
+    prefix = list(host.transcript)
+    name = _keyname(waiter.identity.public)
+    resign = waiter.resign().line
+    move = actor.move(sorted(m.text() for m in actor.board.legal_moves())[0]).line
+    played_on = GameSession.restore(prefix, KEYS[name])
+    played_on.receive(move)
+    reply = played_on.move(sorted(m.text() for m in played_on.board.legal_moves())[0]).line
+    out.append(_forfeit("resigned-and-played-on", "a player resigns while the other moves, and also answers that move "
+                        "(a final line, and a later line of the same key)", prefix, [resign, move, reply]))
+
+    host, offer = GameSession.offer("oxono", KEYS["host"], nonce=NONCE, at=AT)
+    joins = []
+    for secret in (SECRET, SALT):
+        candidate = GameSession(host.game_id, KEYS["guest"])
+        candidate.receive(offer.line)
+        joins.append(candidate.join(secret))
+    host.receive(joins[0].line)
+    accept = host.accept(KEYS["guest"].public, SALT).line
+    out.append(_forfeit("guest-joined-twice", "the seated guest signed two joins (two coin commitments): the host wins "
+                        "by forfeit, before the coin is revealed", [offer.line], [joins[0].line, joins[1].line, accept]))
+
+    host, offer = GameSession.offer("olix", KEYS["host"], nonce=NONCE, at=AT)
+    guest = GameSession(host.game_id, KEYS["guest"])
+    guest.receive(offer.line)
+    join = guest.join(SECRET).line
+    host.receive(join)
+    accepts = [host.accept(KEYS["guest"].public, SALT).line,
+               encode("accept", [("game", host.game_id or ""), ("seq", "2"), ("prev", line_hash(join)),
+                                 ("guest", KEYS["guest"].public.text), ("salt", SECRET)], KEYS["host"])]
+    out.append(_forfeit("host-accepted-twice", "the host signed two accepts (two salts): no game", [offer.line],
+                        [join, *accepts]))
+    return out
+
+
+def confirmations() -> dict[str, Any]:
+    """After a finished game: confirmations, and how a receiver rates each player's latest one after each."""
+    host, guest = _start("oxono")
+    _play(host, guest, random.Random(7), 1000)
+    record = GameSession.restore(host.transcript)
+    head, before = host.chain[-1], host.chain[-2]
+    lie = encode("confirm", [("game", host.game_id or ""), ("seq", "1"), ("prev", before.hash),
+                             ("final", str(before.seq)), ("result", "draw-agreed")], KEYS["guest"])
+    honest = GameSession.restore(host.transcript, KEYS["guest"])
+    honest._confirms[KEYS["guest"].public] = {1: decode(lie)}  # this player's first confirmation was the lie
+    lines = [host.confirm().line, lie, honest.confirm().line]
+    seen = []
+    for line in lines:
+        record.receive(line)
+        seen.append({name: record.confirmation(KEYS[name].public) for name in ("host", "guest")})
+    assert head.seq == record.chain[-1].seq
+    return {"prefix": list(host.transcript), "lines": lines, "confirmation": seen}
+
+
+def relay_lines() -> list[dict[str, Any]]:
+    """What the reference relay keeps on a game's topics (PROTOCOL.md §7): a payload for a topic that holds ``held``
+    (``null``: nothing), and whether it is kept."""
+    host, guest = _start("oxono")
+    _play(host, guest, random.Random(1), 3)
+    line = host.chain[-1]
+    other = host.chain[-2]
+    topic = topic_for(line)
+    twin = GameSession.restore([m.line for m in host.chain[:line.seq]], KEYS[_keyname(line.signer)])
+    second = twin.resign().line
+    here, gone, later = (guest.presence(True, 1).line, guest.presence(False, 1).line, guest.presence(True, 2).line)
+    presence_topic = guest.presence(True, 1).topic
+    holder = KEYS[_keyname(other.signer)].public
+    cases = [
+        ("a line on its own topic", topic, line.line, None, True),
+        ("the same line again", topic, line.line, line.line, True),
+        ("a copy on the topic its hash names", copy_topic(line, holder), line.line, None, True),
+        ("an empty payload (it would erase the line)", topic, "", line.line, False),
+        ("junk", topic, "not a line", None, False),
+        ("a line on another key's topic", topic.replace(line.signer.text, KEYS["stranger"].public.text), line.line,
+         None, False),
+        ("a line on another slot's topic", topic_for(other), line.line, None, False),
+        ("a copy on a topic naming another hash", copy_topic(other, holder), line.line, None, False),
+        ("a second line for a slot that holds one", topic, second, line.line, False),
+        ("presence: gone after here at one seq", presence_topic, gone, here, True),
+        ("presence: a higher seq", presence_topic, later, gone, True),
+        ("presence: back to a lower seq", presence_topic, here, later, False),
+    ]
+    return [{"name": name, "topic": where, "payload": payload, "held": held, "kept": kept}
+            for name, where, payload, held, kept in cases]
+
+
 def presence() -> dict[str, Any]:
     """Presence lines of the guest after a game's prefix, in order, and whether the guest is here after each."""
     host, guest = _start("oxono")
@@ -304,11 +444,20 @@ def proofs() -> list[dict[str, Any]]:
     a, b = mine.move(legal[0]).line, twin.move(legal[1]).line
     resigned = GameSession.restore(mine.transcript[:-1], mine.identity)
     resign = resigned.resign().line
+    over, _ = _start("olix")
+    over.resign()
+    confirms = [GameSession.restore(over.transcript, KEYS["host"]).confirm().line,
+                encode("confirm", [("game", over.game_id or ""), ("seq", "1"), ("prev", over.chain[-2].hash),
+                                   ("final", str(over.chain[-2].seq)), ("result", "first-resigned")], KEYS["host"])]
+    chat = GameSession.restore(over.transcript, KEYS["host"]).chat("good game").line
     return [
         {"first": a, "second": b, "signer": mine.identity.public.text, "why": "two different moves for one seq"},
         {"first": resign, "second": a, "signer": mine.identity.public.text, "why": "a resignation, then a line of the same key"},
         {"first": a, "second": a, "signer": None, "why": "the same line twice proves nothing"},
         {"first": host.transcript[4], "second": host.transcript[5], "signer": None, "why": "two players' lines"},
+        {"first": confirms[0], "second": confirms[1], "signer": KEYS["host"].public.text,
+         "why": "two different confirmations numbered alike"},
+        {"first": confirms[0], "second": chat, "signer": None, "why": "a confirmation and a chat line"},
     ]
 
 
@@ -326,11 +475,13 @@ def build() -> dict[str, str]:
             "seats": {player: _keyname(key) for player, key in session.seats.items()},
             "moves": session.moves, "outcome": session.result.text() if session.result else None,
             "sentence": session.result.sentence() if session.result else None, "lines": len(session.transcript),
+            "confirmed_by": sorted(_keyname(key) for key in session.confirmed_by),
         })
     document = {
         "about": "olixono/1 test vectors: see README.md beside this file",
         "coin": {"secret": SECRET, "salt": SALT, "nonce": NONCE, "at": AT},
-        "keys": keys, "games": games, "cases": cases(), "races": races(), "proofs": proofs(), "presence": presence(),
+        "keys": keys, "games": games, "cases": cases(), "races": races(), "forfeits": forfeits(), "proofs": proofs(),
+        "confirmations": confirmations(), "presence": presence(), "relay_lines": relay_lines(),
         "small_order_encodings": sorted(key.hex() for key in SMALL_ORDER_ENCODINGS),
     }
     files["vectors.json"] = json.dumps(document, indent=1, ensure_ascii=False) + "\n"

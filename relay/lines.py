@@ -1,0 +1,89 @@
+"""What the embedded relay accepts on a game's topics: the line each topic may hold, checked as cheaply as it can be.
+
+The relay is trusted with nothing, but it can keep strangers from erasing or replacing what a game's players
+published, even without accounts (anonymous mode, the relay ``olixono host`` starts). On
+``olixono/1/games/<game id>/<key>/<slot>`` it keeps a line only if:
+
+- the payload is not empty (an empty retained message would erase the line the topic holds);
+- it is one canonical, validly signed protocol line (``protocol.decode``: one Ed25519 check, ~0.1 ms) of that game,
+  signed by the topic's key for the topic's slot; on ``…/<holder>/copy/<hash>`` it is a line whose hash is the
+  topic's (a copy of anyone's line, kept by its holder);
+- the topic does not hold another line already: **a slot keeps its first line** (the same line again is fine), so
+  that no one, the signer included, can replace a retained line there; presence aside, which moves forward by its
+  own ``seq`` (and at one ``seq``, from ``here`` to ``gone``), as receivers judge it.
+
+Everything else is refused with a sentence (logged by the relay: MQTT 3.1.1 has no way to tell the publisher).
+Topics outside ``olixono/1/games/`` are left to the topic rules (:mod:`relay.rules`). Mosquitto cannot check any
+of this (``docs/relay.md`` says what that leaves open on an anonymous Mosquitto).
+"""
+
+from __future__ import annotations
+
+from protocol.errors import RemoteProtocolError
+from protocol.messages import Message, decode, line_hash
+from protocol.topics import GAMES
+
+_GAMES = GAMES + "/"
+
+
+def is_game_topic(topic: str) -> bool:
+    return topic.startswith(_GAMES)
+
+
+def refusal(topic: str, payload: bytes, held: bytes | None) -> str | None:
+    """Why the relay refuses ``payload`` on ``topic``, which holds ``held`` (``None``: nothing); ``None`` to accept."""
+    if not is_game_topic(topic):
+        return None
+    levels = topic[len(_GAMES):].split("/")
+    if len(levels) not in (3, 4) or (len(levels) == 4 and levels[2] != "copy"):
+        return "not a game topic (olixono/1/games/<game>/<key>/<slot>, or …/<key>/copy/<hash>)"
+    game, key, slot = levels[0], levels[1], "/".join(levels[2:])
+    if not payload:
+        return "an empty line would erase what the topic holds"
+    try:
+        message = decode(payload)
+    except RemoteProtocolError as exc:
+        return f"not a valid signed line ({exc.code}: {exc.detail})"
+    if message.game != game:
+        return f"a line of game {message.game} on a topic of game {game}"
+    if len(levels) == 4:
+        if line_hash(message.line) != levels[3]:
+            return "a copy's topic names the hash of the line it holds, and this line's is another"
+    elif message.signer.text != key:
+        return "the line is signed by another key than the topic's"
+    elif message.slot != slot:
+        return f"the line belongs on …/{message.slot}, not …/{slot}"
+    return replacing(topic, message, held)
+
+
+def replacing(topic: str, message: Message | bytes, held: bytes | None) -> str | None:
+    """Why ``message`` may not take the place of ``held`` on ``topic`` (``None``: it may): a slot keeps its first line,
+    and presence moves forward. No signature is checked here (:func:`refusal` checks it), so it is cheap enough to
+    ask again at the moment a line is stored."""
+    if held is None or not is_game_topic(topic):
+        return None
+    if isinstance(message, bytes):
+        if not message:
+            return "an empty line would erase what the topic holds"
+        if message == held:
+            return None
+        try:
+            message = decode(message, verify=False)
+        except RemoteProtocolError as exc:
+            return f"not a valid signed line ({exc.code})"
+    if message.line.encode("utf-8") == held:
+        return None
+    if message.type == "presence" and "/copy/" not in topic:
+        try:
+            old = decode(held, verify=False)
+        except RemoteProtocolError:
+            return None  # what the topic held is no line (kept from before the relay checked): replace it
+        return None if _forward(message, old) else "presence moves forward only (by its seq)"
+    return "this slot holds another line already: a slot keeps its first line"
+
+
+def _forward(new: Message, old: Message) -> bool:
+    """Whether presence line ``new`` comes after ``old``: a higher ``seq``, or at one ``seq`` gone after here."""
+    if old.type != "presence" or new.seq != old.seq:
+        return old.type != "presence" or new.seq > old.seq
+    return new.value("state") == "gone" and old.value("state") == "here"
