@@ -120,6 +120,7 @@ def _network(args: argparse.Namespace) -> int:
         iterations=getattr(args, "iterations", None), seconds=getattr(args, "seconds", None),
         seed=getattr(args, "seed", None), invite=getattr(args, "invite", None),
         commands=sys.stdin if plain and args.command != "watch" else None, screen=screen,
+        anyway=getattr(args, "anyway", False), all_games=getattr(args, "all", False),
     )
     if options.bot is None and (options.iterations is not None or options.seconds is not None):
         print(f"olixono {args.command}: --iterations and --seconds set a --bot's budget", file=sys.stderr)
@@ -248,8 +249,10 @@ def build_parser() -> argparse.ArgumentParser:
         "verify",
         help="check a game transcript offline",
         description="Check every line of a transcript: grammar, signatures, seats, hash chain, legality. "
-        "Prints what game it holds and whether it is finished. Exit status: 0 for a finished game; 3 for a valid "
-        "game that is not finished; 1 for the first bad line (its number and reason) or a file that holds no game.",
+        "Prints what game it holds, whether it is finished, and whose confirmations agree with its ending. Exit "
+        "status: 0 for a finished game; 3 for a valid game that is not finished; 4 for a record that holds a "
+        "player's proof of equivocation (two lines that cannot both stand: that player forfeits at that point); 1 "
+        "for the first bad line (its number and reason) or a file that holds no game.",
     )
     verify.add_argument("file", help="the transcript: one signed message a line ('-' for stdin)")
     verify.set_defaults(func=_verify)
@@ -287,7 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Follow the game GAME from its first line, checking every line as the players do.")
     watch.add_argument("id", metavar="GAME", help="the game's id")
     _relay_options(watch)
-    _front_options(watch, "print one event a line, in words; exit 0 when the game ends, 1 when it cannot go on")
+    _front_options(watch, "print one event a line, in words; exit 0 when the game ends, 4 when it ends with (or "
+                          "after) a player's proof of equivocation, 1 when it cannot go on")
     watch.set_defaults(func=_network)
 
     resume = sub.add_parser("resume", help="take up a game you left (with no id: list the unfinished ones)",
@@ -300,14 +304,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     games = sub.add_parser("games", help="list the open games on a relay",
                            description="The open offers on the relay: id, kind, the host's fingerprint, age, and "
-                           "whether it invites you or someone else.")
+                           "whether it invites you or someone else. With --all, every other game too, with the result "
+                           "its players confirmed (by both, by one of them, or not yet).")
+    games.add_argument("--all", action="store_true", help="every game on the relay, not only the open offers")
     _relay_options(games)
     games.set_defaults(func=_network)
 
-    export = sub.add_parser("export", help="print a game's verified transcript (for olixono verify)",
-                            description="Print the verified transcript of GAME: from your journal, else rebuilt "
-                            "from the relay.")
+    export = sub.add_parser("export", help="print a game's verified record (for olixono verify)",
+                            description="Print the verified record of GAME: its transcript and the lines of any proof "
+                            "of equivocation, from your journal (a damaged one is completed from the relay, or "
+                            "refused), else rebuilt from the relay. Exit status: 0; 4 when the record holds a player's "
+                            "proof of equivocation (the record is written all the same); 1 when it cannot be made.")
     export.add_argument("id", metavar="GAME", help="the game's id")
+    export.add_argument("--anyway", action="store_true", help="exit 0 even when the record holds a proof")
     _relay_options(export)
     export.set_defaults(func=_network)
 

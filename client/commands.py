@@ -19,7 +19,7 @@ Type a move ({example}), or one of:
   agree          accept your opponent's proposal
   decline        refuse your opponent's proposal
   withdraw       take back your own proposal
-  abort          end the game without a result (only before your first move)
+  abort          end the game without a result (the first player, before their first move)
   say TEXT       chat with your opponent
   help           show this text
   quit           leave; the game stays resumable (olixono resume {game})"""

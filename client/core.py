@@ -14,8 +14,10 @@ console) and the transport talk only to it, through the runner:
 
 The core does what the protocol asks of every client without being told: it
 copies the other player's lines under this player's key (``PROTOCOL.md`` §7),
-accepts the first valid join when hosting, reveals the coin when accepted, and
-hands on every equivocation proof. It touches no file and no socket: the
+accepts the first valid join when hosting, reveals the coin when accepted,
+confirms how the game ended once it has (and again if the ending changes), and
+hands on every equivocation proof (its lines go to the journal and, as copies,
+to the relay: the proof travels with the record). It touches no file and no socket: the
 runner journals what a Step says (own lines before they are published) and
 publishes the rest.
 """
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from protocol import (
     EquivocationDetected,
     Event,
+    GameOver,
     GameSession,
     GuestAccepted,
     Identity,
@@ -172,12 +175,12 @@ class GameCore:
         if intent.kind == "move":
             return detail
         board = session.board
-        if session.phase is Phase.PLAYING and not self.my_turn and intent.kind not in ("resign", "abort", "chat"):
+        if intent.kind == "abort" and session.phase is Phase.PLAYING:
+            return "only the first player may abort, before their first move: resign instead"
+        if session.phase is Phase.PLAYING and not self.my_turn and intent.kind not in ("resign", "chat"):
             assert board is not None
             return f"it is not your turn: {board.turn} is to move"
         reason = detail.split(": ", 1)[1] if detail.startswith("cannot ") and ": " in detail else detail
-        if intent.kind == "abort" and "first move" in reason:
-            return "you can abort only before your first move: resign instead"
         return f"you cannot {intent.kind} now: {reason}" if intent.kind != "chat" else reason
 
     # -- what the relay should hold ---------------------------------------------------
@@ -191,8 +194,11 @@ class GameCore:
         if my_join is not None and my_join not in messages:
             messages.append(my_join)
         for line in self.session.transcript:
-            if " chat " in line[:20]:
+            if line.split(" ", 2)[1] in ("chat", "confirm"):
                 messages.append(decode(line, verify=False))
+        for proof in self.session.proofs:  # the proof travels with the record: the equivocator cannot erase it
+            if me is not None and self.session.role_of(proof.key) is not None and proof.key != me:  # as copies
+                messages.extend(decode(line, verify=False) for line in (proof.first, proof.second))
         return [self._placement(message) for message in messages]
 
     def _placement(self, message: Message) -> Publish:
@@ -230,6 +236,11 @@ class GameCore:
                     publish.append(self._placement(event.message))
             elif isinstance(event, EquivocationDetected):
                 proofs.append(event)
+                for line in (event.first, event.second):  # a restored session reaches the same forfeit
+                    if line not in journal:
+                        journal.append(line)
+                if self.me is not None and self.session.role_of(event.key) is not None and event.key != self.me:
+                    publish.extend(self._placement(decode(line, verify=False)) for line in (event.first, event.second))
             elif isinstance(event, ResyncNeeded):
                 resubscribe = True
             follow = self._automatic(event)
@@ -249,7 +260,18 @@ class GameCore:
             return session.accept(event.key)
         if isinstance(event, GuestAccepted) and event.key == me and session.phase is Phase.ACCEPTED and session.secret:
             return session.reveal()
+        if isinstance(event, GameOver) and not self.watching and session.role_of(me) is not None and session.over:
+            return session.confirm()  # None when this player's latest confirmation says so already
         return None
+
+    def confirm(self) -> Step:
+        """This player's confirmation of the ending, if the game is over and it is not confirmed yet (a game taken
+        up again after it ended, or a crash before the confirmation left)."""
+        session, me = self.session, self.me
+        if self.watching or me is None or session.role_of(me) is None or not session.over:
+            return Step()
+        out = session.confirm()
+        return Step() if out is None else self._after(list(out.events), out)
 
     # -- starting a game ------------------------------------------------------------------
     @classmethod

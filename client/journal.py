@@ -9,29 +9,52 @@ when unset), private to the user (mode 0700). Per game:
 - ``<game id>.json``: what the client needs to take the game up again: the
   kind, this player's role and key, the relay, the guest's coin secret until
   it is revealed, and how many times it has connected (for presence);
-- ``<game id>.proof-<n>.txt``: equivocation proofs, two lines each.
+- ``<game id>.proof-<n>.txt``: equivocation proofs, two lines each (the lines are in ``.lines`` too, so that a
+  restored session reaches the same forfeit);
+- ``<game id>.lock``: held (``flock``) by the one process that plays this seat, with its pid and terminal.
 
 A crash can lose nothing that was applied: ``olixono resume`` rebuilds the
-session from the lines (``GameSession.restore``) and publishes again what the
-relay lacks.
+session from the lines (:meth:`Journal.restore`, which checks every line and
+names each damaged one by its number) and publishes again what the relay
+lacks.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from protocol import EquivocationDetected
+from protocol import EquivocationDetected, GameSession, Identity, LineRejected, LocalProtocolError, Phase, decode
+from protocol.errors import RemoteProtocolError
 
 GAME_ID_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
 
 class JournalError(Exception):
     """A journal that cannot be read or written, in one sentence."""
+
+
+class SeatTaken(JournalError):
+    """Another process holds this game's seat (its journal's lock)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """A line of a journal that does not hold: its number in the ``.lines`` file, and why, in words."""
+
+    number: int
+    why: str
+    line: str = ""
+    """The damaged line as it stands in the file (to see whether the relay still has what it should have been)."""
+
+    def __str__(self) -> str:
+        return f"line {self.number}: {self.why}"
 
 
 def state_dir(environ: dict[str, str] | None = None) -> Path:
@@ -81,6 +104,7 @@ class Journal:
         self.meta_path = directory / f"{meta.game}.json"
         self._fd: int | None = None  # the lines file, opened once for appending
         self._unsynced = False  # written since the last fsync
+        self._lock: int | None = None  # the lock file, held while this process plays the seat
 
     @classmethod
     def create(cls, meta: JournalMeta, directory: Path | None = None) -> Journal:
@@ -170,20 +194,89 @@ class Journal:
         if self._fd is not None:
             fd, self._fd = self._fd, None
             os.close(fd)
+        if self._lock is not None:
+            lock, self._lock = self._lock, None
+            os.close(lock)  # releases the flock
+
+    # -- one seat, one process ----------------------------------------------------------------
+    @property
+    def lock_path(self) -> Path:
+        return self.directory / f"{self.meta.game}.lock"
+
+    def lock(self) -> None:
+        """Hold this seat for this process, until it ends (or :meth:`close`): :class:`SeatTaken`, naming the other
+        process, when one holds it. Two processes for one seat would sign two lines for one slot, which loses the
+        game (``PROTOCOL.md`` §6)."""
+        if self._lock is not None:
+            return
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise JournalError(f"cannot open {self.lock_path}: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.read(fd, 400).decode("utf-8", "replace").strip() or "another process"
+            os.close(fd)
+            raise SeatTaken(f"game {self.meta.game} is open in another olixono process ({holder}); a seat is played "
+                            "by one process at a time: leave that one first (/quit), then take it up here") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, _holder().encode("utf-8"))
+        self._lock = fd
 
     def __del__(self) -> None:
         self.close()
 
     def lines(self) -> list[str]:
         """The lines written so far (a last line cut short by a crash is left out)."""
+        return self._read()[0]
+
+    def _read(self) -> tuple[list[str], str]:
+        """The finished lines, and what follows the last line break (a line cut short by a crash, or nothing)."""
         try:
             text = self.lines_path.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
-            return []
+            return [], ""
         except OSError as exc:
             raise JournalError(f"cannot read {self.lines_path}: {exc.strerror}") from None
         lines = text.split("\n")
-        return [line for line in lines[:-1] if line]  # the part after the last newline was never finished
+        return [line for line in lines[:-1] if line], lines[-1]  # after the last newline: never finished
+
+    def restore(self, identity: Identity | None = None) -> tuple[GameSession, list[Damage]]:
+        """Rebuild the game from the journal, checking every line: the session, and each damaged line by its number
+        (a line that does not verify, one that depends on a line the journal lacks, one cut short by a crash).
+
+        :class:`JournalError` when nothing can be rebuilt: no offer of this game, or (for a guest who has not
+        revealed yet) a coin secret that does not open its join.
+        """
+        lines, tail = self._read()
+        session = GameSession(self.meta.game, identity)
+        damage: list[Damage] = []
+        first: dict[str, int] = {}
+        for number, line in enumerate(lines, 1):
+            first.setdefault(line, number)
+            shown = line[:200]
+            for event in session.receive(line):
+                if isinstance(event, LineRejected) and event.line == shown:
+                    damage.append(Damage(number, f"{event.code}: {event.sentence}", line))
+        for line in session.waiting:
+            if line in first:
+                damage.append(Damage(first[line], "a line it depends on is missing from the journal", line))
+        proven = {text for proof in session.proofs for text in (proof.first, proof.second)}
+        damage = [item for item in damage if item.line not in proven]  # a proof's lines need not apply
+        if tail:
+            damage.append(Damage(len(lines) + 1, "cut short (the program stopped while writing it)", tail))
+        if not session.chain:
+            raise JournalError(f"the journal of game {self.meta.game} ({self.lines_path}) holds no offer of that game"
+                               + (f" ({damage[0]})" if damage else ""))
+        secret = self.meta.secret
+        if secret is not None and identity is not None and session.phase in (Phase.OFFERED, Phase.ACCEPTED):
+            try:
+                session = GameSession.restore(lines, identity, game_id=self.meta.game, secret=secret)
+            except LocalProtocolError:
+                raise JournalError(f"the journal of game {self.meta.game} is damaged: its coin secret does not open "
+                                   f"your join ({self.meta_path}), so the coin flip cannot be revealed") from None
+        return session, sorted(damage, key=lambda item: item.number)
 
     def save_proof(self, proof: EquivocationDetected) -> Path:
         """Write an equivocation proof next to the journal; its path."""
@@ -193,6 +286,35 @@ class Journal:
                 path.write_text(f"{proof.first}\n{proof.second}\n", encoding="utf-8")
                 return path
         raise JournalError("too many proofs for one game")
+
+
+def repaired(damage: list[Damage], session: GameSession) -> bool:
+    """Whether ``session`` (the journal's lines and the relay's) now holds what each damaged line stood for: nothing
+    waits for a missing line, and every damaged line that still names its slot has a line in that slot."""
+    if session.waiting:
+        return False
+    held = {(message.signer, message.slot) for message in (decode(line, verify=False) for line in session.transcript)}
+    for item in damage:
+        try:
+            message = decode(item.line, verify=False)
+        except RemoteProtocolError:
+            continue  # nothing left of what it was: the relay's lines (nothing waiting) must do
+        if message.type != "presence" and (message.signer, message.slot) not in held:
+            return False
+    return True
+
+
+def _holder() -> str:
+    """This process, as another one names it: its pid, its terminal, since when."""
+    terminal = "no terminal"
+    for stream in (sys.stdin, sys.stdout):
+        try:
+            if stream is not None and stream.isatty():
+                terminal = f"terminal {os.ttyname(stream.fileno())}"
+                break
+        except (OSError, ValueError):
+            continue
+    return f"pid {os.getpid()}, {terminal}, since {time.strftime('%H:%M')}"
 
 
 def journals(directory: Path | None = None) -> Iterator[Journal]:

@@ -17,18 +17,21 @@ import os
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from client.core import GameCore, IntentRefused
 from client.identity import IdentityError, get_identity
-from client.journal import Journal, JournalError, JournalMeta, check_game_id, journals
+from client.journal import Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired
+from client.record import PROVEN, code_text, proof_text, seated_proofs
 from client.plain import Write, bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
 from client.transport import DEFAULT_RELAY, Link, RelayAddress, RelayError, reach
-from protocol import GameSession, Identity, Phase, PublicKey, game_filter, lobby_filter
+from protocol import GameSession, Identity, Phase, PublicKey, ResyncNeeded, game_filter, lobby_filter
 from protocol.messages import decode
+from protocol.session import MAX_CONFIRMS
+from protocol.topics import GAMES
 
 PASSWORD_VARIABLE = "OLIXONO_RELAY_PASSWORD"
 RELAY_VARIABLE = "OLIXONO_RELAY"
@@ -69,6 +72,12 @@ class Options:
         """Tell the person, and keep it for a front end that starts later."""
         self.write(text)
         self.notes.append(text)
+    warn: Write = field(default_factory=lambda: stdout_writer(sys.stderr))
+    """Where what is said beside a command's output goes (``export`` writes the record on stdout)."""
+    all_games: bool = False
+    """``games``: every game on the relay, not only the open offers."""
+    anyway: bool = False
+    """``export``: exit 0 even when the record holds a proof of equivocation."""
     environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     ask_password: Callable[[str], str] = getpass.getpass
     identity: Identity | None = None
@@ -201,7 +210,8 @@ async def host(kind: str, options: Options) -> int:
 
         core, offer = GameCore.hosting(kind, identity, invite=invite)
         game = core.session.game_id or ""
-        journal = Journal.create(JournalMeta(game, kind, "host", identity.public.text, address.url), options.journal_dir)
+        journal = _seat(Journal.create(JournalMeta(game, kind, "host", identity.public.text, address.url),
+                                       options.journal_dir))
         for line in offer.journal:
             journal.append(line)  # published on connecting, with whatever else the relay lacks
         who = "the invited key" if invite else "your opponent"
@@ -244,10 +254,16 @@ def joining(options: Options, identity: Identity, address: RelayAddress) -> Fron
             raise Failure(f"game {game} is for another player ({session.invite.fingerprint}), not for you")
         if session.guest is not None and session.guest != identity.public:
             raise Failure(f"game {game} has its guest already ({session.guest.fingerprint})")
+        with contextlib.suppress(TimeoutError):  # our key's lines on the relay, if any, before anything is signed
+            async with asyncio.timeout(options.timeout or OFFER_WAIT):
+                await runner.caught_up.wait()
+        if identity.public in session.joins or session.guest == identity.public:
+            raise Failure(f"you joined game {game} before, from another journal (another machine, or a journal that "
+                          "was deleted): its coin secret is not here, so this seat cannot be played from here")
         options.say(f"Joining {session.kind} game {game}, hosted by {session.host.fingerprint}: "
                       "check that it is the fingerprint your host told you.")
-        runner.attach(Journal.create(JournalMeta(game, session.kind, "guest", identity.public.text, address.url),
-                                     options.journal_dir))
+        runner.attach(_seat(Journal.create(JournalMeta(game, session.kind, "guest", identity.public.text, address.url),
+                                           options.journal_dir)))
         try:
             await runner.apply(core.join())
         except IntentRefused as exc:
@@ -286,12 +302,37 @@ async def watch(game: str, options: Options) -> int:
 
 
 # -- resume ---------------------------------------------------------------------------------------------
-def unfinished(options: Options) -> list[tuple[Journal, GameSession]]:
-    found = []
+def _seat(journal: Journal) -> Journal:
+    """``journal``, its seat held by this process (one seat, one process), or :class:`Failure` naming the other."""
+    try:
+        journal.lock()
+    except JournalError as exc:
+        raise Failure(str(exc)) from None
+    return journal
+
+
+def damage_text(damage: list[Damage], most: int = 3) -> str:
+    """The damaged lines of a journal, in one sentence."""
+    shown = "; ".join(str(item) for item in damage[:most])
+    more = f"; and {len(damage) - most} more" if len(damage) > most else ""
+    return f"{shown}{more}"
+
+
+def unfinished(options: Options) -> list[tuple[Journal, GameSession | None, str]]:
+    """The games a player can take up again: each journal, its game, and what is wrong with it (or "")."""
+    found: list[tuple[Journal, GameSession | None, str]] = []
     for journal in journals(options.journal_dir):
-        session = GameSession.restore(journal.lines())
-        if not session.over and journal.meta.role != "watcher":
-            found.append((journal, session))
+        if journal.meta.role == "watcher":
+            continue
+        try:
+            session, damage = journal.restore()
+        except JournalError as exc:
+            found.append((journal, None, str(exc)))
+            continue
+        if damage:
+            found.append((journal, session, f"damaged: {damage_text(damage)}"))
+        elif not session.over:
+            found.append((journal, session, ""))
     return found
 
 
@@ -302,9 +343,16 @@ async def resume(game: str | None, options: Options) -> int:
             options.write("No unfinished game in the journal.")
             return 0
         options.write("Unfinished games (olixono resume GAME takes one up again):")
-        for journal, session in games:
-            state = f"{session.moves} moves" if session.started else session.phase.value
-            options.write(f"{journal.meta.game}  {journal.meta.kind}  {journal.meta.role}  {state}  {journal.meta.relay}")
+        for journal, session, problem in games:
+            if session is None:
+                state = "unreadable"
+            elif session.over:
+                assert session.result is not None
+                state = f"finished: {session.result.sentence()}"
+            else:
+                state = f"{session.moves} moves" if session.started else session.phase.value
+            line = f"{journal.meta.game}  {journal.meta.kind}  {journal.meta.role}  {state}  {journal.meta.relay}"
+            options.write(line + (f"\n    {problem}" if problem else ""))
         return 0
     game = _game_id(game)
     identity = load_identity(options)
@@ -314,7 +362,14 @@ async def resume(game: str | None, options: Options) -> int:
         raise Failure(str(exc)) from None
     if journal.meta.key != identity.public.text:
         raise Failure(f"game {game} in the journal was played with another key than your identity")
-    session = GameSession.restore(journal.lines(), identity, game_id=game, secret=journal.meta.secret)
+    _seat(journal)
+    try:
+        session, damage = journal.restore(identity)
+    except JournalError as exc:
+        raise Failure(str(exc)) from None
+    if damage:
+        options.say(f"warning: the journal of this game is damaged ({damage_text(damage)}); the relay has the "
+                    "game's lines: nothing is signed before they are in")
     options.relay = options.relay or journal.meta.relay
     address, _ = relay_address(options)
     core = GameCore(session)
@@ -355,9 +410,12 @@ async def _collect(options: Options, filters: list[str], identity: Identity | No
 
 
 async def games(options: Options) -> int:
-    """The open offers on the relay, newest first: id, kind, host, age, and for whom."""
+    """The open offers on the relay, newest first: id, kind, host, age, and for whom; with ``all_games``, every other
+    game too, with the result its players confirmed (by both, by one, or not yet)."""
     identity = account_identity(options)
-    filters = [lobby_filter(), "olixono/1/games/+/+/1", "olixono/1/games/+/+/2"]
+    filters = [lobby_filter(), f"{GAMES}/+/+/1", f"{GAMES}/+/+/2"]
+    if options.all_games:
+        filters += [f"{GAMES}/+/+/confirm-{n}" for n in range(1, MAX_CONFIRMS + 1)]
     sessions: dict[str, GameSession] = {}
     later: list[bytes] = []
     for payload in await _collect(options, filters, identity):
@@ -375,9 +433,16 @@ async def games(options: Options) -> int:
         if message.game in sessions:
             sessions[message.game].receive(payload)
     now = time.time()
-    offers = sorted((s for s in sessions.values() if s.phase is Phase.OFFERED), key=lambda s: -int(s.chain[0].value("at")))
+    newest_first = sorted(sessions.values(), key=lambda s: -int(s.chain[0].value("at")))
+    offers = [s for s in newest_first if s.phase is Phase.OFFERED]
+    if options.all_games:
+        for session in (s for s in newest_first if s.phase is not Phase.OFFERED):
+            assert session.host is not None
+            options.write(f"{session.game_id}  {session.kind:5}  host {session.host.fingerprint}  "
+                          f"{_age(now - int(session.chain[0].value('at'))):>9}  {lobby_state(session)}")
     if not offers:
-        options.write("No open game on this relay. Host one with: olixono host oxono")
+        if not options.all_games:
+            options.write("No open game on this relay. Host one with: olixono host oxono")
         return 0
     for session in offers:
         assert session.host is not None
@@ -392,6 +457,20 @@ async def games(options: Options) -> int:
     return 0
 
 
+def lobby_state(session: GameSession) -> str:
+    """A started game as the lobby sees it: the result its players confirmed, or that none is confirmed yet."""
+    players = [key for key in (session.host, session.guest) if key is not None]
+    named = {key: f"{session.role_of(key)} {key.fingerprint}" for key in players}
+    endings = {key: ending for key in players if (ending := session.confirmed_ending(key)) is not None}
+    if not endings:
+        return "in progress, or its result not confirmed yet"
+    if len(set(endings.values())) > 1:
+        return "disputed: " + ", ".join(f"{named[key]} confirms {code_text(code)}" for key, (_, code) in endings.items())
+    first, (_, code) = next(iter(endings.items()))
+    who = "both players" if len(endings) == len(players) == 2 else f"{named[first]} only"
+    return f"finished: {code_text(code)}, confirmed by {who}"
+
+
 def _age(seconds: float) -> str:
     if seconds < 60:
         return "just now" if seconds < 5 else f"{int(seconds)} s ago"
@@ -402,21 +481,58 @@ def _age(seconds: float) -> str:
     return f"{int(seconds // 86400)} days ago"
 
 
+async def _from_relay(game: str, options: Options, session: GameSession | None = None) -> GameSession:
+    """The game as the relay has it (fed into ``session``, if given), asked for again as a late spectator would."""
+    session = session or GameSession(game)
+    for _ in range(3):  # again when lines were dropped for room
+        events = session.receive_all(await _collect(options, [game_filter(game)], account_identity(options)))
+        if not any(isinstance(event, ResyncNeeded) for event in events):
+            break
+    return session
+
+
 async def export(game: str, options: Options) -> int:
-    """The game's verified transcript on stdout: from the journal, else rebuilt from the relay."""
+    """The game's verified record on stdout (its transcript, and the lines of any proof): from the journal, else
+    rebuilt from the relay. A damaged journal is completed from the relay, or refused; a record that holds a
+    player's proof of equivocation exits 4 unless ``anyway``."""
     game = _game_id(game)
     try:
-        journal = Journal.open(game, options.journal_dir)
-        session = GameSession.restore(journal.lines(), game_id=game)
+        journal: Journal | None = Journal.open(game, options.journal_dir)
     except JournalError:
-        session = GameSession(game)
-        for _ in range(3):  # as a late spectator would: again when lines were dropped for room
-            events = session.receive_all(await _collect(options, [game_filter(game)], account_identity(options)))
-            if not any(type(e).__name__ == "ResyncNeeded" for e in events):
-                break
-    if not session.chain:
-        raise Failure(f"no game {game} in the journal, nor on the relay at {relay_address(options)[0]}")
-    options.write("\n".join(session.transcript))
+        journal = None
+    if journal is None:
+        session = await _from_relay(game, options)
+        if not session.chain:
+            raise Failure(f"no game {game} in the journal, nor on the relay at {relay_address(options)[0]}")
+    else:
+        try:
+            session, damage = journal.restore()
+        except JournalError as exc:
+            raise Failure(str(exc)) from None
+        if damage:
+            address = relay_address(options if options.relay else replace(options, relay=journal.meta.relay))[0]
+            merged = GameSession(game)
+            merged.receive_all(journal.lines())
+            try:
+                await _from_relay(game, replace(options, relay=address.url), merged)
+            except Failure as exc:
+                raise Failure(f"the journal of game {game} is damaged ({damage_text(damage)}), and the relay cannot "
+                              f"complete it ({exc}): not exporting a shorter game") from None
+            if not repaired(damage, merged):
+                raise Failure(f"the journal of game {game} is damaged ({damage_text(damage)}), and the relay at "
+                              f"{address} does not have what it lacks: not exporting a shorter game")
+            options.warn(f"the journal of game {game} is damaged ({damage_text(damage)}); the lines it lacks came "
+                         f"from the relay at {address}")
+            session = merged
+    options.write("\n".join(session.record))
+    proofs = seated_proofs(session)
+    if proofs:
+        for proof in proofs:
+            options.warn(f"the record holds a proof: {proof_text(session, proof)}")
+        if not options.anyway:
+            options.warn("written with the proof's lines (olixono verify reads them); exit status 4: a proof is in "
+                         "the record (--anyway exits 0)")
+            return PROVEN
     return 0
 
 

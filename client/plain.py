@@ -1,7 +1,8 @@
 """Front ends with no terminal UI: the ``--plain`` event printer (a player's commands from stdin) and a bot seat.
 
 Both print one event a line, in words (``move 12 pink Oc6c5``, ``result pink colour: …``,
-``warning: line rejected: illegal-move …``), and return 0 once the game is over.
+``warning: line rejected: illegal-move …``), and return once the game is over: 0, or
+:data:`client.record.PROVEN` (4) when a player's proof of equivocation was seen.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, TextIO
 from client.commands import help_text, legal_text, parse
 from client.core import Intent, IntentRefused
 from client.local import status_text
+from client.record import PROVEN, seated_proofs
 from client.runner import GameRunner
 from client.words import describe
 
@@ -42,6 +44,30 @@ async def _lines_from(stream: TextIO) -> asyncio.Queue[str | None]:
 
     threading.Thread(target=read, name="olixono-stdin", daemon=True).start()
     return queue
+
+
+CONFIRM_WAIT = 3.0
+"""Seconds a front end whose game is over waits for the players' confirmations of the ending to come in."""
+
+
+async def ended(runner: GameRunner, out: Write) -> int:
+    """Once the game is over: wait a moment for both players' confirmations (printing what comes meanwhile); the exit
+    status: 0, or 4 when a player's proof of equivocation was seen."""
+    core = runner.core
+    session = core.session
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + CONFIRM_WAIT
+    players = [key for key in (session.host, session.guest) if key is not None]
+    while any(session.confirmation(key) is None for key in players) and loop.time() < deadline:
+        try:
+            async with asyncio.timeout(deadline - loop.time()):
+                event = await runner.events.get()
+        except TimeoutError:
+            break
+        text = describe(core, event)
+        if text is not None:
+            out(text)
+    return PROVEN if seated_proofs(session) else 0
 
 
 async def handle_typed(runner: GameRunner, text: str, write: Write) -> bool:
@@ -93,12 +119,12 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
                     if text is not None:
                         out(text)
                     if core.session.over and runner.events.empty():
-                        return 0
+                        return await ended(runner, out)
                 elif item is None or not await handle_typed(runner, item, out):
                     out(f"left the game; olixono resume {core.session.game_id} takes it up again")
                     return 0
                 elif core.session.over and runner.events.empty():
-                    return 0
+                    return await ended(runner, out)
 
     return run
 
@@ -116,7 +142,11 @@ def bot_front(bot: Any, write: Write | None = None) -> Callable[[GameRunner], An
                 mine = core.my_player
                 if core.session.proposal not in (None, mine) and mine is not None:  # the opponent's proposal
                     agree = await asyncio.to_thread(bot.answer_end, board.copy(), mine)
-                    await runner.act(Intent("agree" if agree else "decline"))
+                    try:
+                        await runner.act(Intent("agree" if agree else "decline"))
+                    except IntentRefused as exc:
+                        out(f"notice: the bot's answer was not sent: {exc}")
+                        break
                     continue
                 move = await asyncio.to_thread(bot.choose, board.copy())  # lines may arrive while it thinks
                 try:
@@ -129,6 +159,6 @@ def bot_front(bot: Any, write: Write | None = None) -> Callable[[GameRunner], An
             if text is not None:
                 out(text)
             if core.session.over and runner.events.empty():
-                return 0
+                return await ended(runner, out)
 
     return run

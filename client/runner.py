@@ -17,10 +17,12 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from client.core import GameCore, Intent, ProofSaved, Publish, Step
+from client.core import GameCore, Intent, IntentRefused, ProofSaved, Publish, Step
 from client.journal import Journal
+from client.record import lacking_text
 from client.transport import Link
 from protocol import Event, game_filter, player_filter
+from protocol.topics import own_filter
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +35,10 @@ class Connection:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """Something to tell the person that is no protocol event."""
+    """Something to tell the person that is no protocol event (``warning``: something is wrong)."""
 
     text: str
+    warning: bool = False
 
 
 UiEvent = Event | ProofSaved | Connection | Notice
@@ -44,6 +47,12 @@ COPY_QUIET, COPY_MAX_WAIT = 0.02, 1.0
 after the first one waiting): a copy protects a line the relay already holds, and never delays a move on its way."""
 GOODBYE_SECONDS = 5.0
 """How long leaving waits for the last lines (and the presence ``gone``) to reach the relay."""
+CATCH_UP_SECONDS = 15.0
+"""How long an intent waits for the first catch-up with the relay (its retained lines in) before it is refused:
+nothing is signed before this client has seen what its own key already signed there."""
+MAX_RESTORES = 20
+"""Times one connection publishes again a line of ours that vanished from the relay (or was replaced) before it
+stops, for a stranger who clears it as fast as it comes back."""
 FrontEnd = Callable[["GameRunner"], Awaitable[int]]
 
 
@@ -72,6 +81,10 @@ class GameRunner:
         self._copies: list[Publish] = []
         self._copies_since = self._last_line = 0.0
         self._copy_timer: asyncio.TimerHandle | None = None
+        self.caught_up = asyncio.Event()
+        """Set once the first connection's catch-up is done: the relay's retained lines are in."""
+        self._kept: dict[str, str] = {}  # each topic where this client keeps a line (its own, or a copy): the line
+        self._restores = 0
 
     async def run(self, front: FrontEnd) -> int:
         """Connect and run ``front`` until it returns; say goodbye (presence) and disconnect.
@@ -98,7 +111,18 @@ class GameRunner:
         return status
 
     async def act(self, intent: Intent) -> None:
-        """Do what the person asked (``IntentRefused`` when it cannot be done: nothing is sent)."""
+        """Do what the person asked (``IntentRefused`` when it cannot be done: nothing is sent).
+
+        Nothing is signed before the first catch-up with the relay: a journal that lost a line (or another
+        process of this key's) could otherwise make this client sign a second line for a slot it already holds.
+        """
+        if not self.caught_up.is_set():
+            try:
+                async with asyncio.timeout(CATCH_UP_SECONDS):
+                    await self.caught_up.wait()
+            except TimeoutError:
+                raise IntentRefused("not caught up with the relay yet (its lines are not in): nothing is signed "
+                                    "before that; try again once it is connected") from None
         await self.apply(self.core.act(intent))
 
     async def apply(self, step: Step, *, received: bool = False) -> None:
@@ -116,6 +140,7 @@ class GameRunner:
             await asyncio.sleep(0)  # the front end shows it, and may answer it, before the flush
         self._last_line = asyncio.get_running_loop().time()
         for item in step.publish:
+            self._keep(item)
             if item.copy:
                 self._defer(item)
             else:
@@ -168,6 +193,11 @@ class GameRunner:
         self.changed.set()
 
     async def _received(self, topic: str, payload: bytes) -> None:
+        kept = self._kept.get(topic)
+        if kept is not None and payload != kept.encode("utf-8"):
+            self._restore(topic, kept)  # a line of ours vanished from the relay (or was replaced): again
+        if not payload:
+            return  # a retained line cleared: nothing to judge
         await self.apply(self.core.feed(payload), received=True)
         if self._caught_up and not self.narrowed and self._can_narrow():
             self.narrowed = True  # in a task of its own: the reader never waits for the relay's answers
@@ -179,10 +209,29 @@ class GameRunner:
         MQTT 3.1.1 sends every publisher its own lines back, and the opponent's copies (of our own lines) would
         wake this client for nothing; strangers' lines never concern a seated player.
         """
-        opponent = self.core.opponent
-        if opponent is not None and self._can_narrow():
-            self.narrowed = True
-            await self.link.narrow(player_filter(self._game or "", opponent))
+        opponent, me = self.core.opponent, self.core.me
+        if opponent is not None and me is not None and self._can_narrow():
+            self.narrowed = True  # the opponent's lines, and ours: to see any of ours vanish, and publish it again
+            await self.link.narrow(player_filter(self._game or "", opponent), own_filter(self._game or "", me))
+
+    def _keep(self, item: Publish) -> bool:
+        """Note a line this client keeps on the relay under its own key (its own lines and copies, presence aside),
+        to put it back should it vanish; whether it is one."""
+        me = self.core.me
+        if me is None or f"/{me.text}/" not in item.topic or item.topic.endswith("/presence"):
+            return False
+        self._kept[item.topic] = item.line
+        return True
+
+    def _restore(self, topic: str, line: str) -> None:
+        if self._restores >= MAX_RESTORES:
+            return
+        self._restores += 1
+        self.link.send(topic, line)
+        where = topic.rsplit("/", 2)
+        what = f"copy of {where[-1][:8]}…" if where[-2] == "copy" else where[-1]
+        note = " (no more this connection: someone keeps clearing them)" if self._restores == MAX_RESTORES else ""
+        self.emit(Notice(f"the relay lost a line of yours ({what}): published it again{note}"))
 
     def _can_narrow(self) -> bool:
         core = self.core
@@ -217,10 +266,17 @@ class GameRunner:
         if here is not None:
             link.send(here.topic, here.line)
         await link.settled((here.topic, here.line) if here is not None else None)
+        self._restores = 0
         for item in self.core.republish():
-            if link.seen.get(item.topic) != item.line.encode("utf-8"):
-                link.send(item.topic, item.line)
+            held = link.seen.get(item.topic)
+            if self._keep(item) and held != item.line.encode("utf-8") or held is None:
+                link.send(item.topic, item.line)  # ours, or (a watcher's) another's line the relay lacks
         self._caught_up = True
+        self.caught_up.set()
+        missing = lacking_text(self.core.session)
+        if missing is not None:
+            self.emit(Notice(missing, warning=True))
+        await self.apply(self.core.confirm())  # a game that ended while this client was away
         await self._narrow()
 
     def _state(self, connected: bool, sentence: str) -> None:

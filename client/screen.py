@@ -159,7 +159,7 @@ Type a move ({example}); Tab completes the legal ones. Commands start with /:
   /resign               give up: your opponent wins (asks you to confirm)
   {end}
   /agree /decline       answer your opponent's proposal; /withdraw takes back yours
-  /abort                end the game without a result (only before your first move)
+  /abort                end the game without a result (the first player, before their first move)
   /say TEXT             chat with your opponent"""
 
 

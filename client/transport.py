@@ -318,16 +318,17 @@ class Link:
             except aiomqtt.MqttError as exc:
                 self._lost(explain(self.address, exc, self.username))
 
-    async def narrow(self, topic_filter: str) -> None:
-        """On this connection only, receive ``topic_filter`` instead of the subscriptions made with :meth:`subscribe`
+    async def narrow(self, *topic_filters: str) -> None:
+        """On this connection only, receive ``topic_filters`` instead of the subscriptions made with :meth:`subscribe`
         (which the next connection makes again, to catch up on everything the relay retains)."""
         client = self._client
         if client is None:
             return
         try:
-            await client.subscribe(topic_filter, qos=1)  # first, so that nothing falls between the two
+            for topic_filter in topic_filters:  # first, so that nothing falls between the two
+                await client.subscribe(topic_filter, qos=1)
             for broad in self.subscriptions:
-                if broad != topic_filter:
+                if broad not in topic_filters:
                     await client.unsubscribe(broad)
         except aiomqtt.MqttError as exc:
             self._lost(explain(self.address, exc, self.username))

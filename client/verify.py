@@ -1,16 +1,20 @@
 """``olixono verify FILE``: check a transcript offline, say in one line what game it holds and whether it is finished.
 
 Exit status: 0 for a finished game, 3 for a valid game that is not finished
-(say, a transcript saved mid-game), 1 for anything else: a line that does not
-verify, a file that cannot be read, or a file that holds no game (empty, or
-an offer alone). Files may end lines with CRLF and end with blank lines; a
-line itself never holds a CR.
+(say, a transcript saved mid-game), 4 for a record that holds a player's proof
+of equivocation (two lines that cannot both stand: the summary says who, and
+the forfeit that follows), 1 for anything else: a line that does not verify, a
+file that cannot be read, or a file that holds no game (empty, or an offer
+alone). The summary also says whose confirmations agree with the ending. Files
+may end lines with CRLF and end with blank lines; a line itself never holds a
+CR.
 """
 
 from __future__ import annotations
 
 import sys
 
+from client.record import PROVEN, confirmation_text, proof_text, seated_proofs
 from protocol import GameSession, Phase, verify_transcript
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -38,9 +42,19 @@ def summary(session: GameSession) -> str:
     else:
         state = "NOT FINISHED: " + ("the host has not seated a guest" if session.phase is Phase.OFFERED
                                     else "the coin flip is not done")
-    if session.compromised_by:
-        state += "; COMPROMISED by " + ", ".join(key.fingerprint for key in session.compromised_by)
+    confirmed = confirmation_text(session)
+    if confirmed is not None:
+        state += f"; {confirmed}"
+    for proof in seated_proofs(session):
+        state += f"; PROOF: {proof_text(session, proof)}"
     return f"{head}: {players}; {state}"
+
+
+def status(session: GameSession) -> int:
+    """The exit status for a verified record: finished, unfinished, or holding a proof."""
+    if seated_proofs(session):
+        return PROVEN
+    return FINISHED if session.result is not None else UNFINISHED
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -77,4 +91,4 @@ def load(path: str) -> tuple[int, str, GameSession | None]:
         return INVALID, f"{path}: line {number}: {problem.code}: {problem.sentence}", None
     if len(session.chain) == 1 and session.result is None:
         return INVALID, f"{path}: not a game: the transcript holds an offer and nothing more", None
-    return (FINISHED if session.result is not None else UNFINISHED), summary(session), session
+    return status(session), summary(session), session

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from client.core import GameCore, ProofSaved
+from client.record import branch_text, confirmation_text, proof_text
 from client.runner import Connection, Notice, UiEvent
 from protocol import (
     ChatReceived,
+    ConfirmationReceived,
     EndDeclined,
     EndProposed,
     EquivocationDetected,
@@ -39,7 +41,12 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
     if isinstance(event, MoveApplied):
         return f"move {event.seq} {event.player} {event.move}"
     if isinstance(event, GameOver):
-        return f"result {event.result.text()}: {event.result.sentence()}"
+        text = f"result {event.result.text()}: {event.result.sentence()}"
+        branch = branch_text(core.session, lambda key: who(core, key))
+        return f"{text} ({branch})" if branch else text
+    if isinstance(event, ConfirmationReceived):
+        confirmed = confirmation_text(core.session, lambda key: who(core, key))
+        return f"confirmed by {who(core, event.key)}: {confirmed}" if confirmed else None
     if isinstance(event, OfferReceived):
         invite = "" if event.invite is None else (" for you" if event.invite == core.me else f" for {event.invite.fingerprint}")
         return f"offer {event.game} {event.kind} by host {event.host.fingerprint}{invite}"
@@ -66,11 +73,11 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
     if isinstance(event, LineRejected):
         return f"warning: line rejected: {event.code} {event.detail}"
     if isinstance(event, EquivocationDetected):
-        return f"warning: {who(core, event.key)} signed two lines that cannot both be true (slot {event.slot})"
+        return f"warning: {proof_text(core.session, event, lambda key: who(core, key))}"
     if isinstance(event, ProofSaved):
         return f"warning: the proof is saved in {event.path}"
     if isinstance(event, Connection):
         return f"relay {'connected' if event.connected else 'lost'}: {event.sentence}"
     if isinstance(event, Notice):
-        return f"notice: {event.text}"
+        return f"{'warning' if event.warning else 'notice'}: {event.text}"
     return None

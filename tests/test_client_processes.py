@@ -23,60 +23,10 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from client.identity import save_identity
-from client.journal import Journal
-from protocol import GameSession, Identity, game_filter, verify_transcript
+from cli_helpers import ROOT, finish, game_lines, home, read_until, spawn, stop, transcript
+from protocol import GameSession, game_filter, verify_transcript
 from relay.mosquitto import free_port
 from relay_fixtures import NODELAY, RelayProcess
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def home(tmp_path: Path, name: str) -> tuple[dict[str, str], Identity]:
-    """An environment of its own (XDG folders) for one person, and their identity, made in advance."""
-    identity = Identity.generate()
-    config, state = tmp_path / name / "config", tmp_path / name / "state"
-    save_identity(identity, config / "olixono" / "identity")
-    env = dict(os.environ, XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(state), PYTHONPATH=str(ROOT))
-    env.pop("OLIXONO_RELAY", None)
-    return env, identity
-
-
-async def spawn(env: dict[str, str], *args: str) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(sys.executable, "-m", "client", *args, env=env, cwd=ROOT,
-                                                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.STDOUT)
-
-
-async def read_until(process: asyncio.subprocess.Process, pattern: str, seen: list[str], timeout: float = 30) -> re.Match:
-    async with asyncio.timeout(timeout):
-        while True:
-            for line in seen:
-                found = re.search(pattern, line)
-                if found:
-                    return found
-            raw = await process.stdout.readline()
-            if not raw:
-                raise AssertionError(f"the process ended before printing {pattern!r}:\n" + "\n".join(seen))
-            seen.append(raw.decode().rstrip())
-
-
-async def finish(process: asyncio.subprocess.Process, seen: list[str], timeout: float = 120) -> int:
-    async with asyncio.timeout(timeout):
-        async for raw in process.stdout:
-            seen.append(raw.decode().rstrip())
-        return await process.wait()
-
-
-def stop(process: asyncio.subprocess.Process | None) -> None:
-    if process is not None and process.returncode is None:
-        process.kill()
-
-
-def transcript(env: dict[str, str], game: str) -> list[str]:
-    journal = Journal.open(game, Path(env["XDG_STATE_HOME"]) / "olixono" / "games")
-    return list(GameSession.restore(journal.lines(), game_id=game).transcript)
-
 
 async def test_a_player_killed_mid_game_resumes_and_the_game_finishes(tmp_path):
     relay = await RelayProcess(free_port()).start()
@@ -227,7 +177,7 @@ async def three_terminals(tmp_path: Path, kind: str, *extra: str) -> AsyncIterat
             follower.cancel()
             await asyncio.gather(follower, return_exceptions=True)
         await relay.stop(kill=True)
-    assert transcript(envs["host"][0], game) == transcript(envs["guest"][0], game) == list(session.transcript)
+    assert transcript(envs["host"][0], game) == transcript(envs["guest"][0], game) == game_lines(session.transcript)
 
 
 async def play_by_keys(terminals: Terminals, rng: random.Random, my_turn_shown: Callable[[int], object]) -> None:

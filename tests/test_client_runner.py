@@ -30,13 +30,16 @@ class FakeLink:
     async def resubscribe(self, topic_filter: str) -> None:
         pass
 
-    async def narrow(self, topic_filter: str) -> None:
+    async def narrow(self, *topic_filters: str) -> None:
         pass
 
 
 def seated_runners(kind: str = "olix") -> tuple[GameRunner, GameRunner]:
     host, guest = start(kind)
-    return GameRunner(GameCore(host), FakeLink()), GameRunner(GameCore(guest), FakeLink())  # type: ignore[arg-type]
+    runners = GameRunner(GameCore(host), FakeLink()), GameRunner(GameCore(guest), FakeLink())  # type: ignore[arg-type]
+    for runner in runners:
+        runner.caught_up.set()  # as after a first connection's catch-up (the fake link never connects)
+    return runners
 
 
 def copies(link: FakeLink) -> list[tuple[float, str, str]]:
@@ -92,3 +95,21 @@ async def test_leaving_sends_the_copies_waiting_before_the_goodbye():
     await other._goodbye()
     topics = [topic for _, topic, _ in other.link.sent]
     assert "/copy/" in topics[0] and topics[-1].endswith("/presence")
+
+
+async def test_nothing_is_signed_before_the_first_catch_up(monkeypatch):
+    """A journal that lost a line (or another process of this key's) could make a client sign a second line for a
+    slot it holds: an intent waits for the relay's lines, then is refused in a sentence, nothing signed."""
+    from client.core import IntentRefused
+
+    monkeypatch.setattr(runner_module, "CATCH_UP_SECONDS", 0.05)
+    runners = seated_runners()
+    mover = runners[0] if runners[0].core.my_turn else runners[1]
+    mover.caught_up.clear()
+    try:
+        await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    except IntentRefused as exc:
+        assert "not caught up with the relay yet" in str(exc)
+    else:
+        raise AssertionError("an intent was signed before the catch-up")
+    assert mover.link.sent == [] and mover.core.session.moves == 0

@@ -90,3 +90,31 @@ def test_missing_file_and_garbage(tmp_path):
     path.write_bytes(b"\x00\xff garbage\n")
     result = run_verify(path)
     assert result.returncode == 1 and "line 1: " in result.stderr
+
+
+def test_a_record_with_a_proof_reports_the_forfeit_and_exits_4(tmp_path):
+    from protocol import GameSession
+
+    host, guest = full_game("oxono", 3)
+    last = host.chain[-2]  # the loser's last line: it signs another one for that slot
+    twin = GameSession.restore([m.line for m in host.chain[:last.seq]], guest.identity if last.signer == guest.identity.public else host.identity)
+    forged = twin.move(next(m.text() for m in twin.board.legal_moves() if m.text() != last.value("move"))).line
+    spectator = GameSession.restore([*host.transcript, forged])
+    assert spectator.result.reason == "equivocation"
+    result = run_verify(write(tmp_path, spectator.record))
+    assert result.returncode == 4, result.stderr
+    assert spectator.result.sentence() in result.stdout and "PROOF:" in result.stdout and "forfeit the game" in result.stdout
+
+
+def test_the_summary_says_whose_confirmations_agree(tmp_path):
+    from protocol import GameSession
+
+    host, guest = full_game("olix", 2)
+    assert "result not confirmed yet" in run_verify(write(tmp_path, host.transcript)).stdout
+    mine = host.confirm().line
+    line = run_verify(write(tmp_path, [*host.transcript])).stdout
+    assert f"result confirmed by {host.name_of(host.identity.public)} {host.identity.fingerprint} only" in line
+    guest.receive(mine)
+    record = GameSession.restore([*host.transcript, guest.confirm().line])
+    result = run_verify(write(tmp_path, record.transcript))
+    assert result.returncode == 0 and "result confirmed by both players" in result.stdout

@@ -1,0 +1,116 @@
+"""What a game's record says, in words: whose confirmations agree with its ending, and the proofs it carries.
+
+One place for these sentences, below every front end: ``olixono verify``, ``watch --plain``, the screens and
+``olixono games`` all say them alike. Pure: it reads a :class:`protocol.GameSession` and touches nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from protocol import CONFIRMED, DISPUTED, UNSEEN, EquivocationDetected, GameSession, PublicKey
+
+Name = Callable[[PublicKey], str]
+PROVEN = 4
+"""The exit status of ``verify``, ``watch --plain`` and ``export`` for a record that holds a player's proof of
+equivocation (the result is then a forfeit, unless the game had ended before it)."""
+
+
+def seated_proofs(session: GameSession) -> list[EquivocationDetected]:
+    """The equivocation proofs of keys that hold a seat (a stranger's are never held against the game)."""
+    return [proof for proof in session.proofs if session.role_of(proof.key) is not None]
+
+
+def default_name(session: GameSession) -> Name:
+    """A key as a record names it: its player name (or role) and fingerprint."""
+    def name(key: PublicKey) -> str:
+        return f"{session.name_of(key)} {key.fingerprint}"
+    return name
+
+
+def confirmation_text(session: GameSession, name: Name | None = None) -> str | None:
+    """``result confirmed by both players``, ``… by pink 1a2b-… only``, ``not confirmed yet``, or a dispute;
+    ``None`` while the game is not over (nothing to confirm)."""
+    if session.result is None:
+        return None
+    name = name or default_name(session)
+    players = [key for key in (session.host, session.guest) if key is not None]
+    states = {key: session.confirmation(key) for key in players}
+    disputes = [key for key, state in states.items() if state == DISPUTED]
+    confirmed = [key for key, state in states.items() if state == CONFIRMED]
+    parts = []
+    if len(players) == 2 and len(confirmed) == 2:
+        parts.append("result confirmed by both players")
+    elif confirmed and len(players) == 1:
+        parts.append(f"result confirmed by {name(confirmed[0])}")
+    elif confirmed:
+        parts.append(f"result confirmed by {name(confirmed[0])} only")
+    else:
+        parts.append("result not confirmed yet")
+    for key in disputes:
+        ending = session.confirmed_ending(key)
+        assert ending is not None
+        parts.append(f"{name(key)} confirms another ending ({ending[1]} at seq {ending[0]})")
+    for key, state in states.items():
+        if state not in (None, CONFIRMED, DISPUTED):
+            ending = session.confirmed_ending(key)
+            assert ending is not None
+            parts.append(f"{name(key)} confirms an ending this record lacks ({ending[1]} at seq {ending[0]}): "
+                         "lines are missing")
+    return "; ".join(parts)
+
+
+def lacking_text(session: GameSession, name: Name | None = None) -> str | None:
+    """Once the relay's lines are in: whether a player's confirmation names an ending beyond what arrived (the relay
+    lost the game's last lines, or someone erased them), in one sentence; ``None`` when nothing says so."""
+    name = name or default_name(session)
+    for key in (session.host, session.guest):
+        if key is None or session.confirmation(key) != UNSEEN:
+            continue
+        ending = session.confirmed_ending(key)
+        assert ending is not None
+        head = session.chain[-1].seq if session.chain else 0
+        if ending[0] > head or session.result is None:
+            return (f"the relay lacks lines of this game: {name(key)} confirms an ending ({code_text(ending[1])} at "
+                    f"seq {ending[0]}) that the lines here do not reach (seq {head})")
+    return None
+
+
+def proof_text(session: GameSession, proof: EquivocationDetected, name: Name | None = None) -> str:
+    """One proof in words: who signed two lines, where, and what it did to the game."""
+    name = name or default_name(session)
+    who = name(proof.key)
+    result = session.result
+    if proof.point is None:
+        effect = "they never change the game"
+    elif result is not None and result.reason == "equivocation" and result.slot == proof.point:
+        effect = "so they forfeit the game there"
+    else:
+        effect = "after the game had ended, so the result stands"
+    where = f"slot {proof.slot}" if proof.slot.isdigit() else proof.slot.replace("-", " ")
+    return f"{who} signed two lines that cannot both stand ({where}): {effect}"
+
+
+def branch_text(session: GameSession, name: Name | None = None) -> str | None:
+    """After a forfeit, which of the equivocator's two lines the opponent answered (the branch played), if seen."""
+    branch = session.branch
+    if branch is None:
+        return None
+    name = name or default_name(session)
+    played, answer = branch
+    what = played.value("move") if played.type == "move" else played.type
+    return (f"the game went on from {name(played.signer)}'s {what} at seq {played.seq}: {name(answer.signer)} "
+            f"answered it")
+
+
+def code_text(code: str) -> str:
+    """A result as a ``confirm`` line names it (``black-resigned``), in words: ``black wins (resigned)``."""
+    winner, _, reason = code.partition("-")
+    if not reason:
+        return {"aborted": "aborted", "withdrawn": "withdrawn by the host",
+                "equivocation": "no result (a player signed two lines that cannot both stand)"}.get(winner, winner)
+    if winner == "draw":
+        return f"draw ({reason})"
+    if reason == "equivocation":
+        return f"{winner} wins by forfeit (the other signed two lines that cannot both stand)"
+    return f"{winner} wins ({reason})"

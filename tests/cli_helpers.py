@@ -1,0 +1,89 @@
+"""Real ``olixono`` processes for tests: a person's own environment, starting a command, reading what it prints.
+
+Every process a test starts here it stops by its PID (``stop``); every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+from pathlib import Path
+
+from client.identity import save_identity
+from client.journal import Journal
+from protocol import GameSession, Identity
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def home(tmp_path: Path, name: str) -> tuple[dict[str, str], Identity]:
+    """An environment of its own (XDG folders) for one person, and their identity, made in advance."""
+    identity = Identity.generate()
+    config, state = tmp_path / name / "config", tmp_path / name / "state"
+    save_identity(identity, config / "olixono" / "identity")
+    env = dict(os.environ, XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(state), PYTHONPATH=str(ROOT))
+    env.pop("OLIXONO_RELAY", None)
+    return env, identity
+
+
+def games_dir(env: dict[str, str]) -> Path:
+    return Path(env["XDG_STATE_HOME"]) / "olixono" / "games"
+
+
+async def spawn(env: dict[str, str], *args: str, stdin: bool = False) -> asyncio.subprocess.Process:
+    """``olixono ARGS`` in ``env``: stdout and stderr together, stdin a pipe (``stdin``) or nothing."""
+    return await asyncio.create_subprocess_exec(sys.executable, "-m", "client", *args, env=env, cwd=ROOT,
+                                                stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+
+
+async def read_until(process: asyncio.subprocess.Process, pattern: str, seen: list[str], timeout: float = 30) -> re.Match:
+    """Read the process's lines into ``seen`` until one matches ``pattern``."""
+    async with asyncio.timeout(timeout):
+        while True:
+            for line in seen:
+                found = re.search(pattern, line)
+                if found:
+                    return found
+            raw = await process.stdout.readline()
+            if not raw:
+                raise AssertionError(f"the process ended before printing {pattern!r}:\n" + "\n".join(seen))
+            seen.append(raw.decode().rstrip())
+
+
+async def finish(process: asyncio.subprocess.Process, seen: list[str], timeout: float = 120) -> int:
+    """Read the rest of what the process prints into ``seen``; its exit status."""
+    async with asyncio.timeout(timeout):
+        async for raw in process.stdout:
+            seen.append(raw.decode().rstrip())
+        return await process.wait()
+
+
+async def run(env: dict[str, str], *args: str, timeout: float = 60) -> tuple[int, str, str]:
+    """``olixono ARGS`` to its end: the exit status, stdout and stderr apart."""
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "client", *args, env=env, cwd=ROOT,
+                                                   stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                                                   stderr=asyncio.subprocess.PIPE)
+    try:
+        async with asyncio.timeout(timeout):
+            out, err = await process.communicate()
+    finally:
+        stop(process)
+    return process.returncode, out.decode(), err.decode()
+
+
+def stop(process: asyncio.subprocess.Process | None) -> None:
+    if process is not None and process.returncode is None:
+        process.kill()
+
+
+def transcript(env: dict[str, str], game: str) -> list[str]:
+    """The game as this person's journal has it (the players' confirmations aside: each leaves once its own is out)."""
+    return game_lines(GameSession.restore(Journal.open(game, games_dir(env)).lines(), game_id=game).transcript)
+
+
+def game_lines(lines) -> list[str]:
+    """A transcript's lines but the players' confirmations (which each player may leave before the other's comes)."""
+    return [line for line in lines if " confirm " not in line[:20]]
