@@ -106,10 +106,15 @@ class GameCore:
     every line it verifies under its own key, one more holder that history needs to survive.
     """
 
-    def __init__(self, session: GameSession, *, auto_accept: bool = True, watching: bool = False) -> None:
+    def __init__(self, session: GameSession, *, auto_accept: bool = True, watching: bool = False,
+                 live: bool = True) -> None:
         self.session = session
         self.auto_accept = auto_accept
         self.watching = watching or session.identity is None
+        self.live = live
+        """Whether the protocol's automatic answers (accept, reveal, confirm) may be signed: a runner holds them back
+        until its first catch-up with the relay (:meth:`ready`), so that nothing is signed for a slot this key may
+        hold already there."""
 
     @property
     def playing(self) -> bool:
@@ -254,23 +259,38 @@ class GameCore:
     def _automatic(self, event: Event) -> Outgoing | None:
         """The protocol's own next step, if this event calls for one of ours."""
         session, me = self.session, self.me
-        if me is None:
+        if me is None or not self.live:
             return None
         if isinstance(event, JoinRequested) and self.auto_accept and session.host == me and session.phase is Phase.OFFERED:
             return session.accept(event.key)
         if isinstance(event, GuestAccepted) and event.key == me and session.phase is Phase.ACCEPTED and session.secret:
             return session.reveal()
         if isinstance(event, GameOver) and not self.watching and session.role_of(me) is not None and session.over:
-            return session.confirm()  # None when this player's latest confirmation says so already
+            return self._confirmation()
         return None
 
-    def confirm(self) -> Step:
-        """This player's confirmation of the ending, if the game is over and it is not confirmed yet (a game taken
-        up again after it ended, or a crash before the confirmation left)."""
+    def _confirmation(self) -> Outgoing | None:
+        """This player's confirmation of the ending, unless its latest says so already (or it may sign no more: a
+        loser who keeps changing the ending by equivocating cannot make this client fail)."""
+        try:
+            return self.session.confirm()
+        except LocalProtocolError:
+            return None
+
+    def ready(self) -> Step:
+        """The first catch-up with the relay is done: from now on the automatic answers go out, and any the
+        catch-up calls for are signed now (a join to accept, a coin to reveal, an ending to confirm)."""
+        self.live = True
         session, me = self.session, self.me
-        if self.watching or me is None or session.role_of(me) is None or not session.over:
+        if me is None or self.watching:
             return Step()
-        out = session.confirm()
+        out: Outgoing | None = None
+        if self.auto_accept and session.host == me and session.phase is Phase.OFFERED and session.joins:
+            out = session.accept(min(session.joins, key=lambda key: session.joins[key].hash))
+        elif session.guest == me and session.phase is Phase.ACCEPTED and session.secret:
+            out = session.reveal()
+        elif session.role_of(me) is not None and session.over:
+            out = self._confirmation()
         return Step() if out is None else self._after(list(out.events), out)
 
     # -- starting a game ------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Any, TextIO
 from client.core import GameCore, IntentRefused
 from client.identity import IdentityError, get_identity
 from client.journal import Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired
-from client.record import PROVEN, code_text, proof_text, seated_proofs
+from client.record import PROVEN, code_text, confirmation_text, proof_text, seated_proofs
 from client.plain import Write, bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
 from client.transport import DEFAULT_RELAY, Link, RelayAddress, RelayError, reach
@@ -254,9 +254,12 @@ def joining(options: Options, identity: Identity, address: RelayAddress) -> Fron
             raise Failure(f"game {game} is for another player ({session.invite.fingerprint}), not for you")
         if session.guest is not None and session.guest != identity.public:
             raise Failure(f"game {game} has its guest already ({session.guest.fingerprint})")
-        with contextlib.suppress(TimeoutError):  # our key's lines on the relay, if any, before anything is signed
+        try:  # our key's lines on the relay, if any, before anything is signed
             async with asyncio.timeout(options.timeout or OFFER_WAIT):
                 await runner.caught_up.wait()
+        except TimeoutError:
+            raise Failure(f"the relay at {runner.link.address} did not send game {game}'s lines in time: nothing was "
+                          "signed; try again") from None
         if identity.public in session.joins or session.guest == identity.public:
             raise Failure(f"you joined game {game} before, from another journal (another machine, or a journal that "
                           "was deleted): its coin secret is not here, so this seat cannot be played from here")
@@ -525,6 +528,9 @@ async def export(game: str, options: Options) -> int:
                          f"from the relay at {address}")
             session = merged
     options.write("\n".join(session.record))
+    confirmed = confirmation_text(session)
+    if confirmed is not None:
+        options.warn(f"{session.result.sentence() if session.result else 'not finished'}; {confirmed}")
     proofs = seated_proofs(session)
     if proofs:
         for proof in proofs:

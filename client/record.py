@@ -85,6 +85,10 @@ def proof_text(session: GameSession, proof: EquivocationDetected, name: Name | N
         effect = "they never change the game"
     elif result is not None and result.reason == "equivocation" and result.slot == proof.point:
         effect = "so they forfeit the game there"
+    elif session.forfeit_pending == proof.point:
+        effect = "so they forfeit the game there, once the lines before it are in"
+    elif result is None:
+        effect = "so they forfeit the game, unless it ended before"
     else:
         effect = "after the game had ended, so the result stands"
     where = f"slot {proof.slot}" if proof.slot.isdigit() else proof.slot.replace("-", " ")

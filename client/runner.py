@@ -61,6 +61,7 @@ class GameRunner:
 
     def __init__(self, core: GameCore, link: Link, journal: Journal | None = None) -> None:
         self.core = core
+        core.live = False  # no automatic answer before the first catch-up (GameCore.ready)
         self.link = link
         self.journal = journal
         self.events: asyncio.Queue[UiEvent] = asyncio.Queue()
@@ -272,11 +273,13 @@ class GameRunner:
             if self._keep(item) and held != item.line.encode("utf-8") or held is None:
                 link.send(item.topic, item.line)  # ours, or (a watcher's) another's line the relay lacks
         self._caught_up = True
+        first = not self.caught_up.is_set()
         self.caught_up.set()
         missing = lacking_text(self.core.session)
         if missing is not None:
             self.emit(Notice(missing, warning=True))
-        await self.apply(self.core.confirm())  # a game that ended while this client was away
+        if first:  # what the catch-up calls for (an accept, a reveal, a confirmation), now that it is safe to sign
+            await self.apply(self.core.ready())
         await self._narrow()
 
     def _state(self, connected: bool, sentence: str) -> None:

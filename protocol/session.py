@@ -88,8 +88,12 @@ MAX_NAMED = 4
 MAX_CHAIN = 512
 """Main-chain sequence numbers a receiver considers: no game is longer (at most 3 lines to seat the players, 4 a
 ply, 36 plies), so a line numbered beyond is refused (``limit``) and every key's history stays bounded."""
-MAX_CONFIRMS = 8
+MAX_CONFIRMS = 32
 """Confirmations per player (an honest client signs a new one only when the ending it saw changed)."""
+MAX_PROVEN_LINES = 16
+"""Further lines of a key that prove again what one of its proofs proves, known (a record may hold them) per key."""
+MAX_JOINS_PER_KEY = 4
+"""Joins kept per candidate key (one is honest; the host may have accepted a later one of an equivocating guest)."""
 
 TERMS = {"rules": ("1",)}
 """The terms this implementation can play under: each name, and the values it knows."""
@@ -200,7 +204,11 @@ class GameSession:
         self._proofs: dict[PublicKey, list[EquivocationDetected]] = {}
         self._confirms: dict[PublicKey, dict[int, Message]] = {}  # each seated key's confirmations, by number
         self._cut: dict[str, Message] = {}  # main-chain lines cut from the record by a forfeit, by hash
-        self._forfeited_at: int | None = None  # the point of the forfeit the state holds, if any
+        self._forfeited_at: int | None = None  # where the forfeit the state holds cut the record, if any
+        self._host_accepts: dict[str, Message] = {}  # the host's accepts (seq 2) by hash, a few: its seating
+        self._released: list[str] = []  # tokens to release besides those a judged line gives (a seat made elsewhere)
+        self._proven_lines: dict[bytes, int] = {}  # lines known only as more evidence of a proof already held, a key
+        self._join_lines: dict[str, Message] = {}  # every join kept, by hash (a few a key)
         self._forfeit_base = self._state  # the state before that forfeit
         self._known: set[str] = set()  # every line applied, joined or set aside
         self._named: set[PublicKey] = set()  # guests named by the host's waiting accepts
@@ -324,7 +332,7 @@ class GameSession:
         point = self._forfeit_point()
         if point is None or self._forfeited_at is not None or len(self._chain) >= point[0]:
             return None
-        return point[0]
+        return point[2]
 
     @property
     def branch(self) -> tuple[Message, Message] | None:
@@ -332,11 +340,10 @@ class GameSession:
 
         The opponent's next line names one of the two lines by its hash: that branch is the one played (never the
         equivocator's choice of the two)."""
-        at = self._forfeited_at
         result = self._state.result
-        if at is None or result is None or result.by is None:
+        if self._forfeited_at is None or result is None or result.by is None or result.slot is None:
             return None
-        equivocator = result.by
+        at, equivocator = result.slot, result.by
         candidates = {line for proof in self._proofs.get(equivocator, []) if proof.point == at
                       for line in (proof.first, proof.second)}
         opponent = result.winner_key
@@ -356,6 +363,8 @@ class GameSession:
         confirms = self._confirms.get(key)
         if not confirms:
             return None
+        if any(proof.slot.startswith("confirm-") for proof in self._proofs.get(key, ())):
+            return DISPUTED  # it confirmed two endings under one number: neither counts
         latest = confirms[max(confirms)]
         result = self._state.result
         if result is None or not self._chain:
@@ -531,16 +540,23 @@ class GameSession:
         """Judge a decoded line (its signature checked, or our own), then what it unblocks."""
         events: list[Event] = []
         work = deque([message])  # first in, first out: lines waiting for one parent go in arrival order
-        while work:
-            message = work.popleft()
-            try:
-                released = self._process(message, events)
-            except RemoteProtocolError as exc:
-                events.append(LineRejected(exc.code, exc.detail, message.line[:200]))
-                continue
-            for token in released:
+        for _ in range(MAX_CHAIN):  # a forfeit may seat a guest, whose waiting lines are judged, and so on
+            while work:
+                message = work.popleft()
+                try:
+                    released = self._process(message, events)
+                except RemoteProtocolError as exc:
+                    events.append(LineRejected(exc.code, exc.detail, message.line[:200]))
+                    released = []
+                for token in [*released, *self._released]:
+                    work.extend(self._waiting.release(token))
+                self._released.clear()
+            self._settle(events)
+            for token in self._released:
                 work.extend(self._waiting.release(token))
-        self._settle(events)
+            self._released.clear()
+            if not work:
+                break
         return events
 
     def _is_known(self, data: bytes | str) -> bool:
@@ -578,10 +594,19 @@ class GameSession:
         if message.seq >= MAX_CHAIN:
             raise RemoteProtocolError("limit", f"seq {message.seq}: no game's main chain is {MAX_CHAIN} lines long")
         role = self.role_of(message.signer)
+        if role == HOST and message.type == "accept" and message.seq == 2:
+            self._host_accept(message, events)
+        if (role is not None or self._evident(message.signer)) and self._equivocates(message, events):
+            return []
         if role is None and self._state.guest is not None:
             raise RemoteProtocolError("wrong-signer", f"{message.signer.fingerprint} is not a player here")
-        if role is not None and self._equivocates(message, events):
-            return []
+        if role is None:
+            # no guest is seated: perhaps the guest's (even after a withdrawal, which a second line of the host's may
+            # undo): judged, and kept in its history, once its seat is known; so that no line of the guest's is
+            # refused in one order of arrival and held against it in another
+            return self._keep(message, f"seat {message.signer.text}")
+        if message.type == "accept" and message.seq != 2:
+            raise RemoteProtocolError("wrong-seat", "an accept is always seq 2, after the join it names")
         if message.prev in self._superseded:
             return self._set_aside(message, self._superseded[message.prev], events)
         if message.type == "accept" and self._state.phase is Phase.OFFERED and message.seq == 2:
@@ -594,9 +619,6 @@ class GameSession:
             reopened = head.type == "claim"  # the guest's reveal may yet replace it: its children may come first
             if message.seq == n and not (reopened or self.over):
                 raise RemoteProtocolError("broken-link", f"prev= is not the hash of seq {n - 1}")
-            if self.over and not reopened and role is None:
-                assert self._state.result is not None
-                raise RemoteProtocolError("after-end", f"the game ended ({self._state.result.text()})")
             return self._keep(message, message.prev)
         if message.seq < n:
             return self._race(message, events)
@@ -605,7 +627,7 @@ class GameSession:
 
     def _accept(self, message: Message, events: list[Event]) -> list[str]:
         """The host's accept: seat the join it names (kept until that join comes)."""
-        join = next((j for j in self._joins.values() if j.hash == message.prev), None) or self._proven_join(message.prev)
+        join = self._join_by_hash(message.prev)
         if join is None:
             if message.signer == self._host and message.peer is not None and len(self._named) < MAX_NAMED:
                 self._named.add(message.peer)
@@ -621,13 +643,31 @@ class GameSession:
         self._seat_guest(guest, events)
         return [join.hash, message.hash, f"seat {guest.text}"]
 
-    def _proven_join(self, digest: str) -> Message | None:
-        """A candidate's second join with this hash, kept only as a proof (the host may have accepted that one)."""
-        for proofs in self._proofs.values():
-            for proof in proofs:
-                if line_hash(proof.second) == digest and " join " in proof.second[:20]:
-                    return decode(proof.second, verify=False)
-        return None
+    def _evident(self, key: PublicKey) -> bool:
+        """Whether ``key``'s lines go into its history even while it holds no seat: a guest the host accepted (the
+        host may have signed more than one accept; its canonical one decides the seat, :meth:`_canonical_seating`)."""
+        return any(accept.peer == key for accept in self._host_accepts.values())
+
+    def _host_accept(self, message: Message, events: list[Event]) -> None:
+        """Keep one of the host's accepts (a few): the guest it names is evident from now on, its waiting lines
+        go into its history."""
+        if message.hash in self._host_accepts or len(self._host_accepts) >= MAX_NAMED:
+            return
+        peer = message.peer
+        new = peer is not None and not self._evident(peer)
+        self._host_accepts[message.hash] = message
+        if new and peer is not None:  # its lines so far, into its history: its joins, and the lines waiting
+            for seen in [*(join for join in self._join_lines.values() if join.signer == peer),
+                         *(line for line in self._waiting.lines_of(peer) if line.type not in SIDE_LINES)]:
+                self._equivocates(seen, events)
+            self._released.append(f"seat {peer.text}")  # its confirmations are kept from now on
+
+    def _join_by_hash(self, digest: str) -> Message | None:
+        """The join with this hash, if known: a candidate's first, or one it signed after it (kept, a few a key, since
+        the host may have accepted that one)."""
+        if len(self._chain) > 1 and self._chain[1].hash == digest:
+            return self._chain[1]
+        return self._join_lines.get(digest)
 
     def _race(self, message: Message, events: list[Event]) -> list[str]:
         """A line for a sequence number another key's line holds: judge both as of before it; the higher rank stands."""
@@ -691,11 +731,15 @@ class GameSession:
 
     def _proof(self, first: Message, second: Message, events: list[Event]) -> None:
         proofs = self._proofs.setdefault(first.signer, [])
-        point, played_on = _point(first, second, self._host)
+        point, played_on = _point(first, second)
         where = _where(point, second.slot)
         if any(_where(kept.point, kept.slot) == where for kept in proofs):
-            self._remember(second)
-            return  # proven already: one proof a point is enough
+            # proven already: one proof a point is enough; the line is known (a record may hold it), a few a key only
+            seen = self._proven_lines.get(first.signer.raw, 0)
+            if seen < MAX_PROVEN_LINES and second.line not in self._known:
+                self._proven_lines[first.signer.raw] = seen + 1
+                self._remember(second)
+            return
         proof = EquivocationDetected(first.signer, second.slot, first.line, second.line, point, played_on)
         if len(proofs) >= MAX_PROOFS_PER_KEY:  # keep the proofs that decide the game: the lowest points
             worst = max(proofs, key=lambda kept: _rank_of_point(kept.point))
@@ -708,64 +752,112 @@ class GameSession:
         events.append(proof)
 
     # -- the forfeit: whoever signed two lines that cannot both stand loses the game at that point ---------
-    def _forfeit_point(self) -> tuple[int, list[PublicKey]] | None:
-        """The lowest point of a seated key's proof, and who has one there."""
-        best: tuple[int, list[PublicKey]] | None = None
+    def _cut_point(self, key: PublicKey, point: int) -> int:
+        """Where a seated key's proof at ``point`` stops the record: at ``point``, but never before the seating for
+        the guest (its joins are chosen between by the host's accept: it loses before its reveal, at 3), and for a
+        host that signed two lines while seating, at 3 with the guest of its canonical accept (the one with the
+        lowest hash whose join is known), or at the offer alone (1) when it seated nobody."""
+        if point >= 3:
+            return point
+        if key != self._host:
+            return 3
+        return 3 if self._canonical_seating() is not None else 1
+
+    def _canonical_seating(self) -> tuple[Message, Message] | None:
+        """Among the host's accepts whose join is known, the one with the lowest hash, and its join: whom a host
+        that signed more than one line for its seating seated, whichever line came first."""
+        best: tuple[Message, Message] | None = None
+        for accept in self._host_accepts.values():
+            join = self._join_by_hash(accept.prev)
+            if join is not None and join.signer == accept.peer and (best is None or accept.hash < best[1].hash):
+                best = (join, accept)
+        return best
+
+    def _forfeit_point(self) -> tuple[int, list[PublicKey], int] | None:
+        """The lowest cut of a seated key's proof (:meth:`_cut_point`), who has one there, and where their lines are
+        (the lowest such slot)."""
+        best: tuple[int, list[PublicKey], int] | None = None
         for key, proofs in self._proofs.items():
             if self.role_of(key) is None:
                 continue
             for proof in proofs:
                 if proof.point is None:
                     continue
-                if best is None or proof.point < best[0]:
-                    best = (proof.point, [key])
-                elif proof.point == best[0] and key not in best[1]:
-                    best[1].append(key)
+                cut = self._cut_point(key, proof.point)
+                if best is None or cut < best[0]:
+                    best = (cut, [key], proof.point)
+                elif cut == best[0]:
+                    best = (cut, best[1] if key in best[1] else [*best[1], key], min(best[2], proof.point))
         return best
 
     def _settle(self, events: list[Event]) -> None:
         """Apply the forfeit rule once the lines before its point are in: the same state in every order of arrival.
 
-        A seated key's proof at point ``s`` ends the game there unless the game had ended before ``s``: the record
-        is cut back to the lines before ``s`` and the result is a forfeit.
+        A seated key's proof ends the game at its cut unless the game had ended before: the record is cut back to
+        the lines before it and the result is a forfeit.
         """
         point = self._forfeit_point()
         if point is None:
             return
-        at, keys = point
-        keep = 1 if at <= 2 else at  # the lines the record keeps: before the host seated anyone, the offer alone
+        cut, keys, slot = point
+        seating = self._canonical_seating() if cut == 3 and self._host in keys and self._host_seating_proof() else None
+        if seating is not None and (len(self._chain) < 3 or self._chain[2].hash != seating[1].hash):
+            self._reseat(*seating, events)  # the host's own canonical accept, whatever came first
+            point = self._forfeit_point()  # the guest may be another one now
+            assert point is not None
+            cut, keys, slot = point
         n = len(self._chain)
-        if n < keep:
+        if n < cut:
             return  # the lines before the point have not all come (a late spectator's view): later
-        if self._forfeited_at is None and self._state.phase is Phase.OVER and n <= keep:
+        if self._forfeited_at is None and self._state.phase is Phase.OVER and n <= cut:
             return  # the game ended (at n - 1) before the point: the proof is reported, the result stands
-        while len(self._chain) > keep:
-            cut = self._chain[-1]
-            self._unplace()
-            self._cut[cut.hash] = cut
+        while len(self._chain) > cut:
+            self._cut_head()
         base = self._forfeit_base if self._forfeited_at is not None else self._state  # the same point: another key?
-        result = self._forfeit_result(base, at, keys)
-        if self._forfeited_at == at and self._state.result == result:
+        result = self._forfeit_result(base, keys, slot)
+        if self._forfeited_at == cut and self._state.result == result:
             return
         self._forfeit_base = base
         self._state = base._replace(phase=Phase.OVER, result=result, proposal=None, remarks=frozenset())
-        self._forfeited_at = at
+        self._forfeited_at = cut
         events.append(GameOver(result))
 
-    def _forfeit_result(self, state: _State, at: int, keys: list[PublicKey]) -> Result:
+    def _host_seating_proof(self) -> bool:
+        """Whether the host's decisive proof is one of its seating (two lines for seq 1 or 2)."""
+        assert self._host is not None
+        return any(proof.point is not None and proof.point <= 2 for proof in self._proofs.get(self._host, []))
+
+    def _cut_head(self) -> None:
+        cut = self._chain[-1]
+        self._unplace()
+        self._cut[cut.hash] = cut
+
+    def _reseat(self, join: Message, accept: Message, events: list[Event]) -> None:
+        """Seat the guest of the host's canonical accept in place of whatever seating came first."""
+        if self._forfeited_at is not None:  # a forfeit before anyone was seated: undone, it is decided again
+            self._state, self._forfeited_at = self._forfeit_base, None
+        while len(self._chain) > 1:
+            self._cut_head()
+        assert accept.peer is not None
+        self._place(join, events)
+        self._place(accept, events)
+        self._seat_guest(accept.peer, events)
+        self._released.extend([join.hash, accept.hash, f"seat {accept.peer.text}"])
+
+    def _forfeit_result(self, state: _State, keys: list[PublicKey], slot: int) -> Result:
         if len(keys) > 1:
-            return Result("equivocation", scored=False, slot=at)
+            return Result("equivocation", scored=False, slot=slot)
         key = keys[0]
         if state.seats is not None:
             assert self._board is not None
             mine = 0 if key == state.seats[0] else 1
             return Result("equivocation", self._board.PLAYERS[1 - mine], state.seats[1 - mine], key,
-                          self._board.PLAYERS[mine], slot=at)
+                          self._board.PLAYERS[mine], slot=slot)
         if key == self._host:
             if state.phase is Phase.ACCEPTED and state.guest is not None:
-                return Result("equivocation", GUEST, state.guest, key, HOST, slot=at)
-            return Result("equivocation", None, None, key, HOST, scored=False, slot=at)
-        return Result("equivocation", HOST, self._host, key, GUEST, slot=at)
+                return Result("equivocation", GUEST, state.guest, key, HOST, slot=slot)
+            return Result("equivocation", None, None, key, HOST, scored=False, slot=slot)
+        return Result("equivocation", HOST, self._host, key, GUEST, slot=slot)
 
     def _note(self, message: Message) -> None:
         """Keep a main-chain line of ``message.signer`` in its history: the first line of each slot, every final
@@ -813,6 +905,13 @@ class GameSession:
             raise RemoteProtocolError("wrong-seat", "a join is always seq 1")
         if message.prev != self._chain[0].hash:
             raise RemoteProtocolError("broken-link", "prev= of a join is the hash of the offer")
+        if message.signer != self._host and (
+                any(accept.prev == message.hash for accept in self._host_accepts.values())
+                or len(self._join_lines) < MAX_JOINS * MAX_JOINS_PER_KEY
+                and sum(join.signer == message.signer for join in self._join_lines.values()) < MAX_JOINS_PER_KEY):
+            self._join_lines[message.hash] = message  # whatever else it meets: the host may have accepted it
+        if self._evident(message.signer) or message.signer == self._state.guest:
+            self._equivocates(message, events)  # any other line of its for seq 1 (a second join too), whatever the phase
         state = self._state
         if state.phase is not Phase.OFFERED:
             if state.phase is Phase.OVER and len(self._chain) < 3:
@@ -930,7 +1029,8 @@ class GameSession:
     def _seat_guest(self, guest: PublicKey, events: list[Event]) -> None:
         """The guest is known: forget the other candidates and every waiting line no seated key signed."""
         self._joins = {key: join for key, join in self._joins.items() if key == guest}
-        self._proofs = {key: proofs for key, proofs in self._proofs.items() if key in (guest, self._host)}
+        self._proofs = {key: proofs for key, proofs in self._proofs.items()
+                        if key in (guest, self._host) or self._evident(key)}
         self._named = set()
         assert self._host is not None
         for waiting in self._waiting.drop_others((guest, self._host)):
@@ -949,12 +1049,14 @@ class GameSession:
             if message.seq > MAX_CHAT_LINES:
                 raise RemoteProtocolError("limit", f"at most {MAX_CHAT_LINES} chat lines a player")
             return self._keep(message, f"seat {key.text}")
-        earlier = self._seen.get((key.raw, message.slot))
-        if earlier is not None:
-            self._proof(earlier, message, events)
-            return []
         if message.seq > MAX_CHAT_LINES:
             raise RemoteProtocolError("limit", f"at most {MAX_CHAT_LINES} chat lines a player")
+        earlier = self._seen.get((key.raw, message.slot))
+        if earlier is not None and earlier.line != message.line:
+            self._proof(earlier, message, events)
+            return []
+        if earlier is None:  # kept at first sight, placed or not: which proofs exist does not depend on the order
+            self._seen[(key.raw, message.slot)] = message
         seq, head = self._chats.get(key, (0, self._chain[0].hash))
         if message.seq > seq + 1:
             return self._keep(message, message.prev)
@@ -974,7 +1076,7 @@ class GameSession:
     def _confirm(self, message: Message, events: list[Event]) -> list[str]:
         """A player's confirmation of an ending: kept (it never changes the game), judged by :meth:`confirmation`."""
         key = message.signer
-        if self.role_of(key) is None:
+        if self.role_of(key) is None and not self._evident(key):
             if self.guest is not None:
                 raise RemoteProtocolError("wrong-signer", f"{key.fingerprint} is not a player here")
             return self._keep(message, f"seat {key.text}")
@@ -986,6 +1088,9 @@ class GameSession:
         earlier = mine.get(message.seq)
         if earlier is not None:
             self._proof(earlier, message, events)  # a second, different confirmation numbered alike
+            if message.hash < earlier.hash:  # which one is listed does not depend on which came first
+                mine[message.seq] = message
+                events.append(ConfirmationReceived(key))
             return []
         mine[message.seq] = message
         self._remember(message)
@@ -1288,14 +1393,13 @@ def _where(point: int | None, slot: str) -> str:
     return slot if point is None else str(point)
 
 
-def _point(a: Message, b: Message, host: PublicKey | None) -> tuple[int | None, bool]:
-    """Where a proof makes its signer lose the game (a sequence number), and whether it is one of playing on after a
-    final line; ``None`` for chat and confirmations, which never change the game."""
+def _point(a: Message, b: Message) -> tuple[int | None, bool]:
+    """Where two lines of one key conflict (a sequence number: the one slot they share, or the final line's), and
+    whether they are a final line and a later one; ``None`` for chat and confirmations, which never change the game.
+    (Where the record stops for it is :meth:`GameSession._cut_point`.)"""
     if a.type in ("chat", "confirm") or b.type in ("chat", "confirm"):
         return None, False
     if a.slot == b.slot:
-        if a.seq == 1 and a.signer != host:  # the guest's two joins: the host's accept chose one of them
-            return 3, False  # the record keeps the seating, and the guest loses before its reveal
         return a.seq, False
     final = a if a.type in FINAL and a.seq < b.seq else b
     return final.seq, True
@@ -1363,6 +1467,8 @@ def check_equivocation_proof(first: str, second: str) -> PublicKey | None:
         return None
     if a.signer != b.signer or a.game != b.game or a.line == b.line or {"offer", "presence"} & {a.type, b.type}:
         return None
+    if a.type not in SIDE_LINES and max(a.seq, b.seq) >= MAX_CHAIN:
+        return None  # no receiver holds a line numbered beyond any game against its signer
     if a.slot == b.slot:
         return a.signer
     if {a.type, b.type} & {"chat", "confirm"}:

@@ -73,11 +73,11 @@ def replacing(topic: str, message: Message | bytes, held: bytes | None) -> str |
             return f"not a valid signed line ({exc.code})"
     if message.line.encode("utf-8") == held:
         return None
+    try:
+        old = decode(held)  # checked only here, when two lines meet: what a topic holds guards it if it is valid
+    except RemoteProtocolError:
+        return None  # no valid line (kept from before the relay checked, or by another relay): replace it
     if message.type == "presence" and "/copy/" not in topic:
-        try:
-            old = decode(held, verify=False)
-        except RemoteProtocolError:
-            return None  # what the topic held is no line (kept from before the relay checked): replace it
         return None if _forward(message, old) else "presence moves forward only (by its seq)"
     return "this slot holds another line already: a slot keeps its first line"
 

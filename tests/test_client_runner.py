@@ -39,6 +39,7 @@ def seated_runners(kind: str = "olix") -> tuple[GameRunner, GameRunner]:
     runners = GameRunner(GameCore(host), FakeLink()), GameRunner(GameCore(guest), FakeLink())  # type: ignore[arg-type]
     for runner in runners:
         runner.caught_up.set()  # as after a first connection's catch-up (the fake link never connects)
+        runner.core.ready()
     return runners
 
 
@@ -113,3 +114,20 @@ async def test_nothing_is_signed_before_the_first_catch_up(monkeypatch):
     else:
         raise AssertionError("an intent was signed before the catch-up")
     assert mover.link.sent == [] and mover.core.session.moves == 0
+
+
+async def test_no_automatic_answer_is_signed_before_the_first_catch_up():
+    """A host whose journal lost its accept, taken up again: a join arriving during the catch-up must not make it
+    sign a second accept (two lines for seq 2 lose the game); the answer waits for the catch-up."""
+    from protocol import GameSession
+    from protocol_helpers import GUEST, HOST
+
+    core, offer = GameCore.hosting("oxono", HOST)
+    runner = GameRunner(core, FakeLink())  # type: ignore[arg-type]
+    guest = GameSession(core.session.game_id, GUEST)
+    guest.receive(offer.publish[0].line)
+    await runner._received("topic", guest.join().line.encode())
+    assert runner.link.sent == [] and core.session.phase.value == "offered"  # held back
+    await runner.apply(core.ready())  # the catch-up is done: now the accept goes out
+    assert [topic.rsplit("/", 1)[-1] for _, topic, _ in runner.link.sent][:1] == ["2"]
+    assert core.session.guest == GUEST.public

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import GameSession, LocalProtocolError, check_equivocation_proof, verify_transcript
+from protocol import GameSession, LocalProtocolError, Phase, check_equivocation_proof, verify_transcript
 from protocol.keys import b64
 from protocol.messages import Message, decode, encode
 from protocol.session import CONFIRMED, DISPUTED, UNSEEN
-from protocol_helpers import GUEST, HOST, STRANGER, identity_of, mover, play_moves, rejected, start
+from protocol_helpers import GUEST, HOST, STRANGER, identity_of, mover, offered, play_moves, rejected, start
 
 KEYS = {HOST.public: HOST, GUEST.public: GUEST}
 
@@ -212,8 +212,9 @@ def test_confirmations_say_who_agrees_with_the_ending():
     proof = [p for p in spectator.proofs if p.key == HOST.public][0]
     assert proof.slot == "confirm-1" and proof.point is None and check_equivocation_proof(proof.first, proof.second)
     assert spectator.result == host.result  # confirmations never change the game
+    assert spectator.confirmation(HOST.public) == DISPUTED  # two endings under one number: neither counts
     session, number, problem = verify_transcript(spectator.record)
-    assert problem is None and session.confirmation(HOST.public) == CONFIRMED
+    assert problem is None and session.confirmation(HOST.public) == DISPUTED and session.result == host.result
 
 
 def test_a_player_confirms_again_when_the_ending_changes():
@@ -233,3 +234,151 @@ def test_a_player_confirms_again_when_the_ending_changes():
     for out in (first, second, waiter.confirm()):
         spectator.receive(out.line)
     assert spectator.confirmed_by == {HOST.public, GUEST.public} and not spectator.proofs
+
+
+# -- the seating: what a host or a guest can sign before the coin is revealed (from a hostile review) ---------
+def won_by_guest(kind: str = "oxono") -> tuple[GameSession, GameSession]:
+    for seed in range(60):
+        host, guest = start(kind)
+        play_moves(host, guest, seed)
+        if host.result.winner_key == GUEST.public:
+            return host, guest
+    raise AssertionError("no seed where the guest wins")
+
+
+def same_in_every_order(prefix: list[str], lines: list[str], orders: int = 40) -> GameSession:
+    """Feed ``prefix`` and ``lines`` shuffled together, many times: one ending (chain, result, proofs) for all."""
+    rng = random.Random(len(lines))
+    ends, session = set(), None
+    everything = [*prefix, *lines]
+    for _ in range(orders):
+        order = list(everything)
+        rng.shuffle(order)
+        session = GameSession()
+        session.receive_all(order)
+        ends.add(ending(session))
+    assert len(ends) == 1, ends
+    return session
+
+
+@pytest.mark.parametrize("escape", ["withdraws", "accepts again"])
+def test_a_host_that_lost_cannot_turn_the_loss_into_no_game(escape):
+    """After losing, the host signs an abort for seq 1 (withdrawing an offer long accepted) or a second accept: it
+    loses to the guest it seated, never 'no game' (which would leave it better off than playing)."""
+    host, guest = won_by_guest()
+    if escape == "withdraws":
+        bad = encode("abort", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash)], HOST)
+    else:
+        bad = encode("accept", [("game", host.game_id), ("seq", "2"), ("prev", b64(bytes(32))),
+                                ("guest", STRANGER.public.text), ("salt", b64(bytes(16)))], HOST)
+    session = same_in_every_order(list(host.transcript), [bad])
+    assert session.result.winner == "guest" and session.result.winner_key == GUEST.public and session.result.scored
+    guest.receive(bad)
+    assert guest.result.winner_key == GUEST.public  # in the winner's own session too
+
+
+def test_an_accept_is_only_ever_seq_2():
+    """A host's accept signed for seq 1 seated a key that never joined (then a claim 'won' against it), and made the
+    guest's client fail on its reveal."""
+    host, guest = offered("oxono")
+    stray = encode("accept", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash),
+                              ("guest", GUEST.public.text), ("salt", b64(bytes(16)))], HOST)
+    assert rejected(guest.receive(stray)) == ["wrong-seat"] and guest.guest is None
+    guest.receive(host.receive(guest.join().line) and host.accept(GUEST.public).line)
+    assert guest.phase is Phase.ACCEPTED and guest.reveal() is not None
+
+
+@pytest.mark.parametrize("kind", ["resign", "move", "accept"])
+def test_the_guests_lines_from_before_its_seat_count_alike_in_every_order(kind):
+    """A line of the future guest's for seq 1 or 2 (before the accept) was refused when it came first and held
+    against the guest when it came after: now it goes into the guest's history either way."""
+    host, guest = start("olix")
+    play_moves(host, guest, 3, plies=4)
+    offer = host.chain[0].hash
+    fields = {"resign": [("game", host.game_id), ("seq", "2"), ("prev", offer)],
+              "move": [("game", host.game_id), ("seq", "1"), ("prev", offer), ("move", "f6")],
+              "accept": [("game", host.game_id), ("seq", "2"), ("prev", host.chain[1].hash),
+                         ("guest", GUEST.public.text), ("salt", b64(bytes(16)))]}[kind]
+    bad = encode(kind, fields, GUEST)
+    session = same_in_every_order(list(host.transcript), [bad])
+    if kind == "accept":  # a line of its own for seq 2, the only one: refused, whenever it came; no proof
+        assert session.result is None and not session.proofs and session.transcript == host.transcript
+        return
+    assert session.result.reason == "equivocation" and session.result.by == GUEST.public
+    assert session.result.winner == "host" and session.guest == GUEST.public  # the guest stays seated
+    assert verify_transcript(session.record)[2] is None
+
+
+def test_a_third_join_the_host_accepted_seats_its_guest_in_every_order():
+    host, offer = GameSession.offer("oxono", HOST)
+    joins = []
+    for _ in range(3):
+        candidate = GameSession(host.game_id, GUEST)
+        candidate.receive(offer.line)
+        joins.append(candidate.join().line)
+    host.receive(joins[2])
+    accept = host.accept(GUEST.public).line
+    session = same_in_every_order([offer.line], [*joins, accept])
+    assert session.guest == GUEST.public and session.result.winner == "host"  # the guest signed three joins
+
+
+def test_both_players_signing_two_lines_for_seq_2_leave_no_result_in_every_order():
+    host, guest = start("oxono")
+    play_moves(host, guest, 5, plies=3)
+    offer_hash = host.chain[0].hash
+    guest_lines = [encode("resign", [("game", host.game_id), ("seq", "2"), ("prev", offer_hash)], GUEST),
+                   encode("resign", [("game", host.game_id), ("seq", "2"), ("prev", b64(bytes(32)))], GUEST)]
+    second_accept = encode("accept", [("game", host.game_id), ("seq", "2"), ("prev", host.chain[1].hash),
+                                      ("guest", GUEST.public.text), ("salt", b64(bytes(range(16))))], HOST)
+    session = same_in_every_order(list(host.transcript), [*guest_lines, second_accept])
+    assert session.result.reason == "equivocation" and not session.result.scored and session.result.by is None
+
+
+def test_a_stranger_flooding_joins_leaves_no_trace_in_memory():
+    host, offer = GameSession.offer("oxono", HOST)
+    candidate = GameSession(host.game_id, STRANGER)
+    candidate.receive(offer.line)
+    for n in range(2000):
+        join = encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash),
+                               ("terms", "rules:1"), ("commit", b64(n.to_bytes(32, "big")))], STRANGER)
+        host.receive(join)
+    assert len(host._known) < 32 and len(host._join_lines) <= 4  # bounded, whatever the flood
+
+
+def test_a_loser_who_keeps_changing_the_ending_cannot_make_the_winners_client_fail():
+    """Each proof at a lower point changes the ending, and the winner confirms again; past the most confirmations
+    the winner's client goes on without one (it never raises on input)."""
+    from client.core import GameCore
+
+    host, guest = won_by_guest("olix")
+    winner = GameCore(GameSession.restore(guest.transcript, GUEST))
+    for seq in range(len(host.chain) - 1, 4, -1):
+        signer = host.chain[seq].signer
+        if signer != HOST.public:
+            continue
+        forged = encode("resign", [("game", host.game_id), ("seq", str(seq)), ("prev", b64(bytes([seq]) * 32))], HOST)
+        winner.feed(forged)  # never raises
+    assert winner.session.result.reason == "equivocation" and winner.session.result.winner_key == GUEST.public
+
+
+def test_two_confirmations_numbered_alike_are_rated_alike_by_every_receiver():
+    host, guest = finished("olix", 3)
+    good = host.confirm().line
+    other = encode("confirm", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[-2].hash),
+                               ("final", str(host.chain[-2].seq)), ("result", "draw-agreed")], HOST)
+    seen = set()
+    for order in ([good, other], [other, good]):
+        receiver = GameSession.restore(host.transcript)
+        receiver.receive_all(order)
+        seen.add((receiver.confirmation(HOST.public), receiver.transcript))
+    assert len(seen) == 1 and next(iter(seen))[0] == DISPUTED
+
+
+def test_a_portable_proof_is_what_a_receiver_holds():
+    host, guest = finished("oxono", 7)
+    resign = encode("resign", [("game", host.game_id), ("seq", "5"), ("prev", b64(bytes(32)))], HOST)
+    beyond = encode("resign", [("game", host.game_id), ("seq", "600"), ("prev", b64(bytes(32)))], HOST)
+    assert check_equivocation_proof(resign, beyond) is None  # no receiver considers seq 600 (limit)
+    receiver = GameSession.restore(host.transcript)
+    receiver.receive_all([resign, beyond])
+    assert receiver.result.reason == "equivocation" or receiver.result == host.result

@@ -127,6 +127,7 @@ async def test_a_loser_who_re_signs_its_last_slot_loses_for_every_late_watcher_e
     if relay.kind == "embedded":  # the relay kept the slot's first line: nothing changed, nothing to prove
         assert status == 0 and "warning" not in text and f"result {record.result.text()}:" in text, text
         assert code == 0 and verified == 0 and record.result.sentence() in out, (err, out, verify_err)
+        assert "result confirmed by both players" in err and "result confirmed by both players" in out
         return
     # Mosquitto: the forgery replaced the loser's line; the winner's copy of the true line meets it
     winner_name = record.player_of(winner_key)
