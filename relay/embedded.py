@@ -77,6 +77,9 @@ log = logging.getLogger("relay")
 CONNECT_DEADLINE = 10.0
 """Seconds a new connection has to send its whole CONNECT packet."""
 
+VERIFIED_KEPT = 100_000
+"""Lines whose signature the relay remembers having checked (32 bytes each), before it starts again."""
+
 BROADCAST_BACKLOG = 10_000
 """Messages waiting in amqtt's broadcast queue above which the relay stops reading from clients."""
 
@@ -291,6 +294,7 @@ class RelayBroker(Broker):
         self._store = store
         self._per_address: dict[str, int] = {}
         self._buckets: dict[str, _Bucket] = {}
+        self._verified: set[bytes] = set()  # lines whose signature was checked (relay.lines): a copy is not again
         # WORKAROUND (5): Broker._run_broadcast awaits while it iterates self._subscriptions.items().
         self._subscriptions = _Subscriptions(self._subscriptions)  # type: ignore[has-type]
 
@@ -322,7 +326,9 @@ class RelayBroker(Broker):
         topic = getattr(message, "topic", None)
         if topic and is_game_topic(topic):
             held = self._retained_messages.get(topic)
-            why = refusal(topic, bytes(message.data or b""), held.data if held is not None else None)
+            if len(self._verified) > VERIFIED_KEPT:
+                self._verified.clear()
+            why = refusal(topic, bytes(message.data or b""), held.data if held is not None else None, self._verified)
             if why is not None:
                 log.info("refused %s on %s: %s", _peer(client_session), topic[:160], why)
                 return True

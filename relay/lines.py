@@ -19,8 +19,10 @@ of this (``docs/relay.md`` says what that leaves open on an anonymous Mosquitto)
 
 from __future__ import annotations
 
+import hashlib
+
 from protocol.errors import RemoteProtocolError
-from protocol.messages import Message, decode, line_hash
+from protocol.messages import Message, decode
 from protocol.topics import GAMES
 
 _GAMES = GAMES + "/"
@@ -30,8 +32,11 @@ def is_game_topic(topic: str) -> bool:
     return topic.startswith(_GAMES)
 
 
-def refusal(topic: str, payload: bytes, held: bytes | None) -> str | None:
-    """Why the relay refuses ``payload`` on ``topic``, which holds ``held`` (``None``: nothing); ``None`` to accept."""
+def refusal(topic: str, payload: bytes, held: bytes | None, verified: set[bytes] | None = None) -> str | None:
+    """Why the relay refuses ``payload`` on ``topic``, which holds ``held`` (``None``: nothing); ``None`` to accept.
+
+    ``verified``: the lines (their SHA-256) whose signature this relay has checked already, so that a copy of a line
+    or the same line again costs no second check (the set is added to, and kept bounded by its owner)."""
     if not is_game_topic(topic):
         return None
     levels = topic[len(_GAMES):].split("/")
@@ -40,14 +45,17 @@ def refusal(topic: str, payload: bytes, held: bytes | None) -> str | None:
     game, key, slot = levels[0], levels[1], "/".join(levels[2:])
     if not payload:
         return "an empty line would erase what the topic holds"
+    digest = hashlib.sha256(payload).digest()
     try:
-        message = decode(payload)
+        message = decode(payload, verify=verified is None or digest not in verified)
     except RemoteProtocolError as exc:
         return f"not a valid signed line ({exc.code}: {exc.detail})"
+    if verified is not None:
+        verified.add(digest)
     if message.game != game:
         return f"a line of game {message.game} on a topic of game {game}"
     if len(levels) == 4:
-        if line_hash(message.line) != levels[3]:
+        if message.hash != levels[3]:
             return "a copy's topic names the hash of the line it holds, and this line's is another"
     elif message.signer.text != key:
         return "the line is signed by another key than the topic's"

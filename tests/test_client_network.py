@@ -164,13 +164,14 @@ async def test_a_relay_that_loses_its_lines_is_seeded_again_by_the_players(tmp_p
     from relay.mosquitto import free_port
 
     relay = RelayProcess(free_port(), tmp_path / "data" if data else None)
-    await relay.start()
-    host = Seat(tmp_path, "host", relay, bot="mcts", iterations=200, seed=6)
-    guest = Seat(tmp_path, "guest", relay, bot="mcts", iterations=200, seed=7)
-    hosting = asyncio.create_task(network.host("olix", host.options))
-    game = await game_id_of(host)
-    joining = asyncio.create_task(network.join(game, guest.options))
+    hosting = joining = None
     try:
+        await relay.start()
+        host = Seat(tmp_path, "host", relay, bot="mcts", iterations=200, seed=6)
+        guest = Seat(tmp_path, "guest", relay, bot="mcts", iterations=200, seed=7)
+        hosting = asyncio.create_task(network.host("olix", host.options))
+        game = await game_id_of(host)
+        joining = asyncio.create_task(network.join(game, guest.options))
         async with asyncio.timeout(120):
             while host.text().count("move ") < 6:
                 await asyncio.sleep(0.05)
@@ -184,9 +185,10 @@ async def test_a_relay_that_loses_its_lines_is_seeded_again_by_the_players(tmp_p
         assert await network.watch(game, watcher.options) == 0
         assert sum(line.startswith("move ") for line in watcher.lines) == GameSession.restore(transcript(host, game)).moves
     finally:
-        for task in (hosting, joining):
+        tasks = [task for task in (hosting, joining) if task is not None]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(hosting, joining, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         await relay.stop(kill=True)
 
 
