@@ -96,8 +96,8 @@ async def bot_game(relay: Relay, tmp_path, kind: str = "oxono") -> tuple[str, di
     finally:
         stop(host)
         stop(guest)
-    session, damage = Journal.open(game, games_dir(host_env)).restore()
-    assert not damage and session.over
+    session = GameSession.restore(Journal.open(game, games_dir(host_env)).lines())
+    assert session.over
     return game, {"env": host_env, "identity": host_id}, {"env": guest_env, "identity": guest_id}, session
 
 
