@@ -327,7 +327,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    from relay.cli import protect_ids
+
+    args = build_parser().parse_args(protect_ids(sys.argv[1:] if argv is None else argv))
     command: Callable[[argparse.Namespace], int] = args.func
     return command(args)
 

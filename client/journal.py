@@ -32,6 +32,7 @@ from pathlib import Path
 
 from protocol import EquivocationDetected, GameSession, Identity, LineRejected, LocalProtocolError, Phase, decode
 from protocol.errors import RemoteProtocolError
+from protocol.keys import unb64
 
 GAME_ID_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
@@ -70,9 +71,14 @@ def games_dir(environ: dict[str, str] | None = None) -> Path:
 
 
 def check_game_id(game: str) -> str:
-    """``game`` if it can be a game id (22 base64url characters), else :class:`JournalError`."""
+    """``game`` if it can be a game id (22 base64url characters, canonical), else :class:`JournalError`."""
     if len(game) != 22 or not set(game) <= GAME_ID_CHARACTERS:
         raise JournalError(f"{game[:40]!r} is not a game id (22 letters, digits, - or _)")
+    try:
+        unb64(game, 16)
+    except ValueError:
+        raise JournalError(f"{game!r} is not a game id: no id ends in {game[-1]!r} (a game id's last character is "
+                           "A, Q, g or w): is there a typo?") from None
     return game
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from relay import rules, users
@@ -192,8 +194,33 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     mosq.set_defaults(func=_mosquitto_config)
 
 
+ID_OR_KEY = re.compile(r"-[A-Za-z0-9_-]{21}(?:[A-Za-z0-9_-]{21})?")
+"""A game id (22 characters) or a public key (43) that begins with ``-``: about one in 64 does."""
+ID_OPTIONS = frozenset({"--invite"})
+"""Options whose value is a key."""
+
+
+def protect_ids(argv: Sequence[str]) -> list[str]:
+    """``argv`` with every game id or key that begins with ``-`` made a value, as argparse would never take it:
+    ``--invite -96kk…`` becomes ``--invite=-96kk…``, and a positional one moves after a ``--``. So every command the
+    program prints for a person to type (``olixono join GAME``) works when typed or pasted, whatever the id."""
+    out: list[str] = []
+    positional: list[str] = []
+    for index, token in enumerate(argv):
+        if token == "--":
+            return [*out, "--", *positional, *argv[index + 1:]]
+        if ID_OR_KEY.fullmatch(token):
+            if out and out[-1] in ID_OPTIONS:
+                out[-1] = f"{out[-1]}={token}"
+            else:
+                positional.append(token)
+            continue
+        out.append(token)
+    return [*out, "--", *positional] if positional else out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="olixono")
     add_subparser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["relay", *(sys.argv[1:] if argv is None else argv)])
+    args = parser.parse_args(protect_ids(["relay", *(sys.argv[1:] if argv is None else argv)]))
     return args.func(args)
