@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import os
 import sys
 from pathlib import Path
@@ -133,14 +134,27 @@ def _network(args: argparse.Namespace) -> int:
         "games": lambda: network.games(options),
         "export": lambda: network.export(args.id, options),
     }
-    try:
-        return asyncio.run(commands[args.command]())
-    except network.Failure as exc:
-        print(f"olixono {args.command}: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\nInterrupted; the game stays resumable (olixono resume).", file=sys.stderr)
-        return 130
+    for attempt in range(2):
+        try:
+            return asyncio.run(commands[args.command]())
+        except network.NeedsPassword as need:
+            if attempt or not sys.stdin.isatty():
+                where = "" if attempt else " (no terminal here to ask on: set it in OLIXONO_RELAY_PASSWORD)"
+                print(f"olixono {args.command}: {need}{where}", file=sys.stderr)
+                return 1
+            try:  # hidden, and outside the event loop: one Ctrl-C leaves
+                options.environ[network.PASSWORD_VARIABLE] = getpass.getpass(
+                    f"Relay password for your account ({need.fingerprint}): ")
+            except (KeyboardInterrupt, EOFError):
+                print("\nInterrupted: nothing was sent.", file=sys.stderr)
+                return 130
+        except network.Failure as exc:
+            print(f"olixono {args.command}: {exc}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            print("\nInterrupted; the game stays resumable (olixono resume).", file=sys.stderr)
+            return 130
+    return 1
 
 
 def _seconds_option(text: str) -> float:

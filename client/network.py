@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import getpass
 import os
 import sys
 import time
@@ -27,7 +26,7 @@ from client.journal import Damage, Journal, JournalError, JournalMeta, check_gam
 from client.record import PROVEN, code_text, confirmation_text, proof_text, seated_proofs
 from client.plain import Write, bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
-from client.transport import DEFAULT_RELAY, Link, RelayAddress, RelayError, reach
+from client.transport import DEFAULT_RELAY, Link, RelayAddress, RelayError, reach, try_login
 from protocol import GameSession, Identity, Phase, PublicKey, ResyncNeeded, game_filter, lobby_filter
 from protocol.messages import decode
 from protocol.session import MAX_CONFIRMS
@@ -41,6 +40,15 @@ OFFER_WAIT = 10.0
 
 class Failure(Exception):
     """A command cannot go on; the message is the sentence to print (exit status 1)."""
+
+
+class NeedsPassword(Failure):
+    """The relay wants an account and no password was given: found before anything was made or signed, so that the
+    command line can ask for it (hidden, outside the event loop) and run the command again."""
+
+    def __init__(self, message: str, fingerprint: str) -> None:
+        super().__init__(message)
+        self.fingerprint = fingerprint
 
 
 @dataclass
@@ -79,7 +87,6 @@ class Options:
     anyway: bool = False
     """``export``: exit 0 even when the record holds a proof of equivocation."""
     environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
-    ask_password: Callable[[str], str] = getpass.getpass
     identity: Identity | None = None
     """The player's identity (default: the one in the config folder, ``olixono id``)."""
 
@@ -137,16 +144,21 @@ def make_link(options: Options, address: RelayAddress, identity: Identity | None
     return Link(address, username=user, password=password, cafile=options.cafile, give_up=options.timeout)
 
 
-async def run_game(options: Options, runner: GameRunner, front: FrontEnd, identity: Identity | None) -> int:
-    """Run a game, asking once for a password if the relay wants an account and none was given."""
-    try:
-        return await runner.run(front)
-    except RelayError as error:
-        if not (error.needs_login and identity is not None and sys.stdin.isatty()):
-            raise Failure(str(error)) from None
-    link = runner.link
-    link.username = identity.public.text
-    link.password = options.ask_password(f"Relay password for your account ({identity.fingerprint}): ")
+async def log_in(options: Options, address: RelayAddress, identity: Identity | None) -> None:
+    """Before anything is made or signed: whether the relay takes this account (or none). :class:`NeedsPassword`
+    when it wants a password nobody gave, :class:`Failure` when it refuses the login; a relay that does not answer
+    is left to the link (it reconnects, and ``--timeout`` gives up)."""
+    user, password = credentials(options, address, identity)
+    problem = await try_login(address, user, password, options.cafile)
+    if problem is None or not problem.fatal:
+        return
+    if problem.needs_login and identity is not None and password is None:
+        raise NeedsPassword(str(problem), identity.fingerprint)
+    raise Failure(str(problem))
+
+
+async def run_game(runner: GameRunner, front: FrontEnd) -> int:
+    """Run a game: the relay's failures are one sentence."""
     try:
         return await runner.run(front)
     except RelayError as error:
@@ -207,7 +219,7 @@ async def host(kind: str, options: Options) -> int:
     invite = invite_key(options.invite)
     async with relay_for_host(options) as address:
         _, default = relay_address(options)
-
+        await log_in(options, address, identity)  # before a game is made that could never be published
         core, offer = GameCore.hosting(kind, identity, invite=invite)
         game = core.session.game_id or ""
         journal = _seat(Journal.create(JournalMeta(game, kind, "host", identity.public.text, address.url),
@@ -219,7 +231,7 @@ async def host(kind: str, options: Options) -> int:
         options.say(f"Tell {who} to type:  {join_command(game, address, default)}")
         options.say(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
         runner = GameRunner(core, make_link(options, address, identity), journal)
-        return await run_game(options, runner, front_end(options, True), identity)
+        return await run_game(runner, front_end(options, True))
 
 
 # -- join and watch ----------------------------------------------------------------------------------
@@ -284,15 +296,17 @@ async def join(game: str, options: Options) -> int:
         options.write(f"You are in game {game} already: taking it up again.")
         return await resume(game, options)
     address, _ = relay_address(options)
+    await log_in(options, address, identity)
     core = GameCore(GameSession(game, identity))
     runner = GameRunner(core, make_link(options, address, identity))
-    return await run_game(options, runner, joining(options, identity, address), identity)
+    return await run_game(runner, joining(options, identity, address))
 
 
 async def watch(game: str, options: Options) -> int:
     game = _game_id(game)
     address, _ = relay_address(options)
     account = account_identity(options)
+    await log_in(options, address, account)
     core = GameCore(GameSession(game), watching=True)
     runner = GameRunner(core, make_link(options, address, account))
     inner = front_end(options, False)
@@ -301,7 +315,7 @@ async def watch(game: str, options: Options) -> int:
         await _offer(runner, game, options.timeout or OFFER_WAIT)
         return await inner(runner)
 
-    return await run_game(options, runner, run, account)
+    return await run_game(runner, run)
 
 
 # -- resume ---------------------------------------------------------------------------------------------
@@ -377,14 +391,16 @@ async def resume(game: str | None, options: Options) -> int:
     address, _ = relay_address(options)
     core = GameCore(session)
     options.say(f"Taking up {journal.meta.kind} game {game} again ({session.moves} moves so far).")
+    await log_in(options, address, identity)
     runner = GameRunner(core, make_link(options, address, identity), journal)
-    return await run_game(options, runner, front_end(options, True), identity)
+    return await run_game(runner, front_end(options, True))
 
 
 # -- games and export ------------------------------------------------------------------------------------
 async def _collect(options: Options, filters: list[str], identity: Identity | None) -> list[bytes]:
     """Everything the relay retains on ``filters``, once it has all come in."""
     address, _ = relay_address(options)
+    await log_in(options, address, identity)
     link = make_link(options, address, identity)
     for topic_filter in filters:
         await link.subscribe(topic_filter)

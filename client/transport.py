@@ -404,6 +404,22 @@ class Link:
             await asyncio.sleep(quiet / 5)
 
 
+async def try_login(address: RelayAddress, username: str | None, password: str | None, cafile: Path | None = None,
+                    timeout: float = 5.0) -> RelayError | None:
+    """Why the relay refuses an MQTT session with these credentials (``needs_login`` when it wants an account), or
+    ``None`` when it takes one: connect, then leave at once."""
+    try:
+        async with asyncio.timeout(timeout):
+            async with aiomqtt.Client(address.host, address.port, username=username, password=password,
+                                      protocol=aiomqtt.ProtocolVersion.V311, socket_options=NODELAY, timeout=timeout,
+                                      tls_context=tls_context(cafile) if address.tls else None):
+                return None
+    except aiomqtt.MqttError as exc:
+        return explain(address, exc, username)
+    except (OSError, TimeoutError) as exc:
+        return explain(address, exc, username)
+
+
 async def reach(address: RelayAddress, timeout: float = 2.0) -> RelayError | None:
     """Why nothing accepts TCP connections at the relay's address (no MQTT spoken), or ``None`` if something does."""
     try:

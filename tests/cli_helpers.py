@@ -6,9 +6,15 @@ Every process a test starts here it stops by its PID (``stop``); every wait is b
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
+import pty
 import re
+import select
+import subprocess
 import sys
+import termios
+import time
 from pathlib import Path
 
 from client.identity import save_identity
@@ -18,9 +24,9 @@ from protocol import GameSession, Identity
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def home(tmp_path: Path, name: str) -> tuple[dict[str, str], Identity]:
-    """An environment of its own (XDG folders) for one person, and their identity, made in advance."""
-    identity = Identity.generate()
+def home(tmp_path: Path, name: str, identity: Identity | None = None) -> tuple[dict[str, str], Identity]:
+    """An environment of its own (XDG folders) for one person, and their identity (``identity``, or a new one)."""
+    identity = identity or Identity.generate()
     config, state = tmp_path / name / "config", tmp_path / name / "state"
     save_identity(identity, config / "olixono" / "identity")
     env = dict(os.environ, XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(state), PYTHONPATH=str(ROOT))
@@ -87,3 +93,54 @@ def transcript(env: dict[str, str], game: str) -> list[str]:
 def game_lines(lines) -> list[str]:
     """A transcript's lines but the players' confirmations (which each player may leave before the other's comes)."""
     return [line for line in lines if " confirm " not in line[:20]]
+
+
+class Terminal:
+    """``olixono ARGS`` on a terminal of its own: a pty that is its controlling terminal (so a hidden prompt reads it,
+    and Ctrl-C is a SIGINT), read and typed into by the test; stopped by its PID."""
+
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        self.primary, secondary = pty.openpty()
+
+        def controlling() -> None:  # in the child, after setsid: this pty is its terminal
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+        self.process = subprocess.Popen([sys.executable, "-m", "client", *args], env=dict(env, TERM="dumb"), cwd=ROOT,
+                                        stdin=secondary, stdout=secondary, stderr=secondary, close_fds=True,
+                                        start_new_session=True, preexec_fn=controlling)
+        os.close(secondary)
+        self.seen = ""
+
+    def read_until(self, pattern: str, timeout: float = 20) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = re.search(pattern, self.seen)
+            if found:
+                return found
+            readable, _, _ = select.select([self.primary], [], [], 0.05)
+            if readable:
+                try:
+                    self.seen += os.read(self.primary, 65536).decode("utf-8", "replace")
+                except OSError:  # the process ended and closed its side
+                    break
+        raise AssertionError(f"the terminal never showed {pattern!r}:\n{self.seen}")
+
+    def type(self, text: str) -> None:
+        os.write(self.primary, text.encode())
+
+    def wait(self, timeout: float = 60) -> int:
+        deadline = time.monotonic() + timeout
+        while self.process.poll() is None and time.monotonic() < deadline:
+            readable, _, _ = select.select([self.primary], [], [], 0.05)
+            if readable:
+                try:
+                    self.seen += os.read(self.primary, 65536).decode("utf-8", "replace")
+                except OSError:
+                    break
+        return self.process.wait(max(0.1, deadline - time.monotonic()))
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+        os.close(self.primary)
