@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any, Callable, Coroutine, Sequence
@@ -12,6 +13,11 @@ from typing import Any, Callable, Coroutine, Sequence
 from olixono.bots import LEVELS
 from olixono.engine import EngineSession, run
 from olixono.games import BOARDS
+
+
+def interruptible() -> None:
+    """From here on Ctrl-C is the command's own (a KeyboardInterrupt it handles): everything is imported."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _engine(args: argparse.Namespace) -> int:
@@ -23,6 +29,7 @@ def _engine(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         sys.stdout.flush()
 
+    interruptible()
     run(sys.stdin, write, session)
     return 0
 
@@ -41,6 +48,7 @@ def full_screen(args: argparse.Namespace, environ: dict[str, str] | None = None)
 def _play(args: argparse.Namespace) -> int:
     from client.local import play_local
 
+    interruptible()
     try:
         if full_screen(args):
             import asyncio
@@ -134,6 +142,7 @@ def _network(args: argparse.Namespace) -> int:
         "games": lambda: network.games(options),
         "export": lambda: network.export(args.id, options),
     }
+    interruptible()  # what is imported from here on is imported inside asyncio.run: its Ctrl-C is caught below
     for attempt in range(2):
         try:
             return asyncio.run(commands[args.command]())
@@ -152,9 +161,23 @@ def _network(args: argparse.Namespace) -> int:
             print(f"olixono {args.command}: {exc}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
-            print("\nInterrupted; the game stays resumable (olixono resume).", file=sys.stderr)
+            print(f"\n{_interrupted(args)}", file=sys.stderr)
             return 130
     return 1
+
+
+def _interrupted(args: argparse.Namespace) -> str:
+    """What a Ctrl-C leaves: a seat's game stays resumable (its journal has it), a watch or a lookup nothing."""
+    from client.journal import JournalError, journals
+
+    game = getattr(args, "id", None)
+    if args.command in ("host", "join", "resume"):
+        try:
+            if any(journal.meta.game == game or args.command == "host" for journal in journals()):
+                return f"Interrupted; the game stays resumable (olixono resume{' ' + game if game else ''})."
+        except (JournalError, OSError):
+            pass
+    return "Interrupted."
 
 
 def _seconds_option(text: str) -> float:
@@ -186,7 +209,9 @@ def _front_options(parser: argparse.ArgumentParser, plain: str, line: bool = Tru
 
 def _seat_options(parser: argparse.ArgumentParser) -> None:
     _front_options(parser, "no console: print one event a line, in words, for screen readers, pipes and scripts; "
-                           "read commands from stdin; exit 0 when the game ends, 1 when it cannot go on")
+                           "read commands from stdin (held until the seats are drawn); exit 0 when the game ends, 3 "
+                           "when you leave before it ends, 4 when a player's proof of equivocation was seen, 1 when "
+                           "it cannot go on (docs/plain.md lists every line)")
     parser.add_argument("--bot", choices=LEVELS, metavar="LEVEL",
                         help=f"a bot holds your seat ({', '.join(LEVELS)}), printing events as --plain does")
     parser.add_argument("--seed", type=int, help="seed for the bot (default: random)")
@@ -274,9 +299,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser(
         "replay",
         help="step through a transcript on the full screen, after verify's checks",
-        description="Check FILE as olixono verify does, then show its game one position at a time: → or n the next "
-        "move, ← or p the one before, Home / End the start and the end, a move number and Enter to jump there; "
-        "/quit leaves. Without a terminal (or with --plain) print every move and the board after it.",
+        description="Check FILE as olixono verify does, then show its game one position at a time, from the start: "
+        "→ or n the next move, ← or p the one before, Home / End the start and the end, a move number and Enter to "
+        "jump there; q (or /quit) leaves. Without a terminal (or with --plain) print every move and the board after "
+        "it.",
     )
     replay.add_argument("file", help="the transcript: one signed message a line ('-' for stdin)")
     _front_options(replay, "print every move and the board after it", line=False)
@@ -341,9 +367,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from relay.cli import protect_ids
+    from relay.cli import option_strings, protect_ids
 
-    args = build_parser().parse_args(protect_ids(sys.argv[1:] if argv is None else argv))
+    parser = build_parser()
+    args = parser.parse_args(protect_ids(sys.argv[1:] if argv is None else argv, option_strings(parser)))
     command: Callable[[argparse.Namespace], int] = args.func
     return command(args)
 

@@ -43,9 +43,27 @@ class Typed:
     problem: str | None = None
 
 
+WATCH_HELP = """\
+Watching: every line is checked as the players check it. Commands:
+  legal          list the legal moves
+  board          show the board again
+  help           show this text
+  quit           stop watching (olixono watch {game} follows it again)"""
+
+
 def help_text(core: GameCore) -> str:
     kind = core.session.kind or "oxono"
+    if core.watching:
+        return WATCH_HELP.format(game=core.session.game_id)
     return HELP.format(example=EXAMPLES[kind], end=END_LINES[kind], game=core.session.game_id)
+
+
+def leaving_text(core: GameCore) -> str:
+    """What leaving means: a player's game stays resumable; a watcher can watch again."""
+    game = core.session.game_id
+    if core.watching:
+        return f"stopped watching; olixono watch {game} follows it again"
+    return f"left the game; olixono resume {game} takes it up again"
 
 
 def parse(text: str, core: GameCore) -> Typed:
@@ -54,7 +72,7 @@ def parse(text: str, core: GameCore) -> Typed:
     if not line:
         return Typed()
     word, _, rest = line.partition(" ")
-    command = word.lower()
+    command = word.lower().removeprefix("/")  # with or without the screen's /: both, everywhere
     if command == "say":
         if not rest.strip():
             return Typed(problem="say what? Type say and your message, e.g. say good game")

@@ -25,7 +25,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import StdoutProxy
 
-from client.commands import completions
+from client.commands import completions, leaving_text
 from client.core import GameCore
 from client.local import status_text
 from client.plain import Write, handle_typed
@@ -164,7 +164,8 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
                     if core.session.over:
                         break
                     if not await handle_typed(runner, text, out):
-                        out(f"Left the game; olixono resume {core.session.game_id} takes it up again.")
+                        words = leaving_text(core)
+                        out(f"{words[0].upper()}{words[1:]}.")
                         return 0
                 await asyncio.sleep(0)
                 while not runner.events.empty():

@@ -112,6 +112,7 @@ class GameCore:
         self.auto_accept = auto_accept
         self.watching = watching or session.identity is None
         self.live = live
+        self._asked = False  # this client signed a join
         """Whether the protocol's automatic answers (accept, reveal, confirm) may be signed: a runner holds them back
         until its first catch-up with the relay (:meth:`ready`), so that nothing is signed for a slot this key may
         hold already there."""
@@ -184,6 +185,8 @@ class GameCore:
             return "only the first player may abort, before their first move: resign instead"
         if session.phase is Phase.PLAYING and not self.my_turn and intent.kind not in ("resign", "chat"):
             assert board is not None
+            if intent.kind in ("agree", "decline") and session.proposal not in (None, self.my_player):
+                return f"a proposal is answered on one's own turn: yours comes after {board.turn}'s move"
             return f"it is not your turn: {board.turn} is to move"
         reason = detail.split(": ", 1)[1] if detail.startswith("cannot ") and ": " in detail else detail
         return f"you cannot {intent.kind} now: {reason}" if intent.kind != "chat" else reason
@@ -277,6 +280,14 @@ class GameCore:
         except LocalProtocolError:
             return None
 
+    def seated_elsewhere(self, event: Event) -> bool:
+        """Whether ``event`` seats another guest than this client, which had asked for the seat: from now on it
+        watches (its own lines, presence included, would only be refused)."""
+        if not (self._asked and isinstance(event, GuestAccepted) and event.key != self.me and not self.watching):
+            return False
+        self.watching = True
+        return True
+
     def ready(self) -> Step:
         """The first catch-up with the relay is done: from now on the automatic answers go out, and any the
         catch-up calls for are signed now (a join to accept, a coin to reveal, an ending to confirm)."""
@@ -307,4 +318,5 @@ class GameCore:
             out = self.session.join()
         except LocalProtocolError as exc:
             raise IntentRefused(f"cannot join: {exc}") from None
+        self._asked = True
         return self._after(list(out.events), out, secret=self.session.secret)

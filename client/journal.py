@@ -97,6 +97,9 @@ class JournalMeta:
     """The guest's coin-flip secret, kept from the join until the reveal."""
     connections: int = 0
     """How many times this client has connected to the game (the presence ``seq``)."""
+    ran_relay: bool = False
+    """The host's own process ran the relay (the embedded one ``host`` starts when none answers): ``resume`` starts
+    it again when nothing answers there."""
     created: float = field(default_factory=time.time)
 
 

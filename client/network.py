@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import sys
 import time
@@ -82,6 +83,8 @@ class Options:
         self.notes.append(text)
     warn: Write = field(default_factory=lambda: stdout_writer(sys.stderr))
     """Where what is said beside a command's output goes (``export`` writes the record on stdout)."""
+    invitation: str | None = None
+    """What a host's opponent types to join (the full screen shows it whole until someone does)."""
     all_games: bool = False
     """``games``: every game on the relay, not only the open offers."""
     anyway: bool = False
@@ -107,18 +110,20 @@ def join_command(game: str, address: RelayAddress, default: bool) -> str:
 
 
 @contextlib.asynccontextmanager
-async def relay_for_host(options: Options) -> AsyncIterator[RelayAddress]:
-    """The relay a host plays through: the one named, or at the default address, or one started here."""
+async def relay_for_host(options: Options, *, may_start: bool | None = None) -> AsyncIterator[tuple[RelayAddress, bool]]:
+    """The relay a host plays through, and whether this process runs it: the one named, or at the default address, or
+    one started here (when nothing answers there and ``may_start``: by default, when no relay was named)."""
     address, default = relay_address(options)
     problem = await reach(address)
     if problem is None:
-        yield address
+        yield address, False
         return
-    if not default or address.tls:
+    if not (default if may_start is None else may_start) or address.tls:
         raise Failure(str(problem))  # before a game is made and journaled that could never be published
     from relay.embedded import EmbeddedRelay, RelaySettings, quiet_amqtt
 
     quiet_amqtt()
+    logging.getLogger("amqtt").setLevel(logging.ERROR)  # its shutdown warnings would land on the person's terminal
     embedded = EmbeddedRelay(RelaySettings(host=address.host, port=address.port))
     try:
         await embedded.start()
@@ -127,7 +132,7 @@ async def relay_for_host(options: Options) -> AsyncIterator[RelayAddress]:
     options.say(f"No relay answered at {address}, so this process runs one there (the embedded relay). "
                   "The game ends for everybody when this process does.")
     try:
-        yield address
+        yield address, True
     finally:
         await embedded.stop()
 
@@ -150,7 +155,7 @@ async def log_in(options: Options, address: RelayAddress, identity: Identity | N
     is left to the link (it reconnects, and ``--timeout`` gives up)."""
     user, password = credentials(options, address, identity)
     problem = await try_login(address, user, password, options.cafile)
-    if problem is None or not problem.fatal:
+    if problem is None:
         return
     if problem.needs_login and identity is not None and password is None:
         raise NeedsPassword(str(problem), identity.fingerprint)
@@ -182,7 +187,7 @@ def front_end(options: Options, player: bool) -> FrontEnd:
     if options.screen:
         from client.screen import game_screen
 
-        return game_screen(notes=options.notes)
+        return game_screen(notes=options.notes, invitation=options.invitation)
     from client.console import line_console
 
     return line_console()
@@ -217,32 +222,34 @@ def invite_key(text: str | None) -> PublicKey | None:
 async def host(kind: str, options: Options) -> int:
     identity = load_identity(options)
     invite = invite_key(options.invite)
-    async with relay_for_host(options) as address:
+    async with relay_for_host(options) as (address, ran_relay):
         _, default = relay_address(options)
         await log_in(options, address, identity)  # before a game is made that could never be published
         core, offer = GameCore.hosting(kind, identity, invite=invite)
         game = core.session.game_id or ""
-        journal = _seat(Journal.create(JournalMeta(game, kind, "host", identity.public.text, address.url),
-                                       options.journal_dir))
+        journal = _seat(Journal.create(JournalMeta(game, kind, "host", identity.public.text, address.url,
+                                                   ran_relay=ran_relay), options.journal_dir))
         for line in offer.journal:
             journal.append(line)  # published on connecting, with whatever else the relay lacks
         who = "the invited key" if invite else "your opponent"
         options.say(f"Hosting {kind} game {game} as {identity.fingerprint}.")
-        options.say(f"Tell {who} to type:  {join_command(game, address, default)}")
+        options.invitation = join_command(game, address, default)
+        options.say(f"Tell {who} to type:  {options.invitation}")
         options.say(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
         runner = GameRunner(core, make_link(options, address, identity), journal)
         return await run_game(runner, front_end(options, True))
 
 
 # -- join and watch ----------------------------------------------------------------------------------
-async def _offer(runner: GameRunner, game: str, timeout: float) -> None:
-    """Wait until the game's offer has arrived; :class:`Failure` if the relay has none."""
+async def _offer(runner: GameRunner, game: str, timeout: float, say: Write) -> None:
+    """Wait until the game's offer has arrived (saying so while it waits); :class:`Failure` if the relay has none."""
+    say(f"Looking for game {game} on the relay at {runner.link.address} (for up to {timeout:g} s)...")
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while runner.core.session.phase is Phase.WAITING:
         remaining = deadline - loop.time()
         if remaining <= 0:
-            raise Failure(f"no game {game} on the relay at {runner.link.address} (or it is not answering)")
+            raise Failure(f"no game {game} on the relay at {runner.link.address}: no offer came in {timeout:g} s (check the id, and the relay: --relay)")
         runner.changed.clear()
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(min(remaining, 0.5)):
@@ -257,7 +264,7 @@ def joining(options: Options, identity: Identity, address: RelayAddress) -> Fron
         core = runner.core
         session = core.session
         game = session.game_id or ""
-        await _offer(runner, game, options.timeout or OFFER_WAIT)
+        await _offer(runner, game, options.timeout or OFFER_WAIT, options.write)
         assert session.host is not None and session.kind is not None
         if session.over:
             assert session.result is not None
@@ -312,7 +319,7 @@ async def watch(game: str, options: Options) -> int:
     inner = front_end(options, False)
 
     async def run(runner: GameRunner) -> int:
-        await _offer(runner, game, options.timeout or OFFER_WAIT)
+        await _offer(runner, game, options.timeout or OFFER_WAIT, options.write)
         return await inner(runner)
 
     return await run_game(runner, run)
@@ -387,13 +394,15 @@ async def resume(game: str | None, options: Options) -> int:
     if damage:
         options.say(f"warning: the journal of this game is damaged ({damage_text(damage)}); the relay has the "
                     "game's lines: nothing is signed before they are in")
-    options.relay = options.relay or journal.meta.relay
-    address, _ = relay_address(options)
-    core = GameCore(session)
-    options.say(f"Taking up {journal.meta.kind} game {game} again ({session.moves} moves so far).")
-    await log_in(options, address, identity)
-    runner = GameRunner(core, make_link(options, address, identity), journal)
-    return await run_game(runner, front_end(options, True))
+    given, options.relay = options.relay, options.relay or journal.meta.relay
+    # a host's game on the relay its own process ran, which ended with it: this process runs one again, as host did
+    here = given is None and journal.meta.role == "host" and journal.meta.ran_relay
+    async with relay_for_host(options, may_start=here) as (address, _):
+        core = GameCore(session)
+        options.say(f"Taking up {journal.meta.kind} game {game} again ({session.moves} moves so far).")
+        await log_in(options, address, identity)
+        runner = GameRunner(core, make_link(options, address, identity), journal)
+        return await run_game(runner, front_end(options, True))
 
 
 # -- games and export ------------------------------------------------------------------------------------
@@ -454,6 +463,8 @@ async def games(options: Options) -> int:
     now = time.time()
     newest_first = sorted(sessions.values(), key=lambda s: -int(s.chain[0].value("at")))
     offers = [s for s in newest_first if s.phase is Phase.OFFERED]
+    if offers or (options.all_games and newest_first):
+        options.write(f"{'GAME':22}  {'KIND':5}  {'HOST':24}  {'AGE':>9}  " + ("STATE" if options.all_games else "FOR"))
     if options.all_games:
         for session in (s for s in newest_first if s.phase is not Phase.OFFERED):
             assert session.host is not None

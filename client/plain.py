@@ -13,8 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from client.commands import help_text, legal_text, parse
-from client.core import Intent, IntentRefused
+from client.commands import help_text, leaving_text, legal_text, parse
+from client.core import GameCore, Intent, IntentRefused
 from client.local import status_text
 from client.record import PROVEN, seated_proofs
 from client.runner import GameRunner
@@ -92,39 +92,91 @@ async def handle_typed(runner: GameRunner, text: str, write: Write) -> bool:
     return True
 
 
+LEFT = 3
+"""The exit status of a ``--plain`` player who leaves (``quit``, or the end of its commands) before the game ends:
+it stays resumable."""
+
+
+def turn_text(core: GameCore) -> str | None:
+    """Where the game stands, in one line: ``game: oxono, 12 moves, pink to move (your move)``."""
+    session = core.session
+    board = session.board
+    if board is None or not session.started or session.over:
+        return None
+    mine = " (your move)" if core.my_turn else ""
+    moves = f"{session.moves} move{'s' if session.moves != 1 else ''}"
+    return f"game: {session.kind}, {moves}, {board.turn} to move{mine}"
+
+
+def waits_for_seats(core: GameCore, text: str) -> bool:
+    """Whether a typed line needs what has not come yet: a seat (to chat), or the seats drawn (to play)."""
+    typed = parse(text, core)
+    if typed.intent is None or core.watching or core.session.over:
+        return False
+    if typed.intent.kind == "chat":
+        return core.me is not None and core.session.role_of(core.me) is None
+    return not core.session.started
+
+
 def plain_front(write: Write | None = None, commands: TextIO | None = None) -> Callable[[GameRunner], Any]:
     """The ``--plain`` front end: events in words; a player's commands, one a line, from ``commands`` (stdin).
 
-    Returns 0 once the game is over; quitting (``quit``, or the end of the commands) returns 0 too and leaves the
-    game resumable.
+    Once caught up with the relay it says where the game stands; it says ``your move`` whenever the turn becomes
+    the player's. Commands typed before the seats are drawn are held and acted on once they are. Returns once the
+    game is over (:func:`ended`); leaving before (``quit``, or the end of the commands) returns :data:`LEFT` and
+    leaves the game resumable.
     """
     out = write or stdout_writer()
 
     async def run(runner: GameRunner) -> int:
         core = runner.core
         typed: asyncio.Queue[str | None] | None = await _lines_from(commands) if commands is not None else None
-        waits: set[asyncio.Task[Any]] = set()
+        caught_up: asyncio.Task[Any] | None = asyncio.ensure_future(runner.caught_up.wait())
+        held: list[str] = []  # typed, not acted on yet: the seats are not drawn, or what happened is still being said
+        no_more = False  # the commands ended
+        my_turn = restated = False
         while True:
+            if runner.events.empty():  # what is said has caught up with what happened
+                if caught_up is None and not restated:
+                    restated = True
+                    where = turn_text(core) if core.session.moves else None
+                    if where is not None:  # a game taken up again: where it stands
+                        out(where)
+                        my_turn = core.my_turn
+                if core.my_turn and not my_turn:
+                    out("your move")
+                my_turn = core.my_turn
+                if core.session.over:
+                    return await ended(runner, out)
+                if held and caught_up is None and not waits_for_seats(core, held[0]):
+                    if not await handle_typed(runner, held.pop(0), out):  # one at a time: its events said first
+                        out(leaving_text(core))
+                        return LEFT
+                    continue
+                if no_more and not held:
+                    out(f"left the game (no more commands); olixono resume {core.session.game_id} takes it up again")
+                    return LEFT
             event_wait = asyncio.ensure_future(runner.events.get())
-            waits = {event_wait}
-            if typed is not None:
-                waits.add(asyncio.ensure_future(typed.get()))
+            waits = {event_wait, *([caught_up] if caught_up is not None else [])}
+            typing = asyncio.ensure_future(typed.get()) if typed is not None and not no_more else None
+            if typing is not None:
+                waits.add(typing)
             done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             for task in pending:
-                task.cancel()
-            for task in done:
-                item = task.result()
-                if task is event_wait:
-                    text = describe(core, item)
-                    if text is not None:
-                        out(text)
-                    if core.session.over and runner.events.empty():
-                        return await ended(runner, out)
-                elif item is None or not await handle_typed(runner, item, out):
-                    out(f"left the game; olixono resume {core.session.game_id} takes it up again")
-                    return 0
-                elif core.session.over and runner.events.empty():
-                    return await ended(runner, out)
+                if task is not caught_up:
+                    task.cancel()
+            if caught_up is not None and caught_up in done:
+                caught_up = None
+            if event_wait in done:
+                text = describe(core, event_wait.result())
+                if text is not None:
+                    out(text)
+            if typing is not None and typing in done:
+                item = typing.result()
+                if item is None:
+                    no_more = True
+                else:
+                    held.append(item)
 
     return run
 

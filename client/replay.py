@@ -47,7 +47,7 @@ class ReplayTable(Table):
         self.session, self.summary = session, summary
         self.boards = positions(session)
         self.played = board_moves(self.boards[-1])
-        self.cursor = len(self.played)
+        self.cursor = 0  # from the start: → or n steps through it, End jumps to the end
 
     @property
     def kind(self) -> str:
@@ -119,6 +119,11 @@ class ReplayTable(Table):
                               (("home",), lambda: 0), (("end",), lambda: len(self.played))):
             for name in names:
                 keys.add(name, filter=empty)(stepper(target))
+
+        @keys.add("q", filter=empty)
+        def leave(event: KeyPressEvent) -> None:
+            event.app.exit(result=0)
+
         return keys
 
 

@@ -21,7 +21,7 @@ from client.core import GameCore, Intent, IntentRefused, ProofSaved, Publish, St
 from client.journal import Journal
 from client.record import lacking_text
 from client.transport import Link
-from protocol import Event, game_filter, player_filter
+from protocol import Event, GuestAccepted, game_filter, player_filter
 from protocol.topics import own_filter
 
 
@@ -137,6 +137,10 @@ class GameRunner:
         self._record(step)
         for event in step.events:
             self.emit(event)
+            if self.core.seated_elsewhere(event):
+                assert isinstance(event, GuestAccepted)
+                self.emit(Notice(f"this game has both players (the host seated {event.key.fingerprint}, not you): "
+                                 "you are watching it"))
         if received:
             await asyncio.sleep(0)  # the front end shows it, and may answer it, before the flush
         self._last_line = asyncio.get_running_loop().time()

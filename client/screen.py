@@ -17,6 +17,7 @@ refused, never sent as chat by accident.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
 import textwrap
@@ -34,7 +35,8 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
-from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout import Float, FloatContainer, HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.containers import DynamicContainer
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
@@ -92,6 +94,8 @@ class Table:
     """Said in the help next to /quit: what leaving means."""
     greeting = "Type a move, or /help for the commands."
     """The log's first line."""
+    refused: dict[str, str] = {}
+    """Commands that exist but cannot be used here, each with the sentence that says why (a watcher's /say)."""
 
     @property
     def kind(self) -> str:
@@ -106,6 +110,10 @@ class Table:
     def board(self) -> Board[Any] | None:
         """The position to draw (``None``: there is none yet, the seats are not drawn)."""
         raise NotImplementedError
+
+    def waiting(self) -> list[str]:
+        """What the board's place shows while there is no board (lines that fit its width)."""
+        return ["waiting for the seats to be drawn..."]
 
     def moves(self) -> list[tuple[str, str]]:
         """``(player, move)`` for every move of the game (or transcript)."""
@@ -166,10 +174,20 @@ Type a move ({example}); Tab completes the legal ones. Commands start with /:
 class NetworkTable(Table):
     """A network game: the core's verified session on the board, typing through the runner (as the line console)."""
 
-    def __init__(self, runner: GameRunner) -> None:
+    def __init__(self, runner: GameRunner, invitation: str | None = None) -> None:
         self.runner, self.core = runner, runner.core
+        self.invitation = invitation
+        """What the opponent types to join (a host's game): shown whole where the board will be, /copy copies it."""
         self.connected = runner.link.connected
-        self.leave = f"; olixono resume {self.core.session.game_id} takes it up again"
+        game = self.core.session.game_id
+        if self.core.watching:
+            self.leave = f"; olixono watch {game} follows it again"
+            self.greeting = "Watching: every line is checked as the players check it. /help lists the commands."
+            why = "you are watching this game: only its players can"
+            self.refused = {name: f"{why} {name}" for name in (
+                "resign", "draw", "end", "agree", "decline", "withdraw", "abort")} | {"say": f"{why} chat"}
+        else:
+            self.leave = f"; olixono resume {game} takes it up again"
 
     @property
     def kind(self) -> str:
@@ -180,11 +198,20 @@ class NetworkTable(Table):
         if self.core.watching:
             return ("legal", "board")
         end = "draw" if self.kind == "oxono" else "end"
-        return ("legal", "board", "resign", end, "agree", "decline", "withdraw", "abort", "say")
+        copy = ("copy",) if self.invitation is not None else ()
+        return ("legal", "board", "resign", end, "agree", "decline", "withdraw", "abort", "say", *copy)
 
     def board(self) -> Board[Any] | None:
         session = self.core.session
         return session.board if session.started else None
+
+    def waiting(self) -> list[str]:
+        session = self.core.session
+        if self.invitation is None or session.guest is not None or session.over:
+            return super().waiting()
+        command, _, relay = self.invitation.partition(" --relay ")
+        return ["Waiting for your opponent.", "They type (/copy copies it):", "", command,
+                *([f"  --relay {relay}"] if relay else []), "", f"game id: {session.game_id}"]
 
     def moves(self) -> list[tuple[str, str]]:
         return played_moves(self.core)
@@ -225,7 +252,11 @@ class NetworkTable(Table):
             present = session.present(key) if key is not None and key == opponent else None
             here = "" if key != opponent else " here" if present else " gone" if present is False else " not seen"
             parts.append(f"{player} {who}{mine} {clock_text(spent(player))}{here}")
-        return (parts + ["relay ok"]) if self.connected else ["RELAY LOST: reconnecting", *parts]
+        if not self.connected:
+            return ["RELAY LOST: reconnecting", *parts]
+        if session.proposal is not None and not session.over:  # in the place of "relay ok": the toolbar fits 80
+            return [*parts, f"{'draw' if self.kind == 'oxono' else 'end'} offered"]
+        return [*parts, "relay ok"]
 
     def help(self) -> str:
         if self.core.watching:
@@ -238,6 +269,9 @@ class NetworkTable(Table):
         await handle_typed(self.runner, text, say)
 
     async def command(self, name: str, rest: str, say: Say) -> None:
+        if name == "copy" and self.invitation is not None:
+            copy_to_clipboard(self.invitation)
+            return say(f"copied to the clipboard (where the terminal lets a program do it: OSC 52): {self.invitation}")
         await handle_typed(self.runner, f"{name} {rest}".strip(), say)
 
     async def follow(self, say: Say, changed: Callable[[], None]) -> None:
@@ -253,6 +287,14 @@ class NetworkTable(Table):
                 say(f"Game over: {event.result.sentence()}. The record: olixono export {core.session.game_id}; "
                     "/quit leaves.")
             changed()
+
+
+def copy_to_clipboard(text: str) -> None:
+    """Put ``text`` on the terminal's clipboard with OSC 52 (xterm, tmux with set-clipboard, kitty, iTerm2, ...)."""
+    encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    output = get_app().output
+    output.write_raw(f"\x1b]52;c;{encoded}\x07")
+    output.flush()
 
 
 def played_moves(core: GameCore) -> list[tuple[str, str]]:
@@ -301,7 +343,7 @@ def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], Non
     its scoreboard under the board; each square clickable (``click(square, cell)``)."""
     board = table.board()
     if board is None:
-        return [("class:title", "waiting for the seats to be drawn...")]
+        return [("class:title", "".join(f"{line}\n" for line in table.waiting()))]
     kind = table.kind
     lines = board.show().splitlines()
     width = 6 if kind == "oxono" else 11
@@ -569,11 +611,11 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
     async def obey(text: str) -> None:
         name, _, rest = text.removeprefix("/").partition(" ")
         name, names = name.lower(), table.commands + OWN_COMMANDS
-        if not text.startswith("/"):
-            if name in names:
-                state.add(f"error: commands start with /: type /{text}")
-            else:
-                await table.move(text, state.add)
+        if name in table.refused:
+            state.add(f"error: {table.refused[name]}")
+            return
+        if not text.startswith("/") and name not in names:
+            await table.move(text, state.add)
             return
         if name not in names:
             state.add(f"error: no command /{name}: /help lists them")
@@ -636,8 +678,9 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
             Window(FormattedTextControl(log_fragments)),
         ]),
     ])
-    full = HSplit([game_window, Window(height=1, char="─"), input_line(),
-                   Window(FormattedTextControl(toolbar), height=1)])
+    full = FloatContainer(  # Tab's candidates, in a menu over the log next to the input line
+        HSplit([game_window, Window(height=1, char="─"), input_line(), Window(FormattedTextControl(toolbar), height=1)]),
+        floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1))])
     too_small = HSplit([Window(FormattedTextControl(
         lambda: f"The terminal is too small: the screen needs {MIN_COLUMNS} x {MIN_ROWS} characters. "
                 "Make it larger; the game goes on meanwhile (/quit leaves)."), wrap_lines=True), input_line()])
@@ -695,11 +738,12 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
 
 def game_screen(*, input: Input | None = None, output: Output | None = None,
                 clock: Callable[[], float] = time.monotonic, log_file: Path | None = None,
-                notes: list[str] | None = None) -> Callable[[GameRunner], Any]:
-    """The full-screen front end of a network game (see :func:`run_screen` for the arguments)."""
+                notes: list[str] | None = None, invitation: str | None = None) -> Callable[[GameRunner], Any]:
+    """The full-screen front end of a network game (see :func:`run_screen` for the arguments; ``invitation``: the
+    command a host's opponent types, shown whole until someone joins)."""
 
     async def run(runner: GameRunner) -> int:
-        return await run_screen(NetworkTable(runner), input=input, output=output, clock=clock, log_file=log_file,
-                                notes=notes or ())
+        return await run_screen(NetworkTable(runner, invitation), input=input, output=output, clock=clock,
+                                log_file=log_file, notes=notes or ())
 
     return run

@@ -415,9 +415,13 @@ async def try_login(address: RelayAddress, username: str | None, password: str |
                                       tls_context=tls_context(cafile) if address.tls else None):
                 return None
     except aiomqtt.MqttError as exc:
-        return explain(address, exc, username)
+        error = explain(address, exc, username)
     except (OSError, TimeoutError) as exc:
-        return explain(address, exc, username)
+        error = explain(address, exc, username)
+    if "did not answer in time" in str(error):
+        return RelayError(f"something accepts connections at {address.host}:{address.port} but does not answer as an "
+                          f"MQTT relay would (is it one? is it {'mqtt' if address.tls else 'mqtts'}://?)", fatal=True)
+    return error
 
 
 async def reach(address: RelayAddress, timeout: float = 2.0) -> RelayError | None:

@@ -39,9 +39,9 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
     if isinstance(event, LineApplied | ResyncNeeded):
         return None
     if isinstance(event, MoveApplied):
-        return f"move {event.seq} {event.player} {event.move}"
+        return f"move {event.ply} {event.player} {event.move}"
     if isinstance(event, GameOver):
-        text = f"result {event.result.text()}: {event.result.sentence()}"
+        text = f"result: {event.result.sentence()} ({event.result.code()})"
         branch = branch_text(core.session, lambda key: who(core, key))
         return f"{text} ({branch})" if branch else text
     if isinstance(event, ConfirmationReceived):
@@ -58,7 +58,9 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
         return "seats " + ", ".join(f"{who(core, key)}" for _, key in event.seats) + f"; {event.seats[0][0]} moves first"
     if isinstance(event, EndProposed):
         offer = "offers a draw" if core.session.kind == "oxono" else "proposes to end the game and count the markers"
-        return f"proposal {event.player} {offer}"
+        theirs = core.playing and core.my_player is not None and event.player != core.my_player
+        answer = " (it stands: answer it on your turn with agree or decline)" if theirs else ""
+        return f"proposal {event.player} {offer}{answer}"
     if isinstance(event, ProposalWithdrawn):
         return f"withdrawn {event.player} takes back the proposal"
     if isinstance(event, EndDeclined):

@@ -130,9 +130,12 @@ class GameStarted:
 
 @dataclass(frozen=True, slots=True)
 class MoveApplied:
+    """``player`` played ``move``: the game's move number ``ply`` (from 1), at main-chain sequence number ``seq``."""
+
     seq: int
     player: str
     move: str
+    ply: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +195,9 @@ class LineRejected:
 
     @property
     def sentence(self) -> str:
-        return f"{CODES[self.code]} ({self.detail})"
+        """The code's sentence and the detail, once: ``the signature does not verify for key 1a2b-…``."""
+        general = CODES[self.code]
+        return self.detail if self.detail.startswith(general) else f"{general} ({self.detail})"
 
 
 @dataclass(frozen=True, slots=True)

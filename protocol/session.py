@@ -972,7 +972,7 @@ class GameSession:
         if kind == "move":
             assert state.seats is not None
             board.push(move)
-            events.append(MoveApplied(message.seq, board.PLAYERS[state.turn], message.fields[3][1]))
+            events.append(MoveApplied(message.seq, board.PLAYERS[state.turn], message.fields[3][1], state.moves + 1))
             outcome = board.outcome()
             if outcome is None:  # the common case, built directly (NamedTuple._replace is slow)
                 return _State(Phase.PLAYING, state.guest, state.seats, 1 - state.turn, state.moves + 1, state.proposal)

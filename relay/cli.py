@@ -14,7 +14,7 @@ import asyncio
 import logging
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from relay import rules, users
@@ -200,16 +200,28 @@ ID_OPTIONS = frozenset({"--invite"})
 """Options whose value is a key."""
 
 
-def protect_ids(argv: Sequence[str]) -> list[str]:
+def option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option a parser and its subcommands know (``--relay``, ``--bridge-password-file``, ``-h``)."""
+    known: set[str] = set()
+    for action in parser._actions:  # argparse keeps them here, subcommands' parsers among its choices
+        known.update(action.option_strings)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                known |= option_strings(sub)
+    return known
+
+
+def protect_ids(argv: Sequence[str], options: Collection[str] = ()) -> list[str]:
     """``argv`` with every game id or key that begins with ``-`` made a value, as argparse would never take it:
     ``--invite -96kk…`` becomes ``--invite=-96kk…``, and a positional one moves after a ``--``. So every command the
-    program prints for a person to type (``olixono join GAME``) works when typed or pasted, whatever the id."""
+    program prints for a person to type (``olixono join GAME``) works when typed or pasted, whatever the id.
+    ``options``: the parser's own option strings, which are never ids (``--bridge-password-file`` looks like one)."""
     out: list[str] = []
     positional: list[str] = []
     for index, token in enumerate(argv):
         if token == "--":
             return [*out, "--", *positional, *argv[index + 1:]]
-        if ID_OR_KEY.fullmatch(token):
+        if ID_OR_KEY.fullmatch(token) and token not in options:
             if out and out[-1] in ID_OPTIONS:
                 out[-1] = f"{out[-1]}={token}"
             else:
@@ -222,5 +234,5 @@ def protect_ids(argv: Sequence[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="olixono")
     add_subparser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(protect_ids(["relay", *(sys.argv[1:] if argv is None else argv)]))
+    args = parser.parse_args(protect_ids(["relay", *(sys.argv[1:] if argv is None else argv)], option_strings(parser)))
     return args.func(args)

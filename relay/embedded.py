@@ -352,7 +352,8 @@ class RelayBroker(Broker):
                 BrokerProtocolHandler.init_from_connect(reader, writer, self.plugins_manager), CONNECT_DEADLINE)
         except (asyncio.TimeoutError, AMQTTError, MQTTError, NoDataError) as exc:
             why = f"no CONNECT within {CONNECT_DEADLINE:g} s" if isinstance(exc, asyncio.TimeoutError) else _one_line(exc)
-            log.info("closed %s: %s", peer, why)
+            # a connection that closed before sending anything (a probe: is a relay listening?) is no news
+            (log.debug if isinstance(exc, NoDataError) else log.info)("closed %s: %s", peer, why)
             with contextlib.suppress(Exception):
                 await writer.close()
             raise _Closed from None
@@ -583,6 +584,8 @@ def describe(relay: EmbeddedRelay) -> list[str]:
         f"  players point their olixono client at {relay.url}"
         + (" with their key as user name and their relay password" if s.private else ""),
         f"  any MQTT 3.1.1 client works too, e.g. {mosquitto_sub_command(s.host, relay.port or 0, s.private, s.tls_cert)}",
+        *(["    (--cafile: the certificate itself when it is self-signed, else the CA that signed it)"]
+          if s.tls_cert else []),
         "  stop with Ctrl-C",
     ]
     if s.host not in ("127.0.0.1", "localhost", "::1"):

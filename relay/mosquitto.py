@@ -268,7 +268,7 @@ def mosquitto_sub_command(host: str, port: int, private: bool, cafile: Path | No
     words = ["mosquitto_sub", "-h", host, "-p", str(port), "-V", "mqttv311"]
     if private:
         words += ["-u", "KEY", "-P", "PASSWORD"]
-    if cafile is not None:
+    if cafile is not None:  # the CA that signed the relay's certificate (a self-signed one is its own CA)
         words += ["--cafile", str(cafile)]
     return " ".join(words + ["-t", "'olixono/1/games/#'", "-v"])
 

@@ -67,14 +67,16 @@ async def finish(process: asyncio.subprocess.Process, seen: list[str], timeout: 
         return await process.wait()
 
 
-async def run(env: dict[str, str], *args: str, timeout: float = 60) -> tuple[int, str, str]:
-    """``olixono ARGS`` to its end: the exit status, stdout and stderr apart."""
-    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "client", *args, env=env, cwd=ROOT,
-                                                   stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                                                   stderr=asyncio.subprocess.PIPE)
+async def run(env: dict[str, str], *args: str, timeout: float = 60, stdin_text: str | None = None
+              ) -> tuple[int, str, str]:
+    """``olixono ARGS`` to its end (``stdin_text`` piped in, else nothing): the exit status, stdout and stderr."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "client", *args, env=env, cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+        stdin=asyncio.subprocess.DEVNULL if stdin_text is None else asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE)
     try:
         async with asyncio.timeout(timeout):
-            out, err = await process.communicate()
+            out, err = await process.communicate(None if stdin_text is None else stdin_text.encode())
     finally:
         stop(process)
     return process.returncode, out.decode(), err.decode()

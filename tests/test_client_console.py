@@ -72,7 +72,7 @@ async def test_a_person_at_the_line_console_plays_a_whole_game(relay, tmp_path, 
     assert "error: it is not your turn" in text
     assert "chat " in text and "(you): hello" in text
     assert "warning: a background task failed: RuntimeError('boom')" in text
-    assert "seats " in text and "move 4 " in text
+    assert "seats " in text and "move 1 " in text
     core = box["runner"].core
     assert f"Game over: {core.session.result.sentence()}" in text
     files = "   a  b  c  d  e  f" if kind == "oxono" else "   a b c d e f g h i j k"

@@ -66,12 +66,14 @@ async def test_two_bots_play_a_whole_game_and_a_late_spectator_agrees(relay, tmp
     assert transcript(host, game) == transcript(guest, game)
     session, number, problem = verify_transcript(transcript(host, game))
     assert problem is None and session.result is not None
-    assert f"result {session.result.text()}" in host.text() and f"result {session.result.text()}" in guest.text()
+    result_line = f"result: {session.result.sentence()} ({session.result.code()})"
+    assert result_line in host.text() and result_line in guest.text()
     assert f"hosted by {host.identity.fingerprint}" in guest.text()
     watcher = Seat(tmp_path, "watcher", relay, plain=True)
     assert await network.watch(game, watcher.options) == 0
     moves = [line for line in watcher.lines if line.startswith("move ")]
-    assert len(moves) == session.moves and f"result {session.result.text()}" in watcher.text()
+    assert len(moves) == session.moves and result_line in watcher.text()
+    assert moves[0].startswith("move 1 ") and moves[-1].startswith(f"move {session.moves} ")  # numbered as played
     assert "result confirmed by both players" in watcher.text()  # each player confirmed the ending before leaving
     exported = Seat(tmp_path, "exporter", relay)
     assert await network.export(game, exported.options) == 0  # no journal: rebuilt from the relay

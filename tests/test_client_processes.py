@@ -216,7 +216,7 @@ async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
         sentence = session.result.sentence()
         for pane in (0, 1, 2):
             await asyncio.to_thread(tmux.wait_for, pane, re.escape(f"Game over: {sentence}"), 20)
-        assert f"move {session.next_seq - 1} " in tmux.screen(2)  # the watcher saw the last move
+        assert f"move {session.moves} " in tmux.screen(2)  # the watcher saw the last move
 
 
 @needs_tmux
@@ -259,6 +259,8 @@ async def test_local_play_and_a_replay_on_the_full_screen_in_a_real_terminal(tmp
         tmux.type(0, "/quit")
 
         tmux.start(env, ["replay", str(ROOT / "protocol" / "vectors" / "oxono-game.txt")])
+        await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 0 of 13 \| ")  # it opens at the start
+        tmux.keys(1, "End")
         await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 13 of 13 \| ")
         await asyncio.to_thread(tmux.wait_for, 1, r"Game over: pink wins: four in a row")
         tmux.keys(1, "Home")
@@ -270,6 +272,7 @@ async def test_local_play_and_a_replay_on_the_full_screen_in_a_real_terminal(tmp
         await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 0 of 13 \| ")
         tmux.type(1, "7")
         await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 7 of 13 \| ")
-        tmux.type(1, "/quit")
+        tmux.keys(1, "q")  # q leaves a replay
+        await asyncio.to_thread(tmux.wait_for, 1, r"\[exited\]|Pane is dead|\$ *$")
     finally:
         tmux.stop()

@@ -131,3 +131,29 @@ async def test_no_automatic_answer_is_signed_before_the_first_catch_up():
     await runner.apply(core.ready())  # the catch-up is done: now the accept goes out
     assert [topic.rsplit("/", 1)[-1] for _, topic, _ in runner.link.sent][:1] == ["2"]
     assert core.session.guest == GUEST.public
+
+
+async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
+    """Two asked for the seat at once and the host seated the other: this client says so, and watches."""
+    from client.runner import Notice
+    from protocol import GameSession
+    from protocol_helpers import GUEST, HOST, STRANGER
+
+    host, offer = GameSession.offer("oxono", HOST)
+    me = GameRunner(GameCore(GameSession(host.game_id, STRANGER)), FakeLink())  # type: ignore[arg-type]
+    await me._received("topic", offer.line.encode())
+    me.caught_up.set()
+    me.core.ready()
+    await me.apply(me.core.join())
+    other = GameSession(host.game_id, GUEST)
+    other.receive(offer.line)
+    join = other.join().line
+    host.receive(join)
+    await me._received("topic", join.encode())
+    await me._received("topic", host.accept(GUEST.public).line.encode())
+    said = []
+    while not me.events.empty():
+        said.append(me.events.get_nowait())
+    assert any(isinstance(e, Notice) and "this game has both players" in e.text and "you are watching" in e.text
+               for e in said)
+    assert me.core.watching and not me.core.playing

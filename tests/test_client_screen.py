@@ -93,7 +93,8 @@ async def person(box: dict, pipe, terminal: Terminal, rng: random.Random, seen: 
     while not core.session.started:
         await asyncio.sleep(0.02)
     for text, answer in (("/help", "/flip                 turn the board round"),
-                         ("hello there", "not a move or a command"), ("resign", "commands start with /"),
+                         ("hello there", "not a move or a command"), ("resign", "Type /resign again to confirm"),
+                         ("/help", "/flip                 turn the board round"),
                          ("/nonsense", "no command /nonsense"), ("/say good luck", "good luck")):
         pipe.send_text(text + "\r")
         await wait_for(terminal, answer)
@@ -370,6 +371,9 @@ async def test_a_game_at_one_terminal_on_the_full_screen(kind, size):
     with create_pipe_input() as pipe:
         screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output()))
         await wait_for(terminal, "your move>")
+        pipe.send_text("\t")  # Tab draws the candidates, in a menu by the input line
+        await wait_for(terminal, "a10" if kind == "olix" else "/legal")
+        pipe.send_text("\x15")  # Ctrl-U: the input line emptied again
         board = table.board()
         for text, answer in (("zz9", "a command: 'zz9'"), ("/undo", "nothing to undo"),  # the log may be narrow
                              ("/nonsense", "no command /nonsense")):
@@ -440,7 +444,9 @@ async def test_replay_steps_through_the_protocol_vector_games(path):
 
     with create_pipe_input() as pipe:
         screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output(), notes=[summary]))
-        await at(count)  # it opens at the end, the result in words under the board
+        await at(0)  # it opens at the start
+        pipe.send_text("\x1b[F")  # End: the end, the result in words under the board
+        await at(count)
         if session.result is not None:
             assert f"Game over: {session.result.sentence()}"[:28] in terminal.text()  # the pane wraps at 39
         pipe.send_text("\x1b[H")  # Home: the start
@@ -464,7 +470,7 @@ async def test_replay_steps_through_the_protocol_vector_games(path):
             await wait_for(terminal, f"moves {count - 17}-{count - 9} of {count}")
             pipe.send_text("\x1b[6~")
             await wait_for(terminal, f"moves {count - 8}-{count} of {count}")
-        pipe.send_text("/quit\r")
+        pipe.send_text("q")  # q leaves a replay (the input line is empty)
         assert await screen == 0
 
 
@@ -555,7 +561,10 @@ async def test_marks_survive_without_colour(no_color, monkeypatch):
     terminal = Terminal()
     with create_pipe_input() as pipe:
         screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output()))
-        await wait_for(terminal, "replay: move ")
+        await wait_for(terminal, "replay: move 0 ")
+        pipe.send_text("\x1b[F")  # End: the last position, its stones that hold markers
+        count = len(table.moves())
+        await wait_for(terminal, f"replay: move {count} of {count}")
         await asyncio.sleep(0.1)
         cells = [(row, column, terminal.screen.buffer[row][column]) for row in range(11) for column in range(40)]
         underlined = {(row, column) for row, column, cell in cells if cell.underscore}
@@ -604,3 +613,28 @@ def test_leaving_never_waits_for_a_bot_still_thinking():
     runner.join(20)  # a bound on the test, far below the bot's minute
     SlowBot.release.set()
     assert not runner.is_alive() and results == [0]
+
+
+async def test_the_host_sees_the_join_command_on_one_clean_line_and_can_copy_it(relay, tmp_path):
+    """The log pane wrapped the join command between board padding and its border: until someone joins, the
+    board's place shows it whole, on a line of its own, and /copy puts it on the clipboard (OSC 52)."""
+    terminal = Terminal(80, 24)
+    with create_pipe_input() as pipe:
+        host = Seat(tmp_path, "host", relay)
+        host.options.console = lambda runner: game_screen(
+            input=pipe, output=terminal.output(), invitation=host.options.invitation)(runner)
+        hosting = asyncio.create_task(network.host("oxono", host.options))
+        try:
+            game = await game_id_of(host)
+            await wait_for(terminal, f"olixono join {game}")
+            rows = [row.split("│")[0].strip() for row in terminal.text().splitlines()]
+            assert f"olixono join {game} --relay" not in rows  # the relay on a line of its own, the command whole
+            assert f"olixono join {game}" in rows and f"--relay {relay.url}" in rows and f"game id: {game}" in rows
+            pipe.send_text("/copy\r")
+            await wait_for(terminal, "copied to the clipboard")
+            pipe.send_text("/quit\r")
+            async with asyncio.timeout(20):
+                assert await hosting == 0
+        finally:
+            hosting.cancel()
+            await asyncio.gather(hosting, return_exceptions=True)

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 
 import asyncio
+import re
 
 import pytest
 
-from cli_helpers import Terminal, home, run
-from protocol import Identity
+from cli_helpers import Terminal, home, read_until, run, spawn, stop
+from protocol import GameSession, Identity
 from relay.cli import protect_ids
 from relay.mosquitto import free_port
 from relay_fixtures import Relay, make_accounts, needs_mosquitto
@@ -124,3 +125,163 @@ async def test_games_asks_for_the_password_and_one_ctrl_c_leaves_the_prompt(priv
         leaving.stop()
     code, out, err = await run(env, "games", "--relay", relay.url)  # no terminal: the sentence says what to set
     assert code == 1 and "set it in OLIXONO_RELAY_PASSWORD" in err, err
+
+
+# -- 6. --plain, for screen readers and scripts ------------------------------------------------------------
+async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
+    """Commands piped before the seats are drawn are acted on once they are; moves are numbered as played; the turn
+    is said; the result reads forwards; a game taken up again says where it stands; /legal and legal alike."""
+    relay = any_relay
+    host_env, _ = home(tmp_path, "host")
+    guest_env, _ = home(tmp_path, "guest")
+    host = await spawn(host_env, "host", "oxono", "--relay", relay.url, "--plain", stdin=True)
+    lines: list[str] = []
+    try:
+        game = (await read_until(host, r"olixono join (\S{22})", lines)).group(1)
+        code, out, err = await run(guest_env, "join", "--relay", relay.url, "--plain", "--", game,
+                                   stdin_text="say hi there\n/legal\nlegal\n")
+        assert code == 3 and "left the game (no more commands)" in out, (out, err)  # unfinished: resumable
+        assert out.count(" Oc6c5 ") == 2, out  # the legal moves, asked for with and without the /
+        await read_until(host, r"^chat \w+ .*: hi there$", lines)  # held until seated, then sent
+        host_first = next(line for line in lines if line.startswith("seats ")).split(",")[0].endswith("(you)")
+        if host_first:
+            await read_until(host, r"^your move$", lines)
+            host.stdin.write(b"Oc6c5\n")
+            await host.stdin.drain()
+        else:
+            code, out, err = await run(guest_env, "resume", "--relay", relay.url, "--plain", "--", game,
+                                       stdin_text="Oc6c5\n")
+            assert code == 3 and "your move" in out, out
+        await read_until(host, r"^move 1 pink Oc6c5$", lines)  # the first move is move 1
+        code, out, err = await run(guest_env, "resume", "--relay", relay.url, "--plain", "--", game,
+                                   stdin_text="resign\n")
+        assert code == 0 and "game: oxono, 1 move, black to move" in out, out  # where it stands, taken up again
+        assert re.search(r"^result: \w+ wins: \w+ resigned \(\w+-resigned\)$", out, re.M), out  # forwards
+        await read_until(host, r"^result: ", lines)
+        assert not any("not broadcasted" in line for line in lines)
+    finally:
+        stop(host)
+
+
+# -- 7. waiting in silence ----------------------------------------------------------------------------------
+async def test_looking_for_a_game_says_so_and_an_unanswering_relay_is_named(tmp_path, relay):
+    env, _ = home(tmp_path, "newcomer")
+    code, out, err = await run(env, "join", "--relay", relay.url, "--plain", "--timeout", "2", "--", DASHED_GAME)
+    assert f"Looking for game {DASHED_GAME} on the relay at {relay.url}" in out and code == 1, (out, err)
+    assert "no offer came in 2 s" in err, err
+    silent = await asyncio.start_server(lambda reader, writer: None, "127.0.0.1", 0)  # accepts, never speaks
+    port = silent.sockets[0].getsockname()[1]
+    try:
+        for command in ("join", "watch"):
+            code, out, err = await run(env, command, "--relay", f"mqtt://127.0.0.1:{port}", "--plain", "--",
+                                       DASHED_GAME, timeout=30)
+            assert code == 1 and "does not answer as an MQTT relay would" in err, (command, err)
+    finally:
+        silent.close()
+
+
+# -- 10. a watcher is no player ---------------------------------------------------------------------------
+def test_a_watcher_is_told_it_watches():
+    from client.commands import help_text, leaving_text
+    from client.core import GameCore
+    from client.screen import NetworkTable
+    from protocol import GameSession
+    from protocol_helpers import start
+
+    host, _ = start("oxono")
+    core = GameCore(GameSession.restore(host.transcript), watching=True)
+    table = NetworkTable(type("Runner", (), {"core": core, "link": type("Link", (), {"connected": True})()})())
+    assert table.greeting.startswith("Watching") and "resume" not in table.leave and "watch" in table.leave
+    assert table.refused["say"] == "you are watching this game: only its players can chat"
+    assert help_text(core).startswith("Watching") and "Type a move" not in help_text(core)
+    assert leaving_text(core).startswith("stopped watching")
+
+
+# -- 11. a host's game taken up again, its relay gone with it ------------------------------------------------
+async def test_resuming_a_host_game_whose_own_relay_ended_starts_one_again(tmp_path):
+    from cli_helpers import games_dir
+    from client.journal import Journal
+
+    port = free_port()
+    relay = Relay("embedded", tmp_path / "relay", port=port)
+    relay.workdir.mkdir()
+    await relay.start()
+    env, _ = home(tmp_path, "host")
+    host = await spawn(env, "host", "olix", "--relay", f"mqtt://127.0.0.1:{port}", "--plain", stdin=True)
+    lines: list[str] = []
+    try:
+        game = (await read_until(host, r"olixono join (\S{22})", lines)).group(1)
+        host.stdin.write(b"quit\n")
+        await host.stdin.drain()
+        assert await host.wait() == 3
+    finally:
+        stop(host)
+        await relay.stop()
+    journal = Journal.open(game, games_dir(env))
+    journal.update(ran_relay=True)  # as host records it when its own process ran the relay
+    code, out, err = await run(env, "resume", "--plain", "--timeout", "5", "--", game, stdin_text="quit\n")
+    assert f"No relay answered at mqtt://127.0.0.1:{port}, so this process runs one there" in out, (out, err)
+    assert code == 3 and "Taking up olix game" in out, (out, err)
+
+
+def test_an_option_that_looks_like_an_id_stays_an_option():
+    from client.cli import build_parser
+    from relay.cli import option_strings
+
+    known = option_strings(build_parser())
+    assert "--bridge-password-file" in known and "--relay" in known
+    argv = ["relay", "mosquitto-config", "d", "--bridge-password-file", "f"]
+    assert protect_ids(argv, known) == argv
+
+
+# -- 5. proposals ----------------------------------------------------------------------------------------
+def test_an_open_proposal_is_shown_and_the_answer_is_said_to_wait_for_ones_turn():
+    from client.core import GameCore, Intent, IntentRefused
+    from client.screen import NetworkTable
+    from client.words import describe
+    from protocol import EndProposed
+    from protocol_helpers import identity_of, mover, start
+
+    host, guest = start("oxono")
+    actor, waiter = mover(host, guest)
+    proposal = actor.propose()
+    events = waiter.receive(proposal.line)
+    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)
+    waiting = GameCore(actor)  # the proposer, now waiting for the other's move
+    theirs = GameCore(waiter)
+    line = describe(theirs, next(e for e in events if isinstance(e, EndProposed)))
+    assert line.endswith("(it stands: answer it on your turn with agree or decline)"), line
+    runner = type("Runner", (), {"core": waiting, "link": type("Link", (), {"connected": True})()})()
+    status = NetworkTable(runner).status(lambda player: 0.0)
+    assert status[-1] == "draw offered" and "relay ok" not in status, status  # in its place: the toolbar keeps its width
+    offered = GameCore(GameSession.restore(waiter.transcript[:-1], waiter.identity))  # before the move: not its turn
+    with pytest.raises(IntentRefused, match="a proposal is answered on one's own turn"):
+        GameCore(GameSession.restore([*actor.transcript[:-1]], identity_of(waiter))).act(Intent("agree"))
+    assert offered.session.proposal is not None
+
+
+# -- 9. Ctrl-C ----------------------------------------------------------------------------------------
+async def interrupted(env: dict[str, str], delay: float, *args: str) -> tuple[int, str]:
+    """``olixono ARGS``, sent SIGINT (Ctrl-C) after ``delay`` s: its exit status and all it printed."""
+    import signal
+
+    process = await spawn(env, *args)
+    try:
+        await asyncio.sleep(delay)
+        process.send_signal(signal.SIGINT)
+        async with asyncio.timeout(15):
+            out = (await process.stdout.read()).decode()
+            return await process.wait(), out
+    finally:
+        stop(process)
+
+
+async def test_ctrl_c_while_waiting_leaves_in_a_sentence(tmp_path, relay):
+    """Interrupted while it starts or waits for an offer (at any moment of it): one sentence, no traceback, and never
+    the word resumable for a game nobody has."""
+    env, _ = home(tmp_path, "newcomer")
+    for delay in (0.3, 0.6, 0.9, 1.2, 1.5):
+        for command in ("watch", "join"):
+            code, out = await interrupted(env, delay, command, "--relay", relay.url, "--plain", "--", DASHED_GAME)
+            assert code == 130 and "Traceback" not in out and "Task exception" not in out, (command, delay, out)
+            assert "Interrupted." in out and "resumable" not in out, (command, out)

@@ -125,7 +125,7 @@ async def test_a_loser_who_re_signs_its_last_slot_loses_for_every_late_watcher_e
     path.write_text(exported)
     verified, out, verify_err = await run(watcher_env, "verify", str(path))
     if relay.kind == "embedded":  # the relay kept the slot's first line: nothing changed, nothing to prove
-        assert status == 0 and "warning" not in text and f"result {record.result.text()}:" in text, text
+        assert status == 0 and "warning" not in text and f"result: {record.result.sentence()}" in text, text
         assert code == 0 and verified == 0 and record.result.sentence() in out, (err, out, verify_err)
         assert "result confirmed by both players" in err and "result confirmed by both players" in out
         return
@@ -133,7 +133,7 @@ async def test_a_loser_who_re_signs_its_last_slot_loses_for_every_late_watcher_e
     winner_name = record.player_of(winner_key)
     assert status == 4, text
     assert re.search(r"^warning: .* signed two lines that cannot both stand \(slot \d+\): so they forfeit", text, re.M)
-    assert re.search(rf"^result {winner_name} equivocation: {winner_name} wins by forfeit: ", text, re.M), text
+    assert re.search(rf"^result: {winner_name} wins by forfeit: .*\({winner_name}-equivocation\)", text, re.M), text
     assert code == 4 and "the record holds a proof" in err, (code, err, exported)
     assert forged in exported and last.line in exported  # the proof travels with the record
     assert verified == 4 and f"{winner_name} wins by forfeit" in out and "PROOF:" in out, (out, verify_err)
@@ -146,8 +146,8 @@ async def test_a_second_process_for_one_seat_refuses_and_names_the_first(relay, 
         for command in (["resume"], ["join"], ["resume", "--bot", "random"]):
             code, out, err = await run(guest_env, command[0], "--relay", relay.url, "--plain", *command[1:], "--", game)
             assert code == 1 and f"is open in another olixono process (pid {guest.process.pid}" in err, (command, err)
-        await guest.type("quit")  # the first leaves: the seat is free again
-        assert await finish(guest.process, guest.lines) == 0, "\n".join(guest.lines)
+        await guest.type("quit")  # the first leaves: the seat is free again (and the game unfinished: status 3)
+        assert await finish(guest.process, guest.lines) == 3, "\n".join(guest.lines)
         resumed = Person(await spawn(guest_env, "resume", "--relay", relay.url, "--plain", "--", game, stdin=True), [],
                          guest_env)
         try:
@@ -174,7 +174,7 @@ async def test_a_stranger_cannot_cut_a_finished_game_short_unnoticed(relay, tmp_
         if relay.kind == "embedded":  # an empty line is refused: the game is whole
             assert await finish(watching, seen, timeout=60) == 0
             text = "\n".join(seen)
-            assert f"result {record.result.text()}:" in text and "result confirmed by both players" in text, text
+            assert f"result: {record.result.sentence()}" in text and "result confirmed by both players" in text, text
         else:  # anonymous Mosquitto erases it; the players' confirmations say that lines are missing
             await read_until(watching, r"^warning: the relay lacks lines of this game: .* confirms an ending", seen)
     finally:
@@ -190,7 +190,7 @@ async def test_only_the_first_player_may_abort_after_the_coin_flip(relay, tmp_pa
         await second.sees(r"^error: only the first player may abort, before their first move: resign instead")
         await first.type("abort")  # giving up the better seat: allowed
         for person in (first, second):
-            await person.sees(r"^result aborted: aborted by pink before their first move")
+            await person.sees(r"^result: aborted by pink before their first move \(aborted\)")
             person.process.stdin.close()
             assert await finish(person.process, person.lines) == 0
 
