@@ -103,6 +103,8 @@ class LocalTable(Table):
     def prompt(self) -> str:
         if self.game.is_game_over():
             return "game over> "
+        if self.bot_to_move():
+            return f"{self.vs} thinking> "  # as the toolbar says; commands still work meanwhile
         return "your move> " if self.bot is not None else f"{self.game.turn}> "
 
     def status(self, spent: Callable[[str], float]) -> list[str]:

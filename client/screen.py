@@ -20,6 +20,7 @@ import asyncio
 import base64
 import contextlib
 import logging
+import re
 import textwrap
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -356,7 +357,8 @@ def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], Non
     held = held_squares(board)
     out: StyleAndTextTuples = []
     for line in rank_lines:
-        label, cells = line[:prefix], line[prefix:]
+        # the engine's lines end at their last mark: pad them, so that the right-hand labels stand in one column
+        label, cells = line[:prefix], line[prefix:].ljust(width * size)
         rank = label.strip()
         out.append(("", label))
         for index in range(0, len(cells), size):
@@ -391,6 +393,17 @@ def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], Non
 def wrap(text: str, width: int) -> list[str]:
     """``text`` in rows of ``width``, broken at spaces only (game ids and fingerprints hold hyphens)."""
     return textwrap.wrap(text, width, break_on_hyphens=False)
+
+
+def wrap_hanging(text: str, width: int) -> list[str]:
+    """``text`` wrapped as :func:`wrap`, its further rows indented under its first: a row of help (``"  /legal /board
+    the legal moves"``) continues under its description, an indented row under its own indent."""
+    table_row = re.match(r"(\s+\S.*?\s{2,})\S", text)
+    indent = len(table_row.group(1)) if table_row else len(text) - len(text.lstrip())
+    if indent > width // 2:
+        indent = len(text) - len(text.lstrip()) + 2
+    return textwrap.wrap(text, width, break_on_hyphens=False, subsequent_indent=" " * min(indent, width // 2),
+                         drop_whitespace=True) if text.strip() else [text]
 
 
 def _clicker(click: Callable[[str, str], None], square: str, cell: str) -> Callable[[MouseEvent], Any]:
@@ -652,7 +665,7 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
         shown: list[tuple[str, str]] = []
         for line in reversed(state.log):
             style = "class:error" if line.startswith(("error:", "warning:")) else ""
-            shown[:0] = [(style, row) for row in wrap(line, width) or [""]]
+            shown[:0] = [(style, row) for row in wrap_hanging(line, width) or [""]]
             if len(shown) >= height:
                 break
         out: StyleAndTextTuples = []

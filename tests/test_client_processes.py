@@ -267,7 +267,7 @@ async def test_local_play_and_a_replay_on_the_full_screen_in_a_real_terminal(tmp
         await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 0 of 13 \| ")
         tmux.keys(1, "Right")
         await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 1 of 13 \| ")
-        assert re.search(r"^3  \.  X \[X\] \.  \.  \. 3", tmux.screen(1), re.M)  # pink's Xc3b3: X on b3
+        assert re.search(r"^3  \.  X \[X\] \.  \.  \.  3", tmux.screen(1), re.M)  # pink's Xc3b3: X on b3
         tmux.keys(1, "Left")
         await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 0 of 13 \| ")
         tmux.type(1, "7")

@@ -62,7 +62,7 @@ def board_ranks(screen: str) -> list[str]:
     """The rank labels down the board's left edge, each also at its right edge."""
     ranks = []
     for row in screen.splitlines():
-        found = re.match(r"\s*(\d+) .*\S (\d+)\s*$", row.split("│")[0])
+        found = re.match(r"\s*(\d+) .*\S\s+(\d+)\s*$", row.split("│")[0])
         if found:
             assert found.group(1) == found.group(2), row
             ranks.append(found.group(1))
@@ -354,9 +354,10 @@ def board_rows(terminal: Terminal, count: int) -> list[str]:
 
 
 def shown_ranks(board) -> list[str]:
-    """What the board's rank rows should read: its own picture, with the rank again at the right edge."""
-    width = 11 if isinstance(board, OlixBoard) else 6
-    return [f"{line} {line.split()[0]}".rstrip() for line in board.show().splitlines()[:width]]
+    """What the board's rank rows should read: its own picture, with the rank again at the right edge, in one column
+    (after the last square's whole width: the engine's lines end at their last mark)."""
+    width, full = (11, 3 + 11 * 2) if isinstance(board, OlixBoard) else (6, 2 + 6 * 3)
+    return [f"{line.ljust(full)} {line.split()[0]}" for line in board.show().splitlines()[:width]]
 
 
 @pytest.mark.parametrize("size", [(110, 34), (MIN_COLUMNS, MIN_ROWS)], ids=["large", "smallest"])
@@ -605,6 +606,7 @@ def test_leaving_never_waits_for_a_bot_still_thinking():
         with create_pipe_input() as pipe:
             screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output()))
             await wait_for(terminal, "(mcts) thinking")
+            await wait_for(terminal, "mcts thinking>")  # the prompt says so too: no "your move" while it thinks
             pipe.send_text("/quit\r")
             results.append(await screen)
 
@@ -638,3 +640,35 @@ async def test_the_host_sees_the_join_command_on_one_clean_line_and_can_copy_it(
         finally:
             hosting.cancel()
             await asyncio.gather(hosting, return_exceptions=True)
+
+
+@pytest.mark.parametrize("kind, moves", [("oxono", ["Xf3f4"]), ("olix", ["k1", "k10", "a9"])])
+def test_the_right_hand_rank_labels_stand_in_one_column(kind, moves):
+    """A rank whose last square is empty is as wide as one whose last square holds a piece (the engine's own lines
+    end at their last mark), and Olix's ranks 9 and 10 line up: every right-hand label starts in one column."""
+    from client.local_screen import LocalTable
+
+    table = LocalTable(kind)
+    for move in moves:
+        table.game.play(move)
+    rows = "".join(fragment[1] for fragment in board_fragments(table, False)).splitlines()
+    ranked = [row for row in rows if re.match(r"\s*\d+ ", row)]
+    assert len(ranked) == (6 if kind == "oxono" else 11)
+    columns = {len(row) - len(row.split()[-1]) for row in ranked}
+    assert len(columns) == 1, ranked
+    assert [row.split()[0] for row in ranked] == [row.split()[-1] for row in ranked]
+
+
+def test_a_row_of_help_continues_under_its_description():
+    """The log pane is narrow: a wrapped row of /help continues indented under its first row (under the
+    description where that fits in half the pane), never at the pane's edge as if a new row began."""
+    from client.screen import wrap_hanging
+
+    row = "  /resign               give up: your opponent wins (asks you to confirm)"
+    assert wrap_hanging(row, 80) == [row]
+    wide = wrap_hanging(row, 60)
+    assert wide[0].startswith("  /resign ") and all(r.startswith(" " * 24) and r[24] != " " for r in wide[1:])
+    narrow = wrap_hanging(row, 40)
+    assert len(narrow) > 1 and all(r.startswith("    ") and r[4] != " " for r in narrow[1:])
+    assert wrap_hanging("error: a sentence long enough to wrap twice over", 20)[1][0] != " "
+    assert wrap_hanging("", 20) == [""] and max(map(len, narrow + wide)) <= 60
