@@ -99,6 +99,17 @@ class Tmux:
         """Keys by tmux's names (``Left``, ``Home``, ``PageUp``)."""
         self.run("send-keys", "-t", f"olixono:{window}", *names)
 
+    def wait_exit(self, window: int, timeout: float = 20) -> int:
+        """Wait until the window's program has ended (its pane is kept: remain-on-exit); its exit status."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = self.run("display-message", "-p", "-t", f"olixono:{window}", "#{pane_dead} #{pane_dead_status}")
+            dead, _, status = state.strip().partition(" ")
+            if dead == "1":
+                return int(status or 0)
+            time.sleep(0.1)
+        raise AssertionError(f"window {window} never ended:\n{self.screen(window)}")
+
     def wait_for(self, window: int, pattern: str, timeout: float = 20) -> re.Match:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -273,6 +284,6 @@ async def test_local_play_and_a_replay_on_the_full_screen_in_a_real_terminal(tmp
         tmux.type(1, "7")
         await asyncio.to_thread(tmux.wait_for, 1, r"^replay: move 7 of 13 \| ")
         tmux.keys(1, "q")  # q leaves a replay
-        await asyncio.to_thread(tmux.wait_for, 1, r"\[exited\]|Pane is dead|\$ *$")
+        assert await asyncio.to_thread(tmux.wait_exit, 1) == 0
     finally:
         tmux.stop()
