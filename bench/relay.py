@@ -215,8 +215,8 @@ def start_relay(kind: str, workdir: Path, autosave: int | None = None) -> tuple[
     root = Path(__file__).resolve().parents[1]
     if kind == "embedded":
         log = (workdir / "relay.log").open("w")
-        # every player connects from 127.0.0.1: lift the per-address limit meant for strangers
-        process = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0", "--max-connections-per-address", "0"],
+        # every player connects from 127.0.0.1: lift the per-address limits meant for strangers
+        process = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0", "--no-limits"],
                                    cwd=root,
                                    stdout=subprocess.PIPE, stderr=log, text=True)
         first = process.stdout.readline()

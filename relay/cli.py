@@ -29,8 +29,7 @@ def _fail(message: str, code: int = 2) -> int:
 def _run(args: argparse.Namespace) -> int:
     from relay.embedded import OneLineFormatter, RelaySettings, serve  # amqtt is slow to import: only when a relay runs
 
-    limits = rules.Limits(connections_per_address=args.max_connections_per_address, subscriptions=args.max_subscriptions,
-                    publish_rate=args.max_publish_rate)
+    limits = rules.Limits(**{field: 0 if args.no_limits else getattr(args, field) for _, field, _, _ in LIMIT_OPTIONS})
     settings = RelaySettings(host=args.host, port=args.port, users_file=args.users, data_dir=args.data,
                              tls_cert=args.tls_cert, tls_key=args.tls_key, limits=limits)
     handler = logging.StreamHandler(sys.stderr)
@@ -84,6 +83,35 @@ def _not_negative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {value}")
     return value
+
+
+def _not_negative_rate(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {text}")
+    return value
+
+
+LIMIT_OPTIONS = [
+    ("--max-connections-per-address", "connections_per_address", _not_negative, "open connections from one address"),
+    ("--max-subscriptions", "subscriptions", _not_negative, "topic filters per connection"),
+    ("--max-publish-rate", "publish_rate", _not_negative_rate,
+     "publishes a second per account, or per address when anonymous, after a burst of {limits.publish_burst}; "
+     "past it the relay reads that client more slowly"),
+    ("--max-subscribe-rate", "subscribe_rate", _not_negative_rate,
+     "subscriptions a second per account or address, after a burst of {limits.subscribe_burst} (each sends a "
+     "whole game's retained lines)"),
+    ("--max-lines-per-key", "lines_per_key", _not_negative,
+     "retained lines one key may hold in one game (a long game needs about 600); more are refused"),
+    ("--max-bytes-per-key", "bytes_per_key", _not_negative, "bytes of retained lines one key may hold in one game"),
+    ("--max-lines-per-game", "lines_per_owner_game", _not_negative,
+     "retained lines one account, or one address when anonymous, may publish in one game, all its keys together"),
+    ("--max-lines-per-owner", "lines_per_owner", _not_negative,
+     "retained lines one account or address may publish, all games together"),
+    ("--max-bytes-per-owner", "bytes_per_owner", _not_negative,
+     "bytes of retained lines one account or address may publish, all games together"),
+]
+"""The ``olixono relay`` options for :class:`relay.rules.Limits`: (option, field, type, what it limits)."""
 
 
 def _positive(text: str) -> int:
@@ -146,15 +174,12 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tls-cert", type=Path, metavar="FILE", help="serve MQTT over TLS with this certificate (PEM)")
     parser.add_argument("--tls-key", type=Path, metavar="FILE", help="the certificate's private key (PEM)")
     defaults = rules.Limits()
-    parser.add_argument("--max-connections-per-address", type=_not_negative, metavar="N",
-                        default=defaults.connections_per_address,
-                        help=f"open connections from one address (default {defaults.connections_per_address}; 0: no limit)")
-    parser.add_argument("--max-subscriptions", type=_not_negative, metavar="N", default=defaults.subscriptions,
-                        help=f"topic filters per connection (default {defaults.subscriptions}; 0: no limit)")
-    parser.add_argument("--max-publish-rate", type=float, metavar="N", default=defaults.publish_rate,
-                        help=f"publishes a second per account, or per connection when anonymous, after a burst of "
-                             f"{defaults.publish_burst}; past it the relay reads that client more slowly "
-                             f"(default {defaults.publish_rate:g}; 0: no limit)")
+    for option, field, kind, what in LIMIT_OPTIONS:
+        parser.add_argument(option, type=kind, metavar="N", default=getattr(defaults, field), dest=field,
+                            help=f"{what.format(limits=defaults)} (default {getattr(defaults, field):g}; 0: no limit)")
+    parser.add_argument("--no-limits", action="store_true",
+                        help="lift every limit above: for a relay that only your own clients reach (benchmarks and "
+                             "tests on one machine, where every client has the same address)")
     parser.set_defaults(func=_run)
     sub = parser.add_subparsers(dest="relay_command", metavar="SUBCOMMAND")
 

@@ -43,6 +43,14 @@ by the topic's key for the topic's slot (or a copy whose hash the topic
 names), and a slot keeps its first line (presence moves forward by its
 ``seq``). A will must be such a presence line. So nobody, with or without an
 account, can erase or replace a game's retained lines here.
+
+And what one owner (an account, or in anonymous mode a source address, however
+many connections it opens) may take is bounded (:class:`relay.rules.Limits`):
+publishes and subscriptions a second (token buckets: past them the relay reads
+that owner's connections more slowly), and the retained lines it may leave, per
+key in a game, per owner in a game and per owner in all (:mod:`relay.quotas`:
+past a cap a new line is refused, live and retained). Refusals are logged in a
+few lines however many there are.
 """
 
 from __future__ import annotations
@@ -69,6 +77,7 @@ from amqtt.session import Session
 from relay import rules, users
 from relay.lines import is_game_topic, refusal, replacing
 from relay.mosquitto import mosquitto_sub_command
+from relay.quotas import Quotas
 from relay.store import DATABASE_NAME, RetainedStore
 from relay.rules import DEFAULT_HOST, DEFAULT_PORT, MAX_PACKET_BYTES, Limits
 
@@ -168,6 +177,11 @@ class ConnectionLogPlugin(BasePlugin[Any]):
         log.info("disconnected %s", _peer(client_session))
 
 
+def _owner(session: Session | None) -> str | None:
+    """Who a session's lines count against (:mod:`relay.quotas`): its account or address; ``None`` for a bridge."""
+    return getattr(session, "relay_owner", None)
+
+
 def _peer(session: Session) -> str:
     return f"{session.remote_address}:{session.remote_port} ({session.client_id})"
 
@@ -193,10 +207,10 @@ class _GuardedReader(StreamReaderAdapter):
         self._in_header = False  # reading the remaining-length bytes of a fixed header
         self._header_bytes = 0
         self._length = 0
-        self._publish = False  # the current packet is a PUBLISH
-        self._throttle = False  # a PUBLISH's body comes next: take a token from the owner's bucket first
+        self._kind = 0  # the current packet's type (3: PUBLISH, 8: SUBSCRIBE)
+        self._throttle = 0  # a PUBLISH's or SUBSCRIBE's body comes next: take a token from the owner's bucket first
         self.owner: str | None = None
-        """Whose publish budget this connection spends: its account, or its address (set once connected)."""
+        """Whose budgets this connection spends: its account, or its address (set once connected)."""
 
     async def read(self, n: int = -1) -> bytes:
         # WORKAROUND (2): amqtt reads a packet's payload (and each string) with one read of the
@@ -211,9 +225,9 @@ class _GuardedReader(StreamReaderAdapter):
                 break
             await asyncio.sleep(0.01)
         if self._throttle:
-            self._throttle = False
+            kind, self._throttle = self._throttle, 0
             if self.owner is not None:
-                await self._broker.publish_budget(self.owner)
+                await self._broker.budget(self.owner, subscribe=kind == 8)
         data = await super().read(n)
         self._follow(data)
         return data
@@ -227,7 +241,7 @@ class _GuardedReader(StreamReaderAdapter):
                 index += taken
             elif not self._in_header:  # a packet's first byte
                 self._in_header, self._header_bytes, self._length = True, 0, 0
-                self._publish = data[index] >> 4 == 3
+                self._kind = data[index] >> 4
                 index += 1
             else:  # its remaining length, seven bits a byte
                 byte = data[index]
@@ -241,7 +255,7 @@ class _GuardedReader(StreamReaderAdapter):
                 if size > MAX_PACKET_BYTES:
                     raise PacketTooLargeError(f"a packet of {size} bytes exceeds the relay's limit of {MAX_PACKET_BYTES}")
                 self._body_left = self._length
-                self._throttle = self._publish and self._length > 0
+                self._throttle = self._kind if self._kind in (3, 8) and self._length > 0 else 0
 
 
 class _Subscriptions(dict[str, list[tuple[Session, int]]]):
@@ -293,8 +307,10 @@ class RelayBroker(Broker):
         self.limits = limits or Limits()
         self._store = store
         self._per_address: dict[str, int] = {}
-        self._buckets: dict[str, _Bucket] = {}
+        self._buckets: dict[tuple[str, str], _Bucket] = {}
         self._verified: set[bytes] = set()  # lines whose signature was checked (relay.lines): a copy is not again
+        self.quotas = Quotas(self.limits)
+        self._refused: dict[str, int] = {}  # lines refused from each owner, to log a flood in a few lines
         # WORKAROUND (5): Broker._run_broadcast awaits while it iterates self._subscriptions.items().
         self._subscriptions = _Subscriptions(self._subscriptions)  # type: ignore[has-type]
 
@@ -302,18 +318,27 @@ class RelayBroker(Broker):
         # WORKAROUND (8): retained messages come from the relay's own store (relay/store.py), loaded after
         # amqtt's start cleared its table and before anyone can connect.
         if self._store is not None:
-            for topic, data in self._store.load().items():
+            loaded = self._store.load()
+            for topic, data in loaded.items():
                 self._retained_messages[topic] = RetainedApplicationMessage(None, topic, data, 1)
+            self.quotas.load(loaded, private=self._private)
         await super()._start_listeners()
 
     async def retain_message(self, source_session: Session | None, topic_name: str | None,
                              data: bytes | bytearray | None, qos: int | None = None) -> None:
+        new = False
         if topic_name is not None and is_game_topic(topic_name):
             held = self._retained_messages.get(topic_name)
+            owner = _owner(source_session)
             why = replacing(topic_name, bytes(data or b""), held.data if held is not None else None)
+            new = held is None and bool(data)
+            if why is None and new:
+                why = self.quotas.refusal(topic_name, len(data or b""), owner)
             if why is not None:  # checked again here, with no await before the line is stored
-                log.info("refused to keep a line on %s: %s", topic_name[:160], why)
+                self._refuse(owner or "the relay", topic_name, why)
                 return
+            if new:
+                self.quotas.add(topic_name, len(data or b""), owner)
         await super().retain_message(source_session, topic_name, data, qos)
         if self._store is not None and topic_name is not None:
             self._store.put(topic_name, bytes(data) if data else None)
@@ -328,11 +353,26 @@ class RelayBroker(Broker):
             held = self._retained_messages.get(topic)
             if len(self._verified) > VERIFIED_KEPT:
                 self._verified.clear()
-            why = refusal(topic, bytes(message.data or b""), held.data if held is not None else None, self._verified)
+            data = bytes(message.data or b"")
+            why = refusal(topic, data, held.data if held is not None else None, self._verified)
+            packet = getattr(message, "publish_packet", None)
+            if why is None and held is None and packet is not None and packet.retain_flag:
+                why = self.quotas.refusal(topic, len(data), _owner(client_session))  # refused live too: a flood
             if why is not None:
-                log.info("refused %s on %s: %s", _peer(client_session), topic[:160], why)
+                self._refuse(_owner(client_session) or _peer(client_session), topic, why)
                 return True
         return await super()._handle_message_delivery(client_session, handler, wait_deliver)
+
+    def _refuse(self, who: str, topic: str, why: str) -> None:
+        """Log a refused line: the first few of each publisher, then one line a thousand (a flood is a few lines)."""
+        count = self._refused.get(who, 0) + 1
+        if len(self._refused) > 10_000:
+            self._refused.clear()
+        self._refused[who] = count
+        if count <= 3:
+            log.info("refused %s on %s: %s", who, topic[:160], why)
+        elif count % 1000 == 0:
+            log.info("refused %d lines of %s so far; the latest on %s: %s", count, who, topic[:160], why)
 
     def broadcast_backlog(self) -> int:
         return self._broadcast_queue.qsize()
@@ -373,11 +413,13 @@ class RelayBroker(Broker):
             if refused is not None:
                 log.info("dropped the will of %s on %s: %s", peer, will[:160], refused)
                 session.will_flag = False
-        if isinstance(reader, _GuardedReader):  # an account's budget, or this connection's own
-            reader.owner = session.username if self._private else f"{remote_address}:{remote_port}"
+        # whose budgets and caps it spends: an account's, or (anonymous) its address's, however many connections
+        owner = session.username if self._private else remote_address
+        if isinstance(reader, _GuardedReader):
+            reader.owner = owner
+        session.relay_owner = None if owner is not None and rules.is_bridge_name(owner) else owner
         # ... and the client id is the account's (private) or the address's (anonymous) own.
         given = session.client_id or gen_client_id()
-        owner = session.username if self._private else remote_address
         session.client_id = f"{owner}|{given}"
         # WORKAROUND (3): a persistent session (clean_session=0) makes amqtt queue every message for it,
         # without bound, while it is away; clients rebuild games from retained messages instead.
@@ -417,16 +459,20 @@ class RelayBroker(Broker):
             return 0x80
         return await super().add_subscription(subscription, session)
 
-    async def publish_budget(self, owner: str) -> None:
-        """Wait until ``owner`` may publish once more (a token bucket, :class:`Limits`)."""
-        if not self.limits.publish_rate:
+    async def budget(self, owner: str, *, subscribe: bool = False) -> None:
+        """Wait until ``owner`` may publish (or subscribe) once more (token buckets, :class:`Limits`)."""
+        limits = self.limits
+        rate, burst = (limits.subscribe_rate, limits.subscribe_burst) if subscribe else (
+            limits.publish_rate, limits.publish_burst)
+        if not rate:
             return
-        bucket = self._buckets.get(owner)
+        name = ("subscribe", owner) if subscribe else ("publish", owner)
+        bucket = self._buckets.get(name)
         if bucket is None:
             now = asyncio.get_running_loop().time()
             if len(self._buckets) > 10_000:  # forget the owners whose budget is whole again
                 self._buckets = {name: kept for name, kept in self._buckets.items() if not kept.full(now)}
-            bucket = self._buckets[owner] = _Bucket(self.limits.publish_rate, self.limits.publish_burst, now)
+            bucket = self._buckets[name] = _Bucket(rate, burst, now)
         await bucket.take()
 
     def connections(self) -> int:

@@ -111,8 +111,24 @@ class Limits:
     subscriptions: int = 32
     """Topic filters one connection may hold (a client needs two or three); more are refused in the SUBACK (0x80)."""
     publish_rate: float = 50.0
-    """Publishes a second per account (private mode) or per connection (anonymous mode, where one address may hold
-    ``connections_per_address`` of them), after a burst of ``publish_burst`` (a client re-seeding a relay publishes a
-    game's few hundred lines at once). Past it the relay reads that client's packets more slowly: TCP pushes back,
-    nothing is dropped."""
+    """Publishes a second per account (private mode) or per source address (anonymous mode: a flood spread over many
+    connections counts as one), after a burst of ``publish_burst`` (a client re-seeding a relay publishes a game's few
+    hundred lines at once). Past it the relay reads that client's packets more slowly: TCP pushes back, nothing is
+    dropped."""
     publish_burst: int = 500
+    subscribe_rate: float = 4.0
+    """Subscriptions a second per account or address, after a burst of ``subscribe_burst``: each one makes the relay
+    send every retained line it matches (a whole game), so they are paced like publishes."""
+    subscribe_burst: int = 60
+    lines_per_key: int = 2000
+    """Retained lines one key may hold in one game: its own lines and the copies it keeps (a long game needs about
+    600). Past a cap (:mod:`relay.quotas`) a new line is refused, never queued."""
+    bytes_per_key: int = 1_000_000
+    """Bytes of retained lines one key may hold in one game."""
+    lines_per_owner_game: int = 5000
+    """Retained lines one account (private mode) or address (anonymous mode) may publish in one game, all its keys
+    together (two players behind one address, with their copies, need about 2,500)."""
+    lines_per_owner: int = 50_000
+    """Retained lines one account or address may publish on the relay, all games together."""
+    bytes_per_owner: int = 50_000_000
+    """Bytes of retained lines one account or address may publish on the relay, all games together."""

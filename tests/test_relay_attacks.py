@@ -7,6 +7,7 @@ Each test reproduces an attack from the relay review (issue 11) against the real
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import time
@@ -15,6 +16,7 @@ import aiomqtt
 import pytest
 
 from protocol import Identity
+from protocol.messages import encode
 from relay import embedded, users
 from relay.embedded import EmbeddedRelay, Limits, RelaySettings
 from relay_fixtures import NODELAY, game_id, make_accounts, signed_line, topic_of
@@ -150,7 +152,8 @@ async def test_no_acknowledged_message_is_lost_when_its_publisher_leaves_at_once
 async def test_a_clean_stop_keeps_every_retained_line_written_in_a_burst(tmp_path):
     """Medium: with --data, amqtt's persistence lost lines under a burst ("database is locked": 10,000 in memory,
     9,997 on disk after a clean stop)."""
-    settings = RelaySettings(port=0, data_dir=tmp_path / "data")
+    unlimited = Limits(publish_rate=0, lines_per_owner_game=0, lines_per_owner=0, bytes_per_owner=0)
+    settings = RelaySettings(port=0, data_dir=tmp_path / "data", limits=unlimited)  # 20 publishers, one address
     expected: set[str] = set()
     bursts = {number: {topic(key(f"p{number}"), str(n)): line(key(f"p{number}"), str(n)) for n in range(1, 501)}
               for number in range(20)}
@@ -265,3 +268,125 @@ async def test_a_publisher_past_its_budget_is_slowed_down_and_loses_nothing():
                     if got == 25:
                         break
     assert elapsed >= (25 - 5) / 20 * 0.8  # 20 past the burst, at 20 a second (a lower bound only)
+
+
+async def test_connections_of_one_address_share_one_publish_budget():
+    """Anonymous mode: a flood spread over many connections from one address counts as one (it was per connection,
+    so 60 connections had 60 budgets)."""
+    limits = Limits(publish_rate=20.0, publish_burst=5)
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
+        async with client(relay.port) as first, client(relay.port) as second:
+            async def burst(writer: aiomqtt.Client, name: str) -> None:
+                for n in range(15):
+                    await writer.publish(topic(key(name), str(n + 1)), line(key(name), str(n + 1)), qos=1)
+
+            started = time.monotonic()
+            await asyncio.gather(burst(first, "one"), burst(second, "two"))
+            elapsed = time.monotonic() - started
+    assert elapsed >= (30 - 5) / 20 * 0.8  # one budget for both: 25 past the burst at 20 a second
+
+
+async def test_subscriptions_are_paced_like_publishes():
+    """Each subscription makes the relay send a whole game's retained lines: a client re-subscribing in a loop is
+    paced (it was not at all)."""
+    limits = Limits(subscribe_rate=10.0, subscribe_burst=2)
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, client(relay.port) as subscriber:
+        started = time.monotonic()
+        for _ in range(8):
+            await subscriber.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+        elapsed = time.monotonic() - started
+    assert elapsed >= (8 - 2) / 10 * 0.8
+
+
+async def publish_all(writer: aiomqtt.Client, lines: list[tuple[str, bytes]]) -> None:
+    for where, payload in lines:
+        await writer.publish(where, payload, qos=1, retain=True)
+
+
+def chats(name: str, count: int, game: str = GAME) -> list[tuple[str, bytes]]:
+    return [(topic_of(game, key(name), f"chat-{n}"), signed_line(key(name), game, f"chat-{n}", f"junk {n}"))
+            for n in range(1, count + 1)]
+
+
+async def late_watcher_receives(port: int, game: str = GAME) -> int:
+    async with client(port) as watcher:
+        await watcher.subscribe(f"olixono/1/games/{game}/#", qos=1)
+        got = 0
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(1.0):
+                async for _ in watcher.messages:
+                    got += 1
+        return got
+
+
+async def test_a_key_keeps_at_most_its_share_of_a_game():
+    """One stranger's key signs a valid chat line for a thousand slots of a live game: past the cap the relay refuses
+    them, live and retained, and a late watcher is sent only the capped share (it was sent everything)."""
+    limits = Limits(lines_per_key=20, publish_rate=0)
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
+        async with client(relay.port) as live, client(relay.port) as stranger:
+            await live.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+            await publish_all(stranger, chats("stranger", 30))
+            got = 0
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(1.0):
+                    async for _ in live.messages:
+                        got += 1
+        assert got == 20  # refused past the cap, not forwarded either
+        assert len(relay.retained_topics()) == 20
+        assert await late_watcher_receives(relay.port) == 20
+        async with client(relay.port) as other:  # another key still has its own share
+            await publish_all(other, chats("other", 5))
+        assert len(relay.retained_topics()) == 25
+
+
+async def test_many_keys_from_one_address_count_as_one_owner():
+    """The flood of the issue: many connections from one address, each under keys of its own, in one game; the
+    address's cap in a game and over all games holds (there was none)."""
+    limits = Limits(lines_per_owner_game=40, lines_per_owner=60, publish_rate=0)
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
+        async with contextlib.AsyncExitStack() as stack:
+            writers = [await stack.enter_async_context(client(relay.port)) for _ in range(6)]
+            await asyncio.gather(*(publish_all(writer, chats(f"flood {n}", 10)) for n, writer in enumerate(writers)))
+        assert len(relay.retained_topics()) == 40
+        assert await late_watcher_receives(relay.port) == 40
+        async with client(relay.port) as writer:  # another game: the address's own total is the cap there
+            await publish_all(writer, chats("flood 9", 30, game_id("H")))
+        assert len([t for t in relay.retained_topics() if game_id("H") in t]) == 20
+        assert relay.broker.quotas.held("127.0.0.1")[0] == 60
+
+
+async def test_the_counts_of_a_private_relay_survive_a_restart(tmp_path):
+    """With --data, what a key holds is counted again from the store: a restart is no way around the cap."""
+    accounts = make_accounts(tmp_path / "users", 1)
+    mine = accounts[0]
+    settings = RelaySettings(port=0, users_file=tmp_path / "users", data_dir=tmp_path / "data",
+                             limits=Limits(lines_per_key=10, publish_rate=0))
+
+    def own(count: int, first: int = 1) -> list[tuple[str, bytes]]:
+        return [(topic_of(GAME, mine.identity, f"chat-{n}"), signed_line(mine.identity, GAME, f"chat-{n}", str(n)))
+                for n in range(first, first + count)]
+
+    async with EmbeddedRelay(settings) as relay:
+        async with client(relay.port, username=mine.name, password=mine.password) as writer:
+            await publish_all(writer, own(8))
+    async with EmbeddedRelay(settings) as relay:
+        assert relay.broker.quotas.held(mine.name)[0] == 8
+        async with client(relay.port, username=mine.name, password=mine.password) as writer:
+            await publish_all(writer, own(8, first=9))
+        assert len(relay.retained_topics()) == 10
+
+
+async def test_presence_moves_forward_at_the_cap():
+    """A key at its cap still replaces what a topic holds (presence): a cap adds no topics, it takes none away."""
+    limits = Limits(lines_per_key=3, publish_rate=0)
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, client(relay.port) as writer:
+        me = key("player")
+        await publish_all(writer, chats("player", 2))
+        for seq in (1, 2):
+            here = encode("presence", [("game", GAME), ("seq", str(seq)), ("state", "here")], me).encode()
+            await writer.publish(topic(me, "presence"), here, qos=1, retain=True)
+        await publish_all(writer, chats("player", 4)[2:])
+        await asyncio.sleep(0.2)
+        assert relay.broker.retained_messages[topic(me, "presence")].data == here
+        assert len(relay.retained_topics()) == 3
