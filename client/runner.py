@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from client.core import GameCore, Intent, IntentRefused, ProofSaved, Publish, Step
+from client import liveness
 from client.journal import Journal
+from client.liveness import Liveness
 from client.record import lacking_text
-from client.transport import Link
-from protocol import Event, GuestAccepted, game_filter, player_filter
+from client.transport import Link, digest
+from protocol import Event, GuestAccepted, LineRejected, Phase, PublicKey, decode, game_filter
 from protocol.topics import own_filter
 
 
@@ -44,7 +47,19 @@ class Notice:
 UiEvent = Event | ProofSaved | Connection | Notice
 COPY_QUIET, COPY_MAX_WAIT = 0.02, 1.0
 """Copies of the opponent's lines are sent once no line came or went for ``COPY_QUIET`` s (at most ``COPY_MAX_WAIT`` s
-after the first one waiting): a copy protects a line the relay already holds, and never delays a move on its way."""
+after the first one waiting), and always before a line of this player's own: a copy protects a line the relay
+already holds, and never delays a move on its way."""
+SHOWN_PER_PLAYER = 10
+"""Refused lines of a seated key shown one by one; the rest, and every stranger's after the first, are counted."""
+COUNT_EVERY = 5.0
+"""Seconds between two notices of the running count of ignored lines."""
+LINE_WORDS = {"offer": "offer", "join": "join", "accept": "acceptance", "reveal": "coin reveal", "move": "move",
+              "claim": "claim", "resign": "resignation", "propose": "proposal", "withdraw": "withdrawal",
+              "agree": "agreement", "decline": "refusal", "abort": "abort", "chat": "chat line",
+              "confirm": "confirmation of the ending"}
+"""A line of one's own as the liveness notices name it (``no sign yet that … has your move``)."""
+SEEN_UNSEATED = 2000
+"""Topics of keys that hold no seat the link remembers (a hash each) while a seat is still unknown."""
 GOODBYE_SECONDS = 5.0
 """How long leaving waits for the last lines (and the presence ``gone``) to reach the relay."""
 CATCH_UP_SECONDS = 15.0
@@ -71,6 +86,7 @@ class GameRunner:
         link.on_state = self._state
         link.will = self._will
         link.on_line = self._received
+        link.remember = self._remember
         self._game = core.session.game_id
         assert self._game is not None, "a runner needs the game's id"
         self.connections = journal.meta.connections if journal is not None else 0
@@ -86,6 +102,12 @@ class GameRunner:
         """Set once the first connection's catch-up is done: the relay's retained lines are in."""
         self._kept: dict[str, str] = {}  # each topic where this client keeps a line (its own, or a copy): the line
         self._restores = 0
+        self.ignored = Ignored()
+        """The refused lines this client counted rather than showed."""
+        self._count_timer: asyncio.TimerHandle | None = None
+        self._counted_at = 0.0
+        self.liveness = Liveness()
+        """What this client does when the game goes quiet (:mod:`client.liveness`)."""
 
     async def run(self, front: FrontEnd) -> int:
         """Connect and run ``front`` until it returns; say goodbye (presence) and disconnect.
@@ -104,11 +126,15 @@ class GameRunner:
         await self.link.subscribe(game_filter(self._game or ""))
         async with asyncio.TaskGroup() as group:
             group.create_task(self.link.run())
+            watch = group.create_task(self._watch())
             try:
                 status = await front(self)
             finally:  # stopped by a signal, not cancellation (see Link.run)
-                await self._goodbye()
-                self.link.stop()
+                try:
+                    await self._goodbye()
+                finally:
+                    watch.cancel()
+                    self.link.stop()
         return status
 
     async def act(self, intent: Intent) -> None:
@@ -124,6 +150,7 @@ class GameRunner:
             except TimeoutError:
                 raise IntentRefused("not caught up with the relay yet (its lines are not in): nothing is signed "
                                     "before that; try again once it is connected") from None
+        self.send_copies()  # the copies of what came are out before this player's next line is signed
         await self.apply(self.core.act(intent))
 
     async def apply(self, step: Step, *, received: bool = False) -> None:
@@ -144,12 +171,17 @@ class GameRunner:
         if received:
             await asyncio.sleep(0)  # the front end shows it, and may answer it, before the flush
         self._last_line = asyncio.get_running_loop().time()
+        own = any(not item.copy for item in step.publish)
+        if own:
+            self.send_copies()  # those waiting go first: a line of ours is never out before them
         for item in step.publish:
             self._keep(item)
-            if item.copy:
+            if item.copy and not own:
                 self._defer(item)
             else:
                 self.link.send(item.topic, item.line)
+                if not item.copy:
+                    self._sent(item)
         if self.journal is not None:
             self.journal.sync()  # nothing to do when the front end's answer has flushed it already
         if step.resubscribe:
@@ -197,27 +229,119 @@ class GameRunner:
         self.events.put_nowait(event)
         self.changed.set()
 
+    def _sent(self, item: Publish) -> None:
+        """A line of ours went out: it waits for a sign that the opponent has it (presence aside)."""
+        if item.topic.endswith("/presence") or not self.core.playing:
+            return
+        message = decode(item.line, verify=False)
+        side = message.type in ("chat", "confirm")
+        self.liveness.sent(item.topic, item.line, asyncio.get_running_loop().time(),
+                           seq=None if side else message.seq, what=LINE_WORDS.get(message.type, message.type))
+
+    async def _watch(self) -> None:
+        """Every :data:`client.liveness.TICK` s: what the game's quiet calls for (re-sends, asking the relay again)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(liveness.TICK)
+            for action in self.liveness.tick(loop.time(), self._view()):
+                if isinstance(action, liveness.Resend):
+                    self.link.send(action.topic, action.line)
+                elif isinstance(action, liveness.Resubscribe):
+                    await self._ask_again()
+                elif isinstance(action, liveness.Reconnect):
+                    self.link.renew()
+                else:
+                    self.emit(Notice(action.text))
+
+    def _view(self) -> liveness.View:
+        core = self.core
+        session = core.session
+        opponent = core.opponent if core.playing and not core.watching else None
+        answered = -1
+        for message in reversed(session.chain):
+            if message.signer == opponent:
+                answered = message.seq
+                break
+        gap = None
+        if self._caught_up:
+            if session.phase is Phase.WAITING:
+                gap = "the game's offer has not come"
+            elif any(session.waiting_of(key) for key in (session.host, session.guest) if key is not None):
+                gap = "a line of this game has not come, though one after it has"
+            elif lacking_text(session) is not None:
+                gap = "the ending a player confirms has not come"
+        return liveness.View(
+            opponent=None if opponent is None else (session.player_of(opponent) or "the opponent") + f" {opponent.fingerprint}",
+            present=None if opponent is None else session.present(opponent),
+            answered=answered, their_turn=opponent is not None and session.actor == opponent,
+            gap=gap, connected=self.link.connected)
+
+    async def _ask_again(self) -> None:
+        """Ask the relay for what it retains again: the opponent's topics (a narrowed player), else the game's."""
+        opponent = self.core.opponent
+        if self.narrowed and opponent is not None:
+            await self.link.resubscribe(own_filter(self._game or "", opponent))
+        else:
+            await self.link.resubscribe(game_filter(self._game or ""))
+
     async def _received(self, topic: str, payload: bytes) -> None:
+        key = _topic_key(topic)
+        me, opponent = self.core.me, self.core.opponent
+        if me is not None and key == me.text:
+            self.liveness.came_back(topic, payload, asyncio.get_running_loop().time())
+        elif opponent is not None and key == opponent.text and "/copy/" in topic:
+            self.liveness.copied(topic.rsplit("/", 1)[1])
         kept = self._kept.get(topic)
         if kept is not None and payload != kept.encode("utf-8"):
             self._restore(topic, kept)  # a line of ours vanished from the relay (or was replaced): again
         if not payload:
             return  # a retained line cleared: nothing to judge
-        await self.apply(self.core.feed(payload), received=True)
+        step = self.core.feed(payload)
+        if any(isinstance(event, LineRejected) for event in step.events):
+            step = self._count_refused(step, topic)
+        await self.apply(step, received=True)
         if self._caught_up and not self.narrowed and self._can_narrow():
             self.narrowed = True  # in a task of its own: the reader never waits for the relay's answers
             self._narrowing = asyncio.get_running_loop().create_task(self._narrow())
 
     async def _narrow(self) -> None:
-        """Once a player's seats are both known and the relay's lines are in: receive only the opponent's topics.
+        """Once a player's seats are both known and the relay's lines are in: receive only the two players' topics.
 
-        MQTT 3.1.1 sends every publisher its own lines back, and the opponent's copies (of our own lines) would
-        wake this client for nothing; strangers' lines never concern a seated player.
+        Strangers' lines never concern a seated player. The opponent's copies of our lines are what say that the
+        opponent has them (:mod:`client.liveness`); our own lines come back too, to see any of ours vanish.
         """
         opponent, me = self.core.opponent, self.core.me
         if opponent is not None and me is not None and self._can_narrow():
             self.narrowed = True  # the opponent's lines, and ours: to see any of ours vanish, and publish it again
-            await self.link.narrow(player_filter(self._game or "", opponent), own_filter(self._game or "", me))
+            await self.link.narrow(own_filter(self._game or "", opponent), own_filter(self._game or "", me))
+
+    def _remember(self, topic: str) -> bool:
+        """Which topics the link remembers (a hash each): the seated keys' and this client's; while a seat is unknown,
+        a bounded number of others' (a stranger's topics cost nothing once the seats are known)."""
+        key = _topic_key(topic)
+        session = self.core.session
+        if key in _key_texts(session.host, session.guest, self.core.me):
+            return True
+        return session.guest is None and len(self.link.seen) < SEEN_UNSEATED
+
+    def _count_refused(self, step: Step, topic: str) -> Step:
+        """Show the first refused lines and count the rest (a flood of junk is one notice every few seconds)."""
+        session = self.core.session
+        key = _topic_key(topic)
+        seat = key if key in _key_texts(session.host, session.guest) else None
+        events = tuple(event for event in step.events
+                       if not isinstance(event, LineRejected) or self.ignored.show(key, seat))
+        if self.ignored.lines > self.ignored.reported and self._count_timer is None:
+            loop = asyncio.get_running_loop()
+            wait = max(0.0, self._counted_at + COUNT_EVERY - loop.time())
+            self._count_timer = loop.call_later(wait, self._report_count)
+        return dataclasses.replace(step, events=events)
+
+    def _report_count(self) -> None:
+        self._count_timer = None
+        self._counted_at = asyncio.get_running_loop().time()
+        self.emit(Notice(self.ignored.text()))
+        self.ignored.reported = self.ignored.lines
 
     def _keep(self, item: Publish) -> bool:
         """Note a line this client keeps on the relay under its own key (its own lines and copies, presence aside),
@@ -274,7 +398,7 @@ class GameRunner:
         self._restores = 0
         for item in self.core.republish():
             held = link.seen.get(item.topic)
-            if self._keep(item) and held != item.line.encode("utf-8") or held is None:
+            if self._keep(item) and held != digest(item.line.encode("utf-8")) or held is None:
                 link.send(item.topic, item.line)  # ours, or (a watcher's) another's line the relay lacks
         self._caught_up = True
         first = not self.caught_up.is_set()
@@ -290,10 +414,63 @@ class GameRunner:
         self.emit(Connection(connected, sentence))
 
     async def _goodbye(self) -> None:
-        """Say we are gone, and wait (a little) until the relay has it and every line sent before it."""
+        """Say we are gone, and wait (a little) until the relay has it and every line sent before it; first, while
+        the opponent is here, until they have our last lines (they are sent again meanwhile: :mod:`client.liveness`),
+        so that a line lost on its way never leaves them waiting on a player who has gone."""
         self.send_copies()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + GOODBYE_SECONDS
+        opponent = self.core.opponent
+        while (self.liveness.waiting and self.link.connected and loop.time() < deadline and opponent is not None
+               and self.core.session.present(opponent)):
+            await asyncio.sleep(0.02)
         gone = self.core.presence(False, self.connections)
         if gone is not None and self.link.connected:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(GOODBYE_SECONDS):
                     await self.link.publish(gone.topic, gone.line)
+
+
+def _topic_key(topic: str) -> str:
+    """The key a game topic names (``olixono/1/games/<game>/<key>/…``), or ``""``."""
+    levels = topic.split("/", 5)
+    return levels[4] if len(levels) > 5 else ""
+
+
+def _key_texts(*keys: PublicKey | None) -> set[str]:
+    return {key.text for key in keys if key is not None}
+
+
+class Ignored:
+    """The refused lines a client counts instead of showing: a seated key's first few and one stranger's line are
+    shown, everything else adds to a running count, told in one notice every :data:`COUNT_EVERY` s. Its memory is
+    bounded: strangers' keys are counted up to a limit."""
+
+    MAX_KEYS = 10_000
+
+    def __init__(self) -> None:
+        self.lines = 0
+        """Lines counted, not shown."""
+        self.reported = 0
+        """Of those, how many the last notice told."""
+        self.keys: set[str] = set()
+        self._shown: dict[str, int] = {}  # lines shown of each seated key, and "" for strangers
+        self._players = False  # a seated key's lines are counted too
+
+    def show(self, key: str, seat: str | None) -> bool:
+        """Whether a line refused on ``key``'s topic is shown (``seat``: the key holds a seat); if not, it is counted."""
+        shown = self._shown.get(seat or "", 0)
+        if shown < (SHOWN_PER_PLAYER if seat else 1):
+            self._shown[seat or ""] = shown + 1
+            return True
+        self.lines += 1
+        self._players |= seat is not None
+        if len(self.keys) < self.MAX_KEYS:
+            self.keys.add(key)
+        return False
+
+    def text(self) -> str:
+        """``ignored 90,000 lines from 3 strangers``: the running count."""
+        keys = len(self.keys)
+        who = ("key" if keys == 1 else "keys") if self._players else ("stranger" if keys == 1 else "strangers")
+        return f"ignored {self.lines:,} lines from {keys:,}{'+' if keys >= self.MAX_KEYS else ''} {who} (refused, not shown)"

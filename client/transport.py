@@ -12,6 +12,7 @@ MQTT's errors become :class:`RelayError`, one sentence for a person.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import random
 import socket
@@ -201,7 +202,11 @@ class Link:
         self._arrivals: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
         self.subscriptions: list[str] = []
         self.seen: dict[str, bytes] = {}
-        """What arrived on each topic since the current connection was made (the relay's retained lines first)."""
+        """The SHA-256 of what arrived last on each topic since the current connection was made (the relay's retained
+        lines first): hashes, not payloads, and only on the topics :attr:`remember` keeps, so that what strangers
+        send costs this client next to nothing (:func:`digest` compares)."""
+        self.remember: Callable[[str], bool] | None = None
+        """Which topics :attr:`seen` keeps (``None``: all)."""
         self.connected = False
         self.connections = 0
         self._client: aiomqtt.Client | None = None
@@ -222,6 +227,12 @@ class Link:
     def stop(self) -> None:
         """End :meth:`run`: it disconnects cleanly and returns (the relay then does not send the will)."""
         self._stop.set()
+
+    def renew(self) -> None:
+        """Give up the current connection and make another (one that TCP still calls open, though nothing comes back
+        on it: half-open); the next connection publishes again what the relay lacks."""
+        if self._client is not None:
+            self._arrivals.put_nowait(None)
 
     async def run(self) -> None:
         """Connect, and reconnect whenever the connection is lost, until :meth:`stop` (or ``give_up`` passes).
@@ -299,7 +310,8 @@ class Link:
             topic, payload = arrival
             if not any(topic_matches_sub(wanted, topic) for wanted in self.subscriptions):
                 continue  # some brokers send retained lines nobody asked for
-            self.seen[topic] = payload
+            if self.remember is None or self.remember(topic):
+                self.seen[topic] = digest(payload)
             self._last_arrival = asyncio.get_running_loop().time()
             if self.on_line is not None:
                 await self.on_line(topic, payload)
@@ -396,12 +408,17 @@ class Link:
         self._last_arrival = max(self._last_arrival, start)
         quiet = QUIET
         if marker is not None:
-            expected = marker[1].encode("utf-8")
+            expected = digest(marker[1].encode("utf-8"))
             while loop.time() - start < SETTLE_MAX and self.seen.get(marker[0]) != expected:
                 await asyncio.sleep(0.005)
             quiet = QUIET_AFTER_MARKER
         while loop.time() - start < SETTLE_MAX and loop.time() - self._last_arrival < quiet:
             await asyncio.sleep(quiet / 5)
+
+
+def digest(payload: bytes) -> bytes:
+    """What :attr:`Link.seen` keeps of a payload."""
+    return hashlib.sha256(payload).digest()
 
 
 async def try_login(address: RelayAddress, username: str | None, password: str | None, cafile: Path | None = None,

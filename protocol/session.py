@@ -313,6 +313,10 @@ class GameSession:
         """The lines kept until what they wait for arrives (a line before them that has not come)."""
         return self._waiting.lines()
 
+    def waiting_of(self, key: PublicKey) -> tuple[Message, ...]:
+        """The lines of ``key``'s kept until a line before them arrives (a gap, while it lasts)."""
+        return self._waiting.lines_of(key) if key in self._waiting.keys() else ()
+
     @property
     def record(self) -> tuple[str, ...]:
         """What a game's record holds: the transcript, then both lines of every proof not in it (``olixono export``

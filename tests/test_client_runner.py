@@ -18,6 +18,7 @@ class FakeLink:
 
     def __init__(self) -> None:
         self.sent: list[tuple[float, str, str]] = []
+        self.seen: dict[str, bytes] = {}
         self.on_connect = self.on_state = self.will = self.on_line = None
 
     def send(self, topic: str, line: str) -> bool:
@@ -52,22 +53,42 @@ async def exchange(runners: tuple[GameRunner, GameRunner], rng: random.Random) -
     mover, other = runners if runners[0].core.my_turn else runners[::-1]
     before = len(mover.link.sent)
     await mover.act(Intent("move", rng.choice(mover.core.session.board.legal_moves()).text()))
-    line = mover.link.sent[before][2]
+    line = own_lines(mover.link, before)[0]
     await other._received("topic", line.encode())
 
 
-async def test_a_copy_waits_for_a_quiet_moment_and_the_answer_goes_first():
+def own_lines(link: FakeLink, since: int = 0) -> list[str]:
+    """The lines of the link's own player (copies aside) sent since the ``since``-th line."""
+    return [line for _, topic, line in link.sent[since:] if "/copy/" not in topic]
+
+
+async def test_a_copy_waits_for_a_quiet_moment_but_goes_before_the_answer():
+    """Issue 19 (4): copies waited up to 1 s, and the answer went first; a player killed in between left the
+    opponent's line without a copy for good. Now what waits is out before the player's next line is signed."""
     runners = seated_runners()
     host, guest = runners
     mover, other = runners if host.core.my_turn else runners[::-1]
     await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
     move_line = mover.link.sent[-1][2]
     await other._received("topic", move_line.encode())
-    assert copies(other.link) == []  # not yet: a copy never competes with a move
+    assert copies(other.link) == []  # not yet: a copy waits for a quiet moment
     await other.act(Intent("move", other.core.session.board.legal_moves()[0].text()))
-    assert len(other.link.sent) == 1 and other.link.sent[0][1].endswith(f"/{other.core.me.text}/5")  # the answer
-    await asyncio.sleep(runner_module.COPY_QUIET * 3)
-    assert [line for _, _, line in copies(other.link)] == [move_line]
+    assert [topic.rsplit("/", 2)[-2:] for _, topic, _ in other.link.sent] == [
+        ["copy", mover.core.session.chain[-1].hash], [other.core.me.text, "5"]]  # the copy, then the answer
+    assert other.link.sent[0][2] == move_line
+
+
+async def test_an_automatic_answer_goes_after_the_copy_of_what_it_answers():
+    """The confirmation of an ending is signed as the last line arrives: the copy of that line leaves first."""
+    runners = seated_runners()
+    host, guest = runners
+    mover, other = runners if host.core.my_turn else runners[::-1]
+    await mover.act(Intent("resign"))
+    resignation = own_lines(mover.link)[0]  # then the resigner's own confirmation
+    await other._received("topic", resignation.encode())
+    kinds = [topic.rsplit("/", 2)[-2] if "/copy/" in topic else topic.rsplit("/", 1)[-1] for _, topic, _ in
+             other.link.sent]
+    assert kinds[0] == "copy" and other.link.sent[0][2] == resignation and kinds[1].startswith("confirm-")
 
 
 async def test_copies_wait_no_longer_than_the_most_while_lines_keep_coming(monkeypatch):
@@ -157,3 +178,53 @@ async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
     assert any(isinstance(e, Notice) and "this game has both players" in e.text and "you are watching" in e.text
                for e in said)
     assert me.core.watching and not me.core.playing
+
+
+async def test_junk_from_strangers_is_counted_not_printed(monkeypatch):
+    """Issue 19 (2): each junk line printed its own warning (90,000 of them buried the game). Now the first is shown,
+    and the rest make one running count, told every few seconds."""
+    from client.runner import Notice
+    from protocol import GameSession, Identity, LineRejected
+    from protocol.messages import encode
+
+    monkeypatch.setattr(runner_module, "COUNT_EVERY", 0.05)
+    host = seated_runners()[0]
+    game = host.core.session.game_id
+    strangers = [Identity.generate() for _ in range(3)]
+    other_game, _ = GameSession.offer("oxono", strangers[0])
+    for n in range(600):
+        key = strangers[n % 3]
+        topic = f"olixono/1/games/{game}/{key.public.text}/chat-{n}"
+        junk = [b"garbage %d" % n, other_game.transcript[0].encode(),
+                encode("chat", [("game", game), ("seq", str(n + 1)), ("prev", "A" * 43), ("text", "junk")], key).encode()]
+        await host._received(topic, junk[n % 3])
+    await asyncio.sleep(0.2)
+    events = []
+    while not host.events.empty():
+        events.append(host.events.get_nowait())
+    assert len([event for event in events if isinstance(event, LineRejected)]) == 1
+    counts = [event.text for event in events if isinstance(event, Notice) and event.text.startswith("ignored")]
+    assert 1 <= len(counts) <= 30  # one every 50 ms here, while 600 lines are checked
+    assert [int(text.split()[1].replace(",", "")) for text in counts] == sorted(
+        int(text.split()[1].replace(",", "")) for text in counts)
+    assert counts[-1] == f"ignored {host.ignored.lines:,} lines from 3 strangers (refused, not shown)"
+    assert host.ignored.lines >= 590  # a few stranger chats may wait for a seat that never comes: not refused
+    assert host.link.seen == {}  # the fake link remembers nothing itself; the runner would not let it:
+    assert not host._remember(f"olixono/1/games/{game}/{strangers[0].public.text}/chat-1")
+    assert host._remember(f"olixono/1/games/{game}/{host.core.me.text}/7")
+
+
+async def test_a_players_refused_lines_are_shown_up_to_a_few_then_counted(monkeypatch):
+    from protocol import LineRejected
+
+    monkeypatch.setattr(runner_module, "COUNT_EVERY", 0.05)
+    host, guest = seated_runners()
+    game = host.core.session.game_id
+    for n in range(30):
+        await host._received(f"olixono/1/games/{game}/{guest.core.me.text}/chat-{n}", b"not a line %d" % n)
+    await asyncio.sleep(0.2)
+    events = []
+    while not host.events.empty():
+        events.append(host.events.get_nowait())
+    assert len([event for event in events if isinstance(event, LineRejected)]) == runner_module.SHOWN_PER_PLAYER
+    assert events[-1].text == "ignored 20 lines from 1 key (refused, not shown)"

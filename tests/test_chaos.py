@@ -1,0 +1,144 @@
+"""Games through the chaos proxy (harness/chaos.py): a lost delivery, a relay that withholds, a half-open connection.
+
+Issue 19 (3): a relay (or a bridge) that dropped one line on its way to one player stalled the game for ever, in
+silence. Each test here plays whole bot games between two clients in this process, one or both behind the proxy,
+against a real relay of each kind, and fails on the client as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import aiomqtt
+import pytest
+
+from client import network
+from harness.chaos import DOWN, UP, Chaos, ChaosProxy
+from network_helpers import Seat, Via, game_id_of, transcript
+from protocol import Identity, verify_transcript
+from relay_fixtures import NODELAY, Relay, needs_mosquitto
+
+pytestmark = needs_mosquitto
+
+
+@pytest.fixture
+def relay(any_relay: Relay) -> Relay:
+    return any_relay
+
+
+async def play_through(relay: Relay, tmp_path, chaos: Chaos, *, kind: str = "oxono", seed: int = 1,
+                       both: bool = False, timeout: float = 45.0, host_identity: Identity | None = None,
+                       ) -> tuple[Seat, Seat, str, ChaosProxy]:
+    """A whole bot game: the host on the relay itself (or behind the proxy too, ``both``), the guest behind it."""
+    async with ChaosProxy(relay.port, chaos) as proxy:
+        host = Seat(tmp_path, "host", Via(proxy.port) if both else relay, bot="random", seed=seed)
+        if host_identity is not None:
+            host.identity = host.options.identity = host_identity
+        guest = Seat(tmp_path, "guest", Via(proxy.port), bot="random", seed=seed + 1)
+        hosting = asyncio.create_task(network.host(kind, host.options))
+        try:
+            game = await game_id_of(host, timeout=20)
+            async with asyncio.timeout(timeout):
+                assert await network.join(game, guest.options) == 0, guest.text()
+                assert await hosting == 0, host.text()
+        finally:
+            hosting.cancel()
+            await asyncio.gather(hosting, return_exceptions=True)
+    lines = transcript(host, game)
+    assert lines == transcript(guest, game)
+    session, _, problem = verify_transcript(lines)
+    assert problem is None and session.result is not None
+    return host, guest, game, proxy
+
+
+async def test_the_proxy_loses_what_it_is_told_to_and_acknowledges_it():
+    """The harness itself: a lost QoS 1 line is acknowledged to its publisher (it never hangs) and never arrives."""
+    from relay.embedded import running
+
+    async with running() as embedded, ChaosProxy(embedded.port, Chaos(drop=lambda c, d, n, t: d == UP and n == 2)) as proxy:
+        def client(port: int) -> aiomqtt.Client:
+            return aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY, protocol=aiomqtt.ProtocolVersion.V311,
+                                  timeout=5)
+
+        async with client(embedded.port) as reader, client(proxy.port) as writer:
+            await reader.subscribe("olixono/1/x/#", qos=1)
+            for n in range(1, 4):
+                await writer.publish(f"olixono/1/x/{n}", b"line", qos=1)
+            got = []
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.5):
+                    async for message in reader.messages:
+                        got.append(str(message.topic))
+    assert got == ["olixono/1/x/1", "olixono/1/x/3"]
+    assert proxy.counts.dropped == 1
+
+
+@pytest.mark.parametrize("direction", [DOWN, UP])
+@pytest.mark.parametrize("pick", [0, 1, 2])
+async def test_one_lost_delivery_never_stops_a_game(relay, tmp_path, direction, pick):
+    """One PUBLISH lost between the guest and the relay (to it, or from it), somewhere in the game (after the
+    catch-up): the game finishes all the same, within seconds."""
+    chosen = random.Random(f"{direction}/{pick}").randint(6, 24)
+    lost: list[str] = []
+
+    def drop(connection: int, way: str, number: int, topic: str) -> bool:
+        if way == direction and number == chosen and not lost:
+            lost.append(topic)
+            return True
+        return False
+
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    host, guest, game, proxy = await play_through(relay, tmp_path, Chaos(seed=pick, drop=drop), seed=pick + 3)
+    assert proxy.counts.dropped == 1, "the game ended before the chosen delivery: choose an earlier one"
+    assert loop.time() - started < 30
+
+
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+async def test_a_move_lost_on_its_way_to_the_player_who_waits_for_it_is_fetched_again(relay, tmp_path, kind):
+    """The issue's stall: one move of the host's never reaches the guest, though the relay retains it; both see each
+    other present. The host sees no copy of it from the guest and sends it again."""
+    host_key = Identity.generate()
+    lost: list[str] = []
+
+    def drop(connection: int, way: str, number: int, topic: str) -> bool:
+        slot = topic.rsplit("/", 1)[-1]
+        if way == DOWN and f"/{host_key.public.text}/" in topic and slot.isdigit() and int(slot) >= 6 and not lost:
+            lost.append(topic)
+            return True
+        return False
+
+    host, guest, _, proxy = await play_through(relay, tmp_path, Chaos(drop=drop), kind=kind, seed=8,
+                                               host_identity=host_key)
+    assert lost and proxy.counts.dropped == 1
+    assert "sent it again" in host.text() or "asked the relay again" in guest.text()
+
+
+async def test_a_relay_that_withholds_one_players_live_lines_does_not_stop_the_game(relay, tmp_path):
+    """The relay keeps the host's lines (retained) but never forwards them live to the guest: the guest asks again
+    when the host is quiet though here, and the game finishes."""
+    chaos = Chaos(seed=4)
+    async with ChaosProxy(relay.port, chaos) as proxy:
+        host = Seat(tmp_path, "host", relay, bot="random", seed=5)
+        guest = Seat(tmp_path, "guest", Via(proxy.port), bot="random", seed=6)
+        hosting = asyncio.create_task(network.host("oxono", host.options))
+        try:
+            game = await game_id_of(host)
+            chaos.withhold = host.identity.public.text
+            async with asyncio.timeout(90):
+                assert await network.join(game, guest.options) == 0, guest.text()
+                assert await hosting == 0, host.text()
+        finally:
+            hosting.cancel()
+            await asyncio.gather(hosting, return_exceptions=True)
+    assert transcript(host, game) == transcript(guest, game)
+    assert proxy.counts.withheld > 0
+    assert "asked the relay again" in guest.text()
+
+
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+async def test_games_finish_through_loss_duplication_reordering_and_jitter(relay, tmp_path, kind):
+    chaos = Chaos(seed=11, loss=0.03, duplicate=0.05, reorder=0.05, delay=0.002, jitter=0.01)
+    _, _, _, proxy = await play_through(relay, tmp_path, chaos, kind=kind, both=True, timeout=90)
+    assert proxy.counts.dropped and proxy.counts.duplicated and proxy.counts.reordered
