@@ -211,6 +211,7 @@ class Link:
         self.connections = 0
         self._client: aiomqtt.Client | None = None
         self._last_arrival = 0.0
+        self._down_since = 0.0
         self._stop = asyncio.Event()
 
     # -- the connection -------------------------------------------------------------------
@@ -241,7 +242,8 @@ class Link:
         ``publish`` may be ignored (CPython gh-86296).
         """
         loop = asyncio.get_running_loop()
-        attempt, down_since = 0, loop.time()
+        attempt = 0
+        self._down_since = loop.time()
         while not self._stop.is_set():
             try:
                 self._arrivals = asyncio.Queue()
@@ -270,15 +272,13 @@ class Link:
                 error = explain(self.address, exc, self.username)
                 if self.connections == 0 or error.fatal:
                     raise error from None
-                if self.connected:
-                    down_since = loop.time()
                 self._lost(error)
             finally:
                 self._client = None
                 self.connected = False  # after the error, if any, was reported
             if self._stop.is_set():
                 return
-            if self.give_up is not None and loop.time() - down_since > self.give_up:
+            if self.give_up is not None and loop.time() - self._down_since > self.give_up:
                 raise RelayError(f"the relay at {self.address.host}:{self.address.port} stayed unreachable "
                                  f"for {self.give_up:g} s")
             delay = min(BACKOFF_CAP, BACKOFF_FIRST * 2 ** attempt) * random.uniform(0.5, 1.0)
@@ -289,8 +289,15 @@ class Link:
             except TimeoutError:
                 pass
 
+    def _failed(self, exc: aiomqtt.MqttError) -> None:
+        """A request on the connection failed (no answer in time: the connection may be half-open): say so, and
+        make the connection again rather than wait for the keepalive to notice."""
+        self._lost(explain(self.address, exc, self.username))
+        self.renew()
+
     def _lost(self, error: RelayError) -> None:
         if self.connected:
+            self._down_since = asyncio.get_running_loop().time()  # unreachable from now (give_up counts from here)
             self.connected = False
             self._state(False, f"{error}; reconnecting")
         log.info("relay: %s", error)
@@ -328,7 +335,7 @@ class Link:
             try:
                 await client.subscribe(topic_filter, qos=1)
             except aiomqtt.MqttError as exc:
-                self._lost(explain(self.address, exc, self.username))
+                self._failed(exc)
 
     async def narrow(self, *topic_filters: str) -> None:
         """On this connection only, receive ``topic_filters`` instead of the subscriptions made with :meth:`subscribe`
@@ -343,7 +350,7 @@ class Link:
                 if broad not in topic_filters:
                     await client.unsubscribe(broad)
         except aiomqtt.MqttError as exc:
-            self._lost(explain(self.address, exc, self.username))
+            self._failed(exc)
 
     async def resubscribe(self, topic_filter: str) -> None:
         """Ask for the retained lines of ``topic_filter`` again."""
@@ -353,7 +360,7 @@ class Link:
                 await client.unsubscribe(topic_filter)
                 await client.subscribe(topic_filter, qos=1)
             except aiomqtt.MqttError as exc:
-                self._lost(explain(self.address, exc, self.username))
+                self._failed(exc)
 
     def send(self, topic: str, line: str) -> bool:
         """Hand a retained QoS 1 line to the MQTT client at once, without waiting for the relay's acknowledgement.
@@ -392,7 +399,7 @@ class Link:
         try:
             await client.publish(topic, line.encode("utf-8"), qos=1, retain=True)
         except aiomqtt.MqttError as exc:
-            self._lost(explain(self.address, exc, self.username))
+            self._failed(exc)
             return False
         return True
 

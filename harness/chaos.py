@@ -11,7 +11,8 @@ generator of its own (the seed and the connection's number):
 - ``reorder``: holds a PUBLISH back behind the next one;
 - ``delay`` and ``jitter``: every packet waits ``delay`` plus up to ``jitter`` seconds (in order, as TCP keeps it);
 - ``disconnect``: cuts the connection (both sockets closed) after a packet;
-- ``half_open``: goes silent both ways after a packet, the sockets left open (TCP notices nothing);
+- ``half_open``: goes silent both ways after a packet, the sockets left open (TCP notices nothing); or after
+  ``silence_after`` packets of each connection;
 - ``withhold``: never forwards live (non-retained) lines published under this key to anyone else: a relay that
   keeps one player's lines from the other, though it retains them.
 
@@ -46,6 +47,10 @@ class Chaos:
     half_open: float = 0.0
     withhold: str | None = None
     drop: Callable[[int, str, int, str], bool] | None = None
+    silence_after: int = 0
+    """Each connection goes silent (half-open) after this many packets (0: only by chance, ``half_open``)."""
+    spared: int = 0
+    """Packets at the start of each connection never cut or silenced (its CONNECT, its first subscriptions)."""
 
 
 @dataclass
@@ -122,6 +127,7 @@ class _Connection:
         self.swallow: dict[str, set[int]] = {UP: set(), DOWN: set()}  # PUBACKs of duplicated PUBLISHes, to drop
         self.publishes = {UP: 0, DOWN: 0}
         self.silent = False
+        self.packets = 0
         self.closed = asyncio.Event()
 
     def other(self, direction: str) -> str:
@@ -154,11 +160,14 @@ class _Connection:
                     self.publish(direction, packet)
                 else:
                     self.send(direction, data)
+                self.packets += 1
+                if self.packets <= chaos.spared:
+                    continue
                 if self.rng.random() < chaos.disconnect:
                     counts.cut += 1
                     self.close()
                     return
-                if self.rng.random() < chaos.half_open:
+                if self.rng.random() < chaos.half_open or self.packets == chaos.silence_after:
                     counts.silenced += 1
                     self.silent = True
         except (asyncio.IncompleteReadError, ConnectionError, OSError):

@@ -35,7 +35,12 @@ test in ``tests/test_relay_embedded.py``:
    queue is delivered before the disconnection is handled;
 8. persistence: amqtt's ``SessionDBPlugin`` lost retained messages under a
    burst ("database is locked") and wiped its database on a clean stop by
-   default; the relay keeps them in its own store (:mod:`relay.store`).
+   default; the relay keeps them in its own store (:mod:`relay.store`);
+9. cost: amqtt matches every retained message against each new filter
+   (formatting a debug line for each) and asks the plugins once per
+   subscriber of every line; the relay looks only at the filter's game, asks
+   its read rules directly, and charges what each line and subscription makes
+   it send to its owner (``Limits.delivery_rate``).
 
 Beyond amqtt: on a game's topics the relay keeps only what may stand there
 (:mod:`relay.lines`): no empty line, only a validly signed line of that game
@@ -177,6 +182,14 @@ class ConnectionLogPlugin(BasePlugin[Any]):
         log.info("disconnected %s", _peer(client_session))
 
 
+def _game_of_filter(text: str) -> str | None:
+    """The game a topic or filter names at its fixed game level (``olixono/1/games/<game>/…``), else ``None``."""
+    levels = text.split("/", 4)
+    if len(levels) > 4 and levels[:3] == ["olixono", "1", "games"] and levels[3] not in ("+", "#", ""):
+        return levels[3]
+    return None
+
+
 def _owner(session: Session | None) -> str | None:
     """Who a session's lines count against (:mod:`relay.quotas`): its account or address; ``None`` for a bridge."""
     return getattr(session, "relay_owner", None)
@@ -228,6 +241,7 @@ class _GuardedReader(StreamReaderAdapter):
             kind, self._throttle = self._throttle, 0
             if self.owner is not None:
                 await self._broker.budget(self.owner, subscribe=kind == 8)
+                await self._broker.budget(self.owner, deliveries=True)  # what its lines and subscriptions cost
         data = await super().read(n)
         self._follow(data)
         return data
@@ -288,13 +302,19 @@ class _Bucket:
         self._refill(now)
         return self.tokens >= self.burst
 
-    async def take(self) -> None:
+    async def take(self, tokens: int = 1) -> None:
+        """Wait until ``tokens`` are there (at least one, once in debt), then take them."""
         loop = asyncio.get_running_loop()
         self._refill(loop.time())
-        while self.tokens < 1:
-            await asyncio.sleep((1 - self.tokens) / self.rate)
+        while self.tokens < min(tokens, self.burst):
+            await asyncio.sleep((min(tokens, self.burst) - self.tokens) / self.rate)
             self._refill(loop.time())
-        self.tokens -= 1
+        self.tokens -= tokens
+
+    def spend(self, tokens: int, now: float) -> None:
+        """Take ``tokens`` at once, into debt if need be: the next :meth:`take` waits until it is paid."""
+        self._refill(now)
+        self.tokens -= tokens
 
 
 class RelayBroker(Broker):
@@ -310,6 +330,7 @@ class RelayBroker(Broker):
         self._buckets: dict[tuple[str, str], _Bucket] = {}
         self._verified: set[bytes] = set()  # lines whose signature was checked (relay.lines): a copy is not again
         self.quotas = Quotas(self.limits)
+        self._by_game: dict[str, dict[str, None]] = {}  # each game's retained topics, in order (WORKAROUND 9)
         self._refused: dict[str, int] = {}  # lines refused from each owner, to log a flood in a few lines
         # WORKAROUND (5): Broker._run_broadcast awaits while it iterates self._subscriptions.items().
         self._subscriptions = _Subscriptions(self._subscriptions)  # type: ignore[has-type]
@@ -322,6 +343,8 @@ class RelayBroker(Broker):
             for topic, data in loaded.items():
                 self._retained_messages[topic] = RetainedApplicationMessage(None, topic, data, 1)
             self.quotas.load(loaded, private=self._private)
+            for topic in loaded:
+                self._index(topic)
         await super()._start_listeners()
 
     async def retain_message(self, source_session: Session | None, topic_name: str | None,
@@ -339,6 +362,7 @@ class RelayBroker(Broker):
                 return
             if new:
                 self.quotas.add(topic_name, len(data or b""), owner)
+                self._index(topic_name)
         await super().retain_message(source_session, topic_name, data, qos)
         if self._store is not None and topic_name is not None:
             self._store.put(topic_name, bytes(data) if data else None)
@@ -362,6 +386,11 @@ class RelayBroker(Broker):
                 self._refuse(_owner(client_session) or _peer(client_session), topic, why)
                 return True
         return await super()._handle_message_delivery(client_session, handler, wait_deliver)
+
+    def _index(self, topic: str) -> None:
+        game = _game_of_filter(topic)
+        if game is not None:
+            self._by_game.setdefault(game, {})[topic] = None  # a dict: in the order they came, as amqtt sends them
 
     def _refuse(self, who: str, topic: str, why: str) -> None:
         """Log a refused line: the first few of each publisher, then one line a thousand (a flood is a few lines)."""
@@ -459,21 +488,38 @@ class RelayBroker(Broker):
             return 0x80
         return await super().add_subscription(subscription, session)
 
-    async def budget(self, owner: str, *, subscribe: bool = False) -> None:
-        """Wait until ``owner`` may publish (or subscribe) once more (token buckets, :class:`Limits`)."""
+    def _bucket(self, owner: str, kind: str) -> _Bucket | None:
+        """``owner``'s token bucket for ``kind`` (publish, subscribe, deliveries); ``None`` when it is not limited."""
         limits = self.limits
-        rate, burst = (limits.subscribe_rate, limits.subscribe_burst) if subscribe else (
-            limits.publish_rate, limits.publish_burst)
+        rate, burst = {"publish": (limits.publish_rate, limits.publish_burst),
+                       "subscribe": (limits.subscribe_rate, limits.subscribe_burst),
+                       "deliveries": (limits.delivery_rate, limits.delivery_burst)}[kind]
         if not rate:
-            return
-        name = ("subscribe", owner) if subscribe else ("publish", owner)
-        bucket = self._buckets.get(name)
+            return None
+        bucket = self._buckets.get((kind, owner))
         if bucket is None:
             now = asyncio.get_running_loop().time()
             if len(self._buckets) > 10_000:  # forget the owners whose budget is whole again
                 self._buckets = {name: kept for name, kept in self._buckets.items() if not kept.full(now)}
-            bucket = self._buckets[name] = _Bucket(rate, burst, now)
-        await bucket.take()
+            bucket = self._buckets[(kind, owner)] = _Bucket(rate, burst, now)
+        return bucket
+
+    async def budget(self, owner: str, *, subscribe: bool = False, deliveries: bool = False) -> None:
+        """Wait until ``owner`` may publish (or subscribe) once more, or (``deliveries``) until what its earlier
+        lines and subscriptions made the relay send is paid for (token buckets, :class:`Limits`)."""
+        bucket = self._bucket(owner, "deliveries" if deliveries else "subscribe" if subscribe else "publish")
+        if bucket is not None:
+            await bucket.take(0 if deliveries else 1)
+
+    def _charge(self, session: Session | None, deliveries: int) -> None:
+        """``deliveries`` messages sent for ``session``'s owner (its line's subscribers, or its subscription's
+        retained lines): its next packet waits until they are paid for."""
+        owner = getattr(session, "relay_owner", None)
+        if owner is None or not deliveries:
+            return
+        bucket = self._bucket(owner, "deliveries")
+        if bucket is not None:
+            bucket.spend(deliveries, asyncio.get_running_loop().time())
 
     def connections(self) -> int:
         """Connections the listener counts as open."""
@@ -493,9 +539,46 @@ class RelayBroker(Broker):
         # WORKAROUND (1): amqtt 0.12.1 calls this on each new connection for every filter that *any*
         # client holds (Broker._handle_client_session), which sends a client other clients'
         # retained messages it never asked for, past the topic rules. Serve only the session's own.
-        holders = self._subscriptions.get(subscription[0], ())
-        if any(held.client_id == session.client_id for held, _ in holders):
-            await super()._publish_retained_messages_for_subscription(subscription, session)
+        topic_filter, qos = subscription
+        holders = self._subscriptions.get(topic_filter, ())
+        handler = self._get_handler(session)
+        if handler is None or not any(held.client_id == session.client_id for held, _ in holders):
+            return
+        # WORKAROUND (9): amqtt matches every retained message of the relay against the filter, formatting a debug
+        # line for each; a game's filter looks only at that game's lines. The subscriber's owner pays for them.
+        game = _game_of_filter(topic_filter)
+        topics = self._by_game.get(game, ()) if game is not None else list(self._retained_messages)
+        tasks = []
+        for topic in list(topics):
+            retained = self._retained_messages.get(topic)
+            if retained is not None and self._matches(topic, topic_filter):
+                tasks.append(asyncio.ensure_future(handler.mqtt_publish(
+                    retained.topic, retained.data, min(qos, retained.qos or qos), retain=True)))
+        self._charge(session, len(tasks))
+        if tasks:
+            await asyncio.wait(tasks)
+
+    async def _run_broadcast(self, running_tasks: Any) -> None:
+        # WORKAROUND (9): amqtt's own loop, with two changes: each line's deliveries are charged to its publisher's
+        # owner (a flood fanned out to many subscriptions of its own is paced by what it costs everyone), and the
+        # read rules are asked directly rather than through the plugin manager, once per subscriber.
+        broadcast = await self._broadcast_queue.get()
+        topic = broadcast["topic"]
+        sent = 0
+        for topic_filter, subscriptions in self._subscriptions.items():
+            if not self._matches(topic, topic_filter):
+                continue
+            for target_session, sub_qos in subscriptions:
+                if target_session.transitions.state != "connected":
+                    continue  # every session is clean here (WORKAROUND 3): nothing is kept for one away
+                if not rules.may_read(target_session.username, topic, private=self._private):
+                    continue
+                handler = self._get_handler(target_session)
+                if handler:
+                    running_tasks.append(asyncio.ensure_future(handler.mqtt_publish(
+                        topic, broadcast["data"], broadcast.get("qos", sub_qos), retain=False)))
+                    sent += 1
+        self._charge(broadcast.get("session"), sent)
 
 
 # -- configuration and running ------------------------------------------------

@@ -1,5 +1,6 @@
 """The harness itself, briefly (the long runs are marked slow; BENCHMARKS.md has their figures): the fuzzer's targets
-hold their invariants on a few thousand seeded inputs each, and the fuzzer finds a planted fault."""
+hold their invariants on a few thousand seeded inputs each, the fuzzer finds a planted fault, and a short flood of a
+live game harms neither the game nor a late watcher."""
 
 from __future__ import annotations
 
@@ -46,3 +47,24 @@ def test_a_million_inputs(target):
     """The issue's run: at least 1,000,000 generated inputs for the line parser and the session (minutes)."""
     figures = fuzz.run_random(target, 1_000_000, seed=2)
     assert figures["runs"] == 1_000_000 and figures["peak_rss_mib"] < 500
+
+
+def run_harness(*command: str, timeout: float) -> tuple[int, dict[str, str]]:
+    """Run a harness part as its own process (as a person would); its exit status and its ``name: value`` figures."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run([sys.executable, *command], cwd=root, capture_output=True, text=True, timeout=timeout)
+    figures = dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
+    return result.returncode, figures
+
+
+def test_a_short_flood_leaves_the_game_and_a_late_watcher_unharmed():
+    """Six seconds of 20 connections flooding a live game from one address (the long run: 40 s of 60)."""
+    status, figures = run_harness("bench/flood.py", "--quick", timeout=300)
+    assert figures["game_finished"] == "1" and figures["watcher_status"] == "0", figures
+    assert figures["watcher_saw_result"] == "1" and float(figures["relay_peak_mib"]) < 300, figures
+    assert int(figures["relay_log_refusal_lines"]) < 50, figures  # refusals are summarised, not one a line
+    assert status == 0

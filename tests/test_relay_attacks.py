@@ -390,3 +390,20 @@ async def test_presence_moves_forward_at_the_cap():
         await asyncio.sleep(0.2)
         assert relay.broker.retained_messages[topic(me, "presence")].data == here
         assert len(relay.retained_topics()) == 3
+
+
+async def test_what_a_line_makes_the_relay_send_is_charged_to_its_publisher():
+    """A flood fanned out to many subscriptions of the flooder's own: every delivery counts against the owner, so
+    its next lines wait (it was one token a line, whatever the fan-out: 60 subscribers made a 60-fold flood)."""
+    limits = Limits(publish_rate=0, delivery_rate=100.0, delivery_burst=10)
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
+        async with contextlib.AsyncExitStack() as stack:
+            readers = [await stack.enter_async_context(client(relay.port)) for _ in range(10)]
+            for reader in readers:
+                await reader.subscribe("olixono/1/fan/#", qos=1)
+            writer = await stack.enter_async_context(client(relay.port))
+            started = time.monotonic()
+            for n in range(20):
+                await writer.publish(f"olixono/1/fan/{n}", b"x", qos=1)
+            elapsed = time.monotonic() - started
+    assert elapsed >= (20 * 10 - 10 - 10) / 100 * 0.8  # 200 deliveries at 100 a second (the last line's is debt)
