@@ -121,7 +121,9 @@ async def test_a_move_lost_on_its_way_to_the_player_who_waits_for_it_is_fetched_
 
 async def test_a_relay_that_withholds_one_players_live_lines_does_not_stop_the_game(relay, tmp_path):
     """The relay keeps the host's lines (retained) but never forwards them live to the guest: the guest asks again
-    when the host is quiet though here, and the game finishes."""
+    when the host is quiet though here, and the game finishes. (The asking is the client's own: one relay is enough.)"""
+    if relay.kind != "embedded":
+        pytest.skip("the asking is the client's own, the same on every relay")
     chaos = Chaos(seed=4)
     async with ChaosProxy(relay.port, chaos) as proxy:
         host = Seat(tmp_path, "host", relay, bot="random", seed=5)
