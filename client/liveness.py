@@ -108,6 +108,7 @@ class _Pending:
     due: float
     tries: int = 1
     echoed: bool = False
+    sent_at: float | None = None  # its last send, until the relay sends it back (the round trip)
 
 
 class Liveness:
@@ -118,7 +119,6 @@ class Liveness:
         """The latest measured round trip, smoothed (seconds)."""
         self._pending: dict[str, _Pending] = {}  # by line hash
         self._by_topic: dict[str, str] = {}  # topic: hash of the line waiting there
-        self._sent_at: dict[str, float] = {}  # hash: when it was last sent (for the round trip)
         self._gap_since: float | None = None
         self._gap_next = 0.0
         self._gap_wait = 0.0
@@ -143,13 +143,13 @@ class Liveness:
     def sent(self, topic: str, line: str, now: float, *, seq: int | None, what: str) -> None:
         """A line of ours went to the relay (``seq``: its main-chain number; ``what``: ``move 12``, ``chat``…)."""
         digest = line_hash(line)
-        self._sent_at[digest] = now
         if digest in self._pending:
+            self._pending[digest].sent_at = now
             return
         if len(self._pending) >= KEPT:
             oldest = next(iter(self._pending))
             self._forget(oldest)
-        self._pending[digest] = _Pending(topic, line, seq, what, now, now + self.ack_wait())
+        self._pending[digest] = _Pending(topic, line, seq, what, now, now + self.ack_wait(), sent_at=now)
         self._by_topic[topic] = digest
 
     def came_back(self, topic: str, payload: bytes, now: float) -> None:
@@ -161,10 +161,10 @@ class Liveness:
         if pending is None or payload != pending.line.encode("utf-8"):
             return
         pending.echoed = True
-        sent = self._sent_at.pop(digest, None)
-        if sent is not None:
-            sample = now - sent
+        if pending.sent_at is not None:
+            sample = now - pending.sent_at
             self.rtt = sample if self.rtt is None else 0.8 * self.rtt + 0.2 * sample
+            pending.sent_at = None
 
     def copied(self, digest: str) -> None:
         """The opponent keeps a copy of our line with this hash: they have it."""
@@ -173,7 +173,6 @@ class Liveness:
 
     def _forget(self, digest: str) -> None:
         pending = self._pending.pop(digest)
-        self._sent_at.pop(digest, None)
         if self._by_topic.get(pending.topic) == digest:
             del self._by_topic[pending.topic]
 
@@ -201,14 +200,13 @@ class Liveness:
                 continue
             if pending.tries >= DEAD_AFTER_TRIES and not pending.echoed:
                 for each in self._pending.values():  # the new connection sends them all again
-                    each.tries, each.due = 1, now + self.ack_wait()
-                self._sent_at.clear()
+                    each.tries, each.due, each.sent_at = 1, now + self.ack_wait(), None
                 return [Tell(f"the relay has not sent back your {pending.what} after {now - pending.first:.0f} s: "
                              "connecting again"), Reconnect()]
             waited = now - pending.first
             pending.tries += 1
             pending.due = now + min(ACK_MOST, self.ack_wait() * 2 ** (pending.tries - 1))
-            self._sent_at[line_hash(pending.line)] = now
+            pending.sent_at = now
             actions.append(Resend(pending.topic, pending.line))
             if pending.tries == 2:
                 actions.append(Tell(f"no sign yet that {view.opponent} has your {pending.what}: sent it again"))

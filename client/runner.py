@@ -25,7 +25,7 @@ from client.liveness import Liveness
 from client.record import lacking_text
 from client.transport import Link, digest
 from protocol import Event, GuestAccepted, LineRejected, Phase, PublicKey, decode, game_filter
-from protocol.topics import own_filter
+from protocol.topics import game_and_key, own_filter
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,8 +433,8 @@ class GameRunner:
 
 def _topic_key(topic: str) -> str:
     """The key a game topic names (``olixono/1/games/<game>/<key>/…``), or ``""``."""
-    levels = topic.split("/", 5)
-    return levels[4] if len(levels) > 5 else ""
+    where = game_and_key(topic)
+    return where[1] if where is not None else ""
 
 
 def _key_texts(*keys: PublicKey | None) -> set[str]:

@@ -57,3 +57,12 @@ def player_filter(game_id: str, key: PublicKey) -> str:
 def own_filter(game_id: str, key: PublicKey) -> str:
     """The subscription that receives everything ``key`` keeps in one game: its own lines and its copies."""
     return f"{GAMES}/{game_id}/{key.text}/#"
+
+
+def game_and_key(topic: str) -> tuple[str, str] | None:
+    """The game id and the key (signer or holder) a game topic names, ``olixono/1/games/<game>/<key>/<slot…>``;
+    ``None`` for any other topic."""
+    if not topic.startswith(GAMES + "/"):
+        return None
+    levels = topic[len(GAMES) + 1:].split("/", 2)
+    return (levels[0], levels[1]) if len(levels) == 3 else None

@@ -18,17 +18,8 @@ not know who published what it loaded, so its per-address counts start at zero.
 
 from __future__ import annotations
 
+from protocol.topics import game_and_key
 from relay.rules import Limits, is_key_text
-from protocol.topics import GAMES
-
-_GAMES = GAMES + "/"
-
-
-def _game_and_key(topic: str) -> tuple[str, str] | None:
-    if not topic.startswith(_GAMES):
-        return None
-    levels = topic[len(_GAMES):].split("/", 2)
-    return (levels[0], levels[1]) if len(levels) == 3 else None
 
 
 class Quotas:
@@ -43,7 +34,7 @@ class Quotas:
     def refusal(self, topic: str, size: int, owner: str | None) -> str | None:
         """Why a new retained line of ``size`` bytes on ``topic``, published by ``owner`` (``None``: no owner caps),
         would pass a cap; ``None`` if it may be kept."""
-        where = _game_and_key(topic)
+        where = game_and_key(topic)
         if where is None:
             return None
         game, key = where
@@ -67,7 +58,7 @@ class Quotas:
 
     def add(self, topic: str, size: int, owner: str | None) -> None:
         """Count a retained line stored on a topic that held none."""
-        where = _game_and_key(topic)
+        where = game_and_key(topic)
         if where is None:
             return
         held = self._key.setdefault(where, [0, 0])
@@ -82,7 +73,7 @@ class Quotas:
     def load(self, retained: dict[str, bytes], *, private: bool) -> None:
         """Count what the relay loaded from its store: per key, and in private mode per account (the topic's key)."""
         for topic, data in retained.items():
-            where = _game_and_key(topic)
+            where = game_and_key(topic)
             owner = where[1] if private and where is not None and is_key_text(where[1]) else None
             self.add(topic, len(data), owner)
 
