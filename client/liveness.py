@@ -4,13 +4,17 @@ A relay (or a bridge between two) may drop one delivery; a TCP connection may st
 end. Neither may stall a game in silence. The runner tells a :class:`Liveness` what it sent and what came back, asks
 it every :data:`TICK` s what to do (:meth:`Liveness.tick`), and does it:
 
-- **acknowledgements.** Each line of this player's (presence aside) waits for a sign that the opponent has it: the
-  opponent's copy of it (``PROTOCOL.md`` §7: every client copies the other's lines as it verifies them, before it
-  signs its own next one), or a later main-chain line of the opponent's. With no sign after a few round trips
-  (:data:`ACK_ROUND_TRIPS`, at least :data:`ACK_FIRST` s) while the opponent is not known to be gone, the line is
-  sent again (:class:`Resend`: the relay forwards it once more, and the same line on its topic changes nothing
-  there), then after twice as long, and so on up to :data:`ACK_MOST` s between two. The person is told the first
-  time, and after :data:`TELL_AFTER` s how long it has waited.
+- **acknowledgements.** Each line of this player's (presence aside) waits for a sign that the opponent has it: a
+  later main-chain line of the opponent's (the usual sign, in a game that flows), or the opponent's copy of it
+  (``PROTOCOL.md`` §7: every client copies the other's lines as it verifies them, before it signs its own next
+  one). Copies are not sent to a player unasked (they would cost every move a delivery): with no sign after a few
+  round trips (:data:`ACK_ROUND_TRIPS`, at least :data:`ACK_FIRST` s) while the opponent is not known to be gone,
+  the client asks the relay for that one copy (:class:`AskCopy`: a retained copy comes at once); with still none
+  after as long again, the line is sent again (:class:`Resend`: the relay forwards it once more, and the same line
+  on its topic changes nothing there), then after twice as long, and so on up to :data:`ACK_MOST` s between two.
+  The person is told the first time, and after :data:`TELL_AFTER` s how long it has waited. With the opponent gone,
+  only a line the relay has not sent back is sent again (on their return they catch up with what the relay
+  retains, but it may lack that one).
 - **the connection.** MQTT sends a subscriber its own lines back: a line of ours that never comes back after
   :data:`DEAD_AFTER_TRIES` sends says the connection is dead though TCP has not noticed (half-open):
   :class:`Reconnect`.
@@ -61,6 +65,13 @@ class Resend:
 
 
 @dataclass(frozen=True, slots=True)
+class AskCopy:
+    """Ask the relay for the opponent's copy of this line of ours (by its hash): it comes at once if they keep one."""
+
+    line_hash: str
+
+
+@dataclass(frozen=True, slots=True)
 class Resubscribe:
     """Ask the relay for the game's retained lines again."""
 
@@ -77,7 +88,7 @@ class Tell:
     text: str
 
 
-Action = Resend | Resubscribe | Reconnect | Tell
+Action = AskCopy | Resend | Resubscribe | Reconnect | Tell
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +118,7 @@ class _Pending:
     first: float
     due: float
     tries: int = 1
+    asked: bool = False  # whether the opponent's copy of it was asked for
     echoed: bool = False
     sent_at: float | None = None  # its last send, until the relay sends it back (the round trip)
 
@@ -135,6 +147,10 @@ class Liveness:
     def waiting(self) -> int:
         """Lines of ours without a sign yet that the opponent has them."""
         return len(self._pending)
+
+    def unechoed(self) -> int:
+        """Lines of ours the relay has not sent back yet (it may lack them: nobody else can send them again)."""
+        return sum(1 for pending in self._pending.values() if not pending.echoed)
 
     def ack_wait(self) -> float:
         return max(ACK_FIRST, ACK_ROUND_TRIPS * (self.rtt if self.rtt is not None else RTT_GUESS))
@@ -192,23 +208,29 @@ class Liveness:
         return actions
 
     def _acknowledgements(self, now: float, view: View) -> list[Action]:
-        if view.present is False:
-            return []  # they are away: on their return they catch up with what the relay retains
         actions: list[Action] = []
-        for pending in self._pending.values():
-            if now < pending.due:
-                continue
+        for digest, pending in self._pending.items():
+            if now < pending.due or view.present is False and pending.echoed:
+                continue  # they are away: on their return they catch up with what the relay retains
             if pending.tries >= DEAD_AFTER_TRIES and not pending.echoed:
                 for each in self._pending.values():  # the new connection sends them all again
                     each.tries, each.due, each.sent_at = 1, now + self.ack_wait(), None
                 return [Tell(f"the relay has not sent back your {pending.what} after {now - pending.first:.0f} s: "
                              "connecting again"), Reconnect()]
+            if not pending.asked and pending.echoed:  # the relay has it: first, whether they have it already
+                pending.asked = True
+                pending.due = now + self.ack_wait()
+                actions.append(AskCopy(digest))
+                continue
             waited = now - pending.first
             pending.tries += 1
             pending.due = now + min(ACK_MOST, self.ack_wait() * 2 ** (pending.tries - 1))
             pending.sent_at = now
             actions.append(Resend(pending.topic, pending.line))
-            if pending.tries == 2:
+            if pending.tries == 2 and view.present is False:
+                actions.append(Tell(f"the relay has not sent back your {pending.what} (for {view.opponent}, who is "
+                                    "away): sent it again"))
+            elif pending.tries == 2:
                 actions.append(Tell(f"no sign yet that {view.opponent} has your {pending.what}: sent it again"))
             elif waited >= TELL_AFTER:
                 actions.append(Tell(f"still no sign that {view.opponent} has your {pending.what}, after "

@@ -25,7 +25,7 @@ from client.liveness import Liveness
 from client.record import lacking_text
 from client.transport import Link, digest
 from protocol import Event, GuestAccepted, LineRejected, Phase, PublicKey, decode, game_filter
-from protocol.topics import game_and_key, own_filter
+from protocol.topics import game_and_key, held_copy_topic, own_filter, player_filter
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +102,8 @@ class GameRunner:
         """Set once the first connection's catch-up is done: the relay's retained lines are in."""
         self._kept: dict[str, str] = {}  # each topic where this client keeps a line (its own, or a copy): the line
         self._restores = 0
+        self._asked: set[str] = set()  # the opponent's copies of our lines asked for on this connection
+        self._peeks: set[asyncio.Task[None]] = set()
         self.ignored = Ignored()
         """The refused lines this client counted rather than showed."""
         self._count_timer: asyncio.TimerHandle | None = None
@@ -150,7 +152,6 @@ class GameRunner:
             except TimeoutError:
                 raise IntentRefused("not caught up with the relay yet (its lines are not in): nothing is signed "
                                     "before that; try again once it is connected") from None
-        self.send_copies()  # the copies of what came are out before this player's next line is signed
         await self.apply(self.core.act(intent))
 
     async def apply(self, step: Step, *, received: bool = False) -> None:
@@ -171,22 +172,22 @@ class GameRunner:
         if received:
             await asyncio.sleep(0)  # the front end shows it, and may answer it, before the flush
         self._last_line = asyncio.get_running_loop().time()
-        own = any(not item.copy for item in step.publish)
-        if own:
-            self.send_copies()  # those waiting go first: a line of ours is never out before them
+        own = False
         for item in step.publish:
             self._keep(item)
-            if item.copy and not own:
+            if item.copy:
                 self._defer(item)
             else:
+                own = True
                 self.link.send(item.topic, item.line)
-                if not item.copy:
-                    self._sent(item)
+                self._sent(item)
+        if own:  # the copies waiting leave with our line, just after it: never past it, and it waits for none
+            self.send_copies()
         if self.journal is not None:
             self.journal.sync()  # nothing to do when the front end's answer has flushed it already
         if step.resubscribe:
             self.emit(Notice("asking the relay for the game's lines again"))
-            await self.link.resubscribe(game_filter(self._game or ""))
+            await self._ask_again()
 
     def _defer(self, copy: Publish) -> None:
         loop = asyncio.get_running_loop()
@@ -244,7 +245,9 @@ class GameRunner:
         while True:
             await asyncio.sleep(liveness.TICK)
             for action in self.liveness.tick(loop.time(), self._view()):
-                if isinstance(action, liveness.Resend):
+                if isinstance(action, liveness.AskCopy):
+                    await self._ask_copy(action.line_hash)
+                elif isinstance(action, liveness.Resend):
                     self.link.send(action.topic, action.line)
                 elif isinstance(action, liveness.Resubscribe):
                     await self._ask_again()
@@ -277,12 +280,22 @@ class GameRunner:
             gap=gap, connected=self.link.connected)
 
     async def _ask_again(self) -> None:
-        """Ask the relay for what it retains again: the opponent's topics (a narrowed player), else the game's."""
+        """Ask the relay for what it retains again: the opponent's lines (a narrowed player), else what this connection
+        subscribed to (the game, or the two players' topics)."""
         opponent = self.core.opponent
         if self.narrowed and opponent is not None:
-            await self.link.resubscribe(own_filter(self._game or "", opponent))
+            await self.link.resubscribe(player_filter(self._game or "", opponent))
         else:
-            await self.link.resubscribe(game_filter(self._game or ""))
+            for topic_filter in list(self.link.subscriptions):
+                await self.link.resubscribe(topic_filter)
+
+    async def _ask_copy(self, line_hash: str) -> None:
+        """Receive the opponent's copy of a line of ours (narrowed, a player receives none unasked), until it comes."""
+        opponent = self.core.opponent
+        if self.narrowed and opponent is not None:
+            topic = held_copy_topic(self._game or "", opponent, line_hash)
+            self._asked.add(topic)
+            await self.link.peek(topic)
 
     async def _received(self, topic: str, payload: bytes) -> None:
         key = _topic_key(topic)
@@ -291,6 +304,11 @@ class GameRunner:
             self.liveness.came_back(topic, payload, asyncio.get_running_loop().time())
         elif opponent is not None and key == opponent.text and "/copy/" in topic:
             self.liveness.copied(topic.rsplit("/", 1)[1])
+            if topic in self._asked:
+                self._asked.discard(topic)
+                stopping = asyncio.get_running_loop().create_task(self.link.peek(topic, stop=True))
+                self._peeks.add(stopping)  # in a task of its own: the reader never waits for the relay's answers
+                stopping.add_done_callback(self._peeks.discard)
         kept = self._kept.get(topic)
         if kept is not None and payload != kept.encode("utf-8"):
             self._restore(topic, kept)  # a line of ours vanished from the relay (or was replaced): again
@@ -307,13 +325,19 @@ class GameRunner:
     async def _narrow(self) -> None:
         """Once a player's seats are both known and the relay's lines are in: receive only the two players' topics.
 
-        Strangers' lines never concern a seated player. The opponent's copies of our lines are what say that the
-        opponent has them (:mod:`client.liveness`); our own lines come back too, to see any of ours vanish.
+        Strangers' lines never concern a seated player, nor the opponent's copies of our lines but when one is asked
+        for (:mod:`client.liveness`: most lines are answered by the opponent's next one), nor our own copies (each
+        would cost a move a delivery; every connection's catch-up sees any that vanished); our own lines come back,
+        to see any of them vanish and measure the round trip.
         """
         opponent, me = self.core.opponent, self.core.me
         if opponent is not None and me is not None and self._can_narrow():
             self.narrowed = True  # the opponent's lines, and ours: to see any of ours vanish, and publish it again
-            await self.link.narrow(own_filter(self._game or "", opponent), own_filter(self._game or "", me))
+            game = self._game or ""
+            await self.link.narrow(player_filter(game, opponent), player_filter(game, me))
+            # then, the catch-ups of later connections: the two players' lines and copies, never a stranger's (what
+            # strangers leave in the game costs a reconnecting player nothing)
+            self.link.follow(own_filter(game, opponent), own_filter(game, me))
 
     def _remember(self, topic: str) -> bool:
         """Which topics the link remembers (a hash each): the seated keys' and this client's; while a seat is unknown,
@@ -391,6 +415,7 @@ class GameRunner:
         """After each connection: say we are here, catch up on what the relay retains, publish what it lacks of what
         we keep, and from then on (a seated player) receive only the opponent's topics."""
         self.narrowed = self._caught_up = False
+        self._asked.clear()  # those were this connection's; its catch-up brings every copy
         here = self.core.presence(True, self.connections)
         if here is not None:
             link.send(here.topic, here.line)
@@ -416,13 +441,15 @@ class GameRunner:
     async def _goodbye(self) -> None:
         """Say we are gone, and wait (a little) until the relay has it and every line sent before it; first, while
         the opponent is here, until they have our last lines (they are sent again meanwhile: :mod:`client.liveness`),
-        so that a line lost on its way never leaves them waiting on a player who has gone."""
+        so that a line lost on its way never leaves them waiting on a player who has gone; with the opponent gone,
+        until the relay has sent our lines back (it has them for their return). A lost connection does not end the
+        wait: the next one publishes again what the relay lacks."""
         self.send_copies()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + GOODBYE_SECONDS
         opponent = self.core.opponent
-        while (self.liveness.waiting and self.link.connected and loop.time() < deadline and opponent is not None
-               and self.core.session.present(opponent)):
+        while self.liveness.waiting and loop.time() < deadline and opponent is not None and (
+                self.core.session.present(opponent) or self.liveness.unechoed() or not self.link.connected):
             await asyncio.sleep(0.02)
         gone = self.core.presence(False, self.connections)
         if gone is not None and self.link.connected:

@@ -187,8 +187,9 @@ class Link:
                  cafile: Path | None = None, will: Callable[[], tuple[str, str] | None] | None = None,
                  on_connect: Hook | None = None, on_state: Callable[[bool, str], None] | None = None,
                  give_up: float | None = None, keepalive: int = 30,
-                 on_line: Callable[[str, bytes], Awaitable[None]] | None = None) -> None:
+                 on_line: Callable[[str, bytes], Awaitable[None]] | None = None, bind_address: str = "") -> None:
         self.address = address
+        self.bind_address = bind_address
         self.on_line = on_line
         """Called with each line that arrives (topic, payload), in the reading task itself: one task hop fewer than
         :attr:`incoming`, which is used when it is ``None``."""
@@ -221,6 +222,7 @@ class Link:
             self.address.host, self.address.port, username=self.username, password=self.password,
             deliver=lambda topic, payload: self._arrivals.put_nowait((topic, payload)),
             protocol=aiomqtt.ProtocolVersion.V311, socket_options=NODELAY, keepalive=self.keepalive, timeout=10,
+            bind_address=self.bind_address,
             tls_context=tls_context(self.cafile) if self.address.tls else None,
             will=aiomqtt.Will(will[0], will[1].encode("utf-8"), qos=1, retain=True) if will else None,
         )
@@ -337,6 +339,11 @@ class Link:
             except aiomqtt.MqttError as exc:
                 self._failed(exc)
 
+    def follow(self, *topic_filters: str) -> None:
+        """From the next connection on, subscribe to ``topic_filters`` instead of what :meth:`subscribe` was given
+        (this connection keeps what it has)."""
+        self.subscriptions[:] = topic_filters
+
     async def narrow(self, *topic_filters: str) -> None:
         """On this connection only, receive ``topic_filters`` instead of the subscriptions made with :meth:`subscribe`
         (which the next connection makes again, to catch up on everything the relay retains)."""
@@ -349,6 +356,20 @@ class Link:
             for broad in self.subscriptions:
                 if broad not in topic_filters:
                     await client.unsubscribe(broad)
+        except aiomqtt.MqttError as exc:
+            self._failed(exc)
+
+    async def peek(self, topic_filter: str, *, stop: bool = False) -> None:
+        """Receive ``topic_filter`` too (``stop``: no longer) on this connection only: the next one subscribes to what
+        :meth:`subscribe` was given, no more."""
+        client = self._client
+        if client is None:
+            return
+        try:
+            if stop:
+                await client.unsubscribe(topic_filter)
+            else:
+                await client.subscribe(topic_filter, qos=1)
         except aiomqtt.MqttError as exc:
             self._failed(exc)
 

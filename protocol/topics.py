@@ -45,7 +45,12 @@ def topic_for(message: Message) -> str:
 
 def copy_topic(message: Message, holder: PublicKey) -> str:
     """The topic on which ``holder`` keeps a copy of another key's ``message`` (retained)."""
-    return f"{GAMES}/{message.game}/{holder.text}/copy/{message.hash}"
+    return held_copy_topic(message.game, holder, message.hash)
+
+
+def held_copy_topic(game_id: str, holder: PublicKey, line_hash: str) -> str:
+    """The topic of ``holder``'s copy of the line whose hash is ``line_hash``, in one game."""
+    return f"{GAMES}/{game_id}/{holder.text}/copy/{line_hash}"
 
 
 def player_filter(game_id: str, key: PublicKey) -> str:

@@ -156,6 +156,6 @@ async def test_half_open_connections_are_noticed_and_made_again(relay, tmp_path)
     again, and the game finishes. (The client notices alike on either relay: the embedded one is enough here.)"""
     if relay.kind != "embedded":
         pytest.skip("the detection is the client's own, the same on every relay")
-    chaos = Chaos(seed=3, silence_after=150)
+    chaos = Chaos(seed=3, silence_after=120)
     _, _, _, proxy = await play_through(relay, tmp_path, chaos, both=True, timeout=150)
     assert proxy.counts.silenced >= 2

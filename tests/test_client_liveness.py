@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from client import liveness
-from client.liveness import Liveness, Reconnect, Resend, Resubscribe, Tell, View
+from client.liveness import AskCopy, Liveness, Reconnect, Resend, Resubscribe, Tell, View
+from protocol.messages import line_hash
 
 LINE = "olixono/1 move game=G seq=5 prev=P move=a1 by=K sig=S"
 TOPIC = "olixono/1/games/G/K/5"
@@ -35,11 +36,14 @@ def test_a_line_without_a_sign_is_sent_again_and_the_person_told_once():
     actions = run(watch, MINE, 0.0, 0.9)
     assert actions == []  # within the first wait (at least ACK_FIRST s)
     actions = run(watch, MINE, 1.0, 1.0)
+    assert [a for _, a in actions] == [AskCopy(line_hash(LINE))]  # first, whether they keep a copy already
+    assert run(watch, MINE, 1.25, 1.75) == []
+    actions = run(watch, MINE, 2.0, 2.0)
     assert [a for _, a in actions] == [Resend(TOPIC, LINE),
                                        Tell("no sign yet that second 1a2b-3c4d has your move: sent it again")]
-    later = run(watch, MINE, 1.25, 60.0)
+    later = run(watch, MINE, 2.25, 60.0)
     resends = [t for t, a in later if isinstance(a, Resend)]
-    gaps = [b - a for a, b in zip([1.0, *resends], resends)]
+    gaps = [b - a for a, b in zip([2.0, *resends], resends)]
     assert gaps == sorted(gaps) and max(gaps) <= liveness.ACK_MOST + liveness.TICK  # backing off, to a cap
     told = [a.text for _, a in later if isinstance(a, Tell)]
     assert told and all("still no sign" in text and "after" in text for text in told)  # how long it has waited
@@ -50,12 +54,21 @@ def test_the_opponents_copy_or_their_next_line_is_the_sign():
     watch.sent(TOPIC, LINE, 0.0, seq=5, what="move")
     watch.copied("some other hash")
     assert watch.waiting == 1
-    from protocol.messages import line_hash
-
     watch.copied(line_hash(LINE))
     assert watch.waiting == 0 and run(watch, MINE, 0.0, 10.0) == []
     watch.sent(TOPIC, LINE, 20.0, seq=5, what="move")
     assert run(watch, replace(MINE, answered=6), 20.0, 30.0) == [] and watch.waiting == 0  # a later line of theirs
+
+
+def test_a_copy_asked_for_and_come_is_the_end_of_it():
+    """A human thinks longer than the first wait: their copy, asked for once, says they have it (nothing sent again,
+    nothing said); copies are never sent to a player unasked, so a move costs no delivery of its copy."""
+    watch = Liveness()
+    watch.sent(TOPIC, LINE, 0.0, seq=5, what="move")
+    watch.came_back(TOPIC, LINE.encode(), 0.01)
+    assert [a for _, a in run(watch, MINE, 0.0, 1.0)] == [AskCopy(line_hash(LINE))]
+    watch.copied(line_hash(LINE))
+    assert run(watch, MINE, 1.25, 60.0) == [] and watch.waiting == 0
 
 
 def test_side_lines_wait_for_their_copy_only():
@@ -68,9 +81,22 @@ def test_side_lines_wait_for_their_copy_only():
 def test_nothing_is_sent_again_to_an_opponent_who_has_gone_or_while_disconnected():
     watch = Liveness()
     watch.sent(TOPIC, LINE, 0.0, seq=5, what="move")
+    watch.came_back(TOPIC, LINE.encode(), 0.01)  # the relay has it for their return
     assert run(watch, replace(MINE, present=False), 0.0, 20.0) == []
     assert run(watch, replace(MINE, connected=False), 0.0, 20.0) == []
     assert run(watch, replace(MINE, opponent=None), 0.0, 20.0) == []
+
+
+def test_a_line_the_relay_never_sent_back_is_sent_again_though_the_opponent_has_gone():
+    # A line lost on its way to the relay: on the opponent's return nothing would bring it, so it is sent again.
+    watch = Liveness()
+    watch.sent(TOPIC, LINE, 0.0, seq=5, what="move")
+    assert watch.unechoed() == 1
+    actions = [a for _, a in run(watch, replace(MINE, present=False), 0.0, 1.0)]
+    assert actions == [Resend(TOPIC, LINE), Tell("the relay has not sent back your move (for second 1a2b-3c4d, "
+                                                 "who is away): sent it again")]
+    watch.came_back(TOPIC, LINE.encode(), 1.1)
+    assert watch.unechoed() == 0 and run(watch, replace(MINE, present=False), 1.25, 30.0) == []
 
 
 def test_lines_that_never_come_back_mean_a_dead_connection():

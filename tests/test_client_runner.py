@@ -8,6 +8,7 @@ import random
 from client import runner as runner_module
 from client.core import GameCore, Intent
 from client.runner import GameRunner
+from protocol.messages import line_hash
 from protocol_helpers import start
 
 
@@ -19,6 +20,10 @@ class FakeLink:
     def __init__(self) -> None:
         self.sent: list[tuple[float, str, str]] = []
         self.seen: dict[str, bytes] = {}
+        self.peeks: list[str] = []
+        self.subscriptions: list[str] = ["olixono/1/games/G/#"]
+        self.narrowed_to: list[str] = []
+        self.dropped: list[str] = []  # what the narrowing gave up on the connection
         self.on_connect = self.on_state = self.will = self.on_line = None
 
     def send(self, topic: str, line: str) -> bool:
@@ -31,8 +36,16 @@ class FakeLink:
     async def resubscribe(self, topic_filter: str) -> None:
         pass
 
+    def follow(self, *topic_filters: str) -> None:
+        self.subscriptions[:] = topic_filters
+
     async def narrow(self, *topic_filters: str) -> None:
-        pass
+        self.narrowed_to = list(topic_filters)
+        self.dropped = [topic_filter for topic_filter in self.subscriptions if topic_filter not in topic_filters]
+
+    async def peek(self, topic_filter: str, *, stop: bool = False) -> None:
+        self.peeks.append(("stop " if stop else "") + topic_filter)
+
 
 
 def seated_runners(kind: str = "olix") -> tuple[GameRunner, GameRunner]:
@@ -62,9 +75,10 @@ def own_lines(link: FakeLink, since: int = 0) -> list[str]:
     return [line for _, topic, line in link.sent[since:] if "/copy/" not in topic]
 
 
-async def test_a_copy_waits_for_a_quiet_moment_but_goes_before_the_answer():
+async def test_a_copy_waits_for_a_quiet_moment_but_leaves_with_the_answer():
     """Issue 19 (4): copies waited up to 1 s, and the answer went first; a player killed in between left the
-    opponent's line without a copy for good. Now what waits is out before the player's next line is signed."""
+    opponent's line without a copy for good. Now what waits leaves with the player's next line, in the same step,
+    just after it (the relay handles the move first: the copy does not delay it)."""
     runners = seated_runners()
     host, guest = runners
     mover, other = runners if host.core.my_turn else runners[::-1]
@@ -74,12 +88,12 @@ async def test_a_copy_waits_for_a_quiet_moment_but_goes_before_the_answer():
     assert copies(other.link) == []  # not yet: a copy waits for a quiet moment
     await other.act(Intent("move", other.core.session.board.legal_moves()[0].text()))
     assert [topic.rsplit("/", 2)[-2:] for _, topic, _ in other.link.sent] == [
-        ["copy", mover.core.session.chain[-1].hash], [other.core.me.text, "5"]]  # the copy, then the answer
-    assert other.link.sent[0][2] == move_line
+        [other.core.me.text, "5"], ["copy", mover.core.session.chain[-1].hash]]  # the answer, then the copy
+    assert other.link.sent[1][2] == move_line
 
 
-async def test_an_automatic_answer_goes_after_the_copy_of_what_it_answers():
-    """The confirmation of an ending is signed as the last line arrives: the copy of that line leaves first."""
+async def test_an_automatic_answer_leaves_with_the_copy_of_what_it_answers():
+    """The confirmation of an ending is signed as the last line arrives: the copy of that line leaves with it."""
     runners = seated_runners()
     host, guest = runners
     mover, other = runners if host.core.my_turn else runners[::-1]
@@ -88,7 +102,7 @@ async def test_an_automatic_answer_goes_after_the_copy_of_what_it_answers():
     await other._received("topic", resignation.encode())
     kinds = [topic.rsplit("/", 2)[-2] if "/copy/" in topic else topic.rsplit("/", 1)[-1] for _, topic, _ in
              other.link.sent]
-    assert kinds[0] == "copy" and other.link.sent[0][2] == resignation and kinds[1].startswith("confirm-")
+    assert kinds[0].startswith("confirm-") and kinds[1] == "copy" and other.link.sent[1][2] == resignation
 
 
 async def test_copies_wait_no_longer_than_the_most_while_lines_keep_coming(monkeypatch):
@@ -117,6 +131,56 @@ async def test_leaving_sends_the_copies_waiting_before_the_goodbye():
     await other._goodbye()
     topics = [topic for _, topic, _ in other.link.sent]
     assert "/copy/" in topics[0] and topics[-1].endswith("/presence")
+
+
+async def test_leaving_waits_until_the_relay_has_the_last_line_though_the_connection_is_down(monkeypatch):
+    """The soak's stuck game: the last move lost on its way to the relay, the connection lost, and the mover left at
+    once; nothing else would ever publish that line. Now leaving waits (a while) until the relay sends it back."""
+    monkeypatch.setattr(runner_module, "GOODBYE_SECONDS", 2.0)
+    runners = seated_runners()
+    mover = runners[0] if runners[0].core.my_turn else runners[1]
+    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    _, topic, line = mover.link.sent[-1]
+    mover.link.connected = False  # lost: the next connection publishes it again
+    mover.connections = 1
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    leaving = asyncio.create_task(mover._goodbye())
+    await asyncio.sleep(0.3)
+    assert not leaving.done(), "left with its last line perhaps nowhere but here"
+    mover.link.connected = True
+    await mover._received(topic, line.encode())  # the relay sends it back: it has it
+    await asyncio.wait_for(leaving, 1.0)
+    assert 0.3 <= loop.time() - started < 1.0
+    assert mover.link.sent[-1][1].endswith("/presence")
+
+
+async def test_the_opponents_copy_is_asked_for_and_no_longer_once_it_came():
+    runners = seated_runners()
+    mover, other = runners if runners[0].core.my_turn else runners[::-1]
+    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    line = mover.link.sent[-1][2]
+    mover.narrowed = True
+    await mover._ask_copy(line_hash(line))
+    topic = f"olixono/1/games/{mover.core.session.game_id}/{other.core.me.text}/copy/{line_hash(line)}"
+    assert mover.link.peeks == [topic]
+    await mover._received(topic, line.encode())  # their copy: they have it
+    await asyncio.sleep(0)
+    assert mover.link.peeks == [topic, "stop " + topic] and mover.liveness.waiting == 0
+
+
+async def test_a_seated_player_narrows_to_the_players_lines_and_catches_up_on_theirs_alone():
+    """Copies are asked for, not sent (no move pays a delivery for one); and once the seats are known, the catch-up
+    of every later connection takes the two players' topics only: what strangers leave in the game (thousands of
+    retained junk lines, within the relay's caps) costs a reconnecting player nothing."""
+    runners = seated_runners()
+    runner = runners[0]
+    runner._caught_up = True
+    await runner._narrow()
+    game, me, opponent = runner.core.session.game_id, runner.core.me.text, runner.core.opponent.text
+    assert runner.link.narrowed_to == [f"olixono/1/games/{game}/{opponent}/+", f"olixono/1/games/{game}/{me}/+"]
+    assert runner.link.dropped == ["olixono/1/games/G/#"]  # this connection's subscription to the whole game
+    assert runner.link.subscriptions == [f"olixono/1/games/{game}/{opponent}/#", f"olixono/1/games/{game}/{me}/#"]
 
 
 async def test_nothing_is_signed_before_the_first_catch_up(monkeypatch):
