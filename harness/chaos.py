@@ -247,7 +247,11 @@ class _Connection:
 
 
 class ChaosProxy:
-    """``async with ChaosProxy(relay_port, Chaos(seed=1, loss=0.01)) as proxy:`` clients connect to ``proxy.port``."""
+    """``async with ChaosProxy(relay_port, Chaos(seed=1, loss=0.01)) as proxy:`` clients connect to ``proxy.port``.
+
+    Each connection to the relay leaves from its client's own address (in 127.0.0.0/8), as if the proxy were not
+    there: the relay's per-address limits count each client, not the proxy.
+    """
 
     def __init__(self, relay_port: int, chaos: Chaos | None = None, *, port: int = 0, host: str = "127.0.0.1") -> None:
         self.relay_port, self.chaos, self.host, self.wanted_port = relay_port, chaos or Chaos(), host, port
@@ -263,8 +267,11 @@ class ChaosProxy:
         return self
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        # from the client's own address, so that the relay's per-address limits see each client, not the proxy
+        local = (peer[0], 0) if peer and str(peer[0]).startswith("127.") else None
         try:
-            upstream = await asyncio.open_connection("127.0.0.1", self.relay_port)
+            upstream = await asyncio.open_connection("127.0.0.1", self.relay_port, local_addr=local)
         except OSError:
             writer.close()
             return

@@ -68,3 +68,25 @@ def test_a_short_flood_leaves_the_game_and_a_late_watcher_unharmed():
     assert figures["watcher_saw_result"] == "1" and float(figures["relay_peak_mib"]) < 300, figures
     assert int(figures["relay_log_refusal_lines"]) < 50, figures  # refusals are summarised, not one a line
     assert status == 0
+
+
+def test_a_short_soak_loses_nothing_and_leaves_nothing_stuck():
+    """Eight bot games through both relays (with and without their data on disk) behind the chaos proxy, a relay
+    killed 1 s into each phase, players killed and resumed from their journals, a stranger flooding (the long run:
+    1,000 games)."""
+    status, figures = run_harness("-m", "harness.soak", "--quick", timeout=600)
+    assert figures["games_finished"] == "8", figures
+    assert figures["moves_lost"] == figures["games_stuck"] == figures["false_proofs"] == "0", figures
+    assert int(figures["player_kills"]) > 0, figures
+    assert sum(int(figures[f"{phase}_relay_kills"]) for phase in ("embedded_data", "embedded_memory",
+                                                                  "mosquitto_data", "mosquitto_memory")) > 0, figures
+    assert status == 0, figures
+
+
+@pytest.mark.slow
+def test_a_thousand_games():
+    """The issue's soak: 1,000 games, 250 in each phase, a relay killed every 20 s (about 35 minutes)."""
+    status, figures = run_harness("-m", "harness.soak", "--games", "1000", "--relay-kill-every", "20", timeout=4 * 3600)
+    assert figures["games_finished"] == "1000", figures
+    assert figures["moves_lost"] == figures["games_stuck"] == figures["false_proofs"] == "0", figures
+    assert status == 0, figures
