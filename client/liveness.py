@@ -152,6 +152,16 @@ class Liveness:
         """Lines of ours the relay has not sent back yet (it may lack them: nobody else can send them again)."""
         return sum(1 for pending in self._pending.values() if not pending.echoed)
 
+    def ask_all(self, now: float) -> list[AskCopy]:
+        """Ask at once for the opponent's copy of every line of ours the relay has and they have not answered (one
+        who leaves does not wait for the first ask)."""
+        asks = []
+        for digest, pending in self._pending.items():
+            if pending.echoed and not pending.asked:
+                pending.asked, pending.due = True, now + self.ack_wait()
+                asks.append(AskCopy(digest))
+        return asks
+
     def ack_wait(self) -> float:
         return max(ACK_FIRST, ACK_ROUND_TRIPS * (self.rtt if self.rtt is not None else RTT_GUESS))
 

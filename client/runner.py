@@ -61,7 +61,12 @@ LINE_WORDS = {"offer": "offer", "join": "join", "accept": "acceptance", "reveal"
 SEEN_UNSEATED = 2000
 """Topics of keys that hold no seat the link remembers (a hash each) while a seat is still unknown."""
 GOODBYE_SECONDS = 5.0
-"""How long leaving waits for the last lines (and the presence ``gone``) to reach the relay."""
+"""How long leaving waits for the presence ``gone`` to reach the relay."""
+GOODBYE_MOST = 15.0
+"""How long leaving waits, at most, for a sign that the opponent has our last lines (a lost connection may come back
+meanwhile: nobody else can publish them again)."""
+GOODBYE_TELL = 2.0
+"""After this long, leaving says what it waits for."""
 CATCH_UP_SECONDS = 15.0
 """How long an intent waits for the first catch-up with the relay (its retained lines in) before it is refused:
 nothing is signed before this client has seen what its own key already signed there."""
@@ -274,10 +279,17 @@ class GameRunner:
             elif lacking_text(session) is not None:
                 gap = "the ending a player confirms has not come"
         return liveness.View(
-            opponent=None if opponent is None else (session.player_of(opponent) or "the opponent") + f" {opponent.fingerprint}",
+            opponent=None if opponent is None else self._opponent_text(),
             present=None if opponent is None else session.present(opponent),
             answered=answered, their_turn=opponent is not None and session.actor == opponent,
             gap=gap, connected=self.link.connected)
+
+    def _opponent_text(self) -> str:
+        """The opponent as people see them (``second 1a2b-…``)."""
+        opponent = self.core.opponent
+        if opponent is None:
+            return "the opponent"
+        return (self.core.session.player_of(opponent) or "the opponent") + f" {opponent.fingerprint}"
 
     async def _ask_again(self) -> None:
         """Ask the relay for what it retains again: the opponent's lines (a narrowed player), else what this connection
@@ -439,17 +451,26 @@ class GameRunner:
         self.emit(Connection(connected, sentence))
 
     async def _goodbye(self) -> None:
-        """Say we are gone, and wait (a little) until the relay has it and every line sent before it; first, while
-        the opponent is here, until they have our last lines (they are sent again meanwhile: :mod:`client.liveness`),
-        so that a line lost on its way never leaves them waiting on a player who has gone; with the opponent gone,
-        until the relay has sent our lines back (it has them for their return). A lost connection does not end the
-        wait: the next one publishes again what the relay lacks."""
+        """Say we are gone, and wait until the relay has it and every line sent before it; first, until there is a sign
+        that the opponent has our last lines (they are asked for at once, and sent again meanwhile:
+        :mod:`client.liveness`), at most :data:`GOODBYE_MOST` s, so that a line lost on its way (or with a relay that
+        was killed) never leaves them waiting on a player who has gone. With the opponent gone, the relay having sent
+        our lines back is enough: they catch up on their return. A lost connection does not end the wait: the next
+        one publishes again what the relay lacks."""
         self.send_copies()
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + GOODBYE_SECONDS
+        started = loop.time()
         opponent = self.core.opponent
-        while self.liveness.waiting and loop.time() < deadline and opponent is not None and (
-                self.core.session.present(opponent) or self.liveness.unechoed() or not self.link.connected):
+        for ask in self.liveness.ask_all(started):
+            await self._ask_copy(ask.line_hash)
+        told = False
+        while self.liveness.waiting and opponent is not None and loop.time() - started < GOODBYE_MOST:
+            if self.core.session.present(opponent) is False and not self.liveness.unechoed() and self.link.connected:
+                break
+            if not told and loop.time() - started >= GOODBYE_TELL:
+                told = True
+                self.emit(Notice(f"leaving once {self._opponent_text()} has your last lines, or in "
+                                 f"{GOODBYE_MOST - GOODBYE_TELL:.0f} s"))
             await asyncio.sleep(0.02)
         gone = self.core.presence(False, self.connections)
         if gone is not None and self.link.connected:

@@ -174,10 +174,10 @@ class Seat:
                 runner.attach(self.journal)
                 await runner.apply(core.join())
         while not core.session.over:
-            try:
-                event = await asyncio.wait_for(runner.events.get(), 0.5)
-            except TimeoutError:
-                event = None
+            event = None
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(0.5):  # not wait_for, which may swallow a cancellation (CPython gh-86296)
+                    event = await runner.events.get()
             while event is not None:
                 if isinstance(event, MoveApplied) and core.session.seats.get(event.player) != core.me:
                     self.applied.setdefault(event.seq, loop.time())

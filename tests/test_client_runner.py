@@ -133,26 +133,46 @@ async def test_leaving_sends_the_copies_waiting_before_the_goodbye():
     assert "/copy/" in topics[0] and topics[-1].endswith("/presence")
 
 
-async def test_leaving_waits_until_the_relay_has_the_last_line_though_the_connection_is_down(monkeypatch):
-    """The soak's stuck game: the last move lost on its way to the relay, the connection lost, and the mover left at
-    once; nothing else would ever publish that line. Now leaving waits (a while) until the relay sends it back."""
-    monkeypatch.setattr(runner_module, "GOODBYE_SECONDS", 2.0)
+async def test_leaving_waits_for_a_sign_that_the_opponent_has_the_last_line(monkeypatch):
+    """The soak's stuck games: the last move lost on its way to the relay (or with a relay killed before it kept it),
+    the connection lost, and the mover left at once; nothing else would ever publish that line. Now leaving waits,
+    through a lost connection, for the opponent's copy (asked for at once), at most GOODBYE_MOST s."""
+    monkeypatch.setattr(runner_module, "GOODBYE_MOST", 3.0)
     runners = seated_runners()
-    mover = runners[0] if runners[0].core.my_turn else runners[1]
+    mover, other = runners if runners[0].core.my_turn else runners[::-1]
     await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
     _, topic, line = mover.link.sent[-1]
     mover.link.connected = False  # lost: the next connection publishes it again
     mover.connections = 1
+    mover.narrowed = True
     loop = asyncio.get_running_loop()
     started = loop.time()
     leaving = asyncio.create_task(mover._goodbye())
     await asyncio.sleep(0.3)
     assert not leaving.done(), "left with its last line perhaps nowhere but here"
     mover.link.connected = True
-    await mover._received(topic, line.encode())  # the relay sends it back: it has it
+    await mover._received(topic, line.encode())  # the relay sends it back: it has it (but may lose it yet)
+    await asyncio.sleep(0.3)
+    assert not leaving.done(), "left with no sign that the opponent has its last line"
+    copy = f"olixono/1/games/{mover.core.session.game_id}/{other.core.me.text}/copy/{line_hash(line)}"
+    await mover._received(copy, line.encode())  # their copy: they have it
     await asyncio.wait_for(leaving, 1.0)
-    assert 0.3 <= loop.time() - started < 1.0
+    assert 0.6 <= loop.time() - started < 2.0
     assert mover.link.sent[-1][1].endswith("/presence")
+
+
+async def test_leaving_gives_up_waiting_after_the_most(monkeypatch):
+    monkeypatch.setattr(runner_module, "GOODBYE_MOST", 0.5)
+    monkeypatch.setattr(runner_module, "GOODBYE_TELL", 0.2)
+    runners = seated_runners()
+    mover = runners[0] if runners[0].core.my_turn else runners[1]
+    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    mover.connections = 1
+    await asyncio.wait_for(mover._goodbye(), 2.0)
+    told = []
+    while not mover.events.empty():
+        told.append(mover.events.get_nowait())
+    assert any("has your last lines, or in" in getattr(event, "text", "") for event in told), told
 
 
 async def test_the_opponents_copy_is_asked_for_and_no_longer_once_it_came():
