@@ -177,15 +177,16 @@ class GameRunner:
         if received:
             await asyncio.sleep(0)  # the front end shows it, and may answer it, before the flush
         self._last_line = asyncio.get_running_loop().time()
-        own = False
+        own = any(not item.copy for item in step.publish)
         for item in step.publish:
             self._keep(item)
-            if item.copy:
-                self._defer(item)
-            else:
-                own = True
+            if not item.copy:
                 self.link.send(item.topic, item.line)
                 self._sent(item)
+            elif own:
+                self._copies.append(item)  # leaves just below: no quiet moment to wait for
+            else:
+                self._defer(item)
         if own:  # the copies waiting leave with our line, just after it: never past it, and it waits for none
             self.send_copies()
         if self.journal is not None:
