@@ -166,16 +166,19 @@ class Liveness:
         return max(ACK_FIRST, ACK_ROUND_TRIPS * (self.rtt if self.rtt is not None else RTT_GUESS))
 
     # -- what the runner tells it --------------------------------------------------------------
-    def sent(self, topic: str, line: str, now: float, *, seq: int | None, what: str) -> None:
-        """A line of ours went to the relay (``seq``: its main-chain number; ``what``: ``move 12``, ``chat``…)."""
+    def sent(self, topic: str, line: str, now: float, *, seq: int | None, what: str, echoed: bool = False) -> None:
+        """A line of ours went to the relay (``seq``: its main-chain number; ``what``: ``move 12``, ``chat``…), or
+        (``echoed``) the relay is known to have it already."""
         digest = line_hash(line)
         if digest in self._pending:
-            self._pending[digest].sent_at = now
+            if not echoed:
+                self._pending[digest].sent_at = now
             return
         if len(self._pending) >= KEPT:
             oldest = next(iter(self._pending))
             self._forget(oldest)
-        self._pending[digest] = _Pending(topic, line, seq, what, now, now + self.ack_wait(), sent_at=now)
+        self._pending[digest] = _Pending(topic, line, seq, what, now, now + self.ack_wait(), echoed=echoed,
+                                         sent_at=None if echoed else now)
         self._by_topic[topic] = digest
 
     def came_back(self, topic: str, payload: bytes, now: float) -> None:

@@ -25,6 +25,7 @@ from client.liveness import Liveness
 from client.record import lacking_text
 from client.transport import Link, digest
 from protocol import Event, GuestAccepted, LineRejected, Phase, PublicKey, decode, game_filter
+from protocol.messages import line_hash
 from protocol.topics import game_and_key, held_copy_topic, own_filter, player_filter
 
 
@@ -236,14 +237,31 @@ class GameRunner:
         self.events.put_nowait(event)
         self.changed.set()
 
-    def _sent(self, item: Publish) -> None:
-        """A line of ours went out: it waits for a sign that the opponent has it (presence aside)."""
+    def _sent(self, item: Publish, *, echoed: bool = False) -> None:
+        """A line of ours went out (or, ``echoed``, the relay has it): it waits for a sign that the opponent has it
+        (presence aside)."""
         if item.topic.endswith("/presence") or not self.core.playing:
             return
         message = decode(item.line, verify=False)
         side = message.type in ("chat", "confirm")
-        self.liveness.sent(item.topic, item.line, asyncio.get_running_loop().time(),
+        self.liveness.sent(item.topic, item.line, asyncio.get_running_loop().time(), echoed=echoed,
                            seq=None if side else message.seq, what=LINE_WORDS.get(message.type, message.type))
+
+    def _unanswered(self, link: Link) -> None:
+        """On the first catch-up (a resumed player's liveness knows nothing of earlier connections): our lines that
+        the opponent has neither answered nor copied wait for a sign that they have them, as if just sent, so that
+        leaving (a resumed game already over leaves at once) waits for them and a quiet game asks for them."""
+        opponent = self.core.opponent
+        if opponent is None or not self._can_narrow():
+            return
+        answered = self._view().answered
+        for item in self.core.republish():
+            message = decode(item.line, verify=False)
+            if item.copy or message.type == "chat" or message.type != "confirm" and message.seq < answered:
+                continue
+            copied = held_copy_topic(self._game or "", opponent, line_hash(item.line)) in link.seen
+            if not copied:
+                self._sent(item, echoed=link.seen.get(item.topic) == digest(item.line.encode("utf-8")))
 
     async def _watch(self) -> None:
         """Every :data:`client.liveness.TICK` s: what the game's quiet calls for (re-sends, asking the relay again)."""
@@ -434,12 +452,14 @@ class GameRunner:
             link.send(here.topic, here.line)
         await link.settled((here.topic, here.line) if here is not None else None)
         self._restores = 0
+        first = not self.caught_up.is_set()
         for item in self.core.republish():
             held = link.seen.get(item.topic)
             if self._keep(item) and held != digest(item.line.encode("utf-8")) or held is None:
                 link.send(item.topic, item.line)  # ours, or (a watcher's) another's line the relay lacks
+        if first:
+            self._unanswered(link)
         self._caught_up = True
-        first = not self.caught_up.is_set()
         self.caught_up.set()
         missing = lacking_text(self.core.session)
         if missing is not None:
@@ -455,30 +475,43 @@ class GameRunner:
         """Say we are gone, and wait until the relay has it and every line sent before it; first, until there is a sign
         that the opponent has our last lines (they are asked for at once, and sent again meanwhile:
         :mod:`client.liveness`), at most :data:`GOODBYE_MOST` s, so that a line lost on its way (or with a relay that
-        was killed) never leaves them waiting on a player who has gone. With the opponent gone, the relay having sent
-        our lines back is enough: they catch up on their return. A lost connection does not end the wait: the next
-        one publishes again what the relay lacks."""
+        was killed) never leaves them waiting on a player who has gone. A player whose game is over (its journal may
+        say so before the first connection) waits for that first catch-up too: it publishes again what the relay
+        lacks. With the opponent gone mid-game, the relay having sent our lines back is enough: we come back to go
+        on, and publish them again then; once the game is over, nobody comes back, and the opponent is waited for
+        though away. A lost connection does not end the wait: the next one publishes again what the relay lacks."""
         self.send_copies()
         loop = asyncio.get_running_loop()
         started = loop.time()
-        opponent = self.core.opponent
-        for ask in self.liveness.ask_all(started):
-            await self._ask_copy(ask.line_hash)
-        told = False
-        while self.liveness.waiting and opponent is not None and loop.time() - started < GOODBYE_MOST:
-            if self.core.session.present(opponent) is False and not self.liveness.unechoed() and self.link.connected:
-                break
+        core = self.core
+        opponent = core.opponent
+        over = core.session.over
+        asked = told = False
+        while loop.time() - started < GOODBYE_MOST:
+            if not self.caught_up.is_set():
+                if not over or not self._can_narrow():
+                    break  # nothing of ours the relay may lack, or we come back to go on
+                what = "the relay has"
+            else:
+                if not asked:
+                    asked = True
+                    for ask in self.liveness.ask_all(loop.time()):
+                        await self._ask_copy(ask.line_hash)
+                if not self.liveness.waiting or opponent is None:
+                    break
+                if not over and core.session.present(opponent) is False and not self.liveness.unechoed() and (
+                        self.link.connected):
+                    break
+                what = f"{self._opponent_text()} has"
             if not told and loop.time() - started >= GOODBYE_TELL:
                 told = True
-                self.emit(Notice(f"leaving once {self._opponent_text()} has your last lines, or in "
-                                 f"{GOODBYE_MOST - GOODBYE_TELL:.0f} s"))
+                self.emit(Notice(f"leaving once {what} your last lines, or in {GOODBYE_MOST - GOODBYE_TELL:.0f} s"))
             await asyncio.sleep(0.02)
-        gone = self.core.presence(False, self.connections)
+        gone = core.presence(False, self.connections)
         if gone is not None and self.link.connected:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(GOODBYE_SECONDS):
                     await self.link.publish(gone.topic, gone.line)
-
 
 def _topic_key(topic: str) -> str:
     """The key a game topic names (``olixono/1/games/<game>/<key>/…``), or ``""``."""

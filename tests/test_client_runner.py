@@ -46,6 +46,9 @@ class FakeLink:
     async def peek(self, topic_filter: str, *, stop: bool = False) -> None:
         self.peeks.append(("stop " if stop else "") + topic_filter)
 
+    async def settled(self, marker: tuple[str, str] | None = None) -> None:
+        pass  # the relay's retained lines are whatever the test put in ``seen``
+
 
 
 def seated_runners(kind: str = "olix") -> tuple[GameRunner, GameRunner]:
@@ -173,6 +176,90 @@ async def test_leaving_gives_up_waiting_after_the_most(monkeypatch):
     while not mover.events.empty():
         told.append(mover.events.get_nowait())
     assert any("has your last lines, or in" in getattr(event, "text", "") for event in told), told
+
+
+def copy_topic_of(runner: GameRunner, line: str) -> str:
+    """The topic of the opponent's copy of ``runner``'s line."""
+    return f"olixono/1/games/{runner.core.session.game_id}/{runner.core.opponent.text}/copy/{line_hash(line)}"
+
+
+async def left_at_once(leaving: asyncio.Task[None]) -> bool:
+    await asyncio.sleep(0.3)
+    return leaving.done()
+
+
+async def test_a_resumed_player_whose_game_is_over_leaves_after_publishing_its_last_lines(monkeypatch):
+    """The soak's game 646: the game's last line signed (the journal has it) but never sent, the process killed; its
+    resume found the game over in its journal and left before its first connection, so nobody ever published that
+    line and the opponent waited for it for ever. Now leaving waits for the first catch-up (which publishes what the
+    relay lacks) and then for a sign that the opponent has the lines they had not answered."""
+    monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
+    runners = seated_runners()
+    mover = runners[0]
+    await mover.act(Intent("resign"))
+    assert mover.core.session.over
+    resumed = GameRunner(GameCore(mover.core.session), FakeLink())  # type: ignore[arg-type]
+    resumed.connections = 1
+    link = resumed.link
+    leaving = asyncio.create_task(resumed._goodbye())
+    assert not await left_at_once(leaving), "left before the relay had its last line"
+    await resumed._connected(link)  # the relay lost everything: the catch-up publishes our lines again
+    resign = next(line for _, _, line in link.sent if " resign " in line)
+    assert not await left_at_once(leaving), "left with no sign that the opponent has its resignation"
+    for _, topic, line in list(link.sent):
+        if "/copy/" not in topic and not topic.endswith("/presence"):
+            await resumed._received(copy_topic_of(resumed, line), line.encode())  # the opponent catches up
+    await asyncio.wait_for(leaving, 1.0)
+    assert link.sent[-1][1].endswith("/presence") and resign
+
+
+async def test_a_resumed_player_mid_game_and_never_connected_leaves_at_once():
+    """Ctrl-C while the relay cannot be reached: a game not over is taken up again later (its lines published
+    again then), so nothing is waited for."""
+    runners = seated_runners()
+    mover = runners[0] if runners[0].core.my_turn else runners[1]
+    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    resumed = GameRunner(GameCore(mover.core.session), FakeLink())  # type: ignore[arg-type]
+    resumed.link.connected = False
+    await asyncio.wait_for(resumed._goodbye(), 0.5)
+
+
+async def away(runner: GameRunner, other: GameRunner) -> None:
+    """``runner`` receives ``other``'s presence: gone."""
+    gone = other.core.presence(False, 1)
+    await runner._received(gone.topic, gone.line.encode())
+    assert runner.core.session.present(runner.core.opponent) is False
+
+
+async def test_leaving_a_game_over_waits_for_the_opponent_though_away(monkeypatch):
+    """The soak's game 337: the last line's echo was taken as enough with the opponent away, and the relay (without
+    its data) was then killed: the line was nowhere but in the journal of a player who never comes back to a game
+    that is over. Now the opponent is waited for (at most GOODBYE_MOST s) once the game is over."""
+    monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
+    runners = seated_runners()
+    mover, other = runners
+    await away(mover, other)
+    await mover.act(Intent("resign"))
+    mover.connections = 1
+    for _, topic, line in list(mover.link.sent):
+        await mover._received(topic, line.encode())  # the relay has them all
+    leaving = asyncio.create_task(mover._goodbye())
+    assert not await left_at_once(leaving), "left the game's end with the relay alone"
+    for _, topic, line in list(mover.link.sent):
+        if "/copy/" not in topic and not topic.endswith("/presence"):
+            await mover._received(copy_topic_of(mover, line), line.encode())
+    await asyncio.wait_for(leaving, 1.0)
+
+
+async def test_leaving_mid_game_with_the_opponent_away_takes_the_relays_echo():
+    runners = seated_runners()
+    mover, other = runners if runners[0].core.my_turn else runners[::-1]
+    await away(mover, other)
+    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    mover.connections = 1
+    _, topic, line = mover.link.sent[-1]
+    await mover._received(topic, line.encode())
+    await asyncio.wait_for(mover._goodbye(), 0.5)
 
 
 async def test_the_opponents_copy_is_asked_for_and_no_longer_once_it_came():
@@ -312,3 +399,4 @@ async def test_a_players_refused_lines_are_shown_up_to_a_few_then_counted(monkey
         events.append(host.events.get_nowait())
     assert len([event for event in events if isinstance(event, LineRejected)]) == runner_module.SHOWN_PER_PLAYER
     assert events[-1].text == "ignored 20 lines from 1 key (refused, not shown)"
+
