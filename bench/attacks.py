@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import socket
 import statistics
 import sys
 import tempfile
@@ -33,13 +32,13 @@ sys.path.append(str(ROOT / "bench"))  # after the packages: bench/protocol.py mu
 
 import aiomqtt  # noqa: E402
 
+from harness.mqtt import bare_client  # noqa: E402
 from latency import RelayUnderTest, percentile  # noqa: E402
 from protocol import Identity  # noqa: E402
 from protocol.keys import b64  # noqa: E402
 from protocol.messages import encode  # noqa: E402
 from relay import users  # noqa: E402
 
-NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 GAME = "BENCHATTACKBENCHATTACA"  # a well-formed game id: the embedded relay keeps only signed lines of a game
 LOGINS_PER_SECOND = 26
 
@@ -54,8 +53,7 @@ def private_relay(kind: str, workdir: Path, table: dict[str, users.PasswordHash]
 
 
 def client(port: int, name: str, password: str) -> aiomqtt.Client:
-    made = aiomqtt.Client("127.0.0.1", port, username=name, password=password, socket_options=NODELAY,
-                          protocol=aiomqtt.ProtocolVersion.V311, timeout=10)
+    made = bare_client(port, username=name, password=password, timeout=10)
     made.pending_calls_threshold = 100  # a burst of 50 publishes is the point, not a warning
     return made
 

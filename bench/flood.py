@@ -41,7 +41,8 @@ import aiomqtt  # noqa: E402
 from client.core import GameCore, Intent  # noqa: E402
 from client.journal import Journal, JournalMeta  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
-from client.transport import NODELAY, Link, RelayAddress  # noqa: E402
+from client.transport import Link, RelayAddress  # noqa: E402
+from harness.mqtt import bare_client  # noqa: E402
 from protocol import GameSession, Identity, verify_transcript  # noqa: E402
 from protocol.messages import b64, encode  # noqa: E402
 from relay.mosquitto import free_port  # noqa: E402
@@ -117,8 +118,7 @@ async def flood_connection(port: int, game: str, number: int, until: float, coun
     text = "%21" * 500  # the longest chat text: ~1.6 kB of the line
     resubscriber = number % 10 == 0
     try:
-        async with aiomqtt.Client("127.0.0.1", port, bind_address=FLOOD_FROM, socket_options=NODELAY,
-                                  protocol=aiomqtt.ProtocolVersion.V311, timeout=30) as client:
+        async with bare_client(port, bind_address=FLOOD_FROM, timeout=30) as client:
             client.pending_calls_threshold = 10_000
             await client.subscribe(f"olixono/1/games/{game}/#", qos=1)
             reader = asyncio.create_task(drain(client, counts))
@@ -170,8 +170,7 @@ async def probe(port: int, until: float) -> tuple[list[float], list[float], int]
         started = time.perf_counter()
         try:
             async with asyncio.timeout(10):
-                async with aiomqtt.Client("127.0.0.1", port, bind_address=PROBE_FROM, socket_options=NODELAY,
-                                          protocol=aiomqtt.ProtocolVersion.V311, timeout=10) as client:
+                async with bare_client(port, bind_address=PROBE_FROM, timeout=10) as client:
                     connects.append(time.perf_counter() - started)
                     await client.subscribe(topic, qos=1)
                     sent = time.perf_counter()

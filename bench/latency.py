@@ -46,13 +46,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import aiomqtt  # noqa: E402
 
 from client.core import GameCore, Intent  # noqa: E402
 from client.identity import save_identity  # noqa: E402
 from client.journal import Journal, JournalMeta  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
-from client.transport import NODELAY, Link, RelayAddress  # noqa: E402
+from client.transport import Link, RelayAddress  # noqa: E402
+from harness.mqtt import bare_client  # noqa: E402
 from protocol import GameSession, Identity, MoveApplied  # noqa: E402
 from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config  # noqa: E402
 
@@ -117,7 +117,7 @@ PING, PONG = "olixono/1/bench/ping", "olixono/1/bench/pong"  # not a game's topi
 
 async def pong(port: int, ready: Any) -> None:
     """The far client: publishes back every line it receives (QoS 1, retained, as game lines are)."""
-    async with aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY) as client:
+    async with bare_client(port, timeout=10) as client:
         await client.subscribe(PING, qos=1)
         ready.set()
         async for message in client.messages:
@@ -141,7 +141,7 @@ async def raw_trips(port: int, count: int) -> list[float]:
     trips: list[float] = []
     try:
         await asyncio.to_thread(ready.wait, 30)
-        async with aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY) as client:
+        async with bare_client(port, timeout=10) as client:
             await client.subscribe(PONG, qos=1)
             await asyncio.sleep(0.2)
             back = client.messages

@@ -26,7 +26,6 @@ import multiprocessing
 import random
 import re
 import resource
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,10 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import aiomqtt  # noqa: E402
 
+from harness.mqtt import bare_client  # noqa: E402
 from protocol import GameSession, Identity, LineApplied, LineRejected, MoveApplied, Outgoing  # noqa: E402
 from protocol.topics import copy_topic, game_filter  # noqa: E402
 
-NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 
 
 # -- the players (in worker processes) -----------------------------------------------
@@ -115,8 +114,7 @@ async def play(index: int, port: int, args: argparse.Namespace, stats: dict, con
     sent_at: dict[str, float] = {}
 
     def client() -> aiomqtt.Client:
-        return aiomqtt.Client("127.0.0.1", port, protocol=aiomqtt.ProtocolVersion.V311, socket_options=NODELAY,
-                              timeout=30, keepalive=120)
+        return bare_client(port, timeout=30, keepalive=120)
 
     async with connecting:
         hc, gc = client(), client()
@@ -152,7 +150,7 @@ async def play(index: int, port: int, args: argparse.Namespace, stats: dict, con
 async def spectate(port: int, games: list[tuple[str, int]]) -> int:
     """Replay ``games`` from the relay's retained lines; the number of games that do not rebuild."""
     bad = 0
-    async with aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY, timeout=30) as client:
+    async with bare_client(port, timeout=30) as client:
         for game, length in games:
             await client.subscribe(game_filter(game), qos=1)
             watcher = GameSession(game)

@@ -14,6 +14,10 @@ from olixono.bots import LEVELS
 from olixono.engine import EngineSession, run
 from olixono.games import BOARDS
 
+DEFAULT_RELAY_TEXT = "mqtt://127.0.0.1:1883"
+"""protocol.topics.DEFAULT_RELAY, written out so that ``--help`` and local play never import the protocol (a test
+checks that the two agree)."""
+
 
 def interruptible() -> None:
     """From here on Ctrl-C is the command's own (a KeyboardInterrupt it handles): everything is imported."""
@@ -187,7 +191,7 @@ def _seconds_option(text: str) -> float:
 def _relay_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--relay", metavar="URL",
                         help="the relay: mqtt://[user@]host[:port] or mqtts://… (default: $OLIXONO_RELAY, else "
-                             "mqtt://127.0.0.1:1883); on a private relay the password comes from "
+                             f"{DEFAULT_RELAY_TEXT}); on a private relay the password comes from "
                              "$OLIXONO_RELAY_PASSWORD or a hidden prompt")
     parser.add_argument("--cafile", type=Path, metavar="FILE", help="trust this CA for an mqtts:// relay (default: the system's)")
     parser.add_argument("--timeout", type=_seconds_option, metavar="S",
@@ -311,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
     host = sub.add_parser(
         "host", help="host a network game: print the command your opponent types, then play",
         description="Offer a game on a relay, accept the first player who joins (or only --invite KEY), and play. "
-        "With no --relay and nothing answering at mqtt://127.0.0.1:1883, a relay starts in this process.",
+        f"With no --relay and nothing answering at {DEFAULT_RELAY_TEXT}, a relay starts in this process.",
     )
     host.add_argument("game", choices=sorted(BOARDS), help="which game")
     host.add_argument("--invite", metavar="KEY", help="only this player (their public key, from `olixono id`) may join")

@@ -32,9 +32,7 @@ from pathlib import Path
 
 from protocol import EquivocationDetected, GameSession, Identity, LineRejected, LocalProtocolError, Phase, decode
 from protocol.errors import RemoteProtocolError
-from protocol.keys import unb64
-
-GAME_ID_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+from protocol.messages import game_id_problem
 
 
 class JournalError(Exception):
@@ -71,14 +69,10 @@ def games_dir(environ: dict[str, str] | None = None) -> Path:
 
 
 def check_game_id(game: str) -> str:
-    """``game`` if it can be a game id (22 base64url characters, canonical), else :class:`JournalError`."""
-    if len(game) != 22 or not set(game) <= GAME_ID_CHARACTERS:
-        raise JournalError(f"{game[:40]!r} is not a game id (22 letters, digits, - or _)")
-    try:
-        unb64(game, 16)
-    except ValueError:
-        raise JournalError(f"{game!r} is not a game id: no id ends in {game[-1]!r} (a game id's last character is "
-                           "A, Q, g or w): is there a typo?") from None
+    """``game`` if it can be a game id (:func:`protocol.messages.game_id_problem`), else :class:`JournalError`."""
+    problem = game_id_problem(game)
+    if problem is not None:
+        raise JournalError(problem)
     return game
 
 

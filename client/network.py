@@ -27,11 +27,11 @@ from client.journal import Damage, Journal, JournalError, JournalMeta, check_gam
 from client.record import PROVEN, code_text, confirmation_text, proof_text, seated_proofs
 from client.plain import Write, bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
-from client.transport import DEFAULT_RELAY, Link, RelayAddress, RelayError, reach, try_login
+from client.transport import Link, RelayAddress, RelayError, reach, try_login
 from protocol import GameSession, Identity, Phase, PublicKey, ResyncNeeded, game_filter, lobby_filter
 from protocol.messages import decode
 from protocol.session import MAX_CONFIRMS
-from protocol.topics import GAMES
+from protocol.topics import DEFAULT_RELAY, GAMES
 
 PASSWORD_VARIABLE = "OLIXONO_RELAY_PASSWORD"
 RELAY_VARIABLE = "OLIXONO_RELAY"

@@ -27,10 +27,11 @@ from urllib.parse import urlsplit
 import aiomqtt
 from paho.mqtt.client import topic_matches_sub
 
+from protocol.topics import DEFAULT_PORT, TLS_PORT
+
 log = logging.getLogger("olixono.transport")
 
-DEFAULT_RELAY = "mqtt://127.0.0.1:1883"
-PORTS = {"mqtt": 1883, "mqtts": 8883}
+PORTS = {"mqtt": DEFAULT_PORT, "mqtts": TLS_PORT}
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 BACKOFF_FIRST, BACKOFF_CAP = 0.5, 30.0
 """Seconds before the first reconnection attempt, and the most between two."""

@@ -30,13 +30,15 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 from pathlib import Path
 
 from protocol import GameSession, Identity, LineRejected, RemoteProtocolError, decode, verify_transcript
 from protocol.messages import SCHEMAS, encode, encode_text, line_hash
 from protocol.waiting import MAX_PER_KEY, MAX_UNSEATED
 
+T = TypeVar("T")
 HOST = Identity.from_seed(bytes(range(32)))
 GUEST = Identity.from_seed(bytes(range(1, 33)))
 STRANGERS = [Identity.from_seed(bytes([n]) * 32) for n in range(100, 104)]
@@ -70,7 +72,7 @@ class Source:
         value = self.byte() | self.byte() << 8
         return value % (most + 1)
 
-    def choice(self, items: list) -> object:  # type: ignore[type-arg]
+    def choice(self, items: Sequence[T]) -> T:
         return items[self.number(len(items) - 1)]
 
     def rest(self, most: int = 300) -> bytes:
@@ -100,7 +102,9 @@ def seeded_game(kind: str, seed: int, plies: int) -> tuple[list[str], GameSessio
         if host.over:
             break
         mine = host if host.actor == HOST.public else guest
-        both(mine.move(rng.choice(mine.board.legal_moves()).text()).line)
+        board = mine.board
+        assert board is not None, "a game being played has a board"
+        both(mine.move(rng.choice(board.legal_moves()).text()).line)
     return lines, host
 
 
@@ -134,7 +138,7 @@ class SessionTarget:
         assert isinstance(signer, Identity)
         hashes = [line_hash(line) for line in self.lines] + ["A" * 43, line_hash(source.rest(8).decode("latin-1"))]
         values = {
-            "game": self.session.game_id if source.byte() % 8 else "AAAAAAAAAAAAAAAAAAAAAA",
+            "game": (self.session.game_id or "") if source.byte() % 8 else "AAAAAAAAAAAAAAAAAAAAAA",
             "seq": str(source.number(40) if source.byte() % 4 else source.number(600)),
             "prev": source.choice(hashes), "kind": source.choice(["oxono", "olix"]),
             "nonce": "bm9uY2Utbm9uY2Utbm9uYw", "terms": source.choice(["rules:1", "rules:2"]),
@@ -339,7 +343,7 @@ def run_random(name: str, runs: int, seed: int) -> dict[str, float]:
 
 def run_atheris(name: str, runs: int) -> None:
     """Coverage-guided (libFuzzer's engine, through atheris): runs the target ``runs`` times, then exits."""
-    import atheris  # type: ignore[import-not-found]
+    import atheris
 
     target = target_of(name)
     corpus = Path(tempfile.mkdtemp(prefix=f"olixono-fuzz-{name}-"))
@@ -359,7 +363,7 @@ def main() -> int:
     args = parser.parse_args()
     names = TARGETS if args.target == "all" else (args.target,)
     try:
-        import atheris  # type: ignore[import-not-found]  # noqa: F401
+        import atheris  # noqa: F401
         guided = not args.random and len(names) == 1
     except ImportError:
         guided = False

@@ -44,10 +44,12 @@ import aiomqtt
 from client.core import GameCore, Intent
 from client.journal import Journal, JournalMeta
 from client.runner import Connection, GameRunner, Notice
-from client.transport import NODELAY, Link, RelayAddress
+from client.transport import Link, RelayAddress
 from harness.chaos import Chaos, ChaosProxy
+from harness.mqtt import bare_client
 from protocol import EquivocationDetected, GameSession, Identity, MoveApplied, verify_transcript
-from protocol.messages import b64, encode
+from protocol.keys import b64
+from protocol.messages import encode
 from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,7 +89,7 @@ class SoakRelay:
                 conf.write_text(conf.read_text().replace("persistence true", "persistence false"))
             self.mosquitto = MosquittoProcess(conf, self.port)
             self.mosquitto.start()
-            self.process = self.mosquitto.process  # type: ignore[assignment]
+            self.process = self.mosquitto.process
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
@@ -308,8 +310,7 @@ class Soak:
         key = Identity.generate()
         while not stop.is_set():
             try:
-                async with aiomqtt.Client("127.0.0.1", port, bind_address="127.0.0.2", socket_options=NODELAY,
-                                          protocol=aiomqtt.ProtocolVersion.V311, timeout=5) as client:
+                async with bare_client(port, bind_address="127.0.0.2", timeout=5) as client:
                     while not stop.is_set():
                         game = self.rng.choice(sorted(self.live)) if self.live else b64(os.urandom(16))
                         n = self.rng.randrange(1, 500)
@@ -369,7 +370,8 @@ class Soak:
 
 def _awaiting(task: asyncio.Task[Any]) -> list[str]:
     """Where a task waits, outermost first (file:line of each coroutine down its chain of awaits)."""
-    where, awaited = [], task.get_coro()
+    where: list[str] = []
+    awaited: Any = task.get_coro()
     for _ in range(50):
         frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
         if frame is None:

@@ -23,6 +23,8 @@ A search move is a square number; :func:`board_move` gives the engine's move.
 from __future__ import annotations
 
 import math
+import random
+from typing import Iterator
 
 from olixono.olix import BOARD, FIELDS, KINDS, MOVES, PLAYERS, WIDTH, OlixBoard, OlixMove
 
@@ -101,7 +103,7 @@ def runs_through(stones: int, length: int) -> list[int]:
     return out
 
 
-def _runs_at_least(stones: int, length: int, directions=_DIRECTIONS) -> int:
+def _runs_at_least(stones: int, length: int, directions: tuple[tuple[int, int, int], ...] = _DIRECTIONS) -> int:
     """Squares where one more stone makes an unbroken line of at least ``length`` in one of ``directions``."""
     out = 0
     for step, up_ok, down_ok in directions:
@@ -250,7 +252,7 @@ class OlixSearch:
         own, opp, mine, theirs = self.sides()
         return _track_score(mine, theirs) + _window_score(own, opp) - _window_score(opp, own)
 
-    def leaf_value(self, rng) -> float:
+    def leaf_value(self, rng: random.Random) -> float:
         """The evaluation squashed into -1..1 (no playout: Olix games are long and a random one says little)."""
         return math.tanh(self.evaluate() / EVAL_SCALE)
 
@@ -259,7 +261,7 @@ class OlixSearch:
         return MOVES[square]
 
 
-def _bits(bb: int):
+def _bits(bb: int) -> Iterator[int]:
     while bb:
         low = bb & -bb
         yield low

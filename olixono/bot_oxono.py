@@ -17,15 +17,16 @@ the search can see at once that a move hands the opponent a win.
 
 from __future__ import annotations
 
-from typing import TypeAlias
+import random
+from typing import Callable, TypeAlias
 
 from olixono.oxono import (
+    ALL_WINDOWS,
     BOARD,
     NEIGHBOURS,
     PAWNS_IN_ALL,
     SYMBOLS,
     WIDTH,
-    WINDOWS,
     O,
     OxonoBoard,
     OxonoMove,
@@ -43,8 +44,6 @@ _EAST_OK = [BOARD & ~sum(_FILES[:k]) for k in range(4)]
 """After ``<< k`` (k squares east): drop the bits that wrapped onto files a.. (k files)."""
 _WEST_OK = [BOARD & ~sum(_FILES[WIDTH - k:]) for k in range(4)]
 """After ``>> k`` (k squares west): drop the bits that wrapped onto the last k files."""
-ALL_WINDOWS = tuple(sorted({w for ws in WINDOWS for w in ws}))
-"""The 36 orthogonal lines of four squares."""
 
 
 def state_of(board: OxonoBoard) -> State:
@@ -56,11 +55,6 @@ def board_move(move: Move) -> OxonoMove:
     """The engine's move for a search move."""
     symbol, dest, pawn = move
     return OxonoMove(SYMBOLS[symbol], dest, pawn)
-
-
-def search_move(move: OxonoMove) -> Move:
-    """The search move for an engine move."""
-    return (SYMBOLS.index(move.totem), move.to, move.pawn)
 
 
 def completions(s: int) -> int:
@@ -170,7 +164,7 @@ def _pick(bb: int, index: int) -> int:
     return (bb & -bb).bit_length() - 1
 
 
-def random_move(state: State, random) -> Move:
+def random_move(state: State, random: Callable[[], float]) -> Move:
     """A legal move: a usable totem at random, then a destination, then a pawn square (not uniform over moves)."""
     if state[5] and state[6]:
         symbol = X if random() < 0.5 else O
@@ -182,7 +176,7 @@ def random_move(state: State, random) -> Move:
     return (symbol, dest, _pick(places, int(random() * places.bit_count())))
 
 
-def playout(state: State, random, max_plies: int = 40) -> float:
+def playout(state: State, random: Callable[[], float], max_plies: int = 40) -> float:
     """Play to the end (every win in one is taken, other moves are random); 1, 0 or -1 for the player to move."""
     sign = 1.0
     for _ in range(max_plies):
@@ -267,7 +261,7 @@ class OxonoSearch:
     def winning_move(self) -> Move | None:
         return winning_move(self.stack[-1])
 
-    def leaf_value(self, rng) -> float:
+    def leaf_value(self, rng: random.Random) -> float:
         """A playout's result for the player to move."""
         return playout(self.stack[-1], rng.random)
 

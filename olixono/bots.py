@@ -26,11 +26,13 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from olixono import bot_olix, bot_oxono
 from olixono.common import Board, GameOverError, MoveLike
-from olixono.mcts import Candidate, Mcts
+from olixono.mcts import Candidate, Mcts, SearchResult, SearchView
+from olixono.olix import OlixBoard
+from olixono.oxono import OxonoBoard
 
 LEVELS = ("random", "greedy", "mcts")
 DEFAULT_ITERATIONS = 2_000
@@ -86,7 +88,7 @@ def _answer_without_search(board: Board[Any], player: str) -> bool:
     return ending_value(board, player) > 0
 
 
-def _require_moves(board) -> None:
+def _require_moves(board: Board[Any]) -> None:
     if board.outcome() is not None:
         raise GameOverError(f"no move to choose: the game is over ({board.outcome()})")
 
@@ -99,13 +101,13 @@ class RandomBot:
     level: str = "random"
     analysis: Analysis | None = field(default=None, repr=False)
 
-    def choose(self, board):
+    def choose(self, board: Board[Any]) -> Any:
         _require_moves(board)
         move = self.rng.choice(board.legal_moves())
         self.analysis = Analysis(self.level, move)
         return move
 
-    def answer_end(self, board, player):
+    def answer_end(self, board: Board[Any], player: str) -> bool:
         return _answer_without_search(board, player)
 
 
@@ -117,7 +119,7 @@ class GreedyBot:
     level: str = "greedy"
     analysis: Analysis | None = field(default=None, repr=False)
 
-    def choose(self, board):
+    def choose(self, board: Board[Any]) -> Any:
         _require_moves(board)
         start = time.perf_counter()
         game = bot_oxono if board.KIND == "oxono" else bot_olix
@@ -130,7 +132,7 @@ class GreedyBot:
         self.analysis = Analysis(self.level, move, candidates, (move,), 0, time.perf_counter() - start)
         return move
 
-    def answer_end(self, board, player):
+    def answer_end(self, board: Board[Any], player: str) -> bool:
         return _answer_without_search(board, player)
 
 
@@ -144,10 +146,10 @@ class MctsBot:
     level: str = "mcts"
     analysis: Analysis | None = field(default=None, repr=False)
 
-    def choose(self, board):
+    def choose(self, board: Board[Any]) -> Any:
         return self._search(board).move
 
-    def answer_end(self, board, player):
+    def answer_end(self, board: Board[Any], player: str) -> bool:
         """Agree when ending now is worth at least what the search expects from playing on."""
         if board.outcome() is not None:
             return False
@@ -155,13 +157,14 @@ class MctsBot:
         expected = best if board.turn == player else -best
         return ending_value(board, player) >= expected
 
-    def _search(self, board):
+    def _search(self, board: Board[Any]) -> SearchResult:
         _require_moves(board)
         start = time.perf_counter()
+        view: SearchView[Any]
         if board.KIND == "oxono":
-            view, search = bot_oxono.OxonoSearch(board), Mcts(self.rng)
+            view, search = bot_oxono.OxonoSearch(cast(OxonoBoard, board)), Mcts(self.rng)
         else:
-            view = bot_olix.OlixSearch(board)
+            view = bot_olix.OlixSearch(cast(OlixBoard, board))
             search = Mcts(self.rng, order=bot_olix.ordered_moves, width=bot_olix.SEARCH_WIDTH)
         budget = None if self.seconds is None else max(0.0, self.seconds - (time.perf_counter() - start))
         result = search.search(view, iterations=self.iterations, seconds=budget)

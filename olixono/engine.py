@@ -14,10 +14,10 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 from olixono.bots import LEVELS, Analysis, make_bot
-from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError, InvalidPositionError
+from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError, InvalidPositionError, MoveLike
 from olixono.games import BOARDS, new_board
 from olixono.olix import OlixBoard
 
@@ -165,7 +165,8 @@ class EngineSession:
 
     def _play(self, args: list[str]) -> str:
         self._arity(args, 1, "play MOVE")
-        return self.board.play(args[0]).text()
+        move: MoveLike = self.board.play(args[0])
+        return move.text()
 
     def _undo(self, args: list[str]) -> str:
         self._arity(args, 0, "undo")
@@ -173,7 +174,7 @@ class EngineSession:
             raise CommandError("nothing to undo")
         ending = self.board.outcome()
         try:
-            move = self.board.pop()
+            move: MoveLike | None = self.board.pop()
         except IndexError:
             raise CommandError("nothing to undo") from None
         if move is not None:
@@ -230,7 +231,7 @@ class EngineSession:
         if self.board.outcome() is not None:
             raise GameOverError(f"no move to generate: the game is over ({self.board.outcome()})")
         bot = make_bot(level, rng=self.rng, iterations=iterations, seconds=seconds)
-        move = bot.choose(self.board)
+        move: MoveLike = bot.choose(self.board)
         self.board.push(move)
         self.analysis = bot.analysis
         return move.text()
@@ -254,7 +255,7 @@ class EngineSession:
         return ""
 
 
-def run(lines, write: Callable[[str], object], session: EngineSession | None = None) -> None:
+def run(lines: Iterable[str], write: Callable[[str], object], session: EngineSession | None = None) -> None:
     """Feed ``lines`` to a session and ``write`` every reply, until ``quit`` or the end."""
     session = session or EngineSession()
     for line in lines:

@@ -27,6 +27,7 @@ import math
 import random
 import time
 from dataclasses import dataclass
+from typing import Any, Callable, Protocol, TypeVar
 
 from olixono.common import MoveLike
 
@@ -35,18 +36,37 @@ EXPLORATION = 1.0
 PV_MIN_VISITS = 2
 """A principal variation stops at a node visited fewer times than this."""
 
+ViewMove = TypeVar("ViewMove")
+"""A search view's own move type (``bot_oxono.Move``, a square number for Olix)."""
+
+
+class SearchView(Protocol[ViewMove]):
+    """What the search asks of a game (``OxonoSearch``, ``OlixSearch``): see the module's docstring."""
+
+    def moves(self) -> list[ViewMove]: ...
+
+    def push(self, move: ViewMove) -> int | None: ...
+
+    def pop(self) -> None: ...
+
+    def winning_move(self) -> ViewMove | None: ...
+
+    def leaf_value(self, rng: random.Random) -> float: ...
+
+    def board_move(self, move: ViewMove) -> MoveLike: ...
+
 
 class Node:
     """One move in the tree, seen from the player who made it."""
 
     __slots__ = ("move", "parent", "children", "untried", "reserve", "visits", "total", "proven")
 
-    def __init__(self, move, parent: Node | None) -> None:
+    def __init__(self, move: Any, parent: Node | None) -> None:
         self.move = move
         self.parent = parent
         self.children: list[Node] = []
-        self.untried: list | None = None  # filled on the first visit past the node
-        self.reserve: list = []  # moves beyond the search width, tried only if every other move loses
+        self.untried: list[Any] | None = None  # filled on the first visit past the node
+        self.reserve: list[Any] = []  # moves beyond the search width, tried only if every other move loses
         self.visits = 0
         self.total = 0.0
         self.proven: float | None = None  # 1: the move wins, -1: it loses, 0: it draws (exact results only)
@@ -91,14 +111,14 @@ def _proven_name(value: float | None) -> str | None:
 class Mcts:
     """UCT over a search view; :meth:`search` runs one budget from the view's current position."""
 
-    def __init__(self, rng: random.Random, *, exploration: float = EXPLORATION, order=None,
-                 width: int | None = None) -> None:
+    def __init__(self, rng: random.Random, *, exploration: float = EXPLORATION,
+                 order: Callable[[Any], list[Any]] | None = None, width: int | None = None) -> None:
         self.rng = rng
         self.exploration = exploration
         self.order = order  # optional: view -> every move worth playing, best first (else all, shuffled)
         self.width = width  # optional: how many of the ordered moves to search before the rest
 
-    def _expand(self, node: Node, view) -> None:
+    def _expand(self, node: Node, view: SearchView[Any]) -> None:
         """Fill a fresh node's moves to try (the first to try last: they are popped)."""
         if self.order is None:
             moves = view.moves()
@@ -118,7 +138,9 @@ class Mcts:
         moves.reverse()
         node.untried = moves
 
-    def search(self, view, *, iterations: int | None = None, seconds: float | None = None) -> SearchResult:
+    def search(
+        self, view: SearchView[Any], *, iterations: int | None = None, seconds: float | None = None
+    ) -> SearchResult:
         if iterations is None and seconds is None:
             raise ValueError("a search needs a budget: iterations, seconds or both")
         start = time.perf_counter()
@@ -145,7 +167,7 @@ class Mcts:
         elapsed = time.perf_counter() - start
         return self._result(root, view, done, elapsed)
 
-    def _iterate(self, root: Node, view) -> None:
+    def _iterate(self, root: Node, view: SearchView[Any]) -> None:
         node = root
         depth = 0
         rng = self.rng
@@ -213,15 +235,15 @@ class Mcts:
             value = -value
             climbing = parent
 
-    def _result(self, root: Node, view, done: int, elapsed: float) -> SearchResult:
-        def rank(node: Node):
+    def _result(self, root: Node, view: SearchView[Any], done: int, elapsed: float) -> SearchResult:
+        def rank(node: Node) -> tuple[bool, bool, int, float]:
             return (node.proven == 1.0, node.proven != -1.0, node.visits, node.mean())
 
         children = sorted(root.children, key=rank, reverse=True)
         candidates = tuple(
             Candidate(view.board_move(ch.move), ch.visits, ch.mean(), _proven_name(ch.proven)) for ch in children
         )
-        pv = []
+        pv: list[MoveLike] = []
         node = children[0]
         while True:
             pv.append(view.board_move(node.move))

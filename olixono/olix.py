@@ -28,7 +28,7 @@ what it must beat. Only when it fails is a new one searched for
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, NamedTuple, TypeAlias
+from typing import Any, Iterator, NamedTuple, TypeAlias
 
 from olixono.common import (
     Bitboard,
@@ -61,16 +61,8 @@ FIELDS: dict[Kind, tuple[int, ...]] = {"O": (4, 6, 8, 9), "L": (5, 6, 7, 8), "I"
 """Rule 8: the four fields of each track."""
 _FIELDS = tuple(FIELDS[k] for k in KINDS)
 _FIRST = tuple(f[0] for f in _FIELDS)
-_TOP = tuple(f[-1] for f in _FIELDS)
-
-def square_rank(square: Square) -> int:
-    """Rank index 0–10 of a square."""
-    return square // WIDTH
-
-
-def square_file(square: Square) -> int:
-    """File index 0–10 of a square."""
-    return square % WIDTH
+_TOP_O, _TOP_L, _TOP_I, _TOP_X = (f[-1] for f in _FIELDS)
+"""Each track's top field: a value above it wins outright (rule 10)."""
 
 
 def bit(square: Square) -> Bitboard:
@@ -81,7 +73,7 @@ def bit(square: Square) -> Bitboard:
 # -- run tables and line layout ------------------------------------------------------
 
 
-def _build_run_tables() -> tuple[tuple[tuple, ...], ...]:
+def _build_run_tables() -> tuple[tuple[tuple[Any, ...], ...], ...]:
     """Per position 0–10, indexed by an 11-bit line: run length, (start, end), longest one-sided arm, run mask."""
     run = [[0] * 2048 for _ in range(WIDTH)]
     span: list[list[tuple[int, int] | None]] = [[None] * 2048 for _ in range(WIDTH)]
@@ -472,12 +464,12 @@ def _leader(first_best: tuple[int, ...], second_best: tuple[int, ...]) -> str | 
 
 def _wins_outright(best: tuple[int, ...]) -> bool:
     """Rule 10: a value above its track's top field."""
-    return best[0] > 9 or best[1] > 8 or best[2] > 7 or best[3] > 7
+    return best[0] > _TOP_O or best[1] > _TOP_L or best[2] > _TOP_I or best[3] > _TOP_X
 
 
 # -- the board ----------------------------------------------------------------------
 
-_Undo: TypeAlias = tuple
+_Undo: TypeAlias = tuple[int, tuple[int, int, int, int], tuple[Bitboard, Bitboard, Bitboard, Bitboard], Outcome | None]
 """(ply, best before, shapes before, outcome before): kept only for the plies that changed them."""
 
 _NO_WITNESS = (BOARD, BOARD)
@@ -601,7 +593,7 @@ class OlixBoard(Board["OlixMove"]):
             self._undo.append((ply, best, shape, outcome))
         if improved:
             best = self._best[p]
-            if best[0] > 9 or best[1] > 8 or best[2] > 7 or best[3] > 7:
+            if _wins_outright(best):
                 self._outcome = Outcome(PLAYERS[p], "formation")
                 return
         if ply + self._preplaced >= STONES_IN_ALL - 1:

@@ -20,7 +20,7 @@ import functools
 import operator
 import random
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from olixono.common import (
     Bitboard,
@@ -97,7 +97,8 @@ def _windows(square: Square) -> tuple[Bitboard, ...]:
 WINDOWS: tuple[tuple[Bitboard, ...], ...] = tuple(_windows(sq) for sq in range(SQUARES))
 CROSS: tuple[Bitboard, ...] = tuple(functools.reduce(operator.or_, ws) for ws in WINDOWS)
 """Every square that shares a line of four with the square."""
-ALL_WINDOWS: frozenset[Bitboard] = frozenset(w for ws in WINDOWS for w in ws)
+ALL_WINDOWS: tuple[Bitboard, ...] = tuple(sorted({w for ws in WINDOWS for w in ws}))
+"""The 36 orthogonal lines of four squares."""
 
 
 def _compute_destinations(square: Square, occupied: Bitboard) -> Bitboard:
@@ -296,10 +297,6 @@ class OxonoBoard(Board[OxonoMove]):
         if not self.pawns & b:
             return None
         return ("pink" if self.pink & b else "black", "X" if self.xs & b else "O")
-
-    def totem_square(self, symbol: str) -> Square:
-        """Where the totem marked ``symbol`` stands."""
-        return self.totems[SYMBOLS.index(symbol)]
 
     def _usable_totems(self) -> tuple[int, ...]:
         """Rule 5: the symbols the player to move still has pawns of."""
@@ -582,7 +579,10 @@ class OxonoBoard(Board[OxonoMove]):
 # totem squares, the mover's X and O pawns left, the opponent's X and O left.
 
 
-def _perft(own, opp, xs, tx, to, own_lx, own_lo, opp_lx, opp_lo, depth, leaf_made):
+def _perft(
+    own: Bitboard, opp: Bitboard, xs: Bitboard, tx: Square, to: Square,
+    own_lx: int, own_lo: int, opp_lx: int, opp_lo: int, depth: int, leaf_made: bool,
+) -> int:
     """Perft on raw ints (see :meth:`OxonoBoard.perft`); the game is not over."""
     pawns = own | opp
     if depth == 1 and not leaf_made:
@@ -642,7 +642,10 @@ def _perft(own, opp, xs, tx, to, own_lx, own_lo, opp_lx, opp_lo, depth, leaf_mad
     return total
 
 
-def _playout(own, opp, xs, tx, to, own_lx, own_lo, opp_lx, opp_lo, random):
+def _playout(
+    own: Bitboard, opp: Bitboard, xs: Bitboard, tx: Square, to: Square,
+    own_lx: int, own_lo: int, opp_lx: int, opp_lo: int, random: Callable[[], float],
+) -> tuple[int | None, str]:
     """Play uniformly random moves to the end; return ``(winner, reason)``.
 
     ``winner`` is 0 for the player to move at the start, 1 for the other,

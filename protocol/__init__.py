@@ -7,7 +7,7 @@ machine that is fed lines and yields events (``protocol.events``),
 implementers is ``PROTOCOL.md``.
 """
 
-from protocol.errors import CODES, LocalProtocolError, Rejection, RemoteProtocolError
+from protocol.errors import CODES, LocalProtocolError, RemoteProtocolError
 from protocol.events import (
     ChatReceived,
     ConfirmationReceived,
@@ -48,7 +48,7 @@ __all__ = [
     "GameSession", "GameStarted", "GuestAccepted", "Identity", "JoinRequested", "LineApplied", "LineRejected",
     "LocalProtocolError", "Message", "MoveApplied", "OfferReceived", "Outgoing", "Phase", "PresenceChanged",
     "ProposalWithdrawn",
-    "PublicKey", "Rejection", "RemoteProtocolError", "Result", "ResyncNeeded", "Superseded", "WeakKeyError",
+    "PublicKey", "RemoteProtocolError", "Result", "ResyncNeeded", "Superseded", "WeakKeyError",
     "check_equivocation_proof", "copy_topic", "decode", "encode", "fingerprint", "game_filter", "lobby_filter", "player_filter",
     "topic_for", "verify_transcript",
 ]

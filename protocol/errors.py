@@ -44,5 +44,3 @@ class RemoteProtocolError(ValueError):
 class LocalProtocolError(ValueError):
     """This client asked for something the protocol forbids (e.g. signing an illegal move, or equivocating)."""
 
-
-Rejection = RemoteProtocolError

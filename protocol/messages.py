@@ -134,6 +134,24 @@ def game_id_of(offer_line: str) -> str:
     return b64(hashlib.sha256(offer_line.encode("utf-8")).digest()[:GAME_ID_BYTES])
 
 
+GAME_ID_LENGTH = (GAME_ID_BYTES * 8 + 5) // 6
+"""A game id's characters (22)."""
+_BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
+
+
+def game_id_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a game id (what :func:`game_id_of` gives: 16 bytes in canonical base64url), or
+    ``None``: a sentence a person who typed it can act on."""
+    if len(text) != GAME_ID_LENGTH or not _BASE64URL.fullmatch(text):
+        return f"{text[:40]!r} is not a game id ({GAME_ID_LENGTH} letters, digits, - or _)"
+    try:
+        unb64(text, GAME_ID_BYTES)
+    except ValueError:
+        return (f"{text!r} is not a game id: no id ends in {text[-1]!r} (a game id's last character is A, Q, g or w): "
+                "is there a typo?")
+    return None
+
+
 def _in(code: int, starts: list[int], table: tuple[tuple[int, int], ...]) -> bool:
     index = bisect.bisect_right(starts, code) - 1
     return index >= 0 and code <= table[index][1]

@@ -26,6 +26,9 @@ from protocol.messages import Message
 
 ROOT = "olixono/1"
 GAMES = f"{ROOT}/games"
+DEFAULT_HOST, DEFAULT_PORT, TLS_PORT = "127.0.0.1", 1883, 8883
+DEFAULT_RELAY = f"mqtt://{DEFAULT_HOST}:{DEFAULT_PORT}"
+"""Where a client looks for a relay, and where ``olixono relay`` listens, unless told otherwise."""
 
 
 def game_filter(game_id: str) -> str:

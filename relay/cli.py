@@ -150,7 +150,7 @@ def _mosquitto_config(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_subparser(subparsers: argparse._SubParsersAction) -> None:
+def add_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``relay`` (and its ``adduser``, ``deluser``, ``mosquitto-config``) on the ``olixono`` parser."""
     parser = subparsers.add_parser(
         "relay",
@@ -263,4 +263,5 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="olixono")
     add_subparser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(protect_ids(["relay", *(sys.argv[1:] if argv is None else argv)], option_strings(parser)))
-    return args.func(args)
+    status: int = args.func(args)
+    return status

@@ -64,7 +64,6 @@ import asyncio
 import contextlib
 import logging
 import signal
-import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -242,7 +241,7 @@ class _GuardedReader(StreamReaderAdapter):
             if self.owner is not None:
                 await self._broker.budget(self.owner, subscribe=kind == 8)
                 await self._broker.budget(self.owner, deliveries=True)  # what its lines and subscriptions cost
-        data = await super().read(n)
+        data: bytes = await super().read(n)
         self._follow(data)
         return data
 
@@ -385,7 +384,8 @@ class RelayBroker(Broker):
             if why is not None:
                 self._refuse(_owner(client_session) or _peer(client_session), topic, why)
                 return True
-        return await super()._handle_message_delivery(client_session, handler, wait_deliver)
+        delivered: bool = await super()._handle_message_delivery(client_session, handler, wait_deliver)
+        return delivered
 
     def _index(self, topic: str) -> None:
         game = _game_of_filter(topic)
@@ -404,7 +404,8 @@ class RelayBroker(Broker):
             log.info("refused %d lines of %s so far; the latest on %s: %s", count, who, topic[:160], why)
 
     def broadcast_backlog(self) -> int:
-        return self._broadcast_queue.qsize()
+        backlog: int = self._broadcast_queue.qsize()
+        return backlog
 
     async def stream_connected(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener_name: str
@@ -486,7 +487,8 @@ class RelayBroker(Broker):
         if self.limits.subscriptions and held >= self.limits.subscriptions:
             log.info("refused a subscription of %s: it holds %d already", _peer(session), held)
             return 0x80
-        return await super().add_subscription(subscription, session)
+        granted: int = await super().add_subscription(subscription, session)
+        return granted
 
     def _bucket(self, owner: str, kind: str) -> _Bucket | None:
         """``owner``'s token bucket for ``kind`` (publish, subscribe, deliveries); ``None`` when it is not limited."""
@@ -728,8 +730,3 @@ async def running(settings: RelaySettings | None = None) -> AsyncIterator[Embedd
     settings = settings or RelaySettings(port=0)
     async with EmbeddedRelay(settings) as relay:
         yield relay
-
-
-def client_tls_context(cafile: Path) -> ssl.SSLContext:
-    """A client context that trusts ``cafile`` (a self-signed relay certificate)."""
-    return ssl.create_default_context(cafile=str(cafile))

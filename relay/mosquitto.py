@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from protocol.topics import GAMES, ROOT
+from protocol.topics import DEFAULT_HOST, DEFAULT_PORT, GAMES, ROOT
 from relay import rules, users
 from protocol.messages import MAX_LINE_BYTES
 from relay.rules import AUTOSAVE_CHANGES, MAX_PACKET_BYTES
@@ -43,8 +43,8 @@ a game is far smaller than this, so the limit only stops a runaway client from e
 class MosquittoSettings:
     """What ``olixono relay mosquitto-config`` writes."""
 
-    port: int = 1883
-    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    host: str = DEFAULT_HOST
     users_file: Path | None = None
     tls_cert: Path | None = None
     tls_key: Path | None = None
@@ -211,7 +211,8 @@ def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port that was free a moment ago."""
     with socket.socket() as probe:
         probe.bind((host, 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
 class MosquittoProcess:

@@ -17,15 +17,15 @@ and one test suite checks both relays against them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-import base64
-import re
-
+from protocol.keys import KEY_BYTES, unb64
 from protocol.messages import MAX_LINE_BYTES
-from protocol.topics import GAMES, ROOT
+from protocol.topics import DEFAULT_HOST, DEFAULT_PORT, GAMES, ROOT
 
-DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 1883
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT"]  # the relay's defaults are the protocol's (re-exported for the relays)
+
 MAX_PACKET_BYTES = MAX_LINE_BYTES + 512
 """The largest MQTT packet a relay accepts: one protocol line plus the topic (about 100 bytes) and headers."""
 AUTOSAVE_CHANGES = 1000
@@ -47,8 +47,11 @@ def is_key_text(name: str) -> bool:
     """Whether ``name`` is the canonical base64url text of a 32-byte Ed25519 public key."""
     if not KEY_TEXT.fullmatch(name):
         return False
-    raw = base64.urlsafe_b64decode(name + "=")
-    return len(raw) == 32 and base64.urlsafe_b64encode(raw).decode().rstrip("=") == name
+    try:
+        unb64(name, KEY_BYTES)
+    except ValueError:
+        return False
+    return True
 
 
 def is_bridge_name(name: str) -> bool:

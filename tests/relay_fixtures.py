@@ -13,7 +13,6 @@ import hashlib
 import random
 import os
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
+from harness.mqtt import bare_client
 from protocol import GameSession, Identity, LineApplied, LineRejected, Outgoing, copy_topic, game_filter
 from protocol.keys import b64
 from protocol.messages import encode, encode_text
@@ -31,7 +31,6 @@ from relay import users
 from relay.embedded import EmbeddedRelay, RelaySettings
 from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
 
-NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 KINDS = ["embedded", "mosquitto"]
 # Skipped on a developer's machine without Mosquitto, never in CI (CI=true), where a missing install must fail.
 needs_mosquitto = pytest.mark.skipif(
@@ -144,8 +143,7 @@ class Relay:
         tls_context = None
         if self.tls is not None:
             tls_context = ssl.create_default_context(cafile=str(self.tls[0]))
-        return aiomqtt.Client("127.0.0.1", self.port, username=username, password=password,
-                              protocol=aiomqtt.ProtocolVersion.V311, socket_options=NODELAY,
+        return bare_client(self.port, username=username, password=password,
                               tls_context=tls_context, timeout=5, **kwargs)
 
     def log(self) -> str:

@@ -15,9 +15,10 @@ import pytest
 
 from client import network
 from harness.chaos import DOWN, UP, Chaos, ChaosProxy
+from harness.mqtt import bare_client
 from network_helpers import Seat, Via, game_id_of, transcript
 from protocol import Identity, verify_transcript
-from relay_fixtures import NODELAY, Relay, needs_mosquitto
+from relay_fixtures import Relay, needs_mosquitto
 
 pytestmark = needs_mosquitto
 
@@ -62,8 +63,7 @@ async def test_the_proxy_loses_what_it_is_told_to_and_acknowledges_it():
 
     async with running() as embedded, ChaosProxy(embedded.port, Chaos(drop=lambda c, d, n, t: d == UP and n == 2)) as proxy:
         def client(port: int) -> aiomqtt.Client:
-            return aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY, protocol=aiomqtt.ProtocolVersion.V311,
-                                  timeout=5)
+            return bare_client(port, timeout=5)
 
         async with client(embedded.port) as reader, client(proxy.port) as writer:
             await reader.subscribe("olixono/1/x/#", qos=1)

@@ -82,6 +82,9 @@ def test_metadata_round_trips_and_updates_atomically(tmp_path):
 def test_bad_ids_and_damaged_files_get_one_sentence(tmp_path):
     with pytest.raises(JournalError, match="not a game id"):
         check_game_id("../../etc/passwd")
+    with pytest.raises(JournalError, match=r"no id ends in 'B'.*typo"):
+        check_game_id(GAME[:-1] + "B")
+    assert check_game_id(GAME) == GAME
     with pytest.raises(JournalError, match="no game"):
         Journal.open(GAME, tmp_path)
     (tmp_path / f"{GAME}.json").write_text("{not json")
@@ -98,3 +101,11 @@ def test_games_are_listed_newest_first_and_proofs_kept(tmp_path):
     path = older.save_proof(proof)
     assert path.read_text() == "line one\nline two\n" and older.save_proof(proof) != path
     assert list(journals(tmp_path / "nowhere")) == []
+
+
+def test_the_command_lines_default_relay_is_the_protocols():
+    """``client.cli`` writes it out (``--help`` never imports the protocol): the two must agree."""
+    from client.cli import DEFAULT_RELAY_TEXT
+    from protocol.topics import DEFAULT_RELAY
+
+    assert DEFAULT_RELAY_TEXT == DEFAULT_RELAY

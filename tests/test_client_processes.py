@@ -20,13 +20,13 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import aiomqtt
 import pytest
 
 from cli_helpers import ROOT, finish, game_lines, home, read_until, spawn, stop, transcript
+from harness.mqtt import bare_client
 from protocol import GameSession, game_filter, verify_transcript
 from relay.mosquitto import free_port
-from relay_fixtures import NODELAY, RelayProcess
+from relay_fixtures import RelayProcess
 
 async def test_a_player_killed_mid_game_resumes_and_the_game_finishes(tmp_path):
     relay = await RelayProcess(free_port()).start()
@@ -139,7 +139,8 @@ class Tmux:
 async def follow(url: str, game: str, session: GameSession, stop_event: asyncio.Event) -> None:
     """The test's own eyes on the game: a spectator session fed by the relay."""
     host, port = url.removeprefix("mqtt://").split(":")
-    async with aiomqtt.Client(host, int(port), socket_options=NODELAY) as client:
+    assert host == "127.0.0.1", url
+    async with bare_client(int(port), timeout=10) as client:
         await client.subscribe(game_filter(game), qos=1)
         async for message in client.messages:
             session.receive(bytes(message.payload))

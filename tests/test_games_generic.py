@@ -171,7 +171,11 @@ def test_play_garbage_raises_a_value_error_and_changes_nothing(kind, text):
     board = BOARDS[kind]()
     board.play(board.legal_moves()[3])
     before = board.position()
+    legal = {move.text().lower() for move in board.legal_moves()}
     try:
         board.play(text)
     except (InvalidMoveError, IllegalMoveError):
         assert board.position() == before
+    else:
+        played = BOARDS[kind].from_position(before).parse_move(text)  # garbage that happens to be a legal move
+        assert played.text().lower() in legal and board.position() != before

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.errors import CODES, LocalProtocolError, RemoteProtocolError
+from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.keys import b64, fingerprint, unb64
 from protocol.messages import MAX_LINE_BYTES, SCHEMAS, check_text, decode, decode_text, encode, encode_text, game_id_of
 from protocol_helpers import HOST, NONCE
@@ -213,10 +213,9 @@ def test_chat_text_round_trips_or_is_refused_by_both_sides(text):
 @settings(max_examples=300, deadline=None)
 @given(data=st.binary(max_size=3000))
 def test_garbage_bytes_raise_only_a_protocol_error(data):
-    try:
+    with pytest.raises(RemoteProtocolError) as caught:  # random bytes are never a validly signed line
         decode(data)
-    except RemoteProtocolError as exc:
-        assert exc.code in CODES
+    assert str(caught.value)
 
 
 @settings(max_examples=300, deadline=None)
@@ -239,8 +238,7 @@ def test_encode_refuses_wrong_fields():
 
 
 def test_game_id_and_fingerprint_are_stable():
+    """Pinned: a change to either (the hash, its length, the encoding) would make every earlier game another."""
     offer = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1"), ("at", "1790000000")], HOST)
-    assert decode(offer).game == game_id_of(offer)
-    assert len(game_id_of(offer)) == 22 and game_id_of(offer) == game_id_of(offer)
-    assert fingerprint(HOST.public.raw) == HOST.fingerprint
-    assert len(HOST.fingerprint) == 19 and HOST.fingerprint.count("-") == 3
+    assert decode(offer).game == game_id_of(offer) == "6e70Gysti45N0gEL6acbTw"
+    assert fingerprint(HOST.public.raw) == HOST.fingerprint == "5647-5aa7-5463-474c"

@@ -18,16 +18,16 @@ import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-import aiomqtt
 import pytest
 
 from cli_helpers import finish, games_dir, home, read_until, run, spawn, stop
 from client.journal import Journal, JournalMeta
+from harness.mqtt import bare_client
 from protocol import GameSession, copy_topic, topic_for, verify_transcript
 from protocol.keys import random_token
 from protocol_helpers import offered
 from relay.mosquitto import free_port
-from relay_fixtures import NODELAY, Relay, needs_mosquitto
+from relay_fixtures import Relay, needs_mosquitto
 
 pytestmark = needs_mosquitto
 
@@ -76,7 +76,7 @@ async def two_at_prompts(relay: Relay, tmp_path, kind: str) -> AsyncIterator[tup
 
 async def publish(relay: Relay, topic: str, payload: bytes) -> None:
     """What any stranger can do on an anonymous relay."""
-    async with aiomqtt.Client("127.0.0.1", relay.port, socket_options=NODELAY, timeout=5) as client:
+    async with bare_client(relay.port, timeout=5) as client:
         await client.publish(topic, payload, qos=1, retain=True)
 
 

@@ -15,18 +15,18 @@ import time
 import aiomqtt
 import pytest
 
+from harness.mqtt import bare_client
 from protocol import Identity
 from protocol.messages import encode
 from relay import embedded, users
 from relay.embedded import EmbeddedRelay, Limits, RelaySettings
-from relay_fixtures import NODELAY, game_id, make_accounts, signed_line, topic_of
+from relay_fixtures import game_id, make_accounts, signed_line, topic_of
 
 GAME = game_id("G")
 
 
 def client(port: int, timeout: float = 5, **kwargs) -> aiomqtt.Client:
-    return aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY, protocol=aiomqtt.ProtocolVersion.V311,
-                          timeout=timeout, **kwargs)
+    return bare_client(port, timeout=timeout, **kwargs)
 
 
 @functools.cache

@@ -16,10 +16,11 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
+from harness.mqtt import bare_client
 from protocol import Identity
 from relay import rules, users
 from relay.mosquitto import MAX_QUEUED_MESSAGES, MosquittoProcess, MosquittoSettings, free_port, write_config
-from relay_fixtures import NODELAY, needs_mosquitto
+from relay_fixtures import needs_mosquitto
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -110,7 +111,7 @@ def test_relay_process_prints_where_it_listens_and_stops_on_sigterm(tmp_path):
         port = int(match.group(1))
 
         async def talk() -> None:
-            async with aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY, timeout=5) as client:
+            async with bare_client(port, timeout=5) as client:
                 await client.publish("olixono/1/games/x/y/0", b"hi", qos=1, retain=True)
 
         import asyncio
@@ -181,8 +182,7 @@ def test_the_documented_way_to_add_an_account_to_a_running_mosquitto(tmp_path):
             async def login(name: str, token: str) -> None:
                 for attempt in range(50):  # Mosquitto re-reads its files on its next loop, not at once
                     try:
-                        async with aiomqtt.Client("127.0.0.1", port, username=name, password=token, timeout=5,
-                                                  socket_options=NODELAY, protocol=aiomqtt.ProtocolVersion.V311) as client:
+                        async with bare_client(port, username=name, password=token, timeout=5) as client:
                             await client.publish(f"olixono/1/games/{'G' * 22}/{name}/0", b"line", qos=1)
                             return
                     except aiomqtt.MqttCodeError:

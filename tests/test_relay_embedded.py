@@ -15,10 +15,11 @@ import pytest
 from amqtt.broker import Broker
 from amqtt.errors import PluginLoadError
 
+from harness.mqtt import bare_client
 from protocol.topics import game_filter
 from relay import embedded
 from relay.embedded import EmbeddedRelay, RelayBroker, RelaySettings
-from relay_fixtures import NODELAY, WRITER, game_id, gather_messages, signed_line, topic_of
+from relay_fixtures import WRITER, game_id, gather_messages, signed_line, topic_of
 
 GAME = game_id("L")
 RETAINED = topic_of(GAME, WRITER, "1")
@@ -27,8 +28,7 @@ LINE = signed_line(WRITER, GAME, "1")
 
 
 def _client(port: int, **kwargs) -> aiomqtt.Client:
-    return aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY, protocol=aiomqtt.ProtocolVersion.V311,
-                          timeout=5, **kwargs)
+    return bare_client(port, timeout=5, **kwargs)
 
 
 def _port(broker: Broker) -> int:
@@ -71,7 +71,7 @@ async def test_workaround_the_relay_sends_no_retained_message_nobody_asked_for()
 async def test_confirms_amqtt_refuses_mqtt_5():
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
         with pytest.raises(aiomqtt.MqttError):
-            async with aiomqtt.Client("127.0.0.1", relay.port, protocol=aiomqtt.ProtocolVersion.V5, timeout=3):
+            async with bare_client(relay.port, protocol=aiomqtt.ProtocolVersion.V5, timeout=3):
                 pass
         async with _client(relay.port):  # 3.1.1, as every olixono client speaks
             pass

@@ -17,6 +17,7 @@ import struct
 import aiomqtt
 import pytest
 
+from harness.mqtt import bare_client
 from protocol import GameSession, Identity
 from protocol.messages import MAX_LINE_BYTES
 from protocol.topics import GAMES, game_filter
@@ -216,7 +217,7 @@ async def test_tls_listener(relays, tmp_path):
         await client.subscribe(game_filter(game), qos=1)
         assert await gather_messages(client, game_filter(game), count=1) == {topic_of(game, WRITER, "1"): line}
     with pytest.raises(aiomqtt.MqttError):  # plain MQTT on the TLS port gets nowhere
-        async with aiomqtt.Client("127.0.0.1", relay.port, timeout=2):
+        async with bare_client(relay.port, timeout=2):
             pass
 
 

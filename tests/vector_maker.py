@@ -4,7 +4,7 @@ Everything is deterministic: keys from fixed seeds, fixed nonce, secret and
 salt, moves drawn by a seeded RNG from the sorted legal moves, and Ed25519
 signatures, which are deterministic (the forged ones are built by
 ``ed25519_reference``). ``tests/test_vectors.py`` checks the files against a
-fresh build; ``OLIXONO_REGENERATE_GOLDEN=1`` rewrites them.
+fresh build; ``scripts/regenerate_golden.py`` rewrites them.
 """
 
 from __future__ import annotations
