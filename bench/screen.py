@@ -40,7 +40,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
 from client import network  # noqa: E402
 from client.identity import save_identity  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
-from client.screen import game_screen  # noqa: E402
+from client.network_screen import game_screen  # noqa: E402
 from protocol import Identity  # noqa: E402
 
 ROWS, COLUMNS = 34, 110

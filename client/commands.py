@@ -1,14 +1,36 @@
-"""What a person types during a network game, parsed: a move, a command, or a mistake (one sentence).
+"""What a person types during a network game, parsed: a move, a command, or a mistake (one sentence); the help, the
+completions, and what a typed line does (:func:`handle_typed`).
 
-Shared by the line console and the ``--plain`` front end. Moves use the
-notation of local play (any letter case): Oxono ``Oc6c5``, Olix ``f6``.
+The vocabulary layer below every front end (``docs/architecture.md``): the ``--plain`` printer, the line console and
+the full screen all read typed lines through it. Moves use the notation of local play (any letter case): Oxono
+``Oc6c5``, Olix ``f6``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
-from client.core import GameCore, Intent
+from client.core import GameCore, Intent, IntentRefused
+from client.words import status_text
+
+if TYPE_CHECKING:
+    from prompt_toolkit.completion import Completion
+    from prompt_toolkit.document import Document
+
+Write = Callable[[str], object]
+"""Where a front end writes a line for the person."""
+
+
+class Seat(Protocol):
+    """What typed commands act through: a :class:`client.runner.GameRunner`."""
+
+    @property
+    def core(self) -> GameCore: ...
+
+    async def act(self, intent: Intent) -> None: ...
+
 
 HELP = """\
 Type a move ({example}), or one of:
@@ -114,3 +136,39 @@ def completions(core: GameCore) -> list[str]:
     if board is not None and core.my_turn:
         words = sorted(move.text() for move in board.legal_moves()) + words
     return words
+
+
+async def handle_typed(seat: Seat, text: str, write: Write) -> bool:
+    """Act on one typed line (the same in every front end that reads lines); ``False`` when the person asked to
+    quit."""
+    core = seat.core
+    typed = parse(text, core)
+    if typed.problem is not None:
+        write(f"error: {typed.problem}")
+    elif typed.local == "quit":
+        return False
+    elif typed.local == "help":
+        write(help_text(core))
+    elif typed.local == "legal":
+        write(legal_text(core))
+    elif typed.local == "board" and core.session.board is not None:
+        write(status_text(core.session.board))
+    elif typed.intent is not None:
+        try:
+            await seat.act(typed.intent)
+        except IntentRefused as exc:
+            write(f"error: {exc}")
+    return True
+
+
+def completing(document: Document, candidates: Callable[[str], list[str]]) -> Iterator[Completion]:
+    """The ``candidates(word)`` that start with the word before the cursor (any letter case), replacing it; nothing
+    once a space was typed (a command's argument, such as chat)."""
+    from prompt_toolkit.completion import Completion  # the line console's and the screen's: --plain needs none
+
+    word = document.text_before_cursor.lstrip()
+    if " " in word:
+        return
+    for candidate in candidates(word):
+        if candidate.lower().startswith(word.lower()):
+            yield Completion(candidate, start_position=-len(word))

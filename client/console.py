@@ -25,12 +25,10 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import StdoutProxy
 
-from client.commands import completions, leaving_text
-from client.core import GameCore
-from client.local import status_text
-from client.plain import Write, handle_typed
-from client.runner import Connection, GameRunner
-from client.words import describe
+from client.commands import Write, completing, completions, handle_typed, leaving_text
+from client.core import Connection, GameCore
+from client.runner import GameRunner
+from client.words import describe, status_text
 from protocol import GameOver, GameStarted, MoveApplied, Phase, Superseded
 
 
@@ -42,17 +40,6 @@ class MoveCompleter(Completer):
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         return completing(document, lambda word: completions(self.core))
-
-
-def completing(document: Document, candidates: Callable[[str], list[str]]) -> Iterator[Completion]:
-    """The ``candidates(word)`` that start with the word before the cursor (any letter case), replacing it; nothing
-    once a space was typed (a command's argument, such as chat)."""
-    word = document.text_before_cursor.lstrip()
-    if " " in word:
-        return
-    for candidate in candidates(word):
-        if candidate.lower().startswith(word.lower()):
-            yield Completion(candidate, start_position=-len(word))
 
 
 def prompt_text(core: GameCore) -> str:

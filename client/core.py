@@ -84,6 +84,26 @@ class ProofSaved:
 
 
 @dataclass(frozen=True, slots=True)
+class Connection:
+    """The relay connection changed: ``sentence`` says how (an event for front ends)."""
+
+    connected: bool
+    sentence: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something to tell the person that is no protocol event (``warning``: something is wrong)."""
+
+    text: str
+    warning: bool = False
+
+
+UiEvent = Event | ProofSaved | Connection | Notice
+"""Everything a front end is told: the protocol's events and the client's own."""
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     """What one intent or one incoming line caused."""
 

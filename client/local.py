@@ -7,11 +7,12 @@ terminal.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
-from olixono.bots import LEVELS, make_bot
-from olixono.common import Board, GameOverError, IllegalMoveError, InvalidMoveError, Outcome
-from olixono.games import new_board
+from client.commands import EXAMPLES
+from client.local_game import set_up
+from client.words import status_text
+from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError, Outcome
 from olixono.olix import OlixBoard
 
 HELP = """\
@@ -22,36 +23,8 @@ Type a move ({example}), or one of:
 {end}  help     show this text
   quit     leave without finishing"""
 
-EXAMPLES = {"oxono": "e.g. Oc6c5: totem O to c6, pawn marked O on c5", "olix": "a square, e.g. f6"}
 MAX_PROMPTS = 10_000
 """A bound on prompts in one game, so a stuck input can never loop forever."""
-
-
-def status_text(board: Board[Any]) -> str:
-    """The board, plus the scoreboard in Olix."""
-    text = board.show()
-    if isinstance(board, OlixBoard):
-        text += "\n" + board.scoreboard_text()
-    return text
-
-
-def set_up(kind: str, *, vs: str | None, human: str | None, seed: int | None, iterations: int | None,
-           seconds: float | None) -> tuple[Board[Any], str, Any]:
-    """A new board of ``kind``, the person's seat (the first by default) and the bot (``None`` for two people);
-    ``ValueError`` for an unknown bot level or seat (arguments as :func:`play_local`)."""
-    board = new_board(kind)
-    if vs is not None and vs not in LEVELS:
-        raise ValueError(f"unknown opponent {vs!r}: expected one of {', '.join(LEVELS)}")
-    human = human or board.PLAYERS[0]
-    if human not in board.PLAYERS:
-        raise ValueError(f"unknown seat {human!r} in {kind}: expected {' or '.join(board.PLAYERS)}")
-    return board, human, make_bot(vs, seed=seed, iterations=iterations, seconds=seconds) if vs else None
-
-
-def board_moves(board: Board[Any]) -> list[tuple[str, str]]:
-    """``(player, move)`` for every move on ``board``'s stack, played from the start (turns alternate, the first
-    player first)."""
-    return [(board.PLAYERS[index % 2], move.text()) for index, move in enumerate(board.move_stack)]
 
 
 def play_local(

@@ -8,12 +8,14 @@ live meanwhile: /resign, /board and the clock still answer). The engine rules on
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-from client.local import EXAMPLES, board_moves, set_up, status_text
+from client.commands import EXAMPLES
+from client.local_game import board_moves, set_up
+from client.words import status_text
 from client.screen import Say, Table, clock_text
+from client.thinking import in_daemon_thread
 from olixono.common import Board, IllegalMoveError, InvalidMoveError
 from olixono.olix import OlixBoard
 
@@ -22,37 +24,6 @@ Type a move ({example}); Tab completes the legal ones. Commands start with /:
   /legal /board         the legal moves, the board in the log
   /undo                 take back the last move (against a bot: your last move and its reply)
   /resign               give up the game{whom} (asks you to confirm){end}"""
-T = TypeVar("T")
-
-
-async def in_daemon_thread(work: Callable[..., T], *args: Any) -> T:
-    """``work(*args)`` in a daemon thread: unlike ``asyncio.to_thread``, leaving the screen (and the program) never
-    waits for a bot still thinking, however long its budget."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-
-    def settle(result: Any, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)
-
-    def run() -> None:
-        try:
-            result, error = work(*args), None
-        except BaseException as exc:  # handed to the awaiting task
-            result, error = None, exc
-        try:
-            loop.call_soon_threadsafe(settle, result, error)
-        except RuntimeError:  # the loop is closed: nobody waits any more
-            pass
-
-    threading.Thread(target=run, name="olixono-bot", daemon=True).start()
-    return await future
-
-
 OLIX_HELP = """
   /end                  end the game now and count the markers ({whom})
   /formations           each player's best formation of each type, its value and squares"""

@@ -25,7 +25,8 @@ from client.core import GameCore, IntentRefused
 from client.identity import IdentityError, get_identity
 from client.journal import Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired
 from client.record import PROVEN, code_text, confirmation_text, proof_text, seated_proofs
-from client.plain import Write, bot_front, plain_front, stdout_writer
+from client.commands import Write
+from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
 from client.transport import Link, RelayAddress, RelayError, reach, try_login
 from protocol import GameSession, Identity, Phase, PublicKey, ResyncNeeded, game_filter, lobby_filter
@@ -185,7 +186,7 @@ def front_end(options: Options, player: bool) -> FrontEnd:
     if options.console is not None:
         return options.console
     if options.screen:
-        from client.screen import game_screen
+        from client.network_screen import game_screen
 
         return game_screen(notes=options.notes, invitation=options.invitation)
     from client.console import line_console

@@ -13,14 +13,12 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from client.commands import help_text, leaving_text, legal_text, parse
+from client.commands import Write, handle_typed, leaving_text, parse
 from client.core import GameCore, Intent, IntentRefused
-from client.local import status_text
 from client.record import PROVEN, seated_proofs
 from client.runner import GameRunner
+from client.thinking import in_daemon_thread
 from client.words import describe
-
-Write = Callable[[str], object]
 
 
 def stdout_writer(stream: TextIO | None = None) -> Write:
@@ -68,28 +66,6 @@ async def ended(runner: GameRunner, out: Write) -> int:
         if text is not None:
             out(text)
     return PROVEN if seated_proofs(session) else 0
-
-
-async def handle_typed(runner: GameRunner, text: str, write: Write) -> bool:
-    """Act on one typed line; ``False`` when the person asked to quit."""
-    core = runner.core
-    typed = parse(text, core)
-    if typed.problem is not None:
-        write(f"error: {typed.problem}")
-    elif typed.local == "quit":
-        return False
-    elif typed.local == "help":
-        write(help_text(core))
-    elif typed.local == "legal":
-        write(legal_text(core))
-    elif typed.local == "board" and core.session.board is not None:
-        write(status_text(core.session.board))
-    elif typed.intent is not None:
-        try:
-            await runner.act(typed.intent)
-        except IntentRefused as exc:
-            write(f"error: {exc}")
-    return True
 
 
 LEFT = 3
@@ -193,14 +169,14 @@ def bot_front(bot: Any, write: Write | None = None) -> Callable[[GameRunner], An
                 assert board is not None
                 mine = core.my_player
                 if core.session.proposal not in (None, mine) and mine is not None:  # the opponent's proposal
-                    agree = await asyncio.to_thread(bot.answer_end, board.copy(), mine)
+                    agree = await in_daemon_thread(bot.answer_end, board.copy(), mine)
                     try:
                         await runner.act(Intent("agree" if agree else "decline"))
                     except IntentRefused as exc:
                         out(f"notice: the bot's answer was not sent: {exc}")
                         break
                     continue
-                move = await asyncio.to_thread(bot.choose, board.copy())  # lines may arrive while it thinks
+                move = await in_daemon_thread(bot.choose, board.copy())  # lines may arrive while it thinks
                 try:
                     await runner.act(Intent("move", move.text()))
                 except IntentRefused as exc:  # the game changed while the bot thought (a resignation)

@@ -14,7 +14,8 @@ from typing import Any
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from client.local import board_moves, status_text
+from client.local_game import board_moves
+from client.words import status_text
 from client.screen import Say, Table
 from olixono.common import Board
 from olixono.games import new_board

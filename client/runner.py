@@ -16,36 +16,18 @@ import asyncio
 import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
-from client.core import GameCore, Intent, IntentRefused, ProofSaved, Publish, Step
+from client.core import Connection, GameCore, Intent, IntentRefused, Notice, ProofSaved, Publish, Step, UiEvent
 from client import liveness
 from client.journal import Journal
 from client.liveness import Liveness
 from client.record import lacking_text
 from client.transport import Link, digest
-from protocol import Event, GuestAccepted, LineRejected, Phase, PublicKey, decode, game_filter
+from protocol import GuestAccepted, LineRejected, Phase, PublicKey, decode, game_filter
 from protocol.messages import line_hash
 from protocol.topics import game_and_key, held_copy_topic, own_filter, player_filter
 
 
-@dataclass(frozen=True, slots=True)
-class Connection:
-    """The relay connection changed: ``sentence`` says how."""
-
-    connected: bool
-    sentence: str
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """Something to tell the person that is no protocol event (``warning``: something is wrong)."""
-
-    text: str
-    warning: bool = False
-
-
-UiEvent = Event | ProofSaved | Connection | Notice
 COPY_QUIET, COPY_MAX_WAIT = 0.02, 1.0
 """Copies of the opponent's lines are sent once no line came or went for ``COPY_QUIET`` s (at most ``COPY_MAX_WAIT`` s
 after the first one waiting), and always before a line of this player's own: a copy protects a line the relay

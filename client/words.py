@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from client.core import GameCore, ProofSaved
+from typing import Any
+
+from client.core import Connection, GameCore, Notice, ProofSaved, UiEvent
 from client.record import branch_text, confirmation_text, proof_text
-from client.runner import Connection, Notice, UiEvent
+from olixono.common import Board
+from olixono.olix import OlixBoard
 from protocol import (
     ChatReceived,
     ConfirmationReceived,
@@ -25,6 +28,14 @@ from protocol import (
     ResyncNeeded,
     Superseded,
 )
+
+
+def status_text(board: Board[Any]) -> str:
+    """The board, plus the scoreboard in Olix."""
+    text = board.show()
+    if isinstance(board, OlixBoard):
+        text += "\n" + board.scoreboard_text()
+    return text
 
 
 def who(core: GameCore, key: PublicKey) -> str:

@@ -43,7 +43,8 @@ import aiomqtt
 
 from client.core import GameCore, Intent
 from client.journal import Journal, JournalMeta
-from client.runner import Connection, GameRunner, Notice
+from client.core import Connection, Notice
+from client.runner import GameRunner
 from client.transport import Link, RelayAddress
 from harness.chaos import Chaos, ChaosProxy
 from harness.mqtt import bare_client

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 
 from client import runner as runner_module
@@ -327,7 +328,7 @@ async def test_no_automatic_answer_is_signed_before_the_first_catch_up():
 
 async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
     """Two asked for the seat at once and the host seated the other: this client says so, and watches."""
-    from client.runner import Notice
+    from client.core import Notice
     from protocol import GameSession
     from protocol_helpers import GUEST, HOST, STRANGER
 
@@ -354,7 +355,7 @@ async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
 async def test_junk_from_strangers_is_counted_not_printed(monkeypatch):
     """Issue 19 (2): each junk line printed its own warning (90,000 of them buried the game). Now the first is shown,
     and the rest make one running count, told every few seconds."""
-    from client.runner import Notice
+    from client.core import Notice
     from protocol import GameSession, Identity, LineRejected
     from protocol.messages import encode
 
@@ -400,3 +401,35 @@ async def test_a_players_refused_lines_are_shown_up_to_a_few_then_counted(monkey
     assert len([event for event in events if isinstance(event, LineRejected)]) == runner_module.SHOWN_PER_PLAYER
     assert events[-1].text == "ignored 20 lines from 1 key (refused, not shown)"
 
+
+def test_a_bot_seat_never_holds_the_program_while_it_thinks():
+    """A bot in a network seat (``--bot``) thinks in a daemon thread, as local play's: Ctrl-C while it thinks (here a
+    think that would take a minute) ends the program at once; ``asyncio.to_thread`` made ``asyncio.run`` wait for it."""
+    import threading
+
+    from client.plain import bot_front
+
+    class SlowBot:
+        release = threading.Event()
+        thinking = threading.Event()
+
+        def choose(self, board):
+            self.thinking.set()
+            self.release.wait(60)  # blocked, not busy: nothing left burning CPU after the test
+            return board.legal_moves()[0]
+
+    async def seat() -> None:
+        runners = seated_runners()
+        mover = runners[0] if runners[0].core.my_turn else runners[1]
+        front = asyncio.create_task(bot_front(SlowBot(), lambda text: None)(mover))
+        while not SlowBot.thinking.is_set():
+            await asyncio.sleep(0.01)
+        front.cancel()  # what Ctrl-C does to the front end
+        with contextlib.suppress(asyncio.CancelledError):
+            await front
+
+    program = threading.Thread(target=lambda: asyncio.run(seat()), daemon=True)
+    program.start()
+    program.join(10)  # a bound on the test, far below the bot's minute
+    SlowBot.release.set()
+    assert not program.is_alive(), "the program waited for the bot's thought"

@@ -16,7 +16,8 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from client import network
 from client.runner import GameRunner
-from client.screen import MIN_COLUMNS, MIN_ROWS, NetworkTable, ScreenCompleter, board_fragments, fill, game_screen
+from client.network_screen import NetworkTable, game_screen
+from client.screen import MIN_COLUMNS, MIN_ROWS, ScreenCompleter, board_fragments, fill
 from olixono.games import new_board
 from olixono.olix import OlixBoard
 from test_client_network import Seat, game_id_of

@@ -184,7 +184,7 @@ async def test_looking_for_a_game_says_so_and_an_unanswering_relay_is_named(tmp_
 def test_a_watcher_is_told_it_watches():
     from client.commands import help_text, leaving_text
     from client.core import GameCore
-    from client.screen import NetworkTable
+    from client.network_screen import NetworkTable
     from protocol import GameSession
     from protocol_helpers import start
 
@@ -237,7 +237,7 @@ def test_an_option_that_looks_like_an_id_stays_an_option():
 # -- 5. proposals ----------------------------------------------------------------------------------------
 def test_an_open_proposal_is_shown_and_the_answer_is_said_to_wait_for_ones_turn():
     from client.core import GameCore, Intent, IntentRefused
-    from client.screen import NetworkTable
+    from client.network_screen import NetworkTable
     from client.words import describe
     from protocol import EndProposed
     from protocol_helpers import identity_of, mover, start

@@ -1,0 +1,178 @@
+"""The full screen's network table (:class:`NetworkTable`): a network game on the core's verified session, typed
+through the runner as in the line console, and :func:`game_screen`, the front end that shows it (``client.screen``
+draws every table)."""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit.application import get_app
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+
+from client.commands import EXAMPLES, handle_typed
+from client.core import Connection, GameCore
+from client.runner import GameRunner
+from client.screen import Say, Table, clock_text, run_screen
+from client.words import describe
+from olixono.common import Board
+from protocol import GameOver, MoveApplied
+
+NETWORK_HELP = """\
+Type a move ({example}); Tab completes the legal ones. Commands start with /:
+  /legal /board         the legal moves, the board in the log
+  /resign               give up: your opponent wins (asks you to confirm)
+  {end}
+  /agree /decline       answer your opponent's proposal; /withdraw takes back yours
+  /abort                end the game without a result (the first player, before their first move)
+  /say TEXT             chat with your opponent"""
+
+
+class NetworkTable(Table):
+    """A network game: the core's verified session on the board, typing through the runner (as the line console)."""
+
+    def __init__(self, runner: GameRunner, invitation: str | None = None) -> None:
+        self.runner, self.core = runner, runner.core
+        self.invitation = invitation
+        """What the opponent types to join (a host's game): shown whole where the board will be, /copy copies it."""
+        self.connected = runner.link.connected
+        game = self.core.session.game_id
+        if self.core.watching:
+            self.leave = f"; olixono watch {game} follows it again"
+            self.greeting = "Watching: every line is checked as the players check it. /help lists the commands."
+            why = "you are watching this game: only its players can"
+            self.refused = {name: f"{why} {name}" for name in (
+                "resign", "draw", "end", "agree", "decline", "withdraw", "abort")} | {"say": f"{why} chat"}
+        else:
+            self.leave = f"; olixono resume {game} takes it up again"
+
+    @property
+    def kind(self) -> str:
+        return self.core.session.kind or "oxono"
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        if self.core.watching:
+            return ("legal", "board")
+        end = "draw" if self.kind == "oxono" else "end"
+        copy = ("copy",) if self.invitation is not None else ()
+        return ("legal", "board", "resign", end, "agree", "decline", "withdraw", "abort", "say", *copy)
+
+    def board(self) -> Board[Any] | None:
+        session = self.core.session
+        return session.board if session.started else None
+
+    def waiting(self) -> list[str]:
+        session = self.core.session
+        if self.invitation is None or session.guest is not None or session.over:
+            return super().waiting()
+        command, _, relay = self.invitation.partition(" --relay ")
+        return ["Waiting for your opponent.", "They type (/copy copies it):", "", command,
+                *([f"  --relay {relay}"] if relay else []), "", f"game id: {session.game_id}"]
+
+    def moves(self) -> list[tuple[str, str]]:
+        return played_moves(self.core)
+
+    def over(self) -> bool:
+        return self.core.session.over
+
+    def ending(self) -> list[str]:
+        result = self.core.session.result
+        if result is None:
+            return []
+        return [f"Game over: {result.sentence()}.", f"Save it: olixono export {self.core.session.game_id}"]
+
+    def movable(self) -> bool:
+        return self.core.my_turn
+
+    def prompt(self) -> str:
+        if not self.core.playing:
+            return "watching> "
+        return "game over> " if self.core.session.over else "your move> " if self.core.my_turn else "> "
+
+    def status(self, spent: Callable[[str], float]) -> list[str]:
+        """``your move | pink 1a2b-3c4d (you) 0:12 | black 5e6f-7a8b 0:03 here | relay ok``: under 80 columns; when
+        the relay is lost that comes first."""
+        core, session = self.core, self.core.session
+        board = self.board()
+        if session.over:
+            parts = ["game over"]
+        elif board is not None:
+            parts = ["your move" if core.my_turn else f"{board.turn} to move"]
+        else:
+            parts = ["waiting for the seats"]
+        opponent = core.opponent if core.playing else None
+        for player in board.PLAYERS if board is not None else ():
+            key = session.seats.get(player)
+            who = key.fingerprint[:9] if key is not None else "?"
+            mine = " (you)" if key is not None and key == core.me else ""
+            present = session.present(key) if key is not None and key == opponent else None
+            here = "" if key != opponent else " here" if present else " gone" if present is False else " not seen"
+            parts.append(f"{player} {who}{mine} {clock_text(spent(player))}{here}")
+        if not self.connected:
+            return ["RELAY LOST: reconnecting", *parts]
+        if session.proposal is not None and not session.over:  # in the place of "relay ok": the toolbar fits 80
+            return [*parts, f"{'draw' if self.kind == 'oxono' else 'end'} offered"]
+        return [*parts, "relay ok"]
+
+    def help(self) -> str:
+        if self.core.watching:
+            return "Watching: every line is checked as the players check it. /legal /board: the legal moves, the board."
+        end = ("/draw                 offer a draw (it stands until answered or withdrawn)" if self.kind == "oxono"
+               else "/end                  propose to end the game now and count the markers")
+        return NETWORK_HELP.format(example=EXAMPLES[self.kind], end=end)
+
+    async def move(self, text: str, say: Say) -> None:
+        await handle_typed(self.runner, text, say)
+
+    async def command(self, name: str, rest: str, say: Say) -> None:
+        if name == "copy" and self.invitation is not None:
+            copy_to_clipboard(self.invitation)
+            return say(f"copied to the clipboard (where the terminal lets a program do it: OSC 52): {self.invitation}")
+        await handle_typed(self.runner, f"{name} {rest}".strip(), say)
+
+    async def follow(self, say: Say, changed: Callable[[], None]) -> None:
+        core = self.core
+        while True:
+            event = await self.runner.events.get()
+            if isinstance(event, Connection):
+                self.connected = event.connected
+            text = describe(core, event)
+            if text is not None and not isinstance(event, MoveApplied):  # moves have their own pane
+                say(text)
+            if isinstance(event, GameOver):
+                say(f"Game over: {event.result.sentence()}. The record: olixono export {core.session.game_id}; "
+                    "/quit leaves.")
+            changed()
+
+
+def copy_to_clipboard(text: str) -> None:
+    """Put ``text`` on the terminal's clipboard with OSC 52 (xterm, tmux with set-clipboard, kitty, iTerm2, ...)."""
+    encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    output = get_app().output
+    output.write_raw(f"\x1b]52;c;{encoded}\x07")
+    output.flush()
+
+
+def played_moves(core: GameCore) -> list[tuple[str, str]]:
+    """(player, move) for every move of the game so far, from the verified transcript."""
+    session = core.session
+    return [(session.player_of(message.signer) or "?", message.get("move") or "?")
+            for message in session.chain if message.type == "move"]
+
+
+def game_screen(*, input: Input | None = None, output: Output | None = None,
+                clock: Callable[[], float] = time.monotonic, log_file: Path | None = None,
+                notes: list[str] | None = None, invitation: str | None = None) -> Callable[[GameRunner], Any]:
+    """The full-screen front end of a network game (see :func:`run_screen` for the arguments; ``invitation``: the
+    command a host's opponent types, shown whole until someone joins)."""
+
+    async def run(runner: GameRunner) -> int:
+        return await run_screen(NetworkTable(runner, invitation), input=input, output=output, clock=clock,
+                                log_file=log_file, notes=notes or ())
+
+    return run

@@ -1,0 +1,78 @@
+"""The layers of ``docs/architecture.md``, checked on the code: a module imports only layers below its own (never a
+module of its own layer but where the table says so), and no front end imports another.
+
+Every import counts, those inside functions too (a lazy import is still a dependency).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PACKAGES = {"olixono": 0, "protocol": 1, "relay": 2, "client": 2, "harness": 3}
+"""The packages, lowest first: the engines know nothing of the protocol, the protocol nothing of MQTT's two sides, and
+the relay and the client stand side by side on it (the client may start an embedded relay: the one exception)."""
+
+CLIENT = {
+    # the client's core, sans I/O
+    "core": 0, "record": 0, "liveness": 0, "local_game": 0,
+    # what a person reads, then what a person types
+    "words": 1, "commands": 2,
+    # the shells: files, sockets, the runner that joins them to the core
+    "identity": 3, "journal": 3, "transport": 3, "thinking": 3, "runner": 4,
+    # the full screen's drawing, shared by its tables
+    "screen": 5,
+    # the front ends, side by side
+    "plain": 6, "console": 6, "network_screen": 6, "local_screen": 6, "replay": 6, "local": 6,
+    # the commands' flows, which pick a front end
+    "network": 7, "verify": 7, "cli": 8, "__main__": 9, "__init__": 9,
+}
+FRONT_ENDS = {name for name, layer in CLIENT.items() if layer == 6}
+
+
+def imports(path: Path) -> set[str]:
+    """The project modules ``path`` imports (``client.screen``, ``protocol``…), wherever in the file."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            if node.module in PACKAGES:  # ``from client import network``
+                found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in found if name.split(".")[0] in PACKAGES}
+
+
+def modules(package: str) -> list[Path]:
+    return sorted((ROOT / package).glob("*.py"))
+
+
+def test_every_client_module_has_a_layer():
+    assert {path.stem for path in modules("client")} == set(CLIENT)
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_packages_import_only_the_packages_below(package):
+    allowed = {other for other, layer in PACKAGES.items() if layer < PACKAGES[package]} | {package}
+    if package == "client":
+        allowed.add("relay")  # ``host`` starts the embedded relay where none runs; ``olixono relay`` is its command
+    for path in modules(package):
+        wrong = {name for name in imports(path) if name.split(".")[0] not in allowed}
+        assert not wrong, f"{package}/{path.name} imports {sorted(wrong)}"
+
+
+@pytest.mark.parametrize("path", modules("client"), ids=lambda path: path.stem)
+def test_client_modules_import_only_the_layers_below(path):
+    layer = CLIENT[path.stem]
+    for name in imports(path):
+        parts = name.split(".")
+        if parts[0] != "client" or len(parts) < 2 or parts[1] not in CLIENT:
+            continue
+        other = parts[1]
+        assert CLIENT[other] < layer, f"client/{path.name} (layer {layer}) imports client.{other} (layer {CLIENT[other]})"
+        if path.stem in FRONT_ENDS:
+            assert other not in FRONT_ENDS, f"the front end {path.stem} imports the front end {other}"
