@@ -46,8 +46,10 @@ SEEN_UNSEATED = 2000
 GOODBYE_SECONDS = 5.0
 """How long leaving waits for the presence ``gone`` to reach the relay."""
 GOODBYE_MOST = 15.0
-"""How long leaving waits, at most, for a sign that the opponent has our last lines (a lost connection may come back
-meanwhile: nobody else can publish them again)."""
+"""How long leaving waits, connected, at most, for a sign that the opponent has our last lines: time without a
+connection does not count (it may come back meanwhile, and nobody else can publish them again)..."""
+GOODBYE_CAP = 60.0
+"""... and at most this long in all, however often the connection was lost (Ctrl-C leaves at once)."""
 GOODBYE_TELL = 2.0
 """After this long, leaving says what it waits for."""
 CATCH_UP_SECONDS = 15.0
@@ -456,20 +458,25 @@ class GameRunner:
     async def _goodbye(self) -> None:
         """Say we are gone, and wait until the relay has it and every line sent before it; first, until there is a sign
         that the opponent has our last lines (they are asked for at once, and sent again meanwhile:
-        :mod:`client.liveness`), at most :data:`GOODBYE_MOST` s, so that a line lost on its way (or with a relay that
-        was killed) never leaves them waiting on a player who has gone. A player whose game is over (its journal may
-        say so before the first connection) waits for that first catch-up too: it publishes again what the relay
-        lacks. With the opponent gone mid-game, the relay having sent our lines back is enough: we come back to go
-        on, and publish them again then; once the game is over, nobody comes back, and the opponent is waited for
-        though away. A lost connection does not end the wait: the next one publishes again what the relay lacks."""
+        :mod:`client.liveness`), at most :data:`GOODBYE_MOST` s connected (:data:`GOODBYE_CAP` s in all), so that a
+        line lost on its way (or with a relay that was killed) never leaves them waiting on a player who has gone. A
+        player whose game is over (its journal may say so before the first connection) waits for that first catch-up
+        too: it publishes again what the relay lacks. With the opponent gone mid-game, the relay having sent our lines
+        back is enough: we come back to go on, and publish them again then; once the game is over, nobody comes back,
+        and the opponent is waited for though away. A lost connection does not end the wait: the next one publishes
+        again what the relay lacks. A runner being cancelled (a test, the soak) waits for nothing."""
         self.send_copies()
         loop = asyncio.get_running_loop()
-        started = loop.time()
+        task = asyncio.current_task()
+        started = before = loop.time()
+        connected_for = 0.0
         core = self.core
         opponent = core.opponent
         over = core.session.over
         asked = told = False
-        while loop.time() - started < GOODBYE_MOST:
+        while connected_for < GOODBYE_MOST and loop.time() - started < GOODBYE_CAP:
+            if task is not None and task.cancelling():
+                break
             if not self.caught_up.is_set():
                 if not over or not self._can_narrow():
                     break  # nothing of ours the relay may lack, or we come back to go on
@@ -487,8 +494,13 @@ class GameRunner:
                 what = f"{self._opponent_text()} has"
             if not told and loop.time() - started >= GOODBYE_TELL:
                 told = True
-                self.emit(Notice(f"leaving once {what} your last lines, or in {GOODBYE_MOST - GOODBYE_TELL:.0f} s"))
+                self.emit(Notice(f"leaving once {what} your last lines (at most {GOODBYE_CAP:.0f} s; Ctrl-C leaves "
+                                 "now)"))
             await asyncio.sleep(0.02)
+            now = loop.time()
+            if self.link.connected:
+                connected_for += now - before
+            before = now
         gone = core.presence(False, self.connections)
         if gone is not None and self.link.connected:
             with contextlib.suppress(TimeoutError):

@@ -176,7 +176,58 @@ async def test_leaving_gives_up_waiting_after_the_most(monkeypatch):
     told = []
     while not mover.events.empty():
         told.append(mover.events.get_nowait())
-    assert any("has your last lines, or in" in getattr(event, "text", "") for event in told), told
+    assert any("has your last lines (at most" in getattr(event, "text", "") for event in told), told
+
+
+async def test_leaving_counts_only_the_time_connected_up_to_a_cap(monkeypatch):
+    """The soak's game 306: the last line's wait ran out while the relay was down (killed, and the reconnection backing
+    off), the mover left, and the in-memory relay lost the line for good. Time without a connection no longer counts;
+    a cap bounds the whole wait."""
+    monkeypatch.setattr(runner_module, "GOODBYE_MOST", 0.4)
+    monkeypatch.setattr(runner_module, "GOODBYE_CAP", 1.5)
+    runners = seated_runners()
+    mover = runners[0] if runners[0].core.my_turn else runners[1]
+    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    mover.connections = 1
+    mover.link.connected = False
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    leaving = asyncio.create_task(mover._goodbye())
+    await asyncio.sleep(0.7)
+    assert not leaving.done(), "the time without a connection counted"
+    mover.link.connected = True
+    await asyncio.wait_for(leaving, 1.0)
+    assert 0.7 + 0.4 - 0.05 <= loop.time() - started < 1.5  # (a tick of 0.02 s either side)
+    mover.link.connected = False  # the relay never comes back: the cap
+    started = loop.time()
+    await asyncio.wait_for(mover._goodbye(), 3.0)
+    assert 1.5 <= loop.time() - started < 2.5
+
+
+async def test_a_runner_being_cancelled_waits_for_nothing_though_the_cancellation_was_swallowed(monkeypatch):
+    """The soak stops a runner by cancelling it; aiomqtt may swallow a cancellation (CPython gh-86296), which left
+    the runner in its goodbye's wait. A task that is being cancelled now leaves at once."""
+    monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
+    runners = seated_runners()
+    mover = runners[0] if runners[0].core.my_turn else runners[1]
+    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    _, topic, line = mover.link.sent[-1]
+    await mover._received(topic, line.encode())  # echoed: its copy is asked for
+    mover.connections = 1
+    mover.narrowed = True
+    asking = asyncio.Event()
+
+    async def swallowing(line_hash: str) -> None:
+        asking.set()
+        with contextlib.suppress(asyncio.CancelledError):  # as aiomqtt may
+            await asyncio.sleep(5)
+
+    mover._ask_copy = swallowing
+    leaving = asyncio.create_task(mover._goodbye())
+    await asking.wait()
+    leaving.cancel()
+    await asyncio.wait_for(asyncio.shield(leaving), 1.0)
+    assert mover.link.sent[-1][1].endswith("/presence")
 
 
 def copy_topic_of(runner: GameRunner, line: str) -> str:
