@@ -32,7 +32,7 @@ from client.transport import Link, RelayAddress, RelayError, reach, try_login
 from protocol import GameSession, Identity, Phase, PublicKey, ResyncNeeded, game_filter, lobby_filter
 from protocol.messages import decode
 from protocol.session import MAX_CONFIRMS
-from protocol.topics import DEFAULT_RELAY, GAMES
+from protocol.topics import DEFAULT_RELAY, slot_filter
 
 PASSWORD_VARIABLE = "OLIXONO_RELAY_PASSWORD"
 RELAY_VARIABLE = "OLIXONO_RELAY"
@@ -226,18 +226,17 @@ async def host(kind: str, options: Options) -> int:
     async with relay_for_host(options) as (address, ran_relay):
         _, default = relay_address(options)
         await log_in(options, address, identity)  # before a game is made that could never be published
-        core, offer = GameCore.hosting(kind, identity, invite=invite)
+        core, _ = GameCore.hosting(kind, identity, invite=invite)  # the offer: published on connecting
         game = core.session.game_id or ""
         journal = _seat(Journal.create(JournalMeta(game, kind, "host", identity.public.text, address.url,
                                                    ran_relay=ran_relay), options.journal_dir))
-        for line in offer.journal:
-            journal.append(line)  # published on connecting, with whatever else the relay lacks
         who = "the invited key" if invite else "your opponent"
         options.say(f"Hosting {kind} game {game} as {identity.fingerprint}.")
         options.invitation = join_command(game, address, default)
         options.say(f"Tell {who} to type:  {options.invitation}")
         options.say(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
-        runner = GameRunner(core, make_link(options, address, identity), journal)
+        runner = GameRunner(core, make_link(options, address, identity))
+        runner.attach(journal)  # the offer journaled, as every line the runner journals from then on
         return await run_game(runner, front_end(options, True))
 
 
@@ -432,19 +431,16 @@ async def _collect(options: Options, filters: list[str], identity: Identity | No
         raise Failure(str(results[0]))
     if not finished:
         raise Failure(f"the relay at {address} did not answer in time")
-    payloads = []
-    while not link.incoming.empty():
-        payloads.append(link.incoming.get_nowait()[1])
-    return payloads
+    return [payload for _, payload in link.drain()]
 
 
 async def games(options: Options) -> int:
     """The open offers on the relay, newest first: id, kind, host, age, and for whom; with ``all_games``, every other
     game too, with the result its players confirmed (by both, by one, or not yet)."""
     identity = account_identity(options)
-    filters = [lobby_filter(), f"{GAMES}/+/+/1", f"{GAMES}/+/+/2"]
+    filters = [lobby_filter(), slot_filter(1), slot_filter(2)]  # the offers, the joins and the hosts' accepts
     if options.all_games:
-        filters += [f"{GAMES}/+/+/confirm-{n}" for n in range(1, MAX_CONFIRMS + 1)]
+        filters += [slot_filter(f"confirm-{n}") for n in range(1, MAX_CONFIRMS + 1)]
     sessions: dict[str, GameSession] = {}
     later: list[bytes] = []
     for payload in await _collect(options, filters, identity):

@@ -328,6 +328,13 @@ class Link:
             else:
                 self.incoming.put_nowait((topic, payload))
 
+    def drain(self) -> list[tuple[str, bytes]]:
+        """The (topic, payload) of every line that arrived with no ``on_line`` to take it, taken now."""
+        taken = []
+        while not self.incoming.empty():
+            taken.append(self.incoming.get_nowait())
+        return taken
+
     # -- what the game asks of it -----------------------------------------------------------
     async def subscribe(self, topic_filter: str) -> None:
         """Receive ``topic_filter`` from now on, and on every reconnection (again: the relay resends its retained lines)."""

@@ -38,7 +38,13 @@ def game_filter(game_id: str) -> str:
 
 def lobby_filter() -> str:
     """The subscription that receives every game's offer (and nothing else): the open games."""
-    return f"{GAMES}/+/+/offer"
+    return slot_filter("offer")
+
+
+def slot_filter(slot: str | int) -> str:
+    """The subscription that receives one slot's line (``offer``, ``1``, ``confirm-2``…) of every key in every game:
+    what the lobby reads of games it does not follow."""
+    return f"{GAMES}/+/+/{slot}"
 
 
 def topic_for(message: Message) -> str:
