@@ -182,7 +182,7 @@ class GameCore:
         try:
             out = self._sign(intent)
         except LocalProtocolError as exc:
-            raise IntentRefused(self._why(intent, str(exc))) from None
+            raise IntentRefused(self._why(intent, exc)) from None
         return self._after(list(out.events), out)
 
     def _sign(self, intent: Intent) -> Outgoing:
@@ -195,11 +195,11 @@ class GameCore:
                   "decline": session.decline, "agree": session.agree, "abort": session.abort, "claim": session.claim}
         return action[intent.kind]()
 
-    def _why(self, intent: Intent, detail: str) -> str:
-        """One sentence for a refused intent, from the protocol's detail."""
+    def _why(self, intent: Intent, refused: LocalProtocolError) -> str:
+        """One sentence for a refused intent, from the protocol's refusal."""
         session = self.session
         if intent.kind == "move":
-            return detail
+            return str(refused)
         board = session.board
         if intent.kind == "abort" and session.phase is Phase.PLAYING:
             return "only the first player may abort, before their first move: resign instead"
@@ -208,8 +208,7 @@ class GameCore:
             if intent.kind in ("agree", "decline") and session.proposal not in (None, self.my_player):
                 return f"a proposal is answered on one's own turn: yours comes after {board.turn}'s move"
             return f"it is not your turn: {board.turn} is to move"
-        reason = detail.split(": ", 1)[1] if detail.startswith("cannot ") and ": " in detail else detail
-        return f"you cannot {intent.kind} now: {reason}" if intent.kind != "chat" else reason
+        return f"you cannot {intent.kind} now: {refused.reason}" if intent.kind != "chat" else refused.reason
 
     # -- what the relay should hold ---------------------------------------------------
     def republish(self) -> list[Publish]:
@@ -222,8 +221,9 @@ class GameCore:
         if my_join is not None and my_join not in messages:
             messages.append(my_join)
         for line in self.session.transcript:
-            if line.split(" ", 2)[1] in ("chat", "confirm"):
-                messages.append(decode(line, verify=False))
+            message = decode(line, verify=False)
+            if message.type in ("chat", "confirm"):
+                messages.append(message)
         for proof in self.session.proofs:  # the proof travels with the record: the equivocator cannot erase it
             if me is not None and self.session.role_of(proof.key) is not None and proof.key != me:  # as copies
                 messages.extend(decode(line, verify=False) for line in (proof.first, proof.second))

@@ -42,5 +42,13 @@ class RemoteProtocolError(ValueError):
 
 
 class LocalProtocolError(ValueError):
-    """This client asked for something the protocol forbids (e.g. signing an illegal move, or equivocating)."""
+    """This client asked for something the protocol forbids (e.g. signing an illegal move, or equivocating).
+
+    ``str(error)`` is the whole sentence (``cannot resign now: the game is over``); :attr:`reason` its why alone (``the
+    game is over``), for a front end that words the refusal its own way.
+    """
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = message if reason is None else reason
 

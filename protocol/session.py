@@ -1206,7 +1206,7 @@ class GameSession:
             try:
                 self._rank(draft, self._state, guard)
             except RemoteProtocolError as exc:
-                raise LocalProtocolError(f"cannot {kind} now: {exc.detail}") from None
+                raise LocalProtocolError(f"cannot {kind} now: {exc.detail}", reason=exc.detail) from None
         return draft, fields
 
     def _send(self, kind: str, extra: list[tuple[str, str]] | None = None) -> Outgoing:
@@ -1290,8 +1290,8 @@ class GameSession:
                 raise LocalProtocolError("this key has joined already, with another secret")
             return Outgoing(mine.line, mine, topic_for(mine), ())
         if self.phase is not Phase.OFFERED:
-            raise LocalProtocolError(f"cannot join: the game is {self.phase.value}" + (
-                f" ({self.result.text()})" if self.result else ""))
+            why = f"the game is {self.phase.value}" + (f" ({self.result.text()})" if self.result else "")
+            raise LocalProtocolError(f"cannot join: {why}", reason=why)
         if me == self._host:
             raise LocalProtocolError("the host cannot join their own game")
         if self.invite is not None and me != self.invite:
@@ -1319,7 +1319,7 @@ class GameSession:
         try:
             self._rank(draft, self._state)
         except RemoteProtocolError as exc:
-            raise LocalProtocolError(f"cannot accept now: {exc.detail}") from None
+            raise LocalProtocolError(f"cannot accept now: {exc.detail}", reason=exc.detail) from None
         return self._publish(encode("accept", fields, self._identity()))
 
     def reveal(self) -> Outgoing:
@@ -1374,7 +1374,7 @@ class GameSession:
         except UnicodeEncodeError:
             problem = "it is not valid Unicode"
         if problem is not None:
-            raise LocalProtocolError(f"cannot send that chat: {problem}")
+            raise LocalProtocolError(f"cannot send that chat: {problem}", reason=problem)
         _, fields = self._draft("chat", [("text", encoded)])
         return self._publish(encode("chat", fields, self._identity()))
 
