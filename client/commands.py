@@ -107,7 +107,7 @@ def parse(text: str, core: GameCore) -> Typed:
             other = "draw" if kind == "oxono" else "end"
             return Typed(problem=f"{command} is not an {kind} command: type {other} to propose ending the game")
         return Typed(Intent(WORDS[command]))
-    board = core.session.board
+    board = core.board
     if board is not None and " " not in line:
         try:
             board.parse_move(line)
@@ -120,7 +120,7 @@ def parse(text: str, core: GameCore) -> Typed:
 
 
 def legal_text(core: GameCore) -> str:
-    board = core.session.board
+    board = core.board
     if board is None or not core.session.started:
         return "no moves yet: the seats are not drawn"
     if core.session.over:
@@ -132,7 +132,7 @@ def completions(core: GameCore) -> list[str]:
     """What the completer offers: the legal moves when it is this player's turn, and the commands."""
     words = ["help", "legal", "board", "resign", "agree", "decline", "withdraw", "abort", "say", "quit"]
     words.append("draw" if core.session.kind == "oxono" else "end")
-    board = core.session.board
+    board = core.board
     if board is not None and core.my_turn:
         words = sorted(move.text() for move in board.legal_moves()) + words
     return words
@@ -151,8 +151,8 @@ async def handle_typed(seat: Seat, text: str, write: Write) -> bool:
         write(help_text(core))
     elif typed.local == "legal":
         write(legal_text(core))
-    elif typed.local == "board" and core.session.board is not None:
-        write(status_text(core.session.board))
+    elif typed.local == "board" and core.board is not None:
+        write(status_text(core.board))
     elif typed.intent is not None:
         try:
             await seat.act(typed.intent)

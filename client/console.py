@@ -45,7 +45,7 @@ class MoveCompleter(Completer):
 def prompt_text(core: GameCore) -> str:
     """Whose turn it is, from this client's point of view."""
     session = core.session
-    board = session.board
+    board = core.board
     opponent = core.opponent
     versus = f" vs {opponent.fingerprint}" if opponent is not None else ""
     if session.over:
@@ -115,7 +115,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             text = describe(core, event)
             if text is not None:
                 out(text)
-            board = core.session.board
+            board = core.board
             if isinstance(event, (GameStarted, MoveApplied, Superseded)) and board is not None:
                 out(status_text(board))
             if isinstance(event, GameOver):

@@ -25,6 +25,9 @@ publishes the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from olixono.common import Board
 
 from protocol import (
     EquivocationDetected,
@@ -132,10 +135,22 @@ class GameCore:
         self.auto_accept = auto_accept
         self.watching = watching or session.identity is None
         self.live = live
-        self._asked = False  # this client signed a join
         """Whether the protocol's automatic answers (accept, reveal, confirm) may be signed: a runner holds them back
         until its first catch-up with the relay (:meth:`ready`), so that nothing is signed for a slot this key may
         hold already there."""
+        self._asked = False  # this client signed a join
+        self._board: tuple[tuple[int, str], Board[Any] | None] | None = None  # (the chain it is of, the board)
+
+    @property
+    def board(self) -> Board[Any] | None:
+        """The game's board as the verified record has it (``None`` before the offer), for front ends to read, never
+        to change (``copy()`` it first): one copy for as long as the record stays the same, where ``session.board``
+        copies on every read (a redraw reads it several times)."""
+        chain = self.session.chain
+        key = (len(chain), chain[-1].hash if chain else "")
+        if self._board is None or self._board[0] != key:
+            self._board = (key, self.session.board)
+        return self._board[1]
 
     @property
     def playing(self) -> bool:
@@ -200,7 +215,7 @@ class GameCore:
         session = self.session
         if intent.kind == "move":
             return str(refused)
-        board = session.board
+        board = self.board
         if intent.kind == "abort" and session.phase is Phase.PLAYING:
             return "only the first player may abort, before their first move: resign instead"
         if session.phase is Phase.PLAYING and not self.my_turn and intent.kind not in ("resign", "chat"):

@@ -64,7 +64,7 @@ class NetworkTable(Table):
 
     def board(self) -> Board[Any] | None:
         session = self.core.session
-        return session.board if session.started else None
+        return self.core.board if session.started else None
 
     def waiting(self) -> list[str]:
         session = self.core.session

@@ -76,7 +76,7 @@ it stays resumable."""
 def turn_text(core: GameCore) -> str | None:
     """Where the game stands, in one line: ``game: oxono, 12 moves, pink to move (your move)``."""
     session = core.session
-    board = session.board
+    board = core.board
     if board is None or not session.started or session.over:
         return None
     mine = " (your move)" if core.my_turn else ""
@@ -165,7 +165,7 @@ def bot_front(bot: Any, write: Write | None = None) -> Callable[[GameRunner], An
         core = runner.core
         while True:
             while core.my_turn and not core.session.over:
-                board = core.session.board
+                board = core.board
                 assert board is not None
                 mine = core.my_player
                 if core.session.proposal not in (None, mine) and mine is not None:  # the opponent's proposal

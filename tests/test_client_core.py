@@ -124,6 +124,18 @@ def test_a_whole_game_by_intents_with_copies_and_a_late_spectator(kind):
     assert not [e for e in relay.events[id(watcher)] if isinstance(e, LineRejected)]
 
 
+def test_the_cores_board_is_one_copy_for_each_state_of_the_record():
+    """Front ends read ``core.board`` several times a redraw: the same copy while nothing changed, a new one after a
+    move, and always the record's position."""
+    relay, host, guest, *_ = hosted()
+    mover = host if host.my_turn else guest
+    first = mover.board
+    assert first is mover.board and first.position() == mover.session.position
+    relay.publish(mover.act(Intent("move", first.legal_moves()[0].text())), mover)
+    assert mover.board is not first and mover.board.position() == mover.session.position != first.position()
+    assert guest.board.position() == host.board.position()
+
+
 def test_refusals_are_one_sentence_and_sign_nothing():
     relay, host, guest, *_ = hosted()
     mover, waiter = (host, guest) if host.my_turn else (guest, host)
