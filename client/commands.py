@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from client.core import GameCore, Intent, IntentRefused
-from client.words import status_text
+from client.words import resume_text, status_text, watch_again_text
 
 if TYPE_CHECKING:
     from prompt_toolkit.completion import Completion
@@ -47,6 +47,8 @@ Type a move ({example}), or one of:
   quit           leave; the game stays resumable (olixono resume {game})"""
 
 EXAMPLES = {"oxono": "e.g. Oc6c5: totem O to c6, pawn marked O on c5", "olix": "a square, e.g. f6"}
+END_WORD = {"oxono": "draw", "olix": "end"}
+"""The word that proposes to end a game before its end: a draw in Oxono, counting the markers in Olix."""
 END_LINES = {
     "oxono": "draw           offer a draw (it stands until accepted, declined or withdrawn)",
     "olix": "end            propose to end the game now and count the markers (it stands until answered or withdrawn)",
@@ -84,8 +86,8 @@ def leaving_text(core: GameCore) -> str:
     """What leaving means: a player's game stays resumable; a watcher can watch again."""
     game = core.session.game_id
     if core.watching:
-        return f"stopped watching; olixono watch {game} follows it again"
-    return f"left the game; olixono resume {game} takes it up again"
+        return f"stopped watching; {watch_again_text(game)}"
+    return f"left the game; {resume_text(game)}"
 
 
 def parse(text: str, core: GameCore) -> Typed:
@@ -103,9 +105,9 @@ def parse(text: str, core: GameCore) -> Typed:
         return Typed(local=command)
     if command in WORDS and not rest:
         kind = core.session.kind
-        if (command == "end" and kind == "oxono") or (command == "draw" and kind == "olix"):
-            other = "draw" if kind == "oxono" else "end"
-            return Typed(problem=f"{command} is not an {kind} command: type {other} to propose ending the game")
+        if command in END_WORD.values() and kind is not None and command != END_WORD[kind]:
+            return Typed(problem=f"{command} is not an {kind} command: type {END_WORD[kind]} to propose ending the "
+                                 "game")
         return Typed(Intent(WORDS[command]))
     board = core.board
     if board is not None and " " not in line:
@@ -131,7 +133,7 @@ def legal_text(core: GameCore) -> str:
 def completions(core: GameCore) -> list[str]:
     """What the completer offers: the legal moves when it is this player's turn, and the commands."""
     words = ["help", "legal", "board", "resign", "agree", "decline", "withdraw", "abort", "say", "quit"]
-    words.append("draw" if core.session.kind == "oxono" else "end")
+    words.append(END_WORD[core.session.kind or "oxono"])
     board = core.board
     if board is not None and core.my_turn:
         words = sorted(move.text() for move in board.legal_moves()) + words

@@ -28,7 +28,7 @@ from prompt_toolkit.patch_stdout import StdoutProxy
 from client.commands import Write, completing, completions, handle_typed, leaving_text
 from client.core import Connection, GameCore
 from client.runner import GameRunner
-from client.words import describe, status_text
+from client.words import describe, export_text, game_over_text, status_text
 from protocol import GameOver, GameStarted, MoveApplied, Phase, Superseded
 
 
@@ -119,7 +119,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             if isinstance(event, (GameStarted, MoveApplied, Superseded)) and board is not None:
                 out(status_text(board))
             if isinstance(event, GameOver):
-                out(f"Game over: {event.result.sentence()}. The record: olixono export {core.session.game_id}")
+                out(f"{game_over_text(event.result.sentence())} The record: {export_text(core.session.game_id)}")
 
         async def printer() -> None:
             while True:

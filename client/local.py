@@ -11,7 +11,7 @@ from typing import Callable
 
 from client.commands import EXAMPLES
 from client.local_game import set_up
-from client.words import status_text
+from client.words import game_over_text, status_text
 from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError, Outcome
 from olixono.olix import OlixBoard
 
@@ -52,7 +52,7 @@ def play_local(
     for _ in range(MAX_PROMPTS):
         outcome = board.outcome()
         if outcome is not None:
-            write(f"Game over: {outcome.sentence(board.PLAYERS)}.")
+            write(game_over_text(outcome.sentence(board.PLAYERS)))
             return outcome
         if bot is not None and board.turn != human:
             move = bot.choose(board)

@@ -13,7 +13,7 @@ from typing import Any
 
 from client.commands import EXAMPLES
 from client.local_game import board_moves, set_up
-from client.words import status_text
+from client.words import game_over_text, status_text
 from client.screen import Say, Table, clock_text
 from client.thinking import in_daemon_thread
 from olixono.common import Board, IllegalMoveError, InvalidMoveError
@@ -63,7 +63,7 @@ class LocalTable(Table):
 
     def ending(self) -> list[str]:
         outcome = self.game.outcome()
-        return [] if outcome is None else [f"Game over: {outcome.sentence(self.game.PLAYERS)}.", "/quit leaves."]
+        return [] if outcome is None else [game_over_text(outcome.sentence(self.game.PLAYERS)), "/quit leaves."]
 
     def bot_to_move(self) -> bool:
         return self.bot is not None and self.game.turn != self.human and not self.game.is_game_over()

@@ -14,11 +14,11 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from client.commands import EXAMPLES, handle_typed
+from client.commands import END_WORD, EXAMPLES, handle_typed
 from client.core import Connection, GameCore
 from client.runner import GameRunner
 from client.screen import Say, Table, clock_text, run_screen
-from client.words import describe
+from client.words import describe, export_text, game_over_text, resume_text, watch_again_text
 from olixono.common import Board
 from protocol import GameOver, MoveApplied
 
@@ -42,13 +42,13 @@ class NetworkTable(Table):
         self.connected = runner.link.connected
         game = self.core.session.game_id
         if self.core.watching:
-            self.leave = f"; olixono watch {game} follows it again"
+            self.leave = f"; {watch_again_text(game)}"
             self.greeting = "Watching: every line is checked as the players check it. /help lists the commands."
             why = "you are watching this game: only its players can"
             self.refused = {name: f"{why} {name}" for name in (
                 "resign", "draw", "end", "agree", "decline", "withdraw", "abort")} | {"say": f"{why} chat"}
         else:
-            self.leave = f"; olixono resume {game} takes it up again"
+            self.leave = f"; {resume_text(game)}"
 
     @property
     def kind(self) -> str:
@@ -58,7 +58,7 @@ class NetworkTable(Table):
     def commands(self) -> tuple[str, ...]:
         if self.core.watching:
             return ("legal", "board")
-        end = "draw" if self.kind == "oxono" else "end"
+        end = END_WORD[self.kind]
         copy = ("copy",) if self.invitation is not None else ()
         return ("legal", "board", "resign", end, "agree", "decline", "withdraw", "abort", "say", *copy)
 
@@ -84,7 +84,7 @@ class NetworkTable(Table):
         result = self.core.session.result
         if result is None:
             return []
-        return [f"Game over: {result.sentence()}.", f"Save it: olixono export {self.core.session.game_id}"]
+        return [game_over_text(result.sentence()), f"Save it: {export_text(self.core.session.game_id)}"]
 
     def movable(self) -> bool:
         return self.core.my_turn
@@ -116,7 +116,7 @@ class NetworkTable(Table):
         if not self.connected:
             return ["RELAY LOST: reconnecting", *parts]
         if session.proposal is not None and not session.over:  # in the place of "relay ok": the toolbar fits 80
-            return [*parts, f"{'draw' if self.kind == 'oxono' else 'end'} offered"]
+            return [*parts, f"{END_WORD[self.kind]} offered"]
         return [*parts, "relay ok"]
 
     def help(self) -> str:
@@ -145,7 +145,7 @@ class NetworkTable(Table):
             if text is not None and not isinstance(event, MoveApplied):  # moves have their own pane
                 say(text)
             if isinstance(event, GameOver):
-                say(f"Game over: {event.result.sentence()}. The record: olixono export {core.session.game_id}; "
+                say(f"{game_over_text(event.result.sentence())} The record: {export_text(core.session.game_id)}; "
                     "/quit leaves.")
             changed()
 

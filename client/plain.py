@@ -18,7 +18,7 @@ from client.core import GameCore, Intent, IntentRefused
 from client.record import PROVEN, seated_proofs
 from client.runner import GameRunner
 from client.thinking import in_daemon_thread
-from client.words import describe
+from client.words import describe, resume_text
 
 
 def stdout_writer(stream: TextIO | None = None) -> Write:
@@ -130,7 +130,7 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
                         return LEFT
                     continue
                 if no_more and not held:
-                    out(f"left the game (no more commands); olixono resume {core.session.game_id} takes it up again")
+                    out(f"left the game (no more commands); {resume_text(core.session.game_id)}")
                     return LEFT
             event_wait = asyncio.ensure_future(runner.events.get())
             waits = {event_wait, *([caught_up] if caught_up is not None else [])}

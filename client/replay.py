@@ -15,7 +15,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from client.local_game import board_moves
-from client.words import status_text
+from client.words import game_over_text, status_text
 from client.screen import Say, Table
 from olixono.common import Board
 from olixono.games import new_board
@@ -76,7 +76,7 @@ class ReplayTable(Table):
             return []
         if result is None:
             return ["The transcript ends here; the game was not finished."]
-        return [f"Game over: {result.sentence()}."]
+        return [game_over_text(result.sentence())]
 
     def prompt(self) -> str:
         return "move number> "
@@ -136,5 +136,5 @@ def replay_lines(session: GameSession, summary: str) -> list[str]:
     for number, ((player, move), board) in enumerate(zip(moves, boards[1:]), 1):
         lines += [f"move {number} {player} {move}", status_text(board)]
     result = session.result
-    lines.append(f"Game over: {result.sentence()}." if result is not None else "The game was not finished.")
+    lines.append(game_over_text(result.sentence()) if result is not None else "The game was not finished.")
     return lines

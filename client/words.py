@@ -30,6 +30,27 @@ from protocol import (
 )
 
 
+def game_over_text(sentence: str) -> str:
+    """``Game over: pink wins, a colour line.``: how every front end says that a game ended (``sentence``: the
+    result's own, :meth:`protocol.Result.sentence` or :meth:`olixono.common.Outcome.sentence`)."""
+    return f"Game over: {sentence}."
+
+
+def export_text(game: str | None) -> str:
+    """Where a finished network game's record is to be had."""
+    return f"olixono export {game}"
+
+
+def resume_text(game: str | None) -> str:
+    """How a player takes a game up again."""
+    return f"olixono resume {game} takes it up again"
+
+
+def watch_again_text(game: str | None) -> str:
+    """How a watcher follows a game again."""
+    return f"olixono watch {game} follows it again"
+
+
 def status_text(board: Board[Any]) -> str:
     """The board, plus the scoreboard in Olix."""
     text = board.show()
