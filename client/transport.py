@@ -129,7 +129,9 @@ Hook = Callable[["Link"], Awaitable[None]]
 
 
 class _Client(aiomqtt.Client):
-    """``aiomqtt.Client`` whose socket writer never outlives its socket.
+    """``aiomqtt.Client`` whose socket writer never outlives its socket, and the one place that touches aiomqtt's and
+    paho's private parts (pinned: aiomqtt<3), each behind a named method: :meth:`when_lost`, :meth:`loss`,
+    :meth:`send_now`.
 
     aiomqtt 2.5 registers the loop's writer for the socket later (``call_soon_threadsafe``) but removes it at
     once; when the socket closes in between (a disconnect right after a PUBACK was queued), the late
@@ -172,6 +174,34 @@ class _Client(aiomqtt.Client):
         # asyncio.wait for every message, a good part of a move's trip on loopback.
         self._deliver(message.topic, message.payload)
 
+    def when_lost(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once this connection is lost (or closed)."""
+        self._disconnected.add_done_callback(lambda _: callback())
+
+    def loss(self) -> BaseException | None:
+        """Why this connection was lost, if it was and paho said why."""
+        lost = self._disconnected
+        return lost.exception() if lost.done() and not lost.cancelled() else None
+
+    def send_now(self, topic: str, payload: bytes) -> bool:
+        """Hand a retained QoS 1 message to paho at once (see :meth:`Link.send`); ``False`` if paho refused it."""
+        paho = self._client
+        # Without its write callback paho writes to the socket at once. With it, aiomqtt would register the
+        # writer later (call_soon_threadsafe) but unregister it at once: a line written now would leave a stale
+        # registration behind, which can outlive the socket and capture a new one that reuses its number.
+        register = paho.on_socket_register_write
+        paho.on_socket_register_write = None
+        try:
+            info = paho.publish(topic, payload, qos=1, retain=True)
+        finally:
+            paho.on_socket_register_write = register
+        if info.rc != 0:
+            return False
+        sock = paho.socket()
+        if paho.want_write() and register is not None and sock is not None:  # what did not fit: the loop's writer
+            register(paho, None, sock)
+        return True
+
 
 class Link:
     """One relay connection, kept up: run :meth:`run` as a task; read :attr:`incoming`; :meth:`publish` lines.
@@ -211,13 +241,13 @@ class Link:
         """Which topics :attr:`seen` keeps (``None``: all)."""
         self.connected = False
         self.connections = 0
-        self._client: aiomqtt.Client | None = None
+        self._client: _Client | None = None
         self._last_arrival = 0.0
         self._down_since = 0.0
         self._stop = asyncio.Event()
 
     # -- the connection -------------------------------------------------------------------
-    def client(self) -> aiomqtt.Client:
+    def client(self) -> _Client:
         will = self.will() if self.will is not None else None
         return _Client(
             self.address.host, self.address.port, username=self.username, password=self.password,
@@ -253,7 +283,7 @@ class Link:
                 async with self.client() as client:
                     self._client, self.connected, self.seen = client, True, {}
                     arrivals = self._arrivals  # a connection lost ends its own reading, not the next one's
-                    client._disconnected.add_done_callback(lambda _: arrivals.put_nowait(None))
+                    client.when_lost(lambda: arrivals.put_nowait(None))
                     self.connections += 1
                     attempt = 0
                     self._state(True, f"connected to {self.address}")
@@ -309,14 +339,12 @@ class Link:
         if self.on_state is not None:
             self.on_state(connected, sentence)
 
-    async def _read(self, client: aiomqtt.Client) -> None:
+    async def _read(self, client: _Client) -> None:
         arrivals = self._arrivals
         while True:
             arrival = await arrivals.get()
             if arrival is None:  # the connection is lost
-                lost = client._disconnected
-                cause = lost.exception() if lost.done() and not lost.cancelled() else None
-                raise aiomqtt.MqttError("Disconnected during message iteration") from cause
+                raise aiomqtt.MqttError("Disconnected during message iteration") from client.loss()
             topic, payload = arrival
             if not any(topic_matches_sub(wanted, topic) for wanted in self.subscriptions):
                 continue  # some brokers send retained lines nobody asked for
@@ -400,24 +428,7 @@ class Link:
         the connection is down: the line is published again on reconnection, like everything the relay lacks.
         """
         client = self._client
-        if client is None:
-            return False
-        paho = client._client  # aiomqtt 2.x keeps its paho client here (pinned: aiomqtt<3)
-        # Without its write callback paho writes to the socket at once. With it, aiomqtt would register the
-        # writer later (call_soon_threadsafe) but unregister it at once: a line written now would leave a stale
-        # registration behind, which can outlive the socket and capture a new one that reuses its number.
-        register = paho.on_socket_register_write
-        paho.on_socket_register_write = None
-        try:
-            info = paho.publish(topic, line.encode("utf-8"), qos=1, retain=True)
-        finally:
-            paho.on_socket_register_write = register
-        if info.rc != 0:
-            return False
-        sock = paho.socket()
-        if paho.want_write() and register is not None and sock is not None:  # what did not fit: the loop's writer
-            register(paho, None, sock)
-        return True
+        return client is not None and client.send_now(topic, line.encode("utf-8"))
 
     async def publish(self, topic: str, line: str) -> bool:
         """Publish a retained line (QoS 1) and wait for the relay's acknowledgement; ``False`` if the connection is
