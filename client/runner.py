@@ -15,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 from client.core import Connection, GameCore, Intent, IntentRefused, Notice, ProofSaved, Publish, Step, UiEvent
 from client import liveness
@@ -28,6 +30,7 @@ from protocol.messages import line_hash
 from protocol.topics import game_and_key, held_copy_topic, own_filter, player_filter
 
 
+log = logging.getLogger("olixono.runner")
 COPY_QUIET, COPY_MAX_WAIT = 0.02, 1.0
 """Copies of the opponent's lines are sent once no line came or went for ``COPY_QUIET`` s (at most ``COPY_MAX_WAIT`` s
 after the first one waiting), and always before a line of this player's own: a copy protects a line the relay
@@ -84,7 +87,7 @@ class GameRunner:
         self.narrowed = False
         """Whether this connection receives only the opponent's topics (a seated player, once caught up)."""
         self._caught_up = False
-        self._narrowing: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()  # requests to the relay the reader does not wait for
         self._copies: list[Publish] = []
         self._copies_since = self._last_line = 0.0
         self._copy_timer: asyncio.TimerHandle | None = None
@@ -93,7 +96,6 @@ class GameRunner:
         self._kept: dict[str, str] = {}  # each topic where this client keeps a line (its own, or a copy): the line
         self._restores = 0
         self._asked: set[str] = set()  # the opponent's copies of our lines asked for on this connection
-        self._peeks: set[asyncio.Task[None]] = set()
         self.ignored = Ignored()
         """The refused lines this client counted rather than showed."""
         self._count_timer: asyncio.TimerHandle | None = None
@@ -321,9 +323,7 @@ class GameRunner:
             self.liveness.copied(topic.rsplit("/", 1)[1])
             if topic in self._asked:
                 self._asked.discard(topic)
-                stopping = asyncio.get_running_loop().create_task(self.link.peek(topic, stop=True))
-                self._peeks.add(stopping)  # in a task of its own: the reader never waits for the relay's answers
-                stopping.add_done_callback(self._peeks.discard)
+                self._spawn(self.link.peek(topic, stop=True))  # the reader never waits for the relay's answers
         kept = self._kept.get(topic)
         if kept is not None and payload != kept.encode("utf-8"):
             self._restore(topic, kept)  # a line of ours vanished from the relay (or was replaced): again
@@ -335,7 +335,22 @@ class GameRunner:
         await self.apply(step, received=True)
         if self._caught_up and not self.narrowed and self._can_narrow():
             self.narrowed = True  # in a task of its own: the reader never waits for the relay's answers
-            self._narrowing = asyncio.get_running_loop().create_task(self._narrow())
+            self._spawn(self._narrow())
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` (a request to the relay) in a task of its own, so that the reader never waits for the relay's
+        answer; an error in it is shown and logged, never lost. (Not in the run's task group: leaving would wait for
+        an answer that a closing connection may never bring.)"""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            error = task.exception()
+            log.error("a request to the relay failed", exc_info=error)
+            self.emit(Notice(f"a request to the relay failed: {error!r} (in the log)", warning=True))
 
     async def _narrow(self) -> None:
         """Once a player's seats are both known and the relay's lines are in: receive only the two players' topics.

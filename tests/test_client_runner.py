@@ -484,3 +484,27 @@ def test_a_bot_seat_never_holds_the_program_while_it_thinks():
     program.join(10)  # a bound on the test, far below the bot's minute
     SlowBot.release.set()
     assert not program.is_alive(), "the program waited for the bot's thought"
+
+
+async def test_a_request_that_fails_in_its_own_task_is_shown_never_lost():
+    """The narrowing and the end of a peek run in tasks of their own (the reader never waits for the relay): an error
+    in one was lost ("Task exception was never retrieved"); now the person is told, and the log has it."""
+    runners = seated_runners()
+    runner = runners[0]
+
+    async def broken(*topic_filters: str) -> None:
+        raise RuntimeError("the relay's answer made no sense")
+
+    runner.link.narrow = broken
+    runner._caught_up = True
+    runner.narrowed = False
+    other = runners[1]
+    gone = other.core.presence(False, 1)
+    await runner._received(gone.topic, gone.line.encode())  # any line: a caught-up player then narrows
+    for _ in range(10):
+        await asyncio.sleep(0)
+    told = []
+    while not runner.events.empty():
+        told.append(runner.events.get_nowait())
+    assert any("request to the relay failed" in getattr(event, "text", "") and "made no sense" in event.text
+               for event in told), told
