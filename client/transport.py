@@ -12,6 +12,7 @@ MQTT's errors become :class:`RelayError`, one sentence for a person.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import random
@@ -243,6 +244,7 @@ class Link:
         self.connections = 0
         self._client: _Client | None = None
         self._last_arrival = 0.0
+        self._arrived = asyncio.Event()  # set on each arrival, for settled() to wait on
         self._down_since = 0.0
         self._stop = asyncio.Event()
 
@@ -351,6 +353,7 @@ class Link:
             if self.remember is None or self.remember(topic):
                 self.seen[topic] = digest(payload)
             self._last_arrival = asyncio.get_running_loop().time()
+            self._arrived.set()
             if self.on_line is not None:
                 await self.on_line(topic, payload)
             else:
@@ -452,15 +455,19 @@ class Link:
         """
         loop = asyncio.get_running_loop()
         start = loop.time()
+        deadline = start + SETTLE_MAX
         self._last_arrival = max(self._last_arrival, start)
         quiet = QUIET
         if marker is not None:
             expected = digest(marker[1].encode("utf-8"))
-            while loop.time() - start < SETTLE_MAX and self.seen.get(marker[0]) != expected:
-                await asyncio.sleep(0.005)
+            while self.seen.get(marker[0]) != expected and loop.time() < deadline:
+                self._arrived.clear()
+                with contextlib.suppress(TimeoutError):  # woken by the next arrival, not by polling
+                    async with asyncio.timeout_at(deadline):
+                        await self._arrived.wait()
             quiet = QUIET_AFTER_MARKER
-        while loop.time() - start < SETTLE_MAX and loop.time() - self._last_arrival < quiet:
-            await asyncio.sleep(quiet / 5)
+        while (left := min(self._last_arrival + quiet, deadline) - loop.time()) > 0:
+            await asyncio.sleep(left)  # until ``quiet`` s after the latest arrival (a later one moves it on)
 
 
 def digest(payload: bytes) -> bytes:
