@@ -148,6 +148,11 @@ class Liveness:
         """Lines of ours without a sign yet that the opponent has them."""
         return len(self._pending)
 
+    def waiting_in_chain(self) -> int:
+        """Lines of ours in the main chain (chat and confirmations aside) without a sign yet that the opponent has
+        them: the ones a game waits on."""
+        return sum(1 for pending in self._pending.values() if pending.seq is not None)
+
     def unechoed(self) -> int:
         """Lines of ours the relay has not sent back yet (it may lack them: nobody else can send them again)."""
         return sum(1 for pending in self._pending.values() if not pending.echoed)

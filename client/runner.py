@@ -488,7 +488,7 @@ class GameRunner:
         core = self.core
         opponent = core.opponent
         over = core.session.over
-        asked = told = False
+        told = False
         while connected_for < GOODBYE_MOST and loop.time() - started < GOODBYE_CAP:
             if task is not None and task.cancelling():
                 break
@@ -497,15 +497,14 @@ class GameRunner:
                     break  # nothing of ours the relay may lack, or we come back to go on
                 what = "the relay has"
             else:
-                if not asked:
-                    asked = True
-                    for ask in self.liveness.ask_all(loop.time()):
-                        await self._ask_copy(ask.line_hash)
+                for ask in self.liveness.ask_all(loop.time()):  # each line as soon as the relay has it
+                    await self._ask_copy(ask.line_hash)
                 if not self.liveness.waiting or opponent is None:
                     break
-                if not over and core.session.present(opponent) is False and not self.liveness.unechoed() and (
-                        self.link.connected):
-                    break
+                if core.session.present(opponent) is False and not self.liveness.unechoed() and self.link.connected \
+                        and not (over and self.liveness.waiting_in_chain()):
+                    break  # the relay has them: gone mid-game, they come back to go on (a chat, a confirmation:
+                    # nobody waits on those); only the last moves of a game over are waited for though they are gone
                 what = f"{self._opponent_text()} has"
             if not told and loop.time() - started >= GOODBYE_TELL:
                 told = True

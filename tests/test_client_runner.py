@@ -303,6 +303,41 @@ async def test_leaving_a_game_over_waits_for_the_opponent_though_away(monkeypatc
     await asyncio.wait_for(leaving, 1.0)
 
 
+async def test_leaving_a_game_over_takes_the_echo_of_a_confirmation_when_the_opponent_is_gone(monkeypatch):
+    """Nobody waits on a confirmation (or a chat line): with the opponent gone, the relay having it is enough; only the
+    game's last moves are waited for. (Every bot game's end waited the whole 15 s for one.)"""
+    monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
+    runners = seated_runners()
+    mover, other = runners
+    await mover.act(Intent("resign"))
+    mover.connections = 1
+    for _, topic, line in list(mover.link.sent):
+        await mover._received(topic, line.encode())  # the relay has them all
+        if " resign " in line:
+            await mover._received(copy_topic_of(mover, line), line.encode())  # and they have the resignation
+    assert mover.liveness.waiting and not mover.liveness.waiting_in_chain()  # the confirmation alone
+    await away(mover, other)
+    await asyncio.wait_for(mover._goodbye(), 0.5)
+
+
+async def test_a_line_the_relay_sends_back_while_leaving_is_asked_for_at_once(monkeypatch):
+    monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
+    runners = seated_runners()
+    mover = runners[0] if runners[0].core.my_turn else runners[1]
+    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    _, topic, line = mover.link.sent[-1]
+    mover.connections = 1
+    mover.narrowed = True
+    leaving = asyncio.create_task(mover._goodbye())
+    await asyncio.sleep(0.1)
+    assert mover.link.peeks == []  # not echoed yet: the relay may lack it
+    await mover._received(topic, line.encode())
+    await asyncio.sleep(0.1)
+    assert mover.link.peeks == [copy_topic_of(mover, line)]  # not a second later, when the liveness tick asks
+    await mover._received(copy_topic_of(mover, line), line.encode())
+    await asyncio.wait_for(leaving, 1.0)
+
+
 async def test_leaving_mid_game_with_the_opponent_away_takes_the_relays_echo():
     runners = seated_runners()
     mover, other = runners if runners[0].core.my_turn else runners[::-1]
