@@ -521,6 +521,7 @@ class GameRunner:
                 async with asyncio.timeout(GOODBYE_SECONDS):
                     await self.link.publish(gone.topic, gone.line)
 
+
 def _topic_key(topic: str) -> str:
     """The key a game topic names (``olixono/1/games/<game>/<key>/…``), or ``""``."""
     where = game_and_key(topic)
