@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from client.core import GameCore, Intent, IntentRefused
-from client.words import resume_text, status_text, watch_again_text
+from client.board_words import EXAMPLES, status_text
+from client.words import resume_text, watch_again_text
 
 if TYPE_CHECKING:
     from prompt_toolkit.completion import Completion
@@ -46,7 +47,6 @@ Type a move ({example}), or one of:
   help           show this text
   quit           leave; the game stays resumable (olixono resume {game})"""
 
-EXAMPLES = {"oxono": "e.g. Oc6c5: totem O to c6, pawn marked O on c5", "olix": "a square, e.g. f6"}
 END_WORD = {"oxono": "draw", "olix": "end"}
 """The word that proposes to end a game before its end: a draw in Oxono, counting the markers in Olix."""
 END_LINES = {

@@ -28,7 +28,8 @@ from prompt_toolkit.patch_stdout import StdoutProxy
 from client.commands import Write, completing, completions, handle_typed, leaving_text
 from client.core import Connection, GameCore
 from client.runner import GameRunner
-from client.words import describe, export_text, game_over_text, status_text
+from client.board_words import game_over_text, status_text
+from client.words import describe, export_text
 from protocol import GameOver, GameStarted, MoveApplied, Phase, Superseded
 
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from client.commands import EXAMPLES
+from client.board_words import EXAMPLES, game_over_text, status_text
 from client.local_game import set_up
-from client.words import game_over_text, status_text
 from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError, Outcome
 from olixono.olix import OlixBoard
 

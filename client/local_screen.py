@@ -11,9 +11,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from client.commands import EXAMPLES
+from client.board_words import EXAMPLES, game_over_text, status_text
 from client.local_game import board_moves, set_up
-from client.words import game_over_text, status_text
 from client.screen import Say, Table, clock_text
 from client.thinking import in_daemon_thread
 from olixono.common import Board, IllegalMoveError, InvalidMoveError

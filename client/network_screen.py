@@ -14,11 +14,12 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from client.commands import END_WORD, EXAMPLES, handle_typed
+from client.board_words import EXAMPLES, game_over_text
+from client.commands import END_WORD, handle_typed
 from client.core import Connection, GameCore
 from client.runner import GameRunner
 from client.screen import Say, Table, clock_text, run_screen
-from client.words import describe, export_text, game_over_text, resume_text, watch_again_text
+from client.words import describe, export_text, resume_text, watch_again_text
 from olixono.common import Board
 from protocol import GameOver, MoveApplied
 

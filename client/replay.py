@@ -15,7 +15,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from client.local_game import board_moves
-from client.words import game_over_text, status_text
+from client.board_words import game_over_text, status_text
 from client.screen import Say, Table
 from olixono.common import Board
 from olixono.games import new_board

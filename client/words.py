@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from client.core import Connection, GameCore, Notice, ProofSaved, UiEvent
 from client.record import branch_text, confirmation_text, proof_text
-from olixono.common import Board
-from olixono.olix import OlixBoard
 from protocol import (
     ChatReceived,
     ConfirmationReceived,
@@ -30,12 +26,6 @@ from protocol import (
 )
 
 
-def game_over_text(sentence: str) -> str:
-    """``Game over: pink wins, a colour line.``: how every front end says that a game ended (``sentence``: the
-    result's own, :meth:`protocol.Result.sentence` or :meth:`olixono.common.Outcome.sentence`)."""
-    return f"Game over: {sentence}."
-
-
 def export_text(game: str | None) -> str:
     """Where a finished network game's record is to be had."""
     return f"olixono export {game}"
@@ -49,14 +39,6 @@ def resume_text(game: str | None) -> str:
 def watch_again_text(game: str | None) -> str:
     """How a watcher follows a game again."""
     return f"olixono watch {game} follows it again"
-
-
-def status_text(board: Board[Any]) -> str:
-    """The board, plus the scoreboard in Olix."""
-    text = board.show()
-    if isinstance(board, OlixBoard):
-        text += "\n" + board.scoreboard_text()
-    return text
 
 
 def who(core: GameCore, key: PublicKey) -> str:

@@ -20,8 +20,8 @@ the relay and the client stand side by side on it (the client may start an embed
 CLIENT = {
     # the client's core, sans I/O
     "core": 0, "record": 0, "liveness": 0, "local_game": 0,
-    # what a person reads, then what a person types
-    "words": 1, "commands": 2,
+    # what a person reads and writes of a board alone (no protocol); then of a network game: reads, types
+    "board_words": 0, "words": 1, "commands": 2,
     # the shells: files, sockets, the runner that joins them to the core
     "identity": 3, "journal": 3, "transport": 3, "thinking": 3, "runner": 4,
     # the full screen's drawing, shared by its tables
@@ -76,3 +76,15 @@ def test_client_modules_import_only_the_layers_below(path):
         assert CLIENT[other] < layer, f"client/{path.name} (layer {layer}) imports client.{other} (layer {CLIENT[other]})"
         if path.stem in FRONT_ENDS:
             assert other not in FRONT_ENDS, f"the front end {path.stem} imports the front end {other}"
+
+
+def test_local_play_never_loads_the_protocol():
+    """``olixono play`` at one terminal (the line loop) needs no protocol: loading it and its cryptography cost a
+    fifth of a second of start-up."""
+    import subprocess
+    import sys
+
+    probe = "import sys, client.local; print(sorted(m for m in sys.modules if m.split('.')[0] == 'protocol'))"
+    loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True,
+                            timeout=60)
+    assert loaded.stdout.strip() == "[]"
