@@ -233,15 +233,16 @@ class GameRunner:
         self.liveness.sent(item.topic, item.line, asyncio.get_running_loop().time(), echoed=echoed,
                            seq=None if side else message.seq, what=LINE_WORDS.get(message.type, message.type))
 
-    def _unanswered(self, link: Link) -> None:
+    def _unanswered(self, link: Link, kept: list[Publish]) -> None:
         """On the first catch-up (a resumed player's liveness knows nothing of earlier connections): our lines that
         the opponent has neither answered nor copied wait for a sign that they have them, as if just sent, so that
-        leaving (a resumed game already over leaves at once) waits for them and a quiet game asks for them."""
+        leaving (a resumed game already over leaves at once) waits for them and a quiet game asks for them. ``kept``:
+        what :meth:`client.core.GameCore.republish` gave the catch-up."""
         opponent = self.core.opponent
         if opponent is None or not self._can_narrow():
             return
         answered = self._view().answered
-        for item in self.core.republish():
+        for item in kept:
             message = decode(item.line, verify=False)
             if item.copy or message.type == "chat" or message.type != "confirm" and message.seq < answered:
                 continue
@@ -452,12 +453,13 @@ class GameRunner:
         await link.settled((here.topic, here.line) if here is not None else None)
         self._restores = 0
         first = not self.caught_up.is_set()
-        for item in self.core.republish():
+        kept = self.core.republish()
+        for item in kept:
             held = link.seen.get(item.topic)
             if self._keep(item) and held != digest(item.line.encode("utf-8")) or held is None:
                 link.send(item.topic, item.line)  # ours, or (a watcher's) another's line the relay lacks
         if first:
-            self._unanswered(link)
+            self._unanswered(link, kept)
         self._caught_up = True
         self.caught_up.set()
         missing = lacking_text(self.core.session)
