@@ -160,12 +160,13 @@ class Liveness:
     def ask_all(self, now: float) -> list[AskCopy]:
         """Ask at once for the opponent's copy of every line of ours the relay has and they have not answered (one
         who leaves does not wait for the first ask)."""
-        asks = []
-        for digest, pending in self._pending.items():
-            if pending.echoed and not pending.asked:
-                pending.asked, pending.due = True, now + self.ack_wait()
-                asks.append(AskCopy(digest))
-        return asks
+        return [self._ask(digest, pending, now) for digest, pending in self._pending.items()
+                if pending.echoed and not pending.asked]
+
+    def _ask(self, digest: str, pending: _Pending, now: float) -> AskCopy:
+        """Ask for the opponent's copy of ``pending`` once; what comes next is due after as long again."""
+        pending.asked, pending.due = True, now + self.ack_wait()
+        return AskCopy(digest)
 
     def ack_wait(self) -> float:
         return max(ACK_FIRST, ACK_ROUND_TRIPS * (self.rtt if self.rtt is not None else RTT_GUESS))
@@ -236,9 +237,7 @@ class Liveness:
                 return [Tell(f"the relay has not sent back your {pending.what} after {now - pending.first:.0f} s: "
                              "connecting again"), Reconnect()]
             if not pending.asked and pending.echoed:  # the relay has it: first, whether they have it already
-                pending.asked = True
-                pending.due = now + self.ack_wait()
-                actions.append(AskCopy(digest))
+                actions.append(self._ask(digest, pending, now))
                 continue
             waited = now - pending.first
             pending.tries += 1
