@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import multiprocessing
 import os
 import random
@@ -38,7 +39,9 @@ sys.path.insert(0, str(ROOT))
 
 import aiomqtt  # noqa: E402
 
-from client.core import GameCore, Intent  # noqa: E402
+from client.core import GameCore  # noqa: E402
+
+from client.intents import Intent  # noqa: E402
 from client.journal import Journal, JournalMeta  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
 from client.transport import Link, RelayAddress  # noqa: E402
@@ -78,7 +81,7 @@ async def play(role: str, port: int, pace: float, folder: Path, ids: Any) -> dic
     else:
         game = ids.get()
         core, journal = GameCore(GameSession(game, identity)), None
-    runner = GameRunner(core, Link(address), journal)
+    runner = GameRunner(core, functools.partial(Link, address), journal)
 
     async def front(runner: GameRunner) -> int:
         if role == "guest":

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import fcntl
 import gc
 import multiprocessing
@@ -47,7 +48,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-from client.core import GameCore, Intent  # noqa: E402
+from client.core import GameCore  # noqa: E402
+
+
+from client.intents import Intent  # noqa: E402
 from client.identity import save_identity  # noqa: E402
 from client.journal import Journal, JournalMeta  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
@@ -180,7 +184,7 @@ async def play_games(role: str, port: int, games: int, seed: int, folder: Path, 
             game = await asyncio.to_thread(ids.get)
             core = GameCore(GameSession(game, identity))
             journal = None
-        runner = GameRunner(core, Link(address), journal)
+        runner = GameRunner(core, functools.partial(Link, address), journal)
 
         async def front(runner: GameRunner) -> int:
             core = runner.core

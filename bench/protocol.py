@@ -31,7 +31,8 @@ from protocol import GameSession, Identity  # noqa: E402
 from protocol.keys import b64, unb64  # noqa: E402
 from protocol import ResyncNeeded, messages  # noqa: E402
 from protocol.messages import decode, encode  # noqa: E402
-from protocol.session import MAX_CHAT_LINES, verify_transcript  # noqa: E402
+from protocol.rules import MAX_CHAT_LINES  # noqa: E402
+from protocol.transcript import verify_transcript  # noqa: E402
 
 
 def play(kind: str, seed: int) -> tuple[list[str], float, int]:

@@ -1,5 +1,5 @@
-"""What a person reads and writes of a board alone, the same in every game's front end: how a move is written, the
-board with its scoreboard, the game-over sentence.
+"""What a person reads and writes that needs no protocol, the same in every front end: how a move is written (each
+game's words), the board with its scoreboard, the game-over sentence, and the hints to resume, watch again, export.
 
 No protocol here (the vocabulary's other words, :mod:`client.words` and :mod:`client.commands`, stand on the
 network game's core): local play at one terminal reads it without loading the protocol and its cryptography.
@@ -7,13 +7,37 @@ network game's core): local play at one terminal reads it without loading the pr
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from olixono.common import Board
+from olixono.common import Board, GameKind
 from olixono.olix import OlixBoard
 
-EXAMPLES = {"oxono": "e.g. Oc6c5: totem O to c6, pawn marked O on c5", "olix": "a square, e.g. f6"}
-"""How a move is written, in each game (help texts and refusals quote it)."""
+
+@dataclass(frozen=True, slots=True)
+class GameWords:
+    """What a person reads and types that differs between the games."""
+
+    example: str
+    """How a move is written (help texts and refusals quote it)."""
+    end_word: str
+    """The word that proposes to end the game before its end: a draw in Oxono, counting the markers in Olix."""
+    end_help: str
+    """What that word does, for the help texts."""
+    proposal: str
+    """What a player who proposed it did, for the log (``pink offers a draw``)."""
+    segments: tuple[int, ...] | None = None
+    """Where a move's segments end, for Tab to complete one at a time (Oxono: the totem ``O``, where it goes
+    ``Oc6``, the pawn's square ``Oc6c5``); ``None``: whole moves."""
+
+
+GAME_WORDS: dict[str, GameWords] = {
+    GameKind.OXONO: GameWords("e.g. Oc6c5: totem O to c6, pawn marked O on c5", "draw", "offer a draw",
+                              "offers a draw", segments=(1, 3, 5)),
+    GameKind.OLIX: GameWords("a square, e.g. f6", "end", "propose to end the game now and count the markers",
+                             "proposes to end the game and count the markers"),
+}
+"""Each game's words, by its kind."""
 
 
 def game_over_text(sentence: str) -> str:
@@ -28,3 +52,18 @@ def status_text(board: Board[Any]) -> str:
     if isinstance(board, OlixBoard):
         text += "\n" + board.scoreboard_text()
     return text
+
+
+def export_text(game: str | None) -> str:
+    """Where a finished network game's record is to be had."""
+    return f"olixono export {game}"
+
+
+def resume_text(game: str | None) -> str:
+    """How a player takes a game up again."""
+    return f"olixono resume {game} takes it up again"
+
+
+def watch_again_text(game: str | None) -> str:
+    """How a watcher follows a game again."""
+    return f"olixono watch {game} follows it again"

@@ -1,143 +1,305 @@
-"""What a person types during a network game, parsed: a move, a command, or a mistake (one sentence); the help, the
-completions, and what a typed line does (:func:`handle_typed`).
+"""What a person types, parsed: a move, a command, or a mistake (one sentence); the commands with their help, the
+completions, and what a typed line does (:func:`handle_typed`): the same for a network game and a game at one
+terminal.
 
-The vocabulary layer below every front end (``docs/architecture.md``): the ``--plain`` printer, the line console and
-the full screen all read typed lines through it. Moves use the notation of local play (any letter case): Oxono
-``Oc6c5``, Olix ``f6``.
+The vocabulary layer below every front end (``docs/architecture.md``): the ``--plain`` printer, the line consoles
+and the full screen all read typed lines through it, and every command is listed once, in :data:`COMMANDS`. Moves
+use one notation everywhere (any letter case): Oxono ``Oc6c5``, Olix ``f6``; a command may start with ``/`` or not.
+No protocol here: local play reads it without loading the protocol and its cryptography.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from client.core import GameCore, Intent, IntentRefused
-from client.board_words import EXAMPLES, status_text
-from client.words import resume_text, watch_again_text
+from client.board_words import GAME_WORDS, resume_text, status_text, watch_again_text
+from client.intents import Intent, IntentKind, IntentRefused
+from olixono.common import Board, GameKind
+from olixono.olix import OlixBoard
 
 if TYPE_CHECKING:
-    from prompt_toolkit.completion import Completion
+    from prompt_toolkit.completion import Completer, Completion
     from prompt_toolkit.document import Document
 
 Write = Callable[[str], object]
 """Where a front end writes a line for the person."""
 
 
-class Seat(Protocol):
-    """What typed commands act through: a :class:`client.runner.GameRunner`."""
+class Game(Protocol):
+    """What the vocabulary reads of a game: a network game's :class:`client.core.GameCore`, or a game at one
+    terminal's :class:`client.local_game.LocalCore`."""
 
     @property
-    def core(self) -> GameCore: ...
+    def kind(self) -> GameKind: ...
+
+    @property
+    def board(self) -> Board[Any] | None: ...
+
+    @property
+    def started(self) -> bool: ...
+
+    @property
+    def over(self) -> bool: ...
+
+    @property
+    def my_turn(self) -> bool: ...
+
+    @property
+    def watching(self) -> bool: ...
+
+    @property
+    def game_id(self) -> str: ...
+
+    @property
+    def local(self) -> bool:
+        """Whether the game is at this terminal (no network, no chat, an undo)."""
+        ...
+
+
+class Seat(Protocol):
+    """What typed commands act through: a :class:`client.runner.GameRunner` (its ``core`` a ``GameCore``)."""
+
+    @property
+    def core(self) -> Game: ...
 
     async def act(self, intent: Intent) -> None: ...
 
 
-HELP = """\
-Type a move ({example}), or one of:
-  legal          list the legal moves
-  board          show the board again
-  resign         give up the game (at any moment): your opponent wins
-  {end}
-  agree          accept your opponent's proposal
-  decline        refuse your opponent's proposal
-  withdraw       take back your own proposal
-  abort          end the game without a result (the first player, before their first move)
-  say TEXT       chat with your opponent
-  help           show this text
-  quit           leave; the game stays resumable (olixono resume {game})"""
+class Mode(enum.Enum):
+    """Who types: a network game's player, its watcher, or the people of a game at one terminal."""
 
-END_WORD = {"oxono": "draw", "olix": "end"}
-"""The word that proposes to end a game before its end: a draw in Oxono, counting the markers in Olix."""
-END_LINES = {
-    "oxono": "draw           offer a draw (it stands until accepted, declined or withdrawn)",
-    "olix": "end            propose to end the game now and count the markers (it stands until answered or withdrawn)",
-}
-WORDS = {"resign": "resign", "end": "propose", "draw": "propose", "propose": "propose", "agree": "agree",
-         "decline": "decline", "withdraw": "withdraw", "abort": "abort"}
-LOCAL = ("help", "legal", "board", "quit")
+    PLAYER = "player"
+    WATCHER = "watcher"
+    LOCAL = "local"
+
+
+def mode_of(game: Game) -> Mode:
+    if game.watching:
+        return Mode.WATCHER
+    return Mode.LOCAL if game.local else Mode.PLAYER
+
+
+END = "end-word"
+""":data:`COMMANDS`' name for the word that proposes to end the game before its end (each game's own word:
+:attr:`client.board_words.GameWords.end_word`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One command: its name, what follows it, and its help in each mode it exists in (the intent it asks for, for a
+    command that acts on the game)."""
+
+    name: str
+    helps: dict[Mode, str]
+    intent: IntentKind | None = None
+    usage: str = ""
+    olix: bool = False
+    """Olix's alone."""
+
+
+_EVERYWHERE = (Mode.PLAYER, Mode.WATCHER, Mode.LOCAL)
+COMMANDS: tuple[Command, ...] = (
+    Command("legal", dict.fromkeys(_EVERYWHERE, "list the legal moves")),
+    Command("board", dict.fromkeys(_EVERYWHERE, "show the board again")),
+    Command("formations", dict.fromkeys(_EVERYWHERE, "each player's best formation of each type, its value and squares"),
+            olix=True),
+    Command("undo", {Mode.LOCAL: "take back the last move (against a bot: your last move and its reply)"},
+            IntentKind.UNDO),
+    Command("resign", {Mode.PLAYER: "give up the game (at any moment): your opponent wins",
+                       Mode.LOCAL: "give up the game"}, IntentKind.RESIGN),
+    Command(END, dict.fromkeys((Mode.PLAYER, Mode.LOCAL), ""), IntentKind.PROPOSE),
+    Command("agree", {Mode.PLAYER: "accept your opponent's proposal"}, IntentKind.AGREE),
+    Command("decline", {Mode.PLAYER: "refuse your opponent's proposal"}, IntentKind.DECLINE),
+    Command("withdraw", {Mode.PLAYER: "take back your own proposal"}, IntentKind.WITHDRAW),
+    Command("abort", {Mode.PLAYER: "end the game without a result (the first player, before their first move)"},
+            IntentKind.ABORT),
+    Command("say", {Mode.PLAYER: "chat with your opponent"}, IntentKind.CHAT, usage="TEXT"),
+    Command("help", dict.fromkeys(_EVERYWHERE, "show this text")),
+    Command("quit", {Mode.PLAYER: "leave; the game stays resumable ({resume})", Mode.WATCHER: "stop watching ({again})",
+                     Mode.LOCAL: "leave without finishing"}),
+)
+"""Every command a person may type, in the order the help lists them."""
+END_WORD = {kind: words.end_word for kind, words in GAME_WORDS.items()}
+"""The word that proposes to end a game before its end, in each game."""
+_BY_NAME = {command.name: command for command in COMMANDS}
+_ALIASES = {"propose": END, **{word: END for word in END_WORD.values()}}
 
 
 @dataclass(frozen=True, slots=True)
 class Typed:
-    """One typed line: an ``intent`` to act on, a ``local`` command (help, legal, board, quit), or a ``problem``."""
+    """One typed line: an ``intent`` to act on, a ``local`` command (help, legal, board, formations, quit), or a
+    ``problem``."""
 
     intent: Intent | None = None
     local: str | None = None
     problem: str | None = None
 
 
-WATCH_HELP = """\
-Watching: every line is checked as the players check it. Commands:
-  legal          list the legal moves
-  board          show the board again
-  help           show this text
-  quit           stop watching (olixono watch {game} follows it again)"""
+def _name(command: Command, kind: GameKind) -> str:
+    return END_WORD[kind] if command.name == END else command.name
 
 
-def help_text(core: GameCore) -> str:
-    kind = core.session.kind or "oxono"
-    if core.watching:
-        return WATCH_HELP.format(game=core.session.game_id)
-    return HELP.format(example=EXAMPLES[kind], end=END_LINES[kind], game=core.session.game_id)
+def available(game: Game) -> list[Command]:
+    """The commands of ``game``'s mode, in the help's order."""
+    mode = mode_of(game)
+    return [command for command in COMMANDS if mode in command.helps and (not command.olix or game.kind is GameKind.OLIX)]
 
 
-def leaving_text(core: GameCore) -> str:
+def command_names(game: Game) -> list[str]:
+    """The names of ``game``'s commands, its own end word among them."""
+    return [_name(command, game.kind) for command in available(game)]
+
+
+def players_only() -> list[str]:
+    """The commands a network game's players have and its watchers have not (every game's end word among them)."""
+    names: list[str] = []
+    for command in COMMANDS:
+        if Mode.PLAYER in command.helps and Mode.WATCHER not in command.helps:
+            names.extend(END_WORD.values() if command.name == END else [command.name])
+    return names
+
+
+def _help_of(command: Command, game: Game, mode: Mode) -> str:
+    if command.name == END:
+        words = GAME_WORDS[game.kind]
+        if mode is Mode.PLAYER:
+            return f"{words.end_help} (it stands until answered or withdrawn)"
+        return f"{words.end_help} ({'the bot is asked' if getattr(game, 'bot', None) else 'both of you agree'})"
+    if command.name == "resign" and mode is Mode.LOCAL and getattr(game, "bot", None) is None:
+        return "give up the game: the player to move resigns"
+    return command.helps[mode].format(resume=resume_text(game.game_id), again=watch_again_text(game.game_id))
+
+
+def help_rows(game: Game, *, slash: bool = False, skip: tuple[str, ...] = ()) -> list[str]:
+    """One row per command of ``game``'s mode: the name (with ``/`` on the screen), its argument, its help."""
+    mode, width, prefix = mode_of(game), (21 if slash else 15), ("/" if slash else "")
+    rows = []
+    for command in available(game):
+        name = _name(command, game.kind)
+        if name in skip:
+            continue
+        typed = f"{prefix}{name}" + (f" {command.usage}" if command.usage else "")
+        rows.append(f"  {typed:<{width - 1}} {_help_of(command, game, mode)}")
+    return rows
+
+
+def help_text(game: Game) -> str:
+    """The line consoles' help: how a move is written, then every command."""
+    if game.watching:
+        head = "Watching: every line is checked as the players check it. Commands:"
+    else:
+        head = f"Type a move ({GAME_WORDS[game.kind].example}), or one of:"
+    return "\n".join([head, *help_rows(game)])
+
+
+def leaving_text(game: Game) -> str:
     """What leaving means: a player's game stays resumable; a watcher can watch again."""
-    game = core.session.game_id
-    if core.watching:
-        return f"stopped watching; {watch_again_text(game)}"
-    return f"left the game; {resume_text(game)}"
+    if game.watching:
+        return f"stopped watching; {watch_again_text(game.game_id)}"
+    return f"left the game; {resume_text(game.game_id)}"
 
 
-def parse(text: str, core: GameCore) -> Typed:
+def parse(text: str, game: Game) -> Typed:
     """What ``text`` asks for; a problem sentence for text that is none of it (nothing is ever sent for it)."""
     line = text.strip()
     if not line:
         return Typed()
     word, _, rest = line.partition(" ")
-    command = word.lower().removeprefix("/")  # with or without the screen's /: both, everywhere
-    if command == "say":
+    name = word.lower().removeprefix("/")  # with or without the screen's /: both, everywhere
+    kind = game.kind
+    if name == "say":
         if not rest.strip():
             return Typed(problem="say what? Type say and your message, e.g. say good game")
-        return Typed(Intent("chat", rest.strip()))
-    if command in LOCAL and not rest:
-        return Typed(local=command)
-    if command in WORDS and not rest:
-        kind = core.session.kind
-        if command in END_WORD.values() and kind is not None and command != END_WORD[kind]:
-            return Typed(problem=f"{command} is not an {kind} command: type {END_WORD[kind]} to propose ending the "
-                                 "game")
-        return Typed(Intent(WORDS[command]))
-    board = core.board
+        return Typed(Intent(IntentKind.CHAT, rest.strip()))
+    if name in END_WORD.values() and name != END_WORD[kind]:
+        return Typed(problem=f"{name} is not an {kind} command: type {END_WORD[kind]} to propose ending the game")
+    command = _BY_NAME.get(_ALIASES.get(name, name))
+    if command is not None and not rest:
+        if command.olix and kind is not GameKind.OLIX:
+            return Typed(problem=f"{name} is an Olix command: this game is {kind}")
+        return Typed(local=name) if command.intent is None else Typed(Intent(command.intent))
+    board = game.board
     if board is not None and " " not in line:
         try:
             board.parse_move(line)
         except ValueError:
             pass
         else:
-            return Typed(Intent("move", line))
-    example = EXAMPLES[core.session.kind or "oxono"]
+            return Typed(Intent(IntentKind.MOVE, line))
+    example = GAME_WORDS[kind].example
     return Typed(problem=f"not a move or a command: {line[:40]!r} ({example}; help lists the commands)")
 
 
-def legal_text(core: GameCore) -> str:
-    board = core.board
-    if board is None or not core.session.started:
+def legal_text(game: Game) -> str:
+    board = game.board
+    if board is None or not game.started:
         return "no moves yet: the seats are not drawn"
-    if core.session.over:
+    if game.over:
         return "no moves: the game is over"
     return " ".join(sorted(move.text() for move in board.legal_moves()))
 
 
-def completions(core: GameCore) -> list[str]:
-    """What the completer offers: the legal moves when it is this player's turn, and the commands."""
-    words = ["help", "legal", "board", "resign", "agree", "decline", "withdraw", "abort", "say", "quit"]
-    words.append(END_WORD[core.session.kind or "oxono"])
-    board = core.board
-    if board is not None and core.my_turn:
-        words = sorted(move.text() for move in board.legal_moves()) + words
-    return words
+def formations_text(board: OlixBoard) -> str:
+    """Each player's best formation of each type: its value and its squares (``O=0`` when there is none)."""
+    lines = []
+    for player in board.PLAYERS:
+        parts = [f"{kind}={formation.value}" + (f" ({' '.join(formation.square_names())})" if formation.value else "")
+                 for kind, formation in board.formations(player).items()]
+        lines.append(f"{player}: {', '.join(parts)}")
+    return "\n".join(lines)
+
+
+def shown(game: Game, name: str) -> str:
+    """What a command that only shows something shows (``legal``, ``board``, ``formations``, ``help``)."""
+    board = game.board
+    if name == "legal":
+        return legal_text(game)
+    if name == "board":
+        return status_text(board) if board is not None else "no board yet: the offer has not arrived"
+    if name == "formations":
+        return formations_text(board) if isinstance(board, OlixBoard) else "no formations: this game is not Olix"
+    return help_text(game)
+
+
+def segments(moves: list[str], word: str, kind: GameKind) -> list[str]:
+    """The completions of ``word`` among ``moves``: whole Olix squares (``k1`` offers ``k1 k10 k11``); in Oxono the
+    next segment only (``""`` offers the totems, ``O`` where totem O may go, ``Oc6`` the pawn squares)."""
+    matching = [move for move in moves if move.lower().startswith(word.lower())]
+    lengths = GAME_WORDS[kind].segments
+    if lengths is None:
+        return matching
+    end = next((length for length in lengths if length > len(word)), lengths[-1])
+    return sorted({move[:end] for move in matching})
+
+
+def candidates(word: str, *, board: Board[Any] | None, movable: bool, commands: list[str], slash: bool = False
+               ) -> list[str]:
+    """What Tab offers for ``word``: the legal moves (a segment at a time in Oxono) when the person may move, and the
+    commands (``/legal`` on the screen, ``legal`` in the line console)."""
+    moves: list[str] = []
+    if board is not None and movable and not word.startswith("/"):
+        moves = segments(sorted(move.text() for move in board.legal_moves()), word, board.KIND)
+    return moves + [f"/{name}" if slash else name for name in commands]
+
+
+def completions(game: Game, word: str = "") -> list[str]:
+    """What the line console's Tab offers: the legal moves when it is this player's turn, and the commands."""
+    return candidates(word, board=game.board, movable=game.my_turn, commands=command_names(game))
+
+
+def completer(offer: Callable[[str], list[str]]) -> Completer:
+    """A prompt-toolkit completer of what ``offer(word)`` gives for the word before the cursor (the line console's
+    and the screen's: one completer)."""
+    from prompt_toolkit.completion import Completer
+
+    class Offered(Completer):
+        def get_completions(self, document: Document, complete_event: Any) -> Iterator[Completion]:
+            return completing(document, offer)
+
+    return Offered()
 
 
 async def handle_typed(seat: Seat, text: str, write: Write) -> bool:
@@ -149,12 +311,8 @@ async def handle_typed(seat: Seat, text: str, write: Write) -> bool:
         write(f"error: {typed.problem}")
     elif typed.local == "quit":
         return False
-    elif typed.local == "help":
-        write(help_text(core))
-    elif typed.local == "legal":
-        write(legal_text(core))
-    elif typed.local == "board" and core.board is not None:
-        write(status_text(core.board))
+    elif typed.local is not None:
+        write(shown(core, typed.local))
     elif typed.intent is not None:
         try:
             await seat.act(typed.intent)

@@ -14,69 +14,52 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.document import Document
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import StdoutProxy
 
-from client.commands import Write, completing, completions, handle_typed, leaving_text
+from client.commands import Write, completer, completions, handle_typed, leaving_text
 from client.core import Connection, GameCore
 from client.runner import GameRunner
-from client.board_words import game_over_text, status_text
-from client.words import describe, export_text
-from protocol import GameOver, GameStarted, MoveApplied, Phase, Superseded
-
-
-class MoveCompleter(Completer):
-    """The legal moves (on this player's turn) and the commands, for the word being typed."""
-
-    def __init__(self, core: GameCore) -> None:
-        self.core = core
-
-    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        return completing(document, lambda word: completions(self.core))
+from client.board_words import export_text, game_over_text, status_text
+from client.words import describe
+from protocol import GameOver, GameStarted, MoveApplied, Phase, Presence, Superseded
 
 
 def prompt_text(core: GameCore) -> str:
     """Whose turn it is, from this client's point of view."""
-    session = core.session
-    board = core.board
-    opponent = core.opponent
+    turn, opponent = core.turn, core.opponent
     versus = f" vs {opponent.fingerprint}" if opponent is not None else ""
-    if session.over:
+    if core.over:
         return "game over> "
-    if session.host is None:
+    if core.host is None:
         return "looking for the game on the relay> "
     if not core.playing and core.watching:
-        return f"watching{'' if board is None or not session.started else ' ' + board.turn + ' to move'}> "
-    if session.phase is Phase.PLAYING and board is not None:
-        if core.my_turn:
-            return f"{board.turn} (you) to move{versus}> "
-        return f"{board.turn} to move{versus} (waiting)> "
-    if session.phase is Phase.OFFERED:
-        return "waiting for an opponent to join> " if core.me == session.host else "asking to join> "
+        return f"watching{'' if turn is None else f' {turn} to move'}> "
+    if turn is not None:
+        return f"{turn} (you) to move{versus}> " if core.my_turn else f"{turn} to move{versus} (waiting)> "
+    if core.phase is Phase.OFFERED:
+        return "waiting for an opponent to join> " if core.me == core.host else "asking to join> "
     return "drawing the seats> "
 
 
 def toolbar_text(core: GameCore, link_state: dict[str, Any]) -> str:
     """The relay connection, the game, and whether the opponent is here."""
-    session = core.session
     relay = "relay: connected" if link_state.get("connected") else "relay: RECONNECTING"
     parts = [relay]
     opponent = core.opponent
     if opponent is not None:
-        present = session.present(opponent)
-        state = "here" if present else "gone" if present is False else "not seen yet"
+        present = core.present(opponent)
+        state = Presence.HERE if present else Presence.GONE if present is False else "not seen yet"
         parts.append(f"opponent {opponent.fingerprint}: {state}")
     if core.me is not None:
         parts.append(f"you {core.me.fingerprint}")
-    parts.append(f"game {session.game_id}")
+    parts.append(f"game {core.game_id}")
     return "  |  ".join(parts)  # the most wanted first: a narrow terminal cuts the end
 
 
@@ -105,7 +88,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
         core = runner.core
         link_state: dict[str, Any] = {"connected": runner.link.connected}
         session: PromptSession[str] = PromptSession(
-            history=InMemoryHistory(), completer=MoveCompleter(core), complete_while_typing=False,
+            history=InMemoryHistory(), completer=completer(lambda word: completions(core, word)), complete_while_typing=False,
             bottom_toolbar=lambda: toolbar_text(core, link_state), input=input, output=output,
         )
         out = write or print
@@ -120,13 +103,13 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             if isinstance(event, (GameStarted, MoveApplied, Superseded)) and board is not None:
                 out(status_text(board))
             if isinstance(event, GameOver):
-                out(f"{game_over_text(event.result.sentence())} The record: {export_text(core.session.game_id)}")
+                out(f"{game_over_text(event.result.sentence())} The record: {export_text(core.game_id)}")
 
         async def printer() -> None:
             while True:
                 show(await runner.events.get())
                 app = session.app
-                if core.session.over and app.is_running:
+                if core.over and app.is_running:
                     app.exit(result="")  # stop prompting: the game is over
                 elif app.is_running:
                     app.invalidate()  # the prompt and the toolbar follow the game
@@ -144,12 +127,12 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             task = asyncio.create_task(printer())
             try:
                 out("Type help for the commands.")
-                while not core.session.over:
+                while not core.over:
                     try:
                         text = await session.prompt_async(lambda: prompt_text(core), set_exception_handler=False)
                     except (EOFError, KeyboardInterrupt):
                         text = "quit"
-                    if core.session.over:
+                    if core.over:
                         break
                     if not await handle_typed(runner, text, out):
                         words = leaving_text(core)

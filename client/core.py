@@ -27,9 +27,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from olixono.common import Board
+from client.intents import Intent, IntentKind, IntentRefused
+from olixono.common import Board, GameKind
 
 from protocol import (
+    NUMBERED_APART,
     EquivocationDetected,
     Event,
     GameOver,
@@ -40,33 +42,16 @@ from protocol import (
     LineApplied,
     LocalProtocolError,
     Message,
+    MessageType,
     Outgoing,
     Phase,
     PublicKey,
+    Result,
     ResyncNeeded,
     copy_topic,
     decode,
     topic_for,
 )
-
-INTENTS = ("move", "resign", "propose", "withdraw", "decline", "agree", "abort", "claim", "chat")
-
-
-class IntentRefused(ValueError):
-    """What the person asked for cannot be done now; the message is one sentence to show them."""
-
-
-@dataclass(frozen=True, slots=True)
-class Intent:
-    """What the local person wants: ``kind`` is one of :data:`INTENTS`; ``text`` the move or the chat text."""
-
-    kind: str
-    text: str = ""
-
-    def __post_init__(self) -> None:
-        if self.kind not in INTENTS:
-            raise ValueError(f"unknown intent {self.kind!r}: expected one of {', '.join(INTENTS)}")
-
 
 @dataclass(frozen=True, slots=True)
 class Publish:
@@ -129,6 +114,9 @@ class GameCore:
     every line it verifies under its own key, one more holder that history needs to survive.
     """
 
+    local = False
+    """A network game's (:class:`client.local_game.LocalCore` is the game at one terminal)."""
+
     def __init__(self, session: GameSession, *, auto_accept: bool = True, watching: bool = False,
                  live: bool = True) -> None:
         self.session = session
@@ -151,6 +139,14 @@ class GameCore:
         if self._board is None or self._board[0] != key:
             self._board = (key, self.session.board)
         return self._board[1]
+
+    @property
+    def kind(self) -> GameKind:
+        """The game's kind, from its offer: every front end starts after the offer arrived (``LookupError`` before)."""
+        kind = self.session.kind
+        if kind is None:
+            raise LookupError(f"the offer of game {self.session.game_id} has not arrived: its kind is not known yet")
+        return kind
 
     @property
     def playing(self) -> bool:
@@ -180,6 +176,94 @@ class GameCore:
     def my_turn(self) -> bool:
         return self.me is not None and self.session.actor == self.me and self.session.phase is Phase.PLAYING
 
+    # -- read-only views, for front ends (which read these, never the session) ----------------
+    @property
+    def game_id(self) -> str:
+        return self.session.game_id or ""
+
+    @property
+    def phase(self) -> Phase:
+        return self.session.phase
+
+    @property
+    def started(self) -> bool:
+        """Whether the seats are drawn (the first move may come)."""
+        return self.session.started
+
+    @property
+    def over(self) -> bool:
+        return self.session.over
+
+    @property
+    def result(self) -> Result | None:
+        return self.session.result
+
+    @property
+    def proposal(self) -> str | None:
+        """The player whose proposal to end the game stands, if one does."""
+        return self.session.proposal
+
+    @property
+    def host(self) -> PublicKey | None:
+        return self.session.host
+
+    @property
+    def guest(self) -> PublicKey | None:
+        return self.session.guest
+
+    @property
+    def players(self) -> list[PublicKey]:
+        """The seated keys: the host, and the guest once accepted."""
+        return [key for key in (self.session.host, self.session.guest) if key is not None]
+
+    @property
+    def turn(self) -> str | None:
+        """The player to move (``pink``, ``first``, …) while the game is played; ``None`` before the seats are drawn
+        and once it is over."""
+        board = self.board
+        return board.turn if board is not None and self.session.phase is Phase.PLAYING else None
+
+    @property
+    def moves(self) -> int:
+        """How many moves were played."""
+        return self.session.moves
+
+    def played(self) -> list[tuple[str, str]]:
+        """``(player, move)`` for every move of the verified record, in order."""
+        session = self.session
+        return [(session.player_of(message.signer) or "?", message.move)
+                for message in session.chain if message.type is MessageType.MOVE]
+
+    def seat_of(self, player: str) -> PublicKey | None:
+        """The key in ``player``'s seat, once drawn."""
+        return self.session.seats.get(player)
+
+    def seat_name(self, key: PublicKey) -> str | None:
+        """A key's player name once the seats are drawn, else its role (``host``, ``guest``); ``None`` for a key
+        with no seat."""
+        return self.session.player_of(key) or self.session.role_of(key)
+
+    def present(self, key: PublicKey) -> bool | None:
+        """Whether ``key``'s client is connected, by its presence lines (``None``: none seen yet)."""
+        return self.session.present(key)
+
+    def seated(self, key: PublicKey | None) -> bool:
+        """Whether ``key`` holds a seat."""
+        return key is not None and self.session.role_of(key) is not None
+
+    def join_refusal(self, key: PublicKey) -> str | None:
+        """Why ``key`` may not take the guest's seat (one sentence), or ``None`` if it may ask for it (a key already
+        asking or seated may: it takes its seat up again)."""
+        session, game = self.session, self.game_id
+        if session.over:
+            assert session.result is not None
+            return f"game {game} is over: {session.result.sentence()}"
+        if session.invite is not None and session.invite != key:
+            return f"game {game} is for another player ({session.invite.fingerprint}), not for you"
+        if session.guest is not None and session.guest != key:
+            return f"game {game} has its guest already ({session.guest.fingerprint})"
+        return None
+
     # -- lines in ------------------------------------------------------------------
     def feed(self, data: bytes | str) -> Step:
         """A line the transport delivered."""
@@ -191,7 +275,9 @@ class GameCore:
         session = self.session
         if not self.playing:
             raise IntentRefused("you are watching this game: only its players can act")
-        if session.over and intent.kind != "chat":
+        if intent.kind is IntentKind.UNDO:
+            raise IntentRefused("a network game has no undo: its moves are signed, and stand")
+        if session.over and intent.kind is not IntentKind.CHAT:
             assert session.result is not None
             raise IntentRefused(f"the game is over: {session.result.sentence()}")
         try:
@@ -202,28 +288,29 @@ class GameCore:
 
     def _sign(self, intent: Intent) -> Outgoing:
         session = self.session
-        if intent.kind == "move":
+        if intent.kind is IntentKind.MOVE:
             return session.move(session.check_move(intent.text))
-        if intent.kind == "chat":
+        if intent.kind is IntentKind.CHAT:
             return session.chat(intent.text)
-        action = {"resign": session.resign, "propose": session.propose, "withdraw": session.withdraw,
-                  "decline": session.decline, "agree": session.agree, "abort": session.abort, "claim": session.claim}
+        action = {IntentKind.RESIGN: session.resign, IntentKind.PROPOSE: session.propose,
+                  IntentKind.WITHDRAW: session.withdraw, IntentKind.DECLINE: session.decline,
+                  IntentKind.AGREE: session.agree, IntentKind.ABORT: session.abort, IntentKind.CLAIM: session.claim}
         return action[intent.kind]()
 
     def _why(self, intent: Intent, refused: LocalProtocolError) -> str:
         """One sentence for a refused intent, from the protocol's refusal."""
         session = self.session
-        if intent.kind == "move":
+        if intent.kind is IntentKind.MOVE:
             return str(refused)
         board = self.board
-        if intent.kind == "abort" and session.phase is Phase.PLAYING:
+        if intent.kind is IntentKind.ABORT and session.phase is Phase.PLAYING:
             return "only the first player may abort, before their first move: resign instead"
-        if session.phase is Phase.PLAYING and not self.my_turn and intent.kind not in ("resign", "chat"):
+        if session.phase is Phase.PLAYING and not self.my_turn and intent.kind not in (IntentKind.RESIGN, IntentKind.CHAT):
             assert board is not None
-            if intent.kind in ("agree", "decline") and session.proposal not in (None, self.my_player):
+            if intent.kind in (IntentKind.AGREE, IntentKind.DECLINE) and session.proposal not in (None, self.my_player):
                 return f"a proposal is answered on one's own turn: yours comes after {board.turn}'s move"
             return f"it is not your turn: {board.turn} is to move"
-        return f"you cannot {intent.kind} now: {refused.reason}" if intent.kind != "chat" else refused.reason
+        return f"you cannot {intent.kind} now: {refused.reason}" if intent.kind is not IntentKind.CHAT else refused.reason
 
     # -- what the relay should hold ---------------------------------------------------
     def republish(self) -> list[Publish]:
@@ -237,7 +324,7 @@ class GameCore:
             messages.append(my_join)
         for line in self.session.transcript:
             message = decode(line, verify=False)
-            if message.type in ("chat", "confirm"):
+            if message.type in NUMBERED_APART:
                 messages.append(message)
         for proof in self.session.proofs:  # the proof travels with the record: the equivocator cannot erase it
             if me is not None and self.session.role_of(proof.key) is not None and proof.key != me:  # as copies
@@ -265,14 +352,14 @@ class GameCore:
         journal: list[str] = []
         proofs: list[EquivocationDetected] = []
         resubscribe = False
-        if own is not None and own.message.type == "join":
+        if own is not None and own.message.type is MessageType.JOIN:
             journal.append(own.line)  # a candidate's join is not applied yet: keep it for a resume
         queue = list(events)
         while queue:
             event = queue.pop(0)
             shown.append(event)
             if isinstance(event, LineApplied):
-                mine_already = own is None and event.message.type == "join" and event.message.signer == self.me
+                mine_already = own is None and event.message.type is MessageType.JOIN and event.message.signer == self.me
                 if event.line not in journal and not mine_already:  # our join was journaled when it was signed
                     journal.append(event.line)
                 if self.me is not None and event.message.signer != self.me:

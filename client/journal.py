@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from protocol import EquivocationDetected, GameSession, Identity, LineRejected, LocalProtocolError, Phase, decode
+from protocol import EquivocationDetected, GameSession, Identity, LineRejected, LocalProtocolError, MessageType, Phase, decode
 from protocol.errors import RemoteProtocolError
 from protocol.messages import game_id_problem
 
@@ -302,7 +302,7 @@ def repaired(damage: list[Damage], session: GameSession) -> bool:
             message = decode(item.line, verify=False)
         except RemoteProtocolError:
             continue  # nothing left of what it was: the relay's lines (nothing waiting) must do
-        if message.type != "presence" and (message.signer, message.slot) not in held:
+        if message.type is not MessageType.PRESENCE and (message.signer, message.slot) not in held:
             return False
     return True
 

@@ -1,26 +1,19 @@
-"""``olixono play``: a game at one terminal, two people taking turns or one against a bot.
+"""``olixono play``: a game at one terminal, two people taking turns or one against a bot, in a line loop.
 
-A thin loop: the engine rules on every move; this module only reads lines and
-prints. ``read`` and ``write`` are injectable so tests drive it without a
-terminal.
+A thin loop on :class:`client.local_game.LocalCore`: typed lines are read by the vocabulary every front end shares
+(:func:`client.commands.parse`), the core rules on each, and this module only reads lines and prints. ``read`` and
+``write`` are injectable so tests drive it without a terminal.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from client.board_words import EXAMPLES, game_over_text, status_text
-from client.local_game import set_up
-from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError, Outcome
-from olixono.olix import OlixBoard
-
-HELP = """\
-Type a move ({example}), or one of:
-  legal    list the legal moves
-  undo     take back the last move (against a bot: your last move and its reply)
-  resign   give up the game
-{end}  help     show this text
-  quit     leave without finishing"""
+from client.board_words import status_text
+from client.commands import parse, shown
+from client.intents import IntentRefused
+from client.local_game import Ended, LocalCore, LocalStep, Played, TookBack, describe
+from olixono.common import Outcome
 
 MAX_PROMPTS = 10_000
 """A bound on prompts in one game, so a stuck input can never loop forever."""
@@ -43,66 +36,50 @@ def play_local(
     ``mcts``); ``iterations`` / ``seconds`` set the ``mcts`` budget. ``human``
     is the seat the person takes against a bot (the first by default).
     """
-    board, human, bot = set_up(kind, vs=vs, human=human, seed=seed, iterations=iterations, seconds=seconds)
-    end_line = "  end      end the game now and score it (both players agree)\n" if kind == "olix" else ""
-    help_text = HELP.format(example=EXAMPLES[kind], end=end_line)
+    core = LocalCore(kind, vs=vs, human=human, seed=seed, iterations=iterations, seconds=seconds)
+    board = core.board
+
+    def show(step: LocalStep) -> None:
+        """Each event in a line (a person's own move needs none), the board after a move, the ending last."""
+        for event in step.events:
+            if not isinstance(event, Ended) and not (isinstance(event, Played) and not event.bot):
+                write(describe(core, event))
+        if any(isinstance(event, Played | TookBack) for event in step.events):
+            write(status_text(board))
+        for event in step.events:
+            if isinstance(event, Ended):
+                write(describe(core, event))
+
     write(f"{kind}: {' vs '.join(board.PLAYERS)}. Type help for the commands.")
     write(status_text(board))
     for _ in range(MAX_PROMPTS):
-        outcome = board.outcome()
-        if outcome is not None:
-            write(game_over_text(outcome.sentence(board.PLAYERS)))
-            return outcome
-        if bot is not None and board.turn != human:
-            move = bot.choose(board)
-            board.push(move)
-            write(f"{vs} plays {move.text()}")
-            write(status_text(board))
+        if core.over:
+            return core.outcome
+        if core.bot_to_move:
+            choose, position, plies = core.thought
+            show(core.bot_played(choose(position), plies))  # no thread here: the loop waits for the bot anyway
             continue
         try:
             line = read(f"{board.turn}> ").strip()
         except EOFError:
             write("")
             return None
-        command = line.lower()
-        if not command:
-            continue
-        if command == "quit":
+        typed = parse(line, core)
+        if typed.problem is not None:
+            write(f"error: {typed.problem}")
+        elif typed.local == "quit":
             return None
-        if command == "help":
-            write(help_text)
-        elif command == "legal":
-            write(" ".join(sorted(m.text() for m in board.legal_moves())))
-        elif command == "undo":
-            plies = 2 if vs else 1
-            if len(board.move_stack) < plies:
-                write("Nothing to undo.")
-                continue
-            for _ in range(plies):
-                board.pop()
-            write(status_text(board))
-        elif command == "resign":
-            board.resign()
-        elif command == "end" and isinstance(board, OlixBoard):
-            if bot is not None:  # the bot is asked, as a person would be
-                bot_player = board.PLAYERS[1 - board.PLAYERS.index(human)]
-                if not bot.answer_end(board, bot_player):
-                    write(f"{vs} declines to end the game: play on.")
-                    continue
-                write(f"{vs} agrees to end the game.")
+        elif typed.local is not None:
+            write(shown(core, typed.local))
+        elif typed.intent is not None:
             try:
-                board.end()
-            except GameOverError as exc:
-                write(str(exc))
-        else:
-            try:
-                board.play(line)
-            except InvalidMoveError:
-                write(f"Not a move: {line!r}. {EXAMPLES[kind].capitalize()}; help lists the commands.")
+                step = core.act(typed.intent)
+                if step.ask_bot:
+                    answer, position, seat = core.answer_thought
+                    step = core.answer(answer(position, seat))
+            except IntentRefused as exc:
+                write(f"error: {exc}")
                 continue
-            except IllegalMoveError as exc:
-                write(f"Illegal: {exc.reason}.")
-                continue
-            write(status_text(board))
+            show(step)
     write(f"Stopped after {MAX_PROMPTS} prompts.")
     return None

@@ -11,6 +11,7 @@ Every failure the person can act on is one sentence and exit status 1.
 from __future__ import annotations
 
 import asyncio
+import functools
 import contextlib
 import logging
 import os
@@ -21,17 +22,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from client.core import GameCore, IntentRefused
+from client.core import GameCore
+
+from client.intents import IntentRefused
 from client.identity import IdentityError, get_identity
 from client.journal import Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired
 from client.record import PROVEN, code_text, confirmation_text, proof_text, seated_proofs
 from client.commands import Write
 from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
-from client.transport import Link, RelayAddress, RelayError, reach, try_login
-from protocol import GameSession, Identity, Phase, PublicKey, ResyncNeeded, game_filter, lobby_filter
+from client.transport import LinkFactory, Link, RelayAddress, RelayError, reach, try_login
+from protocol import GameSession, Identity, MessageType, Phase, PublicKey, ResyncNeeded, Role, game_filter, lobby_filter
 from protocol.messages import decode
-from protocol.session import MAX_CONFIRMS
+from protocol.rules import MAX_CONFIRMS
 from protocol.topics import DEFAULT_RELAY, slot_filter
 
 PASSWORD_VARIABLE = "OLIXONO_RELAY_PASSWORD"
@@ -145,9 +148,11 @@ def credentials(options: Options, address: RelayAddress, identity: Identity | No
     return user, password
 
 
-def make_link(options: Options, address: RelayAddress, identity: Identity | None) -> Link:
+def make_link(options: Options, address: RelayAddress, identity: Identity | None) -> LinkFactory:
+    """What makes the link to the relay, given its callbacks (a runner's, or :func:`_collect`'s)."""
     user, password = credentials(options, address, identity)
-    return Link(address, username=user, password=password, cafile=options.cafile, give_up=options.timeout)
+    return functools.partial(Link, address, username=user, password=password, cafile=options.cafile,
+                             give_up=options.timeout)
 
 
 async def log_in(options: Options, address: RelayAddress, identity: Identity | None) -> None:
@@ -228,7 +233,7 @@ async def host(kind: str, options: Options) -> int:
         await log_in(options, address, identity)  # before a game is made that could never be published
         core, _ = GameCore.hosting(kind, identity, invite=invite)  # the offer: published on connecting
         game = core.session.game_id or ""
-        journal = _seat(Journal.create(JournalMeta(game, kind, "host", identity.public.text, address.url,
+        journal = _seat(Journal.create(JournalMeta(game, kind, Role.HOST, identity.public.text, address.url,
                                                    ran_relay=ran_relay), options.journal_dir))
         who = "the invited key" if invite else "your opponent"
         options.say(f"Hosting {kind} game {game} as {identity.fingerprint}.")
@@ -266,13 +271,9 @@ def joining(options: Options, identity: Identity, address: RelayAddress) -> Fron
         game = session.game_id or ""
         await _offer(runner, game, options.timeout or OFFER_WAIT, options.write)
         assert session.host is not None and session.kind is not None
-        if session.over:
-            assert session.result is not None
-            raise Failure(f"game {game} is over: {session.result.sentence()}")
-        if session.invite is not None and session.invite != identity.public:
-            raise Failure(f"game {game} is for another player ({session.invite.fingerprint}), not for you")
-        if session.guest is not None and session.guest != identity.public:
-            raise Failure(f"game {game} has its guest already ({session.guest.fingerprint})")
+        refusal = core.join_refusal(identity.public)
+        if refusal is not None:
+            raise Failure(refusal)
         try:  # our key's lines on the relay, if any, before anything is signed
             async with asyncio.timeout(options.timeout or OFFER_WAIT):
                 await runner.caught_up.wait()
@@ -284,7 +285,7 @@ def joining(options: Options, identity: Identity, address: RelayAddress) -> Fron
                           "was deleted): its coin secret is not here, so this seat cannot be played from here")
         options.say(f"Joining {session.kind} game {game}, hosted by {session.host.fingerprint}: "
                       "check that it is the fingerprint your host told you.")
-        runner.attach(_seat(Journal.create(JournalMeta(game, session.kind, "guest", identity.public.text, address.url),
+        runner.attach(_seat(Journal.create(JournalMeta(game, session.kind, Role.GUEST, identity.public.text, address.url),
                                            options.journal_dir)))
         try:
             await runner.apply(core.join())
@@ -396,7 +397,7 @@ async def resume(game: str | None, options: Options) -> int:
                     "game's lines: nothing is signed before they are in")
     given, options.relay = options.relay, options.relay or journal.meta.relay
     # a host's game on the relay its own process ran, which ended with it: this process runs one again, as host did
-    here = given is None and journal.meta.role == "host" and journal.meta.ran_relay
+    here = given is None and journal.meta.role == Role.HOST and journal.meta.ran_relay
     async with relay_for_host(options, may_start=here) as (address, _):
         core = GameCore(session)
         options.say(f"Taking up {journal.meta.kind} game {game} again ({session.moves} moves so far).")
@@ -410,27 +411,23 @@ async def _collect(options: Options, filters: list[str], identity: Identity | No
     """Everything the relay retains on ``filters``, once it has all come in."""
     address, _ = relay_address(options)
     await log_in(options, address, identity)
-    link = make_link(options, address, identity)
-    for topic_filter in filters:
-        await link.subscribe(topic_filter)
     done = asyncio.Event()
 
-    async def settled(_: Link) -> None:
+    async def settled(link: Link) -> None:
         await link.settled()
         done.set()
 
-    link.on_connect = settled
-    task = asyncio.create_task(link.run())
-    waiter = asyncio.create_task(done.wait())
-    finished, _ = await asyncio.wait({task, waiter}, timeout=(options.timeout or OFFER_WAIT) + 5,
-                                     return_when=asyncio.FIRST_COMPLETED)
-    link.stop()
-    waiter.cancel()
-    results = await asyncio.gather(task, return_exceptions=True)
-    if isinstance(results[0], RelayError):
-        raise Failure(str(results[0]))
-    if not finished:
-        raise Failure(f"the relay at {address} did not answer in time")
+    link = make_link(options, address, identity)(on_connect=settled)
+    for topic_filter in filters:
+        await link.subscribe(topic_filter)
+    try:
+        async with link:
+            async with asyncio.timeout((options.timeout or OFFER_WAIT) + 5):
+                await done.wait()
+    except RelayError as exc:
+        raise Failure(str(exc)) from None
+    except TimeoutError:
+        raise Failure(f"the relay at {address} did not answer in time") from None
     return [payload for _, payload in link.drain()]
 
 
@@ -448,7 +445,7 @@ async def games(options: Options) -> int:
             message = decode(payload)
         except ValueError:
             continue
-        if message.type == "offer":
+        if message.type is MessageType.OFFER:
             session = sessions.setdefault(message.game, GameSession(message.game))
             session.receive(payload)
         else:
@@ -458,7 +455,7 @@ async def games(options: Options) -> int:
         if message.game in sessions:
             sessions[message.game].receive(payload)
     now = time.time()
-    newest_first = sorted(sessions.values(), key=lambda s: -int(s.chain[0].value("at")))
+    newest_first = sorted(sessions.values(), key=lambda s: -s.chain[0].at)
     offers = [s for s in newest_first if s.phase is Phase.OFFERED]
     if offers or (options.all_games and newest_first):
         options.write(f"{'GAME':22}  {'KIND':5}  {'HOST':24}  {'AGE':>9}  " + ("STATE" if options.all_games else "FOR"))
@@ -466,14 +463,14 @@ async def games(options: Options) -> int:
         for session in (s for s in newest_first if s.phase is not Phase.OFFERED):
             assert session.host is not None
             options.write(f"{session.game_id}  {session.kind:5}  host {session.host.fingerprint}  "
-                          f"{_age(now - int(session.chain[0].value('at'))):>9}  {lobby_state(session)}")
+                          f"{_age(now - session.chain[0].at):>9}  {lobby_state(session)}")
     if not offers:
         if not options.all_games:
             options.write("No open game on this relay. Host one with: olixono host oxono")
         return 0
     for session in offers:
         assert session.host is not None
-        age = _age(now - int(session.chain[0].value("at")))
+        age = _age(now - session.chain[0].at)
         if session.invite is None:
             whom = "open to anyone"
         elif identity is not None and session.invite == identity.public:

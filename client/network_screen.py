@@ -14,24 +14,14 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from client.board_words import EXAMPLES, game_over_text
-from client.commands import END_WORD, handle_typed
-from client.core import Connection, GameCore
+from client.board_words import export_text, game_over_text, resume_text, watch_again_text
+from client.commands import END_WORD, handle_typed, players_only
+from client.core import Connection
 from client.runner import GameRunner
-from client.screen import Say, Table, clock_text, run_screen
-from client.words import describe, export_text, resume_text, watch_again_text
-from olixono.common import Board
+from client.screen import Say, Table, clock_text, game_commands, game_help, run_screen
+from client.words import describe
+from olixono.common import Board, GameKind
 from protocol import GameOver, MoveApplied
-
-NETWORK_HELP = """\
-Type a move ({example}); Tab completes the legal ones. Commands start with /:
-  /legal /board         the legal moves, the board in the log
-  /resign               give up: your opponent wins (asks you to confirm)
-  {end}
-  /agree /decline       answer your opponent's proposal; /withdraw takes back yours
-  /abort                end the game without a result (the first player, before their first move)
-  /say TEXT             chat with your opponent"""
-
 
 class NetworkTable(Table):
     """A network game: the core's verified session on the board, typing through the runner (as the line console)."""
@@ -41,51 +31,46 @@ class NetworkTable(Table):
         self.invitation = invitation
         """What the opponent types to join (a host's game): shown whole where the board will be, /copy copies it."""
         self.connected = runner.link.connected
-        game = self.core.session.game_id
+        game = self.core.game_id
         if self.core.watching:
             self.leave = f"; {watch_again_text(game)}"
             self.greeting = "Watching: every line is checked as the players check it. /help lists the commands."
             why = "you are watching this game: only its players can"
-            self.refused = {name: f"{why} {name}" for name in (
-                "resign", "draw", "end", "agree", "decline", "withdraw", "abort")} | {"say": f"{why} chat"}
+            self.refused = {name: f"{why} {'chat' if name == 'say' else name}" for name in players_only()}
         else:
             self.leave = f"; {resume_text(game)}"
 
     @property
-    def kind(self) -> str:
-        return self.core.session.kind or "oxono"
+    def kind(self) -> GameKind:
+        return self.core.kind
 
     @property
     def commands(self) -> tuple[str, ...]:
-        if self.core.watching:
-            return ("legal", "board")
-        end = END_WORD[self.kind]
-        copy = ("copy",) if self.invitation is not None else ()
-        return ("legal", "board", "resign", end, "agree", "decline", "withdraw", "abort", "say", *copy)
+        copy = ("copy",) if self.invitation is not None and not self.core.watching else ()
+        return (*game_commands(self.core), *copy)
 
     def board(self) -> Board[Any] | None:
-        session = self.core.session
-        return self.core.board if session.started else None
+        return self.core.board if self.core.started else None
 
     def waiting(self) -> list[str]:
-        session = self.core.session
-        if self.invitation is None or session.guest is not None or session.over:
+        core = self.core
+        if self.invitation is None or core.guest is not None or core.over:
             return super().waiting()
         command, _, relay = self.invitation.partition(" --relay ")
         return ["Waiting for your opponent.", "They type (/copy copies it):", "", command,
-                *([f"  --relay {relay}"] if relay else []), "", f"game id: {session.game_id}"]
+                *([f"  --relay {relay}"] if relay else []), "", f"game id: {core.game_id}"]
 
     def moves(self) -> list[tuple[str, str]]:
-        return played_moves(self.core)
+        return self.core.played()
 
     def over(self) -> bool:
-        return self.core.session.over
+        return self.core.over
 
     def ending(self) -> list[str]:
-        result = self.core.session.result
+        result = self.core.result
         if result is None:
             return []
-        return [game_over_text(result.sentence()), f"Save it: {export_text(self.core.session.game_id)}"]
+        return [game_over_text(result.sentence()), f"Save it: {export_text(self.core.game_id)}"]
 
     def movable(self) -> bool:
         return self.core.my_turn
@@ -93,14 +78,14 @@ class NetworkTable(Table):
     def prompt(self) -> str:
         if not self.core.playing:
             return "watching> "
-        return "game over> " if self.core.session.over else "your move> " if self.core.my_turn else "> "
+        return "game over> " if self.core.over else "your move> " if self.core.my_turn else "> "
 
     def status(self, spent: Callable[[str], float]) -> list[str]:
         """``your move | pink 1a2b-3c4d (you) 0:12 | black 5e6f-7a8b 0:03 here | relay ok``: under 80 columns; when
         the relay is lost that comes first."""
-        core, session = self.core, self.core.session
+        core = self.core
         board = self.board()
-        if session.over:
+        if core.over:
             parts = ["game over"]
         elif board is not None:
             parts = ["your move" if core.my_turn else f"{board.turn} to move"]
@@ -108,24 +93,20 @@ class NetworkTable(Table):
             parts = ["waiting for the seats"]
         opponent = core.opponent if core.playing else None
         for player in board.PLAYERS if board is not None else ():
-            key = session.seats.get(player)
+            key = core.seat_of(player)
             who = key.fingerprint[:9] if key is not None else "?"
             mine = " (you)" if key is not None and key == core.me else ""
-            present = session.present(key) if key is not None and key == opponent else None
+            present = core.present(key) if key is not None and key == opponent else None
             here = "" if key != opponent else " here" if present else " gone" if present is False else " not seen"
             parts.append(f"{player} {who}{mine} {clock_text(spent(player))}{here}")
         if not self.connected:
             return ["RELAY LOST: reconnecting", *parts]
-        if session.proposal is not None and not session.over:  # in the place of "relay ok": the toolbar fits 80
+        if core.proposal is not None and not core.over:  # in the place of "relay ok": the toolbar fits 80
             return [*parts, f"{END_WORD[self.kind]} offered"]
         return [*parts, "relay ok"]
 
     def help(self) -> str:
-        if self.core.watching:
-            return "Watching: every line is checked as the players check it. /legal /board: the legal moves, the board."
-        end = ("/draw                 offer a draw (it stands until answered or withdrawn)" if self.kind == "oxono"
-               else "/end                  propose to end the game now and count the markers")
-        return NETWORK_HELP.format(example=EXAMPLES[self.kind], end=end)
+        return game_help(self.core)
 
     async def move(self, text: str, say: Say) -> None:
         await handle_typed(self.runner, text, say)
@@ -146,7 +127,7 @@ class NetworkTable(Table):
             if text is not None and not isinstance(event, MoveApplied):  # moves have their own pane
                 say(text)
             if isinstance(event, GameOver):
-                say(f"{game_over_text(event.result.sentence())} The record: {export_text(core.session.game_id)}; "
+                say(f"{game_over_text(event.result.sentence())} The record: {export_text(core.game_id)}; "
                     "/quit leaves.")
             changed()
 
@@ -157,13 +138,6 @@ def copy_to_clipboard(text: str) -> None:
     output = get_app().output
     output.write_raw(f"\x1b]52;c;{encoded}\x07")
     output.flush()
-
-
-def played_moves(core: GameCore) -> list[tuple[str, str]]:
-    """(player, move) for every move of the game so far, from the verified transcript."""
-    session = core.session
-    return [(session.player_of(message.signer) or "?", message.get("move") or "?")
-            for message in session.chain if message.type == "move"]
 
 
 def game_screen(*, input: Input | None = None, output: Output | None = None,

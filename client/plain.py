@@ -11,14 +11,19 @@ import asyncio
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from client.commands import Write, handle_typed, leaving_text, parse
-from client.core import GameCore, Intent, IntentRefused
+from client.core import GameCore
+from client.intents import Intent, IntentKind, IntentRefused
 from client.record import PROVEN, seated_proofs
 from client.runner import GameRunner
 from client.thinking import in_daemon_thread
-from client.words import describe, resume_text
+from client.board_words import resume_text
+from client.words import describe
+
+if TYPE_CHECKING:
+    from olixono.bots import Bot
 
 
 def stdout_writer(stream: TextIO | None = None) -> Write:
@@ -55,8 +60,7 @@ async def ended(runner: GameRunner, out: Write) -> int:
     session = core.session
     loop = asyncio.get_running_loop()
     deadline = loop.time() + CONFIRM_WAIT
-    players = [key for key in (session.host, session.guest) if key is not None]
-    while any(session.confirmation(key) is None for key in players) and loop.time() < deadline:
+    while any(session.confirmation(key) is None for key in core.players) and loop.time() < deadline:
         try:
             async with asyncio.timeout(deadline - loop.time()):
                 event = await runner.events.get()
@@ -75,23 +79,22 @@ it stays resumable."""
 
 def turn_text(core: GameCore) -> str | None:
     """Where the game stands, in one line: ``game: oxono, 12 moves, pink to move (your move)``."""
-    session = core.session
-    board = core.board
-    if board is None or not session.started or session.over:
+    turn = core.turn
+    if turn is None:
         return None
     mine = " (your move)" if core.my_turn else ""
-    moves = f"{session.moves} move{'s' if session.moves != 1 else ''}"
-    return f"game: {session.kind}, {moves}, {board.turn} to move{mine}"
+    moves = f"{core.moves} move{'s' if core.moves != 1 else ''}"
+    return f"game: {core.kind}, {moves}, {turn} to move{mine}"
 
 
 def waits_for_seats(core: GameCore, text: str) -> bool:
     """Whether a typed line needs what has not come yet: a seat (to chat), or the seats drawn (to play)."""
     typed = parse(text, core)
-    if typed.intent is None or core.watching or core.session.over:
+    if typed.intent is None or core.watching or core.over:
         return False
-    if typed.intent.kind == "chat":
-        return core.me is not None and core.session.role_of(core.me) is None
-    return not core.session.started
+    if typed.intent.kind is IntentKind.CHAT:
+        return core.me is not None and not core.seated(core.me)
+    return not core.started
 
 
 def plain_front(write: Write | None = None, commands: TextIO | None = None) -> Callable[[GameRunner], Any]:
@@ -115,14 +118,14 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
             if runner.events.empty():  # what is said has caught up with what happened
                 if caught_up is None and not restated:
                     restated = True
-                    where = turn_text(core) if core.session.moves else None
+                    where = turn_text(core) if core.moves else None
                     if where is not None:  # a game taken up again: where it stands
                         out(where)
                         my_turn = core.my_turn
                 if core.my_turn and not my_turn:
                     out("your move")
                 my_turn = core.my_turn
-                if core.session.over:
+                if core.over:
                     return await ended(runner, out)
                 if held and caught_up is None and not waits_for_seats(core, held[0]):
                     if not await handle_typed(runner, held.pop(0), out):  # one at a time: its events said first
@@ -130,7 +133,7 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
                         return LEFT
                     continue
                 if no_more and not held:
-                    out(f"left the game (no more commands); {resume_text(core.session.game_id)}")
+                    out(f"left the game (no more commands); {resume_text(core.game_id)}")
                     return LEFT
             event_wait = asyncio.ensure_future(runner.events.get())
             waits = {event_wait, *([caught_up] if caught_up is not None else [])}
@@ -157,28 +160,28 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
     return run
 
 
-def bot_front(bot: Any, write: Write | None = None) -> Callable[[GameRunner], Any]:
+def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], Any]:
     """A bot holds the seat: it moves whenever it is its turn (thinking in a thread), and prints events as --plain."""
     out = write or stdout_writer()
 
     async def run(runner: GameRunner) -> int:
         core = runner.core
         while True:
-            while core.my_turn and not core.session.over:
+            while core.my_turn and not core.over:
                 board = core.board
                 assert board is not None
                 mine = core.my_player
-                if core.session.proposal not in (None, mine) and mine is not None:  # the opponent's proposal
+                if core.proposal not in (None, mine) and mine is not None:  # the opponent's proposal
                     agree = await in_daemon_thread(bot.answer_end, board.copy(), mine)
                     try:
-                        await runner.act(Intent("agree" if agree else "decline"))
+                        await runner.act(Intent(IntentKind.AGREE if agree else IntentKind.DECLINE))
                     except IntentRefused as exc:
                         out(f"notice: the bot's answer was not sent: {exc}")
                         break
                     continue
                 move = await in_daemon_thread(bot.choose, board.copy())  # lines may arrive while it thinks
                 try:
-                    await runner.act(Intent("move", move.text()))
+                    await runner.act(Intent(IntentKind.MOVE, move.text()))
                 except IntentRefused as exc:  # the game changed while the bot thought (a resignation)
                     out(f"notice: the bot's move was not sent: {exc}")
                     break
@@ -186,7 +189,7 @@ def bot_front(bot: Any, write: Write | None = None) -> Callable[[GameRunner], An
             text = describe(core, event)
             if text is not None:
                 out(text)
-            if core.session.over and runner.events.empty():
+            if core.over and runner.events.empty():
                 return await ended(runner, out)
 
     return run

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from protocol import CONFIRMED, DISPUTED, UNSEEN, EquivocationDetected, GameSession, PublicKey
+from protocol import CONFIRMED, DISPUTED, UNSEEN, EquivocationDetected, GameSession, MessageType, PublicKey
 
 Name = Callable[[PublicKey], str]
 PROVEN = 4
@@ -102,7 +102,7 @@ def branch_text(session: GameSession, name: Name | None = None) -> str | None:
         return None
     name = name or default_name(session)
     played, answer = branch
-    what = played.value("move") if played.type == "move" else played.type
+    what = played.move if played.type is MessageType.MOVE else played.type
     return (f"the game went on from {name(played.signer)}'s {what} at seq {played.seq}: {name(answer.signer)} "
             f"answered it")
 

@@ -17,9 +17,9 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from client.local_game import board_moves
 from client.board_words import game_over_text, status_text
 from client.screen import Say, Table
-from olixono.common import Board
+from olixono.common import Board, GameKind
 from olixono.games import new_board
-from protocol import GameSession
+from protocol import GameSession, MessageType
 
 REPLAY_HELP = """\
 Step through the game: → or n the next move, ← or p the one before, Home / End the start and the end;
@@ -33,8 +33,8 @@ def positions(session: GameSession) -> list[Board[Any]]:
     board = new_board(session.kind)
     boards = [board.copy()]
     for message in session.chain:
-        if message.type == "move":
-            board.push(board.parse_move(message.get("move") or ""))
+        if message.type is MessageType.MOVE:
+            board.push(board.parse_move(message.move))
             boards.append(board.copy())
     return boards
 
@@ -51,8 +51,10 @@ class ReplayTable(Table):
         self.cursor = 0  # from the start: → or n steps through it, End jumps to the end
 
     @property
-    def kind(self) -> str:
-        return self.session.kind or "oxono"
+    def kind(self) -> GameKind:
+        kind = self.session.kind
+        assert kind is not None  # a verified transcript starts with its offer
+        return kind
 
     @property
     def commands(self) -> tuple[str, ...]:

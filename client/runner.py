@@ -19,13 +19,15 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from client.core import Connection, GameCore, Intent, IntentRefused, Notice, ProofSaved, Publish, Step, UiEvent
+from client.core import Connection, GameCore, Notice, ProofSaved, Publish, Step, UiEvent
+
+from client.intents import Intent, IntentRefused
 from client import liveness
 from client.journal import Journal
 from client.liveness import Liveness
 from client.record import lacking_text
-from client.transport import Link, digest
-from protocol import GuestAccepted, LineRejected, Phase, PublicKey, decode, game_filter
+from client.transport import Link, LinkFactory, digest
+from protocol import NUMBERED_APART, GuestAccepted, LineRejected, MessageType, Phase, PublicKey, decode, game_filter
 from protocol.messages import line_hash
 from protocol.topics import game_and_key, held_copy_topic, own_filter, player_filter
 
@@ -65,21 +67,18 @@ FrontEnd = Callable[["GameRunner"], Awaitable[int]]
 
 
 class GameRunner:
-    """Runs one game: ``await GameRunner(core, link, journal).run(front_end)`` returns the front end's exit status."""
+    """Runs one game: ``await GameRunner(core, connect, journal).run(front_end)`` returns the front end's exit status
+    (``connect``: what makes its link, given the runner's callbacks: :data:`client.transport.LinkFactory`)."""
 
-    def __init__(self, core: GameCore, link: Link, journal: Journal | None = None) -> None:
+    def __init__(self, core: GameCore, connect: LinkFactory, journal: Journal | None = None) -> None:
         self.core = core
         core.live = False  # no automatic answer before the first catch-up (GameCore.ready)
-        self.link = link
+        self.link: Link = connect(on_connect=self._connected, on_state=self._state, will=self._will,
+                                  on_line=self._received, remember=self._remember)
         self.journal = journal
         self.events: asyncio.Queue[UiEvent] = asyncio.Queue()
         self.changed = asyncio.Event()
         """Set whenever something happened (front ends that redraw from state wait on it)."""
-        link.on_connect = self._connected
-        link.on_state = self._state
-        link.will = self._will
-        link.on_line = self._received
-        link.remember = self._remember
         self._game = core.session.game_id
         assert self._game is not None, "a runner needs the game's id"
         self.connections = journal.meta.connections if journal is not None else 0
@@ -118,17 +117,15 @@ class GameRunner:
 
     async def _run(self, front: FrontEnd) -> int:
         await self.link.subscribe(game_filter(self._game or ""))
-        async with asyncio.TaskGroup() as group:
-            group.create_task(self.link.run())
+        async with self.link, asyncio.TaskGroup() as group:  # the link stops by a signal, not cancellation (Link.run)
             watch = group.create_task(self._watch())
             try:
                 status = await front(self)
-            finally:  # stopped by a signal, not cancellation (see Link.run)
+            finally:
                 try:
                     await self._goodbye()
                 finally:
                     watch.cancel()
-                    self.link.stop()
         return status
 
     async def act(self, intent: Intent) -> None:
@@ -229,7 +226,7 @@ class GameRunner:
         if item.topic.endswith("/presence") or not self.core.playing:
             return
         message = decode(item.line, verify=False)
-        side = message.type in ("chat", "confirm")
+        side = message.type in NUMBERED_APART
         self.liveness.sent(item.topic, item.line, asyncio.get_running_loop().time(), echoed=echoed,
                            seq=None if side else message.seq, what=LINE_WORDS.get(message.type, message.type))
 
@@ -244,7 +241,7 @@ class GameRunner:
         answered = self._view().answered
         for item in kept:
             message = decode(item.line, verify=False)
-            if item.copy or message.type == "chat" or message.type != "confirm" and message.seq < answered:
+            if item.copy or message.type is MessageType.CHAT or message.type is not MessageType.CONFIRM and message.seq < answered:
                 continue
             copied = held_copy_topic(self._game or "", opponent, line_hash(item.line)) in link.seen
             if not copied:

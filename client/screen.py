@@ -24,11 +24,11 @@ import textwrap
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -43,9 +43,10 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from client.commands import completing
+from client.board_words import GAME_WORDS
+from client.commands import Game, candidates, command_names, completer, help_rows
 from client.journal import state_dir
-from olixono.common import Board
+from olixono.common import Board, GameKind
 from olixono.olix import OlixBoard
 
 BOARD_WIDTH, MOVES_ROWS = 40, 10
@@ -58,13 +59,52 @@ MIN_COLUMNS, MIN_ROWS = 80, 24
 LOG_LINES = 500
 OWN_COMMANDS = ("help", "flip", "moves", "quit")
 """The commands of every screen; a table adds its own."""
+TYPE_HELP = "Type a move ({example}); Tab completes the legal ones. Commands start with /:"
+WATCH_HELP = "Watching: every line is checked as the players check it. Commands start with /:"
 STYLE = Style.from_dict({
     "pink": "fg:ansimagenta bold", "black": "fg:ansiblue bold", "first": "fg:ansired bold",
     "second": "fg:ansigreen bold", "totem": "bold", "last": "reverse", "held": "underline", "toolbar": "reverse",
     "error": "fg:ansired", "title": "bold",
 })
-SEGMENTS = (1, 3, 5)
-"""Where an Oxono move's segments end: the totem (``O``), where it goes (``Oc6``), the pawn's square (``Oc6c5``)."""
+
+
+def _oxono_style(ch: str, cell: str, players: tuple[str, str], held: bool) -> str:
+    return "class:totem" if "[" in cell else "class:pink" if ch in "XO" else "class:black" if ch in "xo" else ""
+
+
+def _olix_style(ch: str, cell: str, players: tuple[str, str], held: bool) -> str:
+    style = f"class:{players[0]}" if ch == "#" else f"class:{players[1]}" if ch == "o" else ""
+    return style + " class:held" if ch in "#o" and held else style
+
+
+def _oxono_fill(text: str, square: str, cell: str) -> str:
+    """A totem's square gives its letter, any other square goes after the totem (its destination, then the pawn)."""
+    if "[" in cell and len(text) not in (1, 3):
+        return cell.strip("[] ")
+    return text + square if len(text) in (1, 3) else square
+
+
+@dataclass(frozen=True, slots=True)
+class Drawing:
+    """How the screen draws one game's board (the engine's ``show()`` text), completes and clicks its moves."""
+
+    label: int
+    """Characters of a rank's label (``6 ``, ``11 ``)."""
+    cell: int
+    """Characters a square takes."""
+    style: Callable[[str, str, tuple[str, str], bool], str]
+    """A character's style: ``style(ch, cell, players, held)``."""
+    squares: Callable[[str], set[str]]
+    """The squares a move's text names (marked as the last move)."""
+    fill: Callable[[str, str, str], str]
+    """The input line after a click: ``fill(text, square, cell)``."""
+
+
+DRAWINGS: dict[str, Drawing] = {
+    GameKind.OXONO: Drawing(2, 3, _oxono_style, lambda text: {text[1:3], text[3:5]}, _oxono_fill),
+    GameKind.OLIX: Drawing(3, 2, _olix_style, lambda text: {text}, lambda text, square, cell: square),
+}
+"""Each game's drawing, by its kind."""
 
 Say = Callable[[str], None]
 
@@ -92,8 +132,8 @@ class Table:
     """Commands that exist but cannot be used here, each with the sentence that says why (a watcher's /say)."""
 
     @property
-    def kind(self) -> str:
-        """``oxono`` or ``olix``."""
+    def kind(self) -> GameKind:
+        """The game on the table."""
         raise NotImplementedError
 
     @property
@@ -161,31 +201,23 @@ def clock_text(seconds: float) -> str:
 
 
 # -- what the screen draws -----------------------------------------------------------------------
-class ScreenCompleter(Completer):
-    """The legal moves when one may be typed (Oxono's one segment at a time) and the /commands."""
-
-    def __init__(self, table: Table) -> None:
-        self.table = table
-
-    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        return completing(document, self.candidates)
-
-    def candidates(self, word: str) -> list[str]:
-        board = self.table.board()
-        moves: list[str] = []
-        if board is not None and self.table.movable() and not word.startswith("/"):
-            moves = segments(sorted(move.text() for move in board.legal_moves()), word, self.table.kind)
-        return moves + [f"/{name}" for name in self.table.commands + OWN_COMMANDS]
+def game_help(game: Game) -> str:
+    """A game's help on the screen: how a move is written, then each of its commands that the screen does not run
+    itself, with its ``/`` (:func:`client.commands.help_rows`: the line console's rows)."""
+    head = WATCH_HELP if game.watching else TYPE_HELP.format(example=GAME_WORDS[game.kind].example)
+    return "\n".join([head, *help_rows(game, slash=True, skip=OWN_COMMANDS)])
 
 
-def segments(moves: list[str], word: str, kind: str) -> list[str]:
-    """The completions of ``word`` among ``moves``: whole Olix squares (``k1`` offers ``k1 k10 k11``); in Oxono the
-    next segment only (``""`` offers the totems, ``O`` where totem O may go, ``Oc6`` the pawn squares)."""
-    matching = [move for move in moves if move.lower().startswith(word.lower())]
-    if kind != "oxono":
-        return matching
-    end = next((length for length in SEGMENTS if length > len(word)), SEGMENTS[-1])
-    return sorted({move[:end] for move in matching})
+def game_commands(game: Game) -> tuple[str, ...]:
+    """A game's commands that the screen does not run itself."""
+    return tuple(name for name in command_names(game) if name not in OWN_COMMANDS)
+
+
+def screen_candidates(table: Table, word: str) -> list[str]:
+    """What Tab offers on the screen: the legal moves when one may be typed (Oxono's one segment at a time) and the
+    /commands (:func:`client.commands.candidates`, as in the line console)."""
+    return candidates(word, board=table.board(), movable=table.movable(), commands=[*table.commands, *OWN_COMMANDS],
+                      slash=True)
 
 
 def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], None] | None = None) -> StyleAndTextTuples:
@@ -195,14 +227,14 @@ def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], Non
     board = table.board()
     if board is None:
         return [("class:title", "".join(f"{line}\n" for line in table.waiting()))]
-    kind = table.kind
+    drawing = DRAWINGS[board.KIND]
     lines = board.show().splitlines()
-    width = 6 if kind == "oxono" else 11
+    width = board.WIDTH
     rank_lines, files_line, status = lines[:width], lines[width], lines[width + 1:]
     if flipped:
         rank_lines = rank_lines[::-1]
     players = board.PLAYERS
-    prefix, size = (2, 3) if kind == "oxono" else (3, 2)  # "6 " / "11 " then cells of 3 / 2 characters
+    prefix, size = drawing.label, drawing.cell
     last = moved_squares(table)
     held = held_squares(board)
     out: StyleAndTextTuples = []
@@ -216,12 +248,7 @@ def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], Non
             square = f"{chr(ord('a') + index // size)}{rank}"
             handler = _clicker(click, square, cell) if click is not None else None
             for ch in cell:
-                if kind == "oxono":
-                    style = "class:totem" if "[" in cell else "class:pink" if ch in "XO" else "class:black" if ch in "xo" else ""
-                else:
-                    style = f"class:{players[0]}" if ch == "#" else f"class:{players[1]}" if ch == "o" else ""
-                    if ch in "#o" and square in held:
-                        style += " class:held"
+                style = drawing.style(ch, cell, players, square in held)
                 if ch != " " and square in last:
                     style += " class:last"
                 out.append((style, ch, handler) if handler is not None else (style, ch))
@@ -306,8 +333,7 @@ def moved_squares(table: Table) -> set[str]:
     moves, shown = table.moves(), table.shown()
     if not shown:
         return set()
-    text = moves[shown - 1][1].lower()
-    return {text[1:3], text[3:5]} if table.kind == "oxono" else {text}
+    return DRAWINGS[table.kind].squares(moves[shown - 1][1].lower())
 
 
 def moves_window(count: int, marked: int, start: int | None) -> int:
@@ -414,19 +440,9 @@ class ScreenState:
         return self.thinking.get(player, 0.0) + running
 
 
-def fill(buffer: Buffer, kind: str, square: str, cell: str) -> None:
-    """A click on ``square`` (showing ``cell``): Olix types the square; Oxono builds the move segment by segment, a
-    totem's square giving its letter, any other square going after the totem (its destination, then the pawn)."""
-    text = buffer.text.strip()
-    if kind == "oxono":
-        if "[" in cell and len(text) not in (1, 3):
-            text = cell.strip("[] ")
-        elif len(text) in (1, 3):
-            text += square
-        else:
-            text = square
-    else:
-        text = square
+def fill(buffer: Buffer, kind: GameKind, square: str, cell: str) -> None:
+    """A click on ``square`` (showing ``cell``): Olix types the square; Oxono builds the move segment by segment."""
+    text = DRAWINGS[kind].fill(buffer.text.strip(), square, cell)
     buffer.set_document(Document(text, len(text)))
 
 
@@ -462,7 +478,7 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
         return False  # the input line is emptied; history keeps it
 
     field = Buffer(multiline=False, history=InMemoryHistory(), accept_handler=submit,
-                   completer=ScreenCompleter(table), complete_while_typing=False)
+                   completer=completer(lambda word: screen_candidates(table, word)), complete_while_typing=False)
 
     async def typed(text: str) -> None:
         try:

@@ -127,6 +127,9 @@ def tls_context(cafile: Path | None) -> ssl.SSLContext:
 
 
 Hook = Callable[["Link"], Awaitable[None]]
+LinkFactory = Callable[..., "Link"]
+"""What makes a :class:`Link` to a relay, given its callbacks (``will``, ``on_connect``, ``on_state``, ``on_line``,
+``remember``): ``functools.partial(Link, address, username=…)``."""
 
 
 class _Client(aiomqtt.Client):
@@ -205,21 +208,24 @@ class _Client(aiomqtt.Client):
 
 
 class Link:
-    """One relay connection, kept up: run :meth:`run` as a task; read :attr:`incoming`; :meth:`publish` lines.
+    """One relay connection, kept up while ``async with link:`` runs; read :attr:`incoming`; :meth:`publish` lines.
 
-    ``will`` is asked, before each connection attempt, for the retained last will (topic, line) the relay
-    publishes if the connection is lost; ``on_connect`` runs after each connection (subscribe, publish what the
-    relay lacks); ``on_state`` hears ``(connected, sentence)`` on every change. With ``give_up`` set, a relay
-    unreachable for that many seconds ends :meth:`run` with a :class:`RelayError`; the first connection fails at
-    once with one. Cancelling :meth:`run` disconnects cleanly (the relay then does not send the will: say goodbye
-    first).
+    Its callbacks are its constructor's: ``will`` is asked, before each connection attempt, for the retained last
+    will (topic, line) the relay publishes if the connection is lost; ``on_connect`` runs after each connection
+    (subscribe, publish what the relay lacks); ``on_state`` hears ``(connected, sentence)`` on every change;
+    ``on_line`` takes each line that arrives; ``remember`` says which topics :attr:`seen` keeps. With ``give_up``
+    set, a relay unreachable for that many seconds ends the connection with a :class:`RelayError`; the first
+    connection fails at once with one. Leaving the ``async with`` disconnects cleanly (the relay then does not send
+    the will: say goodbye first); a connection that fails meanwhile cancels the block, which then raises its error,
+    as a task group would. (:meth:`run` is the same loop, for a caller that runs it as a task itself.)
     """
 
     def __init__(self, address: RelayAddress, *, username: str | None = None, password: str | None = None,
                  cafile: Path | None = None, will: Callable[[], tuple[str, str] | None] | None = None,
                  on_connect: Hook | None = None, on_state: Callable[[bool, str], None] | None = None,
                  give_up: float | None = None, keepalive: int = 30,
-                 on_line: Callable[[str, bytes], Awaitable[None]] | None = None, bind_address: str = "") -> None:
+                 on_line: Callable[[str, bytes], Awaitable[None]] | None = None, bind_address: str = "",
+                 remember: Callable[[str], bool] | None = None) -> None:
         self.address = address
         self.bind_address = bind_address
         self.on_line = on_line
@@ -238,7 +244,7 @@ class Link:
         """The SHA-256 of what arrived last on each topic since the current connection was made (the relay's retained
         lines first): hashes, not payloads, and only on the topics :attr:`remember` keeps, so that what strangers
         send costs this client next to nothing (:func:`digest` compares)."""
-        self.remember: Callable[[str], bool] | None = None
+        self.remember = remember
         """Which topics :attr:`seen` keeps (``None``: all)."""
         self.connected = False
         self.connections = 0
@@ -247,8 +253,40 @@ class Link:
         self._arrived = asyncio.Event()  # set on each arrival, for settled() to wait on
         self._down_since = 0.0
         self._stop = asyncio.Event()
+        self._running: asyncio.Task[None] | None = None
+        self._host: asyncio.Task[Any] | None = None  # the task inside ``async with``, cancelled if the link fails
+        self._failed_host = False
 
     # -- the connection -------------------------------------------------------------------
+    async def __aenter__(self) -> Link:
+        self._host = asyncio.current_task()
+        self._running = asyncio.create_task(self.run())
+        self._running.add_done_callback(self._ended)
+        return self
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None and self._host is not None:
+            self._failed_host = True
+            self._host.cancel()  # as a task group would: the block stops, and __aexit__ raises the link's error
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        assert self._running is not None and self._host is not None
+        self.stop()
+        self._host = None  # from here on, a failure is raised below, not by cancelling
+        try:
+            await asyncio.shield(self._running)
+        except asyncio.CancelledError:
+            if not self._running.done():
+                self._running.cancel()
+                await asyncio.gather(self._running, return_exceptions=True)
+            raise
+        except BaseException:
+            if self._failed_host:
+                current = asyncio.current_task()
+                if current is not None:
+                    current.uncancel()  # the cancellation was ours: the link's error stands in its place
+            raise
+
     def client(self) -> _Client:
         will = self.will() if self.will is not None else None
         return _Client(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from client.board_words import GAME_WORDS
 from client.core import Connection, GameCore, Notice, ProofSaved, UiEvent
 from client.record import branch_text, confirmation_text, proof_text
 from protocol import (
@@ -26,24 +27,9 @@ from protocol import (
 )
 
 
-def export_text(game: str | None) -> str:
-    """Where a finished network game's record is to be had."""
-    return f"olixono export {game}"
-
-
-def resume_text(game: str | None) -> str:
-    """How a player takes a game up again."""
-    return f"olixono resume {game} takes it up again"
-
-
-def watch_again_text(game: str | None) -> str:
-    """How a watcher follows a game again."""
-    return f"olixono watch {game} follows it again"
-
-
 def who(core: GameCore, key: PublicKey) -> str:
     """A key as people see it: its player name or role, its fingerprint, and ``(you)`` for this client's."""
-    name = core.session.player_of(key) or core.session.role_of(key)
+    name = core.seat_name(key)
     mine = " (you)" if core.me == key else ""
     return f"{name} {key.fingerprint}{mine}" if name else f"{key.fingerprint}{mine}"
 
@@ -71,7 +57,7 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
     if isinstance(event, GameStarted):
         return "seats " + ", ".join(f"{who(core, key)}" for _, key in event.seats) + f"; {event.seats[0][0]} moves first"
     if isinstance(event, EndProposed):
-        offer = "offers a draw" if core.session.kind == "oxono" else "proposes to end the game and count the markers"
+        offer = GAME_WORDS[core.kind].proposal
         theirs = core.playing and core.my_player is not None and event.player != core.my_player
         answer = " (it stands: answer it on your turn with agree or decline)" if theirs else ""
         return f"proposal {event.player} {offer}{answer}"

@@ -265,8 +265,8 @@ class CommandTarget:
             except Exception as exc:
                 raise Broken("command", data, f"parse raised {type(exc).__name__}: {exc}") from exc
             if typed.intent is not None and typed.intent.kind == "move":
-                assert core.session.board is not None
-                core.session.board.parse_move(typed.intent.text)  # a move only if it parses
+                assert core.board is not None
+                core.board.parse_move(typed.intent.text)  # a move only if it parses
 
 
 # -- seeds and running -------------------------------------------------------------------------------

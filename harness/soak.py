@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import functools
 import contextlib
 import os
 import random
@@ -41,11 +42,13 @@ from typing import Any
 
 import aiomqtt
 
-from client.core import GameCore, Intent
+from client.core import GameCore
+
+from client.intents import Intent, IntentKind
 from client.journal import Journal, JournalMeta
 from client.core import Connection, Notice
 from client.runner import GameRunner
-from client.transport import Link, RelayAddress
+from client.transport import Link, LinkFactory, RelayAddress
 from harness.chaos import Chaos, ChaosProxy
 from harness.mqtt import bare_client
 from protocol import EquivocationDetected, GameSession, Identity, MoveApplied, verify_transcript
@@ -146,8 +149,9 @@ class Seat:
         self.last: GameRunner | None = None
         self.notices: collections.deque[str] = collections.deque(maxlen=12)  # the latest, for a stuck game's report
 
-    def link(self) -> Link:
-        return Link(RelayAddress(False, "127.0.0.1", self.soak.proxy.port), bind_address=self.bind, keepalive=5)
+    def link(self) -> LinkFactory:
+        return functools.partial(Link, RelayAddress(False, "127.0.0.1", self.soak.proxy.port), bind_address=self.bind,
+                                 keepalive=5)
 
     def runner(self, offer: Any = None) -> GameRunner:
         if self.role == "host" and self.journal is None:
@@ -189,11 +193,11 @@ class Seat:
                 if isinstance(event, (Notice, Connection)):
                     self.notices.append(f"{loop.time() - self.soak.started:.1f} {event}")
                 event = runner.events.get_nowait() if not runner.events.empty() else None
-            if core.my_turn and core.session.board is not None:
+            if core.my_turn and core.board is not None:
                 seq = core.session.next_seq
                 self.sent.setdefault(seq, loop.time())
                 with contextlib.suppress(Exception):
-                    await runner.act(Intent("move", self.rng.choice(core.session.board.legal_moves()).text()))
+                    await runner.act(Intent(IntentKind.MOVE, self.rng.choice(core.board.legal_moves()).text()))
         return 0
 
     async def play(self, deadline: float, offer: Any = None) -> None:

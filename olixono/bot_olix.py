@@ -26,6 +26,7 @@ import math
 import random
 from typing import Iterator
 
+from olixono.mcts import Mcts
 from olixono.olix import BOARD, FIELDS, KINDS, MOVES, PLAYERS, WIDTH, OlixBoard, OlixMove
 
 _FILE_A = sum(1 << (r * WIDTH) for r in range(WIDTH))
@@ -353,3 +354,9 @@ def ordered_moves(view: OlixSearch) -> list[int]:
             tier ^= low
             chosen.append(low.bit_length() - 1)
     return chosen
+
+
+def searcher(board: OlixBoard, rng: random.Random) -> tuple[OlixSearch, Mcts]:
+    """The tree search's view of ``board`` and the search itself: the :data:`SEARCH_WIDTH` most promising squares of
+    each position (:func:`ordered_moves`) before the rest."""
+    return OlixSearch(board), Mcts(rng, order=ordered_moves, width=SEARCH_WIDTH)

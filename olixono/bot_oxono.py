@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 from typing import Callable, TypeAlias
 
+from olixono.mcts import Mcts
 from olixono.oxono import (
     ALL_WINDOWS,
     BOARD,
@@ -268,3 +269,8 @@ class OxonoSearch:
     @staticmethod
     def board_move(move: Move) -> OxonoMove:
         return board_move(move)
+
+
+def searcher(board: OxonoBoard, rng: random.Random) -> tuple[OxonoSearch, Mcts]:
+    """The tree search's view of ``board`` and the search itself: every move searched, playouts to the end."""
+    return OxonoSearch(board), Mcts(rng)

@@ -26,13 +26,11 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
-from olixono import bot_olix, bot_oxono
 from olixono.common import Board, GameOverError, MoveLike
-from olixono.mcts import Candidate, Mcts, SearchResult, SearchView
-from olixono.olix import OlixBoard
-from olixono.oxono import OxonoBoard
+from olixono.games import game_of
+from olixono.mcts import Candidate, SearchResult
 
 LEVELS = ("random", "greedy", "mcts")
 DEFAULT_ITERATIONS = 2_000
@@ -66,10 +64,14 @@ class Analysis:
 
 
 class Bot(Protocol):
+    """What every bot offers (:func:`make_bot`): a move for the player to move, and an answer to a proposal."""
+
     level: str
     analysis: Analysis | None
 
-    def choose(self, board: Board[Any]) -> Any: ...
+    def choose(self, board: Board[Any]) -> Any:
+        """A legal move for the player to move (of ``board``'s own move type); the board is left as it was."""
+        ...
 
     def answer_end(self, board: Board[Any], player: str) -> bool:
         """Whether ``player`` (this bot's seat) agrees to end the game now (Olix: scored now; Oxono: a draw)."""
@@ -79,7 +81,7 @@ class Bot(Protocol):
 def ending_value(board: Board[Any], player: str) -> float:
     """What ending the game now by agreement is worth to ``player``: 1 a win, 0 a draw, -1 a loss (an Olix end is
     scored on the markers; an Oxono end by agreement is a draw)."""
-    winner = board.copy().end().winner if board.KIND == "olix" else None  # type: ignore[attr-defined]
+    winner = board.agreed().winner
     return 0.0 if winner is None else 1.0 if winner == player else -1.0
 
 
@@ -122,7 +124,7 @@ class GreedyBot:
     def choose(self, board: Board[Any]) -> Any:
         _require_moves(board)
         start = time.perf_counter()
-        game = bot_oxono if board.KIND == "oxono" else bot_olix
+        game = game_of(board).bots
         scored = game.greedy_scores(board)
         best = max(score for score, _ in scored)
         ties = [move for score, move in scored if score == best]
@@ -160,12 +162,7 @@ class MctsBot:
     def _search(self, board: Board[Any]) -> SearchResult:
         _require_moves(board)
         start = time.perf_counter()
-        view: SearchView[Any]
-        if board.KIND == "oxono":
-            view, search = bot_oxono.OxonoSearch(cast(OxonoBoard, board)), Mcts(self.rng)
-        else:
-            view = bot_olix.OlixSearch(cast(OlixBoard, board))
-            search = Mcts(self.rng, order=bot_olix.ordered_moves, width=bot_olix.SEARCH_WIDTH)
+        view, search = game_of(board).bots.searcher(board, self.rng)
         budget = None if self.seconds is None else max(0.0, self.seconds - (time.perf_counter() - start))
         result = search.search(view, iterations=self.iterations, seconds=budget)
         self.analysis = Analysis(

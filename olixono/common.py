@@ -4,7 +4,7 @@ Both engines (``olixono.oxono`` and ``olixono.olix``) expose the same small
 surface so that the engine text interface, the protocol and the bots can
 drive either one without knowing which it is:
 
-* ``Board.KIND`` – ``"oxono"`` or ``"olix"``;
+* ``Board.KIND`` – a :class:`GameKind` (``oxono`` or ``olix``);
 * ``Board()`` – the start position; ``Board.from_position(text)`` /
   ``board.position()`` – a position text that round-trips exactly;
 * ``board.turn`` – the name of the player to move;
@@ -21,7 +21,9 @@ drive either one without knowing which it is:
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Generic, Iterator, Protocol, Self, TypeAlias, TypeVar
 
 Square: TypeAlias = int
@@ -52,17 +54,35 @@ class GameOverError(ValueError):
     """An action that needs a game in progress was asked of a finished game."""
 
 
-RULE_REASONS = {
-    "colour": "four in a row of one colour",
-    "symbol": "four in a row of one symbol",
-    "exhausted": "all 32 pawns are placed",
-    "formation": "a formation beyond the top of its track",
-    "stones": "all stones are placed",
-    "settled": "no marker can change any more",
+class GameKind(StrEnum):
+    """The games the engines play (``Board.KIND``; the offer's ``kind=``)."""
+
+    OXONO = "oxono"
+    OLIX = "olix"
+
+
+class EndReason(StrEnum):
+    """Why an engine's game ended: by a rule of the game, or by a player (``resigned``; Olix: ``agreed``)."""
+
+    COLOUR = "colour"
+    SYMBOL = "symbol"
+    EXHAUSTED = "exhausted"
+    FORMATION = "formation"
+    STONES = "stones"
+    SETTLED = "settled"
+    AGREED = "agreed"
+    RESIGNED = "resigned"
+
+
+RULE_REASONS: dict[str, str] = {
+    EndReason.COLOUR: "four in a row of one colour",
+    EndReason.SYMBOL: "four in a row of one symbol",
+    EndReason.EXHAUSTED: "all 32 pawns are placed",
+    EndReason.FORMATION: "a formation beyond the top of its track",
+    EndReason.STONES: "all stones are placed",
+    EndReason.SETTLED: "no marker can change any more",
 }
 """Each rule's ending, in words."""
-MARKER_REASONS = frozenset({"stones", "settled"})
-"""Olix endings decided by counting the markers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +95,9 @@ class Outcome:
     """
 
     winner: str | None
-    reason: str
+    reason: EndReason
+    markers: bool = field(default=False, compare=False)
+    """Whether it was counted on the markers (Olix's ends by ``stones``, ``settled`` and ``agreed``)."""
 
     def text(self) -> str:
         """The engine interface's form: ``pink colour``, ``draw exhausted`` (the winner first, then the reason)."""
@@ -85,14 +107,16 @@ class Outcome:
         """Who won and why, in words: ``black wins: pink resigned``, ``first wins on markers after the game was
         ended by agreement``. ``players``: the game's two player names (the board's ``PLAYERS``)."""
         winner, reason = self.winner, self.reason
-        if reason == "resigned" and winner in players:
+        if reason == EndReason.RESIGNED and winner in players:
             return f"{winner} wins: {players[1 - players.index(winner)]} resigned"
-        if reason == "agreed":
+        if reason == EndReason.AGREED:
+            if not self.markers:
+                return "draw by agreement"
             if winner is None:
                 return "draw on markers after the game was ended by agreement"
             return f"{winner} wins on markers after the game was ended by agreement"
         why = RULE_REASONS.get(reason, reason)
-        if reason in MARKER_REASONS:
+        if self.markers:
             return f"{winner} wins on markers: {why}" if winner else f"draw on markers: {why}"
         return f"{winner} wins: {why}" if winner else f"draw: {why}"
 
@@ -141,7 +165,7 @@ class MoveLike(Protocol):
 MoveT = TypeVar("MoveT", bound=MoveLike)
 
 
-class Board(Generic[MoveT]):
+class Board(ABC, Generic[MoveT]):
     """What both engines share; a subclass supplies the rules (``Board[OxonoMove]``, ``Board[OlixMove]``).
 
     A subclass sets ``KIND``, ``NAME``, ``PLAYERS`` and ``MOVE`` (its move
@@ -152,10 +176,12 @@ class Board(Generic[MoveT]):
     ``_load`` and ``show``.
     """
 
-    KIND: str
+    KIND: GameKind
     NAME: str
     PLAYERS: tuple[str, str]
     MOVE: type
+    WIDTH: int
+    """Files and ranks: the board is ``WIDTH`` squares on a side."""
     turn_index: int
     move_stack: list[MoveT]
     _outcome: Outcome | None
@@ -174,39 +200,55 @@ class Board(Generic[MoveT]):
         return (self._ending or self._outcome) is not None
 
     # -- what a subclass provides ---------------------------------------------
+    @abstractmethod
     def parse_move(self, text: str) -> MoveT:
         """The move ``text`` spells (any letter case), or :class:`InvalidMoveError`."""
         raise NotImplementedError
 
+    @abstractmethod
     def generate_moves(self) -> Iterator[MoveT]:
         raise NotImplementedError
 
+    @abstractmethod
     def why_illegal(self, move: MoveT) -> str | None:
         """Why ``move`` is illegal here, in a few words, or ``None`` if it is legal."""
         raise NotImplementedError
 
+    @abstractmethod
     def push(self, move: MoveT) -> None:
         """The fast unchecked path: play a move known to be legal."""
         raise NotImplementedError
 
+    @abstractmethod
     def pop(self) -> MoveT | None:
         """Undo the last move (or first an ending by resignation or agreement); what was undone."""
         raise NotImplementedError
 
+    @abstractmethod
     def position(self) -> str:
         raise NotImplementedError
 
+    @abstractmethod
     def _load(self, text: str) -> None:
         raise NotImplementedError
 
+    @abstractmethod
     def show(self) -> str:
         raise NotImplementedError
 
+    @abstractmethod
     def perft(self, depth: int) -> int:
         """The number of move sequences of ``depth`` plies from here."""
         raise NotImplementedError
 
+    @abstractmethod
     def copy(self) -> Self:
+        raise NotImplementedError
+
+    @abstractmethod
+    def agreed(self) -> Outcome:
+        """What ending the game by agreement now would give (the board is unchanged): a draw in Oxono, the position
+        scored on the markers in Olix."""
         raise NotImplementedError
 
     # -- shared ----------------------------------------------------------------
@@ -242,7 +284,14 @@ class Board(Generic[MoveT]):
         if self.is_game_over():
             raise GameOverError(f"cannot resign: the game is over ({self.outcome()})")
         loser = self.turn_index if player is None else self.PLAYERS.index(player)
-        self._ending = Outcome(self.PLAYERS[1 - loser], "resigned")
+        self._ending = Outcome(self.PLAYERS[1 - loser], EndReason.RESIGNED)
+        return self._ending
+
+    def end(self) -> Outcome:
+        """End the game by agreement (:meth:`agreed`: a draw in Oxono, the position scored in Olix, rule 12)."""
+        if self.is_game_over():
+            raise GameOverError(f"cannot end by agreement: the game is over ({self.outcome()})")
+        self._ending = self.agreed()
         return self._ending
 
     def random_move(self, rng: random.Random) -> MoveT:

@@ -33,9 +33,10 @@ from typing import Any, Iterator, NamedTuple, TypeAlias
 from olixono.common import (
     Bitboard,
     Board,
-    GameOverError,
+    EndReason,
     InvalidMoveError,
     InvalidPositionError,
+    GameKind,
     Outcome,
     Square,
     iter_bits,
@@ -484,10 +485,11 @@ class OlixBoard(Board["OlixMove"]):
     of the position text).
     """
 
-    KIND = "olix"
+    KIND = GameKind.OLIX
     NAME = "Olix"
     PLAYERS = PLAYERS
     MOVE = OlixMove
+    WIDTH = WIDTH
 
     def __init__(self) -> None:
         self._lines = [[0] * _LINES, [0] * _LINES]  # per player: its ranks, files and diagonals as 11-bit lines
@@ -594,14 +596,14 @@ class OlixBoard(Board["OlixMove"]):
         if improved:
             best = self._best[p]
             if _wins_outright(best):
-                self._outcome = Outcome(PLAYERS[p], "formation")
+                self._outcome = Outcome(PLAYERS[p], EndReason.FORMATION)
                 return
         if ply + self._preplaced >= STONES_IN_ALL - 1:
-            self._outcome = self._scored("stones")
+            self._outcome = self._scored(EndReason.STONES)
             return
         # The cached witness survives unless this stone blocks it or a best value passed it.
         if (self._blockers[p] >> s & 1 or (improved and not self._witness_holds())) and not self._find_witness():
-            self._outcome = self._scored("settled")
+            self._outcome = self._scored(EndReason.SETTLED)
 
     def pop(self) -> OlixMove | None:
         """Undo the last action: an agreed or resigned ending if there is one, else the last move.
@@ -632,16 +634,13 @@ class OlixBoard(Board["OlixMove"]):
         # The cached witness stays valid: fewer stones and lower bests only help it.
         return move
 
-    def end(self) -> Outcome:
-        """End the game by agreement and score the position (rule 12)."""
-        if self.is_game_over():
-            raise GameOverError(f"cannot end by agreement: the game is over ({self.outcome()})")
-        self._ending = self._scored("agreed")
-        return self._ending
+    def agreed(self) -> Outcome:
+        """The position scored on the markers (rule 12), as ending it by agreement now would."""
+        return self._scored(EndReason.AGREED)
 
-    def _scored(self, reason: str) -> Outcome:
+    def _scored(self, reason: EndReason) -> Outcome:
         """The outcome of ending here for ``reason``, scored by rule 12."""
-        return Outcome(_leader(self._best[0], self._best[1]), reason)
+        return Outcome(_leader(self._best[0], self._best[1]), reason, markers=True)
 
     # -- incremental formations ----------------------------------------------------
     _preplaced = 0
@@ -927,11 +926,11 @@ class OlixBoard(Board["OlixMove"]):
         if _wins_outright(self._best[self.turn_index]):
             raise InvalidPositionError(f"{self.turn} holds an automatic win but {PLAYERS[last]} moved last")
         if _wins_outright(self._best[last]):
-            self._outcome = Outcome(PLAYERS[last], "formation")
+            self._outcome = Outcome(PLAYERS[last], EndReason.FORMATION)
         elif self._preplaced >= STONES_IN_ALL:
-            self._outcome = self._scored("stones")
+            self._outcome = self._scored(EndReason.STONES)
         elif not self._find_witness():
-            self._outcome = self._scored("settled")
+            self._outcome = self._scored(EndReason.SETTLED)
 
     def show(self) -> str:
         """The board as several lines of text, rank 11 at the top: ``#`` first's stones, ``o`` second's (glyphs that

@@ -25,8 +25,10 @@ from typing import Callable, Iterator
 from olixono.common import (
     Bitboard,
     Board,
+    EndReason,
     InvalidMoveError,
     InvalidPositionError,
+    GameKind,
     Outcome,
     Square,
     iter_bits,
@@ -189,7 +191,7 @@ def _pawn_squares(dest: Square, free: Bitboard) -> Bitboard:
     return near if near else free & ~bit(dest)
 
 
-def line_made(placed: Square, colour: Bitboard, symbol: Bitboard) -> str | None:
+def line_made(placed: Square, colour: Bitboard, symbol: Bitboard) -> EndReason | None:
     """Rule 11: ``colour`` or ``symbol`` if the pawn on ``placed`` completes a line.
 
     A line needs four pawns on the placed pawn's rank and file near it, so a
@@ -199,15 +201,15 @@ def line_made(placed: Square, colour: Bitboard, symbol: Bitboard) -> str | None:
     if (colour & cross).bit_count() >= 4:
         for w in WINDOWS[placed]:
             if colour & w == w:
-                return "colour"
+                return EndReason.COLOUR
     if (symbol & cross).bit_count() >= 4:
         for w in WINDOWS[placed]:
             if symbol & w == w:
-                return "symbol"
+                return EndReason.SYMBOL
     return None
 
 
-def _any_line(pink: Bitboard, black: Bitboard, xs: Bitboard, os: Bitboard) -> str | None:
+def _any_line(pink: Bitboard, black: Bitboard, xs: Bitboard, os: Bitboard) -> EndReason | None:
     """Like :func:`line_made`, over the whole board (for loaded positions).
 
     A colour line anywhere means the last pawn made it (a colour line takes
@@ -215,10 +217,10 @@ def _any_line(pink: Bitboard, black: Bitboard, xs: Bitboard, os: Bitboard) -> st
     """
     for w in ALL_WINDOWS:
         if pink & w == w or black & w == w:
-            return "colour"
+            return EndReason.COLOUR
     for w in ALL_WINDOWS:
         if xs & w == w or os & w == w:
-            return "symbol"
+            return EndReason.SYMBOL
     return None
 
 
@@ -268,10 +270,11 @@ class _Undo:
 class OxonoBoard(Board[OxonoMove]):
     """An Oxono game: the position, whose turn it is, and the moves played."""
 
-    KIND = "oxono"
+    KIND = GameKind.OXONO
     NAME = "Oxono"
     PLAYERS = PLAYERS
     MOVE = OxonoMove
+    WIDTH = WIDTH
 
     def __init__(self) -> None:
         self.pawns: Bitboard = 0
@@ -370,7 +373,7 @@ class OxonoBoard(Board[OxonoMove]):
         if line:
             self._outcome = Outcome(self.turn, line)
         elif self.pawns.bit_count() == PAWNS_IN_ALL:
-            self._outcome = Outcome(None, "exhausted")
+            self._outcome = Outcome(None, EndReason.EXHAUSTED)
         self.turn_index ^= 1
 
     def pop(self) -> OxonoMove | None:
@@ -485,7 +488,7 @@ class OxonoBoard(Board[OxonoMove]):
         if line:
             self._outcome = Outcome(last, line)
         elif self.pawns.bit_count() == PAWNS_IN_ALL:
-            self._outcome = Outcome(None, "exhausted")
+            self._outcome = Outcome(None, EndReason.EXHAUSTED)
 
     def show(self) -> str:
         """The board as several lines of text, rank 6 at the top.
@@ -534,6 +537,10 @@ class OxonoBoard(Board[OxonoMove]):
         board._outcome, board._ending = self._outcome, self._ending
         return board
 
+    def agreed(self) -> Outcome:
+        """A draw: what ending the game by agreement gives in Oxono."""
+        return Outcome(None, EndReason.AGREED)
+
     # -- search -----------------------------------------------------------
     def raw_state(self) -> tuple[int, int, int, Square, Square, int, int, int, int]:
         """The state as ints from the mover's side, for the fast helpers (and the bots' search):
@@ -568,7 +575,7 @@ class OxonoBoard(Board[OxonoMove]):
         outcome = self.outcome()
         if outcome is not None:
             return outcome
-        winner, reason = _playout(*self.raw_state(), rng.random)
+        winner, reason = _playout(*self.raw_state(), rng.random)  # reason: an EndReason
         if winner is None:
             return Outcome(None, reason)
         return Outcome(PLAYERS[(self.turn_index + winner) % 2], reason)
@@ -645,7 +652,7 @@ def _perft(
 def _playout(
     own: Bitboard, opp: Bitboard, xs: Bitboard, tx: Square, to: Square,
     own_lx: int, own_lo: int, opp_lx: int, opp_lo: int, random: Callable[[], float],
-) -> tuple[int | None, str]:
+) -> tuple[int | None, EndReason]:
     """Play uniformly random moves to the end; return ``(winner, reason)``.
 
     ``winner`` is 0 for the player to move at the start, 1 for the other,
@@ -658,7 +665,7 @@ def _playout(
         pawns = own | opp
         spare = SQUARES - 2 - pawns.bit_count()
         if spare == 2:  # all 32 pawns are down
-            return None, "exhausted"
+            return None, EndReason.EXHAUSTED
         occ_x = pawns | (1 << to)
         occ_o = pawns | (1 << tx)
         n_x = count(tx, occ_x, spare) if own_lx else 0

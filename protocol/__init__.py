@@ -1,12 +1,14 @@
 """The olixono wire protocol, sans I/O: signed text lines, and the per-game verified transcript.
 
-``protocol.messages`` is the grammar (one canonical line per message),
-``protocol.keys`` the Ed25519 identities, ``protocol.session`` the state
-machine that is fed lines and yields events (``protocol.events``),
+``protocol.domain`` names the protocol's words as types, ``protocol.messages`` is the grammar (one canonical line per message),
+``protocol.keys`` the Ed25519 identities, ``protocol.rules`` the table of who may send what,
+``protocol.judge`` the state machine that is fed lines and yields events (``protocol.events``),
+``protocol.session`` a player's session that also signs, ``protocol.transcript`` whole records checked offline,
 ``protocol.topics`` the MQTT topic names. The specification for other
 implementers is ``PROTOCOL.md``.
 """
 
+from protocol.domain import Code, MessageType, Presence, ResultReason, Role
 from protocol.errors import CODES, LocalProtocolError, RemoteProtocolError
 from protocol.events import (
     ChatReceived,
@@ -31,20 +33,14 @@ from protocol.events import (
     Superseded,
 )
 from protocol.keys import Identity, PublicKey, WeakKeyError, fingerprint
-from protocol.messages import VERSION, Message, decode, encode
-from protocol.session import (
-    CONFIRMED,
-    DISPUTED,
-    UNSEEN,
-    GameSession,
-    Phase,
-    check_equivocation_proof,
-    verify_transcript,
-)
+from protocol.messages import NUMBERED_APART, VERSION, Message, decode, encode
+from protocol.rules import CONFIRMED, DISPUTED, UNSEEN, Phase
+from protocol.session import GameSession
+from protocol.transcript import check_equivocation_proof, verify_transcript
 from protocol.topics import copy_topic, game_filter, lobby_filter, player_filter, topic_for
 
 __all__ = [
-    "CODES", "CONFIRMED", "DISPUTED", "UNSEEN", "VERSION", "ChatReceived", "ConfirmationReceived", "EndDeclined", "EndProposed", "EquivocationDetected", "Event", "GameOver",
+    "CODES", "NUMBERED_APART", "Code", "MessageType", "Presence", "ResultReason", "Role", "CONFIRMED", "DISPUTED", "UNSEEN", "VERSION", "ChatReceived", "ConfirmationReceived", "EndDeclined", "EndProposed", "EquivocationDetected", "Event", "GameOver",
     "GameSession", "GameStarted", "GuestAccepted", "Identity", "JoinRequested", "LineApplied", "LineRejected",
     "LocalProtocolError", "Message", "MoveApplied", "OfferReceived", "Outgoing", "Phase", "PresenceChanged",
     "ProposalWithdrawn",

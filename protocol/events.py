@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from olixono.common import RULE_REASONS
+from olixono.common import RULE_REASONS, EndReason, GameKind
+from protocol.domain import Code, ResultReason, Role
 from protocol.errors import CODES
 from protocol.keys import PublicKey
 from protocol.messages import Message
@@ -31,7 +32,7 @@ class Result:
     both players did).
     """
 
-    reason: str
+    reason: EndReason | ResultReason
     winner: str | None = None
     winner_key: PublicKey | None = None
     by: PublicKey | None = None
@@ -56,25 +57,25 @@ class Result:
     def sentence(self) -> str:
         """Who won and why, in words: ``black wins: pink resigned``."""
         winner, reason = self.winner, self.reason
-        if reason == "withdrawn":
+        if reason == ResultReason.WITHDRAWN:
             return "withdrawn by the host before anyone was seated"
-        if reason == "aborted":
+        if reason == ResultReason.ABORTED:
             return f"aborted by {self.by_name} before their first move"
-        if reason == "forfeit":
-            if self.by_name == "guest":
+        if reason == ResultReason.FORFEIT:
+            if self.by_name == Role.GUEST:
                 return "the host wins by forfeit: the guest walked away after the coin flip"
             return "the host wins by forfeit: the guest did not reveal the coin flip"
-        if reason == "resigned":
+        if reason == EndReason.RESIGNED:
             return f"{winner} wins: {self.by_name} resigned"
-        if reason == "equivocation":
+        if reason == ResultReason.EQUIVOCATION:
             what = f"signed two lines that cannot both stand (slot {self.slot})"
             if self.by is None:
                 return f"no result: both players {what}"
             if winner is None:
                 return f"no game: the host {what}"
-            article = "the " if winner in ("host", "guest") else ""
+            article = "the " if winner in (Role.HOST, Role.GUEST) else ""
             return f"{article}{winner} wins by forfeit: {'the ' if article else ''}{self.by_name} {what}"
-        if reason == "agreed":
+        if reason == EndReason.AGREED:
             if not self.markers:
                 return "draw by agreement"
             if winner is None:
@@ -103,7 +104,7 @@ class LineApplied:
 @dataclass(frozen=True, slots=True)
 class OfferReceived:
     game: str
-    kind: str
+    kind: GameKind
     host: PublicKey
     invite: PublicKey | None
     terms: str
@@ -189,7 +190,7 @@ class Superseded:
 
 @dataclass(frozen=True, slots=True)
 class LineRejected:
-    code: str
+    code: Code
     detail: str
     line: str
 

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
+from olixono.common import GameKind
+from protocol.domain import Code, MessageType, Presence
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.keys import KEY_BYTES, SIGNATURE_BYTES, Identity, PublicKey, WeakKeyError, b64, unb64
 from protocol.unicode_tables import COMBINING, FORBIDDEN
@@ -42,7 +44,7 @@ B64_32 = f"{_B64}{{42}}[AEIMQUYcgkosw048]"
 B64_64 = f"{_B64}{{85}}[AQgw]"
 _TERM = "[a-z][a-z0-9-]{0,15}:[A-Za-z0-9.+-]{1,32}"
 _PATTERNS = {
-    "kind": "oxono|olix",
+    "kind": "|".join(GameKind),
     "game": B64_16,
     "seq": "[1-9][0-9]{0,5}",
     "prev": B64_32,
@@ -67,24 +69,26 @@ KEY_FIELDS = ("invite", "guest")
 """Fields whose value is a public key: decoded once into :attr:`Message.peer`."""
 
 _CHAIN = ("game", "seq", "prev")
+NUMBERED_APART = frozenset({MessageType.CHAT, MessageType.CONFIRM})
+"""Types whose lines sit beside the chain, each signer's numbered on its own (``chat-<n>``, ``confirm-<n>``)."""
 SCHEMAS: dict[str, tuple[str, ...]] = {
-    "offer": ("kind", "nonce", "terms", "at", "invite?"),
-    "join": (*_CHAIN, "terms", "commit"),
-    "accept": (*_CHAIN, "guest", "salt"),
-    "reveal": (*_CHAIN, "secret"),
-    "claim": _CHAIN,
-    "move": (*_CHAIN, "move"),
-    "propose": _CHAIN,
-    "withdraw": _CHAIN,
-    "decline": _CHAIN,
-    "agree": _CHAIN,
-    "resign": _CHAIN,
-    "abort": _CHAIN,
-    "chat": (*_CHAIN, "text"),
-    "presence": ("game", "seq", "state"),
-    "confirm": (*_CHAIN, "final", "result"),
+    MessageType.OFFER: ("kind", "nonce", "terms", "at", "invite?"),
+    MessageType.JOIN: (*_CHAIN, "terms", "commit"),
+    MessageType.ACCEPT: (*_CHAIN, "guest", "salt"),
+    MessageType.REVEAL: (*_CHAIN, "secret"),
+    MessageType.CLAIM: _CHAIN,
+    MessageType.MOVE: (*_CHAIN, "move"),
+    MessageType.PROPOSE: _CHAIN,
+    MessageType.WITHDRAW: _CHAIN,
+    MessageType.DECLINE: _CHAIN,
+    MessageType.AGREE: _CHAIN,
+    MessageType.RESIGN: _CHAIN,
+    MessageType.ABORT: _CHAIN,
+    MessageType.CHAT: (*_CHAIN, "text"),
+    MessageType.PRESENCE: ("game", "seq", "state"),
+    MessageType.CONFIRM: (*_CHAIN, "final", "result"),
 }
-"""Each message type's fields in their fixed order; ``?`` marks an optional field."""
+"""Each message type's fields (keyed by :class:`MessageType`) in their fixed order; ``?`` marks an optional field."""
 
 
 def _line_pattern(type_: str, schema: tuple[str, ...]) -> re.Pattern[str]:
@@ -228,7 +232,7 @@ def parse_terms(value: str) -> tuple[tuple[str, str], ...]:
 class Message:
     """One decoded, signature-checked message; every key in it decoded once."""
 
-    type: str
+    type: MessageType
     fields: tuple[tuple[str, str], ...]
     signer: PublicKey
     line: str
@@ -246,17 +250,19 @@ class Message:
     """Where the signer's line sits: ``offer``, its sequence number, ``chat-<n>``, ``confirm-<n>`` or ``presence``."""
 
     @classmethod
-    def make(cls, type_: str, fields: tuple[tuple[str, str], ...], signer: PublicKey, line: str,
+    def make(cls, type_: MessageType | str, fields: tuple[tuple[str, str], ...], signer: PublicKey, line: str,
              peer: PublicKey | None = None, raw: bytes | None = None) -> Message:
+        if not isinstance(type_, MessageType):
+            type_ = MessageType(type_)
         digest = hashlib.sha256(line.encode("utf-8") if raw is None else raw).digest()
-        if type_ == "offer":
+        if type_ is MessageType.OFFER:
             game, seq, prev, slot = b64(digest[:GAME_ID_BYTES]), 0, "", "offer"
-        elif type_ == "presence":
+        elif type_ is MessageType.PRESENCE:
             game, seq, prev, slot = fields[0][1], int(fields[1][1]), "", "presence"
         else:
             game, slot, prev = fields[0][1], fields[1][1], fields[2][1]
             seq = int(slot)
-            if type_ in ("chat", "confirm"):
+            if type_ in NUMBERED_APART:
                 slot = f"{type_}-{slot}"
         return cls(type_, fields, signer, line, b64(digest), game, seq, prev, peer, slot)
 
@@ -272,6 +278,62 @@ class Message:
         if value is None:
             raise KeyError(f"a {self.type} has no {name}= field")
         return value
+
+    # The fields by name, for the types that have them (``KeyError`` for a type that has not).
+    @property
+    def move(self) -> str:
+        """A move's ``move=``: the move's text (``Oc6c5``)."""
+        return self.value("move")
+
+    @property
+    def kind(self) -> GameKind:
+        """An offer's ``kind=``: the game."""
+        return GameKind(self.value("kind"))
+
+    @property
+    def terms(self) -> str:
+        """An offer's or a join's ``terms=``."""
+        return self.value("terms")
+
+    @property
+    def at(self) -> int:
+        """An offer's ``at=``: when it was made, in seconds since the epoch (the offerer's word)."""
+        return int(self.value("at"))
+
+    @property
+    def commit(self) -> str:
+        """A join's ``commit=``: the hash of the guest's coin-flip secret."""
+        return self.value("commit")
+
+    @property
+    def salt(self) -> str:
+        """An accept's ``salt=``: the host's half of the coin flip."""
+        return self.value("salt")
+
+    @property
+    def secret(self) -> str:
+        """A reveal's ``secret=``: the guest's half of the coin flip."""
+        return self.value("secret")
+
+    @property
+    def text(self) -> str:
+        """A chat's ``text=``, decoded."""
+        return decode_text(self.value("text"))
+
+    @property
+    def state(self) -> Presence:
+        """A presence line's ``state=``."""
+        return Presence(self.value("state"))
+
+    @property
+    def final(self) -> int:
+        """A confirm's ``final=``: the sequence number of the last line of the game it confirms."""
+        return int(self.value("final"))
+
+    @property
+    def result(self) -> str:
+        """A confirm's ``result=``: the result's code (``pink-colour``, ``aborted``)."""
+        return self.value("result")
 
     def __repr__(self) -> str:
         return f"Message({self.type} seq={self.seq} by {self.signer.fingerprint})"
@@ -306,12 +368,12 @@ def _key(text: str, name: str) -> PublicKey:
     try:
         return public_key(base64.urlsafe_b64decode(text + "="))
     except WeakKeyError as exc:
-        raise RemoteProtocolError("weak-key", f"{name}=: {exc}") from None
+        raise RemoteProtocolError(Code.WEAK_KEY, f"{name}=: {exc}") from None
     except ValueError:
-        raise RemoteProtocolError("bad-signature", f"{name}= is not an Ed25519 public key") from None
+        raise RemoteProtocolError(Code.BAD_SIGNATURE, f"{name}= is not an Ed25519 public key") from None
 
 
-def encode(type_: str, fields: Iterable[tuple[str, str]], identity: Identity) -> str:
+def encode(type_: MessageType | str, fields: Iterable[tuple[str, str]], identity: Identity) -> str:
     """The signed line for a message; :class:`LocalProtocolError` if a field is wrong."""
     fields = tuple(fields)
     schema = SCHEMAS.get(type_)
@@ -349,27 +411,27 @@ def decode(data: bytes | str, verify: bool = True) -> Message:
     """
     if isinstance(data, str):
         if len(data) > MAX_LINE_BYTES:
-            raise RemoteProtocolError("oversize", f"{len(data)} characters; at most {MAX_LINE_BYTES} bytes")
+            raise RemoteProtocolError(Code.OVERSIZE, f"{len(data)} characters; at most {MAX_LINE_BYTES} bytes")
         try:
             raw = data.encode("utf-8")
         except UnicodeEncodeError:
-            raise RemoteProtocolError("bad-utf8", "the text holds a lone surrogate") from None
+            raise RemoteProtocolError(Code.BAD_UTF8, "the text holds a lone surrogate") from None
         line = data
     else:
         raw = bytes(data)
     if len(raw) > MAX_LINE_BYTES:
-        raise RemoteProtocolError("oversize", f"{len(raw)} bytes; at most {MAX_LINE_BYTES}")
+        raise RemoteProtocolError(Code.OVERSIZE, f"{len(raw)} bytes; at most {MAX_LINE_BYTES}")
     if not isinstance(data, str):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise RemoteProtocolError("bad-utf8", f"invalid UTF-8 at byte {exc.start}") from None
+            raise RemoteProtocolError(Code.BAD_UTF8, f"invalid UTF-8 at byte {exc.start}") from None
     type_ = line[len(VERSION) + 1 : line.find(" ", len(VERSION) + 1)]
     pattern = _LINES.get(type_)
     match = pattern.fullmatch(line) if pattern is not None else None
     if match is None:
         _diagnose(line)  # raises the specific error
-        raise RemoteProtocolError("non-canonical", "the line does not re-encode to the same bytes")
+        raise RemoteProtocolError(Code.NON_CANONICAL, "the line does not re-encode to the same bytes")
     names = _NAMES[type_]
     *values, by_text, sig_text = match.group(*names, "by", "sig")
     if type_ in _OPTIONAL:
@@ -379,7 +441,7 @@ def decode(data: bytes | str, verify: bool = True) -> Message:
     for name in _CHECKED[type_]:
         problem = _check_value(name, match.group(name))
         if problem:
-            raise RemoteProtocolError("bad-field", problem)
+            raise RemoteProtocolError(Code.BAD_FIELD, problem)
     peer = None
     peer_field = _PEER[type_]
     if peer_field is not None and match.group(peer_field) is not None:
@@ -387,59 +449,59 @@ def decode(data: bytes | str, verify: bool = True) -> Message:
     signer = _key(by_text, "by")  # the pattern admits only canonical spellings
     if verify:  # sig= is the last field: 86 ASCII characters
         if not signer.verify(base64.urlsafe_b64decode(sig_text + "=="), raw[:-_SIG_TAIL]):
-            raise RemoteProtocolError("bad-signature", f"the signature does not verify for key {signer.fingerprint}")
-    return Message.make(type_, fields, signer, line, peer, raw)
+            raise RemoteProtocolError(Code.BAD_SIGNATURE, f"the signature does not verify for key {signer.fingerprint}")
+    return Message.make(MessageType(type_), fields, signer, line, peer, raw)
 
 
 def _diagnose(line: str) -> None:
     """Find what is wrong with a line that is no canonical message, and raise it."""
     for index, ch in enumerate(line):
         if ch < " " or ch == "\x7f":
-            raise RemoteProtocolError("control-character", f"U+{ord(ch):04X} at character {index}")
+            raise RemoteProtocolError(Code.CONTROL_CHARACTER, f"U+{ord(ch):04X} at character {index}")
     tokens = line.split(" ")
     if tokens[0] != VERSION:
         if tokens[0].startswith("olixono/"):
-            raise RemoteProtocolError("unknown-version", f"{tokens[0][:40]!r}; this client speaks {VERSION}")
-        raise RemoteProtocolError("syntax", f"a line starts with {VERSION}")
+            raise RemoteProtocolError(Code.UNKNOWN_VERSION, f"{tokens[0][:40]!r}; this client speaks {VERSION}")
+        raise RemoteProtocolError(Code.SYNTAX, f"a line starts with {VERSION}")
     if "" in tokens:
-        raise RemoteProtocolError("non-canonical", "tokens are separated by exactly one space")
+        raise RemoteProtocolError(Code.NON_CANONICAL, "tokens are separated by exactly one space")
     if len(tokens) < 4:
-        raise RemoteProtocolError("syntax", "a line holds at least the version, the type, by= and sig=")
+        raise RemoteProtocolError(Code.SYNTAX, "a line holds at least the version, the type, by= and sig=")
     type_ = tokens[1]
     schema = SCHEMAS.get(type_)
     if schema is None:
-        code = "unknown-type" if re.fullmatch("[a-z][a-z-]{0,20}", type_) else "syntax"
+        code = Code.UNKNOWN_TYPE if re.fullmatch("[a-z][a-z-]{0,20}", type_) else Code.SYNTAX
         raise RemoteProtocolError(code, f"message type {type_[:40]!r}")
     pairs = []
     for token in tokens[2:]:
         name, eq, value = token.partition("=")
         if not eq:
-            raise RemoteProtocolError("syntax", f"{token[:40]!r} is not name=value")
+            raise RemoteProtocolError(Code.SYNTAX, f"{token[:40]!r} is not name=value")
         pairs.append((name, value))
     names = [name for name, _ in pairs]
     if names[-2:] != ["by", "sig"]:
-        raise RemoteProtocolError("syntax", "the last two fields are by= and sig=")
+        raise RemoteProtocolError(Code.SYNTAX, "the last two fields are by= and sig=")
     fields = tuple(pairs[:-2])
     allowed = [name.rstrip("?") for name in schema]
     for name, _ in fields:
         if name not in allowed:
-            raise RemoteProtocolError("unknown-field", f"{type_} has no field {name[:40]!r}")
+            raise RemoteProtocolError(Code.UNKNOWN_FIELD, f"{type_} has no field {name[:40]!r}")
     present = [name for name, _ in fields]
     if len(set(present)) != len(present):
-        raise RemoteProtocolError("syntax", "a field appears twice")
+        raise RemoteProtocolError(Code.SYNTAX, "a field appears twice")
     missing = [name for name in schema if not name.endswith("?") and name not in present]
     if missing:
-        raise RemoteProtocolError("syntax", f"{type_} lacks the field {missing[0]}")
+        raise RemoteProtocolError(Code.SYNTAX, f"{type_} lacks the field {missing[0]}")
     if [n for n in allowed if n in present] != present:
-        raise RemoteProtocolError("non-canonical", f"{type_} fields go in the order {', '.join(allowed)}")
+        raise RemoteProtocolError(Code.NON_CANONICAL, f"{type_} fields go in the order {', '.join(allowed)}")
     for name, value in fields:
         problem = _check_value(name, value)
         if problem:
-            raise RemoteProtocolError("bad-field", problem)
+            raise RemoteProtocolError(Code.BAD_FIELD, problem)
     by_text, sig_text = pairs[-2][1], pairs[-1][1]
     try:
         unb64(by_text, KEY_BYTES)
         unb64(sig_text, SIGNATURE_BYTES)
     except ValueError as exc:
-        raise RemoteProtocolError("bad-field", f"by= or sig=: {exc}") from None
+        raise RemoteProtocolError(Code.BAD_FIELD, f"by= or sig=: {exc}") from None
     # well-formed: the line differs from its canonical form somewhere else

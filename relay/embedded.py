@@ -658,10 +658,6 @@ class EmbeddedRelay:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    def retained_topics(self) -> list[str]:
-        assert self.broker is not None
-        return sorted(self.broker.retained_messages)
-
 
 class OneLineFormatter(logging.Formatter):
     """Log lines of one line each: an error's traceback becomes its type and message (amqtt logs a whole traceback

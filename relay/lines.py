@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 
+from protocol.domain import MessageType, Presence
 from protocol.errors import RemoteProtocolError
 from protocol.messages import Message, decode
 from protocol.topics import GAMES
@@ -85,13 +86,13 @@ def replacing(topic: str, message: Message | bytes, held: bytes | None) -> str |
         old = decode(held)  # checked only here, when two lines meet: what a topic holds guards it if it is valid
     except RemoteProtocolError:
         return None  # no valid line (kept from before the relay checked, or by another relay): replace it
-    if message.type == "presence" and "/copy/" not in topic:
+    if message.type is MessageType.PRESENCE and "/copy/" not in topic:
         return None if _forward(message, old) else "presence moves forward only (by its seq)"
     return "this slot holds another line already: a slot keeps its first line"
 
 
 def _forward(new: Message, old: Message) -> bool:
     """Whether presence line ``new`` comes after ``old``: a higher ``seq``, or at one ``seq`` gone after here."""
-    if old.type != "presence" or new.seq != old.seq:
-        return old.type != "presence" or new.seq > old.seq
-    return new.value("state") == "gone" and old.value("state") == "here"
+    if old.type is not MessageType.PRESENCE or new.seq != old.seq:
+        return old.type is not MessageType.PRESENCE or new.seq > old.seq
+    return new.state is Presence.GONE and old.state is Presence.HERE

@@ -6,6 +6,7 @@ Every process a test starts here it stops by its PID (``stop``); every wait is b
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import os
 import pty
@@ -78,13 +79,20 @@ async def run(env: dict[str, str], *args: str, timeout: float = 60, stdin_text: 
         async with asyncio.timeout(timeout):
             out, err = await process.communicate(None if stdin_text is None else stdin_text.encode())
     finally:
-        stop(process)
+        await stop(process)
     return process.returncode, out.decode(), err.decode()
 
 
-def stop(process: asyncio.subprocess.Process | None) -> None:
-    if process is not None and process.returncode is None:
+async def stop(process: asyncio.subprocess.Process | None) -> None:
+    """Kill ``process`` (one the test started) if it still runs, and wait for it: its pipes close while the event loop
+    runs, not after (which asyncio reports as an unraisable error)."""
+    if process is None:
+        return
+    if process.returncode is None:
         process.kill()
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(10):
+            await process.wait()
 
 
 def transcript(env: dict[str, str], game: str) -> list[str]:

@@ -319,3 +319,10 @@ async def play_game(host_client: aiomqtt.Client, guest_client: aiomqtt.Client, h
     assert h.result is not None and g.result is not None
     assert h.transcript == g.transcript
     return h
+
+
+def retained_topics(relay: object) -> list[str]:
+    """The topics an embedded relay retains a line on, for tests to look into (the relay itself never asks)."""
+    broker = getattr(relay, "broker")
+    assert broker is not None
+    return sorted(broker.retained_messages)

@@ -12,7 +12,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from client import network
-from client.console import MoveCompleter, line_console, prompt_text, toolbar_text
+from client.commands import completer as make_completer, completions
+from client.console import line_console, prompt_text, toolbar_text
 from client.core import GameCore
 from client.runner import GameRunner
 from protocol_helpers import identity_of, offered, start
@@ -90,7 +91,7 @@ def test_the_prompt_toolbar_and_completion_follow_the_game():
     assert ("(you) to move" in text) == mover and "vs " + host.identity.fingerprint in text
     toolbar = toolbar_text(core, {"connected": False})
     assert "relay: RECONNECTING" in toolbar and f"opponent {host.identity.fingerprint}: not seen yet" in toolbar
-    completer = MoveCompleter(core)
+    completer = make_completer(lambda word: completions(core, word))
     words = [c.text for c in completer.get_completions(Document("k1"), CompleteEvent())]
     if mover:
         assert words == ["k1", "k10", "k11"]  # "1" is a prefix of 10 and 11

@@ -6,7 +6,9 @@ import random
 
 import pytest
 
-from client.core import GameCore, Intent, IntentRefused, Publish, Step
+from client.core import GameCore, Publish, Step
+
+from client.intents import Intent, IntentRefused
 from client.journal import Journal, JournalMeta
 from protocol import (
     EquivocationDetected,

@@ -338,8 +338,7 @@ async def test_a_link_remembers_hashes_of_the_topics_it_is_told_to_only(relay):
     async with relay.client() as publisher:
         for n in range(50):
             await publisher.publish(f"{tree}/{'keep' if n < 5 else 'junk'}/{n}", b"x" * 2000, qos=1, retain=True)
-    link = Link(address)
-    link.remember = lambda topic: "/keep/" in topic
+    link = Link(address, remember=lambda topic: "/keep/" in topic)
     await link.subscribe(f"{tree}/#")
     running = asyncio.create_task(link.run())
     try:

@@ -50,7 +50,7 @@ async def test_a_player_killed_mid_game_resumes_and_the_game_finishes(tmp_path):
         assert await finish(host, host_lines) == 0, "\n".join(host_lines)
     finally:
         for process in (host, guest, resumed):
-            stop(process)
+            await stop(process)
         await relay.stop(kill=True)
     assert any("gone" in line and "presence" in line for line in host_lines)  # the will told the host
     assert any(line.startswith("Taking up olix game") for line in resumed_lines)

@@ -7,7 +7,8 @@ import contextlib
 import random
 
 from client import runner as runner_module
-from client.core import GameCore, Intent
+from client.core import GameCore
+from client.intents import Intent
 from client.runner import GameRunner
 from protocol.messages import line_hash
 from protocol_helpers import start
@@ -18,14 +19,14 @@ class FakeLink:
 
     connected = True
 
-    def __init__(self) -> None:
+    def __init__(self, **callbacks: object) -> None:  # the runner's callbacks, unused: the tests drive it
         self.sent: list[tuple[float, str, str]] = []
         self.seen: dict[str, bytes] = {}
         self.peeks: list[str] = []
         self.subscriptions: list[str] = ["olixono/1/games/G/#"]
         self.narrowed_to: list[str] = []
         self.dropped: list[str] = []  # what the narrowing gave up on the connection
-        self.on_connect = self.on_state = self.will = self.on_line = None
+        self.callbacks = callbacks
 
     def send(self, topic: str, line: str) -> bool:
         self.sent.append((asyncio.get_running_loop().time(), topic, line))
@@ -54,7 +55,7 @@ class FakeLink:
 
 def seated_runners(kind: str = "olix") -> tuple[GameRunner, GameRunner]:
     host, guest = start(kind)
-    runners = GameRunner(GameCore(host), FakeLink()), GameRunner(GameCore(guest), FakeLink())  # type: ignore[arg-type]
+    runners = GameRunner(GameCore(host), FakeLink), GameRunner(GameCore(guest), FakeLink)  # type: ignore[arg-type]
     for runner in runners:
         runner.caught_up.set()  # as after a first connection's catch-up (the fake link never connects)
         runner.core.ready()
@@ -250,7 +251,7 @@ async def test_a_resumed_player_whose_game_is_over_leaves_after_publishing_its_l
     mover = runners[0]
     await mover.act(Intent("resign"))
     assert mover.core.session.over
-    resumed = GameRunner(GameCore(mover.core.session), FakeLink())  # type: ignore[arg-type]
+    resumed = GameRunner(GameCore(mover.core.session), FakeLink)  # type: ignore[arg-type]
     resumed.connections = 1
     link = resumed.link
     leaving = asyncio.create_task(resumed._goodbye())
@@ -271,7 +272,7 @@ async def test_a_resumed_player_mid_game_and_never_connected_leaves_at_once():
     runners = seated_runners()
     mover = runners[0] if runners[0].core.my_turn else runners[1]
     await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
-    resumed = GameRunner(GameCore(mover.core.session), FakeLink())  # type: ignore[arg-type]
+    resumed = GameRunner(GameCore(mover.core.session), FakeLink)  # type: ignore[arg-type]
     resumed.link.connected = False
     await asyncio.wait_for(resumed._goodbye(), 0.5)
 
@@ -380,7 +381,7 @@ async def test_a_seated_player_narrows_to_the_players_lines_and_catches_up_on_th
 async def test_nothing_is_signed_before_the_first_catch_up(monkeypatch):
     """A journal that lost a line (or another process of this key's) could make a client sign a second line for a
     slot it holds: an intent waits for the relay's lines, then is refused in a sentence, nothing signed."""
-    from client.core import IntentRefused
+    from client.intents import IntentRefused
 
     monkeypatch.setattr(runner_module, "CATCH_UP_SECONDS", 0.05)
     runners = seated_runners()
@@ -402,7 +403,7 @@ async def test_no_automatic_answer_is_signed_before_the_first_catch_up():
     from protocol_helpers import GUEST, HOST
 
     core, offer = GameCore.hosting("oxono", HOST)
-    runner = GameRunner(core, FakeLink())  # type: ignore[arg-type]
+    runner = GameRunner(core, FakeLink)  # type: ignore[arg-type]
     guest = GameSession(core.session.game_id, GUEST)
     guest.receive(offer.publish[0].line)
     await runner._received("topic", guest.join().line.encode())
@@ -419,7 +420,7 @@ async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
     from protocol_helpers import GUEST, HOST, STRANGER
 
     host, offer = GameSession.offer("oxono", HOST)
-    me = GameRunner(GameCore(GameSession(host.game_id, STRANGER)), FakeLink())  # type: ignore[arg-type]
+    me = GameRunner(GameCore(GameSession(host.game_id, STRANGER)), FakeLink)  # type: ignore[arg-type]
     await me._received("topic", offer.line.encode())
     me.caught_up.set()
     me.core.ready()

@@ -17,7 +17,8 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from client import network
 from client.runner import GameRunner
 from client.network_screen import NetworkTable, game_screen
-from client.screen import MIN_COLUMNS, MIN_ROWS, ScreenCompleter, board_fragments, fill
+from client.commands import completer
+from client.screen import MIN_COLUMNS, MIN_ROWS, board_fragments, fill, screen_candidates
 from olixono.games import new_board
 from olixono.olix import OlixBoard
 from test_client_network import Seat, game_id_of
@@ -237,7 +238,7 @@ def completed(table, text: str) -> list[str]:
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document
 
-    return [c.text for c in ScreenCompleter(table).get_completions(Document(text), CompleteEvent())]
+    return [c.text for c in completer(lambda word: screen_candidates(table, word)).get_completions(Document(text), CompleteEvent())]
 
 
 def test_completion_offers_the_legal_moves_and_the_slash_commands():

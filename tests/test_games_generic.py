@@ -179,3 +179,37 @@ def test_play_garbage_raises_a_value_error_and_changes_nothing(kind, text):
     else:
         played = BOARDS[kind].from_position(before).parse_move(text)  # garbage that happens to be a legal move
         assert played.text().lower() in legal and board.position() != before
+
+
+def test_the_registry_names_each_game_once_with_its_board_and_bots():
+    from olixono.common import Board, GameKind
+    from olixono.games import GAMES, game_of, new_board
+
+    assert set(GAMES) == set(GameKind) == set(BOARDS)
+    for kind, game in GAMES.items():
+        board = new_board(kind)
+        assert game.kind == kind == board.KIND and game_of(board) is game and isinstance(board, game.board)
+        scored = game.bots.greedy_scores(board)
+        assert {game.bots.board_move(move).text() for _, move in scored} == {m.text() for m in board.legal_moves()}
+    with pytest.raises(TypeError):
+        Board()  # type: ignore[abstract]  # the contract is abstract: a game supplies every rule
+
+
+@pytest.mark.parametrize("kind", sorted(BOARDS))
+def test_ending_by_agreement_leaves_the_board_as_it_was(kind):
+    board = BOARDS[kind]()
+    board.push(board.legal_moves()[0])
+    before = board.position()
+    agreed = board.agreed()
+    assert agreed.reason == "agreed" and board.position() == before and board.outcome() is None
+    assert agreed.markers == (kind == "olix")  # Olix scores the markers; Oxono's agreement is a draw
+    assert kind == "olix" or agreed.winner is None
+
+
+def test_every_front_end_table_knows_every_game():
+    from client.board_words import GAME_WORDS
+    from client.screen import DRAWINGS
+    from olixono.common import GameKind
+
+    assert set(GAME_WORDS) == set(DRAWINGS) == set(GameKind)
+    assert len({words.end_word for words in GAME_WORDS.values()}) == len(GameKind)

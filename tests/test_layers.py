@@ -18,10 +18,14 @@ PACKAGES = {"olixono": 0, "protocol": 1, "relay": 2, "client": 2, "harness": 3}
 the relay and the client stand side by side on it (the client may start an embedded relay: the one exception)."""
 
 CLIENT = {
-    # the client's core, sans I/O
-    "core": 0, "record": 0, "liveness": 0, "local_game": 0,
-    # what a person reads and writes of a board alone (no protocol); then of a network game: reads, types
-    "board_words": 0, "words": 1, "commands": 2,
+    # what a person asks of a game, the same for a network game and a game at one terminal
+    "intents": 0,
+    # what a person reads and writes that needs no protocol
+    "board_words": 0,
+    # the cores, sans I/O: a network game's, a game at one terminal's; what the record says, what a quiet game needs
+    "core": 1, "local_game": 1, "record": 1, "liveness": 1,
+    # what a person reads of a network game; what a person types, in either
+    "words": 2, "commands": 2,
     # the shells: files, sockets, the runner that joins them to the core
     "identity": 3, "journal": 3, "transport": 3, "thinking": 3, "runner": 4,
     # the full screen's drawing, shared by its tables

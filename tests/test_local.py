@@ -53,9 +53,9 @@ def test_two_people_play_a_game_to_its_end():
 def test_bad_input_gets_a_clear_message_and_changes_nothing():
     outcome, text, _ = run_game(["Oc6c5", "hello", "Xa1a2", "", "undo", "undo", "legal", "help", "quit"])
     assert outcome is None
-    assert "Not a move: 'hello'" in text
-    assert "Illegal: totem X on d3 cannot reach a1." in text
-    assert "Nothing to undo." in text
+    assert "error: not a move or a command: 'hello' (e.g. Oc6c5" in text  # the sentences of every front end
+    assert "error: illegal: totem X on d3 cannot reach a1" in text
+    assert "took back 1 move" in text and "error: nothing to undo" in text
     assert "Oa4a3" in text  # the legal list at the start, after the undo
     assert "resign" in text and "quit" in text  # the help text
 
@@ -108,7 +108,7 @@ def test_play_command_in_a_subprocess():
         input="Oc6c5\nbogus\nquit\n", capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "random plays" in proc.stdout and "Not a move: 'bogus'" in proc.stdout
+    assert "random plays" in proc.stdout and "error: not a move or a command: 'bogus'" in proc.stdout
 
 
 @pytest.mark.parametrize("level", ["greedy", "mcts"])
@@ -143,10 +143,103 @@ def test_play_command_against_mcts_with_a_time_budget():
     (Outcome("black", "resigned"), ("pink", "black"), "black wins: pink resigned"),
     (Outcome("pink", "colour"), ("pink", "black"), "pink wins: four in a row of one colour"),
     (Outcome(None, "exhausted"), ("pink", "black"), "draw: all 32 pawns are placed"),
-    (Outcome("first", "agreed"), ("first", "second"), "first wins on markers after the game was ended by agreement"),
-    (Outcome(None, "agreed"), ("first", "second"), "draw on markers after the game was ended by agreement"),
-    (Outcome("second", "settled"), ("first", "second"), "second wins on markers: no marker can change any more"),
+    (Outcome("first", "agreed", markers=True), ("first", "second"),
+     "first wins on markers after the game was ended by agreement"),
+    (Outcome(None, "agreed", markers=True), ("first", "second"), "draw on markers after the game was ended by agreement"),
+    (Outcome(None, "agreed"), ("pink", "black"), "draw by agreement"),
+    (Outcome("second", "settled", markers=True), ("first", "second"),
+     "second wins on markers: no marker can change any more"),
     (Outcome("first", "formation"), ("first", "second"), "first wins: a formation beyond the top of its track"),
 ])
 def test_a_result_says_who_won_and_why(outcome, players, sentence):
     assert outcome.sentence(players) == sentence
+
+
+# -- the core of a game at one terminal: intents in, steps out, as a network game's core --------------------------
+def test_the_local_core_refuses_with_one_sentence_and_changes_nothing():
+    from client.intents import Intent, IntentRefused
+    from client.local_game import LocalCore
+
+    core = LocalCore("oxono", vs="random", human="black", seed=1)  # the bot moves first
+    before = core.board.position()
+    for intent, sentence in [(Intent("move", "Oc6c5"), "it is not your turn: random is thinking"),
+                             (Intent("undo"), "wait for random's move, then undo"),
+                             (Intent("propose"), "wait for random's move, then propose"),
+                             (Intent("chat", "hi"), "chat is for a network game"),
+                             (Intent("abort"), "abort is for a network game")]:
+        with pytest.raises(IntentRefused, match=sentence):
+            core.act(intent)
+    assert core.board.position() == before and core.bot_to_move
+
+
+def test_the_bots_move_comes_back_through_the_core_and_a_stale_one_is_dropped():
+    from client.intents import Intent
+    from client.local_game import LocalCore, Played, TookBack
+
+    core = LocalCore("olix", vs="random", human="second", seed=4)
+    choose, position, plies = core.thought
+    move = choose(position)
+    step = core.bot_played(move, plies)
+    assert step.events == (Played("first", move.text(), bot=True),) and core.my_turn
+    assert core.bot_played(move, plies).events == ()  # the game went on: that thought is dropped
+    mine = core.board.legal_moves()[0].text()
+    assert core.act(Intent("move", mine)).events == (Played("second", mine),)
+    choose, position, plies = core.thought
+    core.bot_played(choose(position), plies)
+    assert core.act(Intent("undo")).events == (TookBack(2),) and len(core.board.move_stack) == 1
+
+
+def test_a_proposal_to_end_is_put_to_the_bot_and_two_people_agree_at_once():
+    from client.intents import Intent
+    from client.local_game import Answered, Ended, LocalCore
+
+    core = LocalCore("olix", vs="random", seed=2)
+    step = core.act(Intent("propose"))
+    assert step.ask_bot and step.events == () and not core.over
+    assert core.answer(False).events == (Answered(False),) and not core.over
+    agreed = core.answer(True).events
+    assert agreed[0] == Answered(True) and isinstance(agreed[1], Ended) and agreed[1].outcome.reason == "agreed"
+    pair = LocalCore("oxono")  # two people: both are here, so proposing is agreeing; an Oxono agreement is a draw
+    ended = pair.act(Intent("propose")).events
+    assert len(ended) == 1 and ended[0].outcome.winner is None and pair.over
+
+
+def test_a_network_game_refuses_undo():
+    from client.core import GameCore
+    from client.intents import Intent, IntentRefused
+    from protocol_helpers import start
+
+    host, _ = start("oxono")
+    with pytest.raises(IntentRefused, match="no undo"):
+        GameCore(host).act(Intent("undo"))
+
+
+# -- one vocabulary: every command listed once, typed with or without /, in every front end ------------------------
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+def test_every_command_of_the_help_can_be_typed_and_completed(kind):
+    from client.commands import command_names, completions, help_rows, parse
+    from client.local_game import LocalCore
+
+    for core in (LocalCore(kind), LocalCore(kind, vs="random")):
+        names = command_names(core)
+        rows = help_rows(core)
+        assert len(rows) == len(names) == len(set(names))  # each once
+        for name, row in zip(names, rows):
+            assert row.split()[0] == name
+            for typed in (name, f"/{name}", name.upper()):
+                parsed = parse(typed, core)
+                assert parsed.problem is None and (parsed.intent is not None or parsed.local == name), typed
+            assert name in completions(core, name[:1])
+        assert ("formations" in names) == (kind == "olix") and ("draw" in names) == (kind == "oxono")
+        assert "say" not in names and "undo" in names
+
+
+def test_the_line_loop_and_the_screen_say_the_same_sentence():
+    import asyncio
+
+    from client.local_screen import LocalTable
+
+    table, said = LocalTable("oxono"), []
+    asyncio.run(table.move("hello", said.append))
+    _, text, _ = run_game(["hello", "quit"])
+    assert said and said[0] in text.splitlines()

@@ -160,7 +160,7 @@ async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
         await read_until(host, r"^result: ", lines)
         assert not any("not broadcasted" in line for line in lines)
     finally:
-        stop(host)
+        await stop(host)
 
 
 # -- 7. waiting in silence ----------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ async def test_resuming_a_host_game_whose_own_relay_ended_starts_one_again(tmp_p
         await host.stdin.drain()
         assert await host.wait() == 3
     finally:
-        stop(host)
+        await stop(host)
         await relay.stop()
     journal = Journal.open(game, games_dir(env))
     journal.update(ran_relay=True)  # as host records it when its own process ran the relay
@@ -236,7 +236,8 @@ def test_an_option_that_looks_like_an_id_stays_an_option():
 
 # -- 5. proposals ----------------------------------------------------------------------------------------
 def test_an_open_proposal_is_shown_and_the_answer_is_said_to_wait_for_ones_turn():
-    from client.core import GameCore, Intent, IntentRefused
+    from client.core import GameCore
+    from client.intents import Intent, IntentRefused
     from client.network_screen import NetworkTable
     from client.words import describe
     from protocol import EndProposed
@@ -273,7 +274,7 @@ async def interrupted(env: dict[str, str], delay: float, *args: str) -> tuple[in
             out = (await process.stdout.read()).decode()
             return await process.wait(), out
     finally:
-        stop(process)
+        await stop(process)
 
 
 async def test_ctrl_c_while_waiting_leaves_in_a_sentence(tmp_path, relay):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from protocol import GameSession, LocalProtocolError, Phase, check_equivocation_proof, verify_transcript
 from protocol.keys import b64
 from protocol.messages import Message, decode, encode
-from protocol.session import CONFIRMED, DISPUTED, UNSEEN
+from protocol.rules import CONFIRMED, DISPUTED, UNSEEN
 from protocol_helpers import GUEST, HOST, STRANGER, identity_of, mover, offered, play_moves, rejected, start
 
 KEYS = {HOST.public: HOST, GUEST.public: GUEST}

@@ -28,7 +28,7 @@ from protocol import (
 )
 from protocol.keys import b64
 from protocol.messages import encode
-from protocol.session import MAX_CHAT_LINES, MAX_JOINS, commitment
+from protocol.rules import MAX_CHAT_LINES, MAX_JOINS, commitment
 from protocol.waiting import MAX_UNSEATED
 from protocol_helpers import AT, rejected, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, identity_of, mover, offered, play_moves, start
 

@@ -27,7 +27,7 @@ from protocol import (
 )
 from protocol.keys import b64
 from protocol.messages import encode
-from protocol.session import MAX_CHAIN, commitment, host_moves_first
+from protocol.rules import MAX_CHAIN, commitment, host_moves_first
 from protocol.waiting import MAX_PER_KEY
 from protocol_helpers import AT, rejected, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, full_game, identity_of, mover, offered, play_moves, start
 

@@ -71,7 +71,7 @@ async def two_at_prompts(relay: Relay, tmp_path, kind: str) -> AsyncIterator[tup
         yield game, host, guest
     finally:
         for person in (host, guest):
-            stop(person.process if person is not None else None)
+            await stop(person.process if person is not None else None)
 
 
 async def publish(relay: Relay, topic: str, payload: bytes) -> None:
@@ -94,8 +94,8 @@ async def bot_game(relay: Relay, tmp_path, kind: str = "oxono") -> tuple[str, di
         assert await finish(guest, guest_lines) == 0, "\n".join(guest_lines)
         assert await finish(host, host_lines) == 0, "\n".join(host_lines)
     finally:
-        stop(host)
-        stop(guest)
+        await stop(host)
+        await stop(guest)
     session = GameSession.restore(Journal.open(game, games_dir(host_env)).lines())
     assert session.over
     return game, {"env": host_env, "identity": host_id}, {"env": guest_env, "identity": guest_id}, session
@@ -118,7 +118,7 @@ async def test_a_loser_who_re_signs_its_last_slot_loses_for_every_late_watcher_e
     try:
         status = await finish(watching, seen, timeout=60)
     finally:
-        stop(watching)
+        await stop(watching)
     text = "\n".join(seen)
     code, exported, err = await run(watcher_env, "export", "--relay", relay.url, "--", game)
     path = tmp_path / "game.txt"
@@ -155,7 +155,7 @@ async def test_a_second_process_for_one_seat_refuses_and_names_the_first(relay, 
             await resumed.type("resign")
             assert await finish(resumed.process, resumed.lines) == 0, "\n".join(resumed.lines)
         finally:
-            stop(resumed.process)
+            await stop(resumed.process)
         assert await finish(host.process, host.lines) == 0
         assert not any(" signed two lines" in line for line in host.lines + resumed.lines)
 
@@ -178,7 +178,7 @@ async def test_a_stranger_cannot_cut_a_finished_game_short_unnoticed(relay, tmp_
         else:  # anonymous Mosquitto erases it; the players' confirmations say that lines are missing
             await read_until(watching, r"^warning: the relay lacks lines of this game: .* confirms an ending", seen)
     finally:
-        stop(watching)
+        await stop(watching)
 
 
 # -- 4. a coin nobody can choose ------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from harness.mqtt import bare_client
 from protocol.topics import game_filter
 from relay import embedded
 from relay.embedded import EmbeddedRelay, RelayBroker, RelaySettings
-from relay_fixtures import WRITER, game_id, gather_messages, signed_line, topic_of
+from relay_fixtures import WRITER, game_id, gather_messages, retained_topics, signed_line, topic_of
 
 GAME = game_id("L")
 RETAINED = topic_of(GAME, WRITER, "1")
@@ -125,7 +125,7 @@ async def test_workaround_a_data_folder_written_by_amqtts_plugin_is_read_by_the_
         await broker.shutdown()
     for _ in range(2):  # imported once, then read from the relay's own table
         async with EmbeddedRelay(RelaySettings(port=0, data_dir=tmp_path / "data")) as relay:
-            assert relay.retained_topics() == [RETAINED]
+            assert retained_topics(relay) == [RETAINED]
 
 
 async def test_confirms_amqtts_queues_are_unbounded():

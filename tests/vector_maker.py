@@ -18,7 +18,7 @@ import ed25519_reference as ref
 from protocol import GameSession, Identity, Outgoing, copy_topic, topic_for
 from protocol.keys import FIELD_P, GROUP_L, SMALL_ORDER_ENCODINGS, b64, unb64
 from protocol.messages import MAX_LINE_BYTES, decode, encode, line_hash
-from protocol.session import MAX_CHAT_LINES
+from protocol.rules import MAX_CHAT_LINES
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 SEEDS = {"host": bytes([0x11]) * 32, "guest": bytes([0x22]) * 32, "stranger": bytes([0x33]) * 32}

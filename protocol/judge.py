@@ -1,0 +1,1095 @@
+"""One game's verified record, sans I/O, as any receiver keeps it: feed it lines, get events out.
+
+A :class:`Receiver` may be fed lines in any order, any number of times, from
+anyone. It ignores exact duplicates, keeps (within bounds) lines that arrive
+before their parent, applies every line that verifies, and answers every
+other with a :class:`~protocol.events.LineRejected` naming a code from
+``protocol.errors.CODES``. Who may send what is the table of
+:mod:`protocol.rules`; each message type's transition is :data:`TRANSITIONS`.
+
+A seated key that signs two lines which cannot both stand (two lines for one
+slot, or a final line and a later one) loses the game at that point, the same
+for every receiver whatever the order of arrival: the record stops before the
+point and the result is a forfeit (``equivocation``). Players confirm how a
+game ended with ``confirm`` lines, which never change the game.
+
+The local player's side (signing) is :class:`protocol.session.GameSession`, a
+receiver that also signs; whole records are checked by :mod:`protocol.transcript`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping
+
+from olixono.common import Board, EndReason, GameKind, InvalidMoveError, Outcome
+from olixono.games import new_board
+from protocol.domain import Code, MessageType, Presence, ResultReason
+from protocol.errors import RemoteProtocolError
+from protocol.events import (
+    ChatReceived,
+    ConfirmationReceived,
+    EndDeclined,
+    EndProposed,
+    EquivocationDetected,
+    Event,
+    GameOver,
+    GameStarted,
+    GuestAccepted,
+    JoinRequested,
+    LineApplied,
+    LineRejected,
+    MoveApplied,
+    OfferReceived,
+    PresenceChanged,
+    ProposalWithdrawn,
+    Result,
+    ResyncNeeded,
+    Superseded,
+)
+from protocol.keys import Identity, PublicKey
+from protocol.messages import NUMBERED_APART, Message, decode, line_hash
+from protocol.waiting import WaitingRoom
+from protocol.rules import (
+    CONFIRMED,
+    DISPUTED,
+    FINAL,
+    GUEST,
+    HOST,
+    MAX_CHAIN,
+    MAX_CHAT_LINES,
+    MAX_CONFIRMS,
+    MAX_JOINS,
+    MAX_JOINS_PER_KEY,
+    MAX_NAMED,
+    MAX_PROOFS_PER_KEY,
+    MAX_PROVEN_LINES,
+    MAX_SUPERSEDED,
+    Phase,
+    REMARKS,
+    RULES,
+    SIDE_LINES,
+    Sender,
+    UNSEEN,
+    State,
+    check_terms,
+    commitment,
+    host_moves_first,
+)
+
+
+class Receiver:
+    """The verified state of one game, as any receiver keeps it: a player's (with ``identity``; its signing is
+    :class:`protocol.session.GameSession`'s) or a spectator's.
+
+    Read-only views for front ends: :attr:`phase`, :attr:`board` (a copy),
+    :attr:`chain`, :attr:`transcript`, :attr:`seats`, :attr:`host`,
+    :attr:`guest`, :attr:`joins`, :attr:`actor`, :attr:`proposal`, :attr:`result`,
+    :attr:`proofs`, :attr:`compromised_by`.
+    """
+
+    def __init__(self, game_id: str | None = None, identity: Identity | None = None) -> None:
+        self.game_id = game_id
+        self.identity = identity
+        self.kind: GameKind | None = None
+        self.terms: str | None = None
+        self.invite: PublicKey | None = None
+        self._host: PublicKey | None = None
+        self._board: Board[Any] | None = None
+        self._state = State(Phase.WAITING)
+        self._chain: list[Message] = []
+        self._before: list[State] = []  # the state before each chain line, to judge races and roll back
+        self._transcript: list[str] = []
+        self._joins: dict[PublicKey, Message] = {}
+        # by raw key bytes (cheap to hash): (key, slot): every main-chain line placed or set aside, and chat
+        self._seen: dict[tuple[bytes, str], Message] = {}
+        self._last: dict[bytes, Message] = {}  # each key's highest main-chain line
+        self._finals: dict[bytes, list[Message]] = {}  # each key's final lines (agree, resign, abort), one a slot
+        self._superseded: dict[str, Message] = {}
+        self._chats: dict[PublicKey, tuple[int, str]] = {}  # each seated key's chat head: (seq, hash)
+        self._presence: dict[PublicKey, tuple[int, bool]] = {}  # each seated key's latest presence: (seq, here)
+        self._proofs: dict[PublicKey, list[EquivocationDetected]] = {}
+        self._confirms: dict[PublicKey, dict[int, Message]] = {}  # each seated key's confirmations, by number
+        self._cut: dict[str, Message] = {}  # main-chain lines cut from the record by a forfeit, by hash
+        self._forfeited_at: int | None = None  # where the forfeit the state holds cut the record, if any
+        self._host_accepts: dict[str, Message] = {}  # the host's accepts (seq 2) by hash, a few: its seating
+        self._released: list[str] = []  # tokens to release besides those a judged line gives (a seat made elsewhere)
+        self._proven_lines: dict[bytes, int] = {}  # lines known only as more evidence of a proof already held, a key
+        self._join_lines: dict[str, Message] = {}  # every join kept, by hash (a few a key)
+        self._forfeit_base = self._state  # the state before that forfeit
+        self._known: set[str] = set()  # every line applied, joined or set aside
+        self._named: set[PublicKey] = set()  # guests named by the host's waiting accepts
+        self._waiting = WaitingRoom(self._seated)
+        self._secret: str | None = None
+
+    # -- read-only views ---------------------------------------------------------
+    @property
+    def phase(self) -> Phase:
+        return self._state.phase
+
+    @property
+    def board(self) -> Board[Any] | None:
+        """A copy of the board (``None`` before the offer): change it freely."""
+        return self._board.copy() if self._board is not None else None
+
+    @property
+    def position(self) -> str | None:
+        return self._board.position() if self._board is not None else None
+
+    @property
+    def chain(self) -> tuple[Message, ...]:
+        """The main chain: the offer, the accepted join, the accept, … in sequence order."""
+        return tuple(self._chain)
+
+    @property
+    def transcript(self) -> tuple[str, ...]:
+        """The verified lines in the order they were applied (chat included), then the players' confirmations (the
+        host's, then the guest's, each by number: they never change the game, so every receiver lists them alike):
+        what ``olixono verify`` checks."""
+        confirms = [self._confirms[key][n].line for key in (self._host, self._state.guest)
+                    if key is not None and key in self._confirms for n in sorted(self._confirms[key])]
+        return (*self._transcript, *confirms)
+
+    @property
+    def head(self) -> Message | None:
+        return self._chain[-1] if self._chain else None
+
+    @property
+    def next_seq(self) -> int:
+        return len(self._chain)
+
+    @property
+    def host(self) -> PublicKey | None:
+        return self._host
+
+    @property
+    def guest(self) -> PublicKey | None:
+        return self._state.guest
+
+    @property
+    def joins(self) -> Mapping[PublicKey, Message]:
+        """The join candidates kept for the host to choose from."""
+        return MappingProxyType(self._joins)
+
+    @property
+    def seats(self) -> dict[str, PublicKey]:
+        """Each player name's key, once the coin flip is done (empty before)."""
+        if self._state.seats is None or self._board is None:
+            return {}
+        return dict(zip(self._board.PLAYERS, self._state.seats))
+
+    @property
+    def started(self) -> bool:
+        return self._state.seats is not None
+
+    @property
+    def moves(self) -> int:
+        return self._state.moves
+
+    @property
+    def result(self) -> Result | None:
+        return self._state.result
+
+    @property
+    def over(self) -> bool:
+        return self._state.phase is Phase.OVER
+
+    @property
+    def proposal(self) -> str | None:
+        """The player whose proposal to end the game is open, if any."""
+        index = self._state.proposal
+        return None if index is None or self._board is None else self._board.PLAYERS[index]
+
+    @property
+    def actor(self) -> PublicKey | None:
+        """The key that extends the main chain next: the host while the offer is open, then the guest (to reveal),
+        then the player to move; ``None`` before the offer and once it is over."""
+        return self._actor(self._state)
+
+    @property
+    def proofs(self) -> tuple[EquivocationDetected, ...]:
+        return tuple(proof for proofs in self._proofs.values() for proof in proofs)
+
+    @property
+    def compromised_by(self) -> frozenset[PublicKey]:
+        """The seated keys proven to have equivocated."""
+        return frozenset(key for key in self._proofs if self.role_of(key) is not None)
+
+    @property
+    def waiting(self) -> tuple[str, ...]:
+        """The lines kept until what they wait for arrives (a line before them that has not come)."""
+        return self._waiting.lines()
+
+    def waiting_of(self, key: PublicKey) -> tuple[Message, ...]:
+        """The lines of ``key``'s kept until a line before them arrives (a gap, while it lasts)."""
+        return self._waiting.lines_of(key) if key in self._waiting.keys() else ()
+
+    @property
+    def record(self) -> tuple[str, ...]:
+        """What a game's record holds: the transcript, then both lines of every proof not in it (``olixono export``
+        writes it, ``olixono verify`` reads it and reaches the same result)."""
+        lines = list(self.transcript)
+        held = set(lines)
+        for proof in self.proofs:
+            for line in (proof.first, proof.second):
+                if line not in held:
+                    held.add(line)
+                    lines.append(line)
+        return tuple(lines)
+
+    @property
+    def forfeit_pending(self) -> int | None:
+        """The point at which a seated key's proof will end the game, while the lines before it have not all come."""
+        point = self._forfeit_point()
+        if point is None or self._forfeited_at is not None or len(self._chain) >= point[0]:
+            return None
+        return point[2]
+
+    @property
+    def branch(self) -> tuple[Message, Message] | None:
+        """After a forfeit: the equivocator's line the opponent answered, and that answer (who played what), if seen.
+
+        The opponent's next line names one of the two lines by its hash: that branch is the one played (never the
+        equivocator's choice of the two)."""
+        result = self._state.result
+        if self._forfeited_at is None or result is None or result.by is None or result.slot is None:
+            return None
+        at, equivocator = result.slot, result.by
+        candidates = {line for proof in self._proofs.get(equivocator, []) if proof.point == at
+                      for line in (proof.first, proof.second)}
+        opponent = result.winner_key
+        answer = self._seen.get((opponent.raw, str(at + 1))) if opponent is not None else None
+        if answer is None:
+            return None
+        for line in candidates:
+            if line_hash(line) == answer.prev:
+                return decode(line, verify=False), answer
+        return None
+
+    def confirmation(self, key: PublicKey) -> str | None:
+        """How ``key``'s latest confirmation stands against this receiver's ending: :data:`CONFIRMED` (it names the
+        same final line and result), :data:`DISPUTED` (another ending, at or before this one's final line),
+        :data:`UNSEEN` (an ending this receiver has not reached: lines are missing, or still on their way), or
+        ``None`` (none yet). A confirmation of an ending that a forfeit cut away is a dispute."""
+        confirms = self._confirms.get(key)
+        if not confirms:
+            return None
+        if any(proof.slot.startswith("confirm-") for proof in self._proofs.get(key, ())):
+            return DISPUTED  # it confirmed two endings under one number: neither counts
+        latest = confirms[max(confirms)]
+        result = self._state.result
+        if result is None or not self._chain:
+            return UNSEEN
+        head = self._chain[-1]
+        final = latest.final
+        if final == head.seq and latest.prev == head.hash and latest.result == result.code():
+            return CONFIRMED
+        if final > head.seq and self._forfeited_at is None:  # (past a forfeit's point it confirms what it overrode)
+            return UNSEEN
+        return DISPUTED
+
+    @property
+    def confirmed_by(self) -> frozenset[PublicKey]:
+        """The seated keys whose latest confirmation names this receiver's ending (the test vectors name them:
+        ``protocol/vectors``)."""
+        return frozenset(key for key in self._confirms if self.role_of(key) is not None
+                         and self.confirmation(key) == CONFIRMED)
+
+    def confirmed_ending(self, key: PublicKey) -> tuple[int, str] | None:
+        """The final sequence number and result code that ``key``'s latest confirmation names, if any."""
+        confirms = self._confirms.get(key)
+        if not confirms:
+            return None
+        latest = confirms[max(confirms)]
+        return latest.final, latest.result
+
+    def role_of(self, key: PublicKey) -> str | None:
+        """``host``, ``guest`` or ``None``."""
+        raw = key.raw
+        if self._host is not None and raw == self._host.raw:
+            return HOST
+        guest = self._state.guest
+        if guest is not None and raw == guest.raw:
+            return GUEST
+        return None
+
+    def player_of(self, key: PublicKey) -> str | None:
+        """The player name (``pink``, ``first``, …) seated with ``key``, if any."""
+        for player, seated in self.seats.items():
+            if seated == key:
+                return player
+        return None
+
+    def name_of(self, key: PublicKey) -> str:
+        """How to call ``key`` here: its player name, else its role, else its fingerprint."""
+        return self.player_of(key) or self.role_of(key) or key.fingerprint
+
+    # -- the table ---------------------------------------------------------------
+    def _actor(self, state: State) -> PublicKey | None:
+        if state.phase is Phase.OFFERED:
+            return self._host
+        if state.phase is Phase.ACCEPTED:
+            return state.guest
+        if state.phase is Phase.PLAYING and state.seats is not None:
+            return state.seats[state.turn]
+        return None
+
+    def _sender(self, key: PublicKey, state: State) -> Sender | None:
+        phase = state.phase
+        if phase is Phase.OFFERED:
+            return Sender.HOST if key == self._host else Sender.ANYONE
+        if phase is Phase.ACCEPTED:
+            return Sender.HOST if key == self._host else Sender.GUEST if key == state.guest else None
+        if phase is Phase.PLAYING and state.seats is not None:
+            if key.raw == state.seats[state.turn].raw:
+                return Sender.ACTOR
+            if key.raw == state.seats[1 - state.turn].raw:
+                return Sender.WAITER
+        return None
+
+    def _rank(self, message: Message, state: State, guard: bool = True) -> int:
+        """Check that the table lets ``message``'s signer send it in ``state`` (and its guard); its rank."""
+        return self._judge(message, state, guard)[0]
+
+    def _judge(self, message: Message, state: State, guard: bool = True) -> tuple[int, object | None]:
+        """:meth:`_rank`, and for a move the parsed move (so that it is parsed once)."""
+        if state.phase is Phase.OVER:
+            assert state.result is not None
+            raise RemoteProtocolError(Code.AFTER_END, f"the game ended ({state.result.text()})")
+        sender = self._sender(message.signer, state)
+        if sender is None:
+            raise RemoteProtocolError(Code.WRONG_SIGNER, f"{message.signer.fingerprint} is not a player here")
+        ranks = RULES[state.phase].get(sender, {})
+        rank = ranks.get(message.type)
+        if rank is None:
+            allowed = ", ".join(ranks) or "nothing"
+            raise RemoteProtocolError(
+                Code.WRONG_SEAT, f"{sender.value} may send {allowed} while the game is {state.phase.value}, not {message.type}"
+            )
+        return rank, self._guard(message, state, sender) if guard else None
+
+    def _guard(self, message: Message, state: State, sender: Sender) -> object | None:
+        """The checks a type needs beyond the table (raises :class:`RemoteProtocolError`); a move's parse."""
+        kind = message.type
+        if kind == MessageType.MOVE:
+            return self._check_move(message.move)
+        mine = state.turn if sender is Sender.ACTOR else 1 - state.turn
+        if kind == MessageType.REVEAL:
+            if commitment(message.secret) != self._chain[1].commit:
+                raise RemoteProtocolError(Code.BAD_REVEAL, "SHA-256 of secret= is not the join's commit=")
+        elif kind == MessageType.ABORT and state.phase is Phase.PLAYING:
+            if state.moves > 0:  # the actor at ply 0 is the first seat: the better one, which an abort gives up
+                raise RemoteProtocolError(Code.WRONG_SEAT, "after the coin flip only the first player may abort, before "
+                                                        "their first move (the second may resign)")
+        elif kind in REMARKS and kind in state.remarks:
+            raise RemoteProtocolError(Code.WRONG_SEAT, f"{kind} is allowed once a turn")
+        if kind == MessageType.PROPOSE and state.proposal is not None:
+            why = "a proposal of theirs is open" if state.proposal == mine else "the other player's proposal is open: agree"
+            raise RemoteProtocolError(Code.WRONG_SEAT, f"cannot propose: {why}")
+        if kind == MessageType.WITHDRAW and state.proposal != mine:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "withdraw takes back one's own open proposal, and none is open")
+        if kind in (MessageType.AGREE, MessageType.DECLINE) and state.proposal != 1 - mine:
+            raise RemoteProtocolError(Code.WRONG_SEAT, f"{kind} answers the other player's proposal, and none is open")
+        return None
+
+    def _check_move(self, text: str) -> object:
+        """The legal move ``text`` spells in canonical form, or :class:`RemoteProtocolError`."""
+        board = self._board
+        assert board is not None
+        try:
+            move = board.parse_move(text)
+        except InvalidMoveError as exc:
+            raise RemoteProtocolError(Code.ILLEGAL_MOVE, str(exc)) from None
+        if move.text() != text:
+            raise RemoteProtocolError(Code.NON_CANONICAL, f"move={text} is written {move.text()}")
+        reason = board.why_illegal(move)
+        if reason is not None:
+            raise RemoteProtocolError(Code.ILLEGAL_MOVE, f"{text}: {reason}")
+        return move
+
+    # -- feeding lines -------------------------------------------------------------
+    def receive(self, data: bytes | str) -> list[Event]:
+        """Check one line and apply it if it verifies, then anything it unblocks."""
+        if self.holds(data):  # QoS 1 repeats and one's own lines echoed back: no need to verify again
+            return []
+        try:
+            message = decode(data)
+        except RemoteProtocolError as exc:
+            return [LineRejected(exc.code, exc.detail, quoted(data))]
+        return self._receive(message)
+
+    def _receive(self, message: Message) -> list[Event]:
+        """Judge a decoded line (its signature checked, or our own), then what it unblocks."""
+        events: list[Event] = []
+        work = deque([message])  # first in, first out: lines waiting for one parent go in arrival order
+        for _ in range(MAX_CHAIN):  # a forfeit may seat a guest, whose waiting lines are judged, and so on
+            while work:
+                message = work.popleft()
+                try:
+                    released = self._process(message, events)
+                except RemoteProtocolError as exc:
+                    events.append(LineRejected(exc.code, exc.detail, message.line[:200]))
+                    released = []
+                for token in [*released, *self._released]:
+                    work.extend(self._waiting.release(token))
+                self._released.clear()
+            self._settle(events)
+            for token in self._released:
+                work.extend(self._waiting.release(token))
+            self._released.clear()
+            if not work:
+                break
+        return events
+
+    def holds(self, data: bytes | str) -> bool:
+        """Whether this line is part of what the session verified: applied, a join, or set aside (not a line that
+        waits for its predecessors, nor one refused)."""
+        if isinstance(data, str):
+            return data in self._known
+        try:
+            return bytes(data).decode("utf-8") in self._known
+        except UnicodeDecodeError:
+            return False
+
+    def receive_all(self, lines: Iterable[bytes | str]) -> list[Event]:
+        events: list[Event] = []
+        for line in lines:
+            events.extend(self.receive(line))
+        return events
+
+    def _process(self, message: Message, events: list[Event]) -> list[str]:
+        """Judge one decoded line; the tokens whose waiting lines it may unblock (:mod:`protocol.waiting`)."""
+        if message.type is MessageType.OFFER:
+            return self._offer(message, events)
+        if self.game_id is not None and message.game != self.game_id:
+            raise RemoteProtocolError(Code.WRONG_GAME, f"for game {message.game}, not {self.game_id}")
+        if not self._chain:
+            return self._keep(message, MessageType.OFFER)
+        if message.line in self._known:
+            return []
+        beside = BESIDE_THE_CHAIN.get(message.type)
+        if beside is not None:
+            return beside(self, message, events)
+        if message.seq >= MAX_CHAIN:
+            raise RemoteProtocolError(Code.LIMIT, f"seq {message.seq}: no game's main chain is {MAX_CHAIN} lines long")
+        role = self.role_of(message.signer)
+        if role == HOST and message.type is MessageType.ACCEPT and message.seq == 2:
+            self._host_accept(message, events)
+        if (role is not None or self._evident(message.signer)) and self._equivocates(message, events):
+            return []
+        if role is None and self._state.guest is not None:
+            raise RemoteProtocolError(Code.WRONG_SIGNER, f"{message.signer.fingerprint} is not a player here")
+        if role is None:
+            # no guest is seated: perhaps the guest's (even after a withdrawal, which a second line of the host's may
+            # undo): judged, and kept in its history, once its seat is known; so that no line of the guest's is
+            # refused in one order of arrival and held against it in another
+            return self._keep(message, f"seat {message.signer.text}")
+        if message.type is MessageType.ACCEPT and message.seq != 2:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "an accept is always seq 2, after the join it names")
+        if message.prev in self._superseded:
+            return self._set_aside(message, self._superseded[message.prev], events)
+        if message.type is MessageType.ACCEPT and self._state.phase is Phase.OFFERED and message.seq == 2:
+            return self._accept(message, events)
+        n = len(self._chain)
+        head = self._chain[-1]
+        if message.seq > n or (message.seq == n and message.prev != head.hash):
+            if message.prev == head.hash:
+                raise RemoteProtocolError(Code.BROKEN_LINK, f"prev= is the hash of seq {n - 1}, so seq= is {n}")
+            reopened = head.type is MessageType.CLAIM  # the guest's reveal may yet replace it: its children may come first
+            if message.seq == n and not (reopened or self.over):
+                raise RemoteProtocolError(Code.BROKEN_LINK, f"prev= is not the hash of seq {n - 1}")
+            return self._keep(message, message.prev)
+        if message.seq < n:
+            return self._race(message, events)
+        _, move = self._judge(message, self._state)
+        return self._place(message, events, move)
+
+    def _accept(self, message: Message, events: list[Event]) -> list[str]:
+        """The host's accept: seat the join it names (kept until that join comes)."""
+        join = self._join_by_hash(message.prev)
+        if join is None:
+            if message.signer == self._host and message.peer is not None and len(self._named) < MAX_NAMED:
+                self._named.add(message.peer)
+                self._reclassify(events)
+            return self._keep(message, message.prev)
+        self._rank(message, self._state)
+        guest = message.peer
+        if guest != join.signer:
+            raise RemoteProtocolError(Code.BAD_FIELD, "guest= is not the key that signed the join")
+        assert guest is not None
+        self._place(join, events)
+        self._place(message, events)
+        self._seat_guest(guest, events)
+        return [join.hash, message.hash, f"seat {guest.text}"]
+
+    def _evident(self, key: PublicKey) -> bool:
+        """Whether ``key``'s lines go into its history even while it holds no seat: a guest the host accepted (the
+        host may have signed more than one accept; its canonical one decides the seat, :meth:`_canonical_seating`)."""
+        return any(accept.peer == key for accept in self._host_accepts.values())
+
+    def _host_accept(self, message: Message, events: list[Event]) -> None:
+        """Keep one of the host's accepts (a few): the guest it names is evident from now on, its waiting lines
+        go into its history."""
+        if message.hash in self._host_accepts or len(self._host_accepts) >= MAX_NAMED:
+            return
+        peer = message.peer
+        new = peer is not None and not self._evident(peer)
+        self._host_accepts[message.hash] = message
+        if new and peer is not None:  # its lines so far, into its history: its joins, and the lines waiting
+            for seen in [*(join for join in self._join_lines.values() if join.signer == peer),
+                         *(line for line in self._waiting.lines_of(peer) if line.type not in SIDE_LINES)]:
+                self._equivocates(seen, events)
+            self._released.append(f"seat {peer.text}")  # its confirmations are kept from now on
+
+    def _join_by_hash(self, digest: str) -> Message | None:
+        """The join with this hash, if known: a candidate's first, or one it signed after it (kept, a few a key, since
+        the host may have accepted that one)."""
+        if len(self._chain) > 1 and self._chain[1].hash == digest:
+            return self._chain[1]
+        return self._join_lines.get(digest)
+
+    def _race(self, message: Message, events: list[Event]) -> list[str]:
+        """A line for a sequence number another key's line holds: judge both as of before it; the higher rank stands."""
+        seq = message.seq
+        if message.prev != self._chain[seq - 1].hash:
+            raise RemoteProtocolError(Code.BROKEN_LINK, f"prev= is not the hash of seq {seq - 1}")
+        held = self._chain[seq]
+        before = self._before[seq]
+        if before.phase not in (Phase.ACCEPTED, Phase.PLAYING):
+            raise RemoteProtocolError(Code.WRONG_SEAT, f"seq {seq} is already taken")
+        rank = self._rank(message, before)
+        if rank <= self._rank_held(held, before):
+            return self._set_aside(message, held, events)
+        for later in reversed(self._chain[seq:]):  # at most the rest of one turn, all by the other key
+            self._unplace()
+            self._superseded[later.hash] = later
+            events.append(Superseded(later, message))
+        return self._place(message, events)
+
+    def _rank_held(self, message: Message, state: State) -> int:
+        sender = self._sender(message.signer, state)
+        assert sender is not None
+        return RULES[state.phase][sender][message.type]
+
+    def _set_aside(self, message: Message, by: Message, events: list[Event]) -> list[str]:
+        if len(self._superseded) >= MAX_SUPERSEDED:
+            raise RemoteProtocolError(Code.SUPERSEDED, "and no more lines are kept for this game")
+        self._superseded[message.hash] = message
+        self._note(message)
+        self._remember(message)
+        events.append(Superseded(message, by))
+        return [message.hash]
+
+    # -- equivocation: one key, one history ------------------------------------------
+    def _conflicts(self, message: Message) -> list[Message]:
+        """The lines ``message``'s signer signed before that cannot stand with it: another line for its slot, a
+        final line before it, or (``message`` being final) a line after it."""
+        key = message.signer.raw
+        out = []
+        earlier = self._seen.get((key, message.slot))
+        if earlier is not None and earlier.line != message.line:
+            out.append(earlier)
+        out.extend(final for final in self._finals.get(key, ()) if final.seq < message.seq)
+        last = self._last.get(key)
+        if message.type in FINAL and last is not None and last.seq > message.seq:
+            out.append(last)
+        return out
+
+    def _equivocates(self, message: Message, events: list[Event]) -> bool:
+        """Keep ``message`` in its (seated) signer's history, with a proof for every line it cannot stand with;
+        whether there was any (the line then goes no further: the forfeit rule decides).
+
+        Every main-chain line of a seated key is kept at first sight, whether it is then placed, kept waiting or
+        refused, so that which proofs exist does not depend on the order in which the lines came.
+        """
+        conflicts = self._conflicts(message)
+        self._note(message)
+        for earlier in conflicts:
+            self._proof(earlier, message, events)
+        return bool(conflicts)
+
+    def _proof(self, first: Message, second: Message, events: list[Event]) -> None:
+        proofs = self._proofs.setdefault(first.signer, [])
+        point, played_on = _point(first, second)
+        where = _where(point, second.slot)
+        if any(_where(kept.point, kept.slot) == where for kept in proofs):
+            # proven already: one proof a point is enough; the line is known (a record may hold it), a few a key only
+            seen = self._proven_lines.get(first.signer.raw, 0)
+            if seen < MAX_PROVEN_LINES and second.line not in self._known:
+                self._proven_lines[first.signer.raw] = seen + 1
+                self._remember(second)
+            return
+        proof = EquivocationDetected(first.signer, second.slot, first.line, second.line, point, played_on)
+        if len(proofs) >= MAX_PROOFS_PER_KEY:  # keep the proofs that decide the game: the lowest points
+            worst = max(proofs, key=lambda kept: _rank_of_point(kept.point))
+            if _rank_of_point(point) >= _rank_of_point(worst.point):
+                raise RemoteProtocolError(Code.EQUIVOCATION, f"{first.signer.fingerprint} equivocated again")
+            proofs.remove(worst)
+        proofs.append(proof)
+        self._remember(first)
+        self._remember(second)
+        events.append(proof)
+
+    # -- the forfeit: whoever signed two lines that cannot both stand loses the game at that point ---------
+    def _cut_point(self, key: PublicKey, point: int) -> int:
+        """Where a seated key's proof at ``point`` stops the record: at ``point``, but never before the seating for
+        the guest (its joins are chosen between by the host's accept: it loses before its reveal, at 3), and for a
+        host that signed two lines while seating, at 3 with the guest of its canonical accept (the one with the
+        lowest hash whose join is known), or at the offer alone (1) when it seated nobody."""
+        if point >= 3:
+            return point
+        if key != self._host:
+            return 3
+        return 3 if self._canonical_seating() is not None else 1
+
+    def _canonical_seating(self) -> tuple[Message, Message] | None:
+        """Among the host's accepts whose join is known, the one with the lowest hash, and its join: whom a host
+        that signed more than one line for its seating seated, whichever line came first."""
+        best: tuple[Message, Message] | None = None
+        for accept in self._host_accepts.values():
+            join = self._join_by_hash(accept.prev)
+            if join is not None and join.signer == accept.peer and (best is None or accept.hash < best[1].hash):
+                best = (join, accept)
+        return best
+
+    def _forfeit_point(self) -> tuple[int, list[PublicKey], int] | None:
+        """The lowest cut of a seated key's proof (:meth:`_cut_point`), who has one there, and where their lines are
+        (the lowest such slot)."""
+        best: tuple[int, list[PublicKey], int] | None = None
+        for key, proofs in self._proofs.items():
+            if self.role_of(key) is None:
+                continue
+            for proof in proofs:
+                if proof.point is None:
+                    continue
+                cut = self._cut_point(key, proof.point)
+                if best is None or cut < best[0]:
+                    best = (cut, [key], proof.point)
+                elif cut == best[0]:
+                    best = (cut, best[1] if key in best[1] else [*best[1], key], min(best[2], proof.point))
+        return best
+
+    def _settle(self, events: list[Event]) -> None:
+        """Apply the forfeit rule once the lines before its point are in: the same state in every order of arrival.
+
+        A seated key's proof ends the game at its cut unless the game had ended before: the record is cut back to
+        the lines before it and the result is a forfeit.
+        """
+        point = self._forfeit_point()
+        if point is None:
+            return
+        cut, keys, slot = point
+        seating = self._canonical_seating() if cut == 3 and self._host in keys and self._host_seating_proof() else None
+        if seating is not None and (len(self._chain) < 3 or self._chain[2].hash != seating[1].hash):
+            self._reseat(*seating, events)  # the host's own canonical accept, whatever came first
+            point = self._forfeit_point()  # the guest may be another one now
+            assert point is not None
+            cut, keys, slot = point
+        n = len(self._chain)
+        if n < cut:
+            return  # the lines before the point have not all come (a late spectator's view): later
+        if self._forfeited_at is None and self._state.phase is Phase.OVER and n <= cut:
+            return  # the game ended (at n - 1) before the point: the proof is reported, the result stands
+        while len(self._chain) > cut:
+            self._cut_head()
+        base = self._forfeit_base if self._forfeited_at is not None else self._state  # the same point: another key?
+        result = self._forfeit_result(base, keys, slot)
+        if self._forfeited_at == cut and self._state.result == result:
+            return
+        self._forfeit_base = base
+        self._state = base._replace(phase=Phase.OVER, result=result, proposal=None, remarks=frozenset())
+        self._forfeited_at = cut
+        events.append(GameOver(result))
+
+    def _host_seating_proof(self) -> bool:
+        """Whether the host's decisive proof is one of its seating (two lines for seq 1 or 2)."""
+        assert self._host is not None
+        return any(proof.point is not None and proof.point <= 2 for proof in self._proofs.get(self._host, []))
+
+    def _cut_head(self) -> None:
+        cut = self._chain[-1]
+        self._unplace()
+        self._cut[cut.hash] = cut
+
+    def _reseat(self, join: Message, accept: Message, events: list[Event]) -> None:
+        """Seat the guest of the host's canonical accept in place of whatever seating came first."""
+        if self._forfeited_at is not None:  # a forfeit before anyone was seated: undone, it is decided again
+            self._state, self._forfeited_at = self._forfeit_base, None
+        while len(self._chain) > 1:
+            self._cut_head()
+        assert accept.peer is not None
+        self._place(join, events)
+        self._place(accept, events)
+        self._seat_guest(accept.peer, events)
+        self._released.extend([join.hash, accept.hash, f"seat {accept.peer.text}"])
+
+    def _forfeit_result(self, state: State, keys: list[PublicKey], slot: int) -> Result:
+        if len(keys) > 1:
+            return Result(ResultReason.EQUIVOCATION, scored=False, slot=slot)
+        key = keys[0]
+        if state.seats is not None:
+            assert self._board is not None
+            mine = 0 if key == state.seats[0] else 1
+            return Result(ResultReason.EQUIVOCATION, self._board.PLAYERS[1 - mine], state.seats[1 - mine], key,
+                          self._board.PLAYERS[mine], slot=slot)
+        if key == self._host:
+            if state.phase is Phase.ACCEPTED and state.guest is not None:
+                return Result(ResultReason.EQUIVOCATION, GUEST, state.guest, key, HOST, slot=slot)
+            return Result(ResultReason.EQUIVOCATION, None, None, key, HOST, scored=False, slot=slot)
+        return Result(ResultReason.EQUIVOCATION, HOST, self._host, key, GUEST, slot=slot)
+
+    def _note(self, message: Message) -> None:
+        """Keep a main-chain line of ``message.signer`` in its history: the first line of each slot, every final
+        line, its highest line."""
+        key = message.signer.raw
+        slot = (key, message.slot)
+        if slot in self._seen:
+            return
+        self._seen[slot] = message
+        last = self._last.get(key)
+        if last is None or message.seq > last.seq:
+            self._last[key] = message
+        if message.type in FINAL:
+            self._finals.setdefault(key, []).append(message)
+
+    # -- applying ------------------------------------------------------------------
+    def _remember(self, message: Message) -> None:
+        self._known.add(message.line)
+
+    def _offer(self, message: Message, events: list[Event]) -> list[str]:
+        game = message.game
+        if self._chain:
+            raise RemoteProtocolError(Code.WRONG_GAME, f"an offer of game {game}, not {self.game_id}")
+        if self.game_id is not None and game != self.game_id:
+            raise RemoteProtocolError(Code.WRONG_GAME, f"an offer of game {game}, not {self.game_id}")
+        terms = message.terms
+        check_terms(terms)
+        kind = message.kind
+        self.game_id, self.kind, self.terms = game, kind, terms
+        self._board = new_board(kind)
+        self._host = message.signer
+        self.invite = message.peer
+        self._chain.append(message)
+        self._before.append(self._state)
+        self._state = State(Phase.OFFERED)
+        self._transcript.append(message.line)
+        self._remember(message)
+        events.append(LineApplied(message))
+        events.append(OfferReceived(game, kind, message.signer, message.peer, terms, message.at))
+        self._reclassify(events)
+        return [MessageType.OFFER]
+
+    def _join(self, message: Message, events: list[Event]) -> list[str]:
+        if message.seq != 1:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "a join is always seq 1")
+        if message.prev != self._chain[0].hash:
+            raise RemoteProtocolError(Code.BROKEN_LINK, "prev= of a join is the hash of the offer")
+        if message.signer != self._host and (
+                any(accept.prev == message.hash for accept in self._host_accepts.values())
+                or len(self._join_lines) < MAX_JOINS * MAX_JOINS_PER_KEY
+                and sum(join.signer == message.signer for join in self._join_lines.values()) < MAX_JOINS_PER_KEY):
+            self._join_lines[message.hash] = message  # whatever else it meets: the host may have accepted it
+        if self._evident(message.signer) or message.signer == self._state.guest:
+            self._equivocates(message, events)  # any other line of its for seq 1 (a second join too), whatever the phase
+        state = self._state
+        if state.phase is not Phase.OFFERED:
+            if state.phase is Phase.OVER and len(self._chain) < 3:
+                assert state.result is not None
+                raise RemoteProtocolError(Code.AFTER_END, f"the game ended ({state.result.text()})")
+            if message.signer == state.guest:
+                if self._chain[1].line != message.line:
+                    self._proof(self._chain[1], message, events)
+                return []
+            raise RemoteProtocolError(Code.WRONG_SEAT, "the game already has its guest")
+        if message.signer == self._host:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "the host cannot join their own game")
+        if self.invite is not None and message.signer != self.invite:
+            raise RemoteProtocolError(Code.WRONG_SIGNER, "the game is for the invited key only")
+        if message.terms != self.terms:
+            raise RemoteProtocolError(Code.BAD_FIELD, "the join does not accept the offer's terms")
+        earlier = self._joins.get(message.signer)
+        if earlier is not None:
+            self._proof(earlier, message, events)
+            return [message.hash]  # the host may have accepted this one: its accept is judged again
+        if len(self._joins) >= MAX_JOINS and message.signer not in self._named:
+            self._waiting.mark_dropped()
+            raise RemoteProtocolError(Code.LIMIT, f"{MAX_JOINS} joins are waiting already")
+        self._joins[message.signer] = message
+        self._remember(message)
+        events.append(JoinRequested(message.signer))
+        return [message.hash]
+
+    def _place(self, message: Message, events: list[Event], move: object | None = None) -> list[str]:
+        """Append a judged main-chain line (``move``: a move's parse): the next state, the board, the events."""
+        before = self._state
+        self._before.append(before)
+        self._chain.append(message)
+        self._transcript.append(message.line)
+        self._note(message)
+        self._remember(message)
+        events.append(LineApplied(message))
+        self._state = after = self._advance(before, message, move, events)
+        if after.result is not None and before.result is None:
+            events.append(GameOver(after.result))
+        return [message.hash]
+
+    def _unplace(self) -> None:
+        """Take the head of the chain back (a line of higher rank came for its sequence number, or a forfeit)."""
+        message = self._chain.pop()
+        self._state = self._before.pop()
+        self._forfeited_at = None
+        self._transcript.remove(message.line)
+        if message.type is MessageType.MOVE:
+            assert self._board is not None
+            self._board.pop()
+
+    def _advance(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+        """The state after ``message`` (and the board moved, for a move): its type's transition (:data:`TRANSITIONS`)."""
+        return TRANSITIONS[message.type](self, state, message, move, events)
+
+    def _moved(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+        board = self._board
+        assert board is not None and state.seats is not None
+        board.push(move)
+        events.append(MoveApplied(message.seq, board.PLAYERS[state.turn], message.move, state.moves + 1))
+        outcome = board.outcome()
+        if outcome is None:  # the common case, built directly (NamedTuple._replace is slow)
+            return State(Phase.PLAYING, state.guest, state.seats, 1 - state.turn, state.moves + 1, state.proposal)
+        return state._replace(turn=1 - state.turn, moves=state.moves + 1, remarks=frozenset(), phase=Phase.OVER,
+                              result=self._ruled(outcome, state.seats, None))
+
+    def _joined(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+        return state  # the guest's join changes nothing until the host accepts it
+
+    def _accepted(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+        assert message.peer is not None
+        events.append(GuestAccepted(message.peer))
+        return state._replace(phase=Phase.ACCEPTED, guest=message.peer)
+
+    def _revealed(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+        board, guest = self._board, state.guest
+        assert board is not None and guest is not None and self._host is not None
+        host_first = host_moves_first(message.secret, self._chain[2].salt)
+        seats = (self._host, guest) if host_first else (guest, self._host)
+        events.append(GameStarted(tuple(zip(board.PLAYERS, seats))))
+        return state._replace(phase=Phase.PLAYING, seats=seats)
+
+    def _claimed(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+        """The host withdraws its offer (an abort before seating anyone), or claims a forfeit: a guest that never
+        revealed (a claim), or walked away before revealing (the guest's abort)."""
+        if state.phase is Phase.OFFERED:
+            result = Result(ResultReason.WITHDRAWN, by=message.signer, by_name=HOST, scored=False)
+        else:
+            role = HOST if message.type is MessageType.CLAIM else GUEST
+            result = Result(ResultReason.FORFEIT, HOST, self._host, message.signer, role)
+        return state._replace(phase=Phase.OVER, result=result)
+
+    def _players(self, state: State, message: Message) -> tuple[int, str, str]:
+        """The signer's seat (0 or 1), its player name and the other's, once the seats are drawn."""
+        board = self._board
+        assert board is not None and state.seats is not None
+        mine = state.turn if message.signer == state.seats[state.turn] else 1 - state.turn
+        return mine, board.PLAYERS[mine], board.PLAYERS[1 - mine]
+
+    def _remarked(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+        """A proposal to end the game, its withdrawal or its refusal: the turn stays with the actor."""
+        mine, player, _ = self._players(state, message)
+        remarks = state.remarks | {message.type}
+        if message.type is MessageType.PROPOSE:
+            events.append(EndProposed(player))
+            return state._replace(proposal=mine, remarks=remarks)
+        events.append(ProposalWithdrawn(player) if message.type is MessageType.WITHDRAW else EndDeclined(player))
+        return state._replace(proposal=None, remarks=remarks)
+
+    def _resigned(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+        assert state.seats is not None
+        mine, player, other = self._players(state, message)
+        result = Result(EndReason.RESIGNED, other, state.seats[1 - mine], message.signer, player)
+        return state._replace(phase=Phase.OVER, result=result, proposal=None)
+
+    def _aborted(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+        if state.phase is not Phase.PLAYING:
+            return self._claimed(state, message, move, events)
+        _, player, _ = self._players(state, message)
+        result = Result(ResultReason.ABORTED, by=message.signer, by_name=player, scored=False)
+        return state._replace(phase=Phase.OVER, result=result, proposal=None)
+
+    def _agreed(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+        """A draw in Oxono, the position scored on the markers in Olix."""
+        assert self._board is not None and state.seats is not None
+        result = self._ruled(self._board.agreed(), state.seats, message.signer)
+        return state._replace(phase=Phase.OVER, result=result, proposal=None)
+
+    def _ruled(self, outcome: Outcome, seats: tuple[PublicKey, PublicKey], by: PublicKey | None) -> Result:
+        board = self._board
+        assert board is not None
+        winner = outcome.winner
+        key = seats[board.PLAYERS.index(winner)] if winner is not None else None
+        by_name = self.player_of(by) if by is not None else None
+        return Result(outcome.reason, winner, key, by, by_name, markers=outcome.markers)
+
+    def _seat_guest(self, guest: PublicKey, events: list[Event]) -> None:
+        """The guest is known: forget the other candidates and every waiting line no seated key signed."""
+        self._joins = {key: join for key, join in self._joins.items() if key == guest}
+        self._proofs = {key: proofs for key, proofs in self._proofs.items()
+                        if key in (guest, self._host) or self._evident(key)}
+        self._named = set()
+        assert self._host is not None
+        for waiting in self._waiting.drop_others((guest, self._host)):
+            events.append(LineRejected(Code.WRONG_SIGNER, f"{waiting.signer.fingerprint} is not a player here", waiting.line[:200]))
+        for waiting in self._waiting.lines_of(guest):  # seen before the seat was known: into the guest's history now
+            if waiting.type not in SIDE_LINES:
+                self._equivocates(waiting, events)
+        self._reclassify(events)
+
+    # -- chat --------------------------------------------------------------------------
+    def _chat(self, message: Message, events: list[Event]) -> list[str]:
+        key = message.signer
+        if self.role_of(key) is None:
+            if self.guest is not None:
+                raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
+            if message.seq > MAX_CHAT_LINES:
+                raise RemoteProtocolError(Code.LIMIT, f"at most {MAX_CHAT_LINES} chat lines a player")
+            return self._keep(message, f"seat {key.text}")
+        if message.seq > MAX_CHAT_LINES:
+            raise RemoteProtocolError(Code.LIMIT, f"at most {MAX_CHAT_LINES} chat lines a player")
+        earlier = self._seen.get((key.raw, message.slot))
+        if earlier is not None and earlier.line != message.line:
+            self._proof(earlier, message, events)
+            return []
+        if earlier is None:  # kept at first sight, placed or not: which proofs exist does not depend on the order
+            self._seen[(key.raw, message.slot)] = message
+        seq, head = self._chats.get(key, (0, self._chain[0].hash))
+        if message.seq > seq + 1:
+            return self._keep(message, message.prev)
+        if message.seq <= seq:
+            raise RemoteProtocolError(Code.WRONG_SEAT, f"chat {message.seq} of this key is already taken")
+        if message.prev != head:
+            raise RemoteProtocolError(Code.BROKEN_LINK, "prev= is not the hash of this key's previous chat")
+        self._chats[key] = (message.seq, message.hash)
+        self._seen[(key.raw, message.slot)] = message
+        self._transcript.append(message.line)
+        self._remember(message)
+        events.append(LineApplied(message))
+        events.append(ChatReceived(key, message.text))
+        return [message.hash]
+
+    # -- confirmations ------------------------------------------------------------------
+    def _confirm(self, message: Message, events: list[Event]) -> list[str]:
+        """A player's confirmation of an ending: kept (it never changes the game), judged by :meth:`confirmation`."""
+        key = message.signer
+        if self.role_of(key) is None and not self._evident(key):
+            if self.guest is not None:
+                raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
+            return self._keep(message, f"seat {key.text}")
+        if message.seq > MAX_CONFIRMS:
+            raise RemoteProtocolError(Code.LIMIT, f"at most {MAX_CONFIRMS} confirmations a player")
+        if message.final >= MAX_CHAIN:
+            raise RemoteProtocolError(Code.LIMIT, f"final={message.value('final')}: no game's main chain is that long")
+        mine = self._confirms.setdefault(key, {})
+        earlier = mine.get(message.seq)
+        if earlier is not None:
+            self._proof(earlier, message, events)  # a second, different confirmation numbered alike
+            if message.hash < earlier.hash:  # which one is listed does not depend on which came first
+                mine[message.seq] = message
+                events.append(ConfirmationReceived(key))
+            return []
+        mine[message.seq] = message
+        self._remember(message)
+        events.append(LineApplied(message))
+        events.append(ConfirmationReceived(key))
+        return [message.hash]
+
+    # -- presence ----------------------------------------------------------------------
+    def present(self, key: PublicKey) -> bool | None:
+        """Whether ``key``'s client says it is connected (``None``: it has said nothing yet)."""
+        latest = self._presence.get(key)
+        return None if latest is None else latest[1]
+
+    def _presence_line(self, message: Message, events: list[Event]) -> list[str]:
+        """The latest presence line of each seated key counts: the higher ``seq``, and at one ``seq`` ``gone``.
+
+        Presence never changes the game and is not part of the transcript; its lines are checked each
+        time they come (never remembered, so a flood of them costs no memory).
+        """
+        key = message.signer
+        if self.role_of(key) is None:
+            if self.guest is not None:
+                raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
+            return self._keep(message, f"seat {key.text}")
+        here = message.state is Presence.HERE
+        latest = self._presence.get(key)
+        if latest is None or message.seq > latest[0] or (message.seq == latest[0] and latest[1] and not here):
+            self._presence[key] = (message.seq, here)
+            if latest is None or latest[1] != here:
+                events.append(PresenceChanged(key, here))
+        return []
+
+    # -- what a receiver keeps ----------------------------------------------------------
+    def _seated(self, key: PublicKey) -> bool:
+        return key == self._host or key == self._state.guest or key in self._named
+
+    def _keep(self, message: Message, token: str) -> list[str]:
+        """Keep a line until what it waits for comes (``token``), within the limits; nothing to release."""
+        self._waiting.keep(message, token)
+        return []
+
+    def _reclassify(self, events: list[Event]) -> None:
+        """A seat became known: ask for the game again if lines were dropped meanwhile."""
+        if self._waiting.seat_known():
+            events.append(ResyncNeeded())
+
+
+def quoted(data: bytes | str) -> str:
+    """The start of a line as an event quotes it (at most 200 characters, whatever its bytes)."""
+    return data[:200] if isinstance(data, str) else bytes(data[:200]).decode("utf-8", "replace")
+
+
+
+
+def _rank_of_point(point: int | None) -> int:
+    """Proofs with a lower point decide the game first; those with none (chat, confirmations) come last."""
+    return MAX_CHAIN + 1 if point is None else point
+
+
+def _where(point: int | None, slot: str) -> str:
+    """What a proof proves: the point at which its signer loses, or for chat and confirmations the slot."""
+    return slot if point is None else str(point)
+
+
+def _point(a: Message, b: Message) -> tuple[int | None, bool]:
+    """Where two lines of one key conflict (a sequence number: the one slot they share, or the final line's), and
+    whether they are a final line and a later one; ``None`` for chat and confirmations, which never change the game.
+    (Where the record stops for it is :meth:`GameSession._cut_point`.)"""
+    if {a.type, b.type} & NUMBERED_APART:
+        return None, False
+    if a.slot == b.slot:
+        return a.seq, False
+    final = a if a.type in FINAL and a.seq < b.seq else b
+    return final.seq, True
+
+
+Transition = Callable[[Receiver, State, Message, "object | None", list[Event]], State]
+TRANSITIONS: dict[MessageType, Transition] = {
+    MessageType.MOVE: Receiver._moved,
+    MessageType.JOIN: Receiver._joined,
+    MessageType.ACCEPT: Receiver._accepted,
+    MessageType.REVEAL: Receiver._revealed,
+    MessageType.CLAIM: Receiver._claimed,
+    MessageType.PROPOSE: Receiver._remarked,
+    MessageType.WITHDRAW: Receiver._remarked,
+    MessageType.DECLINE: Receiver._remarked,
+    MessageType.RESIGN: Receiver._resigned,
+    MessageType.ABORT: Receiver._aborted,
+    MessageType.AGREE: Receiver._agreed,
+}
+"""Each main-chain message type's transition: the state after a line of it (the table says who may send it)."""
+BESIDE_THE_CHAIN: dict[MessageType, Callable[[Receiver, Message, list[Event]], list[str]]] = {
+    MessageType.CHAT: Receiver._chat,
+    MessageType.PRESENCE: Receiver._presence_line,
+    MessageType.CONFIRM: Receiver._confirm,
+    MessageType.JOIN: Receiver._join,
+}
+"""The lines judged beside the main chain's table, once the offer is in: each type's handler (the offer's is
+:meth:`Receiver._offer`); it returns the tokens whose waiting lines it may unblock."""

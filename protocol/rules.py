@@ -1,0 +1,135 @@
+"""The rules of a game's record, as data: who may send what (the table), the limits a receiver keeps to, the coin.
+
+Who may send what is one table, :data:`RULES`: for each phase, each sender's
+message types and their *rank*. At every sequence number one key, the actor,
+extends the main chain; the only races are settled by rank, the same for
+every receiver whatever the order of arrival:
+
+    phase     sender   may send (rank)
+    offered   host     accept, abort (withdraws the offer)
+              anyone   join (a candidate; invited key only, if the offer names one)
+    accepted  guest    reveal, abort (walks away: the host wins by forfeit)     2
+              host     claim (the guest never revealed: forfeit)                  1
+    playing   actor    move, propose, withdraw, decline (the turn stays),       1
+                       agree, resign, abort (the first seat, before its move)    2
+              waiter   resign                                                     3
+
+A line of higher rank sent for a sequence number another player's line
+already holds replaces it and what followed it in that player's turn (at
+most one turn); a line of lower rank is set aside. Either way a
+:class:`~protocol.events.Superseded` event says so. :mod:`protocol.judge` applies the table.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from typing import NamedTuple
+
+from protocol.domain import Code, MessageType, Role
+from protocol.errors import RemoteProtocolError
+from protocol.events import (
+    Result,
+)
+from protocol.keys import PublicKey, b64, unb64
+from protocol.messages import parse_terms
+
+# -- limits: what one game may make a receiver keep, whatever strangers publish ------------------
+MAX_JOINS = 64
+"""Join candidates kept for the host to choose from (a join that a known accept names is always kept)."""
+MAX_CHAT_LINES = 256
+"""Chat lines per player per game."""
+MAX_PROOFS_PER_KEY = 4
+"""Equivocation proofs kept per key (one is enough to prove it)."""
+MAX_SUPERSEDED = 16
+"""Lines set aside per game (an honest race sets aside at most one turn)."""
+MAX_NAMED = 4
+"""Guests named by the host's waiting accepts whose lines are kept as a seated player's."""
+MAX_CHAIN = 512
+"""Main-chain sequence numbers a receiver considers: no game is longer (at most 3 lines to seat the players, 4 a
+ply, 36 plies), so a line numbered beyond is refused (``limit``) and every key's history stays bounded."""
+MAX_CONFIRMS = 32
+"""Confirmations per player (an honest client signs a new one only when the ending it saw changed)."""
+MAX_PROVEN_LINES = 16
+"""Further lines of a key that prove again what one of its proofs proves, known (a record may hold them) per key."""
+MAX_JOINS_PER_KEY = 4
+"""Joins kept per candidate key (one is honest; the host may have accepted a later one of an equivocating guest)."""
+
+TERMS = {"rules": ("1",)}
+"""The terms this implementation can play under: each name, and the values it knows."""
+DEFAULT_TERMS = "rules:1"
+
+HOST, GUEST = Role.HOST, Role.GUEST
+
+
+class Phase(enum.Enum):
+    WAITING = "waiting for the offer"
+    OFFERED = "offered"
+    ACCEPTED = "accepted"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class Sender(enum.Enum):
+    HOST = "the host"
+    GUEST = "the guest"
+    ANYONE = "a candidate guest"
+    ACTOR = "the player to move"
+    WAITER = "the player not to move"
+
+
+RULES: dict[Phase, dict[Sender, dict[str, int]]] = {
+    Phase.OFFERED: {Sender.HOST: {MessageType.ACCEPT: 1, MessageType.ABORT: 1}, Sender.ANYONE: {MessageType.JOIN: 0}},
+    Phase.ACCEPTED: {Sender.GUEST: {MessageType.REVEAL: 2, MessageType.ABORT: 2}, Sender.HOST: {MessageType.CLAIM: 1}},
+    Phase.PLAYING: {
+        Sender.ACTOR: {MessageType.MOVE: 1, MessageType.PROPOSE: 1, MessageType.WITHDRAW: 1, MessageType.DECLINE: 1,
+                       MessageType.AGREE: 2, MessageType.RESIGN: 2, MessageType.ABORT: 2},
+        Sender.WAITER: {MessageType.RESIGN: 3},
+    },
+    Phase.OVER: {},
+}
+"""Each phase's senders, the message types each may send, and their rank in a race (module docstring)."""
+
+FINAL = frozenset({MessageType.AGREE, MessageType.RESIGN, MessageType.ABORT})
+"""Types after which their signer never signs another main-chain line: one that does has equivocated."""
+REMARKS = frozenset({MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECLINE})
+"""Main-chain lines that leave the turn with the actor (each at most once a turn)."""
+SIDE_LINES = frozenset({MessageType.OFFER, MessageType.JOIN, MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM})
+"""Types that are not judged by the table of the main chain."""
+UNCHAINED = frozenset({MessageType.OFFER, MessageType.PRESENCE})
+"""Types whose lines sit in no slot that a second line could contend for."""
+CONFIRMED, DISPUTED, UNSEEN = "confirmed", "disputed", "unseen"
+"""How a player's latest confirmation stands against a receiver's ending (:meth:`GameSession.confirmation`)."""
+
+
+class State(NamedTuple):
+    """Everything about the game but the board, as it stood before or after one main-chain line."""
+
+    phase: Phase
+    guest: PublicKey | None = None
+    seats: tuple[PublicKey, PublicKey] | None = None
+    turn: int = 0
+    moves: int = 0
+    proposal: int | None = None
+    remarks: frozenset[str] = frozenset()
+    result: Result | None = None
+
+
+def commitment(secret: str) -> str:
+    """The join's commitment to the guest's coin-flip secret."""
+    return b64(hashlib.sha256(unb64(secret, 16)).digest())
+
+
+def host_moves_first(secret: str, salt: str) -> bool:
+    """The coin: the low bit of SHA-256(secret bytes ‖ salt bytes); 0 seats the host first."""
+    return hashlib.sha256(unb64(secret, 16) + unb64(salt, 16)).digest()[0] & 1 == 0
+
+
+def check_terms(value: str) -> None:
+    """Raise ``unknown-term`` unless every term of an offer is one this implementation plays under."""
+    for name, val in parse_terms(value):
+        if val not in TERMS.get(name, ()):
+            raise RemoteProtocolError(Code.UNKNOWN_TERM, f"{name}:{val}")
+    missing = sorted(set(TERMS) - {name for name, _ in parse_terms(value)})
+    if missing:
+        raise RemoteProtocolError(Code.UNKNOWN_TERM, f"the offer does not name {', '.join(missing)}")

@@ -1,0 +1,102 @@
+"""Whole records, checked offline: a transcript replayed strictly in order, and a proof of equivocation on its own."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from protocol.domain import Code, MessageType
+from protocol.errors import RemoteProtocolError
+from protocol.events import (
+    EquivocationDetected,
+    LineRejected,
+    Superseded,
+)
+from protocol.keys import PublicKey
+from protocol.messages import NUMBERED_APART, decode
+from protocol.rules import FINAL, MAX_CHAIN, SIDE_LINES, UNCHAINED
+from protocol.judge import quoted
+from protocol.session import GameSession
+
+
+def _text(line: bytes | str) -> str:
+    return line if isinstance(line, str) else bytes(line).decode("utf-8", "replace")
+
+
+def _type_of(line: str) -> MessageType | None:
+    """The type a line says it is (unchecked), or ``None`` for a line that names none."""
+    try:
+        return MessageType(line.partition(" ")[2].partition(" ")[0])
+    except ValueError:
+        return None
+
+
+def verify_transcript(lines: Iterable[bytes | str]) -> tuple[GameSession, int | None, LineRejected | None]:
+    """Replay a record strictly in order.
+
+    Returns the session, and for the first line that does not apply at once,
+    its 1-based number and why (``gap`` for a line that would have to wait,
+    ``superseded`` for a line that sets aside one before it or is set aside).
+    The lines of an equivocation proof of a seated key are part of a record
+    (``GameSession.record``): they need not apply, and the session ends the
+    game by the forfeit rule.
+    """
+    session = GameSession()
+    problems: list[tuple[int, LineRejected, str]] = []
+    read: set[str] = set()
+    for number, line in enumerate(lines, 1):
+        text = _text(line)
+        again = text in read
+        read.add(text)
+        events = session.receive(line)
+        shown = quoted(line)
+        problem: LineRejected | None = None
+        for event in events:
+            if isinstance(event, LineRejected) and event.line == shown:
+                problem = event
+            elif isinstance(event, EquivocationDetected):
+                problem = LineRejected(Code.EQUIVOCATION, f"{event.slot} signed twice", shown)
+            elif isinstance(event, Superseded):
+                problem = LineRejected(Code.SUPERSEDED, f"seq {event.message.seq} holds two players' lines", shown)
+            if problem is not None:
+                break
+        if problem is None and (again or not session.holds(text)):
+            if again:
+                why = "duplicate line"
+            elif _type_of(text) is MessageType.PRESENCE:
+                why = "a presence line is not part of a transcript"
+            else:
+                why = "it depends on a line that is not before it"
+            problem = LineRejected(Code.GAP, why, shown)
+        if problem is not None:
+            problems.append((number, problem, text))
+    proven = {line for proof in session.proofs if session.role_of(proof.key) is not None
+              for line in (proof.first, proof.second)}
+    for number, problem, text in problems:
+        if text not in proven:
+            return session, number, problem
+    return session, None, None
+
+
+def check_equivocation_proof(first: str, second: str) -> PublicKey | None:
+    """Check a portable equivocation proof offline: the key that signed both lines, or ``None``.
+
+    The proof holds when both lines are valid signed messages of one game by
+    one key that cannot both be part of it: two different lines for one slot
+    (sequence number, chat number or confirmation number), or a final line
+    (``agree``, ``resign``, ``abort``) and a main-chain line of a later
+    sequence number.
+    """
+    try:
+        a, b = decode(first), decode(second)
+    except RemoteProtocolError:
+        return None
+    if a.signer != b.signer or a.game != b.game or a.line == b.line or {a.type, b.type} & UNCHAINED:
+        return None
+    if a.type not in SIDE_LINES and max(a.seq, b.seq) >= MAX_CHAIN:
+        return None  # no receiver holds a line numbered beyond any game against its signer
+    if a.slot == b.slot:
+        return a.signer
+    if {a.type, b.type} & NUMBERED_APART:
+        return None
+    early, late = (a, b) if a.seq < b.seq else (b, a)
+    return a.signer if early.type in FINAL and early.seq < late.seq else None
