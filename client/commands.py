@@ -138,19 +138,31 @@ class Typed:
     problem: str | None = None
 
 
-def _name(command: Command, kind: GameKind) -> str:
-    return END_WORD[kind] if command.name == END else command.name
+def kind_of(game: Game) -> GameKind | None:
+    """``game``'s kind, or ``None`` while its offer has not come (a network game's core knows it only then)."""
+    try:
+        return game.kind
+    except LookupError:
+        return None
+
+
+def _name(command: Command, kind: GameKind | None) -> str | None:
+    if command.name != END:
+        return command.name
+    return END_WORD[kind] if kind is not None else None
 
 
 def available(game: Game) -> list[Command]:
-    """The commands of ``game``'s mode, in the help's order."""
-    mode = mode_of(game)
-    return [command for command in COMMANDS if mode in command.helps and (not command.olix or game.kind is GameKind.OLIX)]
+    """The commands of ``game``'s mode, in the help's order (before the offer, none that needs the game's kind)."""
+    mode, kind = mode_of(game), kind_of(game)
+    return [command for command in COMMANDS if mode in command.helps and _name(command, kind) is not None
+            and (not command.olix or kind == GameKind.OLIX)]
 
 
 def command_names(game: Game) -> list[str]:
     """The names of ``game``'s commands, its own end word among them."""
-    return [_name(command, game.kind) for command in available(game)]
+    kind = kind_of(game)
+    return [name for command in available(game) if (name := _name(command, kind)) is not None]
 
 
 def players_only() -> list[str]:
@@ -164,7 +176,7 @@ def players_only() -> list[str]:
 
 def _help_of(command: Command, game: Game, mode: Mode) -> str:
     if command.name == END:
-        words = GAME_WORDS[game.kind]
+        words = GAME_WORDS[game.kind]  # known: the end word is listed only then
         if mode is Mode.PLAYER:
             return f"{words.end_help} (it stands until answered or withdrawn)"
         return f"{words.end_help} ({'the bot is asked' if getattr(game, 'bot', None) else 'both of you agree'})"
@@ -177,8 +189,7 @@ def help_rows(game: Game, *, slash: bool = False, skip: tuple[str, ...] = ()) ->
     """One row per command of ``game``'s mode: the name (with ``/`` on the screen), its argument, its help."""
     mode, width, prefix = mode_of(game), (21 if slash else 15), ("/" if slash else "")
     rows = []
-    for command in available(game):
-        name = _name(command, game.kind)
+    for command, name in zip(available(game), command_names(game)):
         if name in skip:
             continue
         typed = f"{prefix}{name}" + (f" {command.usage}" if command.usage else "")
@@ -191,8 +202,16 @@ def help_text(game: Game) -> str:
     if game.watching:
         head = "Watching: every line is checked as the players check it. Commands:"
     else:
-        head = f"Type a move ({GAME_WORDS[game.kind].example}), or one of:"
+        head = f"Type a move ({example_of(game)}), or one of:"
     return "\n".join([head, *help_rows(game)])
+
+
+def example_of(game: Game) -> str:
+    """How a move is written in ``game`` (in both games, before its offer tells which)."""
+    kind = kind_of(game)
+    if kind is None:
+        return "; ".join(f"{name}: {words.example}" for name, words in GAME_WORDS.items())
+    return GAME_WORDS[kind].example
 
 
 def leaving_text(game: Game) -> str:
@@ -209,17 +228,17 @@ def parse(text: str, game: Game) -> Typed:
         return Typed()
     word, _, rest = line.partition(" ")
     name = word.lower().removeprefix("/")  # with or without the screen's /: both, everywhere
-    kind = game.kind
+    kind = kind_of(game)
     if name == "say":
         if not rest.strip():
             return Typed(problem="say what? Type say and your message, e.g. say good game")
         return Typed(Intent(IntentKind.CHAT, rest.strip()))
-    if name in END_WORD.values() and name != END_WORD[kind]:
+    if name in END_WORD.values() and kind is not None and name != END_WORD[kind]:
         return Typed(problem=f"{name} is not an {kind} command: type {END_WORD[kind]} to propose ending the game")
-    command = _BY_NAME.get(_ALIASES.get(name, name))
+    command = _BY_NAME.get(_ALIASES[name]) if name in _ALIASES else _BY_NAME.get(name) if name != END else None
     if command is not None and not rest:
-        if command.olix and kind is not GameKind.OLIX:
-            return Typed(problem=f"{name} is an Olix command: this game is {kind}")
+        if command.olix and kind != GameKind.OLIX:
+            return Typed(problem=f"{name} is an Olix command: this game is {kind or 'not known yet'}")
         return Typed(local=name) if command.intent is None else Typed(Intent(command.intent))
     board = game.board
     if board is not None and " " not in line:
@@ -229,8 +248,7 @@ def parse(text: str, game: Game) -> Typed:
             pass
         else:
             return Typed(Intent(IntentKind.MOVE, line))
-    example = GAME_WORDS[kind].example
-    return Typed(problem=f"not a move or a command: {line[:40]!r} ({example}; help lists the commands)")
+    return Typed(problem=f"not a move or a command: {line[:40]!r} ({example_of(game)}; help lists the commands)")
 
 
 def legal_text(game: Game) -> str:

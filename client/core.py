@@ -107,6 +107,9 @@ class Step:
     """The session asks for the game's lines again (subscribe once more: the relay resends what it retains)."""
 
 
+NO_UNDO = "a network game has no undo: its moves are signed, and stand"
+
+
 class GameCore:
     """The client side of one game, for a player or a spectator.
 
@@ -276,7 +279,7 @@ class GameCore:
         if not self.playing:
             raise IntentRefused("you are watching this game: only its players can act")
         if intent.kind is IntentKind.UNDO:
-            raise IntentRefused("a network game has no undo: its moves are signed, and stand")
+            raise IntentRefused(NO_UNDO)
         if session.over and intent.kind is not IntentKind.CHAT:
             assert session.result is not None
             raise IntentRefused(f"the game is over: {session.result.sentence()}")

@@ -180,7 +180,9 @@ class LocalCore:
 
     def answer(self, agreed: bool) -> LocalStep:
         """The bot's answer to the person's proposal to end the game (its thought: :attr:`answer_thought`)."""
-        if not agreed or self.over:
+        if self.over:  # it ended meanwhile (the person resigned): nothing to answer
+            return LocalStep()
+        if not agreed:
             return LocalStep((Answered(False),))
         self._board.end()
         return self._after(Answered(True))

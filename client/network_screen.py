@@ -16,7 +16,7 @@ from prompt_toolkit.output import Output
 
 from client.board_words import export_text, game_over_text, resume_text, watch_again_text
 from client.commands import END_WORD, handle_typed, players_only
-from client.core import Connection
+from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
 from client.screen import Say, Table, clock_text, game_commands, game_help, run_screen
 from client.words import describe
@@ -39,6 +39,7 @@ class NetworkTable(Table):
             self.refused = {name: f"{why} {'chat' if name == 'say' else name}" for name in players_only()}
         else:
             self.leave = f"; {resume_text(game)}"
+            self.refused = {"undo": NO_UNDO}  # /undo as undo typed: the same sentence
 
     @property
     def kind(self) -> GameKind:

@@ -43,8 +43,7 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from client.board_words import GAME_WORDS
-from client.commands import Game, candidates, command_names, completer, help_rows
+from client.commands import Game, candidates, command_names, completer, example_of, help_rows
 from client.journal import state_dir
 from olixono.common import Board, GameKind
 from olixono.olix import OlixBoard
@@ -204,7 +203,7 @@ def clock_text(seconds: float) -> str:
 def game_help(game: Game) -> str:
     """A game's help on the screen: how a move is written, then each of its commands that the screen does not run
     itself, with its ``/`` (:func:`client.commands.help_rows`: the line console's rows)."""
-    head = WATCH_HELP if game.watching else TYPE_HELP.format(example=GAME_WORDS[game.kind].example)
+    head = WATCH_HELP if game.watching else TYPE_HELP.format(example=example_of(game))
     return "\n".join([head, *help_rows(game, slash=True, skip=OWN_COMMANDS)])
 
 

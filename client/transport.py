@@ -269,14 +269,21 @@ class Link:
             self._failed_host = True
             self._host.cancel()  # as a task group would: the block stops, and __aexit__ raises the link's error
 
-    async def __aexit__(self, *exc_info: object) -> None:
-        assert self._running is not None and self._host is not None
-        self.stop()
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        assert self._running is not None
         self._host = None  # from here on, a failure is raised below, not by cancelling
+        self.stop()
+        if exc_type is not None and not self._failed_host:
+            # the block failed or was cancelled from outside: the connection goes at once, as a task group's child
+            # would (a block that ended well lets it disconnect cleanly); its own error, if any, never replaces the
+            # block's
+            self._running.cancel()
+            await asyncio.gather(self._running, return_exceptions=True)
+            return
         try:
             await asyncio.shield(self._running)
         except asyncio.CancelledError:
-            if not self._running.done():
+            if not self._running.done():  # we are cancelled while the link disconnects: it goes at once
                 self._running.cancel()
                 await asyncio.gather(self._running, return_exceptions=True)
             raise

@@ -6,13 +6,13 @@ for every game looks a game up here (:data:`GAMES`, :func:`game_of`) rather than
 
 from __future__ import annotations
 
+import importlib
 import random
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from olixono import bot_olix, bot_oxono
 from olixono.common import Board, GameKind, MoveLike
-from olixono.mcts import Mcts, SearchView
+from olixono.mcts import Mcts, SearchView  # types only: cheap, and below the bots
 from olixono.olix import OlixBoard
 from olixono.oxono import OxonoBoard
 
@@ -35,16 +35,22 @@ class GameBots(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Game:
-    """One game: its :class:`GameKind`, its board class and its bot module."""
+    """One game: its :class:`GameKind`, its board class and its bot module (imported when first asked for: the
+    protocol and the relay, which need the rules, never load the bots)."""
 
     kind: GameKind
     board: type[Board[Any]]
-    bots: GameBots
+    bots_module: str
+
+    @property
+    def bots(self) -> GameBots:
+        module: GameBots = importlib.import_module(self.bots_module)
+        return module
 
 
-GAMES: dict[str, Game] = {game.kind: game for game in (
-    Game(GameKind.OXONO, OxonoBoard, bot_oxono),
-    Game(GameKind.OLIX, OlixBoard, bot_olix),
+GAMES: dict[str, Game] = {game.kind.value: game for game in (
+    Game(GameKind.OXONO, OxonoBoard, "olixono.bot_oxono"),
+    Game(GameKind.OLIX, OlixBoard, "olixono.bot_olix"),
 )}
 """Every game, by its kind (``oxono``, ``olix``)."""
 BOARDS: dict[str, type[Board[Any]]] = {kind: game.board for kind, game in GAMES.items()}

@@ -351,3 +351,50 @@ async def test_a_link_remembers_hashes_of_the_topics_it_is_told_to_only(relay):
         await running
     assert sorted(link.seen) == [f"{tree}/keep/{n}" for n in range(5)]
     assert set(link.seen.values()) == {hashlib.sha256(b"x" * 2000).digest()}
+
+
+async def test_a_link_block_cancelled_from_outside_ends_at_once_even_mid_connection():
+    """``async with link:`` cancelled while the link is still connecting (a relay that accepts the TCP connection and
+    never answers): the cancellation stands and the link goes with it, as a task group's child would; not a relay
+    error some seconds later, nor a connection made after the block was cancelled."""
+    from client.transport import Link, RelayAddress
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # never answers CONNECT
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    states: list[bool] = []
+    link = Link(RelayAddress(False, "127.0.0.1", port), on_state=lambda connected, _: states.append(connected))
+
+    async def block() -> None:
+        async with link:
+            await asyncio.Event().wait()
+
+    task = asyncio.create_task(block())
+    await asyncio.sleep(0.2)
+    task.cancel()
+    try:
+        done, _ = await asyncio.wait({task}, timeout=5)  # aiomqtt's connection attempt alone would take 10 s
+        assert done and task.cancelled()
+        assert link._running is not None and link._running.done() and True not in states
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        server.close()
+        await server.wait_closed()
+
+
+async def test_a_link_that_fails_ends_its_block_with_its_error():
+    from client.transport import Link, RelayAddress, RelayError
+    from relay.mosquitto import free_port
+
+    link = Link(RelayAddress(False, "127.0.0.1", free_port()))
+    reached = False
+    with pytest.raises(RelayError):
+        async with asyncio.timeout(20):
+            async with link:
+                await asyncio.Event().wait()
+                reached = True
+    assert not reached

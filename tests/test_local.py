@@ -243,3 +243,43 @@ def test_the_line_loop_and_the_screen_say_the_same_sentence():
     asyncio.run(table.move("hello", said.append))
     _, text, _ = run_game(["hello", "quit"])
     assert said and said[0] in text.splitlines()
+
+
+def test_an_unknown_game_is_named_among_the_games_in_plain_words(capsys):
+    from client.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["play", "chess"])
+    assert "(choose from 'olix', 'oxono')" in capsys.readouterr().err
+
+
+def test_the_vocabulary_answers_before_a_network_games_offer_has_come():
+    from client.commands import command_names, completions, help_text, parse
+    from client.core import GameCore
+    from protocol import GameSession
+    from protocol_helpers import HOST
+
+    core = GameCore(GameSession("A" * 21 + "A", HOST))  # no offer yet: its kind is not known
+    names = command_names(core)
+    assert "resign" in names and "draw" not in names and "end" not in names and "formations" not in names
+    assert "Oxono" in help_text(core) or "oxono" in help_text(core)
+    assert parse("legal", core).local == "legal" and "not a move or a command" in parse("zz", core).problem
+    assert "resign" in completions(core, "r")
+
+
+def test_the_tables_own_name_for_the_end_word_cannot_be_typed():
+    from client.commands import END, parse
+    from client.local_game import LocalCore
+
+    for typed in (END, f"/{END}", END.upper()):
+        assert parse(typed, LocalCore("olix")).intent is None
+
+
+def test_the_bots_yes_comes_to_nothing_once_the_game_ended_meanwhile():
+    from client.intents import Intent
+    from client.local_game import LocalCore
+
+    core = LocalCore("olix", vs="random", seed=2)
+    assert core.act(Intent("propose")).ask_bot
+    core.act(Intent("resign"))  # while the bot thought
+    assert core.answer(True).events == () and core.outcome.reason == "resigned"
