@@ -67,3 +67,14 @@ def resume_text(game: str | None) -> str:
 def watch_again_text(game: str | None) -> str:
     """How a watcher follows a game again."""
     return f"olixono watch {game} follows it again"
+
+
+def clock_text(seconds: float) -> str:
+    """A clock or a thinking time as people read it: ``4:07`` (minutes, seconds), ``1:02:30`` past an hour,
+    ``2 d 23:59:59`` past a day."""
+    whole = int(seconds)
+    days, whole = divmod(whole, 86_400)
+    hours, whole = divmod(whole, 3600)
+    minutes, whole = divmod(whole, 60)
+    text = f"{hours}:{minutes:02d}:{whole:02d}" if hours or days else f"{minutes}:{whole:02d}"
+    return f"{days} d {text}" if days else text

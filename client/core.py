@@ -265,6 +265,9 @@ class GameCore:
             return f"game {game} is for another player ({session.invite.fingerprint}), not for you"
         if session.guest is not None and session.guest != key:
             return f"game {game} has its guest already ({session.guest.fingerprint})"
+        if session.clock is not None and session.guest != key:
+            return (f"game {game} is played under a clock ({session.clock.text()}), which this client does not keep "
+                    "yet: it can watch it (olixono watch), not play it")
         return None
 
     # -- lines in ------------------------------------------------------------------

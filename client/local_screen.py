@@ -11,11 +11,11 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from client.board_words import game_over_text
+from client.board_words import clock_text, game_over_text
 from client.commands import parse, shown
 from client.intents import IntentRefused
 from client.local_game import Ended, LocalCore, LocalStep, Played, describe
-from client.screen import Say, Table, clock_text, game_commands, game_help
+from client.screen import Say, Table, game_commands, game_help
 from client.thinking import in_daemon_thread
 from olixono.common import Board, GameKind
 

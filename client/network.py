@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from client.words import control_text
 from client.core import GameCore
 
 from client.intents import IntentRefused
@@ -458,12 +459,13 @@ async def games(options: Options) -> int:
     newest_first = sorted(sessions.values(), key=lambda s: -s.chain[0].at)
     offers = [s for s in newest_first if s.phase is Phase.OFFERED]
     if offers or (options.all_games and newest_first):
-        options.write(f"{'GAME':22}  {'KIND':5}  {'HOST':24}  {'AGE':>9}  " + ("STATE" if options.all_games else "FOR"))
+        options.write(f"{'GAME':22}  {'KIND':5}  {'CLOCK':13}  {'HOST':24}  {'AGE':>9}  "
+                      + ("STATE" if options.all_games else "FOR"))
     if options.all_games:
         for session in (s for s in newest_first if s.phase is not Phase.OFFERED):
             assert session.host is not None
-            options.write(f"{session.game_id}  {session.kind:5}  host {session.host.fingerprint}  "
-                          f"{_age(now - session.chain[0].at):>9}  {lobby_state(session)}")
+            options.write(f"{session.game_id}  {session.kind:5}  {control_text(session.clock):13}  host "
+                          f"{session.host.fingerprint}  {_age(now - session.chain[0].at):>9}  {lobby_state(session)}")
     if not offers:
         if not options.all_games:
             options.write("No open game on this relay. Host one with: olixono host oxono")
@@ -477,7 +479,8 @@ async def games(options: Options) -> int:
             whom = "invites you"
         else:
             whom = f"invites {session.invite.fingerprint}"
-        options.write(f"{session.game_id}  {session.kind:5}  host {session.host.fingerprint}  {age:>9}  {whom}")
+        options.write(f"{session.game_id}  {session.kind:5}  {control_text(session.clock):13}  host "
+                      f"{session.host.fingerprint}  {age:>9}  {whom}")
     return 0
 
 

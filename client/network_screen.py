@@ -14,11 +14,11 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from client.board_words import export_text, game_over_text, resume_text, watch_again_text
+from client.board_words import clock_text, export_text, game_over_text, resume_text, watch_again_text
 from client.commands import END_WORD, handle_typed, players_only
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
-from client.screen import Say, Table, clock_text, game_commands, game_help, run_screen
+from client.screen import Say, Table, game_commands, game_help, run_screen
 from client.words import describe
 from olixono.common import Board, GameKind
 from protocol import GameOver, MoveApplied

@@ -194,11 +194,6 @@ class Table:
 
 
 # -- what every table shares ------------------------------------------------------------------
-def clock_text(seconds: float) -> str:
-    spent = int(seconds)
-    return f"{spent // 60}:{spent % 60:02d}"
-
-
 # -- what the screen draws -----------------------------------------------------------------------
 def game_help(game: Game) -> str:
     """A game's help on the screen: how a move is written, then each of its commands that the screen does not run

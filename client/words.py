@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from client.board_words import GAME_WORDS
+from protocol.clock import TimeControl
 from client.core import Connection, GameCore, Notice, ProofSaved, UiEvent
 from client.record import branch_text, confirmation_text, proof_text
 from protocol import (
@@ -25,6 +26,11 @@ from protocol import (
     ResyncNeeded,
     Superseded,
 )
+
+
+def control_text(clock: TimeControl | None) -> str:
+    """A game's time control, in words: ``untimed``, ``5+3``, ``3 days a move``."""
+    return "untimed" if clock is None else clock.text()
 
 
 def who(core: GameCore, key: PublicKey) -> str:

@@ -76,6 +76,7 @@ class Code(StrEnum):
     GAP = "gap"
     BAD_REVEAL = "bad-reveal"
     ILLEGAL_MOVE = "illegal-move"
+    BAD_CLOCK = "bad-clock"
     AFTER_END = "after-end"
     SUPERSEDED = "superseded"
     EQUIVOCATION = "equivocation"

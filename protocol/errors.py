@@ -24,6 +24,7 @@ CODES: dict[Code, str] = {
     Code.GAP: "a message before this one is missing",
     Code.BAD_REVEAL: "the revealed secret does not match its commitment",
     Code.ILLEGAL_MOVE: "the move is illegal in the game's position",
+    Code.BAD_CLOCK: "the move's clock does not follow from the game's time control and its record",
     Code.AFTER_END: "the game is already over",
     Code.SUPERSEDED: "another player's line takes precedence at this sequence number",
     Code.EQUIVOCATION: "the signer signed two messages that cannot both be part of one game",

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from olixono.common import Board, EndReason, GameKind, InvalidMoveError, Outcome
 from olixono.games import new_board
+from protocol.clock import TimeControl
 from protocol.domain import Code, MessageType, Presence, ResultReason
 from protocol.errors import RemoteProtocolError
 from protocol.events import (
@@ -94,6 +95,8 @@ class Receiver:
         self.identity = identity
         self.kind: GameKind | None = None
         self.terms: str | None = None
+        self.clock: TimeControl | None = None
+        """The game's time control, from its offer's terms (``None``: untimed)."""
         self.invite: PublicKey | None = None
         self._host: PublicKey | None = None
         self._board: Board[Any] | None = None
@@ -182,6 +185,15 @@ class Receiver:
     @property
     def started(self) -> bool:
         return self._state.seats is not None
+
+    @property
+    def clocks(self) -> dict[str, int] | None:
+        """A timed game's clocks once the seats are drawn: each player's time left, in ms, as the record has it (the
+        clock of the player to move runs from there)."""
+        clocks, board = self._state.clocks, self._board
+        if clocks is None or board is None:
+            return None
+        return dict(zip(board.PLAYERS, clocks))
 
     @property
     def moves(self) -> int:
@@ -373,7 +385,9 @@ class Receiver:
         """The checks a type needs beyond the table (raises :class:`RemoteProtocolError`); a move's parse."""
         kind = message.type
         if kind == MessageType.MOVE:
-            return self._check_move(message.move)
+            move = self._check_move(message.move)
+            self._check_clock(message, state)
+            return move
         mine = state.turn if sender is Sender.ACTOR else 1 - state.turn
         if kind == MessageType.REVEAL:
             if commitment(message.secret) != self._chain[1].commit:
@@ -392,6 +406,24 @@ class Receiver:
         if kind in (MessageType.AGREE, MessageType.DECLINE) and state.proposal != 1 - mine:
             raise RemoteProtocolError(Code.WRONG_SEAT, f"{kind} answers the other player's proposal, and none is open")
         return None
+
+    def _check_clock(self, message: Message, state: State) -> None:
+        """A timed game's move carries its thinking time and the mover's clock after it, which must follow from the
+        rule (:meth:`protocol.clock.TimeControl.after`); an untimed game's carries neither."""
+        think, left = message.get("think"), message.get("left")
+        if self.clock is None or state.clocks is None:
+            if think is not None or left is not None:
+                raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game's moves carry no think= or left=")
+            return
+        if think is None or left is None:
+            raise RemoteProtocolError(Code.BAD_CLOCK, f"a move of a {self.clock.text()} game carries think= and left=")
+        try:
+            expected = self.clock.after(state.clocks[state.turn], int(think))
+        except ValueError as exc:
+            raise RemoteProtocolError(Code.BAD_CLOCK, f"out of time: {exc}") from None
+        if int(left) != expected:
+            raise RemoteProtocolError(Code.BAD_CLOCK, f"left={left} does not follow: after think={think} the clock "
+                                                      f"shows {expected}")
 
     def _check_move(self, text: str) -> object:
         """The legal move ``text`` spells in canonical form, or :class:`RemoteProtocolError`."""
@@ -767,6 +799,7 @@ class Receiver:
         check_terms(terms)
         kind = message.kind
         self.game_id, self.kind, self.terms = game, kind, terms
+        self.clock = TimeControl.of_terms(terms)  # checked with the terms: it names a control
         self._board = new_board(kind)
         self._host = message.signer
         self.invite = message.peer
@@ -853,11 +886,16 @@ class Receiver:
         assert board is not None and state.seats is not None
         board.push(move)
         events.append(MoveApplied(message.seq, board.PLAYERS[state.turn], message.move, state.moves + 1))
+        clocks = state.clocks
+        if clocks is not None:
+            left = int(message.value("left"))
+            clocks = (left, clocks[1]) if state.turn == 0 else (clocks[0], left)
         outcome = board.outcome()
         if outcome is None:  # the common case, built directly (NamedTuple._replace is slow)
-            return State(Phase.PLAYING, state.guest, state.seats, 1 - state.turn, state.moves + 1, state.proposal)
+            return State(Phase.PLAYING, state.guest, state.seats, 1 - state.turn, state.moves + 1, state.proposal,
+                         clocks=clocks)
         return state._replace(turn=1 - state.turn, moves=state.moves + 1, remarks=frozenset(), phase=Phase.OVER,
-                              result=self._ruled(outcome, state.seats, None))
+                              result=self._ruled(outcome, state.seats, None), clocks=clocks)
 
     def _joined(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
         return state  # the guest's join changes nothing until the host accepts it
@@ -873,7 +911,8 @@ class Receiver:
         host_first = host_moves_first(message.secret, self._chain[2].salt)
         seats = (self._host, guest) if host_first else (guest, self._host)
         events.append(GameStarted(tuple(zip(board.PLAYERS, seats))))
-        return state._replace(phase=Phase.PLAYING, seats=seats)
+        clocks = None if self.clock is None else (self.clock.start_ms, self.clock.start_ms)
+        return state._replace(phase=Phase.PLAYING, seats=seats, clocks=clocks)
 
     def _claimed(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
         """The host withdraws its offer (an abort before seating anyone), or claims a forfeit: a guest that never

@@ -26,6 +26,7 @@ import enum
 import hashlib
 from typing import NamedTuple
 
+from protocol.clock import TimeControl
 from protocol.domain import Code, MessageType, Role
 from protocol.errors import RemoteProtocolError
 from protocol.events import (
@@ -56,7 +57,9 @@ MAX_JOINS_PER_KEY = 4
 """Joins kept per candidate key (one is honest; the host may have accepted a later one of an equivocating guest)."""
 
 TERMS = {"rules": ("1",)}
-"""The terms this implementation can play under: each name, and the values it knows."""
+"""The terms every offer names, and the values this implementation knows."""
+TIMED = ("clock", "days")
+"""The terms that name a time control (:class:`protocol.clock.TimeControl`), which an offer may name (one)."""
 DEFAULT_TERMS = "rules:1"
 
 HOST, GUEST = Role.HOST, Role.GUEST
@@ -113,6 +116,8 @@ class State(NamedTuple):
     proposal: int | None = None
     remarks: frozenset[str] = frozenset()
     result: Result | None = None
+    clocks: tuple[int, int] | None = None
+    """A timed game's clocks once the seats are drawn: the time left to the first seat and to the second, in ms."""
 
 
 def commitment(secret: str) -> str:
@@ -126,10 +131,17 @@ def host_moves_first(secret: str, salt: str) -> bool:
 
 
 def check_terms(value: str) -> None:
-    """Raise ``unknown-term`` unless every term of an offer is one this implementation plays under."""
+    """Raise ``unknown-term`` unless every term of an offer is one this implementation plays under (the rules, and
+    at most one time control: :mod:`protocol.clock`)."""
     for name, val in parse_terms(value):
+        if name in TIMED:
+            continue
         if val not in TERMS.get(name, ()):
             raise RemoteProtocolError(Code.UNKNOWN_TERM, f"{name}:{val}")
+    try:
+        TimeControl.of_terms(value)
+    except ValueError as exc:
+        raise RemoteProtocolError(Code.UNKNOWN_TERM, str(exc)) from None
     missing = sorted(set(TERMS) - {name for name, _ in parse_terms(value)})
     if missing:
         raise RemoteProtocolError(Code.UNKNOWN_TERM, f"the offer does not name {', '.join(missing)}")

@@ -156,7 +156,9 @@ class GameSession(Receiver):
         if self.identity is None or kind == MessageType.CHAT:
             return None
         last = self._last.get(self.identity.public.raw)
-        if last is None or last.type != kind or last.fields[3:] != tuple(extra):
+        same = extra[:1] if kind == MessageType.MOVE else extra  # a move asked again: its time was measured anew
+        if last is None or last.type != kind or last.fields[3:3 + len(same)] != tuple(same) \
+                or (kind != MessageType.MOVE and len(last.fields) != 3 + len(extra)):
             return None
         if last is self.head or last.type in FINAL or last.hash in self._superseded:
             return Outgoing(last.line, last, topic_for(last), ())
@@ -248,15 +250,27 @@ class GameSession(Receiver):
         """Host: end a game whose guest never revealed (the host wins by forfeit; a later reveal still stands)."""
         return self._send(MessageType.CLAIM)
 
-    def move(self, text: str) -> Outgoing:
-        """Sign a move (any letter case in; canonical text on the wire)."""
+    def move(self, text: str, think_ms: int | None = None) -> Outgoing:
+        """Sign a move (any letter case in; canonical text on the wire). In a timed game ``think_ms`` is this
+        player's own measure of its thinking (from verifying the opponent's line to now), and the move carries the
+        clock that follows from it (:mod:`protocol.clock`); an untimed game's move carries none."""
         if self._board is None:
             raise LocalProtocolError("no game yet")
         try:
             move = self._board.parse_move(text)
         except InvalidMoveError as exc:
             raise LocalProtocolError(str(exc)) from None
-        return self._send(MessageType.MOVE, [("move", move.text())])
+        fields = [("move", move.text())]
+        clocks = self._state.clocks
+        if self.clock is not None and clocks is not None and self.actor == self._me():  # else refused as out of turn
+            if think_ms is None or think_ms < 0:
+                raise LocalProtocolError(f"a move of a {self.clock.text()} game needs its thinking time")
+            try:
+                left = self.clock.after(clocks[self._state.turn], think_ms)
+            except ValueError:
+                raise LocalProtocolError("cannot move: your time ran out", reason="your time ran out") from None
+            fields += [("think", str(think_ms)), ("left", str(left))]
+        return self._send(MessageType.MOVE, fields)
 
     def propose(self) -> Outgoing:
         """Propose to end the game (Olix: scored as it stands; Oxono: a draw); it stands until answered or withdrawn."""

@@ -182,6 +182,7 @@ async def test_the_lobby_lists_open_offers_only(relay, tmp_path):
     listed = {line.split()[0]: line for line in lobby.lines[1:]}
     assert set(listed) == {game, other}
     assert f"host {host.identity.fingerprint}" in listed[game] and "open to anyone" in listed[game]
+    assert listed[game].split()[2] == "untimed"  # the time control beside the kind
     assert "invites you" in listed[other] and "olix" in listed[other]
     guest = Seat(tmp_path, "guest", relay, bot="random", seed=9)
     async with asyncio.timeout(60):

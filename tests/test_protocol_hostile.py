@@ -346,8 +346,11 @@ def test_a_host_signed_line_at_seq_0_is_malformed_not_an_equivocation():
 
 
 def test_unknown_terms_are_refused_and_a_join_must_accept_the_offers_terms():
-    line = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("at", "1790000000")], HOST)
-    assert rejected(GameSession().receive(line)) == ["unknown-term"]
+    for terms in ("handicap:1,rules:1", "clock:300+5,rules:2", "clock:300+5"):
+        line = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", terms), ("at", "1790000000")], HOST)
+        assert rejected(GameSession().receive(line)) == ["unknown-term"], terms
+    timed = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("at", "1790000000")], HOST)
+    assert not rejected(GameSession().receive(timed))  # a time control is a term this client knows
     host, _ = offered()
     join = encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", "rules:2"),
                            ("commit", commitment(SECRET))], GUEST)

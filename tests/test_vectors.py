@@ -32,6 +32,7 @@ def test_complete_games_verify(game):
     assert session.result.text() == game["outcome"] and session.result.sentence() == game["sentence"]
     assert session.moves == game["moves"] and len(lines) == game["lines"]
     assert sorted(session.role_of(key) for key in session.confirmed_by) == game["confirmed_by"]
+    assert session.terms == game["terms"] and session.clocks == game["clocks"]  # every receiver's official clock
     keys = {name: key["public"] for name, key in DOCUMENT["keys"].items()}
     assert {player: keys[name] for player, name in game["seats"].items()} == {
         player: key.text for player, key in session.seats.items()

@@ -27,8 +27,8 @@ NONCE, SECRET, SALT = "AAECAwQFBgcICQoLDA0ODw", "EBESExQVFhcYGRobHB0eHw", "ICEiI
 AT = 1_790_000_000
 
 
-def _start(kind: str = "oxono") -> tuple[GameSession, GameSession]:
-    host, offer = GameSession.offer(kind, KEYS["host"], nonce=NONCE, at=AT)
+def _start(kind: str = "oxono", terms: str = "rules:1") -> tuple[GameSession, GameSession]:
+    host, offer = GameSession.offer(kind, KEYS["host"], nonce=NONCE, at=AT, terms=terms)
     guest = GameSession(host.game_id, KEYS["guest"])
     guest.receive(offer.line)
     host.receive(guest.join(SECRET).line)
@@ -52,7 +52,11 @@ def _play(host: GameSession, guest: GameSession, rng: random.Random, plies: int)
         if host.over:
             return
         mine, theirs = _sides(host, guest)
-        _deliver(mine.move(rng.choice(sorted(m.text() for m in mine.board.legal_moves()))), theirs)
+        move = rng.choice(sorted(m.text() for m in mine.board.legal_moves()))
+        clocks = mine.clocks
+        # a timed game: each player's own measure of its thinking, now and then less than the floor it is charged
+        think = None if clocks is None else min(rng.choice([0, 40, 350, 1_500, 6_000]), clocks[mine.board.turn])
+        _deliver(mine.move(move, think_ms=think), theirs)
 
 
 def _fields(session: GameSession) -> list[tuple[str, str]]:
@@ -149,6 +153,12 @@ def _confirmed(make: Callable[[], GameSession]) -> Callable[[], GameSession]:
     return game
 
 
+def _timed(kind: str, terms: str, seed: int) -> GameSession:
+    host, guest = _start(kind, terms)
+    _play(host, guest, random.Random(seed), 1000)
+    return host
+
+
 GAMES: dict[str, Callable[[], GameSession]] = {
     "oxono-game": _confirmed(lambda: _full("oxono", 7)),
     "olix-game": lambda: _full("olix", 3),
@@ -159,6 +169,8 @@ GAMES: dict[str, Callable[[], GameSession]] = {
     "oxono-guest-walked-away": _confirmed(_walked_away),
     "oxono-host-claimed": _confirmed(_claimed),
     "olix-withdrawn": _confirmed(_withdrawn),
+    "oxono-timed-1+2": _confirmed(lambda: _timed("oxono", "clock:60+2,rules:1", 11)),
+    "olix-correspondence-3-days": lambda: _timed("olix", "days:3,rules:1", 12),
 }
 
 
@@ -214,6 +226,15 @@ def cases() -> list[dict[str, Any]]:
     second_abort = encode("abort", _fields(second_host), second_session.identity)
     superseding_resign = waiter_session.resign().line
 
+    timed_host, timed_guest = _start("oxono", "clock:60+2,rules:1")
+    _play(timed_host, timed_guest, random.Random(2), 3)
+    timed_prefix = list(timed_host.transcript)
+    timed_mover = KEYS[_keyname(timed_host.actor)]
+    timed_move = [*_fields(timed_host), ("move", sorted(m.text() for m in timed_host.board.legal_moves())[0])]
+    timed_left = timed_host.clocks[timed_host.board.turn]
+    timed_cheat = encode("move", [*timed_move, ("think", "1500"), ("left", str(timed_left))], timed_mover)
+    timed_late = encode("move", [*timed_move, ("think", str(timed_left + 1)), ("left", "2000")], timed_mover)
+
     def case(name: str, code: str, description: str, last: str | bytes, lines: list[str] | None = None) -> dict[str, Any]:
         item: dict[str, Any] = {"name": name, "code": code, "description": description,
                                 "lines": list(prefix if lines is None else lines)}
@@ -259,7 +280,16 @@ def cases() -> list[dict[str, Any]]:
         case("oversize", "oversize", f"a line longer than {MAX_LINE_BYTES} bytes", good + " " + "x" * MAX_LINE_BYTES),
         case("unknown-version", "unknown-version", "a valid move with the version token olixono/2", good.replace("olixono/1", "olixono/2", 1)),
         case("unknown-term", "unknown-term", "an offer under terms this version does not know",
-             encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("at", "1790000000")], KEYS["host"]), []),
+             encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "handicap:1,rules:1"), ("at", "1790000000")], KEYS["host"]), []),
+        case("unknown-term-clock", "unknown-term", "an offer under a time control beyond what any client plays (a base "
+             "of more than 3 hours)", encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "clock:99999+5,rules:1"),
+                                                      ("at", "1790000000")], KEYS["host"]), []),
+        case("bad-clock", "bad-clock", "a timed game's move whose left= does not follow from its think= (the mover "
+             "claims 1.5 s spent and keeps its whole clock)", timed_cheat, timed_prefix),
+        case("bad-clock-out-of-time", "bad-clock", "a timed game's move that took longer than the mover had left",
+             timed_late, timed_prefix),
+        case("bad-clock-untimed", "bad-clock", "an untimed game's move carrying think= and left=",
+             encode("move", [*fields, ("move", legal[0]), ("think", "1500"), ("left", "60000")], mover)),
         case("illegal-move", "illegal-move", "a well-formed move the position forbids",
              encode("move", [*fields, ("move", "Xa1a1")], mover)),
         case("equivocation", "equivocation", "a key with no seat signs two joins (a seated key's two lines are a "
@@ -476,6 +506,7 @@ def build() -> dict[str, str]:
             "moves": session.moves, "outcome": session.result.text() if session.result else None,
             "sentence": session.result.sentence() if session.result else None, "lines": len(session.transcript),
             "confirmed_by": sorted(_keyname(key) for key in session.confirmed_by),
+            "terms": session.terms, "clocks": session.clocks,
         })
     document = {
         "about": "olixono/1 test vectors: see README.md beside this file",

@@ -1,0 +1,111 @@
+"""Time controls, sans I/O: what the offer's terms say of the clock, and the rule every receiver applies to it.
+
+A game is untimed (its terms name no clock), live (``clock:BASE+INCREMENT``, in seconds: ``clock:300+3`` is five
+minutes and three seconds a move) or correspondence (``days:N``: N days a move). In a timed game each move carries
+its mover's own measure of its thinking time (``think=``, milliseconds) and the time left on the mover's clock after
+it (``left=``), which must follow from the signed record alone by :meth:`TimeControl.after`::
+
+    live:            left = max(0, remaining - max(think, FLOOR_MS)) + increment     (think <= remaining)
+    correspondence:  left = N days                                           (think <= N days)
+
+so the official clock is the same for both players and every watcher, computed from signed data; the network's
+delay is never charged to either side (``PROTOCOL.md`` §3).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+FLOOR_MS = 100
+"""The least thinking a live move is charged: a client that claims less (zero, say) is charged this."""
+MAX_BASE_S = 3 * 3600
+MAX_INCREMENT_S = 600
+MAX_DAYS = 30
+DAY_MS = 24 * 3600 * 1000
+
+_CLOCK = re.compile(r"([1-9][0-9]{0,4})\+(0|[1-9][0-9]{0,2})")
+_DAYS = re.compile(r"[1-9][0-9]?")
+_TYPED = re.compile(r"([0-9]+(?:\.[0-9]+)?)\+([0-9]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """A live control (``base_ms`` and ``increment_ms``) or a correspondence one (``days``)."""
+
+    base_ms: int = 0
+    increment_ms: int = 0
+    days: int = 0
+
+    # -- the terms --------------------------------------------------------------------
+    @classmethod
+    def from_term(cls, name: str, value: str) -> TimeControl:
+        """The control a ``clock:`` or ``days:`` term names; ``ValueError`` for a value no implementation plays."""
+        if name == "clock":
+            match = _CLOCK.fullmatch(value)
+            if match is None or int(match[1]) > MAX_BASE_S or int(match[2]) > MAX_INCREMENT_S:
+                raise ValueError(f"clock:{value} is no time control (BASE+INCREMENT seconds: a base from 1 to "
+                                 f"{MAX_BASE_S}, an increment from 0 to {MAX_INCREMENT_S})")
+            return cls(base_ms=int(match[1]) * 1000, increment_ms=int(match[2]) * 1000)
+        if name == "days":
+            if _DAYS.fullmatch(value) is None or int(value) > MAX_DAYS:
+                raise ValueError(f"days:{value} is no time control (1 to {MAX_DAYS} days a move)")
+            return cls(days=int(value))
+        raise ValueError(f"{name}: is no time control")
+
+    @classmethod
+    def of_terms(cls, terms: str | None) -> TimeControl | None:
+        """The control an offer's ``terms=`` names (``None``: untimed); ``ValueError`` for one it cannot name."""
+        found = [cls.from_term(name, value) for name, _, value in (item.partition(":") for item in (terms or "").split(","))
+                 if name in ("clock", "days")]
+        if len(found) > 1:
+            raise ValueError("an offer names one time control: clock: or days:, not both")
+        return found[0] if found else None
+
+    @property
+    def term(self) -> str:
+        """The term that names it: ``clock:300+3``, ``days:3``."""
+        if self.days:
+            return f"days:{self.days}"
+        return f"clock:{self.base_ms // 1000}+{self.increment_ms // 1000}"
+
+    # -- as people write it -----------------------------------------------------------
+    @classmethod
+    def parse(cls, text: str) -> TimeControl:
+        """A live control as people write it: ``5+3`` (minutes and seconds; ``0.5+2`` is 30 s and 2 s a move);
+        ``ValueError`` with a sentence for anything else."""
+        match = _TYPED.fullmatch(text.strip())
+        if match is None:
+            raise ValueError(f"{text!r} is no time control: write minutes+seconds, e.g. 5+3 (5 minutes, 3 s a move)")
+        base_s, increment_s = float(match[1]) * 60, int(match[2])
+        if base_s != int(base_s) or not 1 <= base_s <= MAX_BASE_S or increment_s > MAX_INCREMENT_S:
+            raise ValueError(f"{text!r}: a base from 1 s to {MAX_BASE_S // 60} minutes, in whole seconds, and an "
+                             f"increment of at most {MAX_INCREMENT_S} s")
+        return cls(base_ms=int(base_s) * 1000, increment_ms=increment_s * 1000)
+
+    @classmethod
+    def correspondence(cls, days: int) -> TimeControl:
+        """``days`` a move (``ValueError`` beyond 1 to :data:`MAX_DAYS`)."""
+        return cls.from_term("days", str(days))
+
+    def text(self) -> str:
+        """``5+3``, ``0.5+2``, ``3 days a move``."""
+        if self.days:
+            return f"{self.days} day{'s' if self.days > 1 else ''} a move"
+        minutes = self.base_ms / 60_000
+        return f"{minutes:g}+{self.increment_ms // 1000}"
+
+    # -- the rule -----------------------------------------------------------------------
+    @property
+    def start_ms(self) -> int:
+        """Each clock at the start."""
+        return self.days * DAY_MS if self.days else self.base_ms
+
+    def after(self, remaining_ms: int, think_ms: int) -> int:
+        """The mover's clock after a move that took ``think_ms`` with ``remaining_ms`` on it; ``ValueError`` if the
+        move came after the clock ran out (a move in time beats a flag; one out of time is no move)."""
+        if think_ms > remaining_ms:
+            raise ValueError(f"think={think_ms} is beyond the {remaining_ms} ms the mover had left")
+        if self.days:
+            return self.start_ms
+        return max(0, remaining_ms - max(think_ms, FLOOR_MS)) + self.increment_ms
