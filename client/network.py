@@ -459,12 +459,12 @@ async def games(options: Options) -> int:
     newest_first = sorted(sessions.values(), key=lambda s: -s.chain[0].at)
     offers = [s for s in newest_first if s.phase is Phase.OFFERED]
     if offers or (options.all_games and newest_first):
-        options.write(f"{'GAME':22}  {'KIND':5}  {'CLOCK':13}  {'HOST':24}  {'AGE':>9}  "
+        options.write(f"{'GAME':22}  {'KIND':5}  {'CLOCK':14}  {'HOST':24}  {'AGE':>9}  "
                       + ("STATE" if options.all_games else "FOR"))
     if options.all_games:
         for session in (s for s in newest_first if s.phase is not Phase.OFFERED):
             assert session.host is not None
-            options.write(f"{session.game_id}  {session.kind:5}  {control_text(session.clock):13}  host "
+            options.write(f"{session.game_id}  {session.kind:5}  {control_text(session.clock):14}  host "
                           f"{session.host.fingerprint}  {_age(now - session.chain[0].at):>9}  {lobby_state(session)}")
     if not offers:
         if not options.all_games:
@@ -479,7 +479,7 @@ async def games(options: Options) -> int:
             whom = "invites you"
         else:
             whom = f"invites {session.invite.fingerprint}"
-        options.write(f"{session.game_id}  {session.kind:5}  {control_text(session.clock):13}  host "
+        options.write(f"{session.game_id}  {session.kind:5}  {control_text(session.clock):14}  host "
                       f"{session.host.fingerprint}  {age:>9}  {whom}")
     return 0
 

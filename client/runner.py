@@ -462,6 +462,8 @@ class GameRunner:
         missing = lacking_text(self.core.session)
         if missing is not None:
             self.emit(Notice(missing, warning=True))
+        if link.stopping:  # the runner is leaving (a Ctrl-C while it connected): it signs nothing more
+            return
         if first:  # what the catch-up calls for (an accept, a reveal, a confirmation), now that it is safe to sign
             await self.apply(self.core.ready())
         await self._narrow()

@@ -126,6 +126,9 @@ def tls_context(cafile: Path | None) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=str(cafile) if cafile is not None else None)
 
 
+STOP_GRACE = 2.0
+"""Seconds a link whose ``async with`` block failed or was cancelled has to end by itself before it is cancelled: a
+connection attempt is answered in far less on a live relay, and aiomqtt cannot abandon one cleanly."""
 Hook = Callable[["Link"], Awaitable[None]]
 LinkFactory = Callable[..., "Link"]
 """What makes a :class:`Link` to a relay, given its callbacks (``will``, ``on_connect``, ``on_state``, ``on_line``,
@@ -274,11 +277,14 @@ class Link:
         self._host = None  # from here on, a failure is raised below, not by cancelling
         self.stop()
         if exc_type is not None and not self._failed_host:
-            # the block failed or was cancelled from outside: the connection goes at once, as a task group's child
-            # would (a block that ended well lets it disconnect cleanly); its own error, if any, never replaces the
-            # block's
-            self._running.cancel()
-            await asyncio.gather(self._running, return_exceptions=True)
+            # the block failed or was cancelled from outside: the connection is given a moment to end by itself (a
+            # connection being made, which aiomqtt cannot abandon cleanly, is made or refused in it: on_connect
+            # does nothing once stopping), then it goes, as a task group's child would; its own error, if any,
+            # never replaces the block's
+            done, _ = await asyncio.wait({self._running}, timeout=STOP_GRACE)
+            if not done:
+                self._running.cancel()
+                await asyncio.gather(self._running, return_exceptions=True)
             return
         try:
             await asyncio.shield(self._running)
@@ -304,6 +310,11 @@ class Link:
             tls_context=tls_context(self.cafile) if self.address.tls else None,
             will=aiomqtt.Will(will[0], will[1].encode("utf-8"), qos=1, retain=True) if will else None,
         )
+
+    @property
+    def stopping(self) -> bool:
+        """Whether :meth:`stop` was called: the connection ends, and nothing more is to be done on it."""
+        return self._stop.is_set()
 
     def stop(self) -> None:
         """End :meth:`run`: it disconnects cleanly and returns (the relay then does not send the will)."""
@@ -339,7 +350,7 @@ class Link:
                     try:
                         for topic_filter in self.subscriptions:
                             await client.subscribe(topic_filter, qos=1)
-                        if self.on_connect is not None:
+                        if self.on_connect is not None and not self.stopping:
                             await self.on_connect(self)
                         await asyncio.wait({reader, stopping}, return_when=asyncio.FIRST_COMPLETED)
                         if reader.done():

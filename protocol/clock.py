@@ -5,10 +5,10 @@ minutes and three seconds a move) or correspondence (``days:N``: N days a move).
 its mover's own measure of its thinking time (``think=``, milliseconds) and the time left on the mover's clock after
 it (``left=``), which must follow from the signed record alone by :meth:`TimeControl.after`::
 
-    live:            left = max(0, remaining - max(think, FLOOR_MS)) + increment     (think <= remaining)
-    correspondence:  left = N days                                           (think <= N days)
+    live:            left = max(0, remaining - max(think, FLOOR_MS)) + increment     (think < remaining)
+    correspondence:  left = N days                                                    (think < N days)
 
-so the official clock is the same for both players and every watcher, computed from signed data; the network's
+so the clock is the same for both players and every watcher, computed from signed data; the network's
 delay is never charged to either side (``PROTOCOL.md`` §3).
 """
 
@@ -23,10 +23,12 @@ MAX_BASE_S = 3 * 3600
 MAX_INCREMENT_S = 600
 MAX_DAYS = 30
 DAY_MS = 24 * 3600 * 1000
+MAX_THINK_MS = MAX_DAYS * DAY_MS
+"""No move's ``think=`` is more (above 2**31, below 2**32: implementations count in 64-bit integers)."""
 
 _CLOCK = re.compile(r"([1-9][0-9]{0,4})\+(0|[1-9][0-9]{0,2})")
 _DAYS = re.compile(r"[1-9][0-9]?")
-_TYPED = re.compile(r"([0-9]+(?:\.[0-9]+)?)\+([0-9]+)")
+_TYPED = re.compile(r"(?:([0-9]{1,3})(?::([0-5][0-9]))?|([0-9]{1,3})\.([0-9]{1,2}))\+([0-9]{1,3})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,16 +74,23 @@ class TimeControl:
     # -- as people write it -----------------------------------------------------------
     @classmethod
     def parse(cls, text: str) -> TimeControl:
-        """A live control as people write it: ``5+3`` (minutes and seconds; ``0.5+2`` is 30 s and 2 s a move);
-        ``ValueError`` with a sentence for anything else."""
+        """A live control as people write it: ``5+3`` (minutes, then seconds a move), ``1:30+2`` or ``1.5+2`` (a
+        minute and a half); ``ValueError`` with a sentence for anything else."""
         match = _TYPED.fullmatch(text.strip())
         if match is None:
             raise ValueError(f"{text!r} is no time control: write minutes+seconds, e.g. 5+3 (5 minutes, 3 s a move)")
-        base_s, increment_s = float(match[1]) * 60, int(match[2])
-        if base_s != int(base_s) or not 1 <= base_s <= MAX_BASE_S or increment_s > MAX_INCREMENT_S:
-            raise ValueError(f"{text!r}: a base from 1 s to {MAX_BASE_S // 60} minutes, in whole seconds, and an "
-                             f"increment of at most {MAX_INCREMENT_S} s")
-        return cls(base_ms=int(base_s) * 1000, increment_ms=increment_s * 1000)
+        minutes, seconds, whole, hundredths, increment = match.groups()
+        if whole is not None:  # decimal minutes: exact in hundredths, whole seconds only
+            centi = int(whole) * 100 + int(hundredths.ljust(2, "0"))
+            if centi * 60 % 100:
+                raise ValueError(f"{text!r} is not a whole number of seconds: write it as minutes:seconds, e.g. 2:03+0")
+            base_s = centi * 60 // 100
+        else:
+            base_s = int(minutes) * 60 + int(seconds or 0)
+        if not 1 <= base_s <= MAX_BASE_S or int(increment) > MAX_INCREMENT_S:
+            raise ValueError(f"{text!r}: a base from 1 s to {MAX_BASE_S // 60} minutes and an increment of at most "
+                             f"{MAX_INCREMENT_S} s")
+        return cls(base_ms=base_s * 1000, increment_ms=int(increment) * 1000)
 
     @classmethod
     def correspondence(cls, days: int) -> TimeControl:
@@ -89,11 +98,12 @@ class TimeControl:
         return cls.from_term("days", str(days))
 
     def text(self) -> str:
-        """``5+3``, ``0.5+2``, ``3 days a move``."""
+        """``5+3``, ``0:30+2`` (what :meth:`parse` reads back), ``3 days a move``."""
         if self.days:
             return f"{self.days} day{'s' if self.days > 1 else ''} a move"
-        minutes = self.base_ms / 60_000
-        return f"{minutes:g}+{self.increment_ms // 1000}"
+        minutes, seconds = divmod(self.base_ms // 1000, 60)
+        base = f"{minutes}" if not seconds else f"{minutes}:{seconds:02d}"
+        return f"{base}+{self.increment_ms // 1000}"
 
     # -- the rule -----------------------------------------------------------------------
     @property
@@ -103,9 +113,12 @@ class TimeControl:
 
     def after(self, remaining_ms: int, think_ms: int) -> int:
         """The mover's clock after a move that took ``think_ms`` with ``remaining_ms`` on it; ``ValueError`` if the
-        move came after the clock ran out (a move in time beats a flag; one out of time is no move)."""
-        if think_ms > remaining_ms:
-            raise ValueError(f"think={think_ms} is beyond the {remaining_ms} ms the mover had left")
+        move came after the clock ran out (a move in time beats a flag; one out of time is no move: a clock at zero
+        has run out)."""
+        if not 0 <= think_ms <= MAX_THINK_MS:
+            raise ValueError(f"think={think_ms} is beyond any move's thinking ({MAX_THINK_MS} ms at most)")
+        if think_ms >= remaining_ms:
+            raise ValueError(f"out of time: think={think_ms} is not within the {remaining_ms} ms the mover had left")
         if self.days:
             return self.start_ms
         return max(0, remaining_ms - max(think_ms, FLOOR_MS)) + self.increment_ms

@@ -411,6 +411,7 @@ class Receiver:
         """A timed game's move carries its thinking time and the mover's clock after it, which must follow from the
         rule (:meth:`protocol.clock.TimeControl.after`); an untimed game's carries neither."""
         think, left = message.get("think"), message.get("left")
+        assert (self.clock is None) == (state.clocks is None), "a timed game's clocks start with its seats"
         if self.clock is None or state.clocks is None:
             if think is not None or left is not None:
                 raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game's moves carry no think= or left=")
@@ -420,7 +421,7 @@ class Receiver:
         try:
             expected = self.clock.after(state.clocks[state.turn], int(think))
         except ValueError as exc:
-            raise RemoteProtocolError(Code.BAD_CLOCK, f"out of time: {exc}") from None
+            raise RemoteProtocolError(Code.BAD_CLOCK, str(exc)) from None
         if int(left) != expected:
             raise RemoteProtocolError(Code.BAD_CLOCK, f"left={left} does not follow: after think={think} the clock "
                                                       f"shows {expected}")

@@ -263,8 +263,8 @@ class GameSession(Receiver):
         fields = [("move", move.text())]
         clocks = self._state.clocks
         if self.clock is not None and clocks is not None and self.actor == self._me():  # else refused as out of turn
-            if think_ms is None or think_ms < 0:
-                raise LocalProtocolError(f"a move of a {self.clock.text()} game needs its thinking time")
+            if not isinstance(think_ms, int) or isinstance(think_ms, bool) or think_ms < 0:
+                raise LocalProtocolError(f"a move of a {self.clock.text()} game needs its thinking time, in whole ms")
             try:
                 left = self.clock.after(clocks[self._state.turn], think_ms)
             except ValueError:

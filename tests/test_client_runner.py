@@ -18,6 +18,7 @@ class FakeLink:
     """What the runner asks of a link, recorded: (time, topic, line) for every line sent or published."""
 
     connected = True
+    stopping = False
 
     def __init__(self, **callbacks: object) -> None:  # the runner's callbacks, unused: the tests drive it
         self.sent: list[tuple[float, str, str]] = []
@@ -411,6 +412,22 @@ async def test_no_automatic_answer_is_signed_before_the_first_catch_up():
     await runner.apply(core.ready())  # the catch-up is done: now the accept goes out
     assert [topic.rsplit("/", 1)[-1] for _, topic, _ in runner.link.sent][:1] == ["2"]
     assert core.session.guest == GUEST.public
+
+
+async def test_a_runner_leaving_while_it_connects_signs_nothing_after_its_catch_up():
+    """Ctrl-C while the connection was being made: the link is stopping, so its catch-up signs no automatic answer
+    (here the accept of a join that came in), which a cancelled runner must never send."""
+    from protocol import GameSession
+    from protocol_helpers import GUEST, HOST
+
+    core, offer = GameCore.hosting("oxono", HOST)
+    runner = GameRunner(core, FakeLink)  # type: ignore[arg-type]
+    guest = GameSession(core.session.game_id, GUEST)
+    guest.receive(offer.publish[0].line)
+    await runner._received("topic", guest.join().line.encode())
+    runner.link.stopping = True
+    await runner._connected(runner.link)
+    assert core.session.phase.value == "offered" and not [t for _, t, _ in runner.link.sent if t.endswith("/2")]
 
 
 async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from protocol import GameSession, LineRejected, verify_transcript
-from protocol.clock import DAY_MS, FLOOR_MS, TimeControl
+from protocol.clock import DAY_MS, FLOOR_MS, MAX_THINK_MS, TimeControl
 from protocol.keys import Identity
 from protocol.messages import decode, encode
 from protocol.rules import check_terms
@@ -32,11 +32,15 @@ def timed(terms: str = "clock:60+2,rules:1", kind: str = "olix") -> tuple[GameSe
 def test_a_time_control_reads_and_writes_as_people_and_the_terms_write_it():
     control = TimeControl.parse("5+3")
     assert (control.base_ms, control.increment_ms, control.term, control.text()) == (300_000, 3000, "clock:300+3", "5+3")
-    assert TimeControl.parse("0.5+2").term == "clock:30+2" and TimeControl.parse("0.5+2").text() == "0.5+2"
+    assert TimeControl.parse("0.5+2").term == "clock:30+2" == TimeControl.parse("0:30+2").term
+    assert TimeControl.parse("2.05+0").term == "clock:123+0" and TimeControl.parse("1:30+2").text() == "1:30+2"
+    for base in (1, 7, 59, 60, 61, 123, 3599, 10_799, 10_800):  # what text() writes, parse() reads back
+        written = TimeControl(base_ms=base * 1000, increment_ms=2000)
+        assert TimeControl.parse(written.text()) == written, written.text()
     assert TimeControl.of_terms("clock:300+3,rules:1") == control and TimeControl.of_terms("rules:1") is None
     assert TimeControl.correspondence(3).term == "days:3" and TimeControl.of_terms("days:3,rules:1").text() == "3 days a move"
-    for typed in ("5", "5+", "+3", "five+3", "0+3", "500+3", "5+900", "0.01+1"):
-        with pytest.raises(ValueError, match="time control|a base from"):
+    for typed in ("5", "5+", "+3", "five+3", "0+3", "500+3", "5+900", "0.01+1", "1:60+0", "1" * 400 + "+0"):
+        with pytest.raises(ValueError, match="time control|a base from|whole number"):
             TimeControl.parse(typed)
 
 
@@ -55,8 +59,9 @@ def test_the_rule_charges_each_move_its_thinking_at_least_the_floor_and_adds_the
     live = TimeControl.parse("1+2")
     assert live.after(60_000, 5_000) == 57_000 and live.after(60_000, 0) == 60_000 - FLOOR_MS + 2_000
     assert live.after(50, 40) == 2_000  # never below zero before the increment
-    with pytest.raises(ValueError, match="beyond"):
-        live.after(1_000, 1_001)
+    for remaining, think in ((1_000, 1_001), (1_000, 1_000), (0, 0), (10**12, MAX_THINK_MS + 1)):
+        with pytest.raises(ValueError):  # out of time: a clock at zero has run out; no move thinks past the bound
+            live.after(remaining, think)
     days = TimeControl.correspondence(2)
     assert days.start_ms == 2 * DAY_MS and days.after(days.start_ms, DAY_MS) == 2 * DAY_MS
 
@@ -122,7 +127,9 @@ def test_the_local_player_cannot_sign_a_timed_move_without_its_time_nor_after_it
     with pytest.raises(LocalProtocolError, match="needs its thinking time"):
         mine.move(text)
     with pytest.raises(LocalProtocolError, match="your time ran out"):
-        mine.move(text, think_ms=1_001)
+        mine.move(text, think_ms=1_000)
+    with pytest.raises(LocalProtocolError, match="whole ms"):
+        mine.move(text, think_ms=True)
     first = mine.move(text, think_ms=400)
     assert mine.move(text, think_ms=450).line == first.line  # asked again: the same line, never a second one
 
@@ -158,3 +165,17 @@ def test_a_timed_move_out_of_turn_is_refused_for_the_turn_not_the_clock():
     _, waiting = mover(host, guest)
     with pytest.raises(LocalProtocolError, match="cannot move now"):
         waiting.move(waiting.board.legal_moves()[0].text(), think_ms=5_000)
+
+
+def test_a_clock_at_zero_has_run_out_even_without_an_increment():
+    host, guest, watcher = timed(terms="clock:1+0,rules:1")
+    for think in (999, 500, 0, 100):  # the first player's clock: 1000 - 999 = 1, then 1 - max(0, 100) -> 0
+        mine, theirs = mover(host, guest)
+        out = mine.move(mine.board.legal_moves()[0].text(), think_ms=think)
+        theirs.receive(out.line), watcher.receive(out.line)
+    assert watcher.clocks["first"] == 0
+    mine, _ = mover(host, guest)
+    assert mine.board.turn == "first"
+    identity = HOST if mine is host else GUEST
+    line = forged(watcher, identity, [("move", mine.board.legal_moves()[0].text()), ("think", "0"), ("left", "0")])
+    assert rejected(watcher.receive(line)) == ["bad-clock"]  # no more moves for free on a clock at zero

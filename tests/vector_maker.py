@@ -55,7 +55,7 @@ def _play(host: GameSession, guest: GameSession, rng: random.Random, plies: int)
         move = rng.choice(sorted(m.text() for m in mine.board.legal_moves()))
         clocks = mine.clocks
         # a timed game: each player's own measure of its thinking, now and then less than the floor it is charged
-        think = None if clocks is None else min(rng.choice([0, 40, 350, 1_500, 6_000]), clocks[mine.board.turn])
+        think = None if clocks is None else min(rng.choice([0, 40, 350, 1_500, 6_000]), clocks[mine.board.turn] - 1)
         _deliver(mine.move(move, think_ms=think), theirs)
 
 
@@ -234,6 +234,13 @@ def cases() -> list[dict[str, Any]]:
     timed_left = timed_host.clocks[timed_host.board.turn]
     timed_cheat = encode("move", [*timed_move, ("think", "1500"), ("left", str(timed_left))], timed_mover)
     timed_late = encode("move", [*timed_move, ("think", str(timed_left + 1)), ("left", "2000")], timed_mover)
+    zero_host, zero_guest = _start("olix", "clock:1+0,rules:1")
+    for think in (999, 500, 0, 100):  # the first player's clock: 1000 - 999 = 1, then 1 - max(0, 100) -> 0
+        zero_mine, zero_theirs = _sides(zero_host, zero_guest)
+        _deliver(zero_mine.move(sorted(m.text() for m in zero_mine.board.legal_moves())[0], think_ms=think), zero_theirs)
+    zero_prefix = list(zero_host.transcript)
+    zero_move = encode("move", [*_fields(zero_host), ("move", sorted(m.text() for m in zero_host.board.legal_moves())[0]),
+                                ("think", "0"), ("left", "0")], KEYS[_keyname(zero_host.actor)])
 
     def case(name: str, code: str, description: str, last: str | bytes, lines: list[str] | None = None) -> dict[str, Any]:
         item: dict[str, Any] = {"name": name, "code": code, "description": description,
@@ -288,6 +295,14 @@ def cases() -> list[dict[str, Any]]:
              "claims 1.5 s spent and keeps its whole clock)", timed_cheat, timed_prefix),
         case("bad-clock-out-of-time", "bad-clock", "a timed game's move that took longer than the mover had left",
              timed_late, timed_prefix),
+        case("bad-clock-missing", "bad-clock", "a timed game's move without think= and left=",
+             encode("move", timed_move, timed_mover), timed_prefix),
+        case("bad-clock-beyond-32-bits", "bad-clock", "a timed game's move whose think= is beyond any move's (here "
+             "2**32 + 100, which a 32-bit counter would read as 100)",
+             encode("move", [*timed_move, ("think", str(2**32 + 100)), ("left", str(timed_left - 100 + 2000))], timed_mover),
+             timed_prefix),
+        case("bad-clock-at-zero", "bad-clock", "a move on a clock at zero, without an increment: it has run out",
+             zero_move, zero_prefix),
         case("bad-clock-untimed", "bad-clock", "an untimed game's move carrying think= and left=",
              encode("move", [*fields, ("move", legal[0]), ("think", "1500"), ("left", "60000")], mover)),
         case("illegal-move", "illegal-move", "a well-formed move the position forbids",
