@@ -156,12 +156,22 @@ def make_link(options: Options, address: RelayAddress, identity: Identity | None
                              give_up=options.timeout)
 
 
+def cancelled_meanwhile() -> None:
+    """Raise the cancellation (a Ctrl-C) that an await swallowed: on Python 3.11 ``asyncio.wait_for``, and aiomqtt's
+    connecting and leaving with it, lose one that comes as their work completes (CPython gh-86296), though the task
+    still counts it as asked for; the command would otherwise go on as if nothing had been typed."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 async def log_in(options: Options, address: RelayAddress, identity: Identity | None) -> None:
     """Before anything is made or signed: whether the relay takes this account (or none). :class:`NeedsPassword`
     when it wants a password nobody gave, :class:`Failure` when it refuses the login; a relay that does not answer
     is left to the link (it reconnects, and ``--timeout`` gives up)."""
     user, password = credentials(options, address, identity)
     problem = await try_login(address, user, password, options.cafile)
+    cancelled_meanwhile()
     if problem is None:
         return
     if problem.needs_login and identity is not None and password is None:
@@ -253,6 +263,7 @@ async def _offer(runner: GameRunner, game: str, timeout: float, say: Write) -> N
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while runner.core.session.phase is Phase.WAITING:
+        cancelled_meanwhile()
         remaining = deadline - loop.time()
         if remaining <= 0:
             raise Failure(f"no game {game} on the relay at {runner.link.address}: no offer came in {timeout:g} s (check the id, and the relay: --relay)")

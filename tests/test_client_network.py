@@ -399,3 +399,24 @@ async def test_a_link_that_fails_ends_its_block_with_its_error():
                 await asyncio.Event().wait()
                 reached = True
     assert not reached
+
+
+async def test_a_cancellation_an_await_swallowed_still_ends_the_command(relay, tmp_path, monkeypatch):
+    """On Python 3.11 a Ctrl-C that comes as aiomqtt finishes connecting can be lost (CPython gh-86296): the task
+    still counts it, and the command ends on it rather than looking for the game for its whole wait."""
+    entered = asyncio.Event()
+
+    async def swallowing(*args: object, **kwargs: object) -> None:
+        entered.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            return None  # as asyncio.wait_for does when its work completes with the cancellation
+
+    monkeypatch.setattr(network, "try_login", swallowing)
+    watcher = Seat(tmp_path, "watcher", relay)
+    task = asyncio.create_task(network.watch("-b8iwQmV2RfS9dxX4kPz1A", watcher.options))
+    await asyncio.wait_for(entered.wait(), 10)
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=5)  # the offer's wait alone is 10 s
+    assert done and task.cancelled()
