@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any, Callable, Coroutine, Sequence
+from typing import Any, Callable, Coroutine, NoReturn, Sequence
 
 from olixono.bots import LEVELS
 from olixono.engine import EngineSession, run
@@ -166,8 +166,21 @@ def _network(args: argparse.Namespace) -> int:
             return 1
         except KeyboardInterrupt:
             print(f"\n{_interrupted(args)}", file=sys.stderr)
-            return 130
+            _leave_at_once(130)
     return 1
+
+
+def _leave_at_once(status: int) -> NoReturn:
+    """End an interrupted command now. A Ctrl-C can come while aiomqtt is making a connection, which it leaves
+    half-made (its task and socket) when cancelled; cleaned up at the interpreter's exit, it would print a traceback
+    under "Interrupted.". Everything the command keeps (the journal, the log) is written and closed by then."""
+    import logging
+    import os
+
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def _interrupted(args: argparse.Namespace) -> str:

@@ -6,6 +6,7 @@ Every process a test starts here it stops by its PID (``stop``); every wait is b
 from __future__ import annotations
 
 import asyncio
+import signal
 import contextlib
 import fcntl
 import os
@@ -39,11 +40,18 @@ def games_dir(env: dict[str, str]) -> Path:
     return Path(env["XDG_STATE_HOME"]) / "olixono" / "games"
 
 
+def _as_on_a_terminal() -> None:
+    """In the child: Ctrl-C as a person's terminal gives it. A suite started in the background (``cmd &``) runs with
+    SIGINT ignored, which its children inherit: a Ctrl-C sent while one starts would then be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 async def spawn(env: dict[str, str], *args: str, stdin: bool = False) -> asyncio.subprocess.Process:
     """``olixono ARGS`` in ``env``: stdout and stderr together, stdin a pipe (``stdin``) or nothing."""
     return await asyncio.create_subprocess_exec(sys.executable, "-m", "client", *args, env=env, cwd=ROOT,
                                                 stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
-                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                                                preexec_fn=_as_on_a_terminal)
 
 
 async def read_until(process: asyncio.subprocess.Process, pattern: str, seen: list[str], timeout: float = 30) -> re.Match:
