@@ -550,6 +550,9 @@ class Receiver:
         guest = message.peer
         if guest != join.signer:
             raise RemoteProtocolError(Code.BAD_FIELD, "guest= is not the key that signed the join")
+        problem = self._join_problem(join)
+        if problem is not None:
+            raise RemoteProtocolError(problem.code, f"the accept seats a join that is refused: {problem.detail}")
         assert guest is not None
         self._place(join, events)
         self._place(message, events)
@@ -682,7 +685,8 @@ class Receiver:
         best: tuple[Message, Message] | None = None
         for accept in self._host_accepts.values():
             join = self._join_by_hash(accept.prev)
-            if join is not None and join.signer == accept.peer and (best is None or accept.hash < best[1].hash):
+            if join is not None and join.signer == accept.peer and self._join_problem(join) is None and (
+                    best is None or accept.hash < best[1].hash):
                 best = (join, accept)
         return best
 
@@ -836,12 +840,9 @@ class Receiver:
                     self._proof(self._chain[1], message, events)
                 return []
             raise RemoteProtocolError(Code.WRONG_SEAT, "the game already has its guest")
-        if message.signer == self._host:
-            raise RemoteProtocolError(Code.WRONG_SEAT, "the host cannot join their own game")
-        if self.invite is not None and message.signer != self.invite:
-            raise RemoteProtocolError(Code.WRONG_SIGNER, "the game is for the invited key only")
-        if message.terms != self.terms:
-            raise RemoteProtocolError(Code.BAD_FIELD, "the join does not accept the offer's terms")
+        problem = self._join_problem(message)
+        if problem is not None:
+            raise problem
         earlier = self._joins.get(message.signer)
         if earlier is not None:
             self._proof(earlier, message, events)
@@ -853,6 +854,18 @@ class Receiver:
         self._remember(message)
         events.append(JoinRequested(message.signer))
         return [message.hash]
+
+    def _join_problem(self, join: Message) -> RemoteProtocolError | None:
+        """Why ``join`` can never be seated (the host's own, another key than the one invited, other terms than the
+        offer's), or ``None``: kept all the same (the judge remembers every join, for proofs), it is refused, and so
+        is an accept that names it."""
+        if join.signer == self._host:
+            return RemoteProtocolError(Code.WRONG_SEAT, "the host cannot join their own game")
+        if self.invite is not None and join.signer != self.invite:
+            return RemoteProtocolError(Code.WRONG_SIGNER, "the game is for the invited key only")
+        if join.terms != self.terms:
+            return RemoteProtocolError(Code.BAD_FIELD, "the join does not accept the offer's terms")
+        return None
 
     def _place(self, message: Message, events: list[Event], move: object | None = None) -> list[str]:
         """Append a judged main-chain line (``move``: a move's parse): the next state, the board, the events."""

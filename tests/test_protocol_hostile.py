@@ -419,3 +419,28 @@ def test_seating_the_guest_purges_strangers_waiting_lines_without_refusing_the_h
     out = host.accept(GUEST.public, SALT)  # the review found this raising: the purge's rejection was taken for ours
     assert rejected(out.events) == ["wrong-signer"] and out.events[0].line == out.events[0].message.line
     assert host.guest == GUEST.public and not len(host._waiting)
+
+
+@pytest.mark.parametrize("case", ["not invited", "other terms"])
+def test_an_accept_never_seats_a_join_that_was_refused(case):
+    """A host's accept named a join every receiver refused (another key than the invited one, or other terms than the
+    offer's): the join was kept, for proofs, and the accept seated it anyway, where verify refused the record."""
+    from protocol.judge import Receiver
+    from protocol.messages import decode
+
+    invite = GUEST.public if case == "not invited" else None
+    terms = "clock:300+3,rules:1" if case == "other terms" else "rules:1"
+    host, out = GameSession.offer("oxono", HOST, nonce=NONCE, at=AT, invite=invite, terms=terms)
+    game, offer_hash = host.game_id, decode(out.line).hash
+    joiner = STRANGER if case == "not invited" else GUEST
+    join = encode("join", [("game", game), ("seq", "1"), ("prev", offer_hash), ("terms", "rules:1"),
+                           ("commit", commitment(SECRET))], joiner)
+    accept = encode("accept", [("game", game), ("seq", "2"), ("prev", decode(join).hash),
+                               ("guest", joiner.public.text), ("salt", SALT)], HOST)
+    for order in ([out.line, join, accept], [out.line, accept, join]):
+        watcher = Receiver(game)
+        events = watcher.receive_all(order)
+        assert not any(isinstance(event, LineApplied) and event.message.type != "offer" for event in events)
+        assert watcher.guest is None and watcher.phase.value == "offered" and tuple(watcher.transcript) == (out.line,)
+    session, _, problem = verify_transcript([out.line, join, accept])
+    assert problem is not None  # the verifier and the live receivers agree
