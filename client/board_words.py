@@ -56,7 +56,7 @@ def status_text(board: Board[Any]) -> str:
 
 def export_text(game: str | None) -> str:
     """Where a finished network game's record is to be had."""
-    return f"olixono export {game}"
+    return f"olixono export {game} > game.txt"
 
 
 def resume_text(game: str | None) -> str:
@@ -78,3 +78,14 @@ def clock_text(seconds: float) -> str:
     minutes, whole = divmod(whole, 60)
     text = f"{hours}:{minutes:02d}:{whole:02d}" if hours or days else f"{minutes}:{whole:02d}"
     return f"{days} d {text}" if days else text
+
+
+LOW_MS = 10_000
+"""A clock under this is shown with a warning."""
+
+
+def clock_left_text(ms: int) -> str:
+    """A game clock as people read it: ``4:07``; under :data:`LOW_MS`, in tenths and marked: ``0:09.4!``."""
+    if ms >= LOW_MS:
+        return clock_text(ms / 1000)
+    return f"0:{ms // 1000:02d}.{ms % 1000 // 100}!"

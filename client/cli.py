@@ -8,11 +8,14 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any, Callable, Coroutine, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Coroutine, NoReturn, Sequence
 
 from olixono.bots import LEVELS
 from olixono.engine import EngineSession, run
 from olixono.games import BOARDS
+
+if TYPE_CHECKING:
+    from protocol.clock import TimeControl
 
 DEFAULT_RELAY_TEXT = "mqtt://127.0.0.1:1883"
 """protocol.topics.DEFAULT_RELAY, written out so that ``--help`` and local play never import the protocol (a test
@@ -132,6 +135,7 @@ def _network(args: argparse.Namespace) -> int:
         relay=args.relay, cafile=args.cafile, timeout=args.timeout, plain=plain, bot=getattr(args, "bot", None),
         iterations=getattr(args, "iterations", None), seconds=getattr(args, "seconds", None),
         seed=getattr(args, "seed", None), invite=getattr(args, "invite", None),
+        control=getattr(args, "clock", None) or getattr(args, "days", None),
         commands=sys.stdin if plain and args.command != "watch" else None, screen=screen,
         anyway=getattr(args, "anyway", False), all_games=getattr(args, "all", False),
     )
@@ -197,19 +201,38 @@ def _interrupted(args: argparse.Namespace) -> str:
     return "Interrupted."
 
 
+def _live_control(text: str) -> TimeControl:
+    from protocol.clock import TimeControl
+
+    try:
+        return TimeControl.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _correspondence(text: str) -> TimeControl:
+    from protocol.clock import TimeControl
+
+    try:
+        return TimeControl.correspondence(int(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc) if text.isdigit() else f"{text!r} is no number of days") from None
+
+
 def _seconds_option(text: str) -> float:
     return _positive_float(text)
 
 
-def _relay_options(parser: argparse.ArgumentParser) -> None:
+def _relay_options(parser: argparse.ArgumentParser, offer: bool = False) -> None:
     parser.add_argument("--relay", metavar="URL",
                         help="the relay: mqtt://[user@]host[:port] or mqtts://… (default: $OLIXONO_RELAY, else "
                              f"{DEFAULT_RELAY_TEXT}); on a private relay the password comes from "
                              "$OLIXONO_RELAY_PASSWORD or a hidden prompt")
     parser.add_argument("--cafile", type=Path, metavar="FILE", help="trust this CA for an mqtts:// relay (default: the system's)")
     parser.add_argument("--timeout", type=_seconds_option, metavar="S",
-                        help="give up when the relay stays unreachable this long, or a game's offer does not come "
-                             "(default: wait for the relay; 10 s for an offer)")
+                        help="give up when the relay stays unreachable this long" + (
+                            ", or the game's offer does not come (default: wait for the relay; 10 s for the offer)"
+                            if offer else " (default: wait for it)"))
 
 
 def _front_options(parser: argparse.ArgumentParser, plain: str, line: bool = True) -> None:
@@ -221,7 +244,7 @@ def _front_options(parser: argparse.ArgumentParser, plain: str, line: bool = Tru
     if line:
         group.add_argument("--line", action="store_true",
                            help="the line console: one prompt, the board printed after every move")
-    group.add_argument("--plain", action="store_true", help=plain + " (the default without a terminal)")
+    group.add_argument("--plain", action="store_true", help=f"{plain}; the default without a terminal")
 
 
 def _seat_options(parser: argparse.ArgumentParser) -> None:
@@ -310,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
         "player's proof of equivocation (two lines that cannot both stand: that player forfeits at that point); 1 "
         "for the first bad line (its number and reason) or a file that holds no game.",
     )
-    verify.add_argument("file", help="the transcript: one signed message a line ('-' for stdin)")
+    verify.add_argument("file", metavar="FILE", help="the transcript: one signed message a line ('-' for stdin)")
     verify.set_defaults(func=_verify)
 
     replay = sub.add_parser(
@@ -321,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
         "jump there; q (or /quit) leaves. Without a terminal (or with --plain) print every move and the board after "
         "it.",
     )
-    replay.add_argument("file", help="the transcript: one signed message a line ('-' for stdin)")
+    replay.add_argument("file", metavar="FILE", help="the transcript: one signed message a line ('-' for stdin)")
     _front_options(replay, "print every move and the board after it", line=False)
     replay.set_defaults(func=_replay)
 
@@ -332,6 +355,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     host.add_argument("game", choices=sorted(BOARDS), help="which game")
     host.add_argument("--invite", metavar="KEY", help="only this player (their public key, from `olixono id`) may join")
+    timed = host.add_mutually_exclusive_group()
+    timed.add_argument("--clock", type=_live_control, metavar="MIN+S",
+                       help="a live time control: minutes for each side, then seconds added a move (5+3; 1:30+2 is a "
+                            "minute and a half); the clock comes from the signed moves, the same for every receiver")
+    timed.add_argument("--days", type=_correspondence, metavar="N",
+                       help="a correspondence game: N days a move (at most 30)")
     _relay_options(host)
     _seat_options(host)
     host.set_defaults(func=_network)
@@ -339,14 +368,14 @@ def build_parser() -> argparse.ArgumentParser:
     join = sub.add_parser("join", help="join a game by its id and play",
                           description="Join the game GAME (the id the host gave you) and play it.")
     join.add_argument("id", metavar="GAME", help="the game's id")
-    _relay_options(join)
+    _relay_options(join, offer=True)
     _seat_options(join)
     join.set_defaults(func=_network)
 
     watch = sub.add_parser("watch", help="watch a game by its id, checking every move",
                            description="Follow the game GAME from its first line, checking every line as the players do.")
     watch.add_argument("id", metavar="GAME", help="the game's id")
-    _relay_options(watch)
+    _relay_options(watch, offer=True)
     _front_options(watch, "print one event a line, in words; exit 0 when the game ends, 4 when it ends with (or "
                           "after) a player's proof of equivocation, 1 when it cannot go on")
     watch.set_defaults(func=_network)
@@ -360,8 +389,8 @@ def build_parser() -> argparse.ArgumentParser:
     resume.set_defaults(func=_network)
 
     games = sub.add_parser("games", help="list the open games on a relay",
-                           description="The open offers on the relay: id, kind, the host's fingerprint, age, and "
-                           "whether it invites you or someone else. With --all, every other game too, with the result "
+                           description="The open offers on the relay: id, kind, time control, the host's "
+                           "fingerprint, age, and whether it invites you or someone else. With --all, every other game too, with the result "
                            "its players confirmed (by both, by one of them, or not yet).")
     games.add_argument("--all", action="store_true", help="every game on the relay, not only the open offers")
     _relay_options(games)

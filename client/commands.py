@@ -111,9 +111,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("resign", {Mode.PLAYER: "give up the game (at any moment): your opponent wins",
                        Mode.LOCAL: "give up the game"}, IntentKind.RESIGN),
     Command(END, dict.fromkeys((Mode.PLAYER, Mode.LOCAL), ""), IntentKind.PROPOSE),
-    Command("agree", {Mode.PLAYER: "accept your opponent's proposal"}, IntentKind.AGREE),
-    Command("decline", {Mode.PLAYER: "refuse your opponent's proposal"}, IntentKind.DECLINE),
-    Command("withdraw", {Mode.PLAYER: "take back your own proposal"}, IntentKind.WITHDRAW),
+    Command("agree", {Mode.PLAYER: "accept your opponent's proposal (on your turn)"}, IntentKind.AGREE),
+    Command("decline", {Mode.PLAYER: "refuse your opponent's proposal (on your turn)"}, IntentKind.DECLINE),
+    Command("withdraw", {Mode.PLAYER: "take back your own proposal (on your turn)"}, IntentKind.WITHDRAW),
     Command("abort", {Mode.PLAYER: "end the game without a result (the first player, before their first move)"},
             IntentKind.ABORT),
     Command("say", {Mode.PLAYER: "chat with your opponent"}, IntentKind.CHAT, usage="TEXT"),
@@ -187,14 +187,19 @@ def _help_of(command: Command, game: Game, mode: Mode) -> str:
 
 def help_rows(game: Game, *, slash: bool = False, skip: tuple[str, ...] = ()) -> list[str]:
     """One row per command of ``game``'s mode: the name (with ``/`` on the screen), its argument, its help."""
-    mode, width, prefix = mode_of(game), (21 if slash else 15), ("/" if slash else "")
+    mode, prefix = mode_of(game), ("/" if slash else "")
     rows = []
     for command, name in zip(available(game), command_names(game)):
         if name in skip:
             continue
         typed = f"{prefix}{name}" + (f" {command.usage}" if command.usage else "")
-        rows.append(f"  {typed:<{width - 1}} {_help_of(command, game, mode)}")
+        rows.append(help_row(typed, _help_of(command, game, mode), slash=slash))
     return rows
+
+
+def help_row(typed: str, text: str, *, slash: bool = False) -> str:
+    """One row of a help: what is typed, then what it does, in the column every row shares."""
+    return f"  {typed:<{20 if slash else 14}} {text}"
 
 
 def help_text(game: Game) -> str:
@@ -212,6 +217,12 @@ def example_of(game: Game) -> str:
     if kind is None:
         return "; ".join(f"{name}: {words.example}" for name, words in GAME_WORDS.items())
     return GAME_WORDS[kind].example
+
+
+def leaving_sentence(game: Game) -> str:
+    """:func:`leaving_text` as a sentence of its own, said once the console is gone."""
+    words = leaving_text(game)
+    return f"{words[0].upper()}{words[1:]}."
 
 
 def leaving_text(game: Game) -> str:

@@ -23,12 +23,16 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import StdoutProxy
 
-from client.commands import Write, completer, completions, handle_typed, leaving_text
+from client.commands import Write, completer, completions, handle_typed, leaving_sentence
 from client.core import Connection, GameCore
 from client.runner import GameRunner
-from client.board_words import export_text, game_over_text, status_text
+from client.board_words import clock_left_text, export_text, game_over_text, status_text
 from client.words import describe
 from protocol import GameOver, GameStarted, MoveApplied, Phase, Presence, Superseded
+
+
+TICK = 0.5
+"""Seconds between two redraws of a timed game's toolbar."""
 
 
 def prompt_text(core: GameCore) -> str:
@@ -52,6 +56,9 @@ def toolbar_text(core: GameCore, link_state: dict[str, Any]) -> str:
     """The relay connection, the game, and whether the opponent is here."""
     relay = "relay: connected" if link_state.get("connected") else "relay: RECONNECTING"
     parts = [relay]
+    clocks = clocks_text(core)
+    if clocks:
+        parts.insert(0, clocks)
     opponent = core.opponent
     if opponent is not None:
         present = core.present(opponent)
@@ -61,6 +68,19 @@ def toolbar_text(core: GameCore, link_state: dict[str, Any]) -> str:
         parts.append(f"you {core.me.fingerprint}")
     parts.append(f"game {core.game_id}")
     return "  |  ".join(parts)  # the most wanted first: a narrow terminal cuts the end
+
+
+def clocks_text(core: GameCore) -> str:
+    """A timed game's two clocks, the side to move's marked and running: ``pink 4:07* black 3:59`` (or "")."""
+    board = core.board
+    if board is None or core.session.clock is None:
+        return ""
+    shown = []
+    for player in board.PLAYERS:
+        left = core.clock_left(player)
+        if left is not None:
+            shown.append(f"{player} {clock_left_text(left)}{'*' if player == core.turn else ''}")
+    return " ".join(shown)
 
 
 @contextlib.contextmanager
@@ -90,6 +110,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
         session: PromptSession[str] = PromptSession(
             history=InMemoryHistory(), completer=completer(lambda word: completions(core, word)), complete_while_typing=False,
             bottom_toolbar=lambda: toolbar_text(core, link_state), input=input, output=output,
+            refresh_interval=TICK if core.session.clock is not None else 0,  # a timed game's clocks tick
         )
         out = write or print
 
@@ -135,8 +156,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
                     if core.over:
                         break
                     if not await handle_typed(runner, text, out):
-                        words = leaving_text(core)
-                        out(f"{words[0].upper()}{words[1:]}.")
+                        out(leaving_sentence(core))
                         return 0
                 await asyncio.sleep(0)
                 while not runner.events.empty():

@@ -24,6 +24,8 @@ publishes the rest.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +54,8 @@ from protocol import (
     decode,
     topic_for,
 )
+from protocol.clock import TimeControl
+from protocol.rules import DEFAULT_TERMS
 
 @dataclass(frozen=True, slots=True)
 class Publish:
@@ -121,8 +125,10 @@ class GameCore:
     """A network game's (:class:`client.local_game.LocalCore` is the game at one terminal)."""
 
     def __init__(self, session: GameSession, *, auto_accept: bool = True, watching: bool = False,
-                 live: bool = True) -> None:
+                 live: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
         self.session = session
+        self.clock = clock
+        """This client's monotonic clock, in seconds (injected in tests): what a timed game's thinking is measured by."""
         self.auto_accept = auto_accept
         self.watching = watching or session.identity is None
         self.live = live
@@ -131,6 +137,8 @@ class GameCore:
         hold already there."""
         self._asked = False  # this client signed a join
         self._board: tuple[tuple[int, str], Board[Any] | None] | None = None  # (the chain it is of, the board)
+        self._turn: tuple[int, float] | None = None  # (the moves played, when this client saw that turn begin)
+        self._note_turn()
 
     @property
     def board(self) -> Board[Any] | None:
@@ -265,10 +273,53 @@ class GameCore:
             return f"game {game} is for another player ({session.invite.fingerprint}), not for you"
         if session.guest is not None and session.guest != key:
             return f"game {game} has its guest already ({session.guest.fingerprint})"
-        if session.clock is not None and session.guest != key:
-            return (f"game {game} is played under a clock ({session.clock.text()}), which this client does not keep "
-                    "yet: it can watch it (olixono watch), not play it")
         return None
+
+    # -- the clock -------------------------------------------------------------------------
+    def _note_turn(self) -> None:
+        """Note when this client saw the current turn begin: the line that gave it (the opponent's move, or the reveal
+        for the first) verified, or our own move signed; lines that leave the turn where it is (a proposal) do not."""
+        session = self.session
+        if session.phase is not Phase.PLAYING:
+            self._turn = None
+        elif self._turn is None or self._turn[0] != session.moves:
+            self._turn = (session.moves, self.clock())
+
+    @property
+    def turn_seen(self) -> tuple[int, float] | None:
+        """``(moves played, when)``: when (by :attr:`clock`) this client saw the current turn begin; ``None`` when
+        nobody is to move. The runner keeps it in the journal, so that a resumed player's thinking counts the time it
+        was away (:meth:`resume_turn`)."""
+        return self._turn
+
+    def resume_turn(self, moves: int, seconds_ago: float) -> None:
+        """A resumed game: the turn after ``moves`` moves began ``seconds_ago`` (as the journal says), not now."""
+        if self._turn is not None and self._turn[0] == moves:
+            self._turn = (moves, self._turn[1] - max(0.0, seconds_ago))
+
+    def thinking_ms(self) -> int:
+        """How long (ms) the side to move has thought on this turn, as this client measures it: from its seeing the
+        turn begin to now."""
+        return 0 if self._turn is None else max(0, round((self.clock() - self._turn[1]) * 1000))
+
+    def clock_left(self, player: str) -> int | None:
+        """``player``'s clock (ms) now, for a timed game (``None`` when untimed, or before the seats are drawn): the
+        official time after their last move (the same for every receiver, from the signed record), less, for the side
+        to move, the time since this client saw their turn begin."""
+        clocks, board = self.session.clocks, self.board
+        if clocks is None or player not in clocks:
+            return None
+        running = self.thinking_ms() if board is not None and player == self.turn else 0
+        return max(0, clocks[player] - running)
+
+    def move_clock(self, seq: int) -> tuple[int, int] | None:
+        """A timed game's move at main-chain ``seq``: ``(think, left)`` in ms, as it was signed (``None`` otherwise)."""
+        chain = self.session.chain
+        message = chain[seq] if 0 <= seq < len(chain) else None
+        think, left = (message.get("think"), message.get("left")) if message is not None else (None, None)
+        if message is None or message.type is not MessageType.MOVE or think is None or left is None:
+            return None
+        return int(think), int(left)
 
     # -- lines in ------------------------------------------------------------------
     def feed(self, data: bytes | str) -> Step:
@@ -295,7 +346,8 @@ class GameCore:
     def _sign(self, intent: Intent) -> Outgoing:
         session = self.session
         if intent.kind is IntentKind.MOVE:
-            return session.move(session.check_move(intent.text))
+            text = session.check_move(intent.text)
+            return session.move(text, self.thinking_ms() if session.clock is not None else None)
         if intent.kind is IntentKind.CHAT:
             return session.chat(intent.text)
         action = {IntentKind.RESIGN: session.resign, IntentKind.PROPOSE: session.propose,
@@ -385,6 +437,7 @@ class GameCore:
                 publish.append(Publish(follow.topic, follow.line))
         if own is not None:
             publish.insert(0, Publish(own.topic, own.line))
+        self._note_turn()
         return Step(tuple(publish), tuple(shown), tuple(journal), secret, tuple(proofs), resubscribe)
 
     def _automatic(self, event: Event) -> Outgoing | None:
@@ -434,9 +487,12 @@ class GameCore:
 
     # -- starting a game ------------------------------------------------------------------
     @classmethod
-    def hosting(cls, kind: str, identity: Identity, *, invite: PublicKey | None = None) -> tuple[GameCore, Step]:
-        """A new game hosted by ``identity``: the core, and the offer to journal and publish."""
-        session, out = GameSession.offer(kind, identity, invite=invite)
+    def hosting(cls, kind: str, identity: Identity, *, invite: PublicKey | None = None,
+                control: TimeControl | None = None) -> tuple[GameCore, Step]:
+        """A new game hosted by ``identity`` (``control``: its time control; none, untimed): the core, and the offer
+        to journal and publish."""
+        terms = ",".join(sorted([DEFAULT_TERMS, *([control.term] if control is not None else [])]))
+        session, out = GameSession.offer(kind, identity, invite=invite, terms=terms)
         core = cls(session)
         return core, core._after(list(out.events), out)
 

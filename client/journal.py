@@ -91,6 +91,11 @@ class JournalMeta:
     """The guest's coin-flip secret, kept from the join until the reveal."""
     connections: int = 0
     """How many times this client has connected to the game (the presence ``seq``)."""
+    cafile: str | None = None
+    """The CA the relay's certificate was checked with (``--cafile``), for ``resume`` to use again."""
+    turn: list[float] | None = None
+    """In a timed game: ``[moves played, wall-clock time]`` when this client saw the current turn begin, so that a
+    resumed player's thinking counts the time it was away (:meth:`client.core.GameCore.resume_turn`)."""
     ran_relay: bool = False
     """The host's own process ran the relay (the embedded one ``host`` starts when none answers): ``resume`` starts
     it again when nothing answers there."""

@@ -23,8 +23,8 @@ it every :data:`TICK` s what to do (:meth:`Liveness.tick`), and does it:
   client asks the relay again (:class:`Resubscribe`: it resends what it retains), and again after twice as long
   while the gap stays.
 - **a quiet opponent.** On the opponent's turn, with the opponent here, after :data:`QUIET_FIRST` s the relay is
-  asked again in case their line was lost on its way (then after twice as long, up to :data:`QUIET_MOST` s); when the
-  opponent leaves while this client waits on them, once at once (their last line may have been lost). Once asking
+  asked again, silently, in case their line was lost on its way (then after twice as long, up to :data:`QUIET_MOST`
+  s); when the opponent leaves while this client waits on them, once at once (their last line may have been lost). Once asking
   has brought a line that live delivery had not (a relay that withholds), it asks after a few round trips instead.
 
 The round trip is measured from this client's own lines: from sending one to the relay sending it back.
@@ -288,13 +288,10 @@ class Liveness:
                                         "their last lines")]
         if view.present is not True or now < self._quiet_next:
             return actions
-        waited = now - (self._quiet_since if self._quiet_since is not None else now)
         self._quiet_wait = min(QUIET_MOST, self._quiet_wait * 2)
         self._quiet_next, self._asked_at = now + self._quiet_wait, now
-        if self.lossy and waited < QUIET_FIRST:
-            return [*actions, Resubscribe()]  # said once already
-        return [*actions, Resubscribe(), Tell(f"waiting {_duration(waited)} for {view.opponent} (here): asked the "
-                                              "relay again, in case their line was lost")]
+        # asked silently: an opponent who thinks is no news, and a line that comes when asked for is told above
+        return [*actions, Resubscribe()]
 
 
 def _duration(seconds: float) -> str:

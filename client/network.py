@@ -22,17 +22,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from client.board_words import resume_text
 from client.words import control_text
 from client.core import GameCore
 
 from client.intents import IntentRefused
 from client.identity import IdentityError, get_identity
 from client.journal import Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired
-from client.record import PROVEN, code_text, confirmation_text, proof_text, seated_proofs
+from client.record import PROVEN, clocks_text, code_text, confirmation_text, proof_text, seated_proofs
 from client.commands import Write
 from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
 from client.transport import LinkFactory, Link, RelayAddress, RelayError, reach, try_login
+from protocol.clock import TimeControl
 from protocol import GameSession, Identity, MessageType, Phase, PublicKey, ResyncNeeded, Role, game_filter, lobby_filter
 from protocol.messages import decode
 from protocol.rules import MAX_CONFIRMS
@@ -70,6 +72,8 @@ class Options:
     seconds: float | None = None
     seed: int | None = None
     invite: str | None = None
+    control: TimeControl | None = None
+    """``host``: the game's time control (``--clock``, ``--days``; none: untimed)."""
     journal_dir: Path | None = None
     write: Write = field(default_factory=stdout_writer)
     commands: TextIO | None = None
@@ -242,15 +246,18 @@ async def host(kind: str, options: Options) -> int:
     async with relay_for_host(options) as (address, ran_relay):
         _, default = relay_address(options)
         await log_in(options, address, identity)  # before a game is made that could never be published
-        core, _ = GameCore.hosting(kind, identity, invite=invite)  # the offer: published on connecting
+        core, _ = GameCore.hosting(kind, identity, invite=invite, control=options.control)  # published on connecting
         game = core.session.game_id or ""
         journal = _seat(Journal.create(JournalMeta(game, kind, Role.HOST, identity.public.text, address.url,
-                                                   ran_relay=ran_relay), options.journal_dir))
+                                                   ran_relay=ran_relay, cafile=_cafile(options)), options.journal_dir))
         who = "the invited key" if invite else "your opponent"
-        options.say(f"Hosting {kind} game {game} as {identity.fingerprint}.")
+        timed = "" if options.control is None else f", {control_text(options.control)}"
+        options.say(f"Hosting {kind} game {game}{timed} as {identity.fingerprint}.")
         options.invitation = join_command(game, address, default)
         options.say(f"Tell {who} to type:  {options.invitation}")
         options.say(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
+        if options.cafile is not None:
+            options.say(f"They need the relay's CA too: --cafile FILE, with the file you were given ({options.cafile.name}).")
         runner = GameRunner(core, make_link(options, address, identity))
         runner.attach(journal)  # the offer journaled, as every line the runner journals from then on
         return await run_game(runner, front_end(options, True))
@@ -297,8 +304,8 @@ def joining(options: Options, identity: Identity, address: RelayAddress) -> Fron
                           "was deleted): its coin secret is not here, so this seat cannot be played from here")
         options.say(f"Joining {session.kind} game {game}, hosted by {session.host.fingerprint}: "
                       "check that it is the fingerprint your host told you.")
-        runner.attach(_seat(Journal.create(JournalMeta(game, session.kind, Role.GUEST, identity.public.text, address.url),
-                                           options.journal_dir)))
+        runner.attach(_seat(Journal.create(JournalMeta(game, session.kind, Role.GUEST, identity.public.text, address.url,
+                                                       cafile=_cafile(options)), options.journal_dir)))
         try:
             await runner.apply(core.join())
         except IntentRefused as exc:
@@ -312,7 +319,12 @@ async def join(game: str, options: Options) -> int:
     game = _game_id(game)
     identity = load_identity(options)
     with contextlib.suppress(JournalError):
-        Journal.open(game, options.journal_dir)
+        journal = Journal.open(game, options.journal_dir)
+        if journal.meta.role == Role.HOST and journal.meta.key == identity.public.text:
+            raise Failure(f"you host game {game} yourself (this identity, {identity.fingerprint}): your opponent joins "
+                          f"with their own ({resume_text(game)}). To try both seats on one machine, give the second "
+                          "terminal its own identity and journal: XDG_CONFIG_HOME=/tmp/seat2/config "
+                          f"XDG_STATE_HOME=/tmp/seat2/state olixono join {game}")
         options.write(f"You are in game {game} already: taking it up again.")
         return await resume(game, options)
     address, _ = relay_address(options)
@@ -336,6 +348,21 @@ async def watch(game: str, options: Options) -> int:
         return await inner(runner)
 
     return await run_game(runner, run)
+
+
+def played_on(journal: Journal, options: Options) -> str | None:
+    """Where the command line names no relay, the one the journal's game was played on, with the CA its certificate
+    was checked with then; the relay the command line named (``None``: none)."""
+    given = options.relay
+    if given is None:
+        options.relay = journal.meta.relay
+        if options.cafile is None and journal.meta.cafile is not None:
+            options.cafile = Path(journal.meta.cafile)
+    return given
+
+
+def _cafile(options: Options) -> str | None:
+    return None if options.cafile is None else str(options.cafile.resolve())
 
 
 # -- resume ---------------------------------------------------------------------------------------------
@@ -407,12 +434,14 @@ async def resume(game: str | None, options: Options) -> int:
     if damage:
         options.say(f"warning: the journal of this game is damaged ({damage_text(damage)}); the relay has the "
                     "game's lines: nothing is signed before they are in")
-    given, options.relay = options.relay, options.relay or journal.meta.relay
+    given = played_on(journal, options)
     # a host's game on the relay its own process ran, which ended with it: this process runs one again, as host did
     here = given is None and journal.meta.role == Role.HOST and journal.meta.ran_relay
     async with relay_for_host(options, may_start=here) as (address, _):
         core = GameCore(session)
-        options.say(f"Taking up {journal.meta.kind} game {game} again ({session.moves} moves so far).")
+        clocks = clocks_text(session)  # as the record has them: the time since the turn began runs on
+        options.say(f"Taking up {journal.meta.kind} game {game} again ({session.moves} moves so far"
+                    f"{'' if clocks is None else '; ' + clocks}).")
         await log_in(options, address, identity)
         runner = GameRunner(core, make_link(options, address, identity), journal)
         return await run_game(runner, front_end(options, True))
@@ -479,7 +508,9 @@ async def games(options: Options) -> int:
                           f"{session.host.fingerprint}  {_age(now - session.chain[0].at):>9}  {lobby_state(session)}")
     if not offers:
         if not options.all_games:
-            options.write("No open game on this relay. Host one with: olixono host oxono")
+            address, default = relay_address(options)
+            options.write("No open game on this relay. Host one with: olixono host oxono"
+                          + ("" if default else f" --relay {address.url}"))
         return 0
     for session in offers:
         assert session.host is not None
@@ -501,7 +532,7 @@ def lobby_state(session: GameSession) -> str:
     named = {key: f"{session.role_of(key)} {key.fingerprint}" for key in players}
     endings = {key: ending for key in players if (ending := session.confirmed_ending(key)) is not None}
     if not endings:
-        return "in progress, or its result not confirmed yet"
+        return "no confirmed result yet"
     if len(set(endings.values())) > 1:
         return "disputed: " + ", ".join(f"{named[key]} confirms {code_text(code)}" for key, (_, code) in endings.items())
     first, (_, code) = next(iter(endings.items()))

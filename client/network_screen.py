@@ -14,8 +14,8 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from client.board_words import clock_text, export_text, game_over_text, resume_text, watch_again_text
-from client.commands import END_WORD, handle_typed, players_only
+from client.board_words import clock_left_text, clock_text, export_text, game_over_text, resume_text, watch_again_text
+from client.commands import END_WORD, handle_typed, help_row, leaving_sentence, players_only
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
 from client.screen import Say, Table, game_commands, game_help, run_screen
@@ -99,15 +99,18 @@ class NetworkTable(Table):
             mine = " (you)" if key is not None and key == core.me else ""
             present = core.present(key) if key is not None and key == opponent else None
             here = "" if key != opponent else " here" if present else " gone" if present is False else " not seen"
-            parts.append(f"{player} {who}{mine} {clock_text(spent(player))}{here}")
+            left = core.clock_left(player)  # a timed game's official clock, else this screen's count of the thinking
+            shown = clock_text(spent(player)) if left is None else clock_left_text(left)
+            parts.append(f"{player} {who}{mine} {shown}{here}")
+        if core.proposal is not None and not core.over:  # the most wanted first: a narrow terminal cuts the end
+            parts[0] += f", {END_WORD[self.kind]} offered"
         if not self.connected:
             return ["RELAY LOST: reconnecting", *parts]
-        if core.proposal is not None and not core.over:  # in the place of "relay ok": the toolbar fits 80
-            return [*parts, f"{END_WORD[self.kind]} offered"]
         return [*parts, "relay ok"]
 
     def help(self) -> str:
-        return game_help(self.core)
+        copy = [] if self.invitation is None else [help_row("/copy", "copy the command your opponent types", slash=True)]
+        return "\n".join([game_help(self.core), *copy])
 
     async def move(self, text: str, say: Say) -> None:
         await handle_typed(self.runner, text, say)
@@ -148,7 +151,10 @@ def game_screen(*, input: Input | None = None, output: Output | None = None,
     command a host's opponent types, shown whole until someone joins)."""
 
     async def run(runner: GameRunner) -> int:
-        return await run_screen(NetworkTable(runner, invitation), input=input, output=output, clock=clock,
-                                log_file=log_file, notes=notes or ())
+        status = await run_screen(NetworkTable(runner, invitation), input=input, output=output, clock=clock,
+                                  log_file=log_file, notes=notes or ())
+        if not runner.core.over:  # the screen is gone: what leaving means stays on the terminal
+            print(leaving_sentence(runner.core))
+        return status
 
     return run

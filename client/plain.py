@@ -18,7 +18,7 @@ from client.core import GameCore
 from client.intents import Intent, IntentKind, IntentRefused
 from client.record import PROVEN, seated_proofs
 from client.runner import GameRunner
-from client.thinking import in_daemon_thread
+from client.thinking import clock_budget, in_daemon_thread
 from client.board_words import resume_text
 from client.words import describe
 
@@ -165,21 +165,26 @@ def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], An
     out = write or stdout_writer()
 
     async def run(runner: GameRunner) -> int:
+        from olixono.bots import within
+
         core = runner.core
         while True:
             while core.my_turn and not core.over:
                 board = core.board
                 assert board is not None
                 mine = core.my_player
+                left = core.clock_left(mine) if mine is not None else None
+                control = core.session.clock
+                thinker = bot if left is None or control is None else within(bot, clock_budget(control, left))
                 if core.proposal not in (None, mine) and mine is not None:  # the opponent's proposal
-                    agree = await in_daemon_thread(bot.answer_end, board.copy(), mine)
+                    agree = await in_daemon_thread(thinker.answer_end, board.copy(), mine)
                     try:
                         await runner.act(Intent(IntentKind.AGREE if agree else IntentKind.DECLINE))
                     except IntentRefused as exc:
                         out(f"notice: the bot's answer was not sent: {exc}")
                         break
                     continue
-                move = await in_daemon_thread(bot.choose, board.copy())  # lines may arrive while it thinks
+                move = await in_daemon_thread(thinker.choose, board.copy())  # lines may arrive while it thinks
                 try:
                     await runner.act(Intent(IntentKind.MOVE, move.text()))
                 except IntentRefused as exc:  # the game changed while the bot thought (a resignation)

@@ -8,12 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from client.board_words import clock_text
 from protocol import CONFIRMED, DISPUTED, UNSEEN, EquivocationDetected, GameSession, MessageType, PublicKey
 
 Name = Callable[[PublicKey], str]
 PROVEN = 4
 """The exit status of ``verify``, ``watch --plain`` and ``export`` for a record that holds a player's proof of
 equivocation (the result is then a forfeit, unless the game had ended before it)."""
+
+
+def clocks_text(session: GameSession) -> str | None:
+    """A timed game's official clocks, as the signed record has them: ``clock 1+2: pink 0:52 left, black 0:56 left``
+    (``None`` for an untimed game, or before the seats are drawn)."""
+    clocks = session.clocks
+    if session.clock is None or clocks is None:
+        return None
+    left = ", ".join(f"{player} {clock_text(ms / 1000)} left" for player, ms in clocks.items())
+    return f"clock {session.clock.text()}: {left}"
 
 
 def seated_proofs(session: GameSession) -> list[EquivocationDetected]:

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -76,6 +77,9 @@ class GameRunner:
         self.link: Link = connect(on_connect=self._connected, on_state=self._state, will=self._will,
                                   on_line=self._received, remember=self._remember)
         self.journal = journal
+        if journal is not None and journal.meta.turn is not None:  # a resumed game: its turn began before this process
+            moves, at = journal.meta.turn
+            core.resume_turn(int(moves), time.time() - at)
         self.events: asyncio.Queue[UiEvent] = asyncio.Queue()
         self.changed = asyncio.Event()
         """Set whenever something happened (front ends that redraw from state wait on it)."""
@@ -152,6 +156,11 @@ class GameRunner:
         shown (and may be answered), before the flush.
         """
         self._record(step)
+        own = any(not item.copy for item in step.publish)
+        if self.journal is not None and self.core.session.clock is not None:
+            self._keep_turn(self.journal)
+            if own:  # a timed move signed again would be another line (its thinking differs): on the disk first
+                self.journal.sync()
         for event in step.events:
             self.emit(event)
             if self.core.seated_elsewhere(event):
@@ -161,7 +170,6 @@ class GameRunner:
         if received:
             await asyncio.sleep(0)  # the front end shows it, and may answer it, before the flush
         self._last_line = asyncio.get_running_loop().time()
-        own = any(not item.copy for item in step.publish)
         for item in step.publish:
             self._keep(item)
             if not item.copy:
@@ -178,6 +186,15 @@ class GameRunner:
         if step.resubscribe:
             self.emit(Notice("asking the relay for the game's lines again"))
             await self._ask_again()
+
+    def _keep_turn(self, journal: Journal) -> None:
+        """Keep in the journal when this client saw the current turn begin (wall-clock time), once a turn."""
+        seen = self.core.turn_seen
+        if seen is None:
+            return
+        moves, at = seen
+        if journal.meta.turn is None or journal.meta.turn[0] != moves:
+            journal.update(turn=[moves, time.time() - (self.core.clock() - at)])
 
     def _defer(self, copy: Publish) -> None:
         loop = asyncio.get_running_loop()

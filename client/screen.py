@@ -43,7 +43,7 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from client.commands import Game, candidates, command_names, completer, example_of, help_rows
+from client.commands import Game, candidates, command_names, completer, example_of, help_row, help_rows
 from client.journal import state_dir
 from olixono.common import Board, GameKind
 from olixono.olix import OlixBoard
@@ -107,11 +107,12 @@ DRAWINGS: dict[str, Drawing] = {
 
 Say = Callable[[str], None]
 
-OWN_HELP = """\
-  /flip                 turn the board round
-  /moves                every move so far, in the log (PgUp/PgDn scroll the moves)
-  /quit (or Ctrl-D)     leave{leave}
-A click on a square types it into the input line (Shift+drag selects text to copy)."""
+def own_help(leave: str) -> str:
+    """The help of the commands the screen runs itself (``leave``: what leaving means, said after /quit)."""
+    rows = [("/flip", "turn the board round"), ("/moves", "every move so far, in the log (PgUp/PgDn scroll the moves)"),
+            ("/quit (or Ctrl-D)", f"leave{leave}")]
+    return "\n".join([*(help_row(typed, text, slash=True) for typed, text in rows),
+                      "A click on a square types it into the input line (Shift+drag selects text to copy)."])
 
 
 class Table:
@@ -493,7 +494,7 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
         if name not in names:
             state.add(f"error: no command /{name}: /help lists them")
         elif name == "help":
-            state.add("\n".join(filter(None, [table.help(), OWN_HELP.format(leave=table.leave)])))
+            state.add("\n".join(filter(None, [table.help(), own_help(table.leave)])))
         elif name == "flip":
             state.flipped = not state.flipped
         elif name == "moves":

@@ -10,6 +10,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from protocol.clock import TimeControl
+
 T = TypeVar("T")
 
 
@@ -39,3 +41,17 @@ async def in_daemon_thread(work: Callable[..., T], *args: Any) -> T:
 
     threading.Thread(target=run, name="olixono-bot", daemon=True).start()
     return await future
+
+
+MOVES_AHEAD = 30
+"""A bot on the clock spends a thirtieth of what is left (and most of the increment) on a move..."""
+SAFETY = 0.3
+"""... and never more than half of it less this many seconds, for what its thinking costs beside the search."""
+
+
+def clock_budget(control: TimeControl, left_ms: int) -> float:
+    """Seconds a bot may think on a move with ``left_ms`` on its clock: a share of what is left and of the increment,
+    never so much that it runs out (with an increment of a second, the clock then grows move by move)."""
+    left = left_ms / 1000
+    share = left / MOVES_AHEAD + 0.8 * control.increment_ms / 1000
+    return max(0.01, min(share, left / 2 - SAFETY))

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 import aiomqtt
 from paho.mqtt.client import topic_matches_sub
 
+from protocol.keys import PublicKey
 from protocol.topics import DEFAULT_PORT, TLS_PORT
 
 log = logging.getLogger("olixono.transport")
@@ -92,6 +93,15 @@ class RelayAddress:
         return self.url
 
 
+def account_text(username: str) -> str:
+    """An account as the person knows it: a key's account by the key's fingerprint (as the password prompt names it),
+    any other by its name."""
+    try:
+        return f"your account ({PublicKey.from_text(username).fingerprint})"
+    except ValueError:
+        return f"the account {username[:40]!r}"
+
+
 def explain(address: RelayAddress, exc: BaseException, username: str | None = None) -> RelayError:
     """What an MQTT or socket failure means for a person, as a :class:`RelayError`."""
     where = f"{address.host}:{address.port}"
@@ -102,7 +112,7 @@ def explain(address: RelayAddress, exc: BaseException, username: str | None = No
             return RelayError(f"the relay at {where} wants an account: your account name is your key "
                               "(`olixono id` shows it); give its password in OLIXONO_RELAY_PASSWORD or when asked",
                               fatal=True, needs_login=True)
-        return RelayError(f"the relay at {where} refused the login of {username[:12]}…: wrong password, "
+        return RelayError(f"the relay at {where} refused the login of {account_text(username)}: wrong password, "
                           "or no such account", fatal=True)
     if isinstance(cause, socket.gaierror):
         return RelayError(f"cannot find the relay host {address.host!r}: check the name in the relay URL")

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from client.board_words import clock_text
-from client.record import PROVEN, confirmation_text, proof_text, seated_proofs
+from client.record import PROVEN, clocks_text, confirmation_text, proof_text, seated_proofs
 from protocol import GameSession, Phase, verify_transcript
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -43,10 +42,9 @@ def summary(session: GameSession) -> str:
     else:
         state = "NOT FINISHED: " + ("the host has not seated a guest" if session.phase is Phase.OFFERED
                                     else "the coin flip is not done")
-    clocks = session.clocks
-    if session.clock is not None and clocks is not None:
-        left = ", ".join(f"{player} {clock_text(ms / 1000)} left" for player, ms in clocks.items())
-        state += f"; clock {session.clock.text()}: {left}"
+    clocks = clocks_text(session)
+    if clocks is not None:
+        state += f"; {clocks}"
     confirmed = confirmation_text(session)
     if confirmed is not None:
         state += f"; {confirmed}"

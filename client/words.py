@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from client.board_words import GAME_WORDS
+from client.board_words import GAME_WORDS, clock_text
 from protocol.clock import TimeControl
 from client.core import Connection, GameCore, Notice, ProofSaved, UiEvent
 from client.record import branch_text, confirmation_text, proof_text
@@ -45,13 +45,17 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
     if isinstance(event, LineApplied | ResyncNeeded):
         return None
     if isinstance(event, MoveApplied):
-        return f"move {event.ply} {event.player} {event.move}"
+        text = f"move {event.ply} {event.player} {event.move}"
+        timed = core.move_clock(event.seq)
+        return text if timed is None else f"{text} (thought {timed[0] / 1000:.1f} s, {clock_text(timed[1] / 1000)} left)"
     if isinstance(event, GameOver):
         text = f"result: {event.result.sentence()} ({event.result.code()})"
         branch = branch_text(core.session, lambda key: who(core, key))
         return f"{text} ({branch})" if branch else text
     if isinstance(event, ConfirmationReceived):
         confirmed = confirmation_text(core.session, lambda key: who(core, key))
+        if confirmed == f"result confirmed by {who(core, event.key)} only":  # not the same words twice in a line
+            confirmed = "the other player's confirmation has not come yet"
         return f"confirmed by {who(core, event.key)}: {confirmed}" if confirmed else None
     if isinstance(event, OfferReceived):
         invite = "" if event.invite is None else (" for you" if event.invite == core.me else f" for {event.invite.fingerprint}")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from olixono.common import Board, GameOverError, MoveLike
@@ -169,6 +169,14 @@ class MctsBot:
             self.level, result.move, result.candidates, result.pv, result.iterations, time.perf_counter() - start
         )
         return result
+
+
+def within(bot: Bot, seconds: float) -> Bot:
+    """``bot``, its search stopped by ``seconds`` (a clock's budget) as well as by its own budget; a bot that does not
+    search is as it is. The copy draws from the same random generator."""
+    if isinstance(bot, MctsBot):
+        return replace(bot, seconds=seconds if bot.seconds is None else min(bot.seconds, seconds))
+    return bot
 
 
 def make_bot(

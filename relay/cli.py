@@ -155,20 +155,13 @@ def add_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     parser = subparsers.add_parser(
         "relay",
         help="run a relay for your friends or club (an embedded MQTT broker), or configure Mosquitto",
-        description="Run an MQTT relay for olixono games on this machine (MQTT 3.1.1, amqtt). "
-                    "Players point their client at it; the relay stores and forwards signed lines and is trusted with "
-                    "nothing. The embedded relay is for a game between friends or a small club: it is one Python "
-                    "process (about 200 concurrent games), and amqtt needed workarounds to keep its promises "
-                    "(docs/relay.md lists them). For a relay open to the public, or many games, run Mosquitto: "
-                    "`olixono relay mosquitto-config` writes its configuration. "
-                    "What each protects: this relay keeps on a game's topics only validly signed lines of that "
-                    "game, by the topic's key, and a slot keeps its first line; so nobody, with an account or "
-                    "without, can erase or replace a game's line here (an empty line, junk, or a second line for a "
-                    "slot is refused). An anonymous Mosquitto checks nothing: anyone may empty or replace any "
-                    "retained line, so a finished game can be cut short for late watchers once its players have "
-                    "left (signatures still refuse every forgery, and the players' confirmations say that lines are "
-                    "missing, unless those are erased too); a private Mosquitto lets each account write only its "
-                    "own lines, which the other player's copies keep honest.",
+        description="Run an MQTT relay for olixono games on this machine (MQTT 3.1.1, amqtt); with a SUBCOMMAND, "
+                    "manage its accounts or configure Mosquitto instead. The relay stores and forwards signed lines "
+                    "and is trusted with nothing: it keeps on a game's topics only validly signed lines of that "
+                    "game, and a slot keeps its first line, so nobody can erase or replace a game's line here. It is "
+                    "for friends or a small club (one Python process, about 200 concurrent games); for a public "
+                    "relay run Mosquitto (`olixono relay mosquitto-config`). docs/relay.md says what each kind of "
+                    "relay protects, and how.",
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST}; 0.0.0.0 for every interface)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one and prints it)")
@@ -179,12 +172,12 @@ def add_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     defaults = rules.Limits()
     for option, field, kind, what in LIMIT_OPTIONS:
         parser.add_argument(option, type=kind, metavar="N", default=getattr(defaults, field), dest=field,
-                            help=f"{what.format(limits=defaults)} (default {getattr(defaults, field):g}; 0: no limit)")
+                            help=f"{what.format(limits=defaults)} (default {getattr(defaults, field):,}; 0: no limit)")
     parser.add_argument("--no-limits", action="store_true",
                         help="lift every limit above: for a relay that only your own clients reach (benchmarks and "
                              "tests on one machine, where every client has the same address)")
     parser.set_defaults(func=_run)
-    sub = parser.add_subparsers(dest="relay_command", metavar="SUBCOMMAND")
+    sub = parser.add_subparsers(dest="relay_command", metavar="[SUBCOMMAND]")
 
     add = sub.add_parser("adduser", help="add an account (or give it a new password) in a users file",
                          description="Add an account: NAME is the player's public key as `olixono id` prints it "

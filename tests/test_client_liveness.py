@@ -126,8 +126,7 @@ def test_a_present_opponents_long_turn_asks_the_relay_again_now_and_then():
     asks = [t for t, a in actions if isinstance(a, Resubscribe)]
     assert asks and abs(asks[0] - liveness.QUIET_FIRST) <= liveness.TICK
     assert len(asks) <= 4  # 10, 30, 70 s: not a flood of questions
-    told = [a.text for _, a in actions if isinstance(a, Tell)]
-    assert told[0].startswith("waiting 10 s for second 1a2b-3c4d (here)")
+    assert not [a for _, a in actions if isinstance(a, Tell)]  # silently: an opponent who thinks is no news
     # their line comes: the clock starts again
     assert run(watch, replace(QUIET, answered=6), 100.25, 105.0) == []
 

@@ -75,7 +75,7 @@ async def test_a_plain_player_types_commands_and_bad_input_is_never_sent(relay, 
     assert "error: illegal" in text or "error: it is not your turn" in text
     assert "error: chat text holds U+200B" in text or "format" in text
     assert re.search(r"chat (pink|black) \S+ \(you\): good luck$", text, re.M)
-    assert "result " in text and "resigned" in text
+    assert "result: " in text and "resigned" in text
     session = GameSession.restore(transcript(host, game))
     assert session.result.reason == "resigned" and not any("hello" in line for line in session.transcript)
 

@@ -94,9 +94,9 @@ async def person(box: dict, pipe, terminal: Terminal, rng: random.Random, seen: 
     core = box["runner"].core
     while not core.session.started:
         await asyncio.sleep(0.02)
-    for text, answer in (("/help", "/flip                 turn the board round"),
+    for text, answer in (("/help", "/flip                turn the board round"),
                          ("hello there", "not a move or a command"), ("resign", "Type /resign again to confirm"),
-                         ("/help", "/flip                 turn the board round"),
+                         ("/help", "/flip                turn the board round"),
                          ("/nonsense", "no command /nonsense"), ("/say good luck", "good luck")):
         pipe.send_text(text + "\r")
         await wait_for(terminal, answer)

@@ -99,7 +99,7 @@ async def test_the_hidden_prompt_logs_in_to_a_private_relay(private_relay, tmp_p
         guest.type(bob.password + "\n")
         assert await asyncio.to_thread(guest.wait) == 0, guest.seen
         assert await asyncio.to_thread(host.wait) == 0, host.seen
-        assert "result " in guest.seen and "RELAY LOST" not in guest.seen + host.seen
+        assert "result: " in guest.seen and "RELAY LOST" not in guest.seen + host.seen
     finally:
         for terminal in (host, guest):
             if terminal is not None:
@@ -254,7 +254,7 @@ def test_an_open_proposal_is_shown_and_the_answer_is_said_to_wait_for_ones_turn(
     assert line.endswith("(it stands: answer it on your turn with agree or decline)"), line
     runner = type("Runner", (), {"core": waiting, "link": type("Link", (), {"connected": True})()})()
     status = NetworkTable(runner).status(lambda player: 0.0)
-    assert status[-1] == "draw offered" and "relay ok" not in status, status  # in its place: the toolbar keeps its width
+    assert status[0].endswith(", draw offered") and status[-1] == "relay ok", status  # the relay's state stays
     offered = GameCore(GameSession.restore(waiter.transcript[:-1], waiter.identity))  # before the move: not its turn
     with pytest.raises(IntentRefused, match="a proposal is answered on one's own turn"):
         GameCore(GameSession.restore([*actor.transcript[:-1]], identity_of(waiter))).act(Intent("agree"))
@@ -286,3 +286,69 @@ async def test_ctrl_c_while_waiting_leaves_in_a_sentence(tmp_path, relay):
             code, out = await interrupted(env, delay, command, "--relay", relay.url, "--plain", "--", DASHED_GAME)
             assert code == 130 and "Traceback" not in out and "Task exception" not in out, (command, delay, out)
             assert "Interrupted." in out and "resumable" not in out, (command, out)
+
+
+# -- the second newcomer's walk (issue 21's session): each rough edge, as it should be now ----------------------------
+async def test_joining_ones_own_game_says_how_to_try_both_seats_on_one_machine(tmp_path):
+    from client import network
+    from client.core import GameCore
+    from client.journal import Journal, JournalMeta
+
+    identity = Identity.generate()
+    core, _ = GameCore.hosting("oxono", identity)
+    Journal.create(JournalMeta(core.game_id, "oxono", "host", identity.public.text, "mqtt://127.0.0.1:1"), tmp_path)
+    options = network.Options(identity=identity, journal_dir=tmp_path, write=lambda text: None)
+    with pytest.raises(network.Failure, match="you host game .* yourself") as refused:
+        await network.join(core.game_id, options)
+    assert f"XDG_CONFIG_HOME=/tmp/seat2/config XDG_STATE_HOME=/tmp/seat2/state olixono join {core.game_id}" in str(refused.value)
+
+
+def test_every_row_of_the_screens_help_starts_its_words_in_one_column():
+    from client.core import GameCore
+    from client.network_screen import NetworkTable
+    from client.screen import own_help
+    from protocol_helpers import start
+
+    host, _ = start("oxono")
+    runner = type("Runner", (), {"core": GameCore(host), "link": type("Link", (), {"connected": True})()})()
+    table = NetworkTable(runner, invitation="olixono join X")
+    rows = [row for row in (table.help() + "\n" + own_help("; gone")).splitlines() if row.startswith("  /")]
+    assert "/copy" in "\n".join(rows) and len(rows) > 8
+    assert all(row[22] == " " and row[23] != " " for row in rows), rows  # each description in column 23
+
+
+def test_a_refused_login_names_the_account_as_the_password_prompt_does():
+    from client.transport import account_text
+
+    key = Identity.generate().public
+    assert account_text(key.text) == f"your account ({key.fingerprint})"
+    assert account_text("club-member") == "the account 'club-member'"
+
+
+def test_resume_plays_on_the_relay_and_with_the_ca_the_game_was_played_with(tmp_path):
+    from pathlib import Path
+
+    from client import network
+    from client.journal import Journal, JournalMeta
+
+    ca = tmp_path / "ca.pem"
+    meta = JournalMeta("G" * 21 + "A", "oxono", "guest", "key", "mqtts://relay.example:8883", cafile=str(ca))
+    journal = Journal.create(meta, tmp_path / "games")
+    options = network.Options()
+    assert network.played_on(Journal.open(journal.meta.game, tmp_path / "games"), options) is None
+    assert (options.relay, options.cafile) == ("mqtts://relay.example:8883", Path(ca))
+    named = network.Options(relay="mqtt://127.0.0.1:1883")
+    assert network.played_on(journal, named) == "mqtt://127.0.0.1:1883" and named.cafile is None  # as it was named
+
+
+def test_the_help_texts_read_well():
+    from client.cli import build_parser
+
+    parser = build_parser()
+    sub = next(action for action in parser._actions if action.dest == "command").choices
+    assert "offer does not come" not in sub["host"].format_help()
+    assert "offer does not come" in " ".join(sub["join"].format_help().split())
+    assert ") (the default" not in sub["host"].format_help()
+    relay = sub["relay"].format_help()
+    assert "[SUBCOMMAND]" in relay and "e+0" not in relay and "1,000,000" in relay
+    assert "time control" in sub["games"].format_help() and "FILE" in sub["verify"].format_usage()

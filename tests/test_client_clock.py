@@ -1,0 +1,309 @@
+"""The client on the clock (issue 21): it measures its own thinking (monotonic, injected here), signs the clock that
+follows, shows both official clocks ticking, keeps a timed move on the disk before it leaves, and hosts a timed game."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from client.core import GameCore
+from client.intents import Intent, IntentRefused
+from client.runner import GameRunner
+from protocol import GameSession, MoveApplied, Phase, verify_transcript
+from protocol.clock import FLOOR_MS, TimeControl
+from protocol_helpers import GUEST, HOST
+from test_client_core import MemoryJournal, Relay
+
+
+class Clock:
+    """A monotonic clock that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def timed_game(control: str = "1+2", kind: str = "oxono") -> tuple[Relay, Clock, GameCore, GameCore, GameCore]:
+    """A host, a guest and a watcher of a timed game with the seats drawn, all on one injected clock."""
+    clock, relay = Clock(), Relay()
+    host, offer = GameCore.hosting(kind, HOST, control=TimeControl.parse(control))
+    host.clock = clock
+    relay.attach(host)
+    relay.publish(offer, host)
+    watcher = GameCore(GameSession(host.game_id), watching=True, clock=clock)
+    relay.attach(watcher)
+    guest = GameCore(GameSession(host.game_id, GUEST), clock=clock)
+    relay.attach(guest)
+    relay.publish(guest.join(), guest)
+    assert host.phase is Phase.PLAYING and guest.phase is Phase.PLAYING
+    return relay, clock, host, guest, watcher
+
+
+def play(relay: Relay, core: GameCore, move: str | None = None) -> None:
+    board = core.board
+    assert board is not None
+    relay.publish(core.act(Intent("move", move or board.legal_moves()[0].text())), core)
+
+
+def last_clock(core: GameCore) -> tuple[int, int]:
+    timed = core.move_clock(len(core.session.chain) - 1)
+    assert timed is not None
+    return timed
+
+
+def movers(host: GameCore, guest: GameCore) -> tuple[GameCore, GameCore]:
+    return (host, guest) if host.my_turn else (guest, host)
+
+
+def test_a_move_carries_the_thinking_measured_from_the_line_that_gave_the_turn():
+    relay, clock, host, guest, watcher = timed_game("1+2")
+    first, second = movers(host, guest)
+    clock.now += 3.25
+    play(relay, first)
+    assert last_clock(watcher) == (3250, 60_000 - 3250 + 2000)
+    clock.now += 0.04  # under the floor: charged the floor
+    play(relay, second)
+    assert last_clock(watcher) == (40, 60_000 - FLOOR_MS + 2000)
+    assert host.session.clocks == guest.session.clocks == watcher.session.clocks
+    for core in (host, guest, watcher):  # every receiver agrees on the official clocks
+        session = core.session
+        assert session.clocks == {session.player_of(first.me): 58_750, session.player_of(second.me): 61_900}
+
+
+def test_a_proposal_leaves_the_turn_and_its_thinking_running():
+    relay, clock, host, guest, _ = timed_game("1+0")
+    first, _ = movers(host, guest)
+    clock.now += 2.0
+    relay.publish(first.act(Intent("propose")), first)
+    clock.now += 1.5
+    play(relay, first)
+    assert last_clock(first) == (3500, 56_500)
+
+
+def test_both_clocks_tick_for_the_side_to_move_the_same_for_every_client():
+    relay, clock, host, guest, watcher = timed_game("1+2")
+    first, second = movers(host, guest)
+    player = first.my_player
+    assert player is not None
+    clock.now += 12.3
+    for core in (host, guest, watcher):
+        assert core.clock_left(player) == 60_000 - 12_300
+        assert core.clock_left(second.my_player or "") == 60_000  # the waiting side's clock stands
+    untimed = GameCore(GameSession(host.game_id))
+    assert untimed.clock_left(player) is None
+
+
+def test_a_move_after_the_clock_ran_out_is_refused_and_nothing_is_signed():
+    relay, clock, host, guest, _ = timed_game("1+0")
+    first, _ = movers(host, guest)
+    clock.now += 60.0  # a clock at zero has run out
+    before = first.session.transcript
+    with pytest.raises(IntentRefused, match="your time ran out"):
+        first.act(Intent("move", first.board.legal_moves()[0].text()))
+    assert first.session.transcript == before
+    assert first.clock_left(first.my_player or "") == 0
+
+
+def test_a_resumed_turn_counts_the_time_the_player_was_away():
+    relay, clock, host, guest, _ = timed_game("1+2")
+    first, _ = movers(host, guest)
+    moves, _ = first.turn_seen or (None, None)
+    assert moves == 0
+    journal = MemoryJournal()
+    journal.written = list(first.session.transcript)
+    again = GameCore(GameSession.restore(journal.written, first.session.identity), clock=clock)
+    again.resume_turn(0, 20.0)  # the journal: the turn began 20 s before this process
+    again.resume_turn(5, 99.0)  # another turn's: ignored
+    clock.now += 1.0
+    assert again.thinking_ms() == 21_000
+    relay.attach(again)
+    play(relay, again)
+    assert last_clock(again) == (21_000, 60_000 - 21_000 + 2000)
+
+
+def test_a_timed_move_is_described_with_its_thinking_and_the_clock_left():
+    from client.words import describe
+
+    relay, clock, host, guest, watcher = timed_game("5+3")
+    first, _ = movers(host, guest)
+    clock.now += 7.5
+    play(relay, first)
+    moved = [event for event in relay.events[id(watcher)] if isinstance(event, MoveApplied)]
+    assert describe(watcher, moved[-1]) == f"move 1 {first.my_player} {moved[-1].move} (thought 7.5 s, 4:55 left)"
+
+
+def test_the_toolbars_show_the_official_clocks_with_a_warning_under_ten_seconds():
+    from client.board_words import clock_left_text
+    from client.console import clocks_text
+
+    relay, clock, host, guest, watcher = timed_game("0:12+0")
+    first, second = movers(host, guest)
+    clock.now += 2.55
+    text = clocks_text(watcher)
+    assert f"{first.my_player} 0:09.4!*" in text and f"{second.my_player} 0:12" in text
+    assert (clock_left_text(10_000), clock_left_text(9_999), clock_left_text(0)) == ("0:10", "0:09.9!", "0:00.0!")
+
+
+def test_the_full_screen_toolbar_shows_the_official_clock_in_a_timed_game():
+    from client.network_screen import NetworkTable
+
+    relay, clock, host, guest, _ = timed_game("3+0")
+    runner = GameRunner(host, _NoLink)  # type: ignore[arg-type]
+    clock.now += 65
+    status = " | ".join(NetworkTable(runner, None).status(lambda player: 0.0))
+    mover = host.turn
+    assert f"{mover} " in status and "1:55" in status and "3:00" in status
+
+
+class _NoLink:
+    connected = True
+
+    def __init__(self, **callbacks: object) -> None:
+        pass
+
+
+# -- the bot on the clock ---------------------------------------------------------------------------------
+MOVES_A_SIDE = 60
+"""More moves than either game gives a player (Oxono: 16 pawns each; Olix: fewer stones)."""
+
+
+@pytest.mark.parametrize("control", ["0:01+1", "0:02+0", "1+0", "5+3", "180+0"])
+def test_a_bot_budget_never_spends_the_clock_and_keeps_it_in_time(control):
+    from client.thinking import clock_budget
+
+    rule = TimeControl.parse(control)
+    left, moves = rule.start_ms, 0
+    overhead_ms = 60  # what a move costs besides the search: a thread, signing, a slow machine
+    for moves in range(1, MOVES_A_SIDE + 1):
+        budget = clock_budget(rule, left)
+        assert budget * 1000 <= max(10, left / 2)
+        think = int(budget * 1000) + overhead_ms
+        if think >= left:
+            break
+        left = rule.after(left, think)
+    if rule.base_ms / MOVES_A_SIDE + rule.increment_ms >= 1000:  # at least a second a move: it never runs out
+        assert moves == MOVES_A_SIDE and left > 0
+
+
+def test_within_bounds_a_searching_bot_by_the_clock_and_leaves_the_others_as_they_are():
+    from olixono.bots import make_bot, within
+
+    mcts = make_bot("mcts", seed=1, seconds=5.0)
+    assert within(mcts, 0.2).seconds == 0.2 and within(mcts, 9.0).seconds == 5.0
+    greedy = make_bot("greedy", seed=1)
+    assert within(greedy, 0.2) is greedy
+
+
+# -- the runner: on the disk before it leaves; the turn kept for a resume -----------------------------------
+class SyncedJournal(MemoryJournal):
+    """A journal that records each fsync among the lines, and keeps its metadata."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[str] = []
+
+        class Meta:
+            turn: list[float] | None = None
+            connections = 0
+
+        self.meta = Meta()
+
+    def write(self, line: str) -> None:
+        self.events.append("write")
+        self.written.append(line)
+
+    def sync(self) -> None:
+        self.events.append("sync")
+
+    def update(self, **changes: object) -> None:
+        for name, value in changes.items():
+            setattr(self.meta, name, value)
+
+
+class RecordingLink(_NoLink):
+    stopping = False
+
+    def __init__(self, journal: SyncedJournal, **callbacks: object) -> None:
+        self.journal = journal
+
+    def send(self, topic: str, line: str) -> bool:
+        self.journal.events.append("send")
+        return True
+
+
+async def test_a_timed_move_is_on_the_disk_before_it_is_sent_and_the_turn_is_kept():
+    relay, clock, host, guest, _ = timed_game("1+2")
+    first, _ = movers(host, guest)
+    journal = SyncedJournal()
+    runner = GameRunner(first, lambda **callbacks: RecordingLink(journal, **callbacks), journal)  # type: ignore[arg-type]
+    runner.caught_up.set()
+    clock.now += 1.0
+    await runner.act(Intent("move", first.board.legal_moves()[0].text()))
+    assert journal.events[:3] == ["write", "sync", "send"]  # signed again, a timed move would be another line
+    assert journal.meta.turn is not None and journal.meta.turn[0] == 1  # the opponent's turn, as this client saw it
+
+
+async def test_a_resumed_runner_takes_the_turns_start_from_the_journal():
+    import time
+
+    relay, clock, host, guest, _ = timed_game("1+2")
+    first, _ = movers(host, guest)
+    journal = SyncedJournal()
+    journal.meta.turn = [0, time.time() - 30.0]
+    GameRunner(first, lambda **callbacks: RecordingLink(journal, **callbacks), journal)  # type: ignore[arg-type]
+    assert 29_500 < first.thinking_ms() < 31_000
+
+
+# -- hosting a timed game, end to end --------------------------------------------------------------------------
+def test_host_takes_a_live_or_a_correspondence_control_and_refuses_a_bad_one(capsys):
+    from client.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["host", "oxono", "--clock", "5+3"]).clock == TimeControl(300_000, 3000)
+    assert parser.parse_args(["host", "olix", "--days", "3"]).days == TimeControl(days=3)
+    for bad in (["--clock", "5"], ["--days", "0"], ["--days", "x"], ["--clock", "5+3", "--days", "2"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["host", "oxono", *bad])
+    assert "no time control" in capsys.readouterr().err
+
+
+async def test_two_bots_play_a_timed_game_through_a_relay_and_the_record_keeps_the_clock(relay, tmp_path):
+    from client import network
+    from network_helpers import Seat, game_id_of, transcript
+
+    host = Seat(tmp_path, "host", relay, bot="mcts", seed=1, iterations=200,
+                control=TimeControl.parse("0:20+1"))
+    guest = Seat(tmp_path, "guest", relay, bot="greedy", seed=2)
+    hosting = asyncio.create_task(network.host("oxono", host.options))
+    game = await game_id_of(host)
+    assert "0:20+1" in host.text()
+    async with asyncio.timeout(90):
+        assert await network.join(game, guest.options) == 0
+        assert await hosting == 0
+    session, _, problem = verify_transcript(transcript(host, game))
+    assert problem is None and session.result is not None and session.clock == TimeControl.parse("0:20+1")
+    assert session.clocks is not None and all(left > 0 for left in session.clocks.values())
+    assert any("thought" in line and "left)" in line for line in guest.lines)
+
+
+def test_random_games_on_the_clock_agree_between_players_and_a_watcher():
+    rng = random.Random(7)
+    relay, clock, host, guest, watcher = timed_game("0:30+1", kind="olix")
+    for _ in range(300):
+        if host.over:
+            break
+        mover = host if host.my_turn else guest
+        clock.now += rng.uniform(0.0, 1.5)
+        play(relay, mover, rng.choice(mover.board.legal_moves()).text())
+    assert host.session.clocks == guest.session.clocks == watcher.session.clocks
+    replayed, _, problem = verify_transcript(watcher.session.transcript)
+    assert problem is None and replayed.clocks == watcher.session.clocks
+    from client.record import clocks_text
+
+    shown = clocks_text(replayed)  # what verify and resume print
+    assert shown is not None and shown.startswith("clock 0:30+1: first ") and shown.endswith(" left")
+    assert clocks_text(GameSession(host.game_id)) is None
