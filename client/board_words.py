@@ -84,8 +84,8 @@ LOW_MS = 10_000
 """A clock under this is shown with a warning."""
 
 
-def clock_left_text(ms: int) -> str:
-    """A game clock as people read it: ``4:07``; under :data:`LOW_MS`, in tenths and marked: ``0:09.4!``."""
-    if ms >= LOW_MS:
-        return clock_text(ms / 1000)
-    return f"0:{ms // 1000:02d}.{ms % 1000 // 100}!"
+def clock_left_text(ms: int, unexplained_ms: int = 0) -> str:
+    """A game clock as people read it: ``4:07``; under :data:`LOW_MS`, in tenths and marked: ``0:09.4!``; with the
+    thinking the receipts leave unexplained beside it, if any: ``4:07 (+1.2s)``."""
+    shown = clock_text(ms / 1000) if ms >= LOW_MS else f"0:{ms // 1000:02d}.{ms % 1000 // 100}!"
+    return shown if unexplained_ms < 100 else f"{shown} (+{unexplained_ms / 1000:.1f}s)"

@@ -79,7 +79,7 @@ def clocks_text(core: GameCore) -> str:
     for player in board.PLAYERS:
         left = core.clock_left(player)
         if left is not None:
-            shown.append(f"{player} {clock_left_text(left)}{'*' if player == core.turn else ''}")
+            shown.append(f"{player} {clock_left_text(left, core.unexplained_ms(player))}{'*' if player == core.turn else ''}")
     return " ".join(shown)
 
 

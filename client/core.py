@@ -111,6 +111,9 @@ class Step:
     """The session asks for the game's lines again (subscribe once more: the relay resends what it retains)."""
 
 
+_TURN_LINES = (MessageType.MOVE, MessageType.REVEAL)
+"""The lines that give the turn, which a timed game's players receipt."""
+
 NO_UNDO = "a network game has no undo: its moves are signed, and stand"
 
 
@@ -138,6 +141,7 @@ class GameCore:
         self._asked = False  # this client signed a join
         self._board: tuple[tuple[int, str], Board[Any] | None] | None = None  # (the chain it is of, the board)
         self._turn: tuple[int, float] | None = None  # (the moves played, when this client saw that turn begin)
+        self._acks: dict[int, int] = {}  # when (ms) the other's receipt of each line of ours came, by its seq
         self._note_turn()
 
     @property
@@ -312,6 +316,11 @@ class GameCore:
         running = self.thinking_ms() if board is not None and player == self.turn else 0
         return max(0, clocks[player] - running)
 
+    def unexplained_ms(self, player: str) -> int:
+        """What the receipts leave unexplained of ``player``'s thinking so far, in ms (0 untimed)."""
+        used = self.session.time_used().get(player)
+        return 0 if used is None else used.unexplained
+
     def move_clock(self, seq: int) -> tuple[int, int] | None:
         """A timed game's move at main-chain ``seq``: ``(think, left)`` in ms, as it was signed (``None`` otherwise)."""
         chain = self.session.chain
@@ -451,7 +460,27 @@ class GameCore:
             return session.reveal()
         if isinstance(event, GameOver) and not self.watching and session.role_of(me) is not None and session.over:
             return self._confirmation()
+        if isinstance(event, LineApplied) and session.clock is not None and not self.watching:
+            line = event.message
+            if line.type is MessageType.RECEIPT and line.signer != me:
+                self._acks.setdefault(line.seq, round(self.clock() * 1000))  # the other has our line at line.seq
+            elif line.type in _TURN_LINES:
+                return self._receipt(line)
         return None
+
+    def _receipt(self, line: Message) -> Outgoing | None:
+        """A timed game's receipt of ``line`` (the other's move, or the reveal), at once: when this client verified
+        it, and when it had the other's receipt of the line before (``None``: not ours to receipt, or receipted)."""
+        session, me = self.session, self.me
+        if me is None or session.clock is None or session.role_of(me) is None or session.over or (
+                line.type is MessageType.MOVE and line.signer == me):
+            return None
+        before = next((message.seq for message in reversed(session.chain[:line.seq]) if message.type in _TURN_LINES),
+                      None)
+        try:
+            return session.receipt(line.seq, round(self.clock() * 1000), self._acks.get(before) if before else None)
+        except LocalProtocolError:
+            return None
 
     def _confirmation(self) -> Outgoing | None:
         """This player's confirmation of the ending, unless its latest says so already (or it may sign no more: a
@@ -483,6 +512,9 @@ class GameCore:
             out = session.reveal()
         elif session.role_of(me) is not None and session.over:
             out = self._confirmation()
+        elif session.phase is Phase.PLAYING:  # a timed game's last turn line, verified while catching up: now
+            turns = [message for message in session.chain if message.type in _TURN_LINES]
+            out = self._receipt(turns[-1]) if turns else None
         return Step() if out is None else self._after(list(out.events), out)
 
     # -- starting a game ------------------------------------------------------------------

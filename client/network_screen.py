@@ -100,7 +100,7 @@ class NetworkTable(Table):
             present = core.present(key) if key is not None and key == opponent else None
             here = "" if key != opponent else " here" if present else " gone" if present is False else " not seen"
             left = core.clock_left(player)  # a timed game's official clock, else this screen's count of the thinking
-            shown = clock_text(spent(player)) if left is None else clock_left_text(left)
+            shown = clock_text(spent(player)) if left is None else clock_left_text(left, core.unexplained_ms(player))
             parts.append(f"{player} {who}{mine} {shown}{here}")
         if core.proposal is not None and not core.over:  # the most wanted first: a narrow terminal cuts the end
             parts[0] += f", {END_WORD[self.kind]} offered"

@@ -27,6 +27,17 @@ def clocks_text(session: GameSession) -> str | None:
     return f"clock {session.clock.text()}: {left}"
 
 
+def time_used_text(session: GameSession) -> str | None:
+    """A timed game's thinking as its moves claim it and what the receipts leave unexplained, per player:
+    ``time used: pink 0:41 (unexplained 0.0 s of 12 moves measured), black 1:02 (unexplained 6.2 s of 11)``."""
+    used = session.time_used()
+    if not used:
+        return None
+    parts = [f"{player} {clock_text(side.used / 1000)} (unexplained {side.unexplained / 1000:.1f} s of {side.measured} "
+             f"move{'s' if side.measured != 1 else ''} measured)" for player, side in used.items()]
+    return "time used: " + ", ".join(parts)
+
+
 def seated_proofs(session: GameSession) -> list[EquivocationDetected]:
     """The equivocation proofs of keys that hold a seat (a stranger's are never held against the game)."""
     return [proof for proof in session.proofs if session.role_of(proof.key) is not None]

@@ -159,8 +159,8 @@ class GameRunner:
         own = any(not item.copy for item in step.publish)
         if self.journal is not None and self.core.session.clock is not None:
             self._keep_turn(self.journal)
-            if own:  # a timed move signed again would be another line (its thinking differs): on the disk first
-                self.journal.sync()
+            if any(not item.copy and _slot(item.topic).isdigit() for item in step.publish):
+                self.journal.sync()  # a timed move signed again would be another line (its thinking differs): on the disk first
         for event in step.events:
             self.emit(event)
             if self.core.seated_elsewhere(event):
@@ -240,8 +240,8 @@ class GameRunner:
     def _sent(self, item: Publish, *, echoed: bool = False) -> None:
         """A line of ours went out (or, ``echoed``, the relay has it): it waits for a sign that the opponent has it
         (presence aside)."""
-        if item.topic.endswith("/presence") or not self.core.playing:
-            return
+        if item.topic.endswith("/presence") or _slot(item.topic).startswith("receipt-") or not self.core.playing:
+            return  # a receipt is sent once: nobody waits on it, and the game goes on without it
         message = decode(item.line, verify=False)
         side = message.type in NUMBERED_APART
         self.liveness.sent(item.topic, item.line, asyncio.get_running_loop().time(), echoed=echoed,
@@ -538,6 +538,11 @@ class GameRunner:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(GOODBYE_SECONDS):
                     await self.link.publish(gone.topic, gone.line)
+
+
+def _slot(topic: str) -> str:
+    """The slot a game topic names (its last part: ``4``, ``chat-2``, ``receipt-7``)."""
+    return topic.rsplit("/", 1)[-1]
 
 
 def _topic_key(topic: str) -> str:

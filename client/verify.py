@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from client.record import PROVEN, clocks_text, confirmation_text, proof_text, seated_proofs
+from client.record import PROVEN, clocks_text, confirmation_text, time_used_text, proof_text, seated_proofs
 from protocol import GameSession, Phase, verify_transcript
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -42,9 +42,9 @@ def summary(session: GameSession) -> str:
     else:
         state = "NOT FINISHED: " + ("the host has not seated a guest" if session.phase is Phase.OFFERED
                                     else "the coin flip is not done")
-    clocks = clocks_text(session)
-    if clocks is not None:
-        state += f"; {clocks}"
+    for timed in (clocks_text(session), time_used_text(session)):
+        if timed is not None:
+            state += f"; {timed}"
     confirmed = confirmation_text(session)
     if confirmed is not None:
         state += f"; {confirmed}"

@@ -82,10 +82,11 @@ class Source:
 
 
 # -- a game to feed -----------------------------------------------------------------------------------
-def seeded_game(kind: str, seed: int, plies: int) -> tuple[list[str], GameSession]:
-    """A game between HOST and GUEST, ``plies`` random moves in (the lines, and the host's session)."""
+def seeded_game(kind: str, seed: int, plies: int, terms: str = "rules:1") -> tuple[list[str], GameSession]:
+    """A game between HOST and GUEST, ``plies`` random moves in (the lines, and the host's session); timed (``terms``
+    naming a clock), every turn line receipted."""
     rng = random.Random(seed)
-    host, out = GameSession.offer(kind, HOST, nonce="bm9uY2Utbm9uY2Utbm9uYw", at=1_790_000_000)
+    host, out = GameSession.offer(kind, HOST, nonce="bm9uY2Utbm9uY2Utbm9uYw", at=1_790_000_000, terms=terms)
     guest = GameSession(host.game_id, GUEST)
     lines = [out.line]
     guest.receive(out.line)
@@ -97,14 +98,30 @@ def seeded_game(kind: str, seed: int, plies: int) -> tuple[list[str], GameSessio
 
     both(guest.join("c2VjcmV0LXNlY3JldC1zZQ").line)
     both(host.accept(GUEST.public, "c2FsdC1zYWx0LXNhbHQtcw").line)
-    both(guest.reveal().line)
+    timed = host.clock is not None
+    now = 1_000
+
+    def receipts(seq: int, *sessions: GameSession) -> None:
+        for session in sessions:
+            out = session.receipt(seq, now)
+            if out is not None:
+                both(out.line)
+
+    reveal = guest.reveal()
+    both(reveal.line)
+    if timed:
+        receipts(reveal.message.seq, guest, host)
     for _ in range(plies):
         if host.over:
             break
         mine = host if host.actor == HOST.public else guest
         board = mine.board
         assert board is not None, "a game being played has a board"
-        both(mine.move(rng.choice(board.legal_moves()).text()).line)
+        now += rng.randint(100, 3000)
+        move = mine.move(rng.choice(board.legal_moves()).text(), think_ms=rng.randint(0, 2000) if timed else None)
+        both(move.line)
+        if timed:
+            receipts(move.message.seq, guest if mine is host else host)
     return lines, host
 
 
@@ -114,6 +131,7 @@ class SessionTarget:
     def __init__(self) -> None:
         self.games = [seeded_game(kind, seed, plies) for kind, seed, plies in
                       (("oxono", 1, 6), ("olix", 2, 10), ("oxono", 3, 0))]
+        self.games.append(seeded_game("olix", 4, 8, terms="clock:60+2,rules:1"))
         self.fed = 0
         self.session: GameSession | None = None
         self.lines: list[str] = []
@@ -144,6 +162,7 @@ class SessionTarget:
             "nonce": "bm9uY2Utbm9uY2Utbm9uYw",
             "terms": source.choice(["rules:1", "rules:2", "clock:60+2,rules:1", "days:3,rules:1", "clock:0+1,rules:1"]),
             "think": str(source.number(70_000)), "left": str(source.number(70_000)),
+            "recv": str(source.number(9_000_000)), "ack": str(source.number(9_000_000)),
             "at": "1790000000", "commit": source.choice(hashes), "guest": source.choice([GUEST, *STRANGERS]).public.text,
             "invite": source.choice([GUEST, *STRANGERS]).public.text,
             "salt": "c2FsdC1zYWx0LXNhbHQtcw", "secret": "c2VjcmV0LXNlY3JldC1zZQ",

@@ -122,3 +122,76 @@ class TimeControl:
         if self.days:
             return self.start_ms
         return max(0, remaining_ms - max(think_ms, FLOOR_MS)) + self.increment_ms
+
+
+# -- receipts: the thinking the record leaves unexplained -----------------------------------------------------
+LAG_MOST_MS = 1000
+"""The most of a move's round trip put down to the network (a lag allowance, as lichess compensates lag): a client
+that delays its receipts to hide thinking in the round trip hides this much at most."""
+SLACK_MS = 100
+"""What a move's delivery may take beyond its receipt's without counting: honest jitter between two lines."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One move of a timed game as the receipts show it: its ``player`` said it thought ``think`` ms; the other player
+    measured, on their own monotonic clock, ``elapsed`` ms from sending the line it answers to verifying it, and
+    ``round_trip`` ms from sending that line to having the mover's receipt of it (``None``: the receipt never came,
+    and the whole lag allowance is granted); ``offset``: the mover's clock less the other's (as NTP estimates it).
+    ``elapsed`` is ``None`` where the receipts do not tell (the first move; the other's receipt of this one missing).
+    Where the send time of the line answered is not known for sure (its own measure is missing), ``elapsed`` runs
+    from the other's having the mover's receipt of it, and ``round_trip`` is 0."""
+
+    player: str
+    think: int
+    elapsed: int | None = None
+    round_trip: int | None = None
+    offset: int | None = None
+
+    @property
+    def unexplained(self) -> int | None:
+        """The time the other player waited for this move that neither its thinking nor the network explains::
+
+            max(0, elapsed - think - min(round_trip, LAG_MOST_MS) - SLACK_MS)   (round_trip: LAG_MOST_MS if unknown)
+
+        Either the mover reported less thinking than it took, or the receipts misstate the times: the record shows
+        whose claims make it. ``None`` when it cannot be measured."""
+        excess = self.excess
+        return None if excess is None else max(0, excess - SLACK_MS)
+
+    @property
+    def excess(self) -> int | None:
+        """The wait beyond the thinking and the network, slack aside: how much later than it says the move left. The
+        next move's measure starts from there, so that nobody is charged for the other's unreported thinking."""
+        if self.elapsed is None:
+            return None
+        lag = LAG_MOST_MS if self.round_trip is None else min(self.round_trip, LAG_MOST_MS)
+        return max(0, self.elapsed - self.think - lag)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeUsed:
+    """One player's time in a timed game: the thinking its moves claim, what the receipts leave unexplained, and over
+    how many of its ``moves`` that could be ``measured``."""
+
+    used: int = 0
+    unexplained: int = 0
+    moves: int = 0
+    measured: int = 0
+
+
+def time_used(answers: list[Answer], players: tuple[str, ...]) -> dict[str, TimeUsed]:
+    """Each player's :class:`TimeUsed` over ``answers``."""
+    totals = {player: TimeUsed() for player in players}
+    for answer in answers:
+        before = totals[answer.player]
+        unexplained = answer.unexplained
+        totals[answer.player] = TimeUsed(before.used + answer.think, before.unexplained + (unexplained or 0),
+                                         before.moves + 1, before.measured + (unexplained is not None))
+    return totals
+
+
+def median(values: list[int]) -> int | None:
+    """The median (the lower of the middle two), or ``None`` of nothing."""
+    ordered = sorted(values)
+    return ordered[(len(ordered) - 1) // 2] if ordered else None

@@ -28,6 +28,7 @@ class MessageType(StrEnum):
     CHAT = "chat"
     PRESENCE = "presence"
     CONFIRM = "confirm"
+    RECEIPT = "receipt"
 
 
 class Role(StrEnum):

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from olixono.common import Board, EndReason, GameKind, InvalidMoveError, Outcome
 from olixono.games import new_board
-from protocol.clock import TimeControl
+from protocol.clock import Answer, TimeControl, TimeUsed, time_used
 from protocol.domain import Code, MessageType, Presence, ResultReason
 from protocol.errors import RemoteProtocolError
 from protocol.events import (
@@ -114,6 +114,9 @@ class Receiver:
         self._presence: dict[PublicKey, tuple[int, bool]] = {}  # each seated key's latest presence: (seq, here)
         self._proofs: dict[PublicKey, list[EquivocationDetected]] = {}
         self._confirms: dict[PublicKey, dict[int, Message]] = {}  # each seated key's confirmations, by number
+        self._receipts: dict[PublicKey, dict[int, Message]] = {}  # each seated key's receipts, by the seq they receipt
+        self._receipt_changes = 0
+        self._answers: tuple[tuple[int, str, int], list[Answer]] | None = None  # the answers, and what they are of
         self._cut: dict[str, Message] = {}  # main-chain lines cut from the record by a forfeit, by hash
         self._forfeited_at: int | None = None  # where the forfeit the state holds cut the record, if any
         self._host_accepts: dict[str, Message] = {}  # the host's accepts (seq 2) by hash, a few: its seating
@@ -152,7 +155,9 @@ class Receiver:
         what ``olixono verify`` checks."""
         confirms = [self._confirms[key][n].line for key in (self._host, self._state.guest)
                     if key is not None and key in self._confirms for n in sorted(self._confirms[key])]
-        return (*self._transcript, *confirms)
+        receipts = [receipt.line for key in (self._host, self._state.guest) if key is not None
+                    for _, receipt in sorted(self._receipts_of(key).items())]
+        return (*self._transcript, *confirms, *receipts)
 
     @property
     def head(self) -> Message | None:
@@ -198,6 +203,83 @@ class Receiver:
     @property
     def moves(self) -> int:
         return self._state.moves
+
+    # -- receipts ----------------------------------------------------------------------------
+    def _receipts_of(self, key: PublicKey) -> dict[int, Message]:
+        """``key``'s receipts of lines that are on the chain as it stands (a receipt of a line a race or a forfeit cut
+        is kept, and counts again should the line come back)."""
+        chain = self._chain
+        return {seq: receipt for seq, receipt in self._receipts.get(key, {}).items()
+                if seq < len(chain) and chain[seq].hash == receipt.prev}
+
+    def answers(self) -> list[Answer]:
+        """Every move of a timed game as the receipts show it (:class:`protocol.clock.Answer`), in order; empty for an
+        untimed game. The same for every receiver with the same lines."""
+        if self.clock is None or self._state.seats is None:
+            return []
+        receipts = {key: self._receipts_of(key) for key in (self._host, self._state.guest) if key is not None}
+        key = (len(self._chain), self._chain[-1].hash, self._receipt_changes)
+        if self._answers is not None and self._answers[0] == key:
+            return list(self._answers[1])
+        chain = self._chain
+        turns = [n for n, message in enumerate(chain) if message.type in (MessageType.MOVE, MessageType.REVEAL)]
+
+        late: dict[int, int] = {}  # how much later than it says each measured move left (never less than it says)
+
+        def sent(n: int, before: int | None) -> int | None:
+            """When line ``n`` left its signer, on the signer's clock: for the reveal, its signer's own receipt of it;
+            for a move, its signer's receipt of the line before, its think, and how much later its own measure
+            showed it left (so that the next answer is never charged with this move's unreported thinking)."""
+            line = chain[n]
+            if line.type is MessageType.REVEAL:
+                own = receipts.get(line.signer, {}).get(n)
+                return None if own is None else own.recv
+            mine = receipts.get(line.signer, {}).get(before) if before is not None else None
+            return None if mine is None else mine.recv + int(line.value("think")) + late.get(n, 0)
+
+        answers: list[Answer] = []
+        for i, n in enumerate(turns):
+            move = chain[n]
+            if move.type is not MessageType.MOVE:
+                continue
+            player = self.player_of(move.signer) or ""
+            think = int(move.value("think"))
+            p = turns[i - 1]  # the line that gave the turn: the other's move, or the reveal before the first move
+            answered = chain[p]
+            other = self._host if move.signer != self._host else self._state.guest
+            theirs = receipts.get(other, {}).get(n) if other is not None else None
+            mine = receipts.get(move.signer, {}).get(p)
+            if theirs is None or answered.signer == move.signer and answered.type is not MessageType.REVEAL:
+                answers.append(Answer(player, think))
+                continue
+            elapsed: int | None
+            trip: int | None
+            if answered.signer == move.signer:  # the guest's first move, after its own reveal: the host timed both
+                reveal = receipts.get(other, {}).get(p) if other is not None else None
+                elapsed, trip, offset = None if reveal is None else theirs.recv - reveal.recv, 0, None
+            else:
+                left_at = sent(p, turns[i - 2] if i >= 2 else None)
+                if left_at is None:
+                    answers.append(Answer(player, think))
+                    continue
+                # from the other's sending the line answered to their verifying this move, less the receipt's trip
+                elapsed, trip = theirs.recv - left_at, None if theirs.ack is None else theirs.ack - left_at
+                offset = None if mine is None or theirs.ack is None else mine.recv - (left_at + theirs.ack) // 2
+            if elapsed is None:
+                answers.append(Answer(player, think))
+                continue
+            answer = Answer(player, think, max(0, elapsed), None if trip is None else max(0, trip), offset)
+            late[n] = answer.excess or 0  # what it is charged: beyond that, its lateness is the network's
+            answers.append(answer)
+        self._answers = (key, answers)
+        return list(answers)
+
+    def time_used(self) -> dict[str, TimeUsed]:
+        """Each player's thinking and unexplained time so far (:func:`protocol.clock.time_used`); empty untimed."""
+        board = self._board
+        if board is None or self.clock is None or self._state.seats is None:
+            return {}
+        return time_used(self.answers(), board.PLAYERS)
 
     @property
     def result(self) -> Result | None:
@@ -1054,6 +1136,40 @@ class Receiver:
         events.append(ConfirmationReceived(key))
         return [message.hash]
 
+    def _receipt(self, message: Message, events: list[Event]) -> list[str]:
+        """A player's receipt of the other's move or reveal (a timed game's): kept beside the chain, it never changes
+        the game; :meth:`answers` reads it."""
+        if self.clock is None:
+            raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game has no receipts")
+        key = message.signer
+        if self.role_of(key) is None and not self._evident(key):
+            if self.guest is not None:
+                raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
+            return self._keep(message, f"seat {key.text}")
+        if message.seq >= MAX_CHAIN:
+            raise RemoteProtocolError(Code.LIMIT, f"seq {message.seq}: no game's main chain is {MAX_CHAIN} lines long")
+        chain = self._chain
+        receipted = chain[message.seq] if message.seq < len(chain) else None
+        if receipted is None or receipted.hash != message.prev:
+            if any(line.hash == message.prev for line in chain):
+                raise RemoteProtocolError(Code.BROKEN_LINK, f"prev= is not the hash of seq {message.seq}'s line")
+            return self._keep(message, message.prev)  # the line it receipts has not come
+        if receipted.type is not MessageType.REVEAL and (receipted.type is not MessageType.MOVE or receipted.signer == key):
+            raise RemoteProtocolError(Code.WRONG_SEAT, "a receipt is of the other player's move, or of the reveal")
+        mine = self._receipts.setdefault(key, {})
+        earlier = mine.get(message.seq)
+        if earlier is not None:
+            self._proof(earlier, message, events)  # two receipts of one line: reported, never deciding the game
+            if message.hash < earlier.hash:  # which one counts does not depend on which came first
+                mine[message.seq] = message
+                self._receipt_changes += 1
+            return []
+        mine[message.seq] = message
+        self._receipt_changes += 1
+        self._remember(message)
+        events.append(LineApplied(message))
+        return [message.hash]
+
     # -- presence ----------------------------------------------------------------------
     def present(self, key: PublicKey) -> bool | None:
         """Whether ``key``'s client says it is connected (``None``: it has said nothing yet)."""
@@ -1142,6 +1258,7 @@ BESIDE_THE_CHAIN: dict[MessageType, Callable[[Receiver, Message, list[Event]], l
     MessageType.CHAT: Receiver._chat,
     MessageType.PRESENCE: Receiver._presence_line,
     MessageType.CONFIRM: Receiver._confirm,
+    MessageType.RECEIPT: Receiver._receipt,
     MessageType.JOIN: Receiver._join,
 }
 """The lines judged beside the main chain's table, once the offer is in: each type's handler (the offer's is

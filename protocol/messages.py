@@ -60,6 +60,8 @@ _PATTERNS = {
     "move": "[A-Za-z0-9]{2,8}",
     "think": "0|[1-9][0-9]{0,9}",
     "left": "0|[1-9][0-9]{0,9}",
+    "recv": "0|[1-9][0-9]{0,12}",
+    "ack": "0|[1-9][0-9]{0,12}",
     "final": "0|[1-9][0-9]{0,5}",
     "result": "[a-z]{1,16}(?:-[a-z]{1,16})?",
     "text": "(?:[A-Za-z0-9._~-]|%[0-9A-F]{2}){1,1500}",
@@ -71,8 +73,9 @@ KEY_FIELDS = ("invite", "guest")
 """Fields whose value is a public key: decoded once into :attr:`Message.peer`."""
 
 _CHAIN = ("game", "seq", "prev")
-NUMBERED_APART = frozenset({MessageType.CHAT, MessageType.CONFIRM})
-"""Types whose lines sit beside the chain, each signer's numbered on its own (``chat-<n>``, ``confirm-<n>``)."""
+NUMBERED_APART = frozenset({MessageType.CHAT, MessageType.CONFIRM, MessageType.RECEIPT})
+"""Types whose lines sit beside the chain, each signer's numbered on its own (``chat-<n>``, ``confirm-<n>``; a
+receipt by the sequence number of the line it acknowledges, ``receipt-<n>``)."""
 SCHEMAS: dict[str, tuple[str, ...]] = {
     MessageType.OFFER: ("kind", "nonce", "terms", "at", "invite?"),
     MessageType.JOIN: (*_CHAIN, "terms", "commit"),
@@ -89,6 +92,7 @@ SCHEMAS: dict[str, tuple[str, ...]] = {
     MessageType.CHAT: (*_CHAIN, "text"),
     MessageType.PRESENCE: ("game", "seq", "state"),
     MessageType.CONFIRM: (*_CHAIN, "final", "result"),
+    MessageType.RECEIPT: (*_CHAIN, "recv", "ack?"),
 }
 """Each message type's fields (keyed by :class:`MessageType`) in their fixed order; ``?`` marks an optional field."""
 
@@ -336,6 +340,17 @@ class Message:
     def result(self) -> str:
         """A confirm's ``result=``: the result's code (``pink-colour``, ``aborted``)."""
         return self.value("result")
+
+    @property
+    def recv(self) -> int:
+        """A receipt's ``recv=``: when its signer had verified the line it acknowledges (its own monotonic ms)."""
+        return int(self.value("recv"))
+
+    @property
+    def ack(self) -> int | None:
+        """A receipt's ``ack=``: when its signer had the other player's receipt of its own last move (monotonic ms)."""
+        value = self.get("ack")
+        return None if value is None else int(value)
 
     def __repr__(self) -> str:
         return f"Message({self.type} seq={self.seq} by {self.signer.fingerprint})"

@@ -97,7 +97,8 @@ FINAL = frozenset({MessageType.AGREE, MessageType.RESIGN, MessageType.ABORT})
 """Types after which their signer never signs another main-chain line: one that does has equivocated."""
 REMARKS = frozenset({MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECLINE})
 """Main-chain lines that leave the turn with the actor (each at most once a turn)."""
-SIDE_LINES = frozenset({MessageType.OFFER, MessageType.JOIN, MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM})
+SIDE_LINES = frozenset({MessageType.OFFER, MessageType.JOIN, MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM,
+                        MessageType.RECEIPT})
 """Types that are not judged by the table of the main chain."""
 UNCHAINED = frozenset({MessageType.OFFER, MessageType.PRESENCE})
 """Types whose lines sit in no slot that a second line could contend for."""

@@ -18,6 +18,7 @@ from harness.chaos import DOWN, UP, Chaos, ChaosProxy
 from harness.mqtt import bare_client
 from network_helpers import Seat, Via, game_id_of, transcript
 from protocol import Identity, verify_transcript
+from protocol.clock import TimeControl
 from relay_fixtures import Relay, needs_mosquitto
 
 pytestmark = needs_mosquitto
@@ -30,10 +31,11 @@ def relay(any_relay: Relay) -> Relay:
 
 async def play_through(relay: Relay, tmp_path, chaos: Chaos, *, kind: str = "oxono", seed: int = 1,
                        both: bool = False, timeout: float = 45.0, host_identity: Identity | None = None,
-                       ) -> tuple[Seat, Seat, str, ChaosProxy]:
-    """A whole bot game: the host on the relay itself (or behind the proxy too, ``both``), the guest behind it."""
+                       control: TimeControl | None = None) -> tuple[Seat, Seat, str, ChaosProxy]:
+    """A whole bot game (``control``: timed): the host on the relay itself (or behind the proxy too, ``both``), the
+    guest behind it."""
     async with ChaosProxy(relay.port, chaos) as proxy:
-        host = Seat(tmp_path, "host", Via(proxy.port) if both else relay, bot="random", seed=seed)
+        host = Seat(tmp_path, "host", Via(proxy.port) if both else relay, bot="random", seed=seed, control=control)
         if host_identity is not None:
             host.identity = host.options.identity = host_identity
         guest = Seat(tmp_path, "guest", Via(proxy.port), bot="random", seed=seed + 1)
@@ -159,3 +161,17 @@ async def test_half_open_connections_are_noticed_and_made_again(relay, tmp_path)
     chaos = Chaos(seed=3, silence_after=120)
     _, _, _, proxy = await play_through(relay, tmp_path, chaos, both=True, timeout=150)
     assert proxy.counts.silenced >= 2
+
+
+async def test_honest_bots_under_50_ms_of_jitter_leave_no_thinking_unexplained(relay, tmp_path):
+    """Issue 21: through the proxy's fixed and jittery latency (both players behind it), every move receipted; what
+    the receipts leave unexplained stays within the slack a move allows for jitter."""
+    if relay.kind != "embedded":
+        pytest.skip("the receipts are the clients' own, the same on every relay")
+    chaos = Chaos(seed=5, delay=0.005, jitter=0.05)
+    host, guest, game, _ = await play_through(relay, tmp_path, chaos, kind="olix", both=True, timeout=120,
+                                              control=TimeControl.parse("3+2"))
+    session, _, problem = verify_transcript(transcript(host, game))
+    used = session.time_used()
+    assert problem is None and all(side.measured >= side.moves - 1 > 0 for side in used.values()), used
+    assert sum(side.unexplained for side in used.values()) < 1000, used

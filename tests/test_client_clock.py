@@ -288,6 +288,7 @@ async def test_two_bots_play_a_timed_game_through_a_relay_and_the_record_keeps_t
     assert problem is None and session.result is not None and session.clock == TimeControl.parse("0:20+1")
     assert session.clocks is not None and all(left > 0 for left in session.clocks.values())
     assert any("thought" in line and "left)" in line for line in guest.lines)
+    assert all(side.measured > 0 for side in session.time_used().values())  # the receipts came through the relay
 
 
 def test_random_games_on_the_clock_agree_between_players_and_a_watcher():
@@ -307,3 +308,83 @@ def test_random_games_on_the_clock_agree_between_players_and_a_watcher():
     shown = clocks_text(replayed)  # what verify and resume print
     assert shown is not None and shown.startswith("clock 0:30+1: first ") and shown.endswith(" left")
     assert clocks_text(GameSession(host.game_id)) is None
+
+
+# -- receipts, signed at once; what they leave unexplained --------------------------------------------------
+def test_each_player_receipts_the_others_moves_at_once_and_honest_play_leaves_nothing_unexplained():
+    relay, clock, host, guest, watcher = timed_game("1+2", kind="olix")
+    for _ in range(8):
+        mover = host if host.my_turn else guest
+        clock.now += 0.7
+        play(relay, mover)
+    receipts = [line for line in watcher.session.transcript if " receipt " in line[:20]]
+    assert len(receipts) == 8 + 2  # each move's, and the reveal's by both (the guest times its own)
+    answers = watcher.session.answers()
+    assert answers == host.session.answers() == guest.session.answers() and len(answers) == 8
+    assert all(answer.unexplained == 0 for answer in answers)
+    assert all(core.unexplained_ms(player) == 0 for core in (host, guest) for player in ("first", "second"))
+
+
+def test_a_client_that_reports_less_thinking_than_it_took_shows_it_to_everyone():
+    from client.console import clocks_text
+    from client.record import time_used_text
+
+    relay, clock, host, guest, watcher = timed_game("5+0", kind="olix")
+    cheat = guest
+    true_think = cheat.thinking_ms
+    cheat.thinking_ms = lambda: max(0, true_think() - 4000)  # type: ignore[method-assign]  # says 4 s less
+    for _ in range(8):
+        mover = host if host.my_turn else guest
+        clock.now += 5.0
+        play(relay, mover)
+    player = cheat.my_player
+    assert player is not None
+    hidden = watcher.unexplained_ms(player)
+    assert hidden >= 3 * (4000 - 100) and hidden == host.unexplained_ms(player) == guest.unexplained_ms(player)
+    honest = host.my_player or ""
+    assert watcher.unexplained_ms(honest) == 0
+    assert f"{player} " in clocks_text(watcher) and "(+" in clocks_text(watcher)
+    text = time_used_text(watcher.session)
+    assert text is not None and f"{player} " in text and f"unexplained {hidden / 1000:.1f} s" in text
+
+
+def test_a_resumed_player_receipts_the_move_that_came_while_it_was_away():
+    relay, clock, host, guest, _ = timed_game("1+2", kind="olix")
+    first, second = movers(host, guest)
+    again = GameCore(GameSession.restore(list(second.session.transcript), second.session.identity), clock=clock,
+                     live=False)  # catching up: nothing is signed yet
+    play(relay, first)
+    again.feed(first.session.chain[-1].line)
+    step = again.ready()
+    signed = [item.line for item in step.publish if " receipt " in item.line[:20]]
+    assert len(signed) == 1 and f"seq={again.session.chain[-1].seq} " in signed[0]
+
+
+async def test_receipts_are_not_flushed_one_by_one_nor_waited_on():
+    relay, clock, host, guest, _ = timed_game("1+2", kind="olix")
+    first, second = movers(host, guest)
+    journal = SyncedJournal()
+    runner = GameRunner(second, lambda **callbacks: RecordingLink(journal, **callbacks), journal)  # type: ignore[arg-type]
+    runner.caught_up.set()
+    second.live = True  # as after the first catch-up
+    relay.cores.remove(second)  # it receives the move through its runner alone
+    play(relay, first)
+    moved = first.session.chain[-1].line
+    journal.events.clear()
+    await runner._received("olixono/1/games/g/k/4", moved.encode())
+    assert "send" in journal.events and "sync" not in journal.events[:journal.events.index("send")]
+    assert not runner.liveness.waiting  # nobody waits on a receipt
+
+
+def test_verify_prints_each_sides_time_used_and_unexplained():
+    from client.verify import summary
+
+    relay, clock, host, guest, watcher = timed_game("1+2", kind="olix")
+    for _ in range(4):
+        mover = host if host.my_turn else guest
+        clock.now += 1.0
+        play(relay, mover)
+    session, _, problem = verify_transcript(watcher.session.transcript)
+    assert problem is None
+    assert "time used: first 0:02 (unexplained 0.0 s of 2 moves measured), second 0:02 (unexplained 0.0 s of 2 moves" \
+        in summary(session)

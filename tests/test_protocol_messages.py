@@ -32,6 +32,8 @@ CASES = [
     ("presence", [("game", GAME), ("seq", "3"), ("state", "gone")]),
     ("confirm", [("game", GAME), ("seq", "1"), ("prev", HASH), ("final", "41"), ("result", "pink-colour")]),
     ("confirm", [("game", GAME), ("seq", "2"), ("prev", HASH), ("final", "0"), ("result", "equivocation")]),
+    ("receipt", [("game", GAME), ("seq", "7"), ("prev", HASH), ("recv", "81234567")]),
+    ("receipt", [("game", GAME), ("seq", "8"), ("prev", HASH), ("recv", "0"), ("ack", "9999999999999")]),
 ]
 
 

@@ -33,6 +33,7 @@ def test_complete_games_verify(game):
     assert session.moves == game["moves"] and len(lines) == game["lines"]
     assert sorted(session.role_of(key) for key in session.confirmed_by) == game["confirmed_by"]
     assert session.terms == game["terms"] and session.clocks == game["clocks"]  # every receiver's official clock
+    assert {player: vars_of(side) for player, side in session.time_used().items()} == game["time_used"]
     keys = {name: key["public"] for name, key in DOCUMENT["keys"].items()}
     assert {player: keys[name] for player, name in game["seats"].items()} == {
         player: key.text for player, key in session.seats.items()
@@ -133,3 +134,7 @@ def test_presence_is_the_latest_line():
         session.receive(line)
         seen.append(session.present(guest))
     assert seen == vector["here"] == [True, False, False, True, True]
+
+
+def vars_of(side) -> dict[str, int]:
+    return {"used": side.used, "unexplained": side.unexplained, "moves": side.moves, "measured": side.measured}

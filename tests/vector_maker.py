@@ -159,6 +159,47 @@ def _timed(kind: str, terms: str, seed: int) -> GameSession:
     return host
 
 
+def _receipted() -> GameSession:
+    """A 2+1 Olix game whose players receipt every turn line, on a timeline: their monotonic clocks disagree by
+    hours, each line takes 30 ms, and the second player once thinks 5 s while saying 1 s (4 s unexplained, less the
+    slack). Ten moves, then the first player resigns."""
+    host, offer = GameSession.offer("olix", KEYS["host"], nonce=NONCE, at=AT, terms="clock:120+1,rules:1")
+    guest = GameSession(host.game_id, KEYS["guest"])
+    sessions = {"host": host, "guest": guest}
+    offsets, delay, now = {"host": 3_600_000, "guest": 77}, 30, 10_000
+    guest.receive(offer.line)
+    host.receive(guest.join(SECRET).line)
+    guest.receive(host.accept(KEYS["guest"].public, SALT).line)
+    reveal = guest.reveal()
+    seen = {"guest": now, "host": now + delay}  # when each saw its turn begin (true time)
+    acks: dict[str, int] = {}
+
+    def receipt(name: str, seq: int, at: int) -> None:
+        out = sessions[name].receipt(seq, at + offsets[name], acks.get(name))
+        assert out is not None
+        sessions["host" if name == "guest" else "guest"].receive(out.line)
+
+    receipt("guest", reveal.message.seq, seen["guest"])
+    host.receive(reveal.line)
+    receipt("host", reveal.message.seq, seen["host"])
+    rng = random.Random(21)
+    for ply in range(10):
+        name = "host" if host.actor == KEYS["host"].public else "guest"
+        other = "guest" if name == "host" else "host"
+        mover = sessions[name]
+        thought = rng.choice([300, 1200, 2500])
+        said = 1000 if ply == 5 else thought
+        thought = 5000 if ply == 5 else thought
+        now = seen[name] + thought
+        out = mover.move(rng.choice(sorted(m.text() for m in mover.board.legal_moves())), think_ms=said)
+        sessions[other].receive(out.line)
+        seen[other] = now + delay
+        receipt(other, out.message.seq, seen[other])
+        acks[name] = seen[other] + delay + offsets[name]
+    host.receive(host.resign().line)
+    return host
+
+
 GAMES: dict[str, Callable[[], GameSession]] = {
     "oxono-game": _confirmed(lambda: _full("oxono", 7)),
     "olix-game": lambda: _full("olix", 3),
@@ -171,6 +212,7 @@ GAMES: dict[str, Callable[[], GameSession]] = {
     "olix-withdrawn": _confirmed(_withdrawn),
     "oxono-timed-1+2": _confirmed(lambda: _timed("oxono", "clock:60+2,rules:1", 11)),
     "olix-correspondence-3-days": lambda: _timed("olix", "days:3,rules:1", 12),
+    "olix-timed-receipts": _confirmed(_receipted),
 }
 
 
@@ -232,6 +274,12 @@ def cases() -> list[dict[str, Any]]:
     timed_mover = KEYS[_keyname(timed_host.actor)]
     timed_move = [*_fields(timed_host), ("move", sorted(m.text() for m in timed_host.board.legal_moves())[0])]
     timed_left = timed_host.clocks[timed_host.board.turn]
+    last_move = timed_host.chain[-1]  # the last move, by the player not to move now
+    own_receipt = encode("receipt", [("game", timed_host.game_id or ""), ("seq", str(last_move.seq)),
+                                     ("prev", last_move.hash), ("recv", "5000")], KEYS[_keyname(last_move.signer)])
+    untimed_move = host.chain[-1]
+    untimed_receipt = encode("receipt", [("game", host.game_id or ""), ("seq", str(untimed_move.seq)),
+                                         ("prev", untimed_move.hash), ("recv", "5000")], mover)
     timed_cheat = encode("move", [*timed_move, ("think", "1500"), ("left", str(timed_left))], timed_mover)
     timed_late = encode("move", [*timed_move, ("think", str(timed_left + 1)), ("left", "2000")], timed_mover)
     zero_host, zero_guest = _start("olix", "clock:1+0,rules:1")
@@ -303,6 +351,9 @@ def cases() -> list[dict[str, Any]]:
              timed_prefix),
         case("bad-clock-at-zero", "bad-clock", "a move on a clock at zero, without an increment: it has run out",
              zero_move, zero_prefix),
+        case("wrong-seat-receipt-of-own-move", "wrong-seat", "a timed game's receipt of the signer's own move",
+             own_receipt, timed_prefix),
+        case("bad-clock-receipt-untimed", "bad-clock", "a receipt in an untimed game", untimed_receipt),
         case("bad-clock-untimed", "bad-clock", "an untimed game's move carrying think= and left=",
              encode("move", [*fields, ("move", legal[0]), ("think", "1500"), ("left", "60000")], mover)),
         case("illegal-move", "illegal-move", "a well-formed move the position forbids",
@@ -522,6 +573,8 @@ def build() -> dict[str, str]:
             "sentence": session.result.sentence() if session.result else None, "lines": len(session.transcript),
             "confirmed_by": sorted(_keyname(key) for key in session.confirmed_by),
             "terms": session.terms, "clocks": session.clocks,
+            "time_used": {player: {"used": side.used, "unexplained": side.unexplained, "moves": side.moves,
+                                   "measured": side.measured} for player, side in session.time_used().items()},
         })
     document = {
         "about": "olixono/1 test vectors: see README.md beside this file",
