@@ -142,6 +142,7 @@ class GameCore:
         self._board: tuple[tuple[int, str], Board[Any] | None] | None = None  # (the chain it is of, the board)
         self._turn: tuple[int, float] | None = None  # (the moves played, when this client saw that turn begin)
         self._acks: dict[int, int] = {}  # when (ms) the other's receipt of each line of ours came, by its seq
+        self._sent: dict[int, int] = {}  # when (ms) each turn line of ours left, by its seq
         self._note_turn()
 
     @property
@@ -297,9 +298,16 @@ class GameCore:
         return self._turn
 
     def resume_turn(self, moves: int, seconds_ago: float) -> None:
-        """A resumed game: the turn after ``moves`` moves began ``seconds_ago`` (as the journal says), not now."""
-        if self._turn is not None and self._turn[0] == moves:
-            self._turn = (moves, self._turn[1] - max(0.0, seconds_ago))
+        """A resumed game: the turn after ``moves`` moves began ``seconds_ago`` (as the journal says), not when this
+        core was made. When it is the other's turn, that is when our last line left (a receipt of their answer says
+        so)."""
+        if self._turn is None or self._turn[0] != moves:
+            return
+        began = self.clock() - max(0.0, seconds_ago)
+        self._turn = (moves, began)
+        mine = [message for message in self.session.chain if message.type in _TURN_LINES]
+        if mine and mine[-1].signer == self.me and not self.my_turn:
+            self._sent.setdefault(mine[-1].seq, round(began * 1000))
 
     def thinking_ms(self) -> int:
         """How long (ms) the side to move has thought on this turn, as this client measures it: from its seeing the
@@ -464,13 +472,16 @@ class GameCore:
             line = event.message
             if line.type is MessageType.RECEIPT and line.signer != me:
                 self._acks.setdefault(line.seq, round(self.clock() * 1000))  # the other has our line at line.seq
+            elif line.type in _TURN_LINES and line.signer == me:
+                self._sent.setdefault(line.seq, round(self.clock() * 1000))  # ours, leaving now
             elif line.type in _TURN_LINES:
                 return self._receipt(line)
         return None
 
     def _receipt(self, line: Message) -> Outgoing | None:
         """A timed game's receipt of ``line`` (the other's move, or the reveal), at once: when this client verified
-        it, and when it had the other's receipt of the line before (``None``: not ours to receipt, or receipted)."""
+        it, when its own line before it left, and when it had the other's receipt of that (``None``: not ours to
+        receipt, or receipted already)."""
         session, me = self.session, self.me
         if me is None or session.clock is None or session.role_of(me) is None or session.over or (
                 line.type is MessageType.MOVE and line.signer == me):
@@ -478,7 +489,8 @@ class GameCore:
         before = next((message.seq for message in reversed(session.chain[:line.seq]) if message.type in _TURN_LINES),
                       None)
         try:
-            return session.receipt(line.seq, round(self.clock() * 1000), self._acks.get(before) if before else None)
+            return session.receipt(line.seq, round(self.clock() * 1000), self._sent.get(before) if before else None,
+                                   self._acks.get(before) if before else None)
         except LocalProtocolError:
             return None
 

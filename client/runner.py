@@ -159,8 +159,8 @@ class GameRunner:
         own = any(not item.copy for item in step.publish)
         if self.journal is not None and self.core.session.clock is not None:
             self._keep_turn(self.journal)
-            if any(not item.copy and _slot(item.topic).isdigit() for item in step.publish):
-                self.journal.sync()  # a timed move signed again would be another line (its thinking differs): on the disk first
+            if own:  # a timed move (or receipt) signed again would be another line (its times differ): on the disk first
+                self.journal.sync()
         for event in step.events:
             self.emit(event)
             if self.core.seated_elsewhere(event):

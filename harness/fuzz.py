@@ -103,14 +103,14 @@ def seeded_game(kind: str, seed: int, plies: int, terms: str = "rules:1") -> tup
 
     def receipts(seq: int, *sessions: GameSession) -> None:
         for session in sessions:
-            out = session.receipt(seq, now)
+            out = session.receipt(seq, now, max(0, now - 500), max(0, now - 400))
             if out is not None:
                 both(out.line)
 
     reveal = guest.reveal()
     both(reveal.line)
     if timed:
-        receipts(reveal.message.seq, guest, host)
+        receipts(reveal.message.seq, host)
     for _ in range(plies):
         if host.over:
             break
@@ -163,6 +163,7 @@ class SessionTarget:
             "terms": source.choice(["rules:1", "rules:2", "clock:60+2,rules:1", "days:3,rules:1", "clock:0+1,rules:1"]),
             "think": str(source.number(70_000)), "left": str(source.number(70_000)),
             "recv": str(source.number(9_000_000)), "ack": str(source.number(9_000_000)),
+            "sent": str(source.number(9_000_000)),
             "at": "1790000000", "commit": source.choice(hashes), "guest": source.choice([GUEST, *STRANGERS]).public.text,
             "invite": source.choice([GUEST, *STRANGERS]).public.text,
             "salt": "c2FsdC1zYWx0LXNhbHQtcw", "secret": "c2VjcmV0LXNlY3JldC1zZQ",

@@ -222,55 +222,24 @@ class Receiver:
         if self._answers is not None and self._answers[0] == key:
             return list(self._answers[1])
         chain = self._chain
-        turns = [n for n, message in enumerate(chain) if message.type in (MessageType.MOVE, MessageType.REVEAL)]
-
-        late: dict[int, int] = {}  # how much later than it says each measured move left (never less than it says)
-
-        def sent(n: int, before: int | None) -> int | None:
-            """When line ``n`` left its signer, on the signer's clock: for the reveal, its signer's own receipt of it;
-            for a move, its signer's receipt of the line before, its think, and how much later its own measure
-            showed it left (so that the next answer is never charged with this move's unreported thinking)."""
-            line = chain[n]
-            if line.type is MessageType.REVEAL:
-                own = receipts.get(line.signer, {}).get(n)
-                return None if own is None else own.recv
-            mine = receipts.get(line.signer, {}).get(before) if before is not None else None
-            return None if mine is None else mine.recv + int(line.value("think")) + late.get(n, 0)
 
         answers: list[Answer] = []
-        for i, n in enumerate(turns):
-            move = chain[n]
+        for move in chain:
             if move.type is not MessageType.MOVE:
                 continue
             player = self.player_of(move.signer) or ""
             think = int(move.value("think"))
-            p = turns[i - 1]  # the line that gave the turn: the other's move, or the reveal before the first move
-            answered = chain[p]
             other = self._host if move.signer != self._host else self._state.guest
-            theirs = receipts.get(other, {}).get(n) if other is not None else None
-            mine = receipts.get(move.signer, {}).get(p)
-            if theirs is None or answered.signer == move.signer and answered.type is not MessageType.REVEAL:
+            theirs = receipts.get(other, {}).get(move.seq) if other is not None else None
+            if theirs is None or theirs.sent is None:  # not measured: no receipt, or nothing of theirs answered
                 answers.append(Answer(player, think))
                 continue
-            elapsed: int | None
-            trip: int | None
-            if answered.signer == move.signer:  # the guest's first move, after its own reveal: the host timed both
-                reveal = receipts.get(other, {}).get(p) if other is not None else None
-                elapsed, trip, offset = None if reveal is None else theirs.recv - reveal.recv, 0, None
-            else:
-                left_at = sent(p, turns[i - 2] if i >= 2 else None)
-                if left_at is None:
-                    answers.append(Answer(player, think))
-                    continue
-                # from the other's sending the line answered to their verifying this move, less the receipt's trip
-                elapsed, trip = theirs.recv - left_at, None if theirs.ack is None else theirs.ack - left_at
-                offset = None if mine is None or theirs.ack is None else mine.recv - (left_at + theirs.ack) // 2
-            if elapsed is None:
-                answers.append(Answer(player, think))
-                continue
-            answer = Answer(player, think, max(0, elapsed), None if trip is None else max(0, trip), offset)
-            late[n] = answer.excess or 0  # what it is charged: beyond that, its lateness is the network's
-            answers.append(answer)
+            # the other's measure alone, on their clock: from sending the line this move answers to verifying it
+            elapsed, ack = theirs.recv - theirs.sent, theirs.ack
+            answered = max((n for n in receipts.get(move.signer, {}) if n < move.seq), default=None)
+            mine = receipts.get(move.signer, {}).get(answered) if answered is not None else None
+            offset = None if mine is None or ack is None else mine.recv - (theirs.sent + ack) // 2
+            answers.append(Answer(player, think, elapsed, None if ack is None else ack - theirs.sent, offset))
         self._answers = (key, answers)
         return list(answers)
 
@@ -1125,10 +1094,12 @@ class Receiver:
         mine = self._confirms.setdefault(key, {})
         earlier = mine.get(message.seq)
         if earlier is not None:
-            self._proof(earlier, message, events)  # a second, different confirmation numbered alike
-            if message.hash < earlier.hash:  # which one is listed does not depend on which came first
-                mine[message.seq] = message
+            if message.hash < earlier.hash:  # which one is listed does not depend on which came first, nor on the
+                mine[message.seq] = message  # cap of proofs below; applied, so that a journal keeps it
+                self._remember(message)
+                events.append(LineApplied(message))
                 events.append(ConfirmationReceived(key))
+            self._proof(earlier, message, events)  # a second, different confirmation numbered alike
             return []
         mine[message.seq] = message
         self._remember(message)
@@ -1154,15 +1125,21 @@ class Receiver:
             if any(line.hash == message.prev for line in chain):
                 raise RemoteProtocolError(Code.BROKEN_LINK, f"prev= is not the hash of seq {message.seq}'s line")
             return self._keep(message, message.prev)  # the line it receipts has not come
-        if receipted.type is not MessageType.REVEAL and (receipted.type is not MessageType.MOVE or receipted.signer == key):
-            raise RemoteProtocolError(Code.WRONG_SEAT, "a receipt is of the other player's move, or of the reveal")
+        if receipted.type not in (MessageType.MOVE, MessageType.REVEAL) or receipted.signer == key:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "a receipt is of the other player's move, or the host's of the "
+                                                       "reveal")
+        sent, ack = message.sent, message.ack
+        if sent is not None and (sent > message.recv or ack is not None and sent > ack):
+            raise RemoteProtocolError(Code.BAD_CLOCK, "sent= is after recv= or ack=: no line is had before it leaves")
         mine = self._receipts.setdefault(key, {})
         earlier = mine.get(message.seq)
         if earlier is not None:
-            self._proof(earlier, message, events)  # two receipts of one line: reported, never deciding the game
-            if message.hash < earlier.hash:  # which one counts does not depend on which came first
-                mine[message.seq] = message
+            if message.hash < earlier.hash:  # which one counts does not depend on which came first, nor on the cap
+                mine[message.seq] = message  # of proofs below; applied, so that a journal keeps it
                 self._receipt_changes += 1
+                self._remember(message)
+                events.append(LineApplied(message))
+            self._proof(earlier, message, events)  # two receipts of one line: reported, never deciding the game
             return []
         mine[message.seq] = message
         self._receipt_changes += 1

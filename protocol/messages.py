@@ -61,6 +61,7 @@ _PATTERNS = {
     "think": "0|[1-9][0-9]{0,9}",
     "left": "0|[1-9][0-9]{0,9}",
     "recv": "0|[1-9][0-9]{0,12}",
+    "sent": "0|[1-9][0-9]{0,12}",
     "ack": "0|[1-9][0-9]{0,12}",
     "final": "0|[1-9][0-9]{0,5}",
     "result": "[a-z]{1,16}(?:-[a-z]{1,16})?",
@@ -92,7 +93,7 @@ SCHEMAS: dict[str, tuple[str, ...]] = {
     MessageType.CHAT: (*_CHAIN, "text"),
     MessageType.PRESENCE: ("game", "seq", "state"),
     MessageType.CONFIRM: (*_CHAIN, "final", "result"),
-    MessageType.RECEIPT: (*_CHAIN, "recv", "ack?"),
+    MessageType.RECEIPT: (*_CHAIN, "recv", "sent?", "ack?"),
 }
 """Each message type's fields (keyed by :class:`MessageType`) in their fixed order; ``?`` marks an optional field."""
 
@@ -345,6 +346,12 @@ class Message:
     def recv(self) -> int:
         """A receipt's ``recv=``: when its signer had verified the line it acknowledges (its own monotonic ms)."""
         return int(self.value("recv"))
+
+    @property
+    def sent(self) -> int | None:
+        """A receipt's ``sent=``: when its signer's own line before the one it acknowledges left it (monotonic ms)."""
+        value = self.get("sent")
+        return None if value is None else int(value)
 
     @property
     def ack(self) -> int | None:

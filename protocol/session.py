@@ -80,23 +80,25 @@ class GameSession(Receiver):
                   ("result", result.code())]
         return self._publish(encode(MessageType.CONFIRM, fields, self._identity()))
 
-    def receipt(self, seq: int, recv_ms: int, ack_ms: int | None = None) -> Outgoing | None:
-        """Sign the local player's receipt of the other player's move (or of the reveal, the guest's own too) at
-        ``seq`` in a timed game: ``recv_ms``, when this client had verified (the guest: signed) it, and ``ack_ms``, when it had the other's receipt of its own last
-        move (its own monotonic clock, ms). ``None`` when this player has receipted that line already (a receipt is
+    def receipt(self, seq: int, recv_ms: int, sent_ms: int | None = None, ack_ms: int | None = None) -> Outgoing | None:
+        """Sign the local player's receipt of the other player's move (or, the host's, of the reveal) at ``seq`` in a
+        timed game, on this client's own monotonic clock in ms: ``recv_ms``, when it had verified it; ``sent_ms``,
+        when its own line that the move answers (its last move, or the guest's reveal) left it; ``ack_ms``, when it
+        had the other's receipt of that line. ``None`` when this player has receipted that line already (a receipt is
         signed once: a second would be two lines for one slot)."""
         me = self._me()
         if self.clock is None:
             raise LocalProtocolError("an untimed game has no receipts")
         chain = self._chain
         line = chain[seq] if 0 < seq < len(chain) else None
-        if line is None or self.role_of(me) is None or not (
-                line.type is MessageType.REVEAL or line.type is MessageType.MOVE and line.signer != me):
+        if line is None or self.role_of(me) is None or line.type not in (MessageType.MOVE, MessageType.REVEAL) \
+                or line.signer == me:
             raise LocalProtocolError(f"seq {seq} is neither the other player's move nor the reveal: nothing to receipt")
         if seq in self._receipts.get(me, {}):
             return None
         fields = [("game", self.game_id or ""), ("seq", str(seq)), ("prev", chain[seq].hash), ("recv", str(recv_ms)),
-                  *([("ack", str(ack_ms))] if ack_ms is not None else [])]
+                  *([("sent", str(sent_ms))] if sent_ms is not None else []),
+                  *([("ack", str(ack_ms))] if ack_ms is not None and sent_ms is not None else [])]
         return self._publish(encode(MessageType.RECEIPT, fields, self._identity()))
 
     def presence(self, here: bool, seq: int) -> Outgoing:

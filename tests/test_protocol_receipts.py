@@ -28,6 +28,7 @@ class Table:
     delay: int = 20
     now: int = 0  # the true time, ms
     acks: dict[str, int] = field(default_factory=dict)  # when each player had the other's receipt of its last move
+    sent: dict[str, int] = field(default_factory=dict)  # when each player's last turn line left it (true time)
     turn_seen: dict[str, int] = field(default_factory=dict)  # when each player saw its turn begin (true time)
 
     def clock(self, who: str) -> int:
@@ -42,22 +43,25 @@ class Table:
     def mover(self) -> GameSession:
         return self.host if self.host.actor == HOST.public else self.guest
 
-    def play(self, true_think: int, claimed: int | None = None, *, receipt_delay: int = 0) -> None:
+    def play(self, true_think: int, claimed: int | None = None, *, receipt_delay: int = 0, recv_bias: int = 0) -> None:
         """The player to move thinks ``true_think`` ms from seeing its turn, signs ``claimed`` (default: the truth);
-        the other verifies it ``delay`` later and receipts it (``receipt_delay`` later still); the receipt comes back."""
+        the other verifies it ``delay`` later and receipts it (``receipt_delay`` later still, saying it had it
+        ``recv_bias`` later than it did); the receipt comes back."""
         mover = self.mover()
         other = self.other(mover)
         me = self.name(mover)
         self.now = self.turn_seen.get(me, self.now) + true_think
         move = mover.move(mover.board.legal_moves()[0].text(), think_ms=true_think if claimed is None else claimed)
+        self.sent[me] = self.now
         self.watcher.receive(move.line)
         self.now += self.delay
         other.receive(move.line)
         them = self.name(other)
         self.turn_seen[them] = self.now
-        recv = self.clock(them)
+        recv = self.clock(them) + recv_bias
         self.now += receipt_delay
-        receipt = other.receipt(move.message.seq, recv, self.acks.get(them))
+        sent = self.sent[them] + OFFSETS[them] if them in self.sent else None
+        receipt = other.receipt(move.message.seq, recv, sent, self.acks.get(them))
         assert receipt is not None
         self.watcher.receive(receipt.line)
         self.now += self.delay
@@ -84,10 +88,7 @@ def table(terms: str = "clock:300+5,rules:1", delay: int = 20) -> Table:
     received = host.receipt(reveal.message.seq, seated.clock("host"))  # the host receipts the reveal
     assert received is not None
     guest.receive(received.line), watcher.receive(received.line)
-    seated.now = seated.turn_seen["guest"]
-    signed = guest.receipt(reveal.message.seq, seated.clock("guest"))  # and the guest times its own
-    assert signed is not None
-    host.receive(signed.line), watcher.receive(signed.line)
+    seated.sent["guest"] = seated.turn_seen["guest"]  # the reveal left the guest then
     return seated
 
 
@@ -99,8 +100,8 @@ def test_honest_players_leave_nothing_unexplained_whatever_their_clocks_say():
     answers = seated.watcher.answers()
     assert len(answers) == 12 and answers == seated.host.answers() == seated.guest.answers()
     measured = [answer for answer in answers if answer.unexplained is not None]
-    assert len(measured) == 12  # the guest's first move too: the host timed its reveal and the move
-    assert all(answer.unexplained == 0 for answer in measured) and {a.round_trip for a in measured[1:]} == {80}
+    assert len(measured) == 11  # all but the guest's first move, which answers its own reveal
+    assert all(answer.unexplained == 0 for answer in measured) and {a.round_trip for a in measured} == {80}
     host_player = seated.watcher.player_of(HOST.public)
     offsets = {answer.offset for answer in measured if answer.player == host_player}
     assert offsets == {OFFSETS["host"] - OFFSETS["guest"]}  # as NTP estimates it: a symmetric path, exactly
@@ -147,7 +148,7 @@ def test_every_receiver_computes_the_same_from_the_record_alone():
     replayed, _, problem = verify_transcript(seated.watcher.transcript)
     assert problem is None
     assert replayed.answers() == seated.watcher.answers() == seated.host.answers() == seated.guest.answers()
-    assert sum(" receipt " in line[:20] for line in replayed.transcript) == 12  # the reveal's two, ten moves'
+    assert sum(" receipt " in line[:20] for line in replayed.transcript) == 11  # the reveal's, and ten moves'
     shuffled = list(seated.watcher.transcript)
     random.Random(1).shuffle(shuffled)
     again = GameSession(seated.host.game_id)
@@ -220,3 +221,33 @@ def test_unexplained_follows_the_rule():
     assert Answer("pink", 2900, elapsed=3000, round_trip=100).unexplained == 0
     assert Answer("pink", 500).unexplained is None  # not measured
     assert Answer("pink", 500, elapsed=2700).unexplained == 2700 - 500 - LAG_MOST_MS - SLACK_MS  # no receipt came
+
+
+def test_a_player_who_says_it_had_the_others_moves_late_cannot_shed_its_own_thinking():
+    """Found by review: a move's measure once took the line it answers as leaving when its mover's own receipt said;
+    a cheat that dated its receipts of the other's moves 4 s late passed its own hidden 4 s a move to the other. Each
+    move's measure is now the other player's alone (their receipt: when they had it, when their line left, when they
+    had our receipt of that)."""
+    seated = table()
+    for _ in range(12):
+        if seated.mover() is seated.host:
+            seated.play(5000, claimed=1000)
+        else:
+            seated.play(700, recv_bias=4000)  # the host dates its receipts of the guest's moves 4 s late
+    used = seated.watcher.time_used()
+    host, guest = (seated.watcher.player_of(key) for key in (HOST.public, GUEST.public))
+    assert used[host].measured == 6 and used[host].unexplained == 6 * (4000 - SLACK_MS)
+    assert used[guest].unexplained > 0  # it may make the other's moves look slow: never its own look fast
+
+
+def test_a_receipt_whose_sent_is_after_its_recv_is_refused():
+    seated = table()
+    for _ in range(3):
+        seated.play(400)
+    chain = seated.watcher.chain
+    seq = next(m.seq for m in reversed(chain) if m.type == "move" and m.signer == HOST.public)
+    line = encode("receipt", [("game", chain[0].game), ("seq", str(seq)), ("prev", chain[seq].hash), ("recv", "100"),
+                              ("sent", "200")], GUEST)
+    receiver = GameSession(seated.host.game_id)
+    receiver.receive_all([line for line in seated.watcher.transcript if f"seq={seq} prev" not in line or " move " in line[:20]])
+    assert rejected(receiver.receive(line)) == ["bad-clock"]

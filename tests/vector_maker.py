@@ -172,14 +172,15 @@ def _receipted() -> GameSession:
     guest.receive(host.accept(KEYS["guest"].public, SALT).line)
     reveal = guest.reveal()
     seen = {"guest": now, "host": now + delay}  # when each saw its turn begin (true time)
+    sent = {"guest": now}  # when each one's last turn line left it (true time)
     acks: dict[str, int] = {}
 
     def receipt(name: str, seq: int, at: int) -> None:
-        out = sessions[name].receipt(seq, at + offsets[name], acks.get(name))
+        left = sent[name] + offsets[name] if name in sent else None
+        out = sessions[name].receipt(seq, at + offsets[name], left, acks.get(name))
         assert out is not None
         sessions["host" if name == "guest" else "guest"].receive(out.line)
 
-    receipt("guest", reveal.message.seq, seen["guest"])
     host.receive(reveal.line)
     receipt("host", reveal.message.seq, seen["host"])
     rng = random.Random(21)
@@ -192,6 +193,7 @@ def _receipted() -> GameSession:
         thought = 5000 if ply == 5 else thought
         now = seen[name] + thought
         out = mover.move(rng.choice(sorted(m.text() for m in mover.board.legal_moves())), think_ms=said)
+        sent[name] = now
         sessions[other].receive(out.line)
         seen[other] = now + delay
         receipt(other, out.message.seq, seen[other])
