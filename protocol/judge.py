@@ -217,14 +217,12 @@ class Receiver:
         untimed game. The same for every receiver with the same lines."""
         if self.clock is None or self._state.seats is None:
             return []
-        receipts = {key: self._receipts_of(key) for key in (self._host, self._state.guest) if key is not None}
         key = (len(self._chain), self._chain[-1].hash, self._receipt_changes)
         if self._answers is not None and self._answers[0] == key:
             return list(self._answers[1])
-        chain = self._chain
-
+        receipts = {seat: self._receipts_of(seat) for seat in (self._host, self._state.guest) if seat is not None}
         answers: list[Answer] = []
-        for move in chain:
+        for move in self._chain:
             if move.type is not MessageType.MOVE:
                 continue
             player = self.player_of(move.signer) or ""
