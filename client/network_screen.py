@@ -82,8 +82,10 @@ class NetworkTable(Table):
         return "game over> " if self.core.over else "your move> " if self.core.my_turn else "> "
 
     def status(self, spent: Callable[[str], float]) -> list[str]:
-        """``your move | pink 1a2b-3c4d (you) 0:12 | black 5e6f-7a8b 0:03 here | relay ok``: under 80 columns; when
-        the relay is lost that comes first."""
+        """``your move | pink 1a2b-3c4d (you) 0:12 | black 5e6f-7a8b here | relay ok``: under 80 columns; when the
+        relay is lost that comes first. A timed game shows both official clocks (``4:07``, ``0:09.4!``, with
+        unexplained seconds beside: ``(+6.2s)``); an untimed one the side to move's time on this turn, as this client
+        saw it begin (the same for both players and every watcher, where a running total would differ)."""
         core = self.core
         board = self.board()
         if core.over:
@@ -99,9 +101,12 @@ class NetworkTable(Table):
             mine = " (you)" if key is not None and key == core.me else ""
             present = core.present(key) if key is not None and key == opponent else None
             here = "" if key != opponent else " here" if present else " gone" if present is False else " not seen"
-            left = core.clock_left(player)  # a timed game's official clock, else this screen's count of the thinking
-            shown = clock_text(spent(player)) if left is None else clock_left_text(left, core.unexplained_ms(player))
-            parts.append(f"{player} {who}{mine} {shown}{here}")
+            left = core.clock_left(player)  # a timed game's official clock; untimed, the side to move's turn so far
+            if left is not None:
+                shown = f" {clock_left_text(left, core.unexplained_ms(player))}"
+            else:  # as every client sees it, from its own seeing the turn begin: the same for players and watchers
+                shown = f" {clock_text(core.thinking_ms() / 1000)}" if player == core.turn else ""
+            parts.append(f"{player} {who}{mine}{shown}{here}")
         if core.proposal is not None and not core.over:  # the most wanted first: a narrow terminal cuts the end
             parts[0] += f", {END_WORD[self.kind]} offered"
         if not self.connected:

@@ -2,8 +2,8 @@
 
 Everything stays where it is: the board (left; Olix's scoreboard under it), the numbered moves (right, the last one
 marked, scrollable), a log of chat, warnings and what happened (right, below), the input line, and a bottom toolbar
-(for a network game: whose turn it is, both players' fingerprints with yours marked, each side's thinking time, the
-opponent's presence and the relay). Tasks only change state and call ``invalidate()``; nothing is printed while it
+(for a network game: whose turn it is, both players' fingerprints with yours marked, the clocks, the opponent's
+presence and the relay). Tasks only change state and call ``invalidate()``; nothing is printed while it
 runs, and an error in a task goes to the log, never to prompt-toolkit's "Press ENTER to continue".
 
 What is on the table comes from a :class:`Table`, each in a module of its own, side by side: a network game

@@ -392,3 +392,34 @@ def test_verify_prints_each_sides_time_used_and_unexplained():
 
     assert re.search(r"time used: first 0:02 \(unexplained 0\.0 s of [12] moves? measured\), second 0:02 "
                      r"\(unexplained 0\.0 s of 2 moves measured\)", summary(session)), summary(session)
+
+
+def test_an_untimed_games_toolbar_shows_the_side_to_moves_turn_the_same_for_players_and_watchers():
+    """The newcomer's walk: each client counted each side's thinking its own way (a watcher from when it started, a
+    resumed player from zero), so three terminals showed three different times. Untimed, the toolbar now shows the
+    side to move's time on this turn, from each client's seeing it begin: the same everywhere."""
+    from client.network_screen import NetworkTable
+
+    clock, relay = Clock(), Relay()
+    host, offer = GameCore.hosting("olix", HOST)
+    host.clock = clock
+    relay.attach(host)
+    relay.publish(offer, host)
+    guest = GameCore(GameSession(host.game_id, GUEST), clock=clock)
+    relay.attach(guest)
+    relay.publish(guest.join(), guest)
+    clock.now += 5.0
+    mover = host if host.my_turn else guest
+    play(relay, mover)
+    watcher = GameCore(GameSession(host.game_id), watching=True, clock=clock)
+    relay.attach(watcher)  # joins late: the turn began, for it, when it saw it
+    clock.now += 12.0
+    turn = host.turn
+    assert turn is not None
+    for core in (host, guest, watcher):
+        status = NetworkTable(GameRunner(core, _NoLink), None).status(lambda player: 99.0)  # type: ignore[arg-type]
+        seats = [part for part in status if " to move" not in part and part.startswith(("first ", "second "))]
+        moving = next(part for part in seats if part.startswith(turn + " "))
+        waiting = next(part for part in seats if not part.startswith(turn + " "))
+        assert "0:12" in moving and "1:39" not in moving, status  # not the screen's own count (99 s)
+        assert not any(":" in word for word in waiting.split()[1:]), status  # a waiting side's time is not shown

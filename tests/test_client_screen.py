@@ -172,7 +172,8 @@ async def test_a_whole_game_on_the_full_screen(relay, tmp_path, kind, no_color, 
     sentence = core.session.result.sentence()
     toolbar = final.rstrip().splitlines()[-1]
     assert toolbar.startswith("game over | ") and "(you)" in toolbar  # yours marked
-    assert re.search(r" \d+:\d\d (here|gone)", toolbar) and toolbar.endswith("relay ok")  # the opponent's presence
+    assert re.search(r"-[0-9a-f]{4} (here|gone)", toolbar) and toolbar.endswith("relay ok")  # the opponent's presence
+    assert not re.search(r" \d+:\d\d", toolbar)  # over: nobody's turn runs (untimed: only the side to move's shows)
     assert f"Game over: {sentence}"[:50] in final  # the log says how, in words
     files = " a  b  c  d  e  f" if kind == "oxono" else "a b c d e f g h i j k"
     assert files in final
