@@ -305,9 +305,17 @@ class GameCore:
             return
         began = self.clock() - max(0.0, seconds_ago)
         self._turn = (moves, began)
-        mine = [message for message in self.session.chain if message.type in _TURN_LINES]
-        if mine and mine[-1].signer == self.me and not self.my_turn:
-            self._sent.setdefault(mine[-1].seq, round(began * 1000))
+        last = self._last_turn_line()
+        if last is not None and last.signer == self.me and not self.my_turn:
+            self._sent.setdefault(last.seq, round(began * 1000))
+
+    def _last_turn_line(self, before: int | None = None) -> Message | None:
+        """The last line that gave a turn (a move, or the reveal), of the whole chain or before seq ``before``."""
+        chain = self.session.chain
+        return next((line for line in reversed(chain[:before]) if line.type in _TURN_LINES), None)
+
+    def _now_ms(self) -> int:
+        return round(self.clock() * 1000)
 
     def thinking_ms(self) -> int:
         """How long (ms) the side to move has thought on this turn, as this client measures it: from its seeing the
@@ -471,9 +479,9 @@ class GameCore:
         if isinstance(event, LineApplied) and session.clock is not None and not self.watching:
             line = event.message
             if line.type is MessageType.RECEIPT and line.signer != me:
-                self._acks.setdefault(line.seq, round(self.clock() * 1000))  # the other has our line at line.seq
+                self._acks.setdefault(line.seq, self._now_ms())  # the other has our line at line.seq
             elif line.type in _TURN_LINES and line.signer == me:
-                self._sent.setdefault(line.seq, round(self.clock() * 1000))  # ours, leaving now
+                self._sent.setdefault(line.seq, self._now_ms())  # ours, leaving now
             elif line.type in _TURN_LINES:
                 return self._receipt(line)
         return None
@@ -483,14 +491,13 @@ class GameCore:
         it, when its own line before it left, and when it had the other's receipt of that (``None``: not ours to
         receipt, or receipted already)."""
         session, me = self.session, self.me
-        if me is None or session.clock is None or session.role_of(me) is None or session.over or (
-                line.type is MessageType.MOVE and line.signer == me):
+        if me is None or session.clock is None or session.role_of(me) is None or session.over or line.signer == me:
             return None
-        before = next((message.seq for message in reversed(session.chain[:line.seq]) if message.type in _TURN_LINES),
-                      None)
+        before = self._last_turn_line(line.seq)
+        seq = before.seq if before is not None else None
         try:
-            return session.receipt(line.seq, round(self.clock() * 1000), self._sent.get(before) if before else None,
-                                   self._acks.get(before) if before else None)
+            return session.receipt(line.seq, self._now_ms(), None if seq is None else self._sent.get(seq),
+                                   None if seq is None else self._acks.get(seq))
         except LocalProtocolError:
             return None
 
@@ -525,8 +532,8 @@ class GameCore:
         elif session.role_of(me) is not None and session.over:
             out = self._confirmation()
         elif session.phase is Phase.PLAYING:  # a timed game's last turn line, verified while catching up: now
-            turns = [message for message in session.chain if message.type in _TURN_LINES]
-            out = self._receipt(turns[-1]) if turns else None
+            last = self._last_turn_line()
+            out = self._receipt(last) if last is not None else None
         return Step() if out is None else self._after(list(out.events), out)
 
     # -- starting a game ------------------------------------------------------------------

@@ -136,11 +136,10 @@ SLACK_MS = 100
 class Answer:
     """One move of a timed game as the receipts show it: its ``player`` said it thought ``think`` ms; the other player
     measured, on their own monotonic clock, ``elapsed`` ms from sending the line it answers to verifying it, and
-    ``round_trip`` ms from sending that line to having the mover's receipt of it (``None``: the receipt never came,
+    ``round_trip`` ms from sending that line to having the mover's receipt of it (``None``: that receipt had not come,
     and the whole lag allowance is granted); ``offset``: the mover's clock less the other's (as NTP estimates it).
-    ``elapsed`` is ``None`` where the receipts do not tell (the first move; the other's receipt of this one missing).
-    Where the send time of the line answered is not known for sure (its own measure is missing), ``elapsed`` runs
-    from the other's having the mover's receipt of it, and ``round_trip`` is 0."""
+    ``elapsed`` is ``None`` where the receipts do not tell (the other's receipt of this move missing, or naming no
+    line of theirs that it answers: the guest's first move)."""
 
     player: str
     think: int
@@ -154,19 +153,12 @@ class Answer:
 
             max(0, elapsed - think - min(round_trip, LAG_MOST_MS) - SLACK_MS)   (round_trip: LAG_MOST_MS if unknown)
 
-        Either the mover reported less thinking than it took, or the receipts misstate the times: the record shows
-        whose claims make it. ``None`` when it cannot be measured."""
-        excess = self.excess
-        return None if excess is None else max(0, excess - SLACK_MS)
-
-    @property
-    def excess(self) -> int | None:
-        """The wait beyond the thinking and the network, slack aside: how much later than it says the move left. The
-        next move's measure starts from there, so that nobody is charged for the other's unreported thinking."""
+        Either the mover reported less thinking than it took, or the other's receipt misstates the times. ``None``
+        when it cannot be measured."""
         if self.elapsed is None:
             return None
         lag = LAG_MOST_MS if self.round_trip is None else min(self.round_trip, LAG_MOST_MS)
-        return max(0, self.elapsed - self.think - lag)
+        return max(0, self.elapsed - self.think - lag - SLACK_MS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,8 +182,3 @@ def time_used(answers: list[Answer], players: tuple[str, ...]) -> dict[str, Time
                                          before.moves + 1, before.measured + (unexplained is not None))
     return totals
 
-
-def median(values: list[int]) -> int | None:
-    """The median (the lower of the middle two), or ``None`` of nothing."""
-    ordered = sorted(values)
-    return ordered[(len(ordered) - 1) // 2] if ordered else None

@@ -222,9 +222,12 @@ class Receiver:
             return list(self._answers[1])
         receipts = {seat: self._receipts_of(seat) for seat in (self._host, self._state.guest) if seat is not None}
         answers: list[Answer] = []
+        answered: int | None = None  # the last line that gave a turn: the one each move answers
         for move in self._chain:
             if move.type is not MessageType.MOVE:
+                answered = move.seq if move.type is MessageType.REVEAL else answered
                 continue
+            answering, answered = answered, move.seq
             player = self.player_of(move.signer) or ""
             think = int(move.value("think"))
             other = self._host if move.signer != self._host else self._state.guest
@@ -234,8 +237,7 @@ class Receiver:
                 continue
             # the other's measure alone, on their clock: from sending the line this move answers to verifying it
             elapsed, ack = theirs.recv - theirs.sent, theirs.ack
-            answered = max((n for n in receipts.get(move.signer, {}) if n < move.seq), default=None)
-            mine = receipts.get(move.signer, {}).get(answered) if answered is not None else None
+            mine = receipts.get(move.signer, {}).get(answering) if answering is not None else None
             offset = None if mine is None or ack is None else mine.recv - (theirs.sent + ack) // 2
             answers.append(Answer(player, think, elapsed, None if ack is None else ack - theirs.sent, offset))
         self._answers = (key, answers)
