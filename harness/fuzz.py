@@ -84,7 +84,7 @@ class Source:
 # -- a game to feed -----------------------------------------------------------------------------------
 def seeded_game(kind: str, seed: int, plies: int, terms: str = "rules:1") -> tuple[list[str], GameSession]:
     """A game between HOST and GUEST, ``plies`` random moves in (the lines, and the host's session); timed (``terms``
-    naming a clock), every turn line receipted."""
+    naming a clock), every turn line receipted and, at the end, a flag claim against the player to move."""
     rng = random.Random(seed)
     host, out = GameSession.offer(kind, HOST, nonce="bm9uY2Utbm9uY2Utbm9uYw", at=1_790_000_000, terms=terms)
     guest = GameSession(host.game_id, GUEST)
@@ -122,6 +122,9 @@ def seeded_game(kind: str, seed: int, plies: int, terms: str = "rules:1") -> tup
         both(move.line)
         if timed:
             receipts(move.message.seq, guest if mine is host else host)
+    if timed and not host.over:  # the player not to move claims the other's time: the fuzzer meets open claims
+        waiter = guest if host.actor == HOST.public else host
+        both(waiter.flag(0, 100_000_000).line)
     return lines, host
 
 
@@ -163,7 +166,8 @@ class SessionTarget:
             "terms": source.choice(["rules:1", "rules:2", "clock:60+2,rules:1", "days:3,rules:1", "clock:0+1,rules:1"]),
             "think": str(source.number(70_000)), "left": str(source.number(70_000)),
             "recv": str(source.number(9_000_000)), "ack": str(source.number(9_000_000)),
-            "sent": str(source.number(9_000_000)),
+            "sent": str(source.number(9_000_000)), "flagged": str(source.number(9_000_000)),
+            "now": str(source.number(9_000_000)),
             "at": "1790000000", "commit": source.choice(hashes), "guest": source.choice([GUEST, *STRANGERS]).public.text,
             "invite": source.choice([GUEST, *STRANGERS]).public.text,
             "salt": "c2FsdC1zYWx0LXNhbHQtcw", "secret": "c2VjcmV0LXNlY3JldC1zZQ",

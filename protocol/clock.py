@@ -124,6 +124,48 @@ class TimeControl:
         return max(0, remaining_ms - max(think_ms, FLOOR_MS)) + self.increment_ms
 
 
+# -- claims: the end of a game whose player to move has run out of time, or walked away ------------------------
+GRACE_MS = 1000
+"""The least a flag claim waits beyond the time the player to move had: a claimant's client adds its round trip."""
+ABANDONED_MS = 7 * DAY_MS
+"""How long the player to move of an untimed game may stay silent before it can be claimed against."""
+WINDOW_MIN_MS = 30_000
+"""A live game's answer window is the larger of this and :data:`WINDOW_SHARE` of the base."""
+WINDOW_SHARE = 20
+"""(one twentieth: 5% of the base)"""
+CORRESPONDENCE_WINDOW_MS = DAY_MS
+"""A correspondence or untimed game's answer window."""
+BOUND_MIN_MS = 5000
+"""A claimant's own unexplained time that still lets its claim win, at least (live games, :func:`dispute_bound`)."""
+BOUND_SHARE = 50
+"""(one fiftieth: 2% of the base, where that is more)"""
+
+
+def claim_after(control: TimeControl | None, remaining_ms: int) -> int:
+    """How long the player to move must have been silent, by the claimant's clock, before a flag claim against it:
+    its clock (a correspondence game's N days, an untimed game's :data:`ABANDONED_MS`), plus :data:`GRACE_MS`."""
+    if control is None:
+        return ABANDONED_MS + GRACE_MS
+    return remaining_ms + GRACE_MS
+
+
+def answer_window(control: TimeControl | None) -> int:
+    """How long a flag claim stays open for its answer (a move in time, or a concession) before the claimant may end
+    the game: live, the larger of 30 s and 5% of the base; correspondence and untimed, 24 hours."""
+    if control is None or control.days:
+        return CORRESPONDENCE_WINDOW_MS
+    return max(WINDOW_MIN_MS, control.base_ms // WINDOW_SHARE)
+
+
+def dispute_bound(control: TimeControl | None) -> int | None:
+    """The most unexplained time a claimant's own moves may show for its claim to win on time (live games: the larger
+    of 5 s and 2% of the base); ``None`` where no bound applies (correspondence and untimed games, whose clients may
+    be closed for days between moves: their receipts measure absence as much as thinking)."""
+    if control is None or control.days:
+        return None
+    return max(BOUND_MIN_MS, control.base_ms // BOUND_SHARE)
+
+
 # -- receipts: the thinking the record leaves unexplained -----------------------------------------------------
 LAG_MOST_MS = 1000
 """The most of a move's round trip put down to the network (a lag allowance, as lichess compensates lag): a client

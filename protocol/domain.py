@@ -29,6 +29,8 @@ class MessageType(StrEnum):
     PRESENCE = "presence"
     CONFIRM = "confirm"
     RECEIPT = "receipt"
+    FLAG = "flag"
+    TIMEOUT = "timeout"
 
 
 class Role(StrEnum):
@@ -53,6 +55,9 @@ class ResultReason(StrEnum):
     WITHDRAWN = "withdrawn"
     FORFEIT = "forfeit"
     EQUIVOCATION = "equivocation"
+    TIME = "time"
+    ABANDONED = "abandoned"
+    DISPUTE = "dispute"
 
 
 class Code(StrEnum):
@@ -78,6 +83,7 @@ class Code(StrEnum):
     BAD_REVEAL = "bad-reveal"
     ILLEGAL_MOVE = "illegal-move"
     BAD_CLOCK = "bad-clock"
+    EARLY_CLAIM = "early-claim"
     AFTER_END = "after-end"
     SUPERSEDED = "superseded"
     EQUIVOCATION = "equivocation"

@@ -25,6 +25,7 @@ CODES: dict[Code, str] = {
     Code.BAD_REVEAL: "the revealed secret does not match its commitment",
     Code.ILLEGAL_MOVE: "the move is illegal in the game's position",
     Code.BAD_CLOCK: "the move's clock does not follow from the game's time control and its record",
+    Code.EARLY_CLAIM: "the claim comes before the time it claims has passed, by the claimant's own times",
     Code.AFTER_END: "the game is already over",
     Code.SUPERSEDED: "another player's line takes precedence at this sequence number",
     Code.EQUIVOCATION: "the signer signed two messages that cannot both be part of one game",

@@ -22,7 +22,10 @@ class Result:
 
     ``reason``: ``colour``, ``symbol``, ``exhausted`` (Oxono), ``formation``,
     ``stones``, ``settled`` (Olix) — by the rules; ``agreed``, ``resigned``,
-    ``aborted``, ``withdrawn``, ``forfeit`` — by a player's line;
+    ``aborted``, ``withdrawn``, ``forfeit`` — by a player's line; ``time`` (a live or
+    correspondence game's clock ran out: conceded, or a flag claim went unanswered),
+    ``abandoned`` (an untimed game's player to move was silent for days), ``dispute``
+    (a flag claim that the record contradicts: no result, ``detail`` has the figures);
     ``equivocation`` — a player signed two lines that cannot both stand, and
     loses the game at that point (``slot``; ``PROTOCOL.md`` §6).
     ``winner`` is a player name (``pink``, ``first``, …), ``"host"`` or
@@ -43,6 +46,8 @@ class Result:
     """Whether the result was counted on markers (Olix at its end: ``stones``, ``settled``, ``agreed``)."""
     slot: int | None = None
     """For ``equivocation``: the sequence number at which the game was lost (the record stops before it)."""
+    detail: str | None = None
+    """For ``time``, ``abandoned`` and ``dispute``: what happened, in words (``black conceded``; a dispute's figures)."""
 
     def text(self) -> str:
         """The compact form: ``pink colour``, ``draw exhausted``, ``host forfeit``, ``aborted``."""
@@ -65,6 +70,12 @@ class Result:
             if self.by_name == Role.GUEST:
                 return "the host wins by forfeit: the guest walked away after the coin flip"
             return "the host wins by forfeit: the guest did not reveal the coin flip"
+        if reason == ResultReason.TIME:
+            return f"{winner} wins on time: {self.detail}"
+        if reason == ResultReason.ABANDONED:
+            return f"{winner} wins: {self.detail}"
+        if reason == ResultReason.DISPUTE:
+            return f"no result, a time dispute: {self.detail}"
         if reason == EndReason.RESIGNED:
             return f"{winner} wins: {self.by_name} resigned"
         if reason == ResultReason.EQUIVOCATION:

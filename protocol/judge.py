@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from olixono.common import Board, EndReason, GameKind, InvalidMoveError, Outcome
 from olixono.games import new_board
-from protocol.clock import Answer, TimeControl, TimeUsed, time_used
+from protocol.clock import Answer, TimeControl, TimeUsed, answer_window, claim_after, dispute_bound, time_used
 from protocol.domain import Code, MessageType, Presence, ResultReason
 from protocol.errors import RemoteProtocolError
 from protocol.events import (
@@ -116,6 +116,9 @@ class Receiver:
         self._confirms: dict[PublicKey, dict[int, Message]] = {}  # each seated key's confirmations, by number
         self._receipts: dict[PublicKey, dict[int, Message]] = {}  # each seated key's receipts, by the seq they receipt
         self._receipt_changes = 0
+        self._flags: dict[PublicKey, dict[int, Message]] = {}  # each seated key's flag claims, by the turn's first line
+        self._displaced: dict[str, Message] = {}  # moves a claimant's timeout set aside: its answers, too late or not
+        self._doubled: set[tuple[bytes, str]] = set()  # (key, slot) of receipts and flag claims signed twice
         self._answers: tuple[tuple[int, str, int], list[Answer]] | None = None  # the answers, and what they are of
         self._cut: dict[str, Message] = {}  # main-chain lines cut from the record by a forfeit, by hash
         self._forfeited_at: int | None = None  # where the forfeit the state holds cut the record, if any
@@ -155,9 +158,9 @@ class Receiver:
         what ``olixono verify`` checks."""
         confirms = [self._confirms[key][n].line for key in (self._host, self._state.guest)
                     if key is not None and key in self._confirms for n in sorted(self._confirms[key])]
-        receipts = [receipt.line for key in (self._host, self._state.guest) if key is not None
-                    for _, receipt in sorted(self._receipts_of(key).items())]
-        return (*self._transcript, *confirms, *receipts)
+        beside = [line.line for store in (self._receipts, self._flags) for key in (self._host, self._state.guest)
+                  if key is not None for _, line in sorted(self._on_chain(store, key).items())]
+        return (*self._transcript, *confirms, *beside)
 
     @property
     def head(self) -> Message | None:
@@ -208,9 +211,60 @@ class Receiver:
     def _receipts_of(self, key: PublicKey) -> dict[int, Message]:
         """``key``'s receipts of lines that are on the chain as it stands (a receipt of a line a race or a forfeit cut
         is kept, and counts again should the line come back)."""
+        return self._on_chain(self._receipts, key)
+
+    def _on_chain(self, store: dict[PublicKey, dict[int, Message]], key: PublicKey) -> dict[int, Message]:
+        """``key``'s lines in ``store`` (receipts, flag claims) that name a line the chain holds as it stands."""
         chain = self._chain
-        return {seq: receipt for seq, receipt in self._receipts.get(key, {}).items()
-                if seq < len(chain) and chain[seq].hash == receipt.prev}
+        return {seq: line for seq, line in store.get(key, {}).items() if seq < len(chain) and chain[seq].hash == line.prev}
+
+    def flag_of(self, key: PublicKey) -> Message | None:
+        """``key``'s flag claim against the turn now being played (the player to move's, unanswered), if any."""
+        began = self._turn_began(len(self._chain))
+        if self._state.phase is not Phase.PLAYING or began is None:
+            return None
+        return self._on_chain(self._flags, key).get(began.seq)
+
+    def claims(self) -> list[tuple[Message, str]]:
+        """Every flag claim on the record, in the order of the turns claimed, and how it stands: ``answered`` (the
+        player to move moved), ``conceded``, ``closed`` (the claimant's timeout ended the game), ``ended`` (the game
+        ended otherwise in that turn) or ``open``."""
+        chain, out = self._chain, []
+        for key in (self._host, self._state.guest):
+            for seq, flag in (self._on_chain(self._flags, key).items() if key is not None else ()):
+                status = "open"
+                for line in chain[seq + 1:]:
+                    if line.type is MessageType.MOVE:
+                        status = "answered"
+                    elif line.type is MessageType.TIMEOUT:
+                        status = "closed" if line.signer == key else "conceded"
+                    elif line.type in FINAL:
+                        status = "ended"
+                    else:
+                        continue
+                    break
+                out.append((flag, status))
+        return sorted(out, key=lambda item: (item[0].seq, item[0].hash))
+
+    @property
+    def answerable(self) -> Message | None:
+        """The other player's timeout that ended the game on this receiver's own turn (its identity's), while this
+        player has signed nothing for that slot: a move in time may still answer it (set aside, it makes the ending a
+        time dispute, :meth:`_claim_result`)."""
+        head = self._chain[-1] if self._chain else None
+        me = self.identity.public if self.identity is not None else None
+        if me is None or head is None or head.type is not MessageType.TIMEOUT or head.now is None or head.signer == me:
+            return None
+        if self._actor(self._before[head.seq]) != me or (me.raw, head.slot) in self._seen:
+            return None
+        return head
+
+    def _turn_began(self, seq: int) -> Message | None:
+        """The line that began the turn in which the line at ``seq`` is sent: the last move or reveal before it."""
+        for line in reversed(self._chain[:seq]):
+            if line.type in (MessageType.MOVE, MessageType.REVEAL):
+                return line
+        return None
 
     def answers(self) -> list[Answer]:
         """Every move of a timed game as the receipts show it (:class:`protocol.clock.Answer`), in order; empty for an
@@ -232,6 +286,8 @@ class Receiver:
             think = int(move.value("think"))
             other = self._host if move.signer != self._host else self._state.guest
             theirs = receipts.get(other, {}).get(move.seq) if other is not None else None
+            if theirs is not None and (theirs.signer.raw, theirs.slot) in self._doubled:
+                theirs = None  # its signer signed two: neither is its word
             if theirs is None or theirs.sent is None:  # not measured: no receipt, or nothing of theirs answered
                 answers.append(Answer(player, think))
                 continue
@@ -294,12 +350,21 @@ class Receiver:
         writes it, ``olixono verify`` reads it and reaches the same result)."""
         lines = list(self.transcript)
         held = set(lines)
-        for proof in self.proofs:
-            for line in (proof.first, proof.second):
-                if line not in held:
-                    held.add(line)
-                    lines.append(line)
+        for line in [*(line for proof in self.proofs for line in (proof.first, proof.second)), *self.displaced]:
+            if line not in held:
+                held.add(line)
+                lines.append(line)
         return tuple(lines)
+
+    @property
+    def displaced(self) -> tuple[str, ...]:
+        """The moves of the player to move that the claimant's timeout ending the game set aside (its answers to the
+        claim, which make the ending a time dispute): part of the record."""
+        head = self._chain[-1] if self._chain else None
+        if head is None or head.type is not MessageType.TIMEOUT or head.now is None or not self.over:
+            return ()
+        return tuple(move.line for move in sorted(self._displaced.values(), key=lambda move: (move.seq, move.hash))
+                     if move.signer != head.signer and move.seq == head.seq)
 
     @property
     def forfeit_pending(self) -> int | None:
@@ -440,7 +505,9 @@ class Receiver:
             self._check_clock(message, state)
             return move
         mine = state.turn if sender is Sender.ACTOR else 1 - state.turn
-        if kind == MessageType.REVEAL:
+        if kind == MessageType.TIMEOUT:
+            self._check_timeout(message, state, sender)
+        elif kind == MessageType.REVEAL:
             if commitment(message.secret) != self._chain[1].commit:
                 raise RemoteProtocolError(Code.BAD_REVEAL, "SHA-256 of secret= is not the join's commit=")
         elif kind == MessageType.ABORT and state.phase is Phase.PLAYING:
@@ -519,6 +586,7 @@ class Receiver:
                     work.extend(self._waiting.release(token))
                 self._released.clear()
             self._settle(events)
+            self._claim_verdict(events)
             for token in self._released:
                 work.extend(self._waiting.release(token))
             self._released.clear()
@@ -647,10 +715,14 @@ class Receiver:
             raise RemoteProtocolError(Code.WRONG_SEAT, f"seq {seq} is already taken")
         rank = self._rank(message, before)
         if rank <= self._rank_held(held, before):
+            if held.type is MessageType.TIMEOUT and message.type is MessageType.MOVE:
+                self._displaced[message.hash] = message  # an answer to the claim at its own seq, checked as of before it
             return self._set_aside(message, held, events)
         for later in reversed(self._chain[seq:]):  # at most the rest of one turn, all by the other key
             self._unplace()
             self._superseded[later.hash] = later
+            if message.type is MessageType.TIMEOUT and later.type is MessageType.MOVE and later.seq == seq:
+                self._displaced[later.hash] = later  # (a move after a proposal in that turn is not: in every order)
             events.append(Superseded(later, message))
         return self._place(message, events)
 
@@ -989,6 +1061,63 @@ class Receiver:
             result = Result(ResultReason.FORFEIT, HOST, self._host, message.signer, role)
         return state._replace(phase=Phase.OVER, result=result)
 
+    def _timed_out(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+        """The player to move concedes on time, or the other's flag claim went unanswered (:meth:`_claim_result`)."""
+        assert state.seats is not None
+        mine, player, other = self._players(state, message)
+        if mine == state.turn:
+            result = Result(ResultReason.TIME, other, state.seats[1 - mine], message.signer, player,
+                            detail=f"{player} conceded")
+        else:
+            result = self._claim_result(state, message)
+        return state._replace(phase=Phase.OVER, result=result, proposal=None)
+
+    def _claim_result(self, state: State, timeout: Message) -> Result:
+        """How a claimant's timeout ends the game, from the lines held (so the same for every receiver that holds
+        them, whatever the order): a win on time (untimed, by abandonment), or a time dispute with the figures when the
+        player to move's answer is on the record after all (a move it signed in time, which the timeout set aside), or
+        when the claimant's own moves leave more unexplained than :func:`protocol.clock.dispute_bound`."""
+        assert state.seats is not None
+        mine, player, other = self._players(state, timeout)
+        loser = state.seats[1 - mine]
+        answers = [move for move in self._displaced.values() if move.signer == loser and move.seq == timeout.seq]
+        # (the record lists them: :attr:`displaced`)
+        assert timeout.sent is not None and timeout.flagged is not None
+        waited = _seconds(timeout.flagged - timeout.sent)
+        if answers:
+            answer = min(answers, key=lambda move: (move.seq, move.hash))
+            said = f" (it says it thought {_seconds(int(answer.value('think')))})" if self.clock is not None else ""
+            return Result(ResultReason.DISPUTE, by=timeout.signer, by_name=player, scored=False,
+                          detail=f"{player} claimed {other} had not moved after {waited}, and {other}'s move "
+                                 f"{answer.move} is on the record{said}")
+        bound = dispute_bound(self.clock)
+        if bound is not None and self._board is not None:
+            own = time_used(self.answers(), self._board.PLAYERS)[player].unexplained
+            if own > bound:
+                return Result(ResultReason.DISPUTE, by=timeout.signer, by_name=player, scored=False,
+                              detail=f"{player} claimed {other}'s clock ran out, and {player}'s own moves leave "
+                                     f"{_seconds(own)} unexplained (a claim wins with {_seconds(bound)} at most)")
+        if self.clock is None:
+            return Result(ResultReason.ABANDONED, player, timeout.signer, timeout.signer, player,
+                          detail=f"{other} did not move for {waited}")
+        return Result(ResultReason.TIME, player, timeout.signer, timeout.signer, player,
+                      detail=f"{other}'s clock ran out and the claim went unanswered")
+
+    def _claim_verdict(self, events: list[Event]) -> None:
+        """Decide a claimant's timeout again once more lines are in (a receipt, an answer the timeout set aside): its
+        result is a function of the lines held."""
+        state, chain = self._state, self._chain
+        if state.phase is not Phase.OVER or not chain or self._forfeited_at is not None:
+            return
+        head = chain[-1]
+        result = state.result
+        if head.type is not MessageType.TIMEOUT or result is None or result.detail is None or head.now is None:
+            return
+        again = self._claim_result(self._before[head.seq], head)
+        if again != result:
+            self._state = state._replace(result=again)
+            events.append(GameOver(again))
+
     def _players(self, state: State, message: Message) -> tuple[int, str, str]:
         """The signer's seat (0 or 1), its player name and the other's, once the seats are drawn."""
         board = self._board
@@ -1113,6 +1242,41 @@ class Receiver:
         if self.clock is None:
             raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game has no receipts")
         key = message.signer
+        receipted = self._line_named(message)
+        if not isinstance(receipted, Message):
+            return receipted
+        if receipted.type not in (MessageType.MOVE, MessageType.REVEAL) or receipted.signer == key:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "a receipt is of the other player's move, or the host's of the "
+                                                       "reveal")
+        sent, ack = message.sent, message.ack
+        if sent is not None and (sent > message.recv or ack is not None and sent > ack):
+            raise RemoteProtocolError(Code.BAD_CLOCK, "sent= is after recv= or ack=: no line is had before it leaves")
+        self._receipt_changes += 1
+        return self._by_line(self._receipts, message, events)
+
+    def _by_line(self, store: dict[PublicKey, dict[int, Message]], message: Message, events: list[Event]) -> list[str]:
+        """Keep a checked line that names a chain line (a receipt, a flag claim), one a line and signer: of two, the
+        one with the lower hash counts (whichever came first, whatever the cap of proofs), and the second is a proof,
+        reported, never deciding the game."""
+        mine = store.setdefault(message.signer, {})
+        earlier = mine.get(message.seq)
+        if earlier is not None:
+            self._doubled.add((message.signer.raw, message.slot))
+            if message.hash < earlier.hash:
+                mine[message.seq] = message
+                self._remember(message)  # applied, so that a journal keeps it
+                events.append(LineApplied(message))
+            self._proof(earlier, message, events)
+            return []
+        mine[message.seq] = message
+        self._remember(message)
+        events.append(LineApplied(message))
+        return [message.hash]
+
+    def _line_named(self, message: Message) -> Message | list[str]:
+        """The chain line a seated player's line beside the chain names (a receipt, a flag claim: by ``seq`` and
+        ``prev``); else the line is kept until its seat or that line is known (a stranger's is refused)."""
+        key = message.signer
         if self.role_of(key) is None and not self._evident(key):
             if self.guest is not None:
                 raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
@@ -1120,32 +1284,62 @@ class Receiver:
         if message.seq >= MAX_CHAIN:
             raise RemoteProtocolError(Code.LIMIT, f"seq {message.seq}: no game's main chain is {MAX_CHAIN} lines long")
         chain = self._chain
-        receipted = chain[message.seq] if message.seq < len(chain) else None
-        if receipted is None or receipted.hash != message.prev:
+        named = chain[message.seq] if message.seq < len(chain) else None
+        if named is None or named.hash != message.prev:
             if any(line.hash == message.prev for line in chain):
                 raise RemoteProtocolError(Code.BROKEN_LINK, f"prev= is not the hash of seq {message.seq}'s line")
-            return self._keep(message, message.prev)  # the line it receipts has not come
-        if receipted.type not in (MessageType.MOVE, MessageType.REVEAL) or receipted.signer == key:
-            raise RemoteProtocolError(Code.WRONG_SEAT, "a receipt is of the other player's move, or the host's of the "
-                                                       "reveal")
-        sent, ack = message.sent, message.ack
-        if sent is not None and (sent > message.recv or ack is not None and sent > ack):
-            raise RemoteProtocolError(Code.BAD_CLOCK, "sent= is after recv= or ack=: no line is had before it leaves")
-        mine = self._receipts.setdefault(key, {})
-        earlier = mine.get(message.seq)
-        if earlier is not None:
-            if message.hash < earlier.hash:  # which one counts does not depend on which came first, nor on the cap
-                mine[message.seq] = message  # of proofs below; applied, so that a journal keeps it
-                self._receipt_changes += 1
-                self._remember(message)
-                events.append(LineApplied(message))
-            self._proof(earlier, message, events)  # two receipts of one line: reported, never deciding the game
-            return []
-        mine[message.seq] = message
-        self._receipt_changes += 1
-        self._remember(message)
-        events.append(LineApplied(message))
-        return [message.hash]
+            return self._keep(message, message.prev)  # the line it names has not come
+        return named
+
+    # -- flag claims and timeouts ---------------------------------------------------------
+    def _flag(self, message: Message, events: list[Event]) -> list[str]:
+        """A flag claim: the player not to move says the other's time ran out, by its own clock (``sent``: when the
+        turn began, ``now``: when it signed). Kept beside the chain, it never changes the game: it opens the answer
+        window, which the claimant's ``timeout`` closes (:meth:`_check_timeout`)."""
+        began = self._line_named(message)
+        if not isinstance(began, Message):
+            return began
+        chain = self._chain
+        if began.seq + 1 < len(chain):
+            after = self._before[began.seq + 1]
+        else:  # the head: the state after it (before a forfeit that cut the record there, in every order)
+            after = self._forfeit_base if self._forfeited_at is not None else self._state
+        if began.type not in (MessageType.MOVE, MessageType.REVEAL) or after.phase is not Phase.PLAYING:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "a flag claim names the move or reveal that began a turn of the "
+                                                       "game")
+        assert after.seats is not None
+        if message.signer.raw == after.seats[after.turn].raw:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "a flag claim is against the player to move, by the other")
+        self._check_wait(message.sent, message.now, after, "the flag claim")
+        return self._by_line(self._flags, message, events)
+
+    def _check_wait(self, sent: int | None, now: int | None, state: State, what: str) -> None:
+        """That a claimant's times show the player to move in ``state`` silent for as long as a claim needs."""
+        assert sent is not None and now is not None
+        remaining = state.clocks[state.turn] if state.clocks is not None else 0
+        needed = claim_after(self.clock, remaining)
+        if now - sent < needed:
+            raise RemoteProtocolError(Code.EARLY_CLAIM, f"{what} waited {now - sent} ms by its own times, and the "
+                                                        f"player to move had {needed} ms (its clock and the grace)")
+
+    def _check_timeout(self, message: Message, state: State, sender: Sender) -> None:
+        """The player to move concedes on time (a timed game's, carrying no times); or the other closes its flag
+        claim's answer window, restating the claim's times (``sent``, ``flagged``) and signing after the window."""
+        times = (message.sent, message.flagged, message.now)
+        if sender is Sender.ACTOR:
+            if self.clock is None:
+                raise RemoteProtocolError(Code.WRONG_SEAT, "an untimed game has no clock to concede on: resign")
+            if times != (None, None, None):
+                raise RemoteProtocolError(Code.BAD_FIELD, "a concession on time carries no times")
+            return
+        sent, flagged, now = times
+        if sent is None or flagged is None or now is None:
+            raise RemoteProtocolError(Code.BAD_FIELD, "a claimant's timeout carries sent=, flagged= and now=")
+        self._check_wait(sent, flagged, state, "the claim")
+        window = answer_window(self.clock)
+        if now - flagged < window:
+            raise RemoteProtocolError(Code.EARLY_CLAIM, f"the timeout came {now - flagged} ms after the claim, within "
+                                                        f"its {window} ms answer window")
 
     # -- presence ----------------------------------------------------------------------
     def present(self, key: PublicKey) -> bool | None:
@@ -1194,6 +1388,14 @@ def quoted(data: bytes | str) -> str:
 
 
 
+def _seconds(ms: int) -> str:
+    """A duration as a result's figures give it: ``62.0 s``, ``3 h 10 min``."""
+    if ms < 3_600_000:
+        return f"{ms / 1000:.1f} s"
+    hours, minutes = divmod(ms // 60_000, 60)
+    return f"{hours} h {minutes} min" if hours < 48 else f"{hours // 24} days {hours % 24} h"
+
+
 def _rank_of_point(point: int | None) -> int:
     """Proofs with a lower point decide the game first; those with none (chat, confirmations) come last."""
     return MAX_CHAIN + 1 if point is None else point
@@ -1229,6 +1431,7 @@ TRANSITIONS: dict[MessageType, Transition] = {
     MessageType.RESIGN: Receiver._resigned,
     MessageType.ABORT: Receiver._aborted,
     MessageType.AGREE: Receiver._agreed,
+    MessageType.TIMEOUT: Receiver._timed_out,
 }
 """Each main-chain message type's transition: the state after a line of it (the table says who may send it)."""
 BESIDE_THE_CHAIN: dict[MessageType, Callable[[Receiver, Message, list[Event]], list[str]]] = {
@@ -1236,6 +1439,7 @@ BESIDE_THE_CHAIN: dict[MessageType, Callable[[Receiver, Message, list[Event]], l
     MessageType.PRESENCE: Receiver._presence_line,
     MessageType.CONFIRM: Receiver._confirm,
     MessageType.RECEIPT: Receiver._receipt,
+    MessageType.FLAG: Receiver._flag,
     MessageType.JOIN: Receiver._join,
 }
 """The lines judged beside the main chain's table, once the offer is in: each type's handler (the offer's is

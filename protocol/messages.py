@@ -63,6 +63,8 @@ _PATTERNS = {
     "recv": "0|[1-9][0-9]{0,12}",
     "sent": "0|[1-9][0-9]{0,12}",
     "ack": "0|[1-9][0-9]{0,12}",
+    "flagged": "0|[1-9][0-9]{0,12}",
+    "now": "0|[1-9][0-9]{0,12}",
     "final": "0|[1-9][0-9]{0,5}",
     "result": "[a-z]{1,16}(?:-[a-z]{1,16})?",
     "text": "(?:[A-Za-z0-9._~-]|%[0-9A-F]{2}){1,1500}",
@@ -74,9 +76,10 @@ KEY_FIELDS = ("invite", "guest")
 """Fields whose value is a public key: decoded once into :attr:`Message.peer`."""
 
 _CHAIN = ("game", "seq", "prev")
-NUMBERED_APART = frozenset({MessageType.CHAT, MessageType.CONFIRM, MessageType.RECEIPT})
+NUMBERED_APART = frozenset({MessageType.CHAT, MessageType.CONFIRM, MessageType.RECEIPT, MessageType.FLAG})
 """Types whose lines sit beside the chain, each signer's numbered on its own (``chat-<n>``, ``confirm-<n>``; a
-receipt by the sequence number of the line it acknowledges, ``receipt-<n>``)."""
+receipt by the sequence number of the line it acknowledges, ``receipt-<n>``; a flag claim by the line that began the
+turn it claims, ``flag-<n>``)."""
 SCHEMAS: dict[str, tuple[str, ...]] = {
     MessageType.OFFER: ("kind", "nonce", "terms", "at", "invite?"),
     MessageType.JOIN: (*_CHAIN, "terms", "commit"),
@@ -94,6 +97,8 @@ SCHEMAS: dict[str, tuple[str, ...]] = {
     MessageType.PRESENCE: ("game", "seq", "state"),
     MessageType.CONFIRM: (*_CHAIN, "final", "result"),
     MessageType.RECEIPT: (*_CHAIN, "recv", "sent?", "ack?"),
+    MessageType.FLAG: (*_CHAIN, "sent", "now"),
+    MessageType.TIMEOUT: (*_CHAIN, "sent?", "flagged?", "now?"),
 }
 """Each message type's fields (keyed by :class:`MessageType`) in their fixed order; ``?`` marks an optional field."""
 
@@ -349,7 +354,8 @@ class Message:
 
     @property
     def sent(self) -> int | None:
-        """A receipt's ``sent=``: when its signer's own line before the one it acknowledges left it (monotonic ms)."""
+        """A receipt's ``sent=``: when its signer's own line before the one it acknowledges left it (monotonic ms); a
+        flag claim's or a timeout's: when the turn it claims began, on the claimant's clock."""
         value = self.get("sent")
         return None if value is None else int(value)
 
@@ -357,6 +363,18 @@ class Message:
     def ack(self) -> int | None:
         """A receipt's ``ack=``: when its signer had the other player's receipt of its own last move (monotonic ms)."""
         value = self.get("ack")
+        return None if value is None else int(value)
+
+    @property
+    def now(self) -> int | None:
+        """A flag claim's or a claimant's timeout's ``now=``: when its signer signed it (its own clock, ms)."""
+        value = self.get("now")
+        return None if value is None else int(value)
+
+    @property
+    def flagged(self) -> int | None:
+        """A claimant's timeout's ``flagged=``: when its signer signed the flag claim it ends the game on."""
+        value = self.get("flagged")
         return None if value is None else int(value)
 
     def __repr__(self) -> str:

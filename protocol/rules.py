@@ -11,8 +11,10 @@ every receiver whatever the order of arrival:
     accepted  guest    reveal, abort (walks away: the host wins by forfeit)     2
               host     claim (the guest never revealed: forfeit)                  1
     playing   actor    move, propose, withdraw, decline (the turn stays),       1
-                       agree, resign, abort (the first seat, before its move)    2
-              waiter   resign                                                     3
+                       agree, resign, abort (the first seat, before its move),   3
+                       timeout (concedes on time)
+              waiter   timeout (its flag claim went unanswered)                   2
+                       resign                                                     4
 
 A line of higher rank sent for a sequence number another player's line
 already holds replaces it and what followed it in that player's turn (at
@@ -86,19 +88,19 @@ RULES: dict[Phase, dict[Sender, dict[str, int]]] = {
     Phase.ACCEPTED: {Sender.GUEST: {MessageType.REVEAL: 2, MessageType.ABORT: 2}, Sender.HOST: {MessageType.CLAIM: 1}},
     Phase.PLAYING: {
         Sender.ACTOR: {MessageType.MOVE: 1, MessageType.PROPOSE: 1, MessageType.WITHDRAW: 1, MessageType.DECLINE: 1,
-                       MessageType.AGREE: 2, MessageType.RESIGN: 2, MessageType.ABORT: 2},
-        Sender.WAITER: {MessageType.RESIGN: 3},
+                       MessageType.AGREE: 3, MessageType.RESIGN: 3, MessageType.ABORT: 3, MessageType.TIMEOUT: 3},
+        Sender.WAITER: {MessageType.RESIGN: 4, MessageType.TIMEOUT: 2},
     },
     Phase.OVER: {},
 }
 """Each phase's senders, the message types each may send, and their rank in a race (module docstring)."""
 
-FINAL = frozenset({MessageType.AGREE, MessageType.RESIGN, MessageType.ABORT})
+FINAL = frozenset({MessageType.AGREE, MessageType.RESIGN, MessageType.ABORT, MessageType.TIMEOUT})
 """Types after which their signer never signs another main-chain line: one that does has equivocated."""
 REMARKS = frozenset({MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECLINE})
 """Main-chain lines that leave the turn with the actor (each at most once a turn)."""
 SIDE_LINES = frozenset({MessageType.OFFER, MessageType.JOIN, MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM,
-                        MessageType.RECEIPT})
+                        MessageType.RECEIPT, MessageType.FLAG})
 """Types that are not judged by the table of the main chain."""
 UNCHAINED = frozenset({MessageType.OFFER, MessageType.PRESENCE})
 """Types whose lines sit in no slot that a second line could contend for."""

@@ -19,7 +19,7 @@ from protocol.events import EquivocationDetected, LineRejected, Outgoing
 from protocol.keys import Identity, PublicKey, random_token
 from protocol.messages import Message, check_text, decode, encode, encode_text
 from protocol.judge import Receiver
-from protocol.rules import CONFIRMED, DEFAULT_TERMS, FINAL, MAX_CHAT_LINES, MAX_CONFIRMS, SIDE_LINES, Phase, commitment
+from protocol.rules import CONFIRMED, DEFAULT_TERMS, FINAL, MAX_CHAT_LINES, MAX_CONFIRMS, SIDE_LINES, Phase, State, commitment
 from protocol.topics import topic_for
 
 
@@ -32,9 +32,10 @@ class GameSession(Receiver):
         Nothing is signed: a front end checks typed text with this before sending it.
         """
         board = self._board
-        if board is None or self.phase is not Phase.PLAYING:
+        _, state = self._drafting(MessageType.MOVE)  # (a move answering the other's timeout of our turn: as of then)
+        if board is None or state.phase is not Phase.PLAYING:
             raise LocalProtocolError("the game has not started yet: the players' seats are not drawn")
-        if self.actor != self._me():
+        if self._actor(state) != self._me():
             raise LocalProtocolError(f"it is not your turn: {board.turn} is to move")
         try:
             move = board.parse_move(text.strip())
@@ -101,6 +102,38 @@ class GameSession(Receiver):
                   *([("ack", str(ack_ms))] if ack_ms is not None and sent_ms is not None else [])]
         return self._publish(encode(MessageType.RECEIPT, fields, self._identity()))
 
+    def flag(self, sent_ms: int, now_ms: int) -> Outgoing:
+        """Sign a flag claim against the player to move (this player waits): on this client's own clock, the turn
+        began at ``sent_ms`` (its line left, or the reveal, verified) and it is ``now_ms``, which must show the other's
+        clock and the grace gone (:func:`protocol.clock.claim_after`). An untimed game's player to move may be claimed
+        against after 7 days. The same claim again is the same line; a second, other one is refused."""
+        me = self._me()
+        began = self._turn_began(len(self._chain))
+        if self.phase is not Phase.PLAYING or began is None or self.actor == me or self.role_of(me) is None:
+            raise LocalProtocolError("a flag claim is against the player to move, while the game is played")
+        earlier = self._flags.get(me, {}).get(began.seq)
+        if earlier is not None and earlier.prev == began.hash:
+            return Outgoing(earlier.line, earlier, topic_for(earlier), ())
+        fields = [("game", self.game_id or ""), ("seq", str(began.seq)), ("prev", began.hash),
+                  ("sent", str(sent_ms)), ("now", str(now_ms))]
+        return self._publish(encode(MessageType.FLAG, fields, self._identity()))
+
+    def timeout(self, now_ms: int | None = None) -> Outgoing:
+        """End the game on time: with ``now_ms`` (this client's clock, as its flag claim's), the claimant closes its
+        unanswered claim's answer window (:func:`protocol.clock.answer_window`); without, the player to move
+        concedes (a timed game's)."""
+        last = self._last.get(self._me().raw)
+        if last is not None and last.type is MessageType.TIMEOUT and last.hash not in self._superseded:
+            return Outgoing(last.line, last, topic_for(last), ())  # asked again: never a second, other line
+        if now_ms is None:
+            return self._send(MessageType.TIMEOUT)
+        claim = self.flag_of(self._me())
+        if claim is None:
+            raise LocalProtocolError("there is no flag claim of yours against this turn to end the game on")
+        assert claim.sent is not None and claim.now is not None
+        return self._send(MessageType.TIMEOUT, [("sent", str(claim.sent)), ("flagged", str(claim.now)),
+                                                ("now", str(now_ms))])
+
     def presence(self, here: bool, seq: int) -> Outgoing:
         """A presence line of the local player's (``seq``: this client's connection count for the game, from 1).
 
@@ -137,14 +170,23 @@ class GameSession(Receiver):
                 raise LocalProtocolError(f"at most {MAX_CHAT_LINES} chat lines a player")
             fields = [("game", self.game_id or ""), ("seq", str(seq + 1)), ("prev", head), *extra]
         else:
-            fields = [("game", self.game_id or ""), ("seq", str(len(self._chain))), ("prev", self._chain[-1].hash), *extra]
+            seq, state = self._drafting(kind)
+            fields = [("game", self.game_id or ""), ("seq", str(seq)), ("prev", self._chain[seq - 1].hash), *extra]
         draft = Message.make(kind, tuple(fields), me, "draft")
         if kind != MessageType.CHAT:
             try:
-                self._rank(draft, self._state, guard)
+                self._rank(draft, state, guard)
             except RemoteProtocolError as exc:
                 raise LocalProtocolError(f"cannot {kind} now: {exc.detail}", reason=exc.detail) from None
         return draft, fields
+
+    def _drafting(self, kind: str) -> tuple[int, State]:
+        """Where the local player's next main-chain line goes, and the state it is judged in: after the chain; or, a
+        move answering the other's timeout of this player's turn (:attr:`answerable`), in that timeout's place."""
+        answering = self.answerable if kind == MessageType.MOVE else None
+        if answering is not None:
+            return answering.seq, self._before[answering.seq]
+        return len(self._chain), self._state
 
     def _send(self, kind: str, extra: list[tuple[str, str]] | None = None) -> Outgoing:
         """Judge, sign and apply a local action; return what to publish."""
@@ -282,12 +324,13 @@ class GameSession(Receiver):
         except InvalidMoveError as exc:
             raise LocalProtocolError(str(exc)) from None
         fields = [("move", move.text())]
-        clocks = self._state.clocks
-        if self.clock is not None and clocks is not None and self.actor == self._me():  # else refused as out of turn
+        _, state = self._drafting(MessageType.MOVE)
+        clocks = state.clocks
+        if self.clock is not None and clocks is not None and self._actor(state) == self._me():  # else out of turn
             if not isinstance(think_ms, int) or isinstance(think_ms, bool) or think_ms < 0:
                 raise LocalProtocolError(f"a move of a {self.clock.text()} game needs its thinking time, in whole ms")
             try:
-                left = self.clock.after(clocks[self._state.turn], think_ms)
+                left = self.clock.after(clocks[state.turn], think_ms)
             except ValueError:
                 raise LocalProtocolError("cannot move: your time ran out", reason="your time ran out") from None
             fields += [("think", str(think_ms)), ("left", str(left))]

@@ -38,7 +38,8 @@ def verify_transcript(lines: Iterable[bytes | str]) -> tuple[GameSession, int | 
     ``superseded`` for a line that sets aside one before it or is set aside).
     The lines of an equivocation proof of a seated key are part of a record
     (``GameSession.record``): they need not apply, and the session ends the
-    game by the forfeit rule.
+    game by the forfeit rule; so are the moves a claimant's timeout set aside
+    (``displaced``), which make its ending a time dispute.
     """
     session = GameSession()
     problems: list[tuple[int, LineRejected, str]] = []
@@ -70,7 +71,7 @@ def verify_transcript(lines: Iterable[bytes | str]) -> tuple[GameSession, int | 
         if problem is not None:
             problems.append((number, problem, text))
     proven = {line for proof in session.proofs if session.role_of(proof.key) is not None
-              for line in (proof.first, proof.second)}
+              for line in (proof.first, proof.second)} | set(session.displaced)
     for number, problem, text in problems:
         if text not in proven:
             return session, number, problem
@@ -83,7 +84,7 @@ def check_equivocation_proof(first: str, second: str) -> PublicKey | None:
     The proof holds when both lines are valid signed messages of one game by
     one key that cannot both be part of it: two different lines for one slot
     (sequence number, chat number or confirmation number), or a final line
-    (``agree``, ``resign``, ``abort``) and a main-chain line of a later
+    (``agree``, ``resign``, ``abort``, ``timeout``) and a main-chain line of a later
     sequence number.
     """
     try:

@@ -34,6 +34,10 @@ CASES = [
     ("confirm", [("game", GAME), ("seq", "2"), ("prev", HASH), ("final", "0"), ("result", "equivocation")]),
     ("receipt", [("game", GAME), ("seq", "7"), ("prev", HASH), ("recv", "81234567")]),
     ("receipt", [("game", GAME), ("seq", "8"), ("prev", HASH), ("recv", "0"), ("ack", "9999999999999")]),
+    ("flag", [("game", GAME), ("seq", "9"), ("prev", HASH), ("sent", "0"), ("now", "604801000")]),
+    ("timeout", [("game", GAME), ("seq", "10"), ("prev", HASH)]),
+    ("timeout", [("game", GAME), ("seq", "10"), ("prev", HASH), ("sent", "5"), ("flagged", "301005"),
+                 ("now", "331005")]),
 ]
 
 

@@ -143,7 +143,7 @@ def test_only_the_first_player_may_abort_and_only_before_their_first_move():
     """The coin cannot be chosen by walking away from it: the seat an abort gives up is the better one."""
     host, guest = start()
     first, second = mover(host, guest)
-    with pytest.raises(LocalProtocolError, match="may send resign while"):
+    with pytest.raises(LocalProtocolError, match="may send resign, timeout while"):
         second.abort()  # the second player, while the first thinks
     late = encode("abort", [("game", host.game_id), ("seq", str(host.next_seq)), ("prev", host.head.hash)],
                   identity_of(second))

@@ -196,7 +196,7 @@ def test_a_seated_key_that_signs_a_bad_line_and_a_good_one_for_one_slot_forfeits
 def test_local_actions_are_refused_before_anything_is_signed():
     host, guest = start()
     mine, theirs = mover(host, guest)
-    with pytest.raises(LocalProtocolError, match="player not to move may send resign while"):
+    with pytest.raises(LocalProtocolError, match="player not to move may send resign, timeout while"):
         theirs.move(theirs.board.legal_moves()[0].text())
     with pytest.raises(LocalProtocolError, match="cannot reach"):
         mine.move("Xa1a1")

@@ -144,9 +144,9 @@ def _confirmed(make: Callable[[], GameSession]) -> Callable[[], GameSession]:
     """The game ``make`` plays, with each player's confirmation of how it ended at the end of its transcript."""
     def game() -> GameSession:
         host = make()
-        record = GameSession.restore(host.transcript)
+        record = GameSession.restore(host.record)
         for name in ("host", "guest"):
-            player = GameSession.restore(host.transcript, KEYS[name])
+            player = GameSession.restore(host.record, KEYS[name])
             if player.role_of(KEYS[name].public) is not None:
                 record.receive(player.confirm().line)
         return record
@@ -159,47 +159,125 @@ def _timed(kind: str, terms: str, seed: int) -> GameSession:
     return host
 
 
+class _Timeline:
+    """Two players of a game on a timeline: their monotonic clocks disagree by an hour, each line takes 30 ms, and in
+    a timed game each player receipts every turn line at once (sent, and acknowledged, when it had the other's
+    receipt of its own)."""
+
+    DELAY = 30
+    OFFSETS = {"host": 3_600_000, "guest": 77}
+
+    def __init__(self, terms: str) -> None:
+        host, offer = GameSession.offer("olix", KEYS["host"], nonce=NONCE, at=AT, terms=terms)
+        guest = GameSession(host.game_id, KEYS["guest"])
+        self.host, self.guest = host, guest
+        self.sessions = {"host": host, "guest": guest}
+        self.now = 10_000  # the true time, ms
+        guest.receive(offer.line)
+        host.receive(guest.join(SECRET).line)
+        guest.receive(host.accept(KEYS["guest"].public, SALT).line)
+        reveal = guest.reveal()
+        self.seen = {"guest": self.now, "host": self.now + self.DELAY}  # when each saw its turn begin (true time)
+        self.sent = {"guest": self.now}  # when each one's last turn line left it (true time)
+        self.acks: dict[str, int] = {}
+        host.receive(reveal.line)
+        if host.clock is not None:
+            self.receipt("host", reveal.message.seq, self.seen["host"])
+
+    def clock(self, name: str, at: int) -> int:
+        return at + self.OFFSETS[name]
+
+    def receipt(self, name: str, seq: int, at: int) -> None:
+        left = self.clock(name, self.sent[name]) if name in self.sent else None
+        out = self.sessions[name].receipt(seq, self.clock(name, at), left, self.acks.get(name))
+        assert out is not None
+        self.sessions["host" if name == "guest" else "guest"].receive(out.line)
+
+    def names(self) -> tuple[str, str]:
+        """(the player to move's name, the other's)."""
+        return ("host", "guest") if self.host.actor == KEYS["host"].public else ("guest", "host")
+
+    def play(self, rng: random.Random, thought: int, said: int | None = None) -> Outgoing:
+        name, other = self.names()
+        mover = self.sessions[name]
+        self.now = self.seen[name] + thought
+        timed = mover.clock is not None
+        out = mover.move(rng.choice(sorted(m.text() for m in mover.board.legal_moves())),
+                         think_ms=(thought if said is None else said) if timed else None)
+        self.sent[name] = self.now
+        self.sessions[other].receive(out.line)
+        self.seen[other] = self.now + self.DELAY
+        if timed:
+            self.receipt(other, out.message.seq, self.seen[other])
+            self.acks[name] = self.clock(name, self.seen[other] + self.DELAY)
+        return out
+
+    def flag(self, after: int) -> Outgoing:
+        """The player not to move claims ``after`` ms after its last line left (the mover hears of it at once)."""
+        name, other = self.names()
+        sent = self.clock(other, self.sent[other])
+        out = self.sessions[other].flag(sent, sent + after)
+        self.sessions[name].receive(out.line)
+        return out
+
+    def timeout(self, after: int) -> Outgoing:
+        """The claimant closes its claim ``after`` ms after its line left."""
+        name, other = self.names()
+        out = self.sessions[other].timeout(self.clock(other, self.sent[other]) + after)
+        self.sessions[name].receive(out.line)
+        return out
+
+
 def _receipted() -> GameSession:
     """A 2+1 Olix game whose players receipt every turn line, on a timeline: their monotonic clocks disagree by
     hours, each line takes 30 ms, and the second player once thinks 5 s while saying 1 s (4 s unexplained, less the
     slack). Ten moves, then the first player resigns."""
-    host, offer = GameSession.offer("olix", KEYS["host"], nonce=NONCE, at=AT, terms="clock:120+1,rules:1")
-    guest = GameSession(host.game_id, KEYS["guest"])
-    sessions = {"host": host, "guest": guest}
-    offsets, delay, now = {"host": 3_600_000, "guest": 77}, 30, 10_000
-    guest.receive(offer.line)
-    host.receive(guest.join(SECRET).line)
-    guest.receive(host.accept(KEYS["guest"].public, SALT).line)
-    reveal = guest.reveal()
-    seen = {"guest": now, "host": now + delay}  # when each saw its turn begin (true time)
-    sent = {"guest": now}  # when each one's last turn line left it (true time)
-    acks: dict[str, int] = {}
-
-    def receipt(name: str, seq: int, at: int) -> None:
-        left = sent[name] + offsets[name] if name in sent else None
-        out = sessions[name].receipt(seq, at + offsets[name], left, acks.get(name))
-        assert out is not None
-        sessions["host" if name == "guest" else "guest"].receive(out.line)
-
-    host.receive(reveal.line)
-    receipt("host", reveal.message.seq, seen["host"])
+    line = _Timeline("clock:120+1,rules:1")
     rng = random.Random(21)
     for ply in range(10):
-        name = "host" if host.actor == KEYS["host"].public else "guest"
-        other = "guest" if name == "host" else "host"
-        mover = sessions[name]
         thought = rng.choice([300, 1200, 2500])
-        said = 1000 if ply == 5 else thought
-        thought = 5000 if ply == 5 else thought
-        now = seen[name] + thought
-        out = mover.move(rng.choice(sorted(m.text() for m in mover.board.legal_moves())), think_ms=said)
-        sent[name] = now
-        sessions[other].receive(out.line)
-        seen[other] = now + delay
-        receipt(other, out.message.seq, seen[other])
-        acks[name] = seen[other] + delay + offsets[name]
-    host.receive(host.resign().line)
-    return host
+        line.play(rng, 5000 if ply == 5 else thought, 1000 if ply == 5 else None)
+    line.host.receive(line.host.resign().line)
+    return line.host
+
+
+def _flagged(ending: str) -> Callable[[], GameSession]:
+    """A 1+0 Olix game on the timeline: six moves, then the player to move is silent. Its opponent claims 1.2 s
+    after the clock and the grace allow; then ``unanswered``: it closes the claim when its 30 s window has passed
+    (a win on time); ``conceded``: the player to move concedes; ``disputed``: the player to move's move comes after
+    the timeout, saying it thought 3.1 s (no result: a time dispute)."""
+    def game() -> GameSession:
+        line = _Timeline("clock:60+0,rules:1")
+        rng = random.Random(5)
+        for _ in range(6):
+            line.play(rng, rng.choice([900, 1500, 4000]))
+        name, other = line.names()
+        left = line.sessions[other].clocks[line.sessions[other].player_of(KEYS[name].public)]
+        line.flag(left + 1000 + 1200)
+        if ending == "conceded":
+            line.sessions[other].receive(line.sessions[name].timeout().line)
+            return line.host
+        timeout = line.timeout(left + 1000 + 1200 + 30_000)
+        if ending == "disputed":
+            mover = line.sessions[name]
+            late = GameSession.restore([l for l in mover.transcript if l != timeout.line], KEYS[name])
+            move = late.move(sorted(m.text() for m in late.board.legal_moves())[0], think_ms=3100)
+            line.sessions[other].receive(move.line)
+            line.host.receive(move.line)
+        return line.host
+    return game
+
+
+def _abandoned() -> GameSession:
+    """An untimed Olix game: four moves, then the player to move walks away; after 7 days and a second its opponent
+    claims, and closes the claim a day later: a win by abandonment."""
+    line = _Timeline("rules:1")
+    rng = random.Random(6)
+    for _ in range(4):
+        line.play(rng, 2000)
+    line.flag(7 * 86_400_000 + 1000)
+    line.timeout(8 * 86_400_000 + 1000)
+    return line.host
 
 
 GAMES: dict[str, Callable[[], GameSession]] = {
@@ -215,6 +293,10 @@ GAMES: dict[str, Callable[[], GameSession]] = {
     "oxono-timed-1+2": _confirmed(lambda: _timed("oxono", "clock:60+2,rules:1", 11)),
     "olix-correspondence-3-days": lambda: _timed("olix", "days:3,rules:1", 12),
     "olix-timed-receipts": _confirmed(_receipted),
+    "olix-timed-flag-unanswered": _confirmed(_flagged("unanswered")),
+    "olix-timed-flag-conceded": _confirmed(_flagged("conceded")),
+    "olix-timed-flag-disputed": _confirmed(_flagged("disputed")),
+    "olix-untimed-abandoned": _confirmed(_abandoned),
 }
 
 
@@ -292,6 +374,24 @@ def cases() -> list[dict[str, Any]]:
     zero_move = encode("move", [*_fields(zero_host), ("move", sorted(m.text() for m in zero_host.board.legal_moves())[0]),
                                 ("think", "0"), ("left", "0")], KEYS[_keyname(zero_host.actor)])
 
+    claims = _Timeline("clock:60+0,rules:1")
+    for _ in range(4):
+        claims.play(random.Random(8), 1500)
+    claims_prefix = list(claims.host.transcript)
+    mover_name, waiter_name = claims.names()
+    began = claims.host.chain[-1]
+    claim_sent = claims.clock(waiter_name, claims.sent[waiter_name])
+    claim_left = claims.host.clocks[claims.host.player_of(KEYS[mover_name].public)]
+    turn = [("game", claims.host.game_id or ""), ("seq", str(began.seq)), ("prev", began.hash)]
+    early_flag = encode("flag", [*turn, ("sent", str(claim_sent)), ("now", str(claim_sent + claim_left + 999))],
+                        KEYS[waiter_name])
+    own_flag = encode("flag", [*turn, ("sent", "0"), ("now", str(claim_left + 1000))], KEYS[mover_name])
+    flag = claims.flag(claim_left + 1000)
+    next_line = [*_fields(claims.host)]
+    early_timeout = encode("timeout", [*next_line, ("sent", str(claim_sent)), ("flagged", str(claim_sent + claim_left + 1000)),
+                                       ("now", str(claim_sent + claim_left + 1000 + 29_999))], KEYS[waiter_name])
+    partial_timeout = encode("timeout", [*next_line, ("now", str(claim_sent + 10**9))], KEYS[waiter_name])
+
     def case(name: str, code: str, description: str, last: str | bytes, lines: list[str] | None = None) -> dict[str, Any]:
         item: dict[str, Any] = {"name": name, "code": code, "description": description,
                                 "lines": list(prefix if lines is None else lines)}
@@ -356,6 +456,14 @@ def cases() -> list[dict[str, Any]]:
         case("wrong-seat-receipt-of-own-move", "wrong-seat", "a timed game's receipt of the signer's own move",
              own_receipt, timed_prefix),
         case("bad-clock-receipt-untimed", "bad-clock", "a receipt in an untimed game", untimed_receipt),
+        case("early-claim", "early-claim", "a flag claim 1 ms before the player to move's clock and the 1 s grace "
+             "have run out, by the claimant's own times", early_flag, claims_prefix),
+        case("early-claim-window", "early-claim", "a timeout 1 ms before its claim's 30 s answer window has passed",
+             early_timeout, [*claims_prefix, flag.line]),
+        case("wrong-seat-flag-by-the-player-to-move", "wrong-seat", "a flag claim by the player to move",
+             own_flag, claims_prefix),
+        case("bad-field-timeout-partial", "bad-field", "a claimant's timeout without the claim's times",
+             partial_timeout, [*claims_prefix, flag.line]),
         case("bad-clock-untimed", "bad-clock", "an untimed game's move carrying think= and left=",
              encode("move", [*fields, ("move", legal[0]), ("think", "1500"), ("left", "60000")], mover)),
         case("illegal-move", "illegal-move", "a well-formed move the position forbids",
@@ -567,12 +675,12 @@ def build() -> dict[str, str]:
     games = []
     for name, make in GAMES.items():
         session = make()
-        files[f"{name}.txt"] = "\n".join(session.transcript) + "\n"
+        files[f"{name}.txt"] = "\n".join(session.record) + "\n"
         games.append({
             "file": f"{name}.txt", "kind": session.kind, "game": session.game_id,
             "seats": {player: _keyname(key) for player, key in session.seats.items()},
             "moves": session.moves, "outcome": session.result.text() if session.result else None,
-            "sentence": session.result.sentence() if session.result else None, "lines": len(session.transcript),
+            "sentence": session.result.sentence() if session.result else None, "lines": len(session.record),
             "confirmed_by": sorted(_keyname(key) for key in session.confirmed_by),
             "terms": session.terms, "clocks": session.clocks,
             "time_used": {player: {"used": side.used, "unexplained": side.unexplained, "moves": side.moves,

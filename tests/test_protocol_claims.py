@@ -1,0 +1,405 @@
+"""Flag claims and timeouts (issue 21): a player whose opponent's clock has run out, by its own observation, signs a
+flag claim; a move in time or a concession answers it; an unanswered claim ends the game on time once its answer
+window has passed. A time win needs the other's silence and the claimant's own unexplained time within a bound:
+otherwise the result is a time dispute, with the figures. On the simulated timeline of the receipts' tests."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from protocol import GameSession, verify_transcript
+from protocol.clock import ABANDONED_MS, DAY_MS, GRACE_MS, answer_window, dispute_bound
+from protocol.domain import ResultReason
+from protocol.errors import LocalProtocolError
+from protocol.events import GameOver
+from protocol.messages import encode, line_hash
+from protocol_helpers import GUEST, HOST, rejected, start
+from test_protocol_receipts import OFFSETS, Table, table
+
+LIVE = "clock:300+5,rules:1"  # five minutes and five seconds a move: a 30 s window, a 6 s bound
+
+
+def waiter_of(seated: Table) -> tuple[GameSession, int]:
+    """The player not to move, and when its last line left it (on its own clock)."""
+    waiter = seated.other(seated.mover())
+    name = seated.name(waiter)
+    return waiter, seated.sent[name] + OFFSETS[name]
+
+
+def remaining(seated: Table) -> int:
+    mover = seated.mover()
+    clocks = seated.watcher.clocks
+    assert clocks is not None
+    return clocks[seated.watcher.player_of(mover.identity.public) or ""]
+
+
+def everyone(seated: Table, *lines: str) -> list:
+    """Deliver lines to both players and the watcher; the watcher's events."""
+    events = []
+    for session in (seated.host, seated.guest, seated.watcher):
+        for line in lines:
+            got = session.receive(line)
+            if session is seated.watcher:
+                events.extend(got)
+    return events
+
+
+def claim(seated: Table, extra: int = 0, wait: int | None = None) -> tuple[GameSession, str, str]:
+    """The waiter claims ``extra`` ms after its clock allows, and times out when the window has passed."""
+    waiter, sent = waiter_of(seated)
+    flagged = sent + remaining(seated) + GRACE_MS + extra
+    flag = waiter.flag(sent, flagged)
+    everyone(seated, flag.line)
+    timeout = waiter.timeout(flagged + (answer_window(seated.watcher.clock) if wait is None else wait))
+    return waiter, flag.line, timeout.line
+
+
+def test_an_unanswered_claim_wins_on_time_for_every_receiver_and_offline():
+    seated = table(LIVE)
+    for _ in range(6):
+        seated.play(800)
+    loser = seated.watcher.player_of(seated.mover().identity.public)
+    waiter, flag, timeout = claim(seated)
+    winner = seated.watcher.player_of(waiter.identity.public)
+    events = everyone(seated, timeout)
+    results = {session.result for session in (seated.host, seated.guest, seated.watcher)}
+    assert len(results) == 1
+    result = results.pop()
+    assert result is not None and result.reason == ResultReason.TIME and result.winner == winner
+    assert result.sentence() == f"{winner} wins on time: {loser}'s clock ran out and the claim went unanswered"
+    assert result.code() == f"{winner}-time" and any(isinstance(event, GameOver) for event in events)
+    assert flag in seated.watcher.record and timeout in seated.watcher.record
+    assert [(claim.line, status) for claim, status in seated.watcher.claims()] == [(flag, "closed")]
+    replayed, bad, problem = verify_transcript(seated.watcher.record)
+    assert bad is None and problem is None and replayed.result == result
+
+
+def test_a_claim_before_the_clock_and_the_grace_have_run_out_is_refused_and_changes_nothing():
+    seated = table(LIVE)
+    for _ in range(4):
+        seated.play(800)
+    waiter, sent = waiter_of(seated)
+    needed = remaining(seated) + GRACE_MS
+    with pytest.raises(LocalProtocolError, match="early-claim"):
+        waiter.flag(sent, sent + needed - 1)
+    assert waiter.flag_of(waiter.identity.public) is None
+    flag = waiter.flag(sent, sent + needed)
+    assert waiter.flag(sent, sent + needed).line == flag.line  # asked again: the same line
+    everyone(seated, flag.line)
+    assert seated.watcher.flag_of(waiter.identity.public) is not None
+    with pytest.raises(LocalProtocolError, match="within its 30000 ms answer window"):
+        waiter.timeout(sent + needed + answer_window(seated.watcher.clock) - 1)
+    assert not seated.watcher.over and not waiter.over
+
+
+def test_a_move_in_time_answers_the_claim_and_the_game_goes_on():
+    seated = table(LIVE)
+    for _ in range(4):
+        seated.play(800)
+    waiter, sent = waiter_of(seated)
+    flag = waiter.flag(sent, sent + remaining(seated) + GRACE_MS)
+    everyone(seated, flag.line)
+    seated.play(2000)  # the mover was thinking all along, in time: the network ate the rest
+    assert not seated.watcher.over and seated.watcher.flag_of(waiter.identity.public) is None
+    with pytest.raises(LocalProtocolError):
+        waiter.timeout(sent + 10 * 60_000)  # the turn it claimed is over: no claim of its own stands against this one
+    assert flag.line in seated.watcher.record  # the claim stays on the record, answered
+    assert [status for _, status in seated.watcher.claims()] == ["answered"]
+
+
+def test_the_player_to_move_concedes_on_time():
+    seated = table(LIVE)
+    for _ in range(4):
+        seated.play(800)
+    mover = seated.mover()
+    loser = seated.watcher.player_of(mover.identity.public)
+    waiter, flag, _ = claim(seated)
+    concession = mover.timeout()
+    assert mover.timeout().line == concession.line  # asked again: the same line
+    everyone(seated, concession.line)
+    result = seated.watcher.result
+    assert result is not None and result.reason == ResultReason.TIME
+    assert result.winner == seated.watcher.player_of(waiter.identity.public)
+    assert result.sentence().endswith(f": {loser} conceded")
+    assert [status for _, status in seated.watcher.claims()] == ["conceded"]
+
+
+def test_a_claim_that_races_a_move_in_time_is_a_dispute_in_every_order_of_arrival():
+    """The claimant times out a turn whose move it had, or the move comes after the timeout: the record holds both,
+    and neither player's word decides: no result, with the figures."""
+    seated = table(LIVE)
+    for _ in range(4):
+        seated.play(800)
+    mover = seated.mover()
+    waiter, flag, timeout = claim(seated)
+    think = remaining(seated) - 1000
+    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=think)
+    results = set()
+    for order in itertools.permutations([flag, timeout, move.line]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        assert watcher.over
+        results.add(watcher.result)
+        replayed, bad, problem = verify_transcript(watcher.record)
+        assert bad is None and replayed.result == watcher.result
+    assert len(results) == 1
+    result = results.pop()
+    assert result is not None and result.reason == ResultReason.DISPUTE and result.winner is None
+    assert f"is on the record (it says it thought {think / 1000:.1f} s)" in result.sentence()
+    assert result.code() == "dispute"
+
+
+def test_a_claimant_whose_own_moves_leave_too_much_unexplained_gets_a_dispute_not_a_win():
+    """The host hides 8 s of its thinking on one move (the bound of a 5+5 game is 6 s), then flags the guest: no
+    win. Its opponent's receipt that shows it may come after the timeout: the result follows the lines held."""
+    seated = table(LIVE)
+    for _ in range(3):
+        seated.play(800)
+    while seated.mover() is not seated.host:
+        seated.play(800)
+    seated.play(9000, claimed=1000)
+    receipt = next(line for line in seated.guest.transcript if " receipt " in line and f"seq={len(seated.guest.chain) - 1} " in line)
+    assert seated.watcher.time_used()[seated.watcher.player_of(HOST.public) or ""].unexplained > dispute_bound(seated.watcher.clock)
+    waiter, flag, timeout = claim(seated)
+    assert waiter is seated.host
+    everyone(seated, timeout)
+    result = seated.watcher.result
+    assert result is not None and result.reason == ResultReason.DISPUTE and "unexplained" in result.sentence()
+    late = GameSession(seated.watcher.game_id)  # the receipt last: a time win until it comes, then the dispute
+    record = [line for line in seated.watcher.record if line != receipt]
+    late.receive_all(record)
+    assert late.result is not None and late.result.reason == ResultReason.TIME
+    events = late.receive(receipt)
+    assert late.result == result and GameOver(result) in events
+
+
+def test_a_cheat_that_withholds_its_move_until_the_claim_never_wins_and_shows():
+    """Out of time, the guest holds its move back until the host claims, then answers at once saying it thought
+    1 s. Measured by the host's receipt, the answer leaves the whole wait unexplained; the host closes the window
+    all the same, and the record holds both: a dispute, never the cheat's win."""
+    seated = table(LIVE)
+    for _ in range(4):
+        seated.play(800)
+    mover = seated.mover()
+    cheat = seated.watcher.player_of(mover.identity.public)
+    waiter, sent = waiter_of(seated)
+    flagged = sent + remaining(seated) + GRACE_MS
+    flag = waiter.flag(sent, flagged)
+    everyone(seated, flag.line)
+    seated.play(remaining(seated) + 5000, claimed=1000)  # seen 5 s after its clock ran out
+    answer = seated.watcher.answers()[-1]
+    assert answer.unexplained is not None and answer.unexplained > remaining(seated) - 60_000
+    timeout = encode("timeout", [("game", seated.watcher.game_id or ""), ("seq", str(len(seated.watcher.chain) - 1)),
+                                 ("prev", seated.watcher.chain[-2].hash), ("sent", str(sent)),
+                                 ("flagged", str(flagged)), ("now", str(flagged + 30_000))], waiter.identity)
+    everyone(seated, timeout)
+    result = seated.watcher.result
+    assert result is not None and result.reason == ResultReason.DISPUTE and result.winner != cheat
+    assert f"{cheat}'s move" in result.sentence()
+
+
+def test_a_cheat_that_reports_no_thinking_shows_and_cannot_turn_the_claim():
+    seated = table(LIVE)
+    for _ in range(8):
+        cheat_moves = seated.mover() is seated.guest
+        seated.play(3000 if cheat_moves else 800, claimed=0 if cheat_moves else None)
+    guest = seated.watcher.player_of(GUEST.public) or ""
+    assert seated.watcher.time_used()[guest].unexplained >= 3 * (3000 - 1000 - 100)
+    while seated.mover() is not seated.guest:
+        seated.play(800)
+    _, _, timeout = claim(seated)
+    everyone(seated, timeout)
+    result = seated.watcher.result
+    assert result is not None and result.reason == ResultReason.TIME and result.winner == seated.watcher.player_of(HOST.public)
+
+
+def test_an_untimed_game_ends_for_the_player_that_walked_away_after_seven_days():
+    host, guest = start("olix")
+    mover, waiter = (host, guest) if host.actor == HOST.public else (guest, host)
+    with pytest.raises(LocalProtocolError, match="early-claim"):
+        waiter.flag(0, ABANDONED_MS)
+    flag = waiter.flag(0, ABANDONED_MS + GRACE_MS)
+    mover.receive(flag.line)
+    with pytest.raises(LocalProtocolError, match="concede"):
+        mover.timeout()  # an untimed game has no clock to concede on
+    with pytest.raises(LocalProtocolError, match="answer window"):
+        waiter.timeout(ABANDONED_MS + GRACE_MS + DAY_MS - 1)
+    timeout = waiter.timeout(ABANDONED_MS + GRACE_MS + DAY_MS)
+    mover.receive(timeout.line)
+    result = mover.result
+    assert result is not None and result.reason == ResultReason.ABANDONED
+    assert result.sentence() == f"{waiter.player_of(waiter.identity.public)} wins: " \
+                                f"{mover.player_of(mover.identity.public)} did not move for 7 days 0 h"
+
+
+def test_bad_claims_are_refused_each_with_its_reason():
+    seated = table(LIVE)
+    for _ in range(4):
+        seated.play(800)
+    watcher, mover = seated.watcher, seated.mover()
+    waiter, sent = waiter_of(seated)
+    began = watcher.chain[-1]
+    game = watcher.game_id or ""
+
+    def line(type_: str, signer, fields) -> str:
+        return encode(type_, [("game", game), *fields], signer.identity)
+
+    late = sent + remaining(seated) + GRACE_MS
+    own = line("flag", mover, [("seq", str(began.seq)), ("prev", began.hash), ("sent", "0"), ("now", str(late))])
+    assert rejected(watcher.receive(own)) == ["wrong-seat"]  # the player to move's claim against itself
+    accept = watcher.chain[2]  # not a line that began a turn
+    assert rejected(watcher.receive(line("flag", waiter, [("seq", "2"), ("prev", accept.hash), ("sent", "0"),
+                                                          ("now", str(late))]))) == ["wrong-seat"]
+    head = [("seq", str(len(watcher.chain))), ("prev", watcher.chain[-1].hash)]
+    assert rejected(watcher.receive(line("timeout", waiter, [*head, ("sent", "0")]))) == ["bad-field"]
+    assert rejected(watcher.receive(line("timeout", mover, [*head, ("sent", "0"), ("flagged", "1"),
+                                                            ("now", "2")]))) == ["bad-field"]
+    stranger = GameSession(game, type(HOST).from_seed(bytes(range(7, 39))))
+    assert rejected(watcher.receive(line("flag", stranger, [("seq", str(began.seq)), ("prev", began.hash),
+                                                            ("sent", "0"), ("now", str(late))]))) == ["wrong-signer"]
+    assert not watcher.over and watcher.flag_of(waiter.identity.public) is None
+
+
+def test_two_flag_claims_for_one_turn_are_a_proof_that_never_decides_the_game():
+    seated = table(LIVE)
+    for _ in range(4):
+        seated.play(800)
+    waiter, sent = waiter_of(seated)
+    began = seated.watcher.chain[-1]
+    flagged = sent + remaining(seated) + GRACE_MS
+    lines = [encode("flag", [("game", seated.watcher.game_id or ""), ("seq", str(began.seq)), ("prev", began.hash),
+                             ("sent", str(sent)), ("now", str(flagged + extra))], waiter.identity) for extra in (0, 5)]
+    kept = set()
+    for order in (lines, lines[::-1]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        assert len(watcher.proofs) == 1 and not watcher.over
+        kept.add(watcher.flag_of(waiter.identity.public).line)
+    assert len(kept) == 1
+
+
+@pytest.mark.parametrize("ending", ["agree", "abort", "resign", "concede"])
+def test_a_claimants_timeout_never_stands_over_the_player_to_moves_ending(ending):
+    """The player to move agrees to the claimant's proposal, aborts (the first player, at once), resigns or
+    concedes; the other's timeout for that same place, made up or not, is set aside in every order of arrival: an
+    agreed draw, an abort, stay what they were (a claim is no way out of a game one is losing)."""
+    seated = table(LIVE)
+    if ending == "agree":
+        waiter = seated.other(seated.mover())
+        seated.play(800)  # so that the waiter of now proposes on its turn, then moves
+        proposal = seated.mover().propose()
+        everyone(seated, proposal.line)
+        seated.play(800)
+    elif ending != "abort":
+        for _ in range(4):
+            seated.play(800)
+    mover = seated.mover()
+    waiter, sent = waiter_of(seated) if seated.sent.get(seated.name(seated.other(mover))) else (seated.other(mover), 0)
+    end = {"agree": mover.agree, "abort": mover.abort, "resign": mover.resign, "concede": mover.timeout}[ending]()
+    seq = end.message.seq
+    fake = encode("timeout", [("game", seated.watcher.game_id or ""), ("seq", str(seq)), ("prev", end.message.prev),
+                              ("sent", "0"), ("flagged", str(10**9)), ("now", str(2 * 10**9))], waiter.identity)
+    results = set()
+    for order in ([end.line, fake], [fake, end.line]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        results.add(watcher.result)
+        assert watcher.chain[-1].line == end.line
+    assert len(results) == 1
+
+
+def test_a_move_that_ends_the_game_met_by_a_timeout_is_a_dispute_in_every_order():
+    """The claimant's made-up timeout against the move that wins the game for the player to move: its word against
+    the move's, a dispute, never the claimant's win (what PROTOCOL.md calls the claimant's one power: a dispute)."""
+    seated = table("clock:300+5,rules:1")
+    while True:
+        mover = seated.mover()
+        board = mover.board
+        ending = next((m for m in board.legal_moves() if _ends(board, m)), None)
+        if ending is not None or len(seated.watcher.chain) > 400:
+            break
+        seated.play(300)
+    if ending is None:
+        pytest.skip("no game-ending move came up")
+    waiter = seated.other(mover)
+    move = mover.move(ending.text(), think_ms=300)
+    fake = encode("timeout", [("game", seated.watcher.game_id or ""), ("seq", str(move.message.seq)),
+                              ("prev", move.message.prev), ("sent", "0"), ("flagged", str(10**9)),
+                              ("now", str(2 * 10**9))], waiter.identity)
+    results = set()
+    for order in ([move.line, fake], [fake, move.line]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        results.add(watcher.result)
+    assert len(results) == 1 and results.pop().reason == ResultReason.DISPUTE
+
+
+def _ends(board, move) -> bool:
+    after = board.copy()
+    after.push(move)
+    return after.outcome() is not None
+
+
+def test_a_receipt_signed_twice_counts_for_nothing():
+    """After a time win, the loser signs a second receipt of one of the winner's moves, 60 s late, over and over
+    until its hash is the lower one: neither receipt is its word, and the win stands."""
+    seated = table(LIVE)
+    for _ in range(5):
+        seated.play(800)
+    _, flag, timeout = claim(seated)
+    everyone(seated, timeout)
+    result = seated.watcher.result
+    assert result is not None and result.reason == ResultReason.TIME
+    winner = result.winner_key
+    loser = seated.host if winner == GUEST.public else seated.guest
+    theirs = [line for line in seated.watcher.transcript if " receipt " in line and loser.identity.public.text in line]
+    original = next(line for line in theirs if " sent=" in line
+                    and seated.watcher.chain[int(line.split("seq=")[1].split()[0])].signer == winner)
+    fields = dict(part.split("=", 1) for part in original.split()[2:] if "=" in part)
+    for bump in itertools.count(60_000):
+        again = encode("receipt", [("game", fields["game"]), ("seq", fields["seq"]), ("prev", fields["prev"]),
+                                   ("recv", str(int(fields["recv"]) + bump)), ("sent", fields["sent"]),
+                                   *([("ack", fields["ack"])] if "ack" in fields else [])], loser.identity)
+        if line_hash(again) < line_hash(original):
+            break
+    events = seated.watcher.receive(again)
+    assert seated.watcher.proofs and seated.watcher.result == result, events
+
+
+def test_a_move_after_a_proposal_in_a_timed_out_turn_gives_one_result_in_every_order():
+    seated = table(LIVE)
+    for _ in range(4):
+        seated.play(800)
+    mover = seated.mover()
+    waiter, flag, timeout = claim(seated)
+    proposal = mover.propose()
+    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=2000)
+    results = set()
+    for order in itertools.permutations([proposal.line, move.line, timeout]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        results.add((watcher.result, watcher.record))
+    assert len(results) == 1
+
+
+def test_a_flag_claim_of_a_turn_a_forfeit_cut_is_kept_in_every_order():
+    """The player to move signs two moves for one place (it forfeits there); the other's claim against that turn is
+    on the record whichever came first."""
+    seated = table(LIVE)
+    for _ in range(4):
+        seated.play(800)
+    mover = seated.mover()
+    waiter, sent = waiter_of(seated)
+    flag = waiter.flag(sent, sent + remaining(seated) + GRACE_MS).line
+    twin = GameSession.restore(mover.transcript, mover.identity)
+    moves = [session.move(text, think_ms=500).line for session, text in
+             zip((mover, twin), [move.text() for move in mover.board.legal_moves()[:2]])]
+    records = set()
+    for order in itertools.permutations([flag, *moves]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        assert watcher.result is not None and watcher.result.reason == "equivocation"
+        records.add(frozenset(watcher.record))  # (a proof's two lines are listed in the order they came)
+    assert len(records) == 1
