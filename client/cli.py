@@ -136,6 +136,7 @@ def _network(args: argparse.Namespace) -> int:
         iterations=getattr(args, "iterations", None), seconds=getattr(args, "seconds", None),
         seed=getattr(args, "seed", None), invite=getattr(args, "invite", None),
         control=getattr(args, "clock", None) or getattr(args, "days", None),
+        auto_claim=getattr(args, "claim", "ask") == "auto",
         commands=sys.stdin if plain and args.command != "watch" else None, screen=screen,
         anyway=getattr(args, "anyway", False), all_games=getattr(args, "all", False),
     )
@@ -255,6 +256,10 @@ def _seat_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot", choices=LEVELS, metavar="LEVEL",
                         help=f"a bot holds your seat ({', '.join(LEVELS)}), printing events as --plain does")
     parser.add_argument("--seed", type=int, help="seed for the bot (default: random)")
+    parser.add_argument("--claim", choices=("ask", "auto"), default="ask",
+                        help="claims on time: ask (the default: you type claim when your opponent's time has run out) "
+                             "or auto (they are signed for you as soon as it has, and the game ended once the window "
+                             "to answer has passed; a --bot seat claims only with auto)")
     _budget_options(parser)
 
 

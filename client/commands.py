@@ -116,6 +116,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("withdraw", {Mode.PLAYER: "take back your own proposal (on your turn)"}, IntentKind.WITHDRAW),
     Command("abort", {Mode.PLAYER: "end the game without a result (the first player, before their first move)"},
             IntentKind.ABORT),
+    Command("claim", {Mode.PLAYER: "claim the game when your opponent's time has run out (or the coin was never "
+                                   "revealed); they have a while to answer, then claim again"}, IntentKind.CLAIM),
     Command("say", {Mode.PLAYER: "chat with your opponent"}, IntentKind.CHAT, usage="TEXT"),
     Command("help", dict.fromkeys(_EVERYWHERE, "show this text")),
     Command("quit", {Mode.PLAYER: "leave; the game stays resumable ({resume})", Mode.WATCHER: "stop watching ({again})",

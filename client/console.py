@@ -27,7 +27,7 @@ from client.commands import Write, completer, completions, handle_typed, leaving
 from client.core import Connection, GameCore
 from client.runner import GameRunner
 from client.board_words import clock_left_text, export_text, game_over_text, status_text
-from client.words import describe
+from client.words import claim_text, describe
 from protocol import GameOver, GameStarted, MoveApplied, Phase, Presence, Superseded
 
 
@@ -59,6 +59,9 @@ def toolbar_text(core: GameCore, link_state: dict[str, Any]) -> str:
     clocks = clocks_text(core)
     if clocks:
         parts.insert(0, clocks)
+    claim = claim_text(core)
+    if claim is not None:  # the most urgent first
+        parts.insert(0, f"CLAIM: {claim}")
     opponent = core.opponent
     if opponent is not None:
         present = core.present(opponent)

@@ -50,12 +50,14 @@ from protocol import (
     PublicKey,
     Result,
     ResyncNeeded,
+    Superseded,
     copy_topic,
     decode,
     topic_for,
 )
-from protocol.clock import TimeControl
+from protocol.clock import TimeControl, answer_window, claim_after
 from protocol.rules import DEFAULT_TERMS
+
 
 @dataclass(frozen=True, slots=True)
 class Publish:
@@ -117,6 +119,20 @@ _TURN_LINES = (MessageType.MOVE, MessageType.REVEAL)
 NO_UNDO = "a network game has no undo: its moves are signed, and stand"
 
 
+def duration_text(ms: int) -> str:
+    """A wait in words: ``12 s``, ``3 min 5 s``, ``2 days 4 h``."""
+    seconds = -(-ms // 1000)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s" if seconds else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    return f"{hours // 24} days {hours % 24} h" if hours % 24 else f"{hours // 24} days"
+
+
 class GameCore:
     """The client side of one game, for a player or a spectator.
 
@@ -128,11 +144,14 @@ class GameCore:
     """A network game's (:class:`client.local_game.LocalCore` is the game at one terminal)."""
 
     def __init__(self, session: GameSession, *, auto_accept: bool = True, watching: bool = False,
-                 live: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
+                 live: bool = True, clock: Callable[[], float] = time.monotonic, auto_claim: bool = False) -> None:
         self.session = session
         self.clock = clock
         """This client's monotonic clock, in seconds (injected in tests): what a timed game's thinking is measured by."""
         self.auto_accept = auto_accept
+        self.auto_claim = auto_claim
+        """Whether this player set up claims on time to be signed for them (``--claim auto``: :meth:`tick`); else
+        only the ``claim`` command signs one."""
         self.watching = watching or session.identity is None
         self.live = live
         """Whether the protocol's automatic answers (accept, reveal, confirm) may be signed: a runner holds them back
@@ -285,7 +304,7 @@ class GameCore:
         """Note when this client saw the current turn begin: the line that gave it (the opponent's move, or the reveal
         for the first) verified, or our own move signed; lines that leave the turn where it is (a proposal) do not."""
         session = self.session
-        if session.phase is not Phase.PLAYING:
+        if session.phase is not Phase.PLAYING and not self.answering:
             self._turn = None
         elif self._turn is None or self._turn[0] != session.moves:
             self._turn = (session.moves, self.clock())
@@ -337,6 +356,120 @@ class GameCore:
         used = self.session.time_used().get(player)
         return 0 if used is None else used.unexplained
 
+    # -- claims on time ----------------------------------------------------------------------
+    def silent_ms(self) -> int | None:
+        """While the other player is to move: how long (ms) since this client saw their turn begin (our line left;
+        the reveal, verified); ``None`` otherwise."""
+        if self.me is None or self.watching or self.session.phase is not Phase.PLAYING or self.my_turn:
+            return None
+        return self.thinking_ms()
+
+    def round_trip_ms(self) -> int:
+        """The 95th percentile of the round trips this client measured (its lines to the other's receipts), 0 when
+        none is known: what a claim waits beyond the clock and the grace."""
+        mine = self.my_player
+        trips = sorted(answer.round_trip for answer in self.session.answers()
+                       if answer.player != mine and answer.round_trip is not None)
+        return trips[min(len(trips) - 1, len(trips) * 95 // 100)] if trips else 0
+
+    def claim_in_ms(self) -> int | None:
+        """How long (ms) until this player may claim against the other's silence, by its own watch (0: now; ``None``:
+        no claim applies: not playing, or our turn)."""
+        silent = self.silent_ms()
+        clocks, other = self.session.clocks, self.session.actor
+        if silent is None or other is None:
+            return None
+        player = self.session.player_of(other)
+        remaining = clocks[player] if clocks is not None and player is not None else 0
+        return max(0, claim_after(self.session.clock, remaining) + self.round_trip_ms() - silent)
+
+    @property
+    def answering(self) -> bool:
+        """Whether the other player's timeout ended the game on our turn while we may still answer it with a move in
+        time (our clock, by our watch, not out): set aside, the move makes the ending a time dispute (``PROTOCOL.md``
+        §3). The claimant's times are its own word: a claim met by a present player never wins."""
+        return self.answer_left_ms() > 0
+
+    def answer_left_ms(self) -> int:
+        """While the other's timeout ended the game on our turn, unanswered: our clock now, by our watch (0 else)."""
+        session, player = self.session, self.my_player
+        clocks = session.clocks
+        if self.watching or player is None or session.answerable is None or clocks is None:
+            return 0  # (untimed: a player claimed against after days of silence has no clock to show it was here)
+        return max(0, clocks[player] - self.thinking_ms())
+
+    def my_flag(self) -> Message | None:
+        """This player's flag claim against the turn being played, if it signed one."""
+        return self.session.flag_of(self.me) if self.me is not None else None
+
+    def flag_against_me(self) -> Message | None:
+        """The other player's flag claim against this player's current turn, if any."""
+        other = self.opponent
+        return self.session.flag_of(other) if other is not None and self.my_turn else None
+
+    def window_left_ms(self, flag: Message) -> int:
+        """How long (ms) the answer window of ``flag`` (a claim against the turn being played) stays open, as this
+        client measures it: from the claim's own times and this client's seeing the turn begin (so a resumed client,
+        whose clock starts anew, measures it alike)."""
+        assert flag.sent is not None and flag.now is not None
+        return max(0, answer_window(self.session.clock) - (self.thinking_ms() - (flag.now - flag.sent)))
+
+    def _claim(self) -> Outgoing:
+        """The ``claim`` command: a host's claim against a guest who never revealed; else, the other player to move,
+        a flag claim when their time has run out by this client's watch, then, once its answer window has passed
+        unanswered, the timeout that ends the game (:class:`IntentRefused` with the time to wait, before)."""
+        session = self.session
+        if session.phase is Phase.OFFERED and self.me != session.host:
+            raise IntentRefused("the host has seated nobody yet: there is nothing to claim, and nothing binds you to "
+                                "this game; leave it with quit")
+        if session.phase is not Phase.PLAYING:
+            return session.claim()
+        other = self.opponent
+        name = session.player_of(other) if other is not None else None
+        if self.my_turn or name is None:
+            raise IntentRefused("it is your turn: a claim is against the player to move")
+        silent = self.thinking_ms()
+        flag = self.my_flag()
+        if flag is not None:
+            left = self.window_left_ms(flag)
+            if left > 0:
+                raise IntentRefused(f"your claim is open: {name} has {duration_text(left)} to answer it (a move in time, "
+                                    f"or conceding); then claim again to end the game")
+            assert flag.sent is not None
+            return session.timeout(flag.sent + silent)
+        wait = self.claim_in_ms()
+        if wait:
+            what = "clock has not run out" if session.clock is not None else "silence has not lasted 7 days"
+            raise IntentRefused(f"{name}'s {what} by your watch: you may claim in {duration_text(wait)}")
+        began = self._now_ms() - silent
+        return session.flag(began, began + silent)
+
+    def tick(self) -> Step:
+        """What time alone calls for (the runner asks every moment, while a game is played): with ``auto_claim``, a
+        flag claim once the other's time has run out by this client's watch, and the timeout once its window has
+        passed unanswered; and, whoever set it up, the concession of a player whose clock has run out while the
+        other's claim against it is open."""
+        if self.live and self.session.over and self.session.answerable is not None and not self.answering:
+            confirmed = self._confirmation()  # the timeout's window of ours closed unanswered: as it stands
+            return Step() if confirmed is None else self._after(list(confirmed.events), confirmed)
+        if not (self.live and self.playing and self.session.phase is Phase.PLAYING):
+            return Step()
+        against = self.flag_against_me()
+        if against is not None:
+            conceded = self._concession(against)
+            return Step() if conceded is None else self._after(list(conceded.events), conceded)
+        if not self.auto_claim or self.my_turn:
+            return Step()
+        flag = self.my_flag()
+        due = self.window_left_ms(flag) == 0 if flag is not None else self.claim_in_ms() == 0
+        if not due:
+            return Step()
+        try:
+            out = self._claim()
+        except (IntentRefused, LocalProtocolError):
+            return Step()
+        return self._after(list(out.events), out)
+
     def move_clock(self, seq: int) -> tuple[int, int] | None:
         """A timed game's move at main-chain ``seq``: ``(think, left)`` in ms, as it was signed (``None`` otherwise)."""
         chain = self.session.chain
@@ -359,7 +492,7 @@ class GameCore:
             raise IntentRefused("you are watching this game: only its players can act")
         if intent.kind is IntentKind.UNDO:
             raise IntentRefused(NO_UNDO)
-        if session.over and intent.kind is not IntentKind.CHAT:
+        if session.over and intent.kind is not IntentKind.CHAT and not (intent.kind is IntentKind.MOVE and self.answering):
             assert session.result is not None
             raise IntentRefused(f"the game is over: {session.result.sentence()}")
         try:
@@ -377,7 +510,7 @@ class GameCore:
             return session.chat(intent.text)
         action = {IntentKind.RESIGN: session.resign, IntentKind.PROPOSE: session.propose,
                   IntentKind.WITHDRAW: session.withdraw, IntentKind.DECLINE: session.decline,
-                  IntentKind.AGREE: session.agree, IntentKind.ABORT: session.abort, IntentKind.CLAIM: session.claim}
+                  IntentKind.AGREE: session.agree, IntentKind.ABORT: session.abort, IntentKind.CLAIM: self._claim}
         return action[intent.kind]()
 
     def _why(self, intent: Intent, refused: LocalProtocolError) -> str:
@@ -409,6 +542,7 @@ class GameCore:
             message = decode(line, verify=False)
             if message.type in NUMBERED_APART:
                 messages.append(message)
+        messages.extend(decode(line, verify=False) for line in self.session.displaced)  # a disputed claim's answer
         for proof in self.session.proofs:  # the proof travels with the record: the equivocator cannot erase it
             if me is not None and self.session.role_of(proof.key) is not None and proof.key != me:  # as copies
                 messages.extend(decode(line, verify=False) for line in (proof.first, proof.second))
@@ -454,6 +588,11 @@ class GameCore:
                         journal.append(line)
                 if self.me is not None and self.session.role_of(event.key) is not None and event.key != self.me:
                     publish.extend(self._placement(decode(line, verify=False)) for line in (event.first, event.second))
+            elif isinstance(event, Superseded) and event.message.line in self.session.displaced:
+                if event.message.line not in journal:  # an answer to a claim, set aside: the dispute's evidence
+                    journal.append(event.message.line)
+                if self.me is not None and event.message.signer != self.me:
+                    publish.append(self._placement(event.message))
             elif isinstance(event, ResyncNeeded):
                 resubscribe = True
             follow = self._automatic(event)
@@ -475,7 +614,9 @@ class GameCore:
         if isinstance(event, GuestAccepted) and event.key == me and session.phase is Phase.ACCEPTED and session.secret:
             return session.reveal()
         if isinstance(event, GameOver) and not self.watching and session.role_of(me) is not None and session.over:
-            return self._confirmation()
+            return None if self.answering else self._confirmation()  # a timeout we may yet answer: not confirmed
+        if isinstance(event, LineApplied) and event.message.type is MessageType.FLAG and not self.watching:
+            return self._concession(event.message)
         if isinstance(event, LineApplied) and session.clock is not None and not self.watching:
             line = event.message
             if line.type is MessageType.RECEIPT and line.signer != me:
@@ -498,6 +639,19 @@ class GameCore:
         try:
             return session.receipt(line.seq, self._now_ms(), None if seq is None else self._sent.get(seq),
                                    None if seq is None else self._acks.get(seq))
+        except LocalProtocolError:
+            return None
+
+    def _concession(self, flag: Message) -> Outgoing | None:
+        """The other's flag claim against our turn when our own clock has run out too: concede at once (a move in
+        time would answer it; we have none to make)."""
+        if flag.signer == self.me or self.flag_against_me() is None or self.session.clock is None:
+            return None
+        player = self.my_player
+        if player is None or self.clock_left(player) != 0:
+            return None
+        try:
+            return self.session.timeout()
         except LocalProtocolError:
             return None
 
@@ -529,7 +683,7 @@ class GameCore:
             out = session.accept(min(session.joins, key=lambda key: session.joins[key].hash))
         elif session.guest == me and session.phase is Phase.ACCEPTED and session.secret:
             out = session.reveal()
-        elif session.role_of(me) is not None and session.over:
+        elif session.role_of(me) is not None and session.over and not self.answering:
             out = self._confirmation()
         elif session.phase is Phase.PLAYING:  # a timed game's last turn line, verified while catching up: now
             last = self._last_turn_line()

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from client.board_words import resume_text
-from client.words import control_text
+from client.words import claim_text, control_text
 from client.core import GameCore
 
 from client.intents import IntentRefused
@@ -74,6 +74,8 @@ class Options:
     invite: str | None = None
     control: TimeControl | None = None
     """``host``: the game's time control (``--clock``, ``--days``; none: untimed)."""
+    auto_claim: bool = False
+    """``--claim auto``: claims on time are signed for the player as soon as they may be (:meth:`GameCore.tick`)."""
     journal_dir: Path | None = None
     write: Write = field(default_factory=stdout_writer)
     commands: TextIO | None = None
@@ -247,6 +249,7 @@ async def host(kind: str, options: Options) -> int:
         _, default = relay_address(options)
         await log_in(options, address, identity)  # before a game is made that could never be published
         core, _ = GameCore.hosting(kind, identity, invite=invite, control=options.control)  # published on connecting
+        core.auto_claim = options.auto_claim
         game = core.session.game_id or ""
         journal = _seat(Journal.create(JournalMeta(game, kind, Role.HOST, identity.public.text, address.url,
                                                    ran_relay=ran_relay, cafile=_cafile(options)), options.journal_dir))
@@ -329,7 +332,7 @@ async def join(game: str, options: Options) -> int:
         return await resume(game, options)
     address, _ = relay_address(options)
     await log_in(options, address, identity)
-    core = GameCore(GameSession(game, identity))
+    core = GameCore(GameSession(game, identity), auto_claim=options.auto_claim)
     runner = GameRunner(core, make_link(options, address, identity))
     return await run_game(runner, joining(options, identity, address))
 
@@ -438,12 +441,15 @@ async def resume(game: str | None, options: Options) -> int:
     # a host's game on the relay its own process ran, which ended with it: this process runs one again, as host did
     here = given is None and journal.meta.role == Role.HOST and journal.meta.ran_relay
     async with relay_for_host(options, may_start=here) as (address, _):
-        core = GameCore(session)
+        core = GameCore(session, auto_claim=options.auto_claim)
         clocks = clocks_text(session)  # as the record has them: the time since the turn began runs on
         options.say(f"Taking up {journal.meta.kind} game {game} again ({session.moves} moves so far"
                     f"{'' if clocks is None else '; ' + clocks}).")
         await log_in(options, address, identity)
         runner = GameRunner(core, make_link(options, address, identity), journal)
+        claim = claim_text(core)  # the turn's start is the journal's now: the window as it stands
+        if claim is not None:
+            options.say(f"A claim on time is open: {claim}.")
         return await run_game(runner, front_end(options, True))
 
 

@@ -19,7 +19,7 @@ from client.commands import END_WORD, handle_typed, help_row, leaving_sentence, 
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
 from client.screen import Say, Table, game_commands, game_help, run_screen
-from client.words import describe
+from client.words import claim_text, describe
 from olixono.common import Board, GameKind
 from protocol import GameOver, MoveApplied
 
@@ -109,6 +109,9 @@ class NetworkTable(Table):
             parts.append(f"{player} {who}{mine}{shown}{here}")
         if core.proposal is not None and not core.over:  # the most wanted first: a narrow terminal cuts the end
             parts[0] += f", {END_WORD[self.kind]} offered"
+        claim = claim_text(core)
+        if claim is not None:  # a claim on time, answered or not within its window: the most urgent first
+            parts.insert(0, f"CLAIM: {claim}")
         if not self.connected:
             return ["RELAY LOST: reconnecting", *parts]
         return [*parts, "relay ok"]

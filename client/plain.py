@@ -169,7 +169,7 @@ def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], An
 
         core = runner.core
         while True:
-            while core.my_turn and not core.over:
+            while core.my_turn and not core.over or core.answering:  # (answering: a timeout of our turn, in time)
                 board = core.board
                 assert board is not None
                 mine = core.my_player
@@ -194,7 +194,7 @@ def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], An
             text = describe(core, event)
             if text is not None:
                 out(text)
-            if core.over and runner.events.empty():
+            if core.over and runner.events.empty() and not core.answering:
                 return await ended(runner, out)
 
     return run

@@ -38,6 +38,22 @@ def time_used_text(session: GameSession) -> str | None:
     return "time used: " + ", ".join(parts)
 
 
+def claims_text(session: GameSession) -> str | None:
+    """The record's flag claims and how each stands: ``claims on time: second against first after 6 moves
+    (answered)`` (``None`` when there is none)."""
+    claims = session.claims()
+    if not claims:
+        return None
+    parts = []
+    for flag, status in claims:
+        moves = sum(line.type is MessageType.MOVE for line in session.chain[:flag.seq + 1])
+        mover = session.guest if flag.signer == session.host else session.host
+        against = session.name_of(mover) if mover is not None else "?"
+        parts.append(f"{session.name_of(flag.signer)} against {against} after {moves} move{'s' if moves != 1 else ''} "
+                     f"({status})")
+    return "claims on time: " + ", ".join(parts)
+
+
 def seated_proofs(session: GameSession) -> list[EquivocationDetected]:
     """The equivocation proofs of keys that hold a seat (a stranger's are never held against the game)."""
     return [proof for proof in session.proofs if session.role_of(proof.key) is not None]

@@ -157,7 +157,8 @@ class GameRunner:
         """
         self._record(step)
         own = any(not item.copy for item in step.publish)
-        if self.journal is not None and self.core.session.clock is not None:
+        timed = self.core.session.clock is not None
+        if self.journal is not None and timed:
             self._keep_turn(self.journal)
             if own:  # a timed move (or receipt) signed again would be another line (its times differ): on the disk first
                 self.journal.sync()
@@ -181,6 +182,8 @@ class GameRunner:
                 self._defer(item)
         if own:  # the copies waiting leave with our line, just after it: never past it, and it waits for none
             self.send_copies()
+        if self.journal is not None and not timed:
+            self._keep_turn(self.journal)  # an untimed game's, for a claim after days of silence: nothing waits for it
         if self.journal is not None:
             self.journal.sync()  # nothing to do when the front end's answer has flushed it already
         if step.resubscribe:
@@ -265,10 +268,15 @@ class GameRunner:
                 self._sent(item, echoed=link.seen.get(item.topic) == digest(item.line.encode("utf-8")))
 
     async def _watch(self) -> None:
-        """Every :data:`client.liveness.TICK` s: what the game's quiet calls for (re-sends, asking the relay again)."""
+        """Every :data:`client.liveness.TICK` s: what the game's quiet calls for (re-sends, asking the relay again),
+        and what time alone does (:meth:`GameCore.tick`: a claim on time set up to be automatic, a concession)."""
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(liveness.TICK)
+            if self.caught_up.is_set():
+                step = self.core.tick()
+                if step.publish or step.events:
+                    await self.apply(step)
             for action in self.liveness.tick(loop.time(), self._view()):
                 if isinstance(action, liveness.AskCopy):
                     await self._ask_copy(action.line_hash)

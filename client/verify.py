@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from client.record import PROVEN, clocks_text, confirmation_text, time_used_text, proof_text, seated_proofs
+from client.record import PROVEN, claims_text, clocks_text, confirmation_text, time_used_text, proof_text, seated_proofs
 from protocol import GameSession, Phase, verify_transcript
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -42,7 +42,7 @@ def summary(session: GameSession) -> str:
     else:
         state = "NOT FINISHED: " + ("the host has not seated a guest" if session.phase is Phase.OFFERED
                                     else "the coin flip is not done")
-    for timed in (clocks_text(session), time_used_text(session)):
+    for timed in (clocks_text(session), time_used_text(session), claims_text(session)):
         if timed is not None:
             state += f"; {timed}"
     confirmed = confirmation_text(session)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from client.board_words import GAME_WORDS, clock_text
 from protocol.clock import TimeControl
-from client.core import Connection, GameCore, Notice, ProofSaved, UiEvent
+from client.core import Connection, GameCore, Notice, ProofSaved, UiEvent, duration_text
 from client.record import branch_text, confirmation_text, proof_text
 from protocol import (
     ChatReceived,
@@ -40,8 +40,42 @@ def who(core: GameCore, key: PublicKey) -> str:
     return f"{name} {key.fingerprint}{mine}" if name else f"{key.fingerprint}{mine}"
 
 
+def claim_text(core: GameCore) -> str | None:
+    """The claim on time open against the player to move, as this client sees it (``None``: none is open): ``black
+    claims your time ran out: move within 24 s or lose on time``, ``your claim is open: black has 24 s to answer``."""
+    session = core.session
+    if core.answering:
+        timeout = session.answerable
+        assert timeout is not None and timeout.sent is not None and timeout.flagged is not None
+        return (f"{session.name_of(timeout.signer)} ended the game on time, saying you had not moved after "
+                f"{duration_text(timeout.flagged - timeout.sent)}; your clock shows {duration_text(core.answer_left_ms())} "
+                f"left: move now, and the record shows a time dispute, not their win")
+    mover = session.actor
+    if mover is None or session.over or core.board is None:
+        return None
+    claimant = next((key for key in session.seats.values() if key != mover), None)
+    flag = session.flag_of(claimant) if claimant is not None else None
+    if flag is None or claimant is None:
+        return None
+    window = core.window_left_ms(flag)
+    left = duration_text(window)
+    name, theirs = session.name_of(claimant), session.name_of(mover)
+    if core.me == mover:
+        if window:
+            return f"{name} claims your time ran out: move within {left} or lose on time"
+        return f"{name} claims your time ran out, and the window to answer has passed: move now, it may still count"
+    if core.me == claimant:
+        if window:
+            return f"your claim is open: {theirs} has {left} to answer it"
+        return f"{theirs} has not answered your claim: type claim to end the game on time"
+    return f"{name} claims {theirs}'s time ran out: {left} left to answer"
+
+
 def describe(core: GameCore, event: UiEvent) -> str | None:
     """The line for ``event`` (``None`` for events nobody needs to read: a line joined the transcript)."""
+    if isinstance(event, LineApplied) and event.message.type == "flag":
+        claim = claim_text(core)
+        return None if claim is None else f"claim: {claim}"
     if isinstance(event, LineApplied | ResyncNeeded):
         return None
     if isinstance(event, MoveApplied):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 
 import aiomqtt
 import pytest
@@ -175,3 +176,71 @@ async def test_honest_bots_under_50_ms_of_jitter_leave_no_thinking_unexplained(r
     used = session.time_used()
     assert problem is None and all(side.measured >= side.moves - 1 > 0 for side in used.values()), used
     assert sum(side.unexplained for side in used.values()) < 1000, used
+
+
+class Hanging:
+    """A bot that stops thinking after ``moves`` moves: its thread waits until ``released`` (the client around it
+    goes on: its clock runs out, and it concedes when claimed against)."""
+
+    def __init__(self, bot, moves: int, released: threading.Event) -> None:
+        self.bot, self.moves, self.released = bot, moves, released
+
+    def choose(self, board):
+        if self.moves == 0:
+            self.released.wait(600)
+        self.moves -= 1
+        return self.bot.choose(board)
+
+    def answer_end(self, board, player):
+        return self.bot.answer_end(board, player)
+
+
+@pytest.mark.parametrize("control, how", [pytest.param("0:05+1", "hangs", id="5s+1-hangs"),
+                                          pytest.param("3+2", "stops", id="3+2-stops", marks=pytest.mark.slow)])
+async def test_a_bot_game_ends_on_time_when_one_bot_stops(relay, tmp_path, monkeypatch, control, how):
+    """Issue 21: two bots through the proxy's latency; after three moves the guest's bot stops. The host, set up to
+    claim (``--claim auto``), flags once the guest's clock and the grace have run out by its watch. A bot that hangs
+    in a client that goes on concedes at once (its own clock is out too); a process that stopped answers nothing,
+    and the host ends the game when the answer window has passed. A win on time for every reader of the record.
+    (CI plays the first, in 0:05+1; the issue's 3+2 with a stopped process takes four minutes: the long run's.)"""
+    if relay.kind != "embedded":
+        pytest.skip("the claims are the clients' own, the same on every relay")
+    from olixono import bots
+
+    released = threading.Event()
+    made = bots.make_bot
+
+    def make_bot(level, **kwargs):
+        bot = made(level, **kwargs)
+        return Hanging(bot, 2, released) if how == "hangs" and kwargs.get("seed") == 5 else bot
+
+    monkeypatch.setattr(bots, "make_bot", make_bot)
+    clock = TimeControl.parse(control)
+    async with ChaosProxy(relay.port, Chaos(seed=9, delay=0.005, jitter=0.02)) as proxy:
+        host = Seat(tmp_path, "host", Via(proxy.port), bot="random", seed=4, control=clock, auto_claim=True)
+        guest = Seat(tmp_path, "guest", Via(proxy.port), bot="random", seed=5)
+        hosting = asyncio.create_task(network.host("olix", host.options))
+        joining: asyncio.Task[int] | None = None
+        try:
+            game = await game_id_of(host, timeout=20)
+            joining = asyncio.create_task(network.join(game, guest.options))
+            async with asyncio.timeout(30):
+                while not any(line.startswith("move 3 ") for line in guest.lines):
+                    await asyncio.sleep(0.02)
+            if how == "stops":
+                joining.cancel()  # the guest's process stops, mid-game
+                await asyncio.gather(joining, return_exceptions=True)
+            async with asyncio.timeout(clock.base_ms / 1000 + 60):
+                assert await hosting == 0, host.text()[-3000:]
+        finally:
+            released.set()
+            for task in (hosting, joining):
+                if task is not None:
+                    task.cancel()
+            await asyncio.gather(hosting, *([joining] if joining else []), return_exceptions=True)
+    session, _, problem = verify_transcript(transcript(host, game))
+    result = session.result
+    assert problem is None and result is not None and result.reason == "time", result
+    assert result.winner_key == host.identity.public
+    expected = "conceded" if how == "hangs" else "the claim went unanswered"
+    assert expected in result.sentence(), result.sentence()

@@ -1,0 +1,209 @@
+"""The client's claims on time (issue 21), on an injected clock: the ``claim`` command waits for the other's clock to
+run out by this client's watch, then signs the flag claim, then the timeout once the window has passed; a player out
+of time concedes when claimed against; ``--claim auto`` does it all as time passes (:meth:`GameCore.tick`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from client.commands import parse
+from client.core import GameCore
+from client.intents import Intent, IntentRefused
+from client.words import claim_text, describe
+from protocol import GameSession, LineApplied, verify_transcript
+from protocol.domain import ResultReason
+from protocol_helpers import GUEST, HOST
+from test_client_clock import Clock, movers, play, timed_game
+from test_client_core import Relay, hosted
+
+
+def claim(relay: Relay, core: GameCore) -> None:
+    relay.publish(core.act(Intent("claim")), core)
+
+
+def test_the_claim_command_waits_for_the_clock_then_flags_then_ends_the_game_on_time():
+    relay, clock, host, guest, watcher = timed_game("1+2")
+    first, second = movers(host, guest)
+    clock.now += 2.0
+    play(relay, first)
+    relay.cores.remove(second)  # the second walks away: nothing of its answers
+    clock.now += 30.0
+    with pytest.raises(IntentRefused, match=r"clock has not run out by your watch: you may claim in 31 s"):
+        first.act(Intent("claim"))
+    clock.now += 31.5
+    claim(relay, first)
+    assert watcher.session.flag_of(first.me) is not None and not watcher.session.over
+    clock.now += 10.0
+    with pytest.raises(IntentRefused, match=r"your claim is open: .* has 20 s to answer it"):
+        first.act(Intent("claim"))
+    clock.now += 20.0
+    claim(relay, first)
+    relay.attach(second)  # back: it reads how its game ended
+    for core in (host, guest, watcher):
+        result = core.session.result
+        assert result is not None and result.reason == ResultReason.TIME and result.winner == first.my_player
+    session, bad, _ = verify_transcript(watcher.session.record)
+    assert bad is None and session.result == watcher.session.result
+
+
+def test_a_player_out_of_time_concedes_when_claimed_against():
+    relay, clock, host, guest, watcher = timed_game("1+2")
+    first, second = movers(host, guest)
+    play(relay, first)
+    clock.now += 62.0
+    with pytest.raises(IntentRefused, match="time ran out"):
+        play(relay, second)  # refused before anything is signed
+    claim(relay, first)
+    result = watcher.session.result
+    assert result is not None and result.reason == ResultReason.TIME and result.detail == f"{second.my_player} conceded"
+
+
+def test_a_player_in_time_answers_with_a_move_and_a_late_clock_concedes_by_itself():
+    """A claim that came early by the mover's watch (the network ate its time) is answered by a move in time; a
+    claim met while still thinking is conceded by the runner's tick as soon as the mover's own clock is out."""
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    second.clock = Clock()  # the mover saw its turn 1.5 s later than the claimant: its clock is behind
+    second.clock.now = clock.now - 1.5
+    second._turn = (second.session.moves, second.clock.now + 1.5)
+    clock.now += 61.2
+    second.clock.now += 61.2
+    claim(relay, first)
+    assert second.flag_against_me() is not None and not watcher.session.over
+    assert second.tick().publish == ()  # 0.3 s left by its own watch: no concession yet
+    second.clock.now += 0.4
+    relay.publish(second.tick(), second)
+    result = watcher.session.result
+    assert result is not None and result.detail == f"{second.my_player} conceded"
+
+
+def test_a_move_in_time_answers_the_claim():
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    second.clock = Clock()
+    second.clock.now = clock.now
+    second._turn = (second.session.moves, clock.now + 2.5)  # it saw its turn 2.5 s late: the network was slow
+    clock.now += 61.5
+    second.clock.now += 61.5
+    claim(relay, first)
+    assert second.flag_against_me() is not None
+    play(relay, second)  # 1 s left by its watch
+    assert not watcher.session.over and first.my_flag() is None
+    with pytest.raises(IntentRefused, match="it is your turn"):
+        first.act(Intent("claim"))
+
+
+def test_claim_auto_flags_and_ends_the_game_as_time_passes():
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    first.auto_claim = True
+    play(relay, first)
+    relay.cores.remove(second)  # the opponent's client is gone: nothing answers
+    clock.now += 30.0
+    assert first.tick().publish == ()
+    clock.now += 31.1
+    relay.publish(first.tick(), first)
+    assert first.my_flag() is not None
+    clock.now += 29.0
+    assert first.tick().publish == ()
+    clock.now += 1.5
+    relay.publish(first.tick(), first)
+    assert watcher.session.result is not None and watcher.session.result.reason == ResultReason.TIME
+
+
+def test_claims_are_never_signed_for_a_player_who_did_not_set_them_up():
+    relay, clock, host, guest, _ = timed_game("1+0")
+    first, _ = movers(host, guest)
+    play(relay, first)
+    clock.now += 3600.0
+    assert first.tick().publish == () and first.my_flag() is None
+
+
+def test_an_untimed_game_may_be_claimed_after_seven_days_of_silence():
+    relay, host, guest, _, _ = hosted("olix")
+    clock = Clock()
+    for core in (host, guest):
+        core.clock = clock
+        core._turn = (core.session.moves, clock.now)
+    first, second = movers(host, guest)
+    play(relay, first)
+    clock.now += 6 * 86400.0
+    with pytest.raises(IntentRefused, match=r"silence has not lasted 7 days by your watch: you may claim in 24 h"):
+        first.act(Intent("claim"))
+    clock.now += 86400.0 + 1.0
+    claim(relay, first)
+    with pytest.raises(IntentRefused, match="has 24 h to answer it"):
+        first.act(Intent("claim"))
+    clock.now += 86400.0
+    claim(relay, first)
+    result = second.session.result
+    assert result is not None and result.reason == ResultReason.ABANDONED and result.winner == first.my_player
+
+
+def test_claim_is_a_command_of_the_players():
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    assert parse("claim", host).intent == Intent("claim")
+    with pytest.raises(IntentRefused, match="watching"):
+        watcher.act(Intent("claim"))
+
+
+def test_a_player_back_after_a_disconnect_sees_the_claim_open_against_it():
+    """Its client resumed from the record (its turn began 40 s ago, as its journal keeps it): the claim and the time
+    left to answer it, in words, the same as the line that told of the claim."""
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    relay.cores.remove(second)
+    clock.now += 61.5
+    claim(relay, first)
+    back = GameCore(GameSession.restore(watcher.session.record, second.session.identity), clock=clock)
+    back.resume_turn(back.session.moves, 61.5 + 10.0)  # it comes back 10 s after the claim
+    assert claim_text(back) == f"{first.my_player} claims your time ran out: move within 20 s or lose on time"
+    flag = first.my_flag()
+    assert flag is not None
+    assert describe(back, LineApplied(flag)) == f"claim: {claim_text(back)}"
+    assert claim_text(first) == f"your claim is open: {second.my_player} has 30 s to answer it"
+    assert claim_text(watcher) == f"{first.my_player} claims {second.my_player}'s time ran out: 30 s left to answer"
+
+
+def test_a_guest_whose_host_never_seats_it_is_told_that_nothing_binds_it():
+    relay = Relay()
+    host, offer = GameCore.hosting("oxono", HOST)
+    host.auto_accept = False
+    relay.attach(host)
+    relay.publish(offer, host)
+    guest = GameCore(GameSession(host.game_id, GUEST))
+    relay.attach(guest)
+    relay.publish(guest.join(), guest)
+    with pytest.raises(IntentRefused, match="nothing binds you to this game"):
+        guest.act(Intent("claim"))
+
+
+def test_a_claim_with_made_up_times_meets_the_move_of_a_player_in_time_a_dispute_never_a_win():
+    """The claimant signs a flag and its timeout at once, two seconds into its opponent's minute, with times it made
+    up (its clock is its own word). The player to move, present and in time by its own watch, is told so, holds its
+    confirmation, and answers with a move: set aside by the timeout, it is on the record, and the ending is a time
+    dispute for every reader."""
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    clock.now += 2.0
+    flag = first.session.flag(0, 62_000)
+    timeout = first.session.timeout(92_000)
+    for line in (flag.line, timeout.line):
+        relay.retained[line] = line
+        for core in (second, watcher):
+            relay.deliver(core, line)
+    assert second.session.over and second.answering and second.answer_left_ms() == 58_000
+    assert second.session.confirmation(second.me) is None  # not confirmed: it may answer
+    assert "move now, and the record shows a time dispute" in (claim_text(second) or "")
+    clock.now += 3.0
+    play(relay, second)
+    for core in (second, watcher):
+        result = core.session.result
+        assert result is not None and result.reason == ResultReason.DISPUTE, result
+    assert not second.answering and second.session.confirmation(second.me) is not None
+    session, bad, _ = verify_transcript(watcher.session.record)
+    assert bad is None and session.result == watcher.session.result
