@@ -304,8 +304,9 @@ class GameCore:
         """Note when this client saw the current turn begin: the line that gave it (the opponent's move, or the reveal
         for the first) verified, or our own move signed; lines that leave the turn where it is (a proposal) do not."""
         session = self.session
-        if session.phase is not Phase.PLAYING and not self.answering:
-            self._turn = None
+        if session.phase is not Phase.PLAYING:
+            if session.answerable is None:  # (a timeout of our turn keeps the turn's start: we may answer it)
+                self._turn = None
         elif self._turn is None or self._turn[0] != session.moves:
             self._turn = (session.moves, self.clock())
 
@@ -320,7 +321,9 @@ class GameCore:
         """A resumed game: the turn after ``moves`` moves began ``seconds_ago`` (as the journal says), not when this
         core was made. When it is the other's turn, that is when our last line left (a receipt of their answer says
         so)."""
-        if self._turn is None or self._turn[0] != moves:
+        if (self._turn is None and self.session.answerable is None) or (self._turn is not None and self._turn[0] != moves):
+            return
+        if moves != self.session.moves:
             return
         began = self.clock() - max(0.0, seconds_ago)
         self._turn = (moves, began)
@@ -394,8 +397,10 @@ class GameCore:
         """While the other's timeout ended the game on our turn, unanswered: our clock now, by our watch (0 else)."""
         session, player = self.session, self.my_player
         clocks = session.clocks
-        if self.watching or player is None or session.answerable is None or clocks is None:
-            return 0  # (untimed: a player claimed against after days of silence has no clock to show it was here)
+        if self.watching or player is None or session.answerable is None or self._turn is None:
+            return 0  # (no turn's start kept: nothing shows we were here in time)
+        if clocks is None:  # untimed: answered while our own silence is short of the claim's days
+            return max(0, claim_after(None, 0) - self.thinking_ms())
         return max(0, clocks[player] - self.thinking_ms())
 
     def my_flag(self) -> Message | None:

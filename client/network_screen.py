@@ -74,7 +74,7 @@ class NetworkTable(Table):
         return [game_over_text(result.sentence()), f"Save it: {export_text(self.core.game_id)}"]
 
     def movable(self) -> bool:
-        return self.core.my_turn
+        return self.core.my_turn or self.core.answering
 
     def prompt(self) -> str:
         if not self.core.playing:

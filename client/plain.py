@@ -125,7 +125,7 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
                 if core.my_turn and not my_turn:
                     out("your move")
                 my_turn = core.my_turn
-                if core.over:
+                if core.over and not core.answering:
                     return await ended(runner, out)
                 if held and caught_up is None and not waits_for_seats(core, held[0]):
                     if not await handle_typed(runner, held.pop(0), out):  # one at a time: its events said first
@@ -173,7 +173,7 @@ def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], An
                 board = core.board
                 assert board is not None
                 mine = core.my_player
-                left = core.clock_left(mine) if mine is not None else None
+                left = core.answer_left_ms() if core.answering else core.clock_left(mine) if mine is not None else None
                 control = core.session.clock
                 thinker = bot if left is None or control is None else within(bot, clock_budget(control, left))
                 if core.proposal not in (None, mine) and mine is not None:  # the opponent's proposal

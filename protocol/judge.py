@@ -358,8 +358,9 @@ class Receiver:
 
     @property
     def displaced(self) -> tuple[str, ...]:
-        """The moves of the player to move that the claimant's timeout ending the game set aside (its answers to the
-        claim, which make the ending a time dispute): part of the record."""
+        """The lines of the player to move for the place of the claimant's timeout that ended the game, which the
+        timeout set aside (a move, or a remark: its answer to the claim, which makes the ending a time dispute): part
+        of the record."""
         head = self._chain[-1] if self._chain else None
         if head is None or head.type is not MessageType.TIMEOUT or head.now is None or not self.over:
             return ()
@@ -715,14 +716,14 @@ class Receiver:
             raise RemoteProtocolError(Code.WRONG_SEAT, f"seq {seq} is already taken")
         rank = self._rank(message, before)
         if rank <= self._rank_held(held, before):
-            if held.type is MessageType.TIMEOUT and message.type is MessageType.MOVE:
+            if held.type is MessageType.TIMEOUT and message.type in ANSWERS:
                 self._displaced[message.hash] = message  # an answer to the claim at its own seq, checked as of before it
             return self._set_aside(message, held, events)
         for later in reversed(self._chain[seq:]):  # at most the rest of one turn, all by the other key
             self._unplace()
             self._superseded[later.hash] = later
-            if message.type is MessageType.TIMEOUT and later.type is MessageType.MOVE and later.seq == seq:
-                self._displaced[later.hash] = later  # (a move after a proposal in that turn is not: in every order)
+            if message.type is MessageType.TIMEOUT and later.type in ANSWERS and later.seq == seq:
+                self._displaced[later.hash] = later  # (a line after a proposal in that turn is not: in every order)
             events.append(Superseded(later, message))
         return self._place(message, events)
 
@@ -1086,10 +1087,12 @@ class Receiver:
         waited = _seconds(timeout.flagged - timeout.sent)
         if answers:
             answer = min(answers, key=lambda move: (move.seq, move.hash))
-            said = f" (it says it thought {_seconds(int(answer.value('think')))})" if self.clock is not None else ""
+            think = answer.get("think")
+            said = f" (it says it thought {_seconds(int(think))})" if think is not None else ""
+            what = f"move {answer.move}" if answer.type is MessageType.MOVE else str(answer.type)
             return Result(ResultReason.DISPUTE, by=timeout.signer, by_name=player, scored=False,
-                          detail=f"{player} claimed {other} had not moved after {waited}, and {other}'s move "
-                                 f"{answer.move} is on the record{said}")
+                          detail=f"{player} claimed {other} had not moved after {waited}, and {other}'s {what} for "
+                                 f"that place is on the record{said}")
         bound = dispute_bound(self.clock)
         if bound is not None and self._board is not None:
             own = time_used(self.answers(), self._board.PLAYERS)[player].unexplained
@@ -1386,6 +1389,10 @@ def quoted(data: bytes | str) -> str:
     return data[:200] if isinstance(data, str) else bytes(data[:200]).decode("utf-8", "replace")
 
 
+
+
+ANSWERS = frozenset({MessageType.MOVE, MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECLINE})
+"""The player to move's lines that a claimant's timeout may set aside: each answers the claim (a dispute)."""
 
 
 def _seconds(ms: int) -> str:

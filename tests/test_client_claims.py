@@ -17,6 +17,19 @@ from test_client_clock import Clock, movers, play, timed_game
 from test_client_core import Relay, hosted
 
 
+def untimed_game() -> tuple[Relay, Clock, GameCore, GameCore]:
+    """An untimed Olix game on one injected clock, its first move played: the relay, the clock, its first player and
+    the second (to move)."""
+    relay, host, guest, _, _ = hosted("olix")
+    clock = Clock()
+    for core in (host, guest):
+        core.clock = clock
+        core._turn = (core.session.moves, clock.now)
+    first, second = movers(host, guest)
+    play(relay, first)
+    return relay, clock, first, second
+
+
 def claim(relay: Relay, core: GameCore) -> None:
     relay.publish(core.act(Intent("claim")), core)
 
@@ -122,13 +135,7 @@ def test_claims_are_never_signed_for_a_player_who_did_not_set_them_up():
 
 
 def test_an_untimed_game_may_be_claimed_after_seven_days_of_silence():
-    relay, host, guest, _, _ = hosted("olix")
-    clock = Clock()
-    for core in (host, guest):
-        core.clock = clock
-        core._turn = (core.session.moves, clock.now)
-    first, second = movers(host, guest)
-    play(relay, first)
+    relay, clock, first, second = untimed_game()
     clock.now += 6 * 86400.0
     with pytest.raises(IntentRefused, match=r"silence has not lasted 7 days by your watch: you may claim in 24 h"):
         first.act(Intent("claim"))
@@ -207,3 +214,58 @@ def test_a_claim_with_made_up_times_meets_the_move_of_a_player_in_time_a_dispute
     assert not second.answering and second.session.confirmation(second.me) is not None
     session, bad, _ = verify_transcript(watcher.session.record)
     assert bad is None and session.result == watcher.session.result
+
+
+def test_a_player_answers_a_timeout_only_while_its_own_clock_shows_time():
+    """Once its clock is out by its own watch, the timeout stands as it came: no move is offered, none signed, and
+    the client confirms the ending (it stays so: the turn's start is kept, the clock does not start again)."""
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    clock.now += 1.0
+    for line in (first.session.flag(0, 62_000).line, first.session.timeout(92_000).line):
+        relay.retained[line] = line
+        relay.deliver(second, line)
+    assert second.answering
+    clock.now += 60.0
+    assert not second.answering and second.answer_left_ms() == 0
+    relay.publish(second.tick(), second)
+    assert second.session.confirmation(second.me) is not None
+    relay.publish(second.tick(), second)
+    assert not second.answering
+    with pytest.raises(IntentRefused, match="the game is over"):
+        play(relay, second)
+
+
+def test_an_untimed_player_answers_a_made_up_claim_of_abandonment():
+    relay, clock, first, second = untimed_game()
+    clock.now += 5.0
+    for line in (first.session.flag(0, 7 * 86_400_000 + 1000).line,
+                 first.session.timeout(8 * 86_400_000 + 1000).line):
+        relay.retained[line] = line
+        relay.deliver(second, line)
+    assert second.session.over and second.answering
+    play(relay, second)
+    result = first.session.result
+    assert result is not None and result.reason == ResultReason.DISPUTE
+
+
+def test_a_remark_met_by_a_timeout_is_a_dispute_not_a_win():
+    """The player to move declines the claimant's proposal 1 s into its turn; the claimant's made-up timeout for that
+    place sets the decline aside: on the record, a time dispute (a trap with a proposal wins nothing)."""
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    relay.publish(first.act(Intent("propose")), first)
+    play(relay, first)
+    clock.now += 1.0
+    relay.publish(second.act(Intent("decline")), second)
+    decline = second.session.chain[-1]
+    before = [line for line in first.session.transcript if line != decline.line]  # as if it had not come yet
+    fake_session = GameSession.restore(before, first.session.identity)
+    flag = fake_session.flag(0, 62_000)
+    timeout = fake_session.timeout(92_000)
+    assert timeout.message.seq == decline.seq
+    for line in (flag.line, timeout.line):
+        relay.deliver(watcher, line)
+    result = watcher.session.result
+    assert result is not None and result.reason == ResultReason.DISPUTE and "decline" in result.sentence()
