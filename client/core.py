@@ -162,6 +162,7 @@ class GameCore:
         self._turn: tuple[int, float] | None = None  # (the moves played, when this client saw that turn begin)
         self._acks: dict[int, int] = {}  # when (ms) the other's receipt of each line of ours came, by its seq
         self._sent: dict[int, int] = {}  # when (ms) each turn line of ours left, by its seq
+        self._flags_seen: dict[str, int] = {}  # when (ms) each flag claim came, by its hash
         self._note_turn()
 
     @property
@@ -414,10 +415,14 @@ class GameCore:
 
     def window_left_ms(self, flag: Message) -> int:
         """How long (ms) the answer window of ``flag`` (a claim against the turn being played) stays open, as this
-        client measures it: from the claim's own times and this client's seeing the turn begin (so a resumed client,
-        whose clock starts anew, measures it alike)."""
+        client measures it: from the other's claim's coming here; else (our own, or one known only from a resume) from
+        the claim's own times and this client's seeing the turn begin (a resumed client's clock starts anew)."""
         assert flag.sent is not None and flag.now is not None
-        return max(0, answer_window(self.session.clock) - (self.thinking_ms() - (flag.now - flag.sent)))
+        window = answer_window(self.session.clock)
+        seen = self._flags_seen.get(flag.hash)
+        if flag.signer != self.me and seen is not None:  # the other's claim: from its coming here (its times are not
+            return max(0, window - (self._now_ms() - seen))  # on our clock; the network's delay is ours to lose)
+        return max(0, window - (self.thinking_ms() - (flag.now - flag.sent)))
 
     def _claim(self) -> Outgoing:
         """The ``claim`` command: a host's claim against a guest who never revealed; else, the other player to move,
@@ -620,8 +625,9 @@ class GameCore:
             return session.reveal()
         if isinstance(event, GameOver) and not self.watching and session.role_of(me) is not None and session.over:
             return None if self.answering else self._confirmation()  # a timeout we may yet answer: not confirmed
-        if isinstance(event, LineApplied) and event.message.type is MessageType.FLAG and not self.watching:
-            return self._concession(event.message)
+        if isinstance(event, LineApplied) and event.message.type is MessageType.FLAG:
+            self._flags_seen.setdefault(event.message.hash, self._now_ms())
+            return None if self.watching else self._concession(event.message)
         if isinstance(event, LineApplied) and session.clock is not None and not self.watching:
             line = event.message
             if line.type is MessageType.RECEIPT and line.signer != me:

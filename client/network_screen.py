@@ -73,6 +73,10 @@ class NetworkTable(Table):
             return []
         return [game_over_text(result.sentence()), f"Save it: {export_text(self.core.game_id)}"]
 
+    def alert(self) -> list[str]:
+        claim = claim_text(self.core)
+        return [] if claim is None else [f"CLAIM: {claim}"]
+
     def movable(self) -> bool:
         return self.core.my_turn or self.core.answering
 

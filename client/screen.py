@@ -164,6 +164,10 @@ class Table:
         """What the screen says under the board once the game is over: the result in words, what to type next."""
         return []
 
+    def alert(self) -> list[str]:
+        """What the screen says under the board, in red, while it lasts (a claim on time and its answer window)."""
+        return []
+
     def movable(self) -> bool:
         """Whether a move typed now would be played (completion offers the legal moves only then)."""
         return False
@@ -258,6 +262,7 @@ def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], Non
             out.extend(("", row + "\n") for row in wrap(part, BOARD_WIDTH - 1))
     if isinstance(board, OlixBoard):
         out.extend(scoreboard_fragments(board, lead=not over))  # once over, the ending says who won
+    out.extend(("class:error", part + "\n") for line in table.alert() for part in wrap(line, BOARD_WIDTH - 1))
     out.extend(("class:title", part + "\n") for line in over for part in wrap(line, BOARD_WIDTH - 1))
     return out
 

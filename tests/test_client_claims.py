@@ -269,3 +269,23 @@ def test_a_remark_met_by_a_timeout_is_a_dispute_not_a_win():
         relay.deliver(watcher, line)
     result = watcher.session.result
     assert result is not None and result.reason == ResultReason.DISPUTE and "decline" in result.sentence()
+
+
+def test_the_full_screen_shows_a_claim_under_the_board_in_red_and_first_in_the_toolbar():
+    from types import SimpleNamespace
+
+    from client.network_screen import NetworkTable
+    from client.screen import board_fragments
+
+    relay, clock, host, guest, _ = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    relay.cores.remove(second)
+    clock.now += 61.5
+    claim(relay, first)
+    second._turn = (second.session.moves, clock.now - 30.0)  # it saw its turn late: 30 s left by its watch
+    relay.attach(second)  # it reads the claim
+    table = NetworkTable(SimpleNamespace(core=second, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
+    red = "".join(text for style, text, *_ in board_fragments(table, False) if "class:error" in style)
+    assert red.replace("\n", " ").strip() == f"CLAIM: {claim_text(second)}" and "move within 30 s" in red.replace("\n", " ")
+    assert table.status(lambda player: 0.0)[0] == f"CLAIM: {claim_text(second)}"
