@@ -117,7 +117,7 @@ class Receiver:
         self._receipts: dict[PublicKey, dict[int, Message]] = {}  # each seated key's receipts, by the seq they receipt
         self._receipt_changes = 0
         self._flags: dict[PublicKey, dict[int, Message]] = {}  # each seated key's flag claims, by the turn's first line
-        self._displaced: dict[str, Message] = {}  # moves a claimant's timeout set aside: its answers, too late or not
+        self._displaced: dict[str, Message] = {}  # lines of the mover a claimant's timeout set aside: answers, late or not
         self._doubled: set[tuple[bytes, str]] = set()  # (key, slot) of receipts and flag claims signed twice
         self._answers: tuple[tuple[int, str, int], list[Answer]] | None = None  # the answers, and what they are of
         self._cut: dict[str, Message] = {}  # main-chain lines cut from the record by a forfeit, by hash
@@ -1076,12 +1076,13 @@ class Receiver:
     def _claim_result(self, state: State, timeout: Message) -> Result:
         """How a claimant's timeout ends the game, from the lines held (so the same for every receiver that holds
         them, whatever the order): a win on time (untimed, by abandonment), or a time dispute with the figures when the
-        player to move's answer is on the record after all (a move it signed in time, which the timeout set aside), or
-        when the claimant's own moves leave more unexplained than :func:`protocol.clock.dispute_bound`."""
+        player to move's answer is on the record after all (its move, or remark, for the timeout's place, checked as
+        of before it and set aside by it: :data:`ANSWERS`), or when the claimant's own moves leave more unexplained
+        than :func:`protocol.clock.dispute_bound`."""
         assert state.seats is not None
         mine, player, other = self._players(state, timeout)
         loser = state.seats[1 - mine]
-        answers = [move for move in self._displaced.values() if move.signer == loser and move.seq == timeout.seq]
+        answers = [line for line in self._displaced.values() if line.signer == loser and line.seq == timeout.seq]
         # (the record lists them: :attr:`displaced`)
         assert timeout.sent is not None and timeout.flagged is not None
         waited = _seconds(timeout.flagged - timeout.sent)
