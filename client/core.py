@@ -451,8 +451,8 @@ class GameCore:
         if wait:
             what = "clock has not run out" if session.clock is not None else "silence has not lasted 7 days"
             raise IntentRefused(f"{name}'s {what} by your watch: you may claim in {duration_text(wait)}")
-        began = self._now_ms() - silent
-        return session.flag(began, began + silent)
+        now = self._now_ms()
+        return session.flag(now - silent, now)  # when the turn began, and now, on this client's clock
 
     def tick(self) -> Step:
         """What time alone calls for (the runner asks every moment, while a game is played): with ``auto_claim``, a

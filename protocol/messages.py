@@ -284,6 +284,11 @@ class Message:
                 return value
         return None
 
+    def _number(self, name: str) -> int | None:
+        """An optional numeric field, as a number (``None`` when the line has none)."""
+        value = self.get(name)
+        return None if value is None else int(value)
+
     def value(self, name: str) -> str:
         """A field the type always has (``KeyError`` if it has none)."""
         value = self.get(name)
@@ -356,26 +361,22 @@ class Message:
     def sent(self) -> int | None:
         """A receipt's ``sent=``: when its signer's own line before the one it acknowledges left it (monotonic ms); a
         flag claim's or a timeout's: when the turn it claims began, on the claimant's clock."""
-        value = self.get("sent")
-        return None if value is None else int(value)
+        return self._number("sent")
 
     @property
     def ack(self) -> int | None:
         """A receipt's ``ack=``: when its signer had the other player's receipt of its own last move (monotonic ms)."""
-        value = self.get("ack")
-        return None if value is None else int(value)
+        return self._number("ack")
 
     @property
     def now(self) -> int | None:
         """A flag claim's or a claimant's timeout's ``now=``: when its signer signed it (its own clock, ms)."""
-        value = self.get("now")
-        return None if value is None else int(value)
+        return self._number("now")
 
     @property
     def flagged(self) -> int | None:
         """A claimant's timeout's ``flagged=``: when its signer signed the flag claim it ends the game on."""
-        value = self.get("flagged")
-        return None if value is None else int(value)
+        return self._number("flagged")
 
     def __repr__(self) -> str:
         return f"Message({self.type} seq={self.seq} by {self.signer.fingerprint})"

@@ -34,6 +34,18 @@ def claim(relay: Relay, core: GameCore) -> None:
     relay.publish(core.act(Intent("claim")), core)
 
 
+def claimed_while_away() -> tuple[Relay, Clock, GameCore, GameCore, GameCore]:
+    """A 1+0 game whose second player left after the first move; 61.5 s later the first claims: the relay, the
+    clock, the claimant, the player claimed against (not on the relay) and a watcher."""
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    relay.cores.remove(second)
+    clock.now += 61.5
+    claim(relay, first)
+    return relay, clock, first, second, watcher
+
+
 def test_the_claim_command_waits_for_the_clock_then_flags_then_ends_the_game_on_time():
     relay, clock, host, guest, watcher = timed_game("1+2")
     first, second = movers(host, guest)
@@ -157,14 +169,9 @@ def test_claim_is_a_command_of_the_players():
 
 
 def test_a_player_back_after_a_disconnect_sees_the_claim_open_against_it():
-    """Its client resumed from the record (its turn began 40 s ago, as its journal keeps it): the claim and the time
-    left to answer it, in words, the same as the line that told of the claim."""
-    relay, clock, host, guest, watcher = timed_game("1+0")
-    first, second = movers(host, guest)
-    play(relay, first)
-    relay.cores.remove(second)
-    clock.now += 61.5
-    claim(relay, first)
+    """Its client resumed from the record (its turn began 71.5 s ago, as its journal keeps it: 10 s after the claim):
+    the claim and the time left to answer it, in words, the same as the line that told of the claim."""
+    relay, clock, first, second, watcher = claimed_while_away()
     back = GameCore(GameSession.restore(watcher.session.record, second.session.identity), clock=clock)
     back.resume_turn(back.session.moves, 61.5 + 10.0)  # it comes back 10 s after the claim
     assert claim_text(back) == f"{first.my_player} claims your time ran out: move within 20 s or lose on time"
@@ -277,12 +284,7 @@ def test_the_full_screen_shows_a_claim_under_the_board_in_red_and_first_in_the_t
     from client.network_screen import NetworkTable
     from client.screen import board_fragments
 
-    relay, clock, host, guest, _ = timed_game("1+0")
-    first, second = movers(host, guest)
-    play(relay, first)
-    relay.cores.remove(second)
-    clock.now += 61.5
-    claim(relay, first)
+    relay, clock, first, second, _ = claimed_while_away()
     second._turn = (second.session.moves, clock.now - 30.0)  # it saw its turn late: 30 s left by its watch
     relay.attach(second)  # it reads the claim
     table = NetworkTable(SimpleNamespace(core=second, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
