@@ -133,7 +133,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             while True:
                 show(await runner.events.get())
                 app = session.app
-                if core.over and not core.answering and app.is_running:
+                if core.over and not core.unsettled and app.is_running:
                     app.exit(result="")  # stop prompting: the game is over
                 elif app.is_running:
                     app.invalidate()  # the prompt and the toolbar follow the game
@@ -151,12 +151,12 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             task = asyncio.create_task(printer())
             try:
                 out("Type help for the commands.")
-                while not core.over or core.answering:
+                while not core.over or core.unsettled:
                     try:
                         text = await session.prompt_async(lambda: prompt_text(core), set_exception_handler=False)
                     except (EOFError, KeyboardInterrupt):
                         text = "quit"
-                    if core.over:
+                    if core.over and not core.unsettled:
                         break
                     if not await handle_typed(runner, text, out):
                         out(leaving_sentence(core))

@@ -55,7 +55,7 @@ from protocol import (
     decode,
     topic_for,
 )
-from protocol.clock import TimeControl, answer_window, claim_after
+from protocol.clock import TimeControl, answer_window, claim_after, dispute_bound
 from protocol.rules import DEFAULT_TERMS
 
 
@@ -163,6 +163,9 @@ class GameCore:
         self._acks: dict[int, int] = {}  # when (ms) the other's receipt of each line of ours came, by its seq
         self._sent: dict[int, int] = {}  # when (ms) each turn line of ours left, by its seq
         self._flags_seen: dict[str, int] = {}  # when (ms) each flag claim came, by its hash
+        # the other's move that came after our claim, late: its hash, when it came (ms, our watch), the claim's clock
+        # then, and how long we had waited for it by then (ms)
+        self._late: tuple[str, int, int, int] | None = None
         self._note_turn()
 
     @property
@@ -394,6 +397,13 @@ class GameCore:
         §3). The claimant's times are its own word: a claim met by a present player never wins."""
         return self.answer_left_ms() > 0
 
+    @property
+    def unsettled(self) -> bool:
+        """Whether the game is over, or seems so, while this player may still act on its ending: answer a timeout of
+        its turn with a move (:attr:`answering`), or dispute a winning move that came after its claim
+        (:attr:`disputable`). The front ends stay open meanwhile."""
+        return self.answering or self.disputable
+
     def answer_left_ms(self) -> int:
         """While the other's timeout ended the game on our turn, unanswered: our clock now, by our watch (0 else)."""
         session, player = self.session, self.my_player
@@ -424,11 +434,50 @@ class GameCore:
             return max(0, window - (self._now_ms() - seen))  # on our clock; the network's delay is ours to lose)
         return max(0, window - (self.thinking_ms() - (flag.now - flag.sent)))
 
+    @property
+    def disputable(self) -> bool:
+        """Whether the other's move that came after our flag claim (:attr:`GameSession.late_move`: it answered the
+        claim late, saying it thought in time) may still be disputed here: a timeout in its place, a time dispute
+        (``PROTOCOL.md`` §3). Until we play on; a move that ended the game, for the answer window from its coming,
+        our confirmation held meanwhile (this process must have seen it come: a resumed one confirms)."""
+        late = self.session.late_move
+        if late is None or self._late is None or self._late[0] != late.hash or self.watching:
+            return False
+        return not self.session.over or self._now_ms() - self._late[1] < answer_window(self.session.clock)
+
+    def late_by_ms(self) -> tuple[int, int]:
+        """How long (ms) after our claim the disputable move came, and how long we had waited for it, by our watch
+        (zeros when none is)."""
+        flag = self.session.late_flag()
+        if self._late is None or flag is None or flag.now is None:
+            return 0, 0
+        return max(0, self._late[2] - flag.now), self._late[3]
+
+    def _late_clock_ms(self) -> int:
+        """Now, on the clock of our claim that the disputable move came after."""
+        assert self._late is not None
+        return self._late[2] + self._now_ms() - self._late[1]
+
+    def _dispute(self) -> Outgoing:
+        """``claim`` against the move that came after our claim: once the claim's window has passed, a timeout in the
+        move's place (it sets the move aside: a time dispute, never a win)."""
+        session = self.session
+        flag, late = session.late_flag(), session.late_move
+        assert flag is not None and flag.now is not None and late is not None
+        name = session.name_of(late.signer)
+        left = answer_window(session.clock) - (self._late_clock_ms() - flag.now)
+        if left > 0:
+            raise IntentRefused(f"{name}'s move came {duration_text(self.late_by_ms()[0])} after your claim; its window "
+                                f"to answer runs {duration_text(left)} more: then claim again to dispute the move")
+        return session.timeout(self._late_clock_ms())
+
     def _claim(self) -> Outgoing:
         """The ``claim`` command: a host's claim against a guest who never revealed; else, the other player to move,
         a flag claim when their time has run out by this client's watch, then, once its answer window has passed
         unanswered, the timeout that ends the game (:class:`IntentRefused` with the time to wait, before)."""
         session = self.session
+        if self.disputable:
+            return self._dispute()
         if session.phase is Phase.OFFERED and self.me != session.host:
             raise IntentRefused("the host has seated nobody yet: there is nothing to claim, and nothing binds you to "
                                 "this game; leave it with quit")
@@ -459,8 +508,16 @@ class GameCore:
         flag claim once the other's time has run out by this client's watch, and the timeout once its window has
         passed unanswered; and, whoever set it up, the concession of a player whose clock has run out while the
         other's claim against it is open."""
-        if self.live and self.session.over and self.session.answerable is not None and not self.answering:
-            confirmed = self._confirmation()  # the timeout's window of ours closed unanswered: as it stands
+        session = self.session
+        if self.live and session.over and self.auto_claim and self.disputable:
+            try:  # the winning move that came after our claim: disputed once the claim's window has passed
+                out = self._dispute()
+            except (IntentRefused, LocalProtocolError):
+                return Step()
+            return self._after(list(out.events), out)
+        if self.live and session.over and not self.answering and not self.disputable and (
+                session.answerable is not None or session.late_move is not None):
+            confirmed = self._confirmation()  # the window for our answer or our dispute has closed: as it stands
             return Step() if confirmed is None else self._after(list(confirmed.events), confirmed)
         if not (self.live and self.playing and self.session.phase is Phase.PLAYING):
             return Step()
@@ -502,7 +559,8 @@ class GameCore:
             raise IntentRefused("you are watching this game: only its players can act")
         if intent.kind is IntentKind.UNDO:
             raise IntentRefused(NO_UNDO)
-        if session.over and intent.kind is not IntentKind.CHAT and not (intent.kind is IntentKind.MOVE and self.answering):
+        if session.over and intent.kind is not IntentKind.CHAT and not (intent.kind is IntentKind.MOVE and self.answering) \
+                and not (intent.kind is IntentKind.CLAIM and self.disputable):
             assert session.result is not None
             raise IntentRefused(f"the game is over: {session.result.sentence()}")
         try:
@@ -624,10 +682,13 @@ class GameCore:
         if isinstance(event, GuestAccepted) and event.key == me and session.phase is Phase.ACCEPTED and session.secret:
             return session.reveal()
         if isinstance(event, GameOver) and not self.watching and session.role_of(me) is not None and session.over:
-            return None if self.answering else self._confirmation()  # a timeout we may yet answer: not confirmed
+            # a timeout we may yet answer, a late move we may yet dispute: not confirmed
+            return None if self.answering or self.disputable else self._confirmation()
         if isinstance(event, LineApplied) and event.message.type is MessageType.FLAG:
             self._flags_seen.setdefault(event.message.hash, self._now_ms())
             return None if self.watching else self._concession(event.message)
+        if isinstance(event, LineApplied) and event.message.type is MessageType.MOVE and event.message.signer != me:
+            self._note_late(event.message)
         if isinstance(event, LineApplied) and session.clock is not None and not self.watching:
             line = event.message
             if line.type is MessageType.RECEIPT and line.signer != me:
@@ -637,6 +698,18 @@ class GameCore:
             elif line.type in _TURN_LINES:
                 return self._receipt(line)
         return None
+
+    def _note_late(self, move: Message) -> None:
+        """The other's move came after our flag claim against its turn, and its thinking leaves more of our wait
+        unexplained than a claim may (:func:`protocol.clock.dispute_bound`: a live game's): note when, on our watch
+        and on the claim's clock (the turn's start, as the claim says, plus our watch of the turn), so that ``claim``
+        may dispute it. (A move in time that the network slowed is no such move.)"""
+        flag, bound = self.session.late_flag(), dispute_bound(self.session.clock)
+        if flag is None or flag.sent is None or bound is None or self.session.late_move != move or self._turn is None:
+            return
+        waited = self.thinking_ms()
+        if waited - int(move.get("think") or 0) > bound:
+            self._late = (move.hash, self._now_ms(), flag.sent + waited, waited)
 
     def _receipt(self, line: Message) -> Outgoing | None:
         """A timed game's receipt of ``line`` (the other's move, or the reveal), at once: when this client verified
@@ -694,7 +767,7 @@ class GameCore:
             out = session.accept(min(session.joins, key=lambda key: session.joins[key].hash))
         elif session.guest == me and session.phase is Phase.ACCEPTED and session.secret:
             out = session.reveal()
-        elif session.role_of(me) is not None and session.over and not self.answering:
+        elif session.role_of(me) is not None and session.over and not self.answering and not self.disputable:
             out = self._confirmation()
         elif session.phase is Phase.PLAYING:  # a timed game's last turn line, verified while catching up: now
             last = self._last_turn_line()

@@ -125,7 +125,7 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
                 if core.my_turn and not my_turn:
                     out("your move")
                 my_turn = core.my_turn
-                if core.over and not core.answering:
+                if core.over and not core.unsettled:
                     return await ended(runner, out)
                 if held and caught_up is None and not waits_for_seats(core, held[0]):
                     if not await handle_typed(runner, held.pop(0), out):  # one at a time: its events said first
@@ -194,7 +194,7 @@ def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], An
             text = describe(core, event)
             if text is not None:
                 out(text)
-            if core.over and runner.events.empty() and not core.answering:
+            if core.over and runner.events.empty() and not core.unsettled:
                 return await ended(runner, out)
 
     return run

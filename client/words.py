@@ -50,6 +50,15 @@ def claim_text(core: GameCore) -> str | None:
         return (f"{session.name_of(timeout.signer)} ended the game on time, saying you had not moved after "
                 f"{duration_text(timeout.flagged - timeout.sent)}; your clock shows {duration_text(core.answer_left_ms())} "
                 f"left: move now, and the record shows a time dispute, not their win")
+    if core.disputable:
+        late = session.late_move
+        assert late is not None
+        after, waited = core.late_by_ms()
+        name, think = session.name_of(late.signer), duration_text(int(late.get("think") or 0))
+        what, then = ("winning move", "(a time dispute, not their win)") if session.over else \
+            ("move", "(the game ends as a time dispute), or play on")
+        return (f"{name}'s {what} came {duration_text(after)} after your claim, saying it thought {think} of the "
+                f"{duration_text(waited)} you waited: type claim to dispute it {then}")
     mover = session.actor
     if mover is None or session.over or core.board is None:
         return None
@@ -73,8 +82,9 @@ def claim_text(core: GameCore) -> str | None:
 
 def describe(core: GameCore, event: UiEvent) -> str | None:
     """The line for ``event`` (``None`` for events nobody needs to read: a line joined the transcript)."""
-    if isinstance(event, LineApplied) and event.message.type == "flag":
-        claim = claim_text(core)
+    late = core.session.late_move if core.disputable else None
+    if isinstance(event, LineApplied) and (event.message.type == "flag" or event.message == late):
+        claim = claim_text(core)  # a claim; the other's move that came after ours, which we may dispute
         return None if claim is None else f"claim: {claim}"
     if isinstance(event, LineApplied | ResyncNeeded):
         return None

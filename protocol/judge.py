@@ -73,6 +73,8 @@ from protocol.rules import (
     SIDE_LINES,
     Sender,
     UNSEEN,
+    acknowledged,
+    contradicts,
     State,
     check_terms,
     commitment,
@@ -119,6 +121,8 @@ class Receiver:
         self._flags: dict[PublicKey, dict[int, Message]] = {}  # each seated key's flag claims, by the turn's first line
         self._displaced: dict[str, Message] = {}  # lines of the mover a claimant's timeout set aside: answers, late or not
         self._doubled: set[tuple[bytes, str]] = set()  # (key, slot) of receipts and flag claims signed twice
+        # each seated key's first receipt or confirmation (by the rules) of the other's line at a seq, at first sight
+        self._acknowledged: dict[bytes, dict[int, Message]] = {}
         self._answers: tuple[tuple[int, str, int], list[Answer]] | None = None  # the answers, and what they are of
         self._cut: dict[str, Message] = {}  # main-chain lines cut from the record by a forfeit, by hash
         self._forfeited_at: int | None = None  # where the forfeit the state holds cut the record, if any
@@ -258,6 +262,31 @@ class Receiver:
         if self._actor(self._before[head.seq]) != me or (me.raw, head.slot) in self._seen:
             return None
         return head
+
+    @property
+    def late_move(self) -> Message | None:
+        """The other player's move, at the head, that came after this receiver's own flag claim against its turn (its
+        identity's), while this player has signed nothing for its place nor confirmed the ending it made: the claimant
+        may close its claim's window over it all the same, a timeout in its place that sets it aside (a time dispute,
+        never a win: :meth:`_claim_result`)."""
+        head = self._chain[-1] if self._chain else None
+        me = self.identity.public if self.identity is not None else None
+        if me is None or head is None or head.type is not MessageType.MOVE or head.signer == me \
+                or self._forfeited_at is not None or (me.raw, head.slot) in self._seen:
+            return None
+        said = self._acknowledged.get(me.raw, {}).get(head.seq)
+        if said is not None and said.type is MessageType.CONFIRM:
+            return None
+        began = self._turn_began(head.seq)
+        return head if began is not None and began.seq in self._on_chain(self._flags, me) else None
+
+    def late_flag(self) -> Message | None:
+        """This receiver's own flag claim that :attr:`late_move` came after, if any."""
+        late, me = self.late_move, self.identity
+        began = self._turn_began(late.seq) if late is not None else None
+        if began is None or me is None:
+            return None
+        return self._on_chain(self._flags, me.public).get(began.seq)
 
     def _turn_began(self, seq: int) -> Message | None:
         """The line that began the turn in which the line at ``seq`` is sent: the last move or reveal before it."""
@@ -754,6 +783,9 @@ class Receiver:
         last = self._last.get(key)
         if message.type in FINAL and last is not None and last.seq > message.seq:
             out.append(last)
+        said = self._acknowledged.get(key, {}).get(message.seq)
+        if said is not None and contradicts(said, message):
+            out.append(said)
         return out
 
     def _equivocates(self, message: Message, events: list[Event]) -> bool:
@@ -1224,6 +1256,7 @@ class Receiver:
             raise RemoteProtocolError(Code.LIMIT, f"at most {MAX_CONFIRMS} confirmations a player")
         if message.final >= MAX_CHAIN:
             raise RemoteProtocolError(Code.LIMIT, f"final={message.value('final')}: no game's main chain is that long")
+        self._acknowledge(message, events)
         mine = self._confirms.setdefault(key, {})
         earlier = mine.get(message.seq)
         if earlier is not None:
@@ -1246,17 +1279,32 @@ class Receiver:
         if self.clock is None:
             raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game has no receipts")
         key = message.signer
+        sent, ack = message.sent, message.ack
+        if sent is not None and (sent > message.recv or ack is not None and sent > ack):
+            raise RemoteProtocolError(Code.BAD_CLOCK, "sent= is after recv= or ack=: no line is had before it leaves")
+        if message.seq < MAX_CHAIN and (self.role_of(key) is not None or self._evident(key)):
+            self._acknowledge(message, events)  # whether or not the line it names is here (a timeout set it aside)
         receipted = self._line_named(message)
         if not isinstance(receipted, Message):
             return receipted
         if receipted.type not in (MessageType.MOVE, MessageType.REVEAL) or receipted.signer == key:
             raise RemoteProtocolError(Code.WRONG_SEAT, "a receipt is of the other player's move, or the host's of the "
                                                        "reveal")
-        sent, ack = message.sent, message.ack
-        if sent is not None and (sent > message.recv or ack is not None and sent > ack):
-            raise RemoteProtocolError(Code.BAD_CLOCK, "sent= is after recv= or ack=: no line is had before it leaves")
         self._receipt_changes += 1
         return self._by_line(self._receipts, message, events)
+
+    def _acknowledge(self, message: Message, events: list[Event]) -> None:
+        """Keep a seated player's word that the other's line for a seq came (:func:`protocol.rules.acknowledged`),
+        the first a seq, at first sight: with a timeout of its own there it is a proof (:func:`protocol.rules.contradicts`):
+        a loser cannot take back the move that beat it once its client has receipted or confirmed it."""
+        seq = acknowledged(message)
+        if seq is None:
+            return
+        key = message.signer.raw
+        self._acknowledged.setdefault(key, {}).setdefault(seq, message)
+        own = self._seen.get((key, str(seq)))
+        if own is not None and contradicts(message, own):
+            self._proof(message, own, events)
 
     def _by_line(self, store: dict[PublicKey, dict[int, Message]], message: Message, events: list[Event]) -> list[str]:
         """Keep a checked line that names a chain line (a receipt, a flag claim), one a line and signer: of two, the
@@ -1415,11 +1463,13 @@ def _where(point: int | None, slot: str) -> str:
 
 
 def _point(a: Message, b: Message) -> tuple[int | None, bool]:
-    """Where two lines of one key conflict (a sequence number: the one slot they share, or the final line's), and
-    whether they are a final line and a later one; ``None`` for chat and confirmations, which never change the game.
+    """Where two lines of one key conflict (a sequence number: the one slot they share, the final line's, or a
+    timeout's that the key's receipt or confirmation contradicts), and whether they are a final line and a later one;
+    ``None`` for two chat lines, confirmations, receipts or flag claims, which never change the game.
     (Where the record stops for it is :meth:`GameSession._cut_point`.)"""
     if {a.type, b.type} & NUMBERED_APART:
-        return None, False
+        chained = [line for line in (a, b) if line.type not in NUMBERED_APART]
+        return (chained[0].seq, False) if chained else (None, False)  # a timeout a receipt or confirmation contradicts
     if a.slot == b.slot:
         return a.seq, False
     final = a if a.type in FINAL and a.seq < b.seq else b

@@ -28,6 +28,7 @@ import enum
 import hashlib
 from typing import NamedTuple
 
+from olixono.common import RULE_REASONS
 from protocol.clock import TimeControl
 from protocol.domain import Code, MessageType, Role
 from protocol.errors import RemoteProtocolError
@@ -35,7 +36,7 @@ from protocol.events import (
     Result,
 )
 from protocol.keys import PublicKey, b64, unb64
-from protocol.messages import parse_terms
+from protocol.messages import Message, parse_terms
 
 # -- limits: what one game may make a receiver keep, whatever strangers publish ------------------
 MAX_JOINS = 64
@@ -102,6 +103,30 @@ REMARKS = frozenset({MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECL
 SIDE_LINES = frozenset({MessageType.OFFER, MessageType.JOIN, MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM,
                         MessageType.RECEIPT, MessageType.FLAG})
 """Types that are not judged by the table of the main chain."""
+def acknowledged(line: Message) -> int | None:
+    """The sequence number whose line ``line``'s signer says came from the other player, if it says so: a receipt's
+    (of a move, or the reveal), or a confirmation's final line when the ending it names is by the rules of the game
+    (which only a move makes)."""
+    if line.type is MessageType.RECEIPT:
+        return line.seq
+    if line.type is MessageType.CONFIRM and line.result.rsplit("-", 1)[-1] in RULE_REASONS:
+        return line.final
+    return None
+
+
+def contradicts(said: Message, timeout: Message) -> bool:
+    """Whether one key's ``said`` (a receipt, a confirmation) and ``timeout`` cannot both stand: the one says the
+    other player's line for the timeout's place came (a receipt: before the claim the timeout closes; a confirmation:
+    and ended the game by the rules), the other that nothing came in time (a claimant's) or that the key itself had
+    the turn there (a concession). A player who signed both has equivocated (PROTOCOL.md §3)."""
+    if timeout.type is not MessageType.TIMEOUT or said.signer != timeout.signer or acknowledged(said) != timeout.seq \
+            or said.prev == timeout.hash:
+        return False
+    if said.type is MessageType.RECEIPT and timeout.flagged is not None:
+        return said.recv < timeout.flagged  # had before the claim; had after it, a late move, which the claim disputes
+    return True
+
+
 UNCHAINED = frozenset({MessageType.OFFER, MessageType.PRESENCE})
 """Types whose lines sit in no slot that a second line could contend for."""
 CONFIRMED, DISPUTED, UNSEEN = "confirmed", "disputed", "unseen"

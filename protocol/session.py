@@ -120,14 +120,14 @@ class GameSession(Receiver):
 
     def timeout(self, now_ms: int | None = None) -> Outgoing:
         """End the game on time: with ``now_ms`` (this client's clock, as its flag claim's), the claimant closes its
-        unanswered claim's answer window (:func:`protocol.clock.answer_window`); without, the player to move
-        concedes (a timed game's)."""
+        unanswered claim's answer window (:func:`protocol.clock.answer_window`), or, over a move that came after the
+        claim (:attr:`late_move`), disputes it; without, the player to move concedes (a timed game's)."""
         last = self._last.get(self._me().raw)
         if last is not None and last.type is MessageType.TIMEOUT and last.hash not in self._superseded:
             return Outgoing(last.line, last, topic_for(last), ())  # asked again: never a second, other line
         if now_ms is None:
             return self._send(MessageType.TIMEOUT)
-        claim = self.flag_of(self._me())
+        claim = self.flag_of(self._me()) or self.late_flag()
         if claim is None:
             raise LocalProtocolError("there is no flag claim of yours against this turn to end the game on")
         assert claim.sent is not None and claim.now is not None
@@ -170,7 +170,7 @@ class GameSession(Receiver):
                 raise LocalProtocolError(f"at most {MAX_CHAT_LINES} chat lines a player")
             fields = [("game", self.game_id or ""), ("seq", str(seq + 1)), ("prev", head), *extra]
         else:
-            seq, state = self._drafting(kind)
+            seq, state = self._drafting(kind, kind == MessageType.TIMEOUT and bool(extra))
             fields = [("game", self.game_id or ""), ("seq", str(seq)), ("prev", self._chain[seq - 1].hash), *extra]
         draft = Message.make(kind, tuple(fields), me, "draft")
         if kind != MessageType.CHAT:
@@ -180,10 +180,12 @@ class GameSession(Receiver):
                 raise LocalProtocolError(f"cannot {kind} now: {exc.detail}", reason=exc.detail) from None
         return draft, fields
 
-    def _drafting(self, kind: str) -> tuple[int, State]:
+    def _drafting(self, kind: str, claimed: bool = False) -> tuple[int, State]:
         """Where the local player's next main-chain line goes, and the state it is judged in: after the chain; or, a
-        move answering the other's timeout of this player's turn (:attr:`answerable`), in that timeout's place."""
-        answering = self.answerable if kind == MessageType.MOVE else None
+        move answering the other's timeout of this player's turn (:attr:`answerable`), in that timeout's place; or a
+        claimant's timeout (``claimed``: it carries the claim's times) over the move that came after its claim
+        (:attr:`late_move`), in that move's place."""
+        answering = self.answerable if kind == MessageType.MOVE else self.late_move if claimed else None
         if answering is not None:
             return answering.seq, self._before[answering.seq]
         return len(self._chain), self._state

@@ -13,7 +13,7 @@ from protocol.events import (
 )
 from protocol.keys import PublicKey
 from protocol.messages import NUMBERED_APART, decode
-from protocol.rules import FINAL, MAX_CHAIN, SIDE_LINES, UNCHAINED
+from protocol.rules import FINAL, MAX_CHAIN, SIDE_LINES, UNCHAINED, contradicts
 from protocol.judge import quoted
 from protocol.session import GameSession
 
@@ -83,9 +83,11 @@ def check_equivocation_proof(first: str, second: str) -> PublicKey | None:
 
     The proof holds when both lines are valid signed messages of one game by
     one key that cannot both be part of it: two different lines for one slot
-    (sequence number, chat number or confirmation number), or a final line
+    (sequence number, chat number or confirmation number), a final line
     (``agree``, ``resign``, ``abort``, ``timeout``) and a main-chain line of a later
-    sequence number.
+    sequence number, or a ``timeout`` and the same key's receipt, or
+    confirmation of an ending by the rules, of the other's line for its place
+    (:func:`protocol.rules.contradicts`).
     """
     try:
         a, b = decode(first), decode(second)
@@ -97,6 +99,8 @@ def check_equivocation_proof(first: str, second: str) -> PublicKey | None:
         return None  # no receiver holds a line numbered beyond any game against its signer
     if a.slot == b.slot:
         return a.signer
+    if contradicts(a, b) or contradicts(b, a):  # a receipt or confirmation of the line a timeout says never came
+        return a.signer if max(a.seq, b.seq) < MAX_CHAIN else None
     if {a.type, b.type} & NUMBERED_APART:
         return None
     early, late = (a, b) if a.seq < b.seq else (b, a)

@@ -4,12 +4,16 @@ of time concedes when claimed against; ``--claim auto`` does it all as time pass
 
 from __future__ import annotations
 
+import asyncio
+import io
+
 import pytest
 
 from client.commands import parse
 from client.core import GameCore
 from client.intents import Intent, IntentRefused
-from client.words import claim_text, describe
+from client.plain import plain_front
+from client.words import claim_text, describe, duration_text
 from protocol import GameSession, LineApplied, verify_transcript
 from protocol.domain import ResultReason
 from protocol_helpers import GUEST, HOST
@@ -291,3 +295,168 @@ def test_the_full_screen_shows_a_claim_under_the_board_in_red_and_first_in_the_t
     red = "".join(text for style, text, *_ in board_fragments(table, False) if "class:error" in style)
     assert red.replace("\n", " ").strip() == f"CLAIM: {claim_text(second)}" and "move within 30 s" in red.replace("\n", " ")
     assert table.status(lambda player: 0.0)[0] == f"CLAIM: {claim_text(second)}"
+
+
+def withheld_until_the_claim(winning: bool) -> tuple[Relay, Clock, GameCore, GameCore, GameCore, str]:
+    """A 1+0 game in which the player to move (with a move that ends the game, if ``winning``) goes quiet until the
+    other has claimed, then sends its move saying it thought 2 s: the relay, the clock, the claimant, the
+    cheat, a watcher and the cheat's late line (delivered)."""
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    for _ in range(300):
+        cheat, claimant = movers(host, guest)
+        board = cheat.board
+        assert board is not None
+        move = next((m for m in board.legal_moves() if _ends(board, m) == winning), None)
+        if move is not None and len(cheat.session.chain) > 4:
+            break
+        clock.now += 0.05
+        play(relay, cheat)
+    else:
+        pytest.skip("no game-ending move came up")
+    relay.cores.remove(cheat)
+    clock.now += cheat.clock_left(cheat.my_player or "") / 1000 + 1.5  # its clock is out by the claimant's watch
+    claim(relay, claimant)
+    assert claimant.session.flag_of(claimant.me) is not None
+    clock.now += 4.0
+    late = cheat.session.move(move.text(), think_ms=2000).line
+    relay.retained[late] = late
+    for core in (claimant, watcher):
+        relay.deliver(core, late)
+    return relay, clock, claimant, cheat, watcher, late
+
+
+def _ends(board, move) -> bool:
+    after = board.copy()
+    after.push(move)
+    return after.outcome() is not None
+
+
+def test_a_move_that_comes_after_the_claim_may_be_disputed_by_the_claimant_once_the_window_has_passed():
+    """The withholding cheat's move answers the claim late: the game goes on, and the claimant is told it may
+    dispute it; once the claim's window has passed, ``claim`` sets the move aside: a time dispute, for every reader
+    and offline, never the cheat's gain."""
+    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=False)
+    assert not claimant.session.over and claimant.my_turn and claimant.disputable
+    waited = claimant.late_by_ms()[1]
+    assert claimant.late_by_ms()[0] == 4000 and waited > 60_000
+    assert claim_text(claimant) == (f"{cheat.my_player}'s move came 4 s after your claim, saying it thought 2 s of "
+                                    f"the {duration_text(waited)} you waited: type claim to dispute it (the game ends "
+                                    f"as a time dispute), or play on")
+    with pytest.raises(IntentRefused, match="its window to answer runs 26 s more: then claim again to dispute"):
+        claimant.act(Intent("claim"))
+    clock.now += 26.0
+    claim(relay, claimant)
+    for core in (claimant, watcher):
+        result = core.session.result
+        assert result is not None and result.reason == ResultReason.DISPUTE, result
+        assert late in core.session.record
+    session, bad, _ = verify_transcript(watcher.session.record)
+    assert bad is None and session.result == watcher.session.result
+
+
+def test_a_late_move_is_disputable_only_until_the_claimant_plays_on():
+    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=False)
+    clock.now += 1.0
+    play(relay, claimant)
+    assert not claimant.disputable and claim_text(claimant) is None
+    with pytest.raises(IntentRefused, match="clock has not run out by your watch"):  # a claim of the new turn, alone
+        claimant.act(Intent("claim"))
+
+
+@pytest.mark.parametrize("auto", [False, True])
+def test_a_winning_move_withheld_until_the_claim_is_not_confirmed_while_it_may_be_disputed(auto):
+    """The cheat's late move wins the game by the rules: the claimant's client holds its confirmation (a confirmed
+    loss cannot be taken back: PROTOCOL.md §3) and says it may dispute; with ``--claim auto`` it does once the
+    window has passed; else ``claim`` does, and left alone the loss is confirmed once its window from the move's
+    coming has passed."""
+    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
+    claimant.auto_claim = auto
+    assert claimant.session.over and claimant.disputable and claimant.unsettled
+    assert claimant.session.confirmation(claimant.me) is None
+    assert claim_text(claimant) == (f"{cheat.my_player}'s winning move came 4 s after your claim, saying it thought "
+                                    f"2 s of the {duration_text(claimant.late_by_ms()[1])} you waited: type claim to "
+                                    f"dispute it (a time dispute, not their win)")
+    relay.publish(claimant.tick(), claimant)
+    assert claimant.disputable  # the claim's window has 26 s to run
+    clock.now += 26.0
+    if not auto:
+        relay.publish(claimant.tick(), claimant)
+        assert claimant.disputable and claimant.session.result.reason != ResultReason.DISPUTE
+        claim(relay, claimant)
+    else:
+        relay.publish(claimant.tick(), claimant)
+    for core in (claimant, watcher):
+        result = core.session.result
+        assert result is not None and result.reason == ResultReason.DISPUTE, result
+    assert not claimant.unsettled and claimant.session.confirmation(claimant.me) is not None
+
+
+def test_a_winning_move_after_the_claim_left_undisputed_is_confirmed_as_it_stands():
+    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
+    winner = watcher.session.result
+    clock.now += 29.0
+    relay.publish(claimant.tick(), claimant)
+    assert claimant.disputable  # the window runs from the move's coming here
+    clock.now += 1.0
+    relay.publish(claimant.tick(), claimant)
+    assert not claimant.disputable and claimant.session.confirmation(claimant.me) is not None
+    assert claimant.session.result == winner and claim_text(claimant) is None
+    with pytest.raises(IntentRefused, match="the game is over"):
+        claimant.act(Intent("claim"))
+
+
+class FrontRunner:
+    """What a front end reads of a runner, over the test relay: the core, its events, acting on an intent."""
+
+    def __init__(self, relay: Relay, core: GameCore) -> None:
+        self.relay, self.core = relay, core
+        self.events: asyncio.Queue = asyncio.Queue()
+        self.caught_up = asyncio.Event()
+        self.caught_up.set()
+
+    async def act(self, intent: Intent) -> None:
+        step = self.core.act(intent)
+        self.relay.publish(step, self.core)
+        for event in step.events:
+            self.events.put_nowait(event)
+
+
+async def test_the_plain_front_end_stays_open_while_a_late_winning_move_may_be_disputed_and_claim_disputes_it(
+        monkeypatch):
+    monkeypatch.setattr("client.plain.CONFIRM_WAIT", 0.05)
+    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
+    clock.now += 26.0  # the claim's window has passed: claim disputes at once
+    printed: list[str] = []
+    runner = FrontRunner(relay, claimant)
+    async with asyncio.timeout(10):
+        status = await plain_front(printed.append, io.StringIO("claim\n"))(runner)
+    assert status == 0, printed
+    result = watcher.session.result
+    assert result is not None and result.reason == ResultReason.DISPUTE
+    assert any(line.startswith("result: no result, a time dispute: ") for line in printed), printed
+
+
+async def test_the_plain_front_end_ends_once_a_late_winning_move_is_past_disputing(monkeypatch):
+    monkeypatch.setattr("client.plain.CONFIRM_WAIT", 0.05)
+    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
+    printed: list[str] = []
+    runner = FrontRunner(relay, claimant)
+    front = asyncio.ensure_future(plain_front(printed.append)(runner))  # nothing typed
+    await asyncio.sleep(0.1)
+    assert not front.done()  # open: the player may still dispute
+    clock.now += 31.0
+    step = claimant.tick()  # the runner's tick: the window has closed, the loss is confirmed
+    relay.publish(step, claimant)
+    for event in step.events:
+        runner.events.put_nowait(event)
+    async with asyncio.timeout(10):
+        status = await front
+    assert status == 0 and claimant.session.confirmation(claimant.me) is not None
+    assert watcher.session.result is not None and watcher.session.result.reason != ResultReason.DISPUTE
+
+
+def test_the_plain_line_for_a_late_move_says_it_may_be_disputed():
+    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=False)
+    applied = LineApplied(claimant.session.late_move)
+    assert describe(claimant, applied) == f"claim: {claim_text(claimant)}"
+    assert describe(watcher, applied) is None

@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from protocol import GameSession, verify_transcript
+from protocol import GameSession, check_equivocation_proof, verify_transcript
 from protocol.clock import ABANDONED_MS, DAY_MS, GRACE_MS, answer_window, dispute_bound
 from protocol.domain import ResultReason
 from protocol.errors import LocalProtocolError
@@ -191,10 +191,13 @@ def test_a_cheat_that_withholds_its_move_until_the_claim_never_wins_and_shows():
     seated.play(remaining(seated) + 5000, claimed=1000)  # seen 5 s after its clock ran out
     answer = seated.watcher.answers()[-1]
     assert answer.unexplained is not None and answer.unexplained > remaining(seated) - 60_000
-    timeout = encode("timeout", [("game", seated.watcher.game_id or ""), ("seq", str(len(seated.watcher.chain) - 1)),
-                                 ("prev", seated.watcher.chain[-2].hash), ("sent", str(sent)),
-                                 ("flagged", str(flagged)), ("now", str(flagged + 30_000))], waiter.identity)
-    everyone(seated, timeout)
+    late = seated.watcher.chain[-1]
+    assert waiter.late_move == late and waiter.late_flag() is not None and waiter.late_flag().line == flag.line
+    with pytest.raises(LocalProtocolError, match="within its 30000 ms answer window"):  # the window first
+        waiter.timeout(flagged + 29_999)
+    timeout = waiter.timeout(flagged + 30_000)  # its client closes the window all the same, in the late move's place
+    assert timeout.message.seq == late.seq and waiter.late_move is None
+    everyone(seated, timeout.line)
     result = seated.watcher.result
     assert result is not None and result.reason == ResultReason.DISPUTE and result.winner != cheat
     assert f"{cheat}'s move" in result.sentence()
@@ -313,6 +316,119 @@ def test_a_claimants_timeout_never_stands_over_the_player_to_moves_ending(ending
 def test_a_move_that_ends_the_game_met_by_a_timeout_is_a_dispute_in_every_order():
     """The claimant's made-up timeout against the move that wins the game for the player to move: its word against
     the move's, a dispute, never the claimant's win (what PROTOCOL.md calls the claimant's one power: a dispute)."""
+    seated, mover, move = _winning_move()
+    fake = _made_up_timeout(seated, seated.other(mover), move.message)
+    results = set()
+    for order in ([move.line, fake], [fake, move.line]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        results.add(watcher.result)
+    assert len(results) == 1 and results.pop().reason == ResultReason.DISPUTE
+
+
+def test_a_loser_that_confirmed_the_move_that_beat_it_cannot_take_it_back_with_a_timeout():
+    """The loser's client confirms the winning move at once; a timeout it signs afterwards for that move's place,
+    with made-up times, contradicts its own confirmation: equivocation, so the loser forfeits the game it lost (a
+    dispute no more), for every receiver in every order, offline too, with a proof that stands on its own."""
+    seated, mover, move = _winning_move()
+    loser = seated.other(mover)
+    loser.receive(move.line)
+    confirm = loser.confirm()
+    assert confirm is not None
+    fake = _made_up_timeout(seated, loser, move.message)
+    _forfeits_in_every_order(seated, mover, move.message, confirm.line, fake)
+    assert check_equivocation_proof(confirm.line, fake) == loser.identity.public
+    assert check_equivocation_proof(fake, confirm.line) == loser.identity.public
+
+
+def test_a_player_that_receipted_a_move_cannot_say_with_a_timeout_that_it_never_came():
+    """The waiter's client receipts the other's move at once; a timeout it signs for that move's place says the move
+    never came: the two lines are a proof, and the waiter forfeits, in every order of arrival (the receipt may come
+    before the move it names, or after the timeout set that move aside)."""
+    seated = table(LIVE)
+    for _ in range(5):
+        seated.play(800)
+    mover = seated.mover()
+    waiter = seated.other(mover)
+    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    waiter.receive(move.line)
+    receipt = waiter.receipt(move.message.seq, 10**6)
+    assert receipt is not None
+    fake = _made_up_timeout(seated, waiter, move.message)
+    _forfeits_in_every_order(seated, mover, move.message, receipt.line, fake)
+    with pytest.raises(LocalProtocolError):  # its own client signs no such thing
+        waiter.timeout(10**9)
+    assert check_equivocation_proof(receipt.line, fake) == waiter.identity.public
+
+
+def test_a_confirmation_of_the_ending_that_set_a_timeout_aside_is_no_proof():
+    """The claimant's timeout loses the race to the other's resignation for that place, and the claimant's client
+    confirms the resignation: honest, no proof, the resignation stands (the rule catches a player that says the
+    other's move came, and only that)."""
+    seated = table(LIVE)
+    for _ in range(4):
+        seated.play(800)
+    waiter, flag, timeout = claim(seated)
+    mover = seated.mover()
+    resign = mover.resign()
+    everyone(seated, timeout, resign.line)
+    assert waiter.result is not None and waiter.result.reason == "resigned"
+    confirm = waiter.confirm()
+    assert confirm is not None
+    everyone(seated, confirm.line)
+    assert seated.watcher.proofs == () and seated.watcher.result == waiter.result
+    assert check_equivocation_proof(confirm.line, timeout) is None
+
+
+def test_a_cheat_that_withholds_the_winning_move_until_the_claim_gets_a_dispute_not_the_win():
+    """The winning move, withheld until after the claim and sent saying it thought little: the claimant's session
+    has not confirmed it and closes its window over it, a dispute; had the claimant confirmed the loss, it could not
+    take it back (its own session refuses, and a hand-made timeout is a proof against it)."""
+    seated, mover, move = _winning_move(sign=False)
+    waiter, sent = waiter_of(seated)
+    flagged = sent + remaining(seated) + GRACE_MS
+    flag = waiter.flag(sent, flagged)
+    everyone(seated, flag.line)
+    late = mover.move(move.text(), think_ms=300)
+    everyone(seated, late.line)
+    assert seated.watcher.result is not None and seated.watcher.result.winner == seated.watcher.player_of(
+        mover.identity.public)
+    assert waiter.late_move == late.message
+    timeout = waiter.timeout(flagged + answer_window(seated.watcher.clock))
+    everyone(seated, timeout.line)
+    result = seated.watcher.result
+    assert result is not None and result.reason == ResultReason.DISPUTE and late.line in seated.watcher.record
+    replayed, bad, problem = verify_transcript(seated.watcher.record)
+    assert (bad, problem) == (None, None) and replayed.result == result
+
+    seated, mover, move = _winning_move(sign=False)  # again, the claimant confirming the loss first
+    waiter, sent = waiter_of(seated)
+    flag = waiter.flag(sent, sent + remaining(seated) + GRACE_MS)
+    everyone(seated, flag.line)
+    everyone(seated, mover.move(move.text(), think_ms=300).line)
+    assert waiter.confirm() is not None and waiter.late_move is None
+    with pytest.raises(LocalProtocolError):
+        waiter.timeout(flag.message.now + answer_window(seated.watcher.clock))
+
+
+def _forfeits_in_every_order(seated: Table, mover: GameSession, move, said: str, fake: str) -> None:
+    """``move``, the other's ``said`` (a receipt, a confirmation) and its ``fake`` timeout, in every order: the other
+    forfeits at the move's place, with the two lines as the proof, and the record verifies to that."""
+    winner = seated.watcher.player_of(mover.identity.public)
+    for order in itertools.permutations([move.line, said, fake]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        result = watcher.result
+        assert result is not None and result.reason == ResultReason.EQUIVOCATION, order
+        assert result.winner == winner and result.slot == move.seq
+        assert [(proof.first, proof.second) for proof in watcher.proofs] == [(said, fake)]
+        replayed, bad, problem = verify_transcript(watcher.record)
+        assert (bad, problem) == (None, None) and replayed.result == result
+
+
+def _winning_move(sign: bool = True):
+    """A timed game played on until the player to move has a move that ends it: the table, that player, its move
+    (signed, sent to nobody yet; with ``sign`` false, the move unsigned)."""
     seated = table("clock:300+5,rules:1")
     while True:
         mover = seated.mover()
@@ -323,17 +439,13 @@ def test_a_move_that_ends_the_game_met_by_a_timeout_is_a_dispute_in_every_order(
         seated.play(300)
     if ending is None:
         pytest.skip("no game-ending move came up")
-    waiter = seated.other(mover)
-    move = mover.move(ending.text(), think_ms=300)
-    fake = encode("timeout", [("game", seated.watcher.game_id or ""), ("seq", str(move.message.seq)),
-                              ("prev", move.message.prev), ("sent", "0"), ("flagged", str(10**9)),
-                              ("now", str(2 * 10**9))], waiter.identity)
-    results = set()
-    for order in ([move.line, fake], [fake, move.line]):
-        watcher = GameSession(seated.watcher.game_id)
-        watcher.receive_all([*seated.watcher.transcript, *order])
-        results.add(watcher.result)
-    assert len(results) == 1 and results.pop().reason == ResultReason.DISPUTE
+    return seated, mover, mover.move(ending.text(), think_ms=300) if sign else ending
+
+
+def _made_up_timeout(seated: Table, signer: GameSession, move) -> str:
+    """A timeout for ``move``'s place, signed by ``signer`` with times it made up (no client of ours signs it)."""
+    return encode("timeout", [("game", seated.watcher.game_id or ""), ("seq", str(move.seq)), ("prev", move.prev),
+                              ("sent", "0"), ("flagged", str(10**9)), ("now", str(2 * 10**9))], signer.identity)
 
 
 def _ends(board, move) -> bool:

@@ -572,7 +572,58 @@ def forfeits() -> list[dict[str, Any]]:
                                  ("guest", KEYS["guest"].public.text), ("salt", SECRET)], KEYS["host"])]
     out.append(_forfeit("host-accepted-twice", "the host signed two accepts (two salts): no game", [offer.line],
                         [join, *accepts]))
+    return [*out, *_took_back()]
+
+
+def _made_up_timeout(session: GameSession, seq: int, prev: str, name: str) -> str:
+    """A timeout for main-chain ``seq`` signed by ``name`` with times it made up (no client of ours signs it)."""
+    return encode("timeout", [("game", session.game_id or ""), ("seq", str(seq)), ("prev", prev), ("sent", "0"),
+                              ("flagged", str(10**9)), ("now", str(2 * 10**9))], KEYS[name])
+
+
+def _took_back() -> list[dict[str, Any]]:
+    """A player signs a timeout for the place of the other's move it had already said it had: equivocation."""
+    out = []
+    line = _Timeline("clock:300+5,rules:1")
+    rng = random.Random(8)
+    for _ in range(5):
+        line.play(rng, 800)
+    prefix = list(line.host.transcript)
+    mover, other = line.names()
+    move = line.play(rng, 800)
+    receipt = next(l for l in reversed(line.sessions[mover].transcript) if decode(l).type == "receipt")  # other's
+    fake = _made_up_timeout(line.host, move.message.seq, move.message.prev, other)
+    out.append(_forfeit("receipted-then-timed-out", "a player receipts the other's move, then signs a timeout with "
+                        "made-up times for that move's place (saying it never came): it forfeits there",
+                        prefix, [move.line, receipt, fake]))
+
+    line = _Timeline("clock:300+5,rules:1")
+    rng = random.Random(9)
+    for _ in range(600):
+        name, other = line.names()
+        board = line.sessions[name].board
+        wins = sorted(m.text() for m in board.legal_moves() if _ends(board, m))
+        if wins:
+            break
+        line.play(rng, 300)
+    assert wins, "no game-ending move came up"
+    prefix = list(line.host.transcript)
+    move = line.sessions[name].move(wins[0], think_ms=300)
+    loser = line.sessions[other]
+    loser.receive(move.line)
+    confirm = loser.confirm()
+    assert confirm is not None
+    fake = _made_up_timeout(line.host, move.message.seq, move.message.prev, other)
+    out.append(_forfeit("confirmed-the-loss-then-timed-out", "the loser confirms the move that beat it, then signs a "
+                        "timeout with made-up times for that move's place: it forfeits there (no dispute)",
+                        prefix, [move.line, confirm.line, fake]))
     return out
+
+
+def _ends(board: Any, move: Any) -> bool:
+    after = board.copy()
+    after.push(move)
+    return after.outcome() is not None
 
 
 def confirmations() -> dict[str, Any]:
@@ -656,7 +707,20 @@ def proofs() -> list[dict[str, Any]]:
                 encode("confirm", [("game", over.game_id or ""), ("seq", "1"), ("prev", over.chain[-2].hash),
                                    ("final", str(over.chain[-2].seq)), ("result", "first-resigned")], KEYS["host"])]
     chat = GameSession.restore(over.transcript, KEYS["host"]).chat("good game").line
+    took = {forfeit["name"]: forfeit["lines"] for forfeit in _took_back()}
+    move, receipt, timeout = took["receipted-then-timed-out"]
+    _, confirm, timeout_after_confirm = took["confirmed-the-loss-then-timed-out"]
+    claimant = decode(timeout)
+    name = next(name for name, key in KEYS.items() if key.public == claimant.signer)
+    late_receipt = encode("receipt", [("game", claimant.game), ("seq", str(claimant.seq)), ("prev", line_hash(move)),
+                                      ("recv", str(10**9 + 5))], KEYS[name])
     return [
+        {"first": receipt, "second": timeout, "signer": claimant.signer.text,
+         "why": "a receipt of a move before the claim, and a timeout for its place"},
+        {"first": timeout_after_confirm, "second": confirm, "signer": decode(confirm).signer.text,
+         "why": "a confirmation of a win by the rules, and a timeout for the winning move's place"},
+        {"first": late_receipt, "second": timeout, "signer": None,
+         "why": "a receipt of a move that came after the claim, and a timeout over it (a dispute, no proof)"},
         {"first": a, "second": b, "signer": mine.identity.public.text, "why": "two different moves for one seq"},
         {"first": resign, "second": a, "signer": mine.identity.public.text, "why": "a resignation, then a line of the same key"},
         {"first": a, "second": a, "signer": None, "why": "the same line twice proves nothing"},
