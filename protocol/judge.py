@@ -773,19 +773,22 @@ class Receiver:
     # -- equivocation: one key, one history ------------------------------------------
     def _conflicts(self, message: Message) -> list[Message]:
         """The lines ``message``'s signer signed before that cannot stand with it: another line for its slot, a
-        final line before it, or (``message`` being final) a line after it."""
+        final line before it, or (``message`` being final) a line after it, or (a timeout) its word that the other's
+        line for that place came (:func:`protocol.rules.contradicts`)."""
         key = message.signer.raw
-        out = []
         earlier = self._seen.get((key, message.slot))
-        if earlier is not None and earlier.line != message.line:
-            out.append(earlier)
-        out.extend(final for final in self._finals.get(key, ()) if final.seq < message.seq)
-        last = self._last.get(key)
-        if message.type in FINAL and last is not None and last.seq > message.seq:
-            out.append(last)
-        said = self._acknowledged.get(key, {}).get(message.seq)
-        if said is not None and contradicts(said, message):
-            out.append(said)
+        out = [earlier] if earlier is not None and earlier.line != message.line else []
+        finals = self._finals.get(key)
+        if finals:
+            out.extend(final for final in finals if final.seq < message.seq)
+        if message.type in FINAL:
+            last = self._last.get(key)
+            if last is not None and last.seq > message.seq:
+                out.append(last)
+            acknowledged = self._acknowledged.get(key)
+            said = acknowledged.get(message.seq) if acknowledged else None
+            if said is not None and contradicts(said, message):
+                out.append(said)
         return out
 
     def _equivocates(self, message: Message, events: list[Event]) -> bool:
