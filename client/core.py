@@ -438,12 +438,19 @@ class GameCore:
     def disputable(self) -> bool:
         """Whether the other's move that came after our flag claim (:attr:`GameSession.late_move`: it answered the
         claim late, saying it thought in time) may still be disputed here: a timeout in its place, a time dispute
-        (``PROTOCOL.md`` §3). Until we play on; a move that ended the game, for the answer window from its coming,
-        our confirmation held meanwhile (this process must have seen it come: a resumed one confirms)."""
+        (``PROTOCOL.md`` §3). Until we play on; a move that ended the game, for a whole answer window after a dispute
+        may be signed (the claim's window passed, and the move here), our confirmation held meanwhile (this process
+        must have seen it come: a resumed one confirms)."""
         late = self.session.late_move
         if late is None or self._late is None or self._late[0] != late.hash or self.watching:
             return False
-        return not self.session.over or self._now_ms() - self._late[1] < answer_window(self.session.clock)
+        if not self.session.over:
+            return True
+        flag, window = self.session.late_flag(), answer_window(self.session.clock)
+        if flag is None or flag.now is None:
+            return False
+        opens = max(self._late[2], flag.now + window)  # on the claim's clock: a dispute may be signed from then,
+        return self._late_clock_ms() < opens + window  # and is held open for a whole window after
 
     def late_by_ms(self) -> tuple[int, int]:
         """How long (ms) after our claim the disputable move came, and how long we had waited for it, by our watch

@@ -122,7 +122,7 @@ class Receiver:
         self._displaced: dict[str, Message] = {}  # lines of the mover a claimant's timeout set aside: answers, late or not
         self._doubled: set[tuple[bytes, str]] = set()  # (key, slot) of receipts and flag claims signed twice
         # each seated key's first receipt or confirmation (by the rules) of the other's line at a seq, at first sight
-        self._acknowledged: dict[bytes, dict[int, Message]] = {}
+        self._acknowledged: dict[bytes, dict[int, list[Message]]] = {}
         self._answers: tuple[tuple[int, str, int], list[Answer]] | None = None  # the answers, and what they are of
         self._cut: dict[str, Message] = {}  # main-chain lines cut from the record by a forfeit, by hash
         self._forfeited_at: int | None = None  # where the forfeit the state holds cut the record, if any
@@ -274,8 +274,7 @@ class Receiver:
         if me is None or head is None or head.type is not MessageType.MOVE or head.signer == me \
                 or self._forfeited_at is not None or (me.raw, head.slot) in self._seen:
             return None
-        said = self._acknowledged.get(me.raw, {}).get(head.seq)
-        if said is not None and said.type is MessageType.CONFIRM:
+        if any(said.type is MessageType.CONFIRM for said in self._acknowledged.get(me.raw, {}).get(head.seq, ())):
             return None
         began = self._turn_began(head.seq)
         return head if began is not None and began.seq in self._on_chain(self._flags, me) else None
@@ -786,9 +785,8 @@ class Receiver:
             if last is not None and last.seq > message.seq:
                 out.append(last)
             acknowledged = self._acknowledged.get(key)
-            said = acknowledged.get(message.seq) if acknowledged else None
-            if said is not None and contradicts(said, message):
-                out.append(said)
+            out.extend(said for said in (acknowledged.get(message.seq, ()) if acknowledged else ())
+                       if contradicts(said, message))
         return out
 
     def _equivocates(self, message: Message, events: list[Event]) -> bool:
@@ -1304,7 +1302,15 @@ class Receiver:
         if seq is None:
             return
         key = message.signer.raw
-        self._acknowledged.setdefault(key, {}).setdefault(seq, message)
+        kept = self._acknowledged.setdefault(key, {}).setdefault(seq, [])
+        # canonical whatever the order: the earliest receipt (the one that contradicts if any does) and the
+        # lowest-hash confirmation by the rules
+        same = [said for said in kept if said.type is message.type]
+        if not same:
+            kept.append(message)
+        elif (message.recv, message.hash) < (same[0].recv, same[0].hash) if message.type is MessageType.RECEIPT \
+                else message.hash < same[0].hash:
+            kept[kept.index(same[0])] = message
         own = self._seen.get((key, str(seq)))
         if own is not None and contradicts(message, own):
             self._proof(message, own, events)

@@ -367,8 +367,8 @@ def test_a_late_move_is_disputable_only_until_the_claimant_plays_on():
 def test_a_winning_move_withheld_until_the_claim_is_not_confirmed_while_it_may_be_disputed(auto):
     """The cheat's late move wins the game by the rules: the claimant's client holds its confirmation (a confirmed
     loss cannot be taken back: PROTOCOL.md §3) and says it may dispute; with ``--claim auto`` it does once the
-    window has passed; else ``claim`` does, and left alone the loss is confirmed once its window from the move's
-    coming has passed."""
+    window has passed; else ``claim`` does, and left alone the loss is confirmed a whole window after a dispute
+    became possible."""
     relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
     claimant.auto_claim = auto
     assert claimant.session.over and claimant.disputable and claimant.unsettled
@@ -394,9 +394,9 @@ def test_a_winning_move_withheld_until_the_claim_is_not_confirmed_while_it_may_b
 def test_a_winning_move_after_the_claim_left_undisputed_is_confirmed_as_it_stands():
     relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
     winner = watcher.session.result
-    clock.now += 29.0
+    clock.now += 55.0
     relay.publish(claimant.tick(), claimant)
-    assert claimant.disputable  # the window runs from the move's coming here
+    assert claimant.disputable  # a whole window after a dispute may be signed (26 s from the move's coming here)
     clock.now += 1.0
     relay.publish(claimant.tick(), claimant)
     assert not claimant.disputable and claimant.session.confirmation(claimant.me) is not None
@@ -444,7 +444,7 @@ async def test_the_plain_front_end_ends_once_a_late_winning_move_is_past_disputi
     front = asyncio.ensure_future(plain_front(printed.append)(runner))  # nothing typed
     await asyncio.sleep(0.1)
     assert not front.done()  # open: the player may still dispute
-    clock.now += 31.0
+    clock.now += 57.0
     step = claimant.tick()  # the runner's tick: the window has closed, the loss is confirmed
     relay.publish(step, claimant)
     for event in step.events:

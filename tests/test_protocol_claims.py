@@ -515,3 +515,24 @@ def test_a_flag_claim_of_a_turn_a_forfeit_cut_is_kept_in_every_order():
         assert watcher.result is not None and watcher.result.reason == "equivocation"
         records.add(frozenset(watcher.record))  # (a proof's two lines are listed in the order they came)
     assert len(records) == 1
+
+
+def test_which_word_of_the_loser_counts_against_its_timeout_does_not_depend_on_the_order_of_arrival():
+    """The loser's confirmation of the winning move, a receipt of that move it made by hand (saying it had it long
+    after any claim: no contradiction of its own) and its made-up timeout, in every order: the confirmation is
+    weighed whatever came first, so every receiver, and the record offline, reach the same forfeit."""
+    seated, mover, move = _winning_move()
+    loser = seated.other(mover)
+    loser.receive(move.line)
+    confirm = loser.confirm()
+    assert confirm is not None
+    harmless = encode("receipt", [("game", seated.watcher.game_id or ""), ("seq", str(move.message.seq)),
+                                  ("prev", move.message.hash), ("recv", str(3 * 10**9))], loser.identity)
+    fake = _made_up_timeout(seated, loser, move.message)
+    results = set()
+    for order in itertools.permutations([move.line, harmless, confirm.line, fake]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        replayed, _, _ = verify_transcript(watcher.record)
+        results.add((watcher.result.code(), replayed.result.code()))
+    assert results == {(f"{seated.watcher.player_of(mover.identity.public)}-equivocation",) * 2}
