@@ -82,8 +82,8 @@ def claim_text(core: GameCore) -> str | None:
 
 def describe(core: GameCore, event: UiEvent) -> str | None:
     """The line for ``event`` (``None`` for events nobody needs to read: a line joined the transcript)."""
-    late = core.session.late_move if core.disputable else None
-    if isinstance(event, LineApplied) and (event.message.type == "flag" or event.message == late):
+    if isinstance(event, LineApplied) and (event.message.type == "flag" or event.message.type == "move"
+                                           and core.disputable and event.message == core.session.late_move):
         claim = claim_text(core)  # a claim; the other's move that came after ours, which we may dispute
         return None if claim is None else f"claim: {claim}"
     if isinstance(event, LineApplied | ResyncNeeded):

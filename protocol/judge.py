@@ -121,8 +121,9 @@ class Receiver:
         self._flags: dict[PublicKey, dict[int, Message]] = {}  # each seated key's flag claims, by the turn's first line
         self._displaced: dict[str, Message] = {}  # lines of the mover a claimant's timeout set aside: answers, late or not
         self._doubled: set[tuple[bytes, str]] = set()  # (key, slot) of receipts and flag claims signed twice
-        # each seated key's first receipt or confirmation (by the rules) of the other's line at a seq, at first sight
-        self._acknowledged: dict[bytes, dict[int, list[Message]]] = {}
+        # each seated key's word that the other's line at a seq came, at first sight: its receipt with the earliest
+        # recv, its confirmation by the rules with the lowest hash (by type; the same whatever the order)
+        self._acknowledged: dict[bytes, dict[int, dict[MessageType, Message]]] = {}
         self._answers: tuple[tuple[int, str, int], list[Answer]] | None = None  # the answers, and what they are of
         self._cut: dict[str, Message] = {}  # main-chain lines cut from the record by a forfeit, by hash
         self._forfeited_at: int | None = None  # where the forfeit the state holds cut the record, if any
@@ -269,23 +270,26 @@ class Receiver:
         identity's), while this player has signed nothing for its place nor confirmed the ending it made: the claimant
         may close its claim's window over it all the same, a timeout in its place that sets it aside (a time dispute,
         never a win: :meth:`_claim_result`)."""
+        late = self._late()
+        return late[0] if late is not None else None
+
+    def late_flag(self) -> Message | None:
+        """This receiver's own flag claim that :attr:`late_move` came after, if any."""
+        late = self._late()
+        return late[1] if late is not None else None
+
+    def _late(self) -> tuple[Message, Message] | None:
+        """:attr:`late_move` and the flag claim it came after."""
         head = self._chain[-1] if self._chain else None
         me = self.identity.public if self.identity is not None else None
         if me is None or head is None or head.type is not MessageType.MOVE or head.signer == me \
                 or self._forfeited_at is not None or (me.raw, head.slot) in self._seen:
             return None
-        if any(said.type is MessageType.CONFIRM for said in self._acknowledged.get(me.raw, {}).get(head.seq, ())):
+        if MessageType.CONFIRM in self._acknowledged.get(me.raw, {}).get(head.seq, {}):
             return None
         began = self._turn_began(head.seq)
-        return head if began is not None and began.seq in self._on_chain(self._flags, me) else None
-
-    def late_flag(self) -> Message | None:
-        """This receiver's own flag claim that :attr:`late_move` came after, if any."""
-        late, me = self.late_move, self.identity
-        began = self._turn_began(late.seq) if late is not None else None
-        if began is None or me is None:
-            return None
-        return self._on_chain(self._flags, me.public).get(began.seq)
+        flag = self._on_chain(self._flags, me).get(began.seq) if began is not None else None
+        return (head, flag) if flag is not None else None
 
     def _turn_began(self, seq: int) -> Message | None:
         """The line that began the turn in which the line at ``seq`` is sent: the last move or reveal before it."""
@@ -785,8 +789,9 @@ class Receiver:
             if last is not None and last.seq > message.seq:
                 out.append(last)
             acknowledged = self._acknowledged.get(key)
-            out.extend(said for said in (acknowledged.get(message.seq, ()) if acknowledged else ())
-                       if contradicts(said, message))
+            said = acknowledged.get(message.seq) if acknowledged else None
+            if said:
+                out.extend(line for line in said.values() if contradicts(line, message))
         return out
 
     def _equivocates(self, message: Message, events: list[Event]) -> bool:
@@ -1295,22 +1300,19 @@ class Receiver:
         return self._by_line(self._receipts, message, events)
 
     def _acknowledge(self, message: Message, events: list[Event]) -> None:
-        """Keep a seated player's word that the other's line for a seq came (:func:`protocol.rules.acknowledged`),
-        the first a seq, at first sight: with a timeout of its own there it is a proof (:func:`protocol.rules.contradicts`):
-        a loser cannot take back the move that beat it once its client has receipted or confirmed it."""
+        """Keep a seated player's word that the other's line for a seq came (:func:`protocol.rules.acknowledged`), at
+        first sight, one of each type a seq, whatever the order: the receipt with the earliest ``recv`` (the one that
+        contradicts if any does), the confirmation with the lowest hash. With a timeout of its own there it is a proof
+        (:func:`protocol.rules.contradicts`): a loser cannot take back the move that beat it once its client has
+        receipted or confirmed it."""
         seq = acknowledged(message)
         if seq is None:
             return
         key = message.signer.raw
-        kept = self._acknowledged.setdefault(key, {}).setdefault(seq, [])
-        # canonical whatever the order: the earliest receipt (the one that contradicts if any does) and the
-        # lowest-hash confirmation by the rules
-        same = [said for said in kept if said.type is message.type]
-        if not same:
-            kept.append(message)
-        elif (message.recv, message.hash) < (same[0].recv, same[0].hash) if message.type is MessageType.RECEIPT \
-                else message.hash < same[0].hash:
-            kept[kept.index(same[0])] = message
+        kept = self._acknowledged.setdefault(key, {}).setdefault(seq, {})
+        held = kept.get(message.type)
+        if held is None or _weight(message) < _weight(held):
+            kept[message.type] = message
         own = self._seen.get((key, str(seq)))
         if own is not None and contradicts(message, own):
             self._proof(message, own, events)
@@ -1459,6 +1461,11 @@ def _seconds(ms: int) -> str:
         return f"{ms / 1000:.1f} s"
     hours, minutes = divmod(ms // 60_000, 60)
     return f"{hours} h {minutes} min" if hours < 48 else f"{hours // 24} days {hours % 24} h"
+
+
+def _weight(said: Message) -> tuple[int, str]:
+    """Which of one key's receipts (the earliest ``recv``), or confirmations, for one seq counts: the least."""
+    return (said.recv if said.type is MessageType.RECEIPT else 0), said.hash
 
 
 def _rank_of_point(point: int | None) -> int:
