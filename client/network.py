@@ -29,7 +29,7 @@ from client.core import GameCore
 from client.intents import IntentRefused
 from client.identity import IdentityError, get_identity
 from client.journal import Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired
-from client.record import PROVEN, clocks_text, code_text, confirmation_text, proof_text, seated_proofs
+from client.record import PROVEN, clocks_text, code_text, confirmation_text, moves_text, proof_text, seated_proofs
 from client.commands import Write
 from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
@@ -417,7 +417,7 @@ async def resume(game: str | None, options: Options) -> int:
                 assert session.result is not None
                 state = f"finished: {session.result.sentence()}"
             else:
-                state = f"{session.moves} move{'s' if session.moves != 1 else ''}" if session.started else session.phase.value
+                state = moves_text(session.moves) if session.started else session.phase.value
             line = f"{journal.meta.game}  {journal.meta.kind}  {journal.meta.role}  {state}  {journal.meta.relay}"
             options.write(line + (f"\n    {problem}" if problem else ""))
         return 0
@@ -443,7 +443,7 @@ async def resume(game: str | None, options: Options) -> int:
     async with relay_for_host(options, may_start=here) as (address, _):
         core = GameCore(session, auto_claim=options.auto_claim)
         clocks = clocks_text(session)  # as the record has them: the time since the turn began runs on
-        options.say(f"Taking up {journal.meta.kind} game {game} again ({session.moves} move{'s' if session.moves != 1 else ''} so far"
+        options.say(f"Taking up {journal.meta.kind} game {game} again ({moves_text(session.moves)} so far"
                     f"{'' if clocks is None else '; ' + clocks}).")
         await log_in(options, address, identity)
         runner = GameRunner(core, make_link(options, address, identity), journal)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from client.commands import Write, handle_typed, leaving_text, parse
 from client.core import GameCore
 from client.intents import Intent, IntentKind, IntentRefused
-from client.record import PROVEN, seated_proofs
+from client.record import PROVEN, moves_text, seated_proofs
 from client.runner import GameRunner
 from client.thinking import clock_budget, in_daemon_thread
 from client.board_words import resume_text
@@ -83,7 +83,7 @@ def turn_text(core: GameCore) -> str | None:
     if turn is None:
         return None
     mine = " (your move)" if core.my_turn else ""
-    moves = f"{core.moves} move{'s' if core.moves != 1 else ''}"
+    moves = moves_text(core.moves)
     return f"game: {core.kind}, {moves}, {turn} to move{mine}"
 
 

@@ -27,14 +27,19 @@ def clocks_text(session: GameSession) -> str | None:
     return f"clock {session.clock.text()}: {left}"
 
 
+def moves_text(count: int) -> str:
+    """``1 move``, ``12 moves``."""
+    return f"{count} move{'s' if count != 1 else ''}"
+
+
 def time_used_text(session: GameSession) -> str | None:
     """A timed game's thinking as its moves claim it and what the receipts leave unexplained, per player:
     ``time used: pink 0:41 (unexplained 0.0 s of 12 moves measured), black 1:02 (unexplained 6.2 s of 11)``."""
     used = session.time_used()
     if not used:
         return None
-    parts = [f"{player} {clock_text(side.used / 1000)} (unexplained {side.unexplained / 1000:.1f} s of {side.measured} "
-             f"move{'s' if side.measured != 1 else ''} measured)" for player, side in used.items()]
+    parts = [f"{player} {clock_text(side.used / 1000)} (unexplained {side.unexplained / 1000:.1f} s of "
+             f"{moves_text(side.measured)} measured)" for player, side in used.items()]
     return "time used: " + ", ".join(parts)
 
 
@@ -49,7 +54,7 @@ def claims_text(session: GameSession) -> str | None:
         moves = sum(line.type is MessageType.MOVE for line in session.chain[:flag.seq + 1])
         mover = session.guest if flag.signer == session.host else session.host
         against = session.name_of(mover) if mover is not None else "?"
-        parts.append(f"{session.name_of(flag.signer)} against {against} after {moves} move{'s' if moves != 1 else ''} "
+        parts.append(f"{session.name_of(flag.signer)} against {against} after {moves_text(moves)} "
                      f"({status})")
     return "claims on time: " + ", ".join(parts)
 

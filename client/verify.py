@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import sys
 
-from client.record import PROVEN, claims_text, clocks_text, confirmation_text, time_used_text, proof_text, seated_proofs
+from client.record import (PROVEN, claims_text, clocks_text, confirmation_text, moves_text, proof_text, seated_proofs,
+                           time_used_text)
 from protocol import GameSession, Phase, verify_transcript
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -32,7 +33,7 @@ def summary(session: GameSession) -> str:
         guest = session.guest
         players = f"host {host.fingerprint}" + (f", guest {guest.fingerprint}" if guest else "")
     result = session.result
-    moves = f"{session.moves} move{'s' if session.moves != 1 else ''}"
+    moves = moves_text(session.moves)
     if result is not None:
         state = f"finished after {moves}: {result.sentence()}"
     elif session.phase is Phase.PLAYING:
