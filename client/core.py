@@ -55,7 +55,7 @@ from protocol import (
     decode,
     topic_for,
 )
-from protocol.clock import TimeControl, answer_window, claim_after, dispute_bound
+from protocol.clock import Answer, TimeControl, answer_window, claim_after, dispute_bound
 from protocol.rules import DEFAULT_TERMS
 
 
@@ -708,14 +708,18 @@ class GameCore:
 
     def _note_late(self, move: Message) -> None:
         """The other's move came after our flag claim against its turn, and its thinking leaves more of our wait
-        unexplained than a claim may (:func:`protocol.clock.dispute_bound`: a live game's): note when, on our watch
-        and on the claim's clock (the turn's start, as the claim says, plus our watch of the turn), so that ``claim``
-        may dispute it. (A move in time that the network slowed is no such move.)"""
+        unexplained than a claim may (:func:`protocol.clock.dispute_bound`: a live game's), by the receipts' own rule
+        (:attr:`protocol.clock.Answer.unexplained`: this turn's round trip, as far as the lag allowance goes, and the
+        slack): note when, on our watch and on the claim's clock (the turn's start, as the claim says, plus our watch
+        of the turn), so that ``claim`` may dispute it. (A move in time that the network slowed is no such move.)"""
         flag, bound = self.session.late_flag(), dispute_bound(self.session.clock)
         if flag is None or flag.sent is None or bound is None or self.session.late_move != move or self._turn is None:
             return
         waited = self.thinking_ms()
-        if waited - int(move.get("think") or 0) > bound:
+        sent, acked = self._sent.get(flag.seq), self._acks.get(flag.seq)
+        round_trip = acked - sent if sent is not None and acked is not None else None
+        answer = Answer(self.session.player_of(move.signer) or "", int(move.get("think") or 0), waited, round_trip)
+        if (answer.unexplained or 0) > bound:
             self._late = (move.hash, self._now_ms(), flag.sent + waited, waited)
 
     def _receipt(self, line: Message) -> Outgoing | None:

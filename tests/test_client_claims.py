@@ -10,7 +10,7 @@ import io
 import pytest
 
 from client.commands import parse
-from client.core import GameCore
+from client.core import GameCore, Publish, Step
 from client.intents import Intent, IntentRefused
 from client.plain import plain_front
 from client.words import claim_text, describe, duration_text
@@ -361,6 +361,50 @@ def test_a_late_move_is_disputable_only_until_the_claimant_plays_on():
     assert not claimant.disputable and claim_text(claimant) is None
     with pytest.raises(IntentRefused, match="clock has not run out by your watch"):  # a claim of the new turn, alone
         claimant.act(Intent("claim"))
+
+
+@pytest.mark.parametrize("out, receipt_back, back, disputable", [
+    pytest.param(3.0, 3.0, 3.0, False, id="both-legs-slow"), pytest.param(0.0, 0.0, 6.0, True, id="one-stall-back")])
+def test_a_move_in_time_that_the_network_slowed_after_the_claim_is_disputable_only_beyond_the_lag_allowance(
+        out, receipt_back, back, disputable):
+    """An honest move in time, 0.5 s left on its clock, that the network slowed (after fast moves, so that the claim
+    waits only the clock, the grace and a round trip of 0) comes after the claim: 6 s of the claimant's wait beyond
+    the move's thinking. The claimant's client offers a dispute only where the receipts' own rule
+    (``Answer.unexplained``: the turn's round trip, up to the lag allowance, and the slack) leaves more than the bound
+    unexplained: 4.9 s when our line and its receipt took 3 s each way (no dispute), 5.9 s when the receipt came back
+    at once and only the move was held up (a dispute may be offered)."""
+    relay, clock, host, guest, _ = timed_game("1+0")
+    for _ in range(2):
+        clock.now += 0.05
+        play(relay, movers(host, guest)[0])
+    claimant, mover = movers(host, guest)
+    relay.cores.remove(mover)
+    step = claimant.act(Intent("move", claimant.board.legal_moves()[0].text()))
+    relay.publish(step, claimant)
+    clock.now += out
+    turn_began = clock.now
+    receipts: list[Publish] = []
+    for item in step.publish:
+        fed = mover.feed(item.line)
+        relay.record(mover, fed)
+        receipts.extend(fed.publish)
+    left = mover.clock_left(mover.my_player or "")
+    clock.now += receipt_back
+    relay.publish(Step(tuple(receipts)))
+    clock.now = turn_began + left / 1000 - 0.5
+    board = mover.board
+    move = next(m for m in board.legal_moves() if not _ends(board, m))
+    answer = mover.act(Intent("move", move.text()))  # in time: 0.5 s left
+    relay.record(mover, answer)
+    clock.now += back - 0.5
+    assert claimant.claim_in_ms() == 0
+    claim(relay, claimant)
+    clock.now += 0.5
+    for item in answer.publish:
+        relay.deliver(claimant, item.line)
+    assert claimant.session.late_move is not None and not claimant.session.over
+    assert claimant.disputable is disputable
+    assert (claim_text(claimant) is not None) is disputable
 
 
 @pytest.mark.parametrize("auto", [False, True])
