@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -102,6 +103,10 @@ class GameRunner:
         self.ignored = Ignored()
         """The refused lines this client counted rather than showed."""
         self._count_timer: asyncio.TimerHandle | None = None
+        self._front_done = False
+        self.farewell: Callable[[str], None] = _tell_stderr
+        """Where what happens once the front end has returned is told (what leaving waits for): its screen is gone,
+        so standard error, a line each."""
         self._counted_at = 0.0
         self.liveness = Liveness()
         """What this client does when the game goes quiet (:mod:`client.liveness`)."""
@@ -126,6 +131,7 @@ class GameRunner:
             try:
                 status = await front(self)
             finally:
+                self._front_done = True
                 try:
                     await self._goodbye()
                 finally:
@@ -237,6 +243,9 @@ class GameRunner:
             self.emit(ProofSaved(proof, str(journal.save_proof(proof))))
 
     def emit(self, event: UiEvent) -> None:
+        if self._front_done and isinstance(event, Notice):  # leaving: nobody reads the queue any more
+            self.farewell(event.text)
+            return
         self.events.put_nowait(event)
         self.changed.set()
 
@@ -546,6 +555,10 @@ class GameRunner:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(GOODBYE_SECONDS):
                     await self.link.publish(gone.topic, gone.line)
+
+
+def _tell_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 def _slot(topic: str) -> str:

@@ -181,6 +181,42 @@ async def test_leaving_gives_up_waiting_after_the_most(monkeypatch):
     assert any("has your last lines (at most" in getattr(event, "text", "") for event in told), told
 
 
+class RunnableLink(FakeLink):
+    """A fake link a runner can run with (``async with``)."""
+
+    async def subscribe(self, topic_filter: str) -> None:
+        pass
+
+    async def __aenter__(self) -> RunnableLink:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        pass
+
+
+async def test_what_leaving_waits_for_is_told_once_the_front_end_has_gone(monkeypatch):
+    """The newcomer's silent ``/quit``: the front end (its screen) had returned, so the notice saying what leaving
+    waits for went to a queue nobody read, and the terminal sat silent for up to GOODBYE_MOST s. Now what happens
+    after the front end returned is told on standard error (``farewell``)."""
+    monkeypatch.setattr(runner_module, "GOODBYE_MOST", 0.5)
+    monkeypatch.setattr(runner_module, "GOODBYE_TELL", 0.2)
+    host, guest = start("olix")
+    cores = GameCore(host), GameCore(guest)
+    mover = GameRunner(cores[0] if cores[0].my_turn else cores[1], RunnableLink)  # type: ignore[arg-type]
+    mover.core.ready()
+    mover.connections = 1
+    told: list[str] = []
+    mover.farewell = told.append
+
+    async def front(runner: GameRunner) -> int:
+        runner.caught_up.set()
+        await runner.act(Intent("move", runner.core.session.board.legal_moves()[0].text()))
+        return 0
+
+    assert await asyncio.wait_for(mover._run(front), 3.0) == 0
+    assert any("has your last lines (at most" in text for text in told), told
+
+
 async def test_leaving_counts_only_the_time_connected_up_to_a_cap(monkeypatch):
     """The soak's game 306: the last line's wait ran out while the relay was down (killed, and the reconnection backing
     off), the mover left, and the in-memory relay lost the line for good. Time without a connection no longer counts;
