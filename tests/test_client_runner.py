@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import random
 
+import pytest
+
 from client import runner as runner_module
 from client.core import GameCore
 from client.intents import Intent
@@ -79,6 +81,20 @@ async def exchange(runners: tuple[GameRunner, GameRunner], rng: random.Random) -
 def own_lines(link: FakeLink, since: int = 0) -> list[str]:
     """The lines of the link's own player (copies aside) sent since the ``since``-th line."""
     return [line for _, topic, line in link.sent[since:] if "/copy/" not in topic]
+
+
+@pytest.mark.parametrize("retained", [False, True])
+async def test_the_quiet_watch_knows_whether_the_opponents_line_came_live_or_from_the_relays_store(retained):
+    """The view the liveness watch judges a lossy relay by: the opponent's move, delivered live (no sign of loss
+    however soon after an asking again it came) or from the relay's store (the retain flag)."""
+    runners = seated_runners()
+    mover, other = runners if runners[0].core.my_turn else runners[::-1]
+    before = len(mover.link.sent)
+    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    (_, topic, line), = [item for item in mover.link.sent[before:] if "/copy/" not in item[1]]
+    await other._received(topic, line.encode(), retained)
+    view = other._view()
+    assert view.answered == mover.core.session.chain[-1].seq and view.asked_for is retained
 
 
 async def test_a_copy_waits_for_a_quiet_moment_but_leaves_with_the_answer():
