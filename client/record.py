@@ -46,10 +46,10 @@ def clocks_text(session: GameSession, clocks: dict[str, int] | None = None) -> s
     return f"clock {session.clock.text()}: {left}"
 
 
-def move_number(session: GameSession, seq: int) -> int:
-    """The number of the move whose turn the line at main-chain ``seq`` is sent in, as the moves are numbered (from
-    1): a move's own number; a resignation's, a proposal's, the turn's it came in."""
-    return 1 + sum(line.type is MessageType.MOVE for line in session.chain[:seq])
+def moves_before(session: GameSession, seq: int) -> int:
+    """How many moves the main chain holds before ``seq``: plus one, the number (as the moves are numbered, from 1) of
+    the move whose turn a line at ``seq`` is sent in (a move's own; a resignation's, a proposal's, its turn's)."""
+    return sum(line.type is MessageType.MOVE for line in session.chain[:seq])
 
 
 def moves_text(count: int) -> str:
@@ -76,7 +76,7 @@ def claims_text(session: GameSession) -> str | None:
         return None
     parts = []
     for flag, status in claims:
-        moves = move_number(session, flag.seq + 1) - 1
+        moves = moves_before(session, flag.seq + 1)  # (the flag names the line that began the turn)
         mover = session.guest if flag.signer == session.host else session.host
         against = session.name_of(mover) if mover is not None else "?"
         parts.append(f"{session.name_of(flag.signer)} against {against} after {moves_text(moves)} "

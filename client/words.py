@@ -5,7 +5,7 @@ from __future__ import annotations
 from client.board_words import GAME_WORDS, clock_text
 from protocol.clock import TimeControl
 from client.core import Connection, GameCore, Notice, ProofSaved, UiEvent, duration_text
-from client.record import branch_text, clocks_text, confirmation_text, move_number, out_of_time, proof_text
+from client.record import branch_text, clocks_text, confirmation_text, moves_before, out_of_time, proof_text
 from protocol import (
     ChatReceived,
     ConfirmationReceived,
@@ -92,8 +92,7 @@ def my_turn_text(core: GameCore) -> str | None:
         return None
     if not out_of_time_now(core):
         return "your move"
-    other = core.opponent
-    name = core.session.name_of(other) if other is not None else "the other player"
+    name = _opponent_name(core)
     when = f"to {name}'s claim" if core.flag_against_me() is not None else f"when {name} claims it"
     return f"your time ran out: you can no longer move, and your client concedes the game {when}"
 
@@ -120,9 +119,10 @@ def _claim_words(core: GameCore) -> tuple[str, str] | None:
         timeout = session.answerable
         assert timeout is not None and timeout.sent is not None and timeout.flagged is not None
         left = duration_text(core.answer_left_ms())
-        return (f"{session.name_of(timeout.signer)} ended the game on time, saying you had not moved after "
-                f"{duration_text(timeout.flagged - timeout.sent)}; your clock shows {left} left: move now, and the "
-                f"record shows a time dispute, not their win", f"timed out: a move within {left} disputes it")
+        sentence = (f"{session.name_of(timeout.signer)} ended the game on time, saying you had not moved after "
+                    f"{duration_text(timeout.flagged - timeout.sent)}; your clock shows {left} left: move now, and the "
+                    f"record shows a time dispute, not their win")
+        return sentence, f"timed out: a move within {left} disputes it"
     if core.disputable:
         late = session.late_move
         assert late is not None
@@ -130,8 +130,9 @@ def _claim_words(core: GameCore) -> tuple[str, str] | None:
         name, think = session.name_of(late.signer), duration_text(int(late.get("think") or 0))
         what, then = ("winning move", "(a time dispute, not their win)") if session.over else \
             ("move", "(the game ends as a time dispute), or play on")
-        return (f"{name}'s {what} came {duration_text(after)} after your claim, saying it thought {think} of the "
-                f"{duration_text(waited)} you waited: type claim to dispute it {then}", "late move: claim disputes it")
+        sentence = (f"{name}'s {what} came {duration_text(after)} after your claim, saying it thought {think} of the "
+                    f"{duration_text(waited)} you waited: type claim to dispute it {then}")
+        return sentence, "late move: claim disputes it"
     mover = session.actor
     if mover is None or session.over or core.board is None:
         return None
@@ -166,9 +167,12 @@ def conceded_text(core: GameCore, event: UiEvent) -> str | None:
     if not (isinstance(event, LineApplied) and event.message.type == "timeout" and event.message.signer == core.me
             and event.message.now is None):
         return None
+    return f"your time ran out with {_opponent_name(core)}'s claim open: your client conceded the game on time"
+
+
+def _opponent_name(core: GameCore) -> str:
     other = core.opponent
-    name = core.session.name_of(other) if other is not None else "the other player"
-    return f"your time ran out with {name}'s claim open: your client conceded the game on time"
+    return core.session.name_of(other) if other is not None else "the other player"
 
 
 def describe(core: GameCore, event: UiEvent) -> str | None:
@@ -220,7 +224,7 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
     if isinstance(event, PresenceChanged):
         return f"presence {who(core, event.key)} {'here' if event.here else 'gone'}"
     if isinstance(event, Superseded):
-        number = move_number(core.session, event.message.seq)  # as the moves are numbered, not the chain's seq
+        number = moves_before(core.session, event.message.seq) + 1  # as the moves are numbered, not by seq
         return (f"set aside {event.message.type} {number} by {who(core, event.message.signer)}: "
                 f"{who(core, event.by.signer)}'s {event.by.type} stands")
     if isinstance(event, LineRejected):

@@ -14,7 +14,7 @@ from client.commands import parse
 from client.core import GameCore
 from client.intents import Intent, IntentRefused
 from client.plain import plain_front
-from client.console import clocks_text as console_clocks
+from client.console import clocks_text as console_clocks, prompt_text
 from client.words import claim_brief, claim_text, clocks_now_text, describe, duration_text, my_turn_text, who
 from protocol import GameSession, LineApplied, Superseded, verify_transcript
 from protocol.domain import ResultReason
@@ -264,16 +264,16 @@ async def test_the_list_of_unfinished_games_shows_the_claims_open_in_each(tmp_pa
         assert await network.resume(None, network.Options(journal_dir=tmp_path / role, write=lines.append)) == 0
         shown[core.my_player] = lines
     claimant, claimed = first.my_player, second.my_player
-    assert shown[claimant][1:] == [f"{first.game_id}  oxono  {'host' if first.me == first.host else 'guest'}  1 move  "
-                                   f"mqtt://127.0.0.1:1\n    a claim on time is open: your claim that {claimed}'s "
-                                   "time ran out is open"]
+    role = "host" if first.me == first.host else "guest"
+    listed = (f"{first.game_id}  oxono  {role}  1 move  mqtt://127.0.0.1:1\n"
+              f"    a claim on time is open: your claim that {claimed}'s time ran out is open")
+    assert shown[claimant][1:] == [listed]
     assert shown[claimed][1].endswith(f"\n    a claim on time is open: {claimant} claims your time ran out")
 
 
 def test_the_screens_say_that_a_players_time_ran_out_not_your_move():
     from types import SimpleNamespace
 
-    from client.console import prompt_text
     from client.network_screen import NetworkTable
 
     relay, clock, host, guest, watcher = timed_game("1+0")
@@ -325,6 +325,8 @@ def test_a_claim_with_made_up_times_meets_the_move_of_a_player_in_time_a_dispute
     mover = second.my_player
     assert f"{mover} 0:58*" in console_clocks(second)  # its own clock runs: it may still move
     assert f"{mover} 0:00.0!" in console_clocks(watcher)  # lost on time, as the record stands
+    assert prompt_text(second).startswith(f"{mover} (you) to move, answering the timeout")
+    assert prompt_text(watcher) == "game over> "
     clock.now += 3.0
     play(relay, second)
     for core in (second, watcher):
@@ -644,6 +646,5 @@ async def test_plain_says_when_a_players_clock_runs_out_on_its_turn():
     finally:
         front.cancel()
         await asyncio.gather(front, return_exceptions=True)
-    assert printed == [f"game: oxono, 1 move, {second.my_player} to move (your move)",
-                       f"your time ran out: you can no longer move, and your client concedes the game when "
-                       f"{first.my_player} claims it"], printed
+    out = f"your time ran out: you can no longer move, and your client concedes the game when {first.my_player} claims it"
+    assert printed == [f"game: oxono, 1 move, {second.my_player} to move (your move)", out], printed
