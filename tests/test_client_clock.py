@@ -423,3 +423,12 @@ def test_an_untimed_games_toolbar_shows_the_side_to_moves_turn_the_same_for_play
         waiting = next(part for part in seats if not part.startswith(turn + " "))
         assert "0:12" in moving and "1:39" not in moving, status  # not the screen's own count (99 s)
         assert not any(":" in word for word in waiting.split()[1:]), status  # a waiting side's time is not shown
+
+
+def test_a_time_control_in_words_for_a_newcomer():
+    from client.words import control_words
+
+    assert control_words(TimeControl.parse("5+3")) == "5+3 (5 min each, 3 s a move)"
+    assert control_words(TimeControl.parse("1:30+0")) == "1:30+0 (1 min 30 s each, no time added a move)"
+    assert control_words(TimeControl.correspondence(3)) == "3 days a move"
+    assert control_words(None) == "untimed"
