@@ -75,6 +75,7 @@ from protocol.rules import (
     UNSEEN,
     acknowledged,
     contradicts,
+    waited,
     State,
     check_terms,
     commitment,
@@ -1301,10 +1302,10 @@ class Receiver:
 
     def _acknowledge(self, message: Message, events: list[Event]) -> None:
         """Keep a seated player's word that the other's line for a seq came (:func:`protocol.rules.acknowledged`), at
-        first sight, one of each type a seq, whatever the order: the receipt with the earliest ``recv`` (the one that
-        contradicts if any does), the confirmation with the lowest hash. With a timeout of its own there it is a proof
-        (:func:`protocol.rules.contradicts`): a loser cannot take back the move that beat it once its client has
-        receipted or confirmed it."""
+        first sight, one of each type a seq, whatever the order: the receipt that waited least (the one that
+        contradicts if any does, :func:`protocol.rules.waited`), the confirmation with the lowest hash. With a timeout
+        of its own there it is a proof (:func:`protocol.rules.contradicts`): a loser cannot take back the move that
+        beat it once its client has receipted or confirmed it."""
         seq = acknowledged(message)
         if seq is None:
             return
@@ -1463,9 +1464,11 @@ def _seconds(ms: int) -> str:
     return f"{hours} h {minutes} min" if hours < 48 else f"{hours // 24} days {hours % 24} h"
 
 
-def _weight(said: Message) -> tuple[int, str]:
-    """Which of one key's receipts (the earliest ``recv``), or confirmations, for one seq counts: the least."""
-    return (said.recv if said.type is MessageType.RECEIPT else 0), said.hash
+def _weight(said: Message) -> tuple[int, int, str]:
+    """Which of one key's receipts, or confirmations, for one seq counts: the least (of receipts, the one that waited
+    least, :func:`protocol.rules.waited`, which contradicts a claim if any does; one without ``sent`` last)."""
+    wait = waited(said) if said.type is MessageType.RECEIPT else 0
+    return (1, 0, said.hash) if wait is None else (0, wait, said.hash)
 
 
 def _rank_of_point(point: int | None) -> int:

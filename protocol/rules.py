@@ -103,6 +103,8 @@ REMARKS = frozenset({MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECL
 SIDE_LINES = frozenset({MessageType.OFFER, MessageType.JOIN, MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM,
                         MessageType.RECEIPT, MessageType.FLAG})
 """Types that are not judged by the table of the main chain."""
+
+
 def acknowledged(line: Message) -> int | None:
     """The sequence number whose line ``line``'s signer says came from the other player, if it says so: a receipt's
     (of a move, or the reveal), or a confirmation's final line when the ending it names is by the rules of the game
@@ -114,16 +116,34 @@ def acknowledged(line: Message) -> int | None:
     return None
 
 
+def waited(line: Message) -> int | None:
+    """How long a receipt's signer waited for the line it receipts, on its own clock: from its own line that began
+    the turn leaving it to that line verified (``recv - sent``); a claimant's timeout's wait before its claim
+    (``flagged - sent``), from the same event. ``None`` for a line that does not say (a receipt without ``sent``, a
+    concession)."""
+    if line.type is MessageType.RECEIPT:
+        return None if line.sent is None else line.recv - line.sent
+    if line.type is MessageType.TIMEOUT and line.sent is not None and line.flagged is not None:
+        return line.flagged - line.sent
+    return None
+
+
 def contradicts(said: Message, timeout: Message) -> bool:
     """Whether one key's ``said`` (a receipt, a confirmation) and ``timeout`` cannot both stand: the one says the
     other player's line for the timeout's place came (a receipt: before the claim the timeout closes; a confirmation:
     and ended the game by the rules), the other that nothing came in time (a claimant's) or that the key itself had
-    the turn there (a concession). A player who signed both has equivocated (PROTOCOL.md §3)."""
+    the turn there (a concession). A player who signed both has equivocated (PROTOCOL.md §3).
+
+    A receipt and a claimant's timeout are weighed by :func:`waited`, both measured from one event on the signer's
+    clock (whatever its origin, and whether or not it restarted between the two): the receipt contradicts the claim
+    when it waited less. A receipt without ``sent`` (the host's, of the guest's first move) measures nothing from that
+    event and contradicts no claim."""
     if timeout.type is not MessageType.TIMEOUT or said.signer != timeout.signer or acknowledged(said) != timeout.seq \
             or said.prev == timeout.hash:
         return False
-    if said.type is MessageType.RECEIPT and timeout.flagged is not None:
-        return said.recv < timeout.flagged  # had before the claim; had after it, a late move, which the claim disputes
+    if said.type is MessageType.RECEIPT and (timeout.sent, timeout.flagged, timeout.now) != (None, None, None):
+        had, claimed = waited(said), waited(timeout)  # had after the claim: a late move, which the claim disputes
+        return had is not None and claimed is not None and had < claimed
     return True
 
 

@@ -341,24 +341,63 @@ def test_a_loser_that_confirmed_the_move_that_beat_it_cannot_take_it_back_with_a
     assert check_equivocation_proof(fake, confirm.line) == loser.identity.public
 
 
-def test_a_player_that_receipted_a_move_cannot_say_with_a_timeout_that_it_never_came():
+@pytest.mark.parametrize("dodge", [False, True])
+def test_a_player_that_receipted_a_move_cannot_say_with_a_timeout_that_it_never_came(dodge):
     """The waiter's client receipts the other's move at once; a timeout it signs for that move's place says the move
     never came: the two lines are a proof, and the waiter forfeits, in every order of arrival (the receipt may come
-    before the move it names, or after the timeout set that move aside)."""
+    before the move it names, or after the timeout set that move aside). Its times are its own word, so it cannot
+    dodge by dating its claim no later than its receipt (``dodge``: ``flagged`` at the receipt's ``recv``, ``sent``
+    moved back to keep the claim's wait): the receipt and the timeout are weighed by how long each waited from the
+    turn's start."""
+    seated = table(LIVE)
+    for _ in range(5 if seated.mover() is seated.host else 6):  # the host waits: its clock reads over the claim's wait
+        seated.play(800)
+    mover = seated.mover()
+    waiter, sent = waiter_of(seated)
+    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    waiter.receive(move.line)
+    receipt = waiter.receipt(move.message.seq, sent + 800 + seated.delay, sent)
+    assert receipt is not None
+    if dodge:
+        flagged = receipt.message.recv
+        wait = remaining(seated) + GRACE_MS
+        fake = encode("timeout", [("game", seated.watcher.game_id or ""), ("seq", str(move.message.seq)),
+                                  ("prev", move.message.prev), ("sent", str(flagged - wait)), ("flagged", str(flagged)),
+                                  ("now", str(flagged + 30_000))], waiter.identity)
+    else:
+        fake = _made_up_timeout(seated, waiter, move.message)
+    _forfeits_in_every_order(seated, mover, move.message, receipt.line, fake)
+    with pytest.raises(LocalProtocolError, match="no flag claim of yours"):  # its own session signs no such thing
+        waiter.timeout(10**9)
+    assert check_equivocation_proof(receipt.line, fake) == waiter.identity.public
+
+
+@pytest.mark.parametrize("had, clock", [("before", "one"), ("after", "one"), ("after", "restarted")])
+def test_the_claimants_own_session_weighs_its_receipt_against_its_timeout_as_every_receiver(had, clock):
+    """The claimant's session refuses to sign a timeout over a move its own receipt says it had before its claim
+    (``before``: a take-back, which every receiver would hold against it), and signs one over a move that came after
+    (a dispute), even when its clock restarted between its claim and its receipt (``restarted``: the receipt's
+    readings are on a new origin, below the claim's, and only durations from the turn's start are compared)."""
     seated = table(LIVE)
     for _ in range(5):
         seated.play(800)
+    waiter, sent = waiter_of(seated)
+    wait = remaining(seated) + GRACE_MS
+    flag = waiter.flag(sent, sent + wait)
+    everyone(seated, flag.line)
     mover = seated.mover()
-    waiter = seated.other(mover)
-    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
-    waiter.receive(move.line)
-    receipt = waiter.receipt(move.message.seq, 10**6)
-    assert receipt is not None
-    fake = _made_up_timeout(seated, waiter, move.message)
-    _forfeits_in_every_order(seated, mover, move.message, receipt.line, fake)
-    with pytest.raises(LocalProtocolError):  # its own client signs no such thing
-        waiter.timeout(10**9)
-    assert check_equivocation_proof(receipt.line, fake) == waiter.identity.public
+    late = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    waiter.receive(late.line)
+    origin = sent if clock == "one" else 7  # the turn's start on the clock the receipt is read on
+    received = waiter.receipt(late.message.seq, origin + (820 if had == "before" else wait + 4000), origin)
+    assert received is not None
+    if had == "before":
+        with pytest.raises(LocalProtocolError, match="refusing to send"):
+            waiter.timeout(sent + wait + answer_window(seated.watcher.clock))
+        return
+    timeout = waiter.timeout(sent + wait + answer_window(seated.watcher.clock))
+    everyone(seated, late.line, received.line, timeout.line)
+    assert seated.watcher.proofs == () and seated.watcher.result.reason == ResultReason.DISPUTE
 
 
 def test_a_confirmation_of_the_ending_that_set_a_timeout_aside_is_no_proof():

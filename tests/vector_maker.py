@@ -575,10 +575,12 @@ def forfeits() -> list[dict[str, Any]]:
     return [*out, *_took_back()]
 
 
-def _made_up_timeout(session: GameSession, seq: int, prev: str, name: str) -> str:
-    """A timeout for main-chain ``seq`` signed by ``name`` with times it made up (no client of ours signs it)."""
-    return encode("timeout", [("game", session.game_id or ""), ("seq", str(seq)), ("prev", prev), ("sent", "0"),
-                              ("flagged", str(10**9)), ("now", str(2 * 10**9))], KEYS[name])
+def _made_up_timeout(session: GameSession, seq: int, prev: str, name: str, sent: int = 0,
+                     flagged: int = 10**9) -> str:
+    """A timeout for main-chain ``seq`` signed by ``name`` with times it made up (no client of ours signs it): the
+    claim's ``sent`` and ``flagged``, and its ``now`` long after."""
+    return encode("timeout", [("game", session.game_id or ""), ("seq", str(seq)), ("prev", prev), ("sent", str(sent)),
+                              ("flagged", str(flagged)), ("now", str(flagged + 10**9))], KEYS[name])
 
 
 def _took_back() -> list[dict[str, Any]]:
@@ -596,6 +598,22 @@ def _took_back() -> list[dict[str, Any]]:
     out.append(_forfeit("receipted-then-timed-out", "a player receipts the other's move, then signs a timeout with "
                         "made-up times for that move's place (saying it never came): it forfeits there",
                         prefix, [move.line, receipt, fake]))
+
+    line = _Timeline("clock:300+5,rules:1")
+    rng = random.Random(10)
+    while len(line.host.chain) < 9 or line.names()[1] != "host":  # the host waits: its clock reads past any claim's
+        line.play(rng, 800)
+    prefix = list(line.host.transcript)
+    mover, other = line.names()
+    move = line.play(rng, 800)
+    receipt = next(said for said in line.sessions[mover].transcript if decode(said).type == "receipt"
+                   and decode(said).seq == move.message.seq)  # the other's, of that move
+    recv = decode(receipt).recv
+    dodge = _made_up_timeout(line.host, move.message.seq, move.message.prev, other, recv - 10**6, recv)
+    out.append(_forfeit("receipted-then-timed-out-at-its-receipt", "a player receipts the other's move, then signs a "
+                        "timeout for that move's place whose claim it dates at its receipt's recv= (its sent= moved "
+                        "back to keep the claim's wait): the timeout waited longer from the turn's start than the "
+                        "receipt, so it forfeits there", prefix, [move.line, receipt, dodge]))
 
     line = _Timeline("clock:300+5,rules:1")
     rng = random.Random(9)
@@ -709,18 +727,32 @@ def proofs() -> list[dict[str, Any]]:
     chat = GameSession.restore(over.transcript, KEYS["host"]).chat("good game").line
     took = {forfeit["name"]: forfeit["lines"] for forfeit in _took_back()}
     move, receipt, timeout = took["receipted-then-timed-out"]
+    _, dodged, dodge = took["receipted-then-timed-out-at-its-receipt"]
     _, confirm, timeout_after_confirm = took["confirmed-the-loss-then-timed-out"]
-    claimant = decode(timeout)
+    claimant, had = decode(timeout), decode(receipt)
     name = next(name for name, key in KEYS.items() if key.public == claimant.signer)
-    late_receipt = encode("receipt", [("game", claimant.game), ("seq", str(claimant.seq)), ("prev", line_hash(move)),
-                                      ("recv", str(10**9 + 5))], KEYS[name])
+    assert had.sent is not None
+
+    def receipted(recv: int, sent: int | None) -> str:
+        return encode("receipt", [("game", claimant.game), ("seq", str(claimant.seq)),
+                                  ("prev", line_hash(move)), ("recv", str(recv)),
+                                  *([("sent", str(sent))] if sent is not None else [])], KEYS[name])
+
+    loser = decode(confirm)
     return [
         {"first": receipt, "second": timeout, "signer": claimant.signer.text,
          "why": "a receipt of a move before the claim, and a timeout for its place"},
-        {"first": timeout_after_confirm, "second": confirm, "signer": decode(confirm).signer.text,
+        {"first": dodged, "second": dodge, "signer": decode(dodge).signer.text,
+         "why": "a receipt, and a timeout for that move's place whose claim is dated at the receipt's recv= but waited "
+                "longer from the turn's start (flagged - sent above recv - sent)"},
+        {"first": timeout_after_confirm, "second": confirm, "signer": loser.signer.text,
          "why": "a confirmation of a win by the rules, and a timeout for the winning move's place"},
-        {"first": late_receipt, "second": timeout, "signer": None,
-         "why": "a receipt of a move that came after the claim, and a timeout over it (a dispute, no proof)"},
+        {"first": receipted(had.sent + 10**9 + 5, had.sent), "second": timeout, "signer": None,
+         "why": "a receipt of a move that came after the claim (recv - sent above flagged - sent), and a timeout over "
+                "it (a dispute, no proof)"},
+        {"first": receipted(5, None), "second": timeout, "signer": None,
+         "why": "a receipt without sent= (the host's of the guest's first move), and a timeout for its place: it "
+                "measures nothing from the turn's start (no proof)"},
         {"first": a, "second": b, "signer": mine.identity.public.text, "why": "two different moves for one seq"},
         {"first": resign, "second": a, "signer": mine.identity.public.text, "why": "a resignation, then a line of the same key"},
         {"first": a, "second": a, "signer": None, "why": "the same line twice proves nothing"},
