@@ -59,8 +59,6 @@ from protocol.rules import (
     GUEST,
     HOST,
     MAX_CHAIN,
-    MAX_CHAT_LINES,
-    MAX_CONFIRMS,
     MAX_JOINS,
     MAX_JOINS_PER_KEY,
     MAX_NAMED,
@@ -75,6 +73,7 @@ from protocol.rules import (
     UNSEEN,
     acknowledged,
     contradicts,
+    refused_on_sight,
     waited,
     State,
     check_terms,
@@ -650,6 +649,9 @@ class Receiver:
             return self._offer(message, events)
         if self.game_id is not None and message.game != self.game_id:
             raise RemoteProtocolError(Code.WRONG_GAME, f"for game {message.game}, not {self.game_id}")
+        problem = refused_on_sight(message)  # (what no receiver holds as its signer's word, whatever else it holds)
+        if problem is not None:
+            raise problem
         if not self._chain:
             return self._keep(message, MessageType.OFFER)
         if message.line in self._known:
@@ -657,8 +659,6 @@ class Receiver:
         beside = BESIDE_THE_CHAIN.get(message.type)
         if beside is not None:
             return beside(self, message, events)
-        if message.seq >= MAX_CHAIN:
-            raise RemoteProtocolError(Code.LIMIT, f"seq {message.seq}: no game's main chain is {MAX_CHAIN} lines long")
         role = self.role_of(message.signer)
         if role == HOST and message.type is MessageType.ACCEPT and message.seq == 2:
             self._host_accept(message, events)
@@ -982,8 +982,6 @@ class Receiver:
         return [MessageType.OFFER]
 
     def _join(self, message: Message, events: list[Event]) -> list[str]:
-        if message.seq != 1:
-            raise RemoteProtocolError(Code.WRONG_SEAT, "a join is always seq 1")
         if message.prev != self._chain[0].hash:
             raise RemoteProtocolError(Code.BROKEN_LINK, "prev= of a join is the hash of the offer")
         if message.signer != self._host and (
@@ -1225,11 +1223,7 @@ class Receiver:
         if self.role_of(key) is None:
             if self.guest is not None:
                 raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
-            if message.seq > MAX_CHAT_LINES:
-                raise RemoteProtocolError(Code.LIMIT, f"at most {MAX_CHAT_LINES} chat lines a player")
             return self._keep(message, f"seat {key.text}")
-        if message.seq > MAX_CHAT_LINES:
-            raise RemoteProtocolError(Code.LIMIT, f"at most {MAX_CHAT_LINES} chat lines a player")
         earlier = self._seen.get((key.raw, message.slot))
         if earlier is not None and earlier.line != message.line:
             self._proof(earlier, message, events)
@@ -1255,14 +1249,8 @@ class Receiver:
     def _confirm(self, message: Message, events: list[Event]) -> list[str]:
         """A player's confirmation of an ending: kept (it never changes the game), judged by :meth:`confirmation`."""
         key = message.signer
-        if self.role_of(key) is None and not self._evident(key):
-            if self.guest is not None:
-                raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
+        if not self._of_a_player(message):
             return self._keep(message, f"seat {key.text}")
-        if message.seq > MAX_CONFIRMS:
-            raise RemoteProtocolError(Code.LIMIT, f"at most {MAX_CONFIRMS} confirmations a player")
-        if message.final >= MAX_CHAIN:
-            raise RemoteProtocolError(Code.LIMIT, f"final={message.value('final')}: no game's main chain is that long")
         self._acknowledge(message, events)
         mine = self._confirms.setdefault(key, {})
         earlier = mine.get(message.seq)
@@ -1283,14 +1271,12 @@ class Receiver:
     def _receipt(self, message: Message, events: list[Event]) -> list[str]:
         """A player's receipt of the other's move or reveal (a timed game's): kept beside the chain, it never changes
         the game; :meth:`answers` reads it."""
-        if self.clock is None:
-            raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game has no receipts")
         key = message.signer
-        sent, ack = message.sent, message.ack
-        if sent is not None and (sent > message.recv or ack is not None and sent > ack):
-            raise RemoteProtocolError(Code.BAD_CLOCK, "sent= is after recv= or ack=: no line is had before it leaves")
-        if message.seq < MAX_CHAIN and (self.role_of(key) is not None or self._evident(key)):
-            self._acknowledge(message, events)  # whether or not the line it names is here (a timeout set it aside)
+        if not self._of_a_player(message):
+            return self._keep(message, f"seat {key.text}")
+        self._acknowledge(message, events)  # its signer said it, whether or not the line it names is here (a timeout
+        if self.clock is None:  # set it aside) and whether or not the game is timed
+            raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game has no receipts")
         receipted = self._line_named(message)
         if not isinstance(receipted, Message):
             return receipted
@@ -1337,16 +1323,20 @@ class Receiver:
         events.append(LineApplied(message))
         return [message.hash]
 
+    def _of_a_player(self, message: Message) -> bool:
+        """Whether a line beside the chain (a confirmation, a receipt, a flag claim) is a seated player's, or of a
+        guest one of the host's accepts names; ``False``: keep it until the seats are known; a stranger's is refused
+        once they are."""
+        key = message.signer
+        if self.role_of(key) is not None or self._evident(key):
+            return True
+        if self.guest is not None:
+            raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
+        return False
+
     def _line_named(self, message: Message) -> Message | list[str]:
         """The chain line a seated player's line beside the chain names (a receipt, a flag claim: by ``seq`` and
-        ``prev``); else the line is kept until its seat or that line is known (a stranger's is refused)."""
-        key = message.signer
-        if self.role_of(key) is None and not self._evident(key):
-            if self.guest is not None:
-                raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
-            return self._keep(message, f"seat {key.text}")
-        if message.seq >= MAX_CHAIN:
-            raise RemoteProtocolError(Code.LIMIT, f"seq {message.seq}: no game's main chain is {MAX_CHAIN} lines long")
+        ``prev``); else the line is kept until that line is known."""
         chain = self._chain
         named = chain[message.seq] if message.seq < len(chain) else None
         if named is None or named.hash != message.prev:
@@ -1360,6 +1350,8 @@ class Receiver:
         """A flag claim: the player not to move says the other's time ran out, by its own clock (``sent``: when the
         turn began, ``now``: when it signed). Kept beside the chain, it never changes the game: it opens the answer
         window, which the claimant's ``timeout`` closes (:meth:`_check_timeout`)."""
+        if not self._of_a_player(message):
+            return self._keep(message, f"seat {message.signer.text}")
         began = self._line_named(message)
         if not isinstance(began, Message):
             return began

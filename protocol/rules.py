@@ -147,6 +147,40 @@ def contradicts(said: Message, timeout: Message) -> bool:
     return True
 
 
+def refused_on_sight(line: Message) -> RemoteProtocolError | None:
+    """Why every receiver refuses ``line`` by itself, before anything else of the game is asked, or ``None``: a number
+    beyond a receiver's limits (a sequence number of the main chain, or one a receipt or a flag claim names, from
+    :data:`MAX_CHAIN`; a confirmation numbered above :data:`MAX_CONFIRMS` or naming a final line from
+    :data:`MAX_CHAIN`; a chat line above :data:`MAX_CHAT_LINES`), a join that is not seq 1 or does not name its
+    game's offer, a receipt whose ``sent`` is after its ``recv`` or ``ack``. No receiver holds such a line as its
+    signer's word, so it proves nothing (:func:`protocol.check_equivocation_proof` asks the same)."""
+    kind = line.type
+    if kind in (MessageType.OFFER, MessageType.PRESENCE):
+        return None
+    if kind is MessageType.CHAT:
+        if line.seq > MAX_CHAT_LINES:
+            return RemoteProtocolError(Code.LIMIT, f"at most {MAX_CHAT_LINES} chat lines a player")
+        return None
+    if kind is MessageType.CONFIRM:
+        if line.seq > MAX_CONFIRMS:
+            return RemoteProtocolError(Code.LIMIT, f"at most {MAX_CONFIRMS} confirmations a player")
+        if line.final >= MAX_CHAIN:
+            return RemoteProtocolError(Code.LIMIT, f"final={line.final}: no game's main chain is that long")
+        return None
+    if line.seq >= MAX_CHAIN:
+        return RemoteProtocolError(Code.LIMIT, f"seq {line.seq}: no game's main chain is {MAX_CHAIN} lines long")
+    if kind is MessageType.JOIN:
+        if line.seq != 1:
+            return RemoteProtocolError(Code.WRONG_SEAT, "a join is always seq 1")
+        if unb64(line.prev, 32)[:16] != unb64(line.game, 16):  # the offer's hash begins with its game id (§4)
+            return RemoteProtocolError(Code.BROKEN_LINK, "prev= of a join is the hash of the offer")
+    if kind is MessageType.RECEIPT:
+        sent, ack = line.sent, line.ack
+        if sent is not None and (sent > line.recv or ack is not None and sent > ack):
+            return RemoteProtocolError(Code.BAD_CLOCK, "sent= is after recv= or ack=: no line is had before it leaves")
+    return None
+
+
 UNCHAINED = frozenset({MessageType.OFFER, MessageType.PRESENCE})
 """Types whose lines sit in no slot that a second line could contend for."""
 CONFIRMED, DISPUTED, UNSEEN = "confirmed", "disputed", "unseen"

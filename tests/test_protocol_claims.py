@@ -15,7 +15,8 @@ from protocol.domain import ResultReason
 from protocol.errors import LocalProtocolError
 from protocol.events import GameOver
 from protocol.messages import encode, line_hash
-from protocol_helpers import GUEST, HOST, rejected, start
+from protocol.rules import MAX_CHAIN, MAX_CHAT_LINES, MAX_CONFIRMS
+from protocol_helpers import GUEST, HOST, play_moves, rejected, start
 from test_protocol_receipts import OFFSETS, Table, table
 
 LIVE = "clock:300+5,rules:1"  # five minutes and five seconds a move: a 30 s window, a 6 s bound
@@ -575,3 +576,92 @@ def test_which_word_of_the_loser_counts_against_its_timeout_does_not_depend_on_t
         replayed, _, _ = verify_transcript(watcher.record)
         results.add((watcher.result.code(), replayed.result.code()))
     assert results == {(f"{seated.watcher.player_of(mover.identity.public)}-equivocation",) * 2}
+
+
+def _pairs() -> dict[str, tuple[list[str], list[str], tuple[str, str], object]]:
+    """Pairs of one key's lines, and whom they prove equivocated (``None``: nobody): for each, the lines before them
+    (a game's record), lines that come with them in any order, the pair, the key."""
+    seated = table(LIVE)
+    for _ in range(5):
+        seated.play(800)
+    mover = seated.mover()
+    waiter, sent = waiter_of(seated)
+    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    prefix, game = list(seated.watcher.transcript), seated.watcher.game_id or ""
+    named = [("game", game), ("seq", str(move.message.seq)), ("prev", move.message.hash)]
+    fake = _made_up_timeout(seated, waiter, move.message)
+
+    def receipt(*times: tuple[str, int], seq: int | None = None) -> str:
+        fields = [*named, *((name, str(value)) for name, value in times)]
+        if seq is not None:
+            fields[1] = ("seq", str(seq))
+        return encode("receipt", fields, waiter.identity)
+
+    won, winner, winning = _winning_move()
+    loser = won.other(winner)
+    loser.receive(winning.line)
+    confirm = loser.confirm()
+    assert confirm is not None
+    result = confirm.message.result
+    beyond = encode("confirm", [("game", won.watcher.game_id or ""), ("seq", str(MAX_CONFIRMS + 1)),
+                                ("prev", winning.message.hash), ("final", str(winning.message.seq)),
+                                ("result", result)], loser.identity)
+    won_fake = _made_up_timeout(won, loser, winning.message)
+
+    host, guest = start("olix")  # untimed
+    play_moves(host, guest, 4, 4)
+    untimed_mover, untimed_waiter = (host, guest) if host.actor == HOST.public else (guest, host)
+    untimed_move = untimed_mover.move(untimed_mover.board.legal_moves()[0].text())
+    untimed_named = [("game", host.game_id or ""), ("seq", str(untimed_move.message.seq)),
+                     ("prev", untimed_move.message.hash)]
+    untimed_receipt = encode("receipt", [*untimed_named, ("recv", "5000"), ("sent", "4000")], untimed_waiter.identity)
+    untimed_fake = encode("timeout", [*untimed_named, ("sent", "0"), ("flagged", str(10**9)), ("now", str(2 * 10**9))],
+                          untimed_waiter.identity)
+
+    chats = [encode("chat", [("game", game), ("seq", str(MAX_CHAT_LINES + 1)), ("prev", move.message.hash),
+                             ("text", text)], waiter.identity) for text in ("one", "two")]
+    offer = seated.watcher.chain[0]
+    guest_move = next(line for line in seated.watcher.chain if line.type == "move" and line.signer == GUEST.public)
+    joins = [encode("join", [("game", game), ("seq", str(seq)), ("prev", prev), ("terms", offer.terms),
+                             ("commit", offer.hash)], GUEST) for seq, prev in ((1, move.message.hash),
+                                                                                (guest_move.seq, offer.hash))]
+    waiter_key = waiter.identity.public
+    return {
+        "a receipt before the claim, and the timeout": (
+            prefix, [move.line], (receipt(("recv", sent + 820), ("sent", sent)), fake), waiter_key),
+        "a receipt after the claim, and the timeout over it": (
+            prefix, [move.line], (receipt(("recv", sent + 2 * 10**9), ("sent", sent)), fake), None),
+        "a receipt whose sent is after its recv": (prefix, [move.line], (receipt(("recv", sent), ("sent", sent + 1)),
+                                                                            fake), None),
+        "a receipt whose sent is after its ack": (prefix, [move.line], (
+            receipt(("recv", sent + 820), ("sent", sent), ("ack", sent - 1)), fake), None),
+        "a receipt without sent (the host's of the guest's first move)": (prefix, [move.line], (
+            receipt(("recv", 5)), fake), None),
+        "two receipts naming a line beyond any game": (prefix, [], (receipt(("recv", 5), seq=MAX_CHAIN),
+                                                                    receipt(("recv", 6), seq=MAX_CHAIN)), None),
+        "a confirmation of the loss, and the timeout": (won.watcher.transcript, [winning.line],
+                                                        (confirm.line, won_fake), loser.identity.public),
+        "a confirmation numbered beyond 32, and the timeout": (won.watcher.transcript, [winning.line],
+                                                               (beyond, won_fake), None),
+        "an untimed game's receipt, and the timeout": (list(host.transcript), [untimed_move.line],
+                                                       (untimed_receipt, untimed_fake), untimed_waiter.identity.public),
+        "two chat lines numbered beyond 256": (prefix, [], (chats[0], chats[1]), None),
+        "a join naming another line than the offer, and the join": (
+            prefix, [], (joins[0], seated.watcher.chain[1].line), None),
+        "a join numbered as a move, and that move": (prefix, [], (joins[1], guest_move.line), None),
+    }
+
+
+def test_a_pair_proves_offline_exactly_what_every_receiver_acts_on():
+    """``check_equivocation_proof`` names a key exactly when every receiver, given the pair with the lines around it
+    in any order, holds those two lines as that key's proof: a line every receiver refuses by itself (beyond its
+    limits; a receipt whose times are out of order) proves nothing; a receipt without ``sent`` contradicts no claim;
+    an untimed game's receipt, refused, is its signer's word all the same (a proof of two lines cannot tell the
+    game's terms)."""
+    for name, (prefix, around, pair, key) in _pairs().items():
+        assert check_equivocation_proof(*pair) == key and check_equivocation_proof(*pair[::-1]) == key, name
+        for order in itertools.permutations([*around, *pair]):
+            watcher = GameSession()
+            watcher.receive_all([*prefix, *order])
+            proofs = [(proof.key, {proof.first, proof.second}) for proof in watcher.proofs]
+            assert proofs == ([(key, set(pair))] if key is not None else []), (name, order)
