@@ -1274,8 +1274,8 @@ class Receiver:
         key = message.signer
         if not self._of_a_player(message):
             return self._keep(message, f"seat {key.text}")
-        self._acknowledge(message, events)  # its signer said it, whether or not the line it names is here (a timeout
-        if self.clock is None:  # set it aside) and whether or not the game is timed
+        self._word(message, events)  # its signer said it, whether or not the line it names is here (a timeout set it
+        if self.clock is None:  # aside) and whether or not the game is timed
             raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game has no receipts")
         receipted = self._line_named(message)
         if not isinstance(receipted, Message):
@@ -1304,19 +1304,36 @@ class Receiver:
         if own is not None and contradicts(message, own):
             self._proof(message, own, events)
 
+    def _word(self, message: Message, events: list[Event]) -> None:
+        """A seated player's line beside the chain that names a chain line (a receipt, a flag claim), at first sight,
+        before anything that depends on the chain as it stands (the line it names may be set aside, or not come): a
+        second line for its slot is a proof, reported, never deciding the game (and neither receipt then counts,
+        :meth:`answers`); a receipt is its signer's word that the line it names came (:meth:`_acknowledge`). So which
+        proofs exist never depends on the order of arrival."""
+        self._acknowledge(message, events)
+        slot = (message.signer.raw, message.slot)
+        earlier = self._seen.get(slot)
+        if earlier is None:
+            self._seen[slot] = message
+        elif earlier.line != message.line:
+            self._doubled.add(slot)
+            try:
+                self._proof(earlier, message, events)
+            except RemoteProtocolError as exc:  # its proofs are full: said so, and the line judged on all the same, so
+                events.append(LineRejected(exc.code, exc.detail, message.line[:200]))  # that which of the two counts
+                # (:meth:`_by_line`) does not depend on the order of arrival
+
     def _by_line(self, store: dict[PublicKey, dict[int, Message]], message: Message, events: list[Event]) -> list[str]:
-        """Keep a checked line that names a chain line (a receipt, a flag claim), one a line and signer: of two, the
-        one with the lower hash counts (whichever came first, whatever the cap of proofs), and the second is a proof,
-        reported, never deciding the game."""
+        """Keep a checked line that names a chain line (a receipt, a flag claim), one a line and signer: of two (a
+        proof already, :meth:`_word`), the one with the lower hash counts, whichever came first, whatever the cap of
+        proofs."""
         mine = store.setdefault(message.signer, {})
         earlier = mine.get(message.seq)
         if earlier is not None:
-            self._doubled.add((message.signer.raw, message.slot))
             if message.hash < earlier.hash:
                 mine[message.seq] = message
                 self._remember(message)  # applied, so that a journal keeps it
                 events.append(LineApplied(message))
-            self._proof(earlier, message, events)
             return []
         mine[message.seq] = message
         self._remember(message)
@@ -1352,6 +1369,7 @@ class Receiver:
         window, which the claimant's ``timeout`` closes (:meth:`_check_timeout`)."""
         if not self._of_a_player(message):
             return self._keep(message, f"seat {message.signer.text}")
+        self._word(message, events)  # a second claim for its slot is a proof, whatever the chain holds
         began = self._line_named(message)
         if not isinstance(began, Message):
             return began

@@ -520,6 +520,90 @@ def test_a_receipt_signed_twice_counts_for_nothing():
     assert seated.watcher.proofs and seated.watcher.result == result, events
 
 
+def test_two_receipts_of_a_move_a_timeout_set_aside_are_one_proof_in_every_order_and_the_record_verifies():
+    """The claimant receipts the move that came after its claim twice, then closes the claim over it: a time dispute
+    whose record lists the two receipts (a proof, reported) and the set-aside move. Every order of arrival holds the
+    same proof, whether or not the move is on the chain when the receipts come, and the record verifies (it reported
+    a gap when only a receiver that had the move on its chain made the proof)."""
+    seated = table(LIVE)
+    for _ in range(5):
+        seated.play(800)
+    waiter, sent = waiter_of(seated)
+    flagged = sent + remaining(seated) + GRACE_MS
+    flag = waiter.flag(sent, flagged)
+    everyone(seated, flag.line)
+    mover = seated.mover()
+    late = mover.move(mover.board.legal_moves()[0].text(), think_ms=300)
+    waiter.receive(late.line)
+    receipts = [encode("receipt", [("game", seated.watcher.game_id or ""), ("seq", str(late.message.seq)),
+                                   ("prev", late.message.hash), ("recv", str(flagged + extra)), ("sent", str(sent))],
+                       waiter.identity) for extra in (4000, 5000)]
+    waiter.receive_all(receipts)
+    timeout = waiter.timeout(flagged + answer_window(seated.watcher.clock)).line
+    outcomes = set()
+    for order in itertools.permutations([late.line, *receipts, timeout]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        assert watcher.result is not None and watcher.result.reason == ResultReason.DISPUTE, order
+        assert [proof.slot for proof in watcher.proofs] == [f"receipt-{late.message.seq}"], order
+        replayed, bad, problem = verify_transcript(watcher.record)
+        assert (bad, problem) == (None, None) and replayed.result == watcher.result, order
+        outcomes.add((watcher.result, frozenset(watcher.record)))
+    assert len(outcomes) == 1
+
+
+def test_two_flag_claims_of_a_turn_a_resignation_set_aside_are_a_proof_in_every_order():
+    """The other player resigns for the place of the move that began the turn the waiter claims twice (a resignation
+    outranks a move): the two claims name a line set aside, and are the same proof whichever came first."""
+    seated = table(LIVE)
+    for _ in range(4):
+        seated.play(800)
+    mover = seated.mover()
+    waiter = seated.other(mover)
+    resign = waiter.resign().line  # the waiter's resignation, sent while the mover plays: it stands over the move
+    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    claimant, sent = mover, seated.clock(seated.name(mover))
+    flags = [encode("flag", [("game", seated.watcher.game_id or ""), ("seq", str(move.message.seq)),
+                             ("prev", move.message.hash), ("sent", str(sent)),
+                             ("now", str(sent + 10**6 + extra))], claimant.identity)  # long past its clock
+             for extra in (0, 5)]
+    outcomes = set()
+    for order in itertools.permutations([move.line, resign, *flags]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        assert watcher.result is not None and watcher.result.reason == "resigned", order
+        assert [proof.slot for proof in watcher.proofs] == [f"flag-{move.message.seq}"], order
+        replayed, bad, problem = verify_transcript(watcher.record)
+        assert (bad, problem) == (None, None) and replayed.result == watcher.result, order
+        outcomes.add(frozenset(watcher.record))
+    assert len(outcomes) == 1
+
+
+def test_of_two_receipts_of_one_move_the_same_counts_in_every_order_once_the_signers_proofs_are_full():
+    """A player with proofs enough already (four pairs of chat lines) signs a second receipt of a move: which of the
+    two counts (the lower hash) does not depend on which came first, though no receiver keeps the new proof."""
+    seated = table(LIVE)
+    for _ in range(6):
+        seated.play(800)
+    signer = seated.other(seated.mover())
+    key = signer.identity.public.text
+    original = next(line for line in seated.watcher.transcript if " receipt " in line and " sent=" in line
+                    and f"by={key}" in line)
+    fields = [tuple(part.split("=", 1)) for part in original.split()[2:-2]]
+    second = encode("receipt", [(name, str(int(value) + 1) if name == "recv" else value) for name, value in fields],
+                    signer.identity)
+    chats = [encode("chat", [("game", seated.watcher.game_id or ""), ("seq", str(n)), ("prev", line_hash(original)),
+                             ("text", text)], signer.identity) for n in range(1, 5) for text in ("a", "b")]
+    before = [line for line in seated.watcher.transcript if line != original]
+    kept = set()
+    for order in ([original, second], [second, original]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*before, *chats, *order])
+        assert len(watcher.proofs) == 4
+        kept.add(tuple(line for line in watcher.transcript if line in (original, second)))
+    assert kept == {(min(original, second, key=line_hash),)}
+
+
 def test_a_move_after_a_proposal_in_a_timed_out_turn_gives_one_result_in_every_order():
     seated = table(LIVE)
     for _ in range(4):
