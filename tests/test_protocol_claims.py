@@ -520,11 +520,10 @@ def test_a_receipt_signed_twice_counts_for_nothing():
     assert seated.watcher.proofs and seated.watcher.result == result, events
 
 
-def test_two_receipts_of_a_move_a_timeout_set_aside_are_one_proof_in_every_order_and_the_record_verifies():
-    """The claimant receipts the move that came after its claim twice, then closes the claim over it: a time dispute
-    whose record lists the two receipts (a proof, reported) and the set-aside move. Every order of arrival holds the
-    same proof, whether or not the move is on the chain when the receipts come, and the record verifies (it reported
-    a gap when only a receiver that had the move on its chain made the proof)."""
+def receipted_twice_then_disputed() -> tuple[Table, object, list[str], str]:
+    """The claimant receipts the move that came after its claim twice (a proof, never deciding), then closes the claim
+    over it (a time dispute): the table (the watcher has the lines up to the claim), the late move, the two receipts
+    and the timeout."""
     seated = table(LIVE)
     for _ in range(5):
         seated.play(800)
@@ -539,7 +538,15 @@ def test_two_receipts_of_a_move_a_timeout_set_aside_are_one_proof_in_every_order
                                    ("prev", late.message.hash), ("recv", str(flagged + extra)), ("sent", str(sent))],
                        waiter.identity) for extra in (4000, 5000)]
     waiter.receive_all(receipts)
-    timeout = waiter.timeout(flagged + answer_window(seated.watcher.clock)).line
+    return seated, late, receipts, waiter.timeout(flagged + answer_window(seated.watcher.clock)).line
+
+
+def test_two_receipts_of_a_move_a_timeout_set_aside_are_one_proof_in_every_order_and_the_record_verifies():
+    """The record of a time dispute lists the claimant's two receipts of the late move (a proof, reported) and the
+    set-aside move. Every order of arrival holds the same proof, whether or not the move is on the chain when the
+    receipts come, and the record verifies (it reported a gap when only a receiver that had the move on its chain made
+    the proof)."""
+    seated, late, receipts, timeout = receipted_twice_then_disputed()
     outcomes = set()
     for order in itertools.permutations([late.line, *receipts, timeout]):
         watcher = GameSession(seated.watcher.game_id)
