@@ -588,31 +588,34 @@ def _made_up_timeout(session: GameSession, seq: int, prev: str, name: str, sent:
                               ("flagged", str(flagged)), ("now", str(flagged + 10**9))], KEYS[name])
 
 
+def _a_move(terms: str, seed: int, plies: int, think: int,
+            waiter: str | None = None) -> tuple[_Timeline, list[str], str, str, Outgoing, str | None]:
+    """A game on the timeline played ``plies`` plies (and on until ``waiter`` waits for the other, if given), then one
+    more move: the record before that move, the mover's name and the other's, the move and the other's receipt of it
+    (``None`` untimed)."""
+    line = _Timeline(terms)
+    rng = random.Random(seed)
+    while len(line.host.chain) < 4 + plies or waiter is not None and line.names()[1] != waiter:
+        line.play(rng, think)
+    prefix = list(line.host.transcript)
+    mover, other = line.names()
+    move = line.play(rng, think)
+    receipt = next((said for said in line.sessions[mover].transcript if decode(said).type == "receipt"
+                    and decode(said).seq == move.message.seq), None)
+    return line, prefix, mover, other, move, receipt
+
+
 def _took_back() -> list[dict[str, Any]]:
     """A player signs a timeout for the place of the other's move it had already said it had: equivocation."""
     out = []
-    line = _Timeline("clock:300+5,rules:1")
-    rng = random.Random(8)
-    for _ in range(5):
-        line.play(rng, 800)
-    prefix = list(line.host.transcript)
-    mover, other = line.names()
-    move = line.play(rng, 800)
-    receipt = next(l for l in reversed(line.sessions[mover].transcript) if decode(l).type == "receipt")  # other's
+    line, prefix, mover, other, move, receipt = _a_move("clock:300+5,rules:1", 8, 5, 800)
     fake = _made_up_timeout(line.host, move.message.seq, move.message.prev, other)
     out.append(_forfeit("receipted-then-timed-out", "a player receipts the other's move, then signs a timeout with "
                         "made-up times for that move's place (saying it never came): it forfeits there",
                         prefix, [move.line, receipt, fake]))
 
-    line = _Timeline("clock:300+5,rules:1")
-    rng = random.Random(10)
-    while len(line.host.chain) < 9 or line.names()[1] != "host":  # the host waits: its clock reads past any claim's
-        line.play(rng, 800)
-    prefix = list(line.host.transcript)
-    mover, other = line.names()
-    move = line.play(rng, 800)
-    receipt = next(said for said in line.sessions[mover].transcript if decode(said).type == "receipt"
-                   and decode(said).seq == move.message.seq)  # the other's, of that move
+    # the host waits: its clock reads past any claim's wait
+    line, prefix, mover, other, move, receipt = _a_move("clock:300+5,rules:1", 10, 5, 800, waiter="host")
     recv = decode(receipt).recv
     dodge = _made_up_timeout(line.host, move.message.seq, move.message.prev, other, recv - 10**6, recv)
     out.append(_forfeit("receipted-then-timed-out-at-its-receipt", "a player receipts the other's move, then signs a "
@@ -620,13 +623,7 @@ def _took_back() -> list[dict[str, Any]]:
                         "back to keep the claim's wait): the timeout waited longer from the turn's start than the "
                         "receipt, so it forfeits there", prefix, [move.line, receipt, dodge]))
 
-    line = _Timeline("rules:1")
-    rng = random.Random(11)
-    for _ in range(4):
-        line.play(rng, 2000)
-    prefix = list(line.host.transcript)
-    mover, other = line.names()
-    move = line.play(rng, 2000)
+    line, prefix, mover, other, move, _ = _a_move("rules:1", 11, 4, 2000)
     said = line.clock(other, line.sent[other])
     receipt = encode("receipt", [("game", line.host.game_id or ""), ("seq", str(move.message.seq)),
                                  ("prev", move.message.hash), ("recv", str(said + 2030)), ("sent", str(said))],
