@@ -481,6 +481,48 @@ def test_a_move_that_comes_after_the_claim_may_be_disputed_by_the_claimant_once_
     assert bad is None and session.result == watcher.session.result
 
 
+def test_a_claimant_whose_clock_restarted_after_its_claim_may_still_dispute_the_late_move():
+    """The claimant's machine restarts after its claim (its monotonic clock starts again near zero) and its client
+    resumes from the journal; the cheat's move comes after, and is receipted on the new clock. The receipt and the
+    timeout are weighed by how long each waited from the turn's start, not by two readings of clocks that are not
+    one: the claimant's own session signs the dispute (it refused it, as a take-back, when a receipt's ``recv`` on
+    the new clock was compared with the claim's ``flagged`` on the old one)."""
+    relay, clock, host, guest, watcher = timed_game("1+0", "olix")
+    for _ in range(4):
+        clock.now += 0.05
+        play(relay, movers(host, guest)[0])
+    cheat, claimant = movers(host, guest)
+    assert not cheat.session.over
+    relay.cores.remove(cheat)
+    clock.now += cheat.clock_left(cheat.my_player or "") / 1000 + 1.5
+    claim(relay, claimant)
+    flag = claimant.my_flag()
+    assert flag is not None and flag.now is not None and flag.sent is not None
+    waited = clock.now - claimant.turn_seen[1]
+    relay.cores.remove(claimant)
+    rebooted = Clock()
+    rebooted.now = 100.0  # the new origin: far below the claim's times (yet past the turn's start: times are >= 0)
+    back = GameCore(GameSession.restore(watcher.session.record, claimant.session.identity), clock=rebooted)
+    relay.attach(back)
+    back.resume_turn(back.session.moves, waited + 1.0)  # back a second after its claim
+    rebooted.now += 3.0
+    late = cheat.session.move(cheat.board.legal_moves()[0].text(), think_ms=2000).line
+    relay.retained[late] = late
+    for core in (back, watcher):
+        relay.deliver(core, late)
+    receipt = back.session._receipts_of(back.me)[back.session.chain[-1].seq]
+    assert receipt.recv < flag.now  # its recv, on the new clock, reads before the claim's on the old one
+    assert back.disputable
+    rebooted.now += 30.0
+    claim(relay, back)
+    for core in (back, watcher):
+        result = core.session.result
+        assert result is not None and result.reason == ResultReason.DISPUTE, result
+        assert core.session.proofs == ()
+    session, bad, _ = verify_transcript(watcher.session.record)
+    assert bad is None and session.result == watcher.session.result
+
+
 def test_a_late_move_is_disputable_only_until_the_claimant_plays_on():
     relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=False)
     clock.now += 1.0
