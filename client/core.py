@@ -59,6 +59,13 @@ from protocol.clock import Answer, TimeControl, answer_window, claim_after, disp
 from protocol.rules import DEFAULT_TERMS
 
 
+ORIGIN_MS = 365 * 24 * 3600 * 1000
+"""Added to the monotonic clock's readings in the times this client signs (receipts, claims): the protocol takes any
+origin, and a process started soon after the machine was may resume a turn that began before it, its start below the
+monotonic clock's zero (times are never negative on the wire). A year of a turn's start before that zero is kept
+exact; an older one is taken as a year (a claim then waits longer, never less)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Publish:
     """One retained line to publish (QoS 1) on ``topic``; ``copy``: our copy of another key's line (PROTOCOL.md §7),
@@ -329,11 +336,11 @@ class GameCore:
             return
         if moves != self.session.moves:
             return
-        began = self.clock() - max(0.0, seconds_ago)
+        began = self.clock() - min(max(0.0, seconds_ago), ORIGIN_MS / 1000)
         self._turn = (moves, began)
         last = self._last_turn_line()
         if last is not None and last.signer == self.me and not self.my_turn:
-            self._sent.setdefault(last.seq, round(began * 1000))
+            self._sent.setdefault(last.seq, self._ms(began))
 
     def _last_turn_line(self, before: int | None = None) -> Message | None:
         """The last line that gave a turn (a move, or the reveal), of the whole chain or before seq ``before``."""
@@ -341,7 +348,12 @@ class GameCore:
         return next((line for line in reversed(chain[:before]) if line.type in _TURN_LINES), None)
 
     def _now_ms(self) -> int:
-        return round(self.clock() * 1000)
+        return self._ms(self.clock())
+
+    @staticmethod
+    def _ms(seconds: float) -> int:
+        """A reading of :attr:`clock` as the times this client signs (ms, from :data:`ORIGIN_MS` before its zero)."""
+        return round(seconds * 1000) + ORIGIN_MS
 
     def thinking_ms(self) -> int:
         """How long (ms) the side to move has thought on this turn, as this client measures it: from its seeing the

@@ -11,7 +11,7 @@ import pytest
 from client.core import GameCore
 from client.intents import Intent, IntentRefused
 from client.runner import GameRunner
-from protocol import GameSession, MoveApplied, Phase, verify_transcript
+from protocol import GameSession, LineRejected, MoveApplied, Phase, verify_transcript
 from protocol.clock import FLOOR_MS, TimeControl
 from protocol_helpers import GUEST, HOST
 from test_client_core import MemoryJournal, Relay
@@ -360,6 +360,28 @@ def test_a_resumed_player_receipts_the_move_that_came_while_it_was_away():
     step = again.ready()
     signed = [item.line for item in step.publish if " receipt " in item.line[:20]]
     assert len(signed) == 1 and f"seq={again.session.chain[-1].seq} " in signed[0]
+
+
+def test_a_player_resumed_soon_after_the_machine_started_signs_valid_times_and_may_claim():
+    """A machine restarted 5 s ago (its monotonic clock near zero) resumes a player whose turn-wait began 100 s ago:
+    the start of the wait lay below the clock's zero, so the receipt of the answer said ``sent=-95000`` (refused by
+    every receiver) and a claim was refused. Signed times now count from a year before the clock's zero."""
+    relay, clock, host, guest, watcher = timed_game("1+0", kind="olix")
+    first, second = movers(host, guest)
+    play(relay, first)
+    rebooted = Clock()
+    rebooted.now = 5.0
+    again = GameCore(GameSession.restore(list(first.session.transcript), first.session.identity), clock=rebooted,
+                     live=False)
+    again.resume_turn(first.session.moves, 100.0)
+    assert again.claim_in_ms() == 0  # 60 s of clock, the grace: the wait began 100 s ago
+    clock.now += 30.0
+    play(relay, second)
+    again.feed(second.session.chain[-1].line)
+    receipts = [item.line for item in again.ready().publish if " receipt " in item.line[:20]]
+    assert len(receipts) == 1 and " sent=-" not in receipts[0]
+    step = watcher.feed(receipts[0])
+    assert not [event for event in step.events if isinstance(event, LineRejected)], step.events
 
 
 async def test_a_receipt_is_on_the_disk_before_it_leaves_and_nobody_waits_on_it():
