@@ -38,7 +38,10 @@ NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 BACKOFF_FIRST, BACKOFF_CAP = 0.5, 30.0
 """Seconds before the first reconnection attempt, and the most between two."""
 QUIET = 0.25
-"""After subscribing, the retained lines are taken as all in once nothing new came for this long."""
+"""After subscribing, the retained lines are taken as all in once nothing new came for this long..."""
+QUIET_BEFORE_ANY = 1.0
+"""... and, while none has come at all, this long (a loaded relay may take more than :data:`QUIET` to begin: an
+export found nothing of a game the relay had)."""
 QUIET_AFTER_MARKER = 0.03
 SETTLE_MAX = 3.0
 
@@ -518,7 +521,7 @@ class Link:
 
         With a ``marker`` (topic, line) published after subscribing: until it has come back (a relay sends a
         subscription's retained lines before what is published after it), and a moment more; without one: until
-        nothing new came for :data:`QUIET` s.
+        nothing new came for :data:`QUIET` s (:data:`QUIET_BEFORE_ANY` s while nothing came).
         """
         loop = asyncio.get_running_loop()
         start = loop.time()
@@ -533,7 +536,8 @@ class Link:
                     async with asyncio.timeout_at(deadline):
                         await self._arrived.wait()
             quiet = QUIET_AFTER_MARKER
-        while (left := min(self._last_arrival + quiet, deadline) - loop.time()) > 0:
+        while (left := min(self._last_arrival + quiet if self._last_arrival > start else start + QUIET_BEFORE_ANY,
+                           deadline) - loop.time()) > 0:
             await asyncio.sleep(left)  # until ``quiet`` s after the latest arrival (a later one moves it on)
 
 

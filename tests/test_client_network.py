@@ -389,6 +389,25 @@ async def test_a_link_tells_a_line_from_the_relays_store_from_one_delivered_live
     assert sorted(arrived[2:]) == [("live", True), ("stored", True)]
 
 
+async def test_a_link_waits_longer_for_the_first_retained_line_than_between_two():
+    """The flaky export ('no game … nor on the relay'): a loaded relay began sending a subscription's retained lines
+    more than QUIET s after it, and ``settled`` had taken the silence for an empty store. Now, while nothing has come
+    at all, it waits QUIET_BEFORE_ANY s; once a line has come, QUIET s after the latest."""
+    from client import transport
+    from client.transport import Link, RelayAddress
+
+    link = Link(RelayAddress(False, "127.0.0.1", 1))  # never connected: the arrivals are the test's
+    loop = asyncio.get_running_loop()
+    settling = asyncio.create_task(link.settled())
+    await asyncio.sleep(transport.QUIET * 2)
+    assert not settling.done(), "took the relay's slowness to begin for an empty store"
+    link._last_arrival = loop.time()  # the first retained line, late
+    link._arrived.set()
+    arrived = loop.time()
+    await asyncio.wait_for(settling, transport.SETTLE_MAX)
+    assert loop.time() - arrived >= transport.QUIET  # and the quiet after it, as before
+
+
 async def test_a_link_block_cancelled_from_outside_ends_at_once_even_mid_connection():
     """``async with link:`` cancelled while the link is still connecting (a relay that accepts the TCP connection and
     never answers): the cancellation stands and the link goes with it, as a task group's child would; not a relay
