@@ -339,7 +339,7 @@ class GameCore:
         began = self.clock() - min(max(0.0, seconds_ago), ORIGIN_MS / 1000)
         self._turn = (moves, began)
         last = self._last_turn_line()
-        if last is not None and last.signer == self.me and not self.my_turn:
+        if last is not None and (last.signer == self.me or last.type is MessageType.REVEAL) and not self.my_turn:
             self._sent.setdefault(last.seq, self._ms(began))
 
     def _last_turn_line(self, before: int | None = None) -> Message | None:
@@ -715,6 +715,8 @@ class GameCore:
             elif line.type in _TURN_LINES and line.signer == me:
                 self._sent.setdefault(line.seq, self._now_ms())  # ours, leaving now
             elif line.type in _TURN_LINES:
+                if line.type is MessageType.REVEAL:  # the guest's first move answers it: its turn began here now
+                    self._sent.setdefault(line.seq, self._now_ms())
                 return self._receipt(line)
         return None
 
