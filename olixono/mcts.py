@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, TypeVar
 
 from olixono.common import MoveLike
@@ -101,6 +101,8 @@ class SearchResult:
     pv: tuple[MoveLike, ...]
     iterations: int
     seconds: float
+    tree: Node | None = field(default=None, repr=False, compare=False)
+    """The root of the tree searched (for :meth:`Mcts.search`'s ``tree`` on a later move)."""
 
 
 def _proven_name(value: float | None) -> str | None:
@@ -108,15 +110,46 @@ def _proven_name(value: float | None) -> str | None:
     return names.get(value) if value is not None else None
 
 
+Solver = Callable[[Any, dict[Any, Any], int, float, int], "tuple[float, Any] | None"]
+"""An exact search: ``solver(view, table, nodes, deadline, most_plies)`` gives the value of the view's position for
+the player to move (1, 0 or -1) and a move that reaches it, or ``None`` when the game has more than ``most_plies``
+plies left or the search would need more than ``nodes`` positions or run past ``deadline``. ``table`` holds what
+it proved, for the next call."""
+
+ROOT_SOLVE_PLIES = 20
+"""The root is given to the solver when at most this many plies are left (Oxono: pawns to place)."""
+ROOT_SOLVE_NODES = 3
+"""The root solver's budget: this many positions an iteration of the search's budget (about a third of its time)."""
+ROOT_SOLVE_SHARE = 0.35
+"""With a time budget, the share of it the root solver may spend."""
+LEAF_SOLVE_PLIES = 10
+"""A new node is given to the solver when at most this many plies are left..."""
+LEAF_SOLVE_NODES = 150
+"""... with this many positions at most (else a playout judges it)."""
+TABLE_LIMIT = 1_000_000
+"""The solver's table is emptied when it holds more positions than this."""
+
+
 class Mcts:
-    """UCT over a search view; :meth:`search` runs one budget from the view's current position."""
+    """UCT over a search view; :meth:`search` runs one budget from the view's current position.
+
+    ``order``/``width``: an optional move ordering and how many of its moves to search before the rest.
+    ``solver``: an optional exact search (:data:`Solver`) for the last plies, tried at the root and at new nodes;
+    its table of proven positions (``table``) lives as long as this object, so a bot that keeps its ``Mcts``
+    between moves keeps what it proved.
+    """
 
     def __init__(self, rng: random.Random, *, exploration: float = EXPLORATION,
-                 order: Callable[[Any], list[Any]] | None = None, width: int | None = None) -> None:
+                 order: Callable[[Any], list[Any]] | None = None, width: int | None = None,
+                 solver: Solver | None = None, fpu: float | None = None) -> None:
         self.rng = rng
         self.exploration = exploration
         self.order = order  # optional: view -> every move worth playing, best first (else all, shuffled)
         self.width = width  # optional: how many of the ordered moves to search before the rest
+        self.solver = solver
+        self.fpu = fpu
+        self.table: dict[Any, Any] = {}
+        self.leaf_nodes = LEAF_SOLVE_NODES if solver is not None else 0
 
     def _expand(self, node: Node, view: SearchView[Any]) -> None:
         """Fill a fresh node's moves to try (the first to try last: they are popped)."""
@@ -132,35 +165,58 @@ class Mcts:
         node.untried = moves
 
     def _widen(self, node: Node) -> None:
-        """Every move searched so far loses: bring in the next ones."""
+        """Every move searched so far is proven and none wins: bring in the next ones."""
         width = self.width or len(node.reserve)
         moves, node.reserve = node.reserve[:width], node.reserve[width:]
         moves.reverse()
         node.untried = moves
 
+    def _solve(self, view: SearchView[Any], nodes: int, deadline: float, most_plies: int) -> tuple[float, Any] | None:
+        assert self.solver is not None
+        if len(self.table) > TABLE_LIMIT:
+            self.table.clear()
+        return self.solver(view, self.table, nodes, deadline, most_plies)
+
     def search(
-        self, view: SearchView[Any], *, iterations: int | None = None, seconds: float | None = None
+        self, view: SearchView[Any], *, iterations: int | None = None, seconds: float | None = None,
+        tree: Node | None = None,
     ) -> SearchResult:
+        """Search from the view's position for ``iterations`` or ``seconds`` (whichever ends first).
+
+        ``tree``: the node of this position in an earlier search's tree (:attr:`SearchResult.tree`), whose
+        statistics the search goes on from; its moves must be the view's.
+        """
         if iterations is None and seconds is None:
             raise ValueError("a search needs a budget: iterations, seconds or both")
         start = time.perf_counter()
         deadline = start + seconds if seconds is not None else math.inf
         limit = iterations if iterations is not None else 1 << 62
-        root = Node(None, None)
-        win = view.winning_move()
         done = 0
-        if win is not None:  # nothing to search
-            child = Node(win, root)
-            child.proven, child.visits, child.total = 1.0, 1, 1.0
+        win = view.winning_move()
+        solved = None
+        if win is None and self.solver is not None and (tree is None or tree.proven is None):
+            nodes = ROOT_SOLVE_NODES * iterations if iterations is not None else 1 << 62
+            share = start + seconds * ROOT_SOLVE_SHARE if seconds is not None else math.inf
+            solved = self._solve(view, nodes, share, ROOT_SOLVE_PLIES)
+            if solved is not None and solved[0] < 0:
+                solved = None  # lost whatever it plays: the search picks the move that resists best
+        if win is not None or solved is not None:  # nothing to search
+            value, move = (1.0, win) if win is not None else solved  # type: ignore[misc]
+            root = Node(None, None)
+            child = Node(move, root)
+            child.proven, child.visits, child.total = value, 1, value
             root.children.append(child)
-            root.untried, root.proven = [], -1.0
+            root.untried, root.proven = [], -value
         else:
-            self._expand(root, view)
-            if not root.untried:
+            root = tree if tree is not None else Node(None, None)
+            root.parent = None
+            if root.untried is None:
+                self._expand(root, view)
+            if not root.untried and not root.children:
                 raise ValueError("no legal move to search")
             # Stop before an iteration that would likely end past the deadline (at the mean pace so far).
-            now = start
-            while done < limit and root.proven is None and (done == 0 or now + (now - start) / done < deadline):
+            now = begun = time.perf_counter()
+            while done < limit and root.proven is None and (done == 0 or now + (now - begun) / done < deadline):
                 self._iterate(root, view)
                 done += 1
                 now = time.perf_counter()
@@ -174,15 +230,35 @@ class Mcts:
         log = math.log
         sqrt = math.sqrt
         c = self.exploration
+        fpu = self.fpu
         while True:
             if node.proven is not None:
                 value = node.proven
                 break
             if node.untried is None:
                 self._expand(node, view)
-            if not node.untried and node.reserve and all(ch.proven == -1.0 for ch in node.children):
+            if not node.untried and node.reserve and all(ch.proven is not None for ch in node.children):
                 self._widen(node)
-            if node.untried:
+            if node.untried and (fpu is None or not node.children):
+                expand = True
+            else:
+                # Select: UCT among the moves not proven lost; with a first-play urgency, an untried move scores
+                # the node's own mean less ``fpu`` (else it is tried first).
+                scale = c * sqrt(log(node.visits or 1))
+                best, best_score = None, -math.inf
+                for child in node.children:
+                    if child.proven is not None:
+                        if child.proven == -1.0:
+                            continue
+                        score = child.proven + scale / sqrt(child.visits)
+                    else:
+                        score = child.total / child.visits + scale / sqrt(child.visits)
+                    if score > best_score:
+                        best, best_score = child, score
+                expand = bool(node.untried) and (
+                    best is None or best_score < scale - fpu - node.total / node.visits)  # type: ignore[operator]
+            if expand:
+                assert node.untried
                 move = node.untried.pop()
                 result = view.push(move)
                 depth += 1
@@ -195,22 +271,15 @@ class Mcts:
                     child.proven = -1.0
                     value = -1.0
                 else:
-                    value = -view.leaf_value(rng)
+                    solved = self._solve(view, self.leaf_nodes, math.inf, LEAF_SOLVE_PLIES) if self.leaf_nodes else None
+                    if solved is not None:
+                        child.proven = -solved[0]
+                        value = child.proven
+                    else:
+                        value = -view.leaf_value(rng)
                 node = child
                 break
-            # Select: UCT among the moves not proven lost; if every move is lost, so is this node.
-            scale = c * sqrt(log(node.visits or 1))
-            best, best_score = None, -math.inf
-            for child in node.children:
-                if child.proven is not None:
-                    if child.proven == -1.0:
-                        continue
-                    score = child.proven + scale / sqrt(child.visits)
-                else:
-                    score = child.total / child.visits + scale / sqrt(child.visits)
-                if score > best_score:
-                    best, best_score = child, score
-            if best is None:
+            if best is None:  # every move is lost, so this node is won for the player who moved into it
                 node.proven = 1.0
                 value = 1.0
                 break
@@ -226,12 +295,11 @@ class Mcts:
             node.visits += 1
             node.total += value
             parent = node.parent
-            if parent is not None and parent.proven is None:
+            if parent is not None and parent.proven is None and node.proven is not None:
                 if node.proven == 1.0:
                     parent.proven = -1.0  # the player to move there has a winning move
-                elif (node.proven == -1.0 and not parent.untried and not parent.reserve
-                      and all(ch.proven == -1.0 for ch in parent.children)):
-                    parent.proven = 1.0
+                elif not parent.untried and not parent.reserve and all(ch.proven is not None for ch in parent.children):
+                    parent.proven = -max(ch.proven or 0.0 for ch in parent.children)
             value = -value
             climbing = parent
 
@@ -252,4 +320,4 @@ class Mcts:
             node = max(node.children, key=rank)
             if node.visits < PV_MIN_VISITS and node.proven is None:
                 break
-        return SearchResult(candidates[0].move, candidates, tuple(pv), done, elapsed)
+        return SearchResult(candidates[0].move, candidates, tuple(pv), done, elapsed, root)
