@@ -205,6 +205,63 @@ def playout(state: State, random: Callable[[], float], max_plies: int = 40, trie
     return 0.0
 
 
+def rave_playout(state: State, random: Callable[[], float], max_plies: int = 40) -> tuple[float, list[int]]:
+    """:func:`playout` with one try a move, and the keys (:func:`rave_key`) of the moves played, in order."""
+    sign = 1.0
+    keys: list[int] = []
+    for _ in range(max_plies):
+        move = random_move(state, random)
+        keys.append(move[2] * 2 + move[0])
+        state, result = play(state, move)
+        if result is not None:
+            return sign * result, keys
+        threat = winning_move(state)
+        if threat is not None:
+            keys.append(threat[2] * 2 + threat[0])
+            return -sign, keys
+        sign = -sign
+    return 0.0, keys
+
+
+def rave_key(move: Move) -> int:
+    """What RAVE takes for the same move in another order: the pawn's square and symbol (not the totem's square)."""
+    return move[2] * 2 + move[0]
+
+
+CHECKS = 8
+"""How many of the search's best moves are checked at the end for a win in two they would allow the opponent."""
+
+
+def _threatens(state: State) -> bool:
+    """Whether the player who just moved into ``state`` could win at once if it were its move again."""
+    own, opp, xs, tx, to, lx, lo, olx, olo = state
+    return winning_move((opp, own, xs, tx, to, olx, olo, lx, lo)) is not None
+
+
+def forced_win(state: State, moves: int = 2) -> Move | None:
+    """A move that wins within ``moves`` moves of the player to move whatever the opponent plays, found among the
+    moves that threaten a win in one (a win in one itself when there is one); ``None`` if there is none such."""
+    win = winning_move(state)
+    if win is not None or moves <= 1:
+        return win
+    for move in legal_moves(state):
+        after, result = play(state, move)
+        if result is not None or winning_move(after) is not None or not _threatens(after):
+            continue  # a draw (a full board), or the opponent wins at once, or no threat to answer
+        for reply in legal_moves(after):
+            reached, ended = play(after, reply)
+            if ended is not None or forced_win(reached, moves - 1) is None:
+                break
+        else:
+            return move
+    return None
+
+
+def allows_forced_win(state: State, moves: int = 2) -> bool:
+    """Whether the player to move in ``state`` has a :func:`forced_win` within ``moves`` moves."""
+    return forced_win(state, moves) is not None
+
+
 class _OutOfBudget(Exception):
     """The solver's node budget or deadline ran out."""
 
@@ -354,14 +411,26 @@ class OxonoSearch:
         """A playout's result for the player to move."""
         return playout(self.stack[-1], rng.random)
 
+    def rave_playout(self, rng: random.Random) -> tuple[float, list[int]]:
+        return rave_playout(self.stack[-1], rng.random)
+
+    @staticmethod
+    def rave_key(move: Move) -> int:
+        return rave_key(move)
+
     def solve(self, table: dict[Any, Any], nodes: int, deadline: float, most_plies: int) -> tuple[float, Move] | None:
         """The exact value for the player to move and a move that reaches it (:func:`best_move`), if the game has
         at most ``most_plies`` plies left and the proof fits in ``nodes`` positions before ``deadline``."""
         state = self.stack[-1]
         if pawns_left(state) > most_plies:
-            return None
+            win = forced_win(state)
+            return None if win is None else (1.0, win)
         found = best_move(state, table, nodes, deadline)
         return None if found is None else (float(found[0]), found[1])
+
+    def refuted(self) -> bool:
+        """Whether the player to move (after the move to check) has a win in two moves (:func:`forced_win`)."""
+        return allows_forced_win(self.stack[-1])
 
     @staticmethod
     def board_move(move: Move) -> OxonoMove:
@@ -371,4 +440,4 @@ class OxonoSearch:
 def searcher(board: OxonoBoard, rng: random.Random) -> tuple[OxonoSearch, Mcts]:
     """The tree search's view of ``board`` and the search itself: every move searched, playouts to the end, an exact
     solver for the last plies."""
-    return OxonoSearch(board), Mcts(rng, solver=OxonoSearch.solve)
+    return OxonoSearch(board), Mcts(rng, solver=OxonoSearch.solve, check=CHECKS)

@@ -59,7 +59,7 @@ class SearchView(Protocol[ViewMove]):
 class Node:
     """One move in the tree, seen from the player who made it."""
 
-    __slots__ = ("move", "parent", "children", "untried", "reserve", "visits", "total", "proven")
+    __slots__ = ("move", "parent", "children", "untried", "reserve", "visits", "total", "proven", "amaf", "key", "keys", "checked")
 
     def __init__(self, move: Any, parent: Node | None) -> None:
         self.move = move
@@ -70,6 +70,10 @@ class Node:
         self.visits = 0
         self.total = 0.0
         self.proven: float | None = None  # 1: the move wins, -1: it loses, 0: it draws (exact results only)
+        self.amaf: dict[Any, list[float]] | None = None  # with RAVE: visits and total of each move key, all-moves-as-first
+        self.key: Any = None  # with RAVE: the move's key
+        self.keys: list[Any] = []  # with RAVE: the untried moves' keys
+        self.checked = False  # whether ``view.refuted`` was asked of this move
 
     def mean(self) -> float:
         if self.proven is not None:
@@ -122,10 +126,12 @@ ROOT_SOLVE_NODES = 3
 """The root solver's budget: this many positions an iteration of the search's budget (about a third of its time)."""
 ROOT_SOLVE_SHARE = 0.35
 """With a time budget, the share of it the root solver may spend."""
-LEAF_SOLVE_PLIES = 10
-"""A new node is given to the solver when at most this many plies are left..."""
-LEAF_SOLVE_NODES = 150
-"""... with this many positions at most (else a playout judges it)."""
+CHECK_EVERY = 64
+"""With ``check``: every this many iterations, the principal variation's moves are checked (``view.refuted``)..."""
+CHECK_DEPTH = 3
+"""... this deep ..."""
+CHECK_VISITS = 8
+"""... each once it has this many visits."""
 TABLE_LIMIT = 1_000_000
 """The solver's table is emptied when it holds more positions than this."""
 
@@ -141,15 +147,17 @@ class Mcts:
 
     def __init__(self, rng: random.Random, *, exploration: float = EXPLORATION,
                  order: Callable[[Any], list[Any]] | None = None, width: int | None = None,
-                 solver: Solver | None = None, fpu: float | None = None) -> None:
+                 solver: Solver | None = None, fpu: float | None = None, rave: float = 0.0,
+                 check: int = 0) -> None:
         self.rng = rng
         self.exploration = exploration
         self.order = order  # optional: view -> every move worth playing, best first (else all, shuffled)
         self.width = width  # optional: how many of the ordered moves to search before the rest
         self.solver = solver
         self.fpu = fpu
+        self.rave = rave
+        self.check = check  # how many of the best moves to check with ``view.refuted`` at the end, at most
         self.table: dict[Any, Any] = {}
-        self.leaf_nodes = LEAF_SOLVE_NODES if solver is not None else 0
 
     def _expand(self, node: Node, view: SearchView[Any]) -> None:
         """Fill a fresh node's moves to try (the first to try last: they are popped)."""
@@ -215,13 +223,71 @@ class Mcts:
             if not root.untried and not root.children:
                 raise ValueError("no legal move to search")
             # Stop before an iteration that would likely end past the deadline (at the mean pace so far).
+            iterate = self._iterate_rave if self.rave else self._iterate
             now = begun = time.perf_counter()
             while done < limit and root.proven is None and (done == 0 or now + (now - begun) / done < deadline):
-                self._iterate(root, view)
+                iterate(root, view)
                 done += 1
+                if self.check and not done % CHECK_EVERY:
+                    self._check_line(root, view)
                 now = time.perf_counter()
+        if self.check and root.proven is None:
+            self._check(root, view)
         elapsed = time.perf_counter() - start
         return self._result(root, view, done, elapsed)
+
+    def _check_line(self, root: Node, view: Any) -> None:
+        """Check the principal variation's moves, from the root down, each once (``view.refuted``): a refuted move is
+        lost, and that result goes up the tree as any proof does."""
+        node = root
+        pushed = 0
+        for _ in range(CHECK_DEPTH):
+            live = [ch for ch in node.children if ch.proven is None]
+            if not live:
+                break
+            child = max(live, key=lambda ch: ch.visits)
+            if child.visits < CHECK_VISITS:
+                break
+            view.push(child.move)
+            pushed += 1
+            if not child.checked:
+                child.checked = True
+                if view.refuted():
+                    child.proven = -1.0
+                    self._prove_up(child)
+                    break
+            node = child
+        for _ in range(pushed):
+            view.pop()
+
+    @staticmethod
+    def _prove_up(node: Node) -> None:
+        """``node`` was just proven: what that proves above it."""
+        while node.parent is not None and node.parent.proven is None and node.proven is not None:
+            parent = node.parent
+            if node.proven == 1.0:
+                parent.proven = -1.0
+            elif not parent.untried and not parent.reserve and all(ch.proven is not None for ch in parent.children):
+                parent.proven = -max(ch.proven or 0.0 for ch in parent.children)
+            else:
+                return
+            node = parent
+
+    def _check(self, root: Node, view: Any) -> None:
+        """Before answering: the best moves, in turn, until one survives ``view.refuted`` (a short forced loss the
+        search did not see), each refuted one marked lost."""
+        ranked = sorted((ch for ch in root.children if ch.proven is None), key=lambda ch: ch.visits, reverse=True)
+        for child in ranked[:self.check]:
+            if child.checked:
+                return
+            child.checked = True
+            view.push(child.move)
+            refuted = view.refuted()
+            view.pop()
+            if not refuted:
+                return
+            child.proven = -1.0
+            self._prove_up(child)
 
     def _iterate(self, root: Node, view: SearchView[Any]) -> None:
         node = root
@@ -271,12 +337,7 @@ class Mcts:
                     child.proven = -1.0
                     value = -1.0
                 else:
-                    solved = self._solve(view, self.leaf_nodes, math.inf, LEAF_SOLVE_PLIES) if self.leaf_nodes else None
-                    if solved is not None:
-                        child.proven = -solved[0]
-                        value = child.proven
-                    else:
-                        value = -view.leaf_value(rng)
+                    value = -view.leaf_value(rng)
                 node = child
                 break
             if best is None:  # every move is lost, so this node is won for the player who moved into it
@@ -300,6 +361,114 @@ class Mcts:
                     parent.proven = -1.0  # the player to move there has a winning move
                 elif not parent.untried and not parent.reserve and all(ch.proven is not None for ch in parent.children):
                     parent.proven = -max(ch.proven or 0.0 for ch in parent.children)
+            value = -value
+            climbing = parent
+
+    def _iterate_rave(self, root: Node, view: Any) -> None:
+        """One iteration with RAVE (rapid action value estimation): every move a player made later in the
+        iteration, in the tree or the playout, counts as if played first at each node of that player's."""
+        node = root
+        depth = 0
+        rng = self.rng
+        sqrt = math.sqrt
+        c = self.exploration
+        rave = self.rave
+        fpu = self.fpu if self.fpu is not None else 0.0
+        key_of = view.rave_key
+        keys: list[Any] = []
+        played: list[Any] = []
+        while True:
+            if node.proven is not None:
+                value = node.proven
+                break
+            if node.untried is None:
+                self._expand(node, view)
+            if node.amaf is None:
+                node.amaf = {}
+                node.keys = [key_of(move) for move in node.untried or ()]
+            amaf = node.amaf
+            get = amaf.get
+            assert node.untried is not None
+            scale = c * sqrt(math.log(node.visits or 1))
+            best, best_score = None, -math.inf
+            for child in node.children:
+                if child.proven is not None:
+                    if child.proven == -1.0:
+                        continue
+                    score = child.proven + scale / sqrt(child.visits)
+                else:
+                    v = child.visits
+                    q = child.total / v
+                    stats = get(child.key)
+                    if stats is not None:
+                        beta = stats[0] / (stats[0] + v + stats[0] * v / rave)
+                        q += beta * (stats[1] / stats[0] - q)
+                    score = q + scale / sqrt(v)
+                if score > best_score:
+                    best, best_score = child, score
+            untried = node.untried
+            if untried:
+                # The untried move with the best all-moves-as-first value (unknown ones: the first-play urgency).
+                pick, pick_score = -1, -math.inf
+                for i, key in enumerate(node.keys):
+                    stats = get(key)
+                    score = stats[1] / stats[0] if stats is not None else fpu
+                    if score > pick_score:
+                        pick, pick_score = i, score
+                if best is None or pick_score + scale >= best_score:
+                    move = untried.pop(pick)
+                    key = node.keys.pop(pick)
+                    result = view.push(move)
+                    keys.append(key)
+                    depth += 1
+                    child = Node(move, node)
+                    child.key = key
+                    node.children.append(child)
+                    if result is not None:
+                        child.proven = float(result)
+                        value = child.proven
+                    elif view.winning_move() is not None:
+                        child.proven = -1.0
+                        value = -1.0
+                    else:
+                        leaf, played = view.rave_playout(rng)
+                        value = -leaf
+                    node = child
+                    break
+            if best is None:  # every move is lost, so this node is won for the player who moved into it
+                node.proven = 1.0
+                value = 1.0
+                break
+            view.push(best.move)
+            keys.append(best.key)
+            depth += 1
+            node = best
+        for _ in range(depth):
+            view.pop()
+        seq = keys + played
+        climbing: Node | None = node
+        while climbing is not None:
+            node = climbing
+            node.visits += 1
+            node.total += value
+            parent = node.parent
+            if parent is not None:
+                depth -= 1
+                table = parent.amaf
+                if table is not None:
+                    for key in set(seq[depth::2]):
+                        stats = table.get(key)
+                        if stats is None:
+                            table[key] = [1.0, value]
+                        else:
+                            stats[0] += 1.0
+                            stats[1] += value
+                if parent.proven is None and node.proven is not None:
+                    if node.proven == 1.0:
+                        parent.proven = -1.0
+                    elif not parent.untried and not parent.reserve and all(
+                            ch.proven is not None for ch in parent.children):
+                        parent.proven = -max(ch.proven or 0.0 for ch in parent.children)
             value = -value
             climbing = parent
 

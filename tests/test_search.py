@@ -193,3 +193,76 @@ def _wins(board: OxonoBoard, move) -> bool:
     over = board.outcome() is not None
     board.pop()
     return over
+
+
+# Black to move wins in two moves (Xd5e5, then a win in one whatever pink plays), with no win in one now.
+WIN_IN_TWO = "6/2X3/4oX/4oO/6/6 black f5 d4"
+# Pink to move: a plain 300-iteration search (seed 0) plays Od2c2, after which black wins in two; 16 moves do not
+# allow that.
+ALLOWS_WIN_IN_TWO = "6/2X3/4o1/4oO/6/6 pink d5 d4"
+
+
+def wins_in_one(board: OxonoBoard) -> bool:
+    """Whether the player to move can win at once (by brute force on the engine's board)."""
+    for move in board.legal_moves():
+        board.push(move)
+        won = board.outcome() is not None and board.outcome().winner is not None
+        board.pop()
+        if won:
+            return True
+    return False
+
+
+def wins_in_two(board: OxonoBoard, move) -> bool:
+    """Whether ``move`` wins within two moves of its player's whatever the opponent answers (brute force)."""
+    board.push(move)
+    try:
+        if board.outcome() is not None:
+            return board.outcome().winner is not None
+        if wins_in_one(board):
+            return False
+        for reply in board.legal_moves():
+            board.push(reply)
+            ok = board.outcome() is None and wins_in_one(board)
+            board.pop()
+            if not ok:
+                return False
+        return True
+    finally:
+        board.pop()
+
+
+def test_a_win_in_two_is_found_and_real():
+    board = OxonoBoard.from_position(WIN_IN_TWO)
+    state = bot_oxono.state_of(board)
+    assert bot_oxono.winning_move(state) is None
+    move = bot_oxono.forced_win(state)
+    assert move is not None and wins_in_two(board, bot_oxono.board_move(move))
+    bot = make_bot("mcts", seed=0, iterations=100)
+    assert wins_in_two(board, bot.choose(board))
+    assert bot.analysis.candidates[0].proven == "won"
+
+
+def test_forced_wins_agree_with_brute_force():
+    """What :func:`forced_win` finds is real, and where it finds nothing, no move wins in two (it searches only the
+    moves that threaten a win in one: a sound search, and complete on these positions)."""
+    for seed in range(4):
+        board = endgame(seed, 24)
+        state = bot_oxono.state_of(board)
+        found = bot_oxono.forced_win(state)
+        if found is not None:
+            assert wins_in_one(board) or wins_in_two(board, bot_oxono.board_move(found))
+        else:
+            assert not any(wins_in_two(board, move) for move in board.legal_moves())
+
+
+def test_the_search_does_not_allow_a_win_in_two_it_can_avoid():
+    board = OxonoBoard.from_position(ALLOWS_WIN_IN_TWO)
+    plain = Mcts(random.Random(0)).search(bot_oxono.OxonoSearch(board), iterations=300).move
+    board.push(plain)
+    assert bot_oxono.allows_forced_win(bot_oxono.state_of(board))
+    assert any(wins_in_two(board, move) for move in board.legal_moves())
+    board.pop()
+    move = make_bot("mcts", seed=0, iterations=300).choose(board)
+    board.push(move)
+    assert not any(wins_in_two(board, reply) for reply in board.legal_moves())
