@@ -16,9 +16,13 @@ games use an iteration budget).
   open lines in Olix).
 * ``mcts`` – Monte Carlo tree search (:mod:`olixono.mcts`) with a budget in
   iterations or seconds (default 2,000 iterations). Oxono: playouts to the
-  end that take every win in one. Olix: the twelve most promising squares of
-  each position (more only when all of those lose), and an evaluation in
-  place of a long playout; its proofs hold within the squares searched.
+  end that take every win in one, wins in two found and played, an exact
+  solver once at most 20 pawns are left. Olix: the twelve most promising
+  squares of each position (more only when all of those are proven), an
+  evaluation in place of a long playout, wins by continuous threats found
+  and played. Both: its best moves are checked for a short forced loss
+  before it plays one, and the tree is kept between moves where the game
+  went as it expected (``docs/search.md``).
 """
 
 from __future__ import annotations
@@ -152,7 +156,8 @@ class MctsBot:
     level: str = "mcts"
     analysis: Analysis | None = field(default=None, repr=False)
     keep: bool = True
-    _kept: _Kept | None = field(default=None, repr=False, compare=False)
+    _memory: dict[str, _Kept] = field(default_factory=dict, repr=False, compare=False)
+    """The search kept (under ``"kept"``); shared with the copies :func:`within` makes."""
 
     def choose(self, board: Board[Any]) -> Any:
         return self._search(board).move
@@ -170,14 +175,14 @@ class MctsBot:
         start = time.perf_counter()
         view, search = game_of(board).bots.searcher(board, self.rng)
         tree = None
-        kept = self._kept
+        kept = self._memory.get("kept")
         if self.keep and kept is not None and kept.search.order == search.order and kept.kind == board.KIND:
             search = kept.search  # its solver's table goes on
             tree = kept.subtree(board, view)
         budget = None if self.seconds is None else max(0.0, self.seconds - (time.perf_counter() - start))
         result = search.search(view, iterations=self.iterations, seconds=budget, tree=tree)
         if self.keep and result.tree is not None:
-            self._kept = _Kept(board.KIND, search, result.tree, board.position(), list(board.move_stack))
+            self._memory["kept"] = _Kept(board.KIND, search, result.tree, board.position(), list(board.move_stack))
         self.analysis = Analysis(
             self.level, result.move, result.candidates, result.pv, result.iterations, time.perf_counter() - start
         )

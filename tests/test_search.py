@@ -9,7 +9,7 @@ import random
 import pytest
 
 from olixono import bot_oxono
-from olixono.bots import make_bot
+from olixono.bots import make_bot, within
 from olixono.mcts import Mcts
 from olixono.oxono import OxonoBoard
 
@@ -266,3 +266,14 @@ def test_the_search_does_not_allow_a_win_in_two_it_can_avoid():
     move = make_bot("mcts", seed=0, iterations=300).choose(board)
     board.push(move)
     assert not any(wins_in_two(board, reply) for reply in board.legal_moves())
+
+
+def test_copies_made_for_a_clock_share_the_kept_tree():
+    board = midgame(6, seed=2)
+    bot = make_bot("mcts", seed=3, iterations=400)
+    first = within(bot, 60.0)
+    board.play(first.choose(board))
+    board.play(first.analysis.pv[1])
+    thinker = within(bot, 60.0)
+    thinker.choose(board)
+    assert sum(c.visits for c in thinker.analysis.candidates) > thinker.analysis.iterations
