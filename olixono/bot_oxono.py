@@ -205,29 +205,6 @@ def playout(state: State, random: Callable[[], float], max_plies: int = 40, trie
     return 0.0
 
 
-def rave_playout(state: State, random: Callable[[], float], max_plies: int = 40) -> tuple[float, list[int]]:
-    """:func:`playout` with one try a move, and the keys (:func:`rave_key`) of the moves played, in order."""
-    sign = 1.0
-    keys: list[int] = []
-    for _ in range(max_plies):
-        move = random_move(state, random)
-        keys.append(move[2] * 2 + move[0])
-        state, result = play(state, move)
-        if result is not None:
-            return sign * result, keys
-        threat = winning_move(state)
-        if threat is not None:
-            keys.append(threat[2] * 2 + threat[0])
-            return -sign, keys
-        sign = -sign
-    return 0.0, keys
-
-
-def rave_key(move: Move) -> int:
-    """What RAVE takes for the same move in another order: the pawn's square and symbol (not the totem's square)."""
-    return move[2] * 2 + move[0]
-
-
 CHECKS = 8
 """How many of the search's best moves are checked at the end for a win in two they would allow the opponent."""
 
@@ -410,13 +387,6 @@ class OxonoSearch:
     def leaf_value(self, rng: random.Random) -> float:
         """A playout's result for the player to move."""
         return playout(self.stack[-1], rng.random)
-
-    def rave_playout(self, rng: random.Random) -> tuple[float, list[int]]:
-        return rave_playout(self.stack[-1], rng.random)
-
-    @staticmethod
-    def rave_key(move: Move) -> int:
-        return rave_key(move)
 
     def solve(self, table: dict[Any, Any], nodes: int, deadline: float, most_plies: int) -> tuple[float, Move] | None:
         """The exact value for the player to move and a move that reaches it (:func:`best_move`), if the game has

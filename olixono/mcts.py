@@ -5,16 +5,24 @@ A search view (``OxonoSearch``, ``OlixSearch``) offers ``moves()``,
 drawn, -1 lost, ``None`` while it goes on),
 ``pop()``, ``winning_move()`` (a win in one for the player to move, if any),
 ``leaf_value(rng)`` (a playout or evaluation, in -1..1, for the player to
-move) and ``board_move(move)``.
+move) and ``board_move(move)``; with the options that use them, ``solve``
+(an exact search, :data:`Solver`) and ``refuted()`` (whether the player to
+move has a short forced win: the move before it is then lost).
 
-Two pieces of game knowledge make the tree sharp at little cost:
+Three pieces of game knowledge make the tree sharp at little cost:
 
 * a node whose player to move can win at once is decided the moment it is
   created: it is a loss for the player who moved into it, so a move that
   hands the opponent a win in one is refuted after one visit;
 * decided results propagate (MCTS-Solver): a move that wins makes its parent
-  lost for the player before, and a node whose moves all lose is won for the
-  player who moved into it.
+  lost for the player before, and a node whose moves are all decided takes
+  the best of them (won, drawn or lost);
+* the moves the search prefers are checked with ``refuted()`` (the
+  principal variation during the search, the best moves at the end), so a
+  short forced loss it did not see is not played.
+
+The tree of one search can be handed to the next (``tree``) when the game
+went on by moves it holds.
 
 Values are kept from the side of the player who made the node's move. The
 budget is a number of iterations, a wall time checked between iterations, or
@@ -59,7 +67,7 @@ class SearchView(Protocol[ViewMove]):
 class Node:
     """One move in the tree, seen from the player who made it."""
 
-    __slots__ = ("move", "parent", "children", "untried", "reserve", "visits", "total", "proven", "amaf", "key", "keys", "checked")
+    __slots__ = ("move", "parent", "children", "untried", "reserve", "visits", "total", "proven", "checked")
 
     def __init__(self, move: Any, parent: Node | None) -> None:
         self.move = move
@@ -70,9 +78,6 @@ class Node:
         self.visits = 0
         self.total = 0.0
         self.proven: float | None = None  # 1: the move wins, -1: it loses, 0: it draws (exact results only)
-        self.amaf: dict[Any, list[float]] | None = None  # with RAVE: visits and total of each move key, all-moves-as-first
-        self.key: Any = None  # with RAVE: the move's key
-        self.keys: list[Any] = []  # with RAVE: the untried moves' keys
         self.checked = False  # whether ``view.refuted`` was asked of this move
 
     def mean(self) -> float:
@@ -140,14 +145,18 @@ class Mcts:
     """UCT over a search view; :meth:`search` runs one budget from the view's current position.
 
     ``order``/``width``: an optional move ordering and how many of its moves to search before the rest.
-    ``solver``: an optional exact search (:data:`Solver`) for the last plies, tried at the root and at new nodes;
-    its table of proven positions (``table``) lives as long as this object, so a bot that keeps its ``Mcts``
-    between moves keeps what it proved.
+    ``solver``: an optional exact search (:data:`Solver`), tried at the root before searching; its table of proven
+    positions (``table``) lives as long as this object, so a bot that keeps its ``Mcts`` between moves keeps what
+    it proved.
+    ``check``: how many of the best root moves to check at the end with the view's ``refuted`` (a short forced loss
+    the search did not see; also asked of the principal variation during the search); 0 for none.
+    ``fpu``: a first-play urgency: an untried move scores the node's mean less ``fpu`` (by default it is tried
+    before any move is tried twice).
     """
 
     def __init__(self, rng: random.Random, *, exploration: float = EXPLORATION,
                  order: Callable[[Any], list[Any]] | None = None, width: int | None = None,
-                 solver: Solver | None = None, fpu: float | None = None, rave: float = 0.0,
+                 solver: Solver | None = None, fpu: float | None = None,
                  check: int = 0) -> None:
         self.rng = rng
         self.exploration = exploration
@@ -155,7 +164,6 @@ class Mcts:
         self.width = width  # optional: how many of the ordered moves to search before the rest
         self.solver = solver
         self.fpu = fpu
-        self.rave = rave
         self.check = check  # how many of the best moves to check with ``view.refuted`` at the end, at most
         self.table: dict[Any, Any] = {}
 
@@ -223,10 +231,9 @@ class Mcts:
             if not root.untried and not root.children:
                 raise ValueError("no legal move to search")
             # Stop before an iteration that would likely end past the deadline (at the mean pace so far).
-            iterate = self._iterate_rave if self.rave else self._iterate
             now = begun = time.perf_counter()
             while done < limit and root.proven is None and (done == 0 or now + (now - begun) / done < deadline):
-                iterate(root, view)
+                self._iterate(root, view)
                 done += 1
                 if self.check and not done % CHECK_EVERY:
                     self._check_line(root, view)
@@ -361,114 +368,6 @@ class Mcts:
                     parent.proven = -1.0  # the player to move there has a winning move
                 elif not parent.untried and not parent.reserve and all(ch.proven is not None for ch in parent.children):
                     parent.proven = -max(ch.proven or 0.0 for ch in parent.children)
-            value = -value
-            climbing = parent
-
-    def _iterate_rave(self, root: Node, view: Any) -> None:
-        """One iteration with RAVE (rapid action value estimation): every move a player made later in the
-        iteration, in the tree or the playout, counts as if played first at each node of that player's."""
-        node = root
-        depth = 0
-        rng = self.rng
-        sqrt = math.sqrt
-        c = self.exploration
-        rave = self.rave
-        fpu = self.fpu if self.fpu is not None else 0.0
-        key_of = view.rave_key
-        keys: list[Any] = []
-        played: list[Any] = []
-        while True:
-            if node.proven is not None:
-                value = node.proven
-                break
-            if node.untried is None:
-                self._expand(node, view)
-            if node.amaf is None:
-                node.amaf = {}
-                node.keys = [key_of(move) for move in node.untried or ()]
-            amaf = node.amaf
-            get = amaf.get
-            assert node.untried is not None
-            scale = c * sqrt(math.log(node.visits or 1))
-            best, best_score = None, -math.inf
-            for child in node.children:
-                if child.proven is not None:
-                    if child.proven == -1.0:
-                        continue
-                    score = child.proven + scale / sqrt(child.visits)
-                else:
-                    v = child.visits
-                    q = child.total / v
-                    stats = get(child.key)
-                    if stats is not None:
-                        beta = stats[0] / (stats[0] + v + stats[0] * v / rave)
-                        q += beta * (stats[1] / stats[0] - q)
-                    score = q + scale / sqrt(v)
-                if score > best_score:
-                    best, best_score = child, score
-            untried = node.untried
-            if untried:
-                # The untried move with the best all-moves-as-first value (unknown ones: the first-play urgency).
-                pick, pick_score = -1, -math.inf
-                for i, key in enumerate(node.keys):
-                    stats = get(key)
-                    score = stats[1] / stats[0] if stats is not None else fpu
-                    if score > pick_score:
-                        pick, pick_score = i, score
-                if best is None or pick_score + scale >= best_score:
-                    move = untried.pop(pick)
-                    key = node.keys.pop(pick)
-                    result = view.push(move)
-                    keys.append(key)
-                    depth += 1
-                    child = Node(move, node)
-                    child.key = key
-                    node.children.append(child)
-                    if result is not None:
-                        child.proven = float(result)
-                        value = child.proven
-                    elif view.winning_move() is not None:
-                        child.proven = -1.0
-                        value = -1.0
-                    else:
-                        leaf, played = view.rave_playout(rng)
-                        value = -leaf
-                    node = child
-                    break
-            if best is None:  # every move is lost, so this node is won for the player who moved into it
-                node.proven = 1.0
-                value = 1.0
-                break
-            view.push(best.move)
-            keys.append(best.key)
-            depth += 1
-            node = best
-        for _ in range(depth):
-            view.pop()
-        seq = keys + played
-        climbing: Node | None = node
-        while climbing is not None:
-            node = climbing
-            node.visits += 1
-            node.total += value
-            parent = node.parent
-            if parent is not None:
-                depth -= 1
-                table = parent.amaf
-                if table is not None:
-                    for key in set(seq[depth::2]):
-                        stats = table.get(key)
-                        if stats is None:
-                            table[key] = [1.0, value]
-                        else:
-                            stats[0] += 1.0
-                            stats[1] += value
-                if parent.proven is None and node.proven is not None:
-                    if node.proven == 1.0:
-                        parent.proven = -1.0
-                    elif not parent.untried and not parent.reserve and all(
-                            ch.proven is not None for ch in parent.children):
-                        parent.proven = -max(ch.proven or 0.0 for ch in parent.children)
             value = -value
             climbing = parent
 
