@@ -114,6 +114,16 @@ class SearchResult:
     """The root of the tree searched (for :meth:`Mcts.search`'s ``tree`` on a later move)."""
 
 
+def _prove_parent(node: Node, parent: Node) -> bool:
+    """``node`` (a move of ``parent``'s) is proven: whether that proves ``parent`` (a winning move makes it lost for
+    the player who moved into it; when every move is proven, it takes the best of them)."""
+    if node.proven == 1.0:
+        parent.proven = -1.0
+    elif not parent.untried and not parent.reserve and all(ch.proven is not None for ch in parent.children):
+        parent.proven = -max(ch.proven or 0.0 for ch in parent.children)
+    return parent.proven is not None
+
+
 def _proven_name(value: float | None) -> str | None:
     names: dict[float, str] = {1.0: "won", -1.0: "lost", 0.0: "drawn"}
     return names.get(value) if value is not None else None
@@ -150,20 +160,16 @@ class Mcts:
     it proved.
     ``check``: how many of the best root moves to check at the end with the view's ``refuted`` (a short forced loss
     the search did not see; also asked of the principal variation during the search); 0 for none.
-    ``fpu``: a first-play urgency: an untried move scores the node's mean less ``fpu`` (by default it is tried
-    before any move is tried twice).
     """
 
     def __init__(self, rng: random.Random, *, exploration: float = EXPLORATION,
                  order: Callable[[Any], list[Any]] | None = None, width: int | None = None,
-                 solver: Solver | None = None, fpu: float | None = None,
-                 check: int = 0) -> None:
+                 solver: Solver | None = None, check: int = 0) -> None:
         self.rng = rng
         self.exploration = exploration
         self.order = order  # optional: view -> every move worth playing, best first (else all, shuffled)
         self.width = width  # optional: how many of the ordered moves to search before the rest
         self.solver = solver
-        self.fpu = fpu
         self.check = check  # how many of the best moves to check with ``view.refuted`` at the end, at most
         self.table: dict[Any, Any] = {}
 
@@ -270,15 +276,8 @@ class Mcts:
     @staticmethod
     def _prove_up(node: Node) -> None:
         """``node`` was just proven: what that proves above it."""
-        while node.parent is not None and node.parent.proven is None and node.proven is not None:
-            parent = node.parent
-            if node.proven == 1.0:
-                parent.proven = -1.0
-            elif not parent.untried and not parent.reserve and all(ch.proven is not None for ch in parent.children):
-                parent.proven = -max(ch.proven or 0.0 for ch in parent.children)
-            else:
-                return
-            node = parent
+        while node.parent is not None and node.parent.proven is None and _prove_parent(node, node.parent):
+            node = node.parent
 
     def _check(self, root: Node, view: Any) -> None:
         """Before answering: the best moves, in turn, until one survives ``view.refuted`` (a short forced loss the
@@ -303,7 +302,6 @@ class Mcts:
         log = math.log
         sqrt = math.sqrt
         c = self.exploration
-        fpu = self.fpu
         while True:
             if node.proven is not None:
                 value = node.proven
@@ -312,26 +310,7 @@ class Mcts:
                 self._expand(node, view)
             if not node.untried and node.reserve and all(ch.proven is not None for ch in node.children):
                 self._widen(node)
-            if node.untried and (fpu is None or not node.children):
-                expand = True
-            else:
-                # Select: UCT among the moves not proven lost; with a first-play urgency, an untried move scores
-                # the node's own mean less ``fpu`` (else it is tried first).
-                scale = c * sqrt(log(node.visits or 1))
-                best, best_score = None, -math.inf
-                for child in node.children:
-                    if child.proven is not None:
-                        if child.proven == -1.0:
-                            continue
-                        score = child.proven + scale / sqrt(child.visits)
-                    else:
-                        score = child.total / child.visits + scale / sqrt(child.visits)
-                    if score > best_score:
-                        best, best_score = child, score
-                expand = bool(node.untried) and (
-                    best is None or best_score < scale - fpu - node.total / node.visits)  # type: ignore[operator]
-            if expand:
-                assert node.untried
+            if node.untried:
                 move = node.untried.pop()
                 result = view.push(move)
                 depth += 1
@@ -347,7 +326,19 @@ class Mcts:
                     value = -view.leaf_value(rng)
                 node = child
                 break
-            if best is None:  # every move is lost, so this node is won for the player who moved into it
+            # Select: UCT among the moves not proven lost; if every move is lost, this node is won.
+            scale = c * sqrt(log(node.visits or 1))
+            best, best_score = None, -math.inf
+            for child in node.children:
+                if child.proven is not None:
+                    if child.proven == -1.0:
+                        continue
+                    score = child.proven + scale / sqrt(child.visits)
+                else:
+                    score = child.total / child.visits + scale / sqrt(child.visits)
+                if score > best_score:
+                    best, best_score = child, score
+            if best is None:
                 node.proven = 1.0
                 value = 1.0
                 break
@@ -364,10 +355,7 @@ class Mcts:
             node.total += value
             parent = node.parent
             if parent is not None and parent.proven is None and node.proven is not None:
-                if node.proven == 1.0:
-                    parent.proven = -1.0  # the player to move there has a winning move
-                elif not parent.untried and not parent.reserve and all(ch.proven is not None for ch in parent.children):
-                    parent.proven = -max(ch.proven or 0.0 for ch in parent.children)
+                _prove_parent(node, parent)
             value = -value
             climbing = parent
 
