@@ -176,7 +176,7 @@ class MctsBot:
         view, search = game_of(board).bots.searcher(board, self.rng)
         tree = None
         kept = self._memory.get("kept")
-        if self.keep and kept is not None and kept.search.order == search.order and kept.kind == board.KIND:
+        if self.keep and kept is not None and kept.kind == board.KIND:
             search = kept.search  # its solver's table goes on
             tree = kept.subtree(board, view)
         budget = None if self.seconds is None else max(0.0, self.seconds - (time.perf_counter() - start))

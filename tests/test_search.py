@@ -9,7 +9,7 @@ import random
 import pytest
 
 from olixono import bot_oxono
-from olixono.bots import make_bot, within
+from olixono.bots import MctsBot, make_bot, within
 from olixono.mcts import Mcts
 from olixono.oxono import OxonoBoard
 
@@ -168,6 +168,12 @@ def test_the_tree_is_kept_where_the_game_went_as_expected():
     fresh = make_bot("mcts", seed=3, iterations=400)
     fresh.choose(board)
     assert sum(c.visits for c in fresh.analysis.candidates) == fresh.analysis.iterations
+    forgetful = MctsBot(random.Random(3), iterations=400, keep=False)
+    board.pop()
+    forgetful.choose(board.copy())
+    board.play(reply)
+    forgetful.choose(board)
+    assert sum(c.visits for c in forgetful.analysis.candidates) == forgetful.analysis.iterations
 
 
 def test_a_game_that_went_elsewhere_starts_a_new_tree():
