@@ -137,8 +137,9 @@ it proved, for the next call."""
 
 ROOT_SOLVE_PLIES = 20
 """The root is given to the solver when at most this many plies are left (Oxono: pawns to place)."""
-ROOT_SOLVE_NODES = 3
-"""The root solver's budget: this many positions an iteration of the search's budget (about a third of its time)."""
+ROOT_SOLVE_NODES = 1
+"""The root solver's budget: this many positions an iteration of the search's budget (a position of the solver costs
+a little less than an iteration)."""
 ROOT_SOLVE_SHARE = 0.35
 """With a time budget, the share of it the root solver may spend."""
 CHECK_EVERY = 64
