@@ -181,16 +181,21 @@ def random_move(state: State, random: Callable[[], float]) -> Move:
 
 PLAYOUT_TRIES = 3
 """How many random moves a playout draws, at most, looking for one that does not hand the opponent a win in one."""
+PLAYOUT_PLIES = 8
+"""A playout stops after this many plies; the evaluation judges the position it reached."""
+PLAYOUT_SCALE = 10.0
+"""Evaluation points that make a playout's value tanh(1) ≈ 0.76."""
 
 
-def playout(state: State, random: Callable[[], float], max_plies: int = 40, tries: int = PLAYOUT_TRIES) -> float:
-    """Play to the end and return 1, 0 or -1 for the player to move; the player to move has no win in one.
+def playout(state: State, random: Callable[[], float], plies: int = PLAYOUT_PLIES, tries: int = PLAYOUT_TRIES) -> float:
+    """A short playout's value, in -1..1, for the player to move, who has no win in one.
 
     Each player takes a win in one when it has one; otherwise it draws random moves until one does not let the
-    opponent win at once (at most ``tries``; the last one drawn is played).
+    opponent win at once (at most ``tries``; the last one drawn is played). A game that ends gives 1, 0 or -1;
+    after ``plies`` plies, :func:`evaluate` judges the position reached.
     """
     sign = 1.0
-    for _ in range(max_plies):
+    for _ in range(plies):
         for _ in range(tries):
             after, result = play(state, random_move(state, random))
             if result is not None:  # a random move can complete a line too, or fill the board
@@ -202,7 +207,7 @@ def playout(state: State, random: Callable[[], float], max_plies: int = 40, trie
         if threat is not None:  # the opponent takes it
             return -sign
         sign = -sign
-    return 0.0
+    return sign * math.tanh(evaluate(state) / PLAYOUT_SCALE)
 
 
 CHECKS = 8
@@ -385,7 +390,7 @@ class OxonoSearch:
         return winning_move(self.stack[-1])
 
     def leaf_value(self, rng: random.Random) -> float:
-        """A playout's result for the player to move."""
+        """A short playout's value for the player to move (:func:`playout`)."""
         return playout(self.stack[-1], rng.random)
 
     def solve(self, table: dict[Any, Any], nodes: int, deadline: float, most_plies: int) -> tuple[float, Move] | None:

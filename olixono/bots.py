@@ -15,8 +15,9 @@ games use an iteration budget).
   the best one-move evaluation (lines in Oxono; formations, the scoreboard and
   open lines in Olix).
 * ``mcts`` – Monte Carlo tree search (:mod:`olixono.mcts`) with a budget in
-  iterations or seconds (default 2,000 iterations). Oxono: playouts to the
-  end that take every win in one, wins in two found and played, an exact
+  iterations or seconds (default 2,000 iterations). Oxono: short playouts
+  that take every win in one and mostly avoid handing one over, judged by
+  the evaluation after eight plies; wins in two found and played, an exact
   solver once at most 20 pawns are left. Olix: the twelve most promising
   squares of each position (more only when all of those are proven), an
   evaluation in place of a long playout, wins by continuous threats found

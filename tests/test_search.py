@@ -203,9 +203,9 @@ def _wins(board: OxonoBoard, move) -> bool:
 
 # Black to move wins in two moves (Xd5e5, then a win in one whatever pink plays), with no win in one now.
 WIN_IN_TWO = "6/2X3/4oX/4oO/6/6 black f5 d4"
-# Pink to move: a plain 300-iteration search (seed 0) plays Od2c2, after which black wins in two; 16 moves do not
-# allow that.
-ALLOWS_WIN_IN_TWO = "6/2X3/4o1/4oO/6/6 pink d5 d4"
+# Pink to move: a 300-iteration search without the checks (seed 0) plays Oc4d4, after which black wins in two; 10
+# moves do not allow that.
+ALLOWS_WIN_IN_TWO = "6/6/4o1/oOOXx1/6/6 pink f3 a4"
 
 
 def wins_in_one(board: OxonoBoard) -> bool:
