@@ -274,8 +274,10 @@ def _solve(state: State, alpha: int, beta: int, table: dict[State, tuple[int, in
     if winning_move(state) is not None:
         return 1
     low, high = table.get(state, (-1, 1))
-    if low >= beta or high <= alpha or low == high:
-        return low if low >= beta or low == high else high
+    if low >= beta or low == high:
+        return low
+    if high <= alpha:
+        return high
     a0, b0 = max(alpha, low), min(beta, high)
     best = -1
     for move in legal_moves(state):
@@ -301,8 +303,7 @@ def best_move(state: State, table: dict[State, tuple[int, int]], nodes: int,
     """
     budget = [nodes]
     try:
-        if _solve(state, -1, 1, table, budget, deadline) is None:
-            return None
+        _solve(state, -1, 1, table, budget, deadline)  # the moves' values below come from the table, mostly
         win = winning_move(state)
         if win is not None:
             return 1, win
@@ -395,13 +396,14 @@ class OxonoSearch:
 
     def solve(self, table: dict[Any, Any], nodes: int, deadline: float, most_plies: int) -> tuple[float, Move] | None:
         """The exact value for the player to move and a move that reaches it (:func:`best_move`), if the game has
-        at most ``most_plies`` plies left and the proof fits in ``nodes`` positions before ``deadline``."""
+        at most ``most_plies`` plies left and the proof fits in ``nodes`` positions before ``deadline``; else a win
+        in two (:func:`forced_win`), if there is one."""
         state = self.stack[-1]
-        if pawns_left(state) > most_plies:
-            win = forced_win(state)
-            return None if win is None else (1.0, win)
-        found = best_move(state, table, nodes, deadline)
-        return None if found is None else (float(found[0]), found[1])
+        found = best_move(state, table, nodes, deadline) if pawns_left(state) <= most_plies else None
+        if found is not None:
+            return float(found[0]), found[1]
+        win = forced_win(state)
+        return None if win is None else (1.0, win)
 
     def refuted(self) -> bool:
         """Whether the player to move (after the move to check) has a win in two moves (:func:`forced_win`)."""
@@ -413,6 +415,6 @@ class OxonoSearch:
 
 
 def searcher(board: OxonoBoard, rng: random.Random) -> tuple[OxonoSearch, Mcts]:
-    """The tree search's view of ``board`` and the search itself: every move searched, playouts to the end, an exact
-    solver for the last plies."""
+    """The tree search's view of ``board`` and the search itself: every move searched, short playouts, an exact solver
+    for the last plies and wins in two, the best moves checked for a win in two they allow."""
     return OxonoSearch(board), Mcts(rng, solver=OxonoSearch.solve, check=CHECKS)
