@@ -18,7 +18,7 @@ games use an iteration budget).
   iterations or seconds (default 2,000 iterations). Oxono: short playouts
   that take every win in one and mostly avoid handing one over, judged by
   the evaluation after eight plies; wins in two found and played, an exact
-  solver once at most 20 pawns are left. Olix: the twelve most promising
+  solver once at most 16 pawns are left. Olix: the twelve most promising
   squares of each position (more only when all of those are proven), an
   evaluation in place of a long playout, wins by continuous threats found
   and played. Both: its best moves are checked for a short forced loss

@@ -135,7 +135,7 @@ the player to move (1, 0 or -1) and a move that reaches it, or ``None`` when the
 plies left or the search would need more than ``nodes`` positions or run past ``deadline``. ``table`` holds what
 it proved, for the next call."""
 
-ROOT_SOLVE_PLIES = 20
+ROOT_SOLVE_PLIES = 16
 """The root is given to the solver when at most this many plies are left (Oxono: pawns to place)."""
 ROOT_SOLVE_NODES = 1
 """The root solver's budget: this many positions an iteration of the search's budget (a position of the solver costs

@@ -13,8 +13,9 @@ from olixono.bots import MctsBot, make_bot, within
 from olixono.mcts import Mcts
 from olixono.oxono import OxonoBoard
 
-# Black to move has a forced win (two of its 25 moves win; no win in one), which a plain 300-iteration search misses.
-FORCED_WIN = "X5/1oO3/X5/1Xo1o1/xxOo2/XO1O1o black a5 c1"
+# Black to move, 15 pawns left, has a forced win (no win in one or in two), which a plain 300-iteration search
+# misses; the exact solver proves it in fewer than 1,000 positions.
+FORCED_WIN = "6/O1o1XX/oxO1Xx/3Oo1/1o1O1X/O1oo2 black f6 e1"
 
 
 def minimax(board: OxonoBoard) -> int:
@@ -55,13 +56,13 @@ def endgame(seed: int, left: int) -> OxonoBoard:
 def test_the_solver_finds_a_forced_win_the_plain_search_misses():
     board = OxonoBoard.from_position(FORCED_WIN)
     state = bot_oxono.state_of(board)
-    assert bot_oxono.winning_move(state) is None
+    assert bot_oxono.winning_move(state) is None and bot_oxono.forced_win(state) is None
     for seed in range(3):
         plain = Mcts(random.Random(seed)).search(bot_oxono.OxonoSearch(board), iterations=300).move
         board.push(plain)
         assert minimax_after(board) != -1  # the plain search's move does not win
         board.pop()
-        bot = make_bot("mcts", seed=seed, iterations=300)
+        bot = make_bot("mcts", seed=seed, iterations=1000)
         move = bot.choose(board)
         assert bot.analysis.candidates[0].proven == "won"
         board.push(move)
