@@ -130,10 +130,10 @@ def _proven_name(value: float | None) -> str | None:
 
 
 Solver = Callable[[Any, dict[Any, Any], int, float, int], "tuple[float, Any] | None"]
-"""An exact search: ``solver(view, table, nodes, deadline, most_plies)`` gives the value of the view's position for
-the player to move (1, 0 or -1) and a move that reaches it, or ``None`` when the game has more than ``most_plies``
-plies left or the search would need more than ``nodes`` positions or run past ``deadline``. ``table`` holds what
-it proved, for the next call."""
+"""An exact search: ``solver(view, table, nodes, deadline, most_plies)`` gives a proven value of the view's position
+for the player to move (1, 0 or -1) and a move that reaches it, or ``None``. Oxono solves the game to its end when
+at most ``most_plies`` plies are left and the proof fits in ``nodes`` positions before ``deadline``, else looks for
+a win in two; Olix looks for a win by continuous threats. ``table`` holds what it proved, for the next call."""
 
 ROOT_SOLVE_PLIES = 16
 """The root is given to the solver when at most this many plies are left (Oxono: pawns to place)."""
