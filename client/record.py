@@ -27,6 +27,11 @@ def clocks_text(session: GameSession) -> str | None:
     return f"clock {session.clock.text()}: {left}"
 
 
+def played_moves(session: GameSession) -> list[str]:
+    """The verified game's moves, in the order played."""
+    return [message.move for message in session.chain if message.type is MessageType.MOVE]
+
+
 def moves_text(count: int) -> str:
     """``1 move``, ``12 moves``."""
     return f"{count} move{'s' if count != 1 else ''}"
