@@ -66,7 +66,7 @@ def level_bot(name: str, seed: int, scale: float) -> Bot:
     level = PEOPLE_LEVELS.get(name)
     if level is None:
         return bot_for(name, seed=seed)
-    return bot_for(name, seed=seed, iterations=max(1, round((level.iterations or 1) * scale)))
+    return bot_for(name, seed=seed, iterations=max(1, round(level.iterations * scale)))
 
 
 def play(kind: str, first: str, second: str, game: int, scale: float, tally: Tally) -> None:

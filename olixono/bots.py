@@ -24,7 +24,7 @@ The levels a person chooses (:data:`PEOPLE_LEVELS`, built by :func:`bot_for`,
 which also builds the bots above by name) are bots and budgets one can feel
 (``docs/levels.md`` has their measured strength):
 
-* ``easy`` – ``mcts`` with 300 iterations that errs: one move in four (when
+* ``easy`` – ``mcts`` with 300 iterations that errs: one move in five (when
   it has no win in one) is a legal move drawn at random, and a win in one it
   takes only half the time.
 * ``normal`` – ``mcts`` with 2,000 iterations (the ``mcts`` bot as it comes).
@@ -278,7 +278,7 @@ class Level:
     """A level a person chooses: the ``mcts`` search's budget, and how often the bot errs (:class:`ErringBot`)."""
 
     name: str
-    iterations: int | None
+    iterations: int
     seconds: float | None
     mistakes: float = 0.0
     """The share of its moves (with no win in one) that are drawn at random."""
@@ -288,8 +288,8 @@ class Level:
 
 
 PEOPLE_LEVELS: dict[str, Level] = {level.name: level for level in (
-    Level("easy", 300, None, mistakes=0.25, wins_taken=0.5,
-          summary="a short search that plays one move in four at random and takes a win in one half the time"),
+    Level("easy", 300, None, mistakes=0.2, wins_taken=0.5,
+          summary="a short search that plays one move in five at random and takes a win in one half the time"),
     Level("normal", DEFAULT_ITERATIONS, None, summary=f"the mcts bot as it comes: {DEFAULT_ITERATIONS:,} iterations a move"),
     Level("hard", 20_000, 5.0, summary="a long search: 20,000 iterations a move, at most 5 seconds"),
 )}
@@ -306,24 +306,20 @@ def bot_for(
     rng: random.Random | None = None,
     iterations: int | None = None,
     seconds: float | None = None,
-    scale: float = 1.0,
 ) -> Bot:
     """A bot by any name in :data:`BOTS`: a level (``easy``, ``normal``, ``hard``) or a bot (:func:`make_bot`'s).
 
-    ``iterations`` and ``seconds`` replace a level's budget (an easy bot still errs as often); ``scale`` multiplies
-    a level's own iteration budget (a reproducible round robin in less time: ``0.1`` plays each level at a tenth).
+    ``iterations`` and ``seconds`` replace a level's budget (an easy bot still errs as often): an iteration budget
+    alone plays the same on any machine.
     """
     level = PEOPLE_LEVELS.get(name)
     if level is None:
         if name not in LEVELS:
             raise ValueError(f"unknown bot level {name!r}: expected one of {', '.join(BOTS)}")
         return make_bot(name, seed=seed, rng=rng, iterations=iterations, seconds=seconds)
-    if scale <= 0:
-        raise ValueError(f"scale must be positive, not {scale!r}")
     rng = rng if rng is not None else random.Random(seed)
     if iterations is None and seconds is None:
-        iterations = None if level.iterations is None else max(1, round(level.iterations * scale))
-        seconds = level.seconds
+        iterations, seconds = level.iterations, level.seconds
     search = make_bot("mcts", rng=rng, iterations=iterations, seconds=seconds)
     assert isinstance(search, MctsBot)
     search.level = level.name
