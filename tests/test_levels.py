@@ -183,3 +183,24 @@ def test_the_network_screen_refuses_hint_with_the_same_sentence():
         runner = SimpleNamespace(core=GameCore(host, watching=watching), link=SimpleNamespace(connected=None))
         table = NetworkTable(runner)  # type: ignore[arg-type]
         assert table.refused["hint"] == NO_HINT and "hint" not in table.commands
+
+
+async def test_hint_on_the_full_screen_thinks_while_the_screen_stays_live(tmp_path):
+    from prompt_toolkit.input import create_pipe_input
+
+    from client.local_screen import LocalTable
+    from client.screen import run_screen
+    from test_client_screen import Terminal, wait_for
+
+    table = LocalTable("oxono", vs="easy", seed=1, iterations=30)
+    terminal = Terminal()
+    with create_pipe_input() as pipe:
+        screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output(),
+                                                log_file=tmp_path / "client.log"))
+        await wait_for(terminal, "your move> ")
+        pipe.send_text("/hint\r")
+        await wait_for(terminal, "thinking about a hint...")
+        await wait_for(terminal, "(the search expects ")
+        assert "/hint" in table.help()
+        pipe.send_text("/quit\r")
+        assert await screen == 0
