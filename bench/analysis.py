@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
             more, more_proven, more_searched, spent = self_play(kind, game, budget)
             scores += more
             proven, searched, seconds = proven + more_proven, searched + more_searched, seconds + spent
-        print(f"{kind}: {games} games, {searched} positions ({proven} proven), {args.iterations:,} iterations a position")
+        print(f"{kind}: {games} games, {searched} positions ({proven} proven), "
+              f"{args.iterations:,} iterations a position")
         print(f"  {'value':<15} {'positions':>9} {'mover scored':>12}")
         for low, high in pairwise(BANDS):
             band = [score for value, score in scores if low <= value < high]

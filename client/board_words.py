@@ -15,14 +15,7 @@ from olixono.common import Board, GameKind
 from olixono.olix import OlixBoard
 
 if TYPE_CHECKING:  # the analysis's types alone: local play loads the search only when asked for a hint
-    from olixono.analysis import (
-        Budget,
-        Evaluation,
-        GameAnalysis,
-        PlayerSummary,
-        Ply,
-        Position,
-    )
+    from olixono.analysis import Budget, Evaluation, GameAnalysis, PlayerSummary, Ply, Position
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,8 +142,8 @@ def mark_text(ply: Ply) -> str:
 def ply_line(ply: Ply) -> str:
     """One weighed move in :data:`ANALYSIS_HEAD`'s columns (``=`` where the move played was the search's best)."""
     best = "=" if ply.best == ply.move else ply.best or ""
-    return (f"{ply.number:>4}  {ply.player:<7}{ply.move:<7}{best:<7}{evaluation_text(ply.before):<19}{evaluation_text(ply.after):<19}"
-            f"{mark_text(ply)}").rstrip()
+    before, after = evaluation_text(ply.before), evaluation_text(ply.after)
+    return f"{ply.number:>4}  {ply.player:<7}{ply.move:<7}{best:<7}{before:<19}{after:<19}{mark_text(ply)}".rstrip()
 
 
 def ply_note(ply: Ply) -> str:
@@ -189,5 +182,5 @@ def hint_text(board: Board[Any], position: Position) -> str:
         return "no hint: the game is over"
     if best in position.wins_in_one:
         return f"hint: {best} wins at once"
-    line = " ".join(position.pv[:6])
-    return f"hint: {best} (the search expects {line}); for {board.turn} the position is {evaluation_text(position.evaluation)}"
+    line, standing = " ".join(position.pv[:6]), evaluation_text(position.evaluation)
+    return f"hint: {best} (the search expects {line}); for {board.turn} the position is {standing}"

@@ -17,14 +17,7 @@ from typing import TYPE_CHECKING, Any
 from client.board_words import game_over_text
 from client.intents import Intent, IntentKind, IntentRefused
 from olixono.bots import BOTS, Bot, bot_for
-from olixono.common import (
-    Board,
-    GameKind,
-    IllegalMoveError,
-    InvalidMoveError,
-    MoveLike,
-    Outcome,
-)
+from olixono.common import Board, GameKind, IllegalMoveError, InvalidMoveError, MoveLike, Outcome
 from olixono.games import new_board
 
 if TYPE_CHECKING:

@@ -19,7 +19,6 @@ from client.screen import Say, Table, game_commands, game_help
 from client.thinking import in_daemon_thread
 from olixono.common import Board, GameKind
 
-
 class LocalTable(Table):
     """A game of ``kind`` at this terminal (``vs``: a bot level, or ``None`` for two people; ``human``: the person's
     seat against a bot, the first by default; ``seed``/``iterations``/``seconds``: the bot's)."""

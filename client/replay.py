@@ -19,14 +19,7 @@ from typing import Any
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from client.board_words import (
-    budget_text,
-    game_over_text,
-    ply_note,
-    ply_sentence,
-    status_text,
-    summary_lines,
-)
+from client.board_words import budget_text, game_over_text, ply_note, ply_sentence, status_text, summary_lines
 from client.local_game import board_moves
 from client.record import played_moves
 from client.screen import Say, Table

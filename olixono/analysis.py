@@ -28,7 +28,7 @@ from __future__ import annotations
 import enum
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from olixono.bots import make_bot, winning_moves
@@ -125,7 +125,7 @@ class Position:
     evaluation: Evaluation
     best: str | None = None
     pv: tuple[str, ...] = ()
-    proofs: Mapping[str, Standing] | None = None
+    proofs: Mapping[str, Standing] = field(default_factory=dict)
     wins_in_one: tuple[str, ...] = ()
     iterations: int = 0
 
@@ -290,7 +290,7 @@ def assemble(boards: Sequence[Board[Any]], positions: Sequence[Position], budget
     evaluations = [position.evaluation for position in positions]
     weighed = range(min(len(moves), len(positions) - 1))
     for index in weighed:
-        proof = (positions[index].proofs or {}).get(moves[index])
+        proof = positions[index].proofs.get(moves[index])
         if proof is not None and not evaluations[index + 1].proven:
             evaluations[index + 1] = Evaluation.proof(proof.flipped())  # the move proven: so is where it leads
     plies = tuple(Ply(index + 1, boards[index].turn, moves[index], positions[index].best, evaluations[index],
