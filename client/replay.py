@@ -101,9 +101,9 @@ class ReplayTable(Table):
         result = self.session.result
         if self.cursor < len(self.played):
             return weighed
-        if result is None:
-            return [*weighed, "The transcript ends here; the game was not finished."]
-        return [*weighed, game_over_text(result.sentence())]
+        if result is None:  # the ending first: on the smallest screen the analysis's sentence is what is cut
+            return ["The transcript ends here; the game was not finished.", *weighed]
+        return [game_over_text(result.sentence()), *weighed]
 
     def prompt(self) -> str:
         return "move number> "
@@ -111,16 +111,13 @@ class ReplayTable(Table):
     def status(self, spent: Callable[[str], float]) -> list[str]:
         session = self.session
         parts = [f"replay: move {self.cursor} of {len(self.played)}"]
+        if self.asked.is_set():  # the analysis's progress, where a narrow toolbar still shows it
+            done = len(self.searched)
+            parts.append(f"analysing {done}/{len(self.boards)}" if done < len(self.boards) else "analysed")
         for player, key in session.seats.items():
             parts.append(f"{player} {key.fingerprint[:9]}")
         parts.append("finished" if session.result is not None else "not finished")
-        if not self.asked.is_set():
-            analysis = "a analyses"
-        elif len(self.searched) < len(self.boards):
-            analysis = f"analysing {len(self.searched)}/{len(self.boards)}"
-        else:
-            analysis = "analysed"
-        return parts + ["←/→ step, Home/End", analysis]
+        return parts + ["←/→ step, Home/End" + ("" if self.asked.is_set() else ", a analyses")]
 
     def help(self) -> str:
         return REPLAY_HELP
