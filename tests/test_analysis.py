@@ -382,3 +382,13 @@ async def test_replay_analyze_starts_at_once(tmp_path):
         pipe.send_text("/quit\r")
         assert await screen == 0
     assert report(session, summary, table.analysis).splitlines()[0] == summary  # the words olixono analyze prints
+
+
+def test_the_calibration_of_values_prints_its_bands_and_figures():
+    done = subprocess.run([sys.executable, "bench/analysis.py", "--games", "1", "--game", "oxono", "--iterations",
+                           "30"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "positions mover scored" in done.stdout
+    figures = dict(line.split(": ", 1) for line in done.stdout.splitlines() if line.startswith("oxono_"))
+    assert set(figures) == {"oxono_won_value_score", "oxono_lost_value_score", "oxono_proven_share",
+                            "oxono_seconds_a_position"}

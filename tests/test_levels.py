@@ -204,3 +204,18 @@ async def test_hint_on_the_full_screen_thinks_while_the_screen_stays_live(tmp_pa
         assert "/hint" in table.help()
         pipe.send_text("/quit\r")
         assert await screen == 0
+
+
+def test_the_levels_round_robin_prints_its_table_and_figures():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "bench/levels.py", "--games", "2", "--game", "oxono", "--pairs",
+                           "easy-normal,greedy-easy", "--scale", "0.01"], cwd=Path(__file__).resolve().parent.parent,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    figures = dict(line.split(": ", 1) for line in done.stdout.splitlines() if line.startswith("oxono_"))
+    assert set(figures) == {"oxono_easy_vs_normal_score", "oxono_easy_vs_normal_wdl", "oxono_greedy_vs_easy_score",
+                            "oxono_greedy_vs_easy_wdl"}
+    assert sum(map(int, figures["oxono_greedy_vs_easy_wdl"].split("-"))) == 2
