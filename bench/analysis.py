@@ -4,8 +4,10 @@ game's result.
     python bench/analysis.py                     # 40 Oxono and 10 Olix games at the default budget (long)
     python bench/analysis.py --games 10 --game oxono --iterations 1000
 
-Each game is played by the analysis itself: every position is searched as ``olixono analyze`` searches it
-(:func:`olixono.analysis.evaluate`, game ``i`` with seed ``i``) and its best move is played. Every position the
+Each game opens with ``--opening`` legal moves drawn at random (two by default, seeded by the game's number: without
+them Olix's games would all be one, for its search draws nothing at random), then is played by the analysis itself:
+every position is searched as ``olixono analyze`` searches it (:func:`olixono.analysis.evaluate`, game ``i`` with
+seed ``i``) and its best move is played. Every position the
 search did not prove is kept with its value for the player to move; at the end, whether that player won. It prints,
 for each band of values, how many positions fell in it and how often the player to move went on to win (a draw
 counts half), then figure lines: ``oxono_won_value_score`` (the score of the player to move over the positions
@@ -23,24 +25,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from levels import opened
 from olixono.analysis import DEFAULT_ITERATIONS, WON_VALUE, Budget, evaluate
-from olixono.games import new_board
 
 BANDS = (-1.0, -0.95, -0.9, -0.8, -0.6, -0.3, 0.3, 0.6, 0.8, 0.9, 0.95, 1.0001)
 MAX_PLIES = 400
 
 
-def self_play(kind: str, game: int, budget: Budget) -> tuple[list[tuple[float, float]], int, int, float]:
-    """One game played by the analysis: (value, score of the player to move) for each unproven position, the
-    positions proven, all positions, and the seconds spent."""
-    board = new_board(kind)
+def self_play(kind: str, game: int, budget: Budget, opening: int
+              ) -> tuple[list[tuple[float, float]], int, int, float]:
+    """One game played by the analysis after its random opening: (value, score of the player to move) for each
+    unproven position, the positions proven, all positions, and the seconds spent."""
+    board = opened(kind, opening, game)
     valued: list[tuple[float, str]] = []
     proven = searched = 0
     start = time.perf_counter()
-    for ply in range(MAX_PLIES):
+    for _ in range(MAX_PLIES):
         if board.outcome() is not None:
             break
-        position = evaluate(board, budget, seed=game, index=ply)
+        position = evaluate(board, budget, seed=game, index=len(board.move_stack))
         searched += 1
         if position.evaluation.proven:
             proven += 1
@@ -60,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", choices=("oxono", "olix"), action="append", help="one game (default both)")
     parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,
                         help=f"iterations a position (default {DEFAULT_ITERATIONS}, the analysis's)")
+    parser.add_argument("--opening", type=int, default=2, help="random moves each game opens with (default 2)")
     args = parser.parse_args(argv)
     budget = Budget(args.iterations)
     figures: list[str] = []
@@ -69,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         proven = searched = 0
         seconds = 0.0
         for game in range(games):
-            more, more_proven, more_searched, spent = self_play(kind, game, budget)
+            more, more_proven, more_searched, spent = self_play(kind, game, budget, args.opening)
             scores += more
             proven, searched, seconds = proven + more_proven, searched + more_searched, seconds + spent
         print(f"{kind}: {games} games, {searched} positions ({proven} proven), "

@@ -9,7 +9,9 @@ threat in one, and sees nothing further: a careful beginner). For each game and 
 wins, draws and losses, its score (a draw counts half) with a 95% Wilson interval and the mean seconds a move of
 each bot, then ``name: value`` figure lines (``oxono_normal_vs_easy_score: 0.95``). Game ``i`` of a pairing seeds
 the first bot with ``1000 + i`` and the second with ``2000 + i``; the first bot takes the first seat in even games
-and the second in odd ones. Each level plays with its iteration budget alone (``hard``'s cap of 5 seconds a move is
+and the second in odd ones. Each game opens with ``--opening`` legal moves drawn at random (two by default), seeded by
+``i // 2``: each opening is played once from each seat. Without them Olix's games would repeat, for its search
+draws nothing at random. Each level plays with its iteration budget alone (``hard``'s cap of 5 seconds a move is
 dropped), so that a run is the same on any machine.
 """
 
@@ -17,14 +19,17 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from olixono.bots import PEOPLE_LEVELS, Bot, bot_for
+from olixono.common import Board
 from olixono.games import new_board
 
 PAIRS = ("easy-normal", "normal-hard", "easy-hard", "greedy-easy", "greedy-normal", "random-easy")
@@ -69,10 +74,23 @@ def level_bot(name: str, seed: int, scale: float) -> Bot:
     return bot_for(name, seed=seed, iterations=max(1, round(level.iterations * scale)))
 
 
-def play(kind: str, first: str, second: str, game: int, scale: float, tally: Tally) -> None:
+def opened(kind: str, plies: int, seed: int) -> Board[Any]:
+    """A new board after ``plies`` legal moves drawn at random (``seed``), the game still going on."""
+    rng = random.Random(seed)
+    while True:
+        board = new_board(kind)
+        for _ in range(plies):
+            board.push(board.random_move(rng))
+            if board.outcome() is not None:
+                break
+        if board.outcome() is None:
+            return board
+
+
+def play(kind: str, first: str, second: str, game: int, scale: float, opening: int, tally: Tally) -> None:
     """Game ``game`` of a pairing, added to ``tally`` (from ``first``'s side)."""
     bots = [level_bot(first, 1000 + game, scale), level_bot(second, 2000 + game, scale)]
-    board = new_board(kind)
+    board = opened(kind, opening, game // 2)
     seat_of_first = board.PLAYERS[game % 2]
     seconds, moves = list(tally.seconds), list(tally.moves)
     for ply in range(MAX_PLIES):
@@ -99,16 +117,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", choices=("oxono", "olix"), action="append", help="one game (default both)")
     parser.add_argument("--pairs", default=",".join(PAIRS), help=f"pairings, FIRST-SECOND (default {','.join(PAIRS)})")
     parser.add_argument("--scale", type=float, default=1.0, help="each level's iteration budget times this")
+    parser.add_argument("--opening", type=int, default=2, help="random moves each game opens with (default 2)")
     args = parser.parse_args(argv)
     pairs = [tuple(pair.split("-")) for pair in args.pairs.split(",")]
     figures: list[str] = []
     for kind in args.game or ["oxono", "olix"]:
-        print(f"{kind}, {args.games} games a pairing, budgets x{args.scale}")
+        print(f"{kind}, {args.games} games a pairing, budgets x{args.scale}, {args.opening} random opening moves")
         print(f"  {'pairing':<18} {'W-D-L':>9} {'score':>6} {'95% interval':>14} {'s/move':>13}")
         for first, second in pairs:
             tally = Tally()
             for game in range(args.games):
-                play(kind, first, second, game, args.scale, tally)
+                play(kind, first, second, game, args.scale, args.opening, tally)
             low, high = tally.interval()
             name = f"{first} vs {second}"
             print(f"  {name:<18} {tally.wins:>3}-{tally.draws}-{tally.losses:<3} {tally.score():>6.2f} "
