@@ -21,14 +21,25 @@ import time
 from pathlib import Path
 
 import pytest
+from protocol_helpers import full_game, mover, start
 
 from client.analyze import analyse_session, progress_bar, report
 from client.verify import load
-from olixono.analysis import (MISS_DROP, WON_VALUE, Budget, Evaluation, GameAnalysis, Mark, Ply, Standing, analyse,
-                              boards_of, evaluate)
+from olixono.analysis import (
+    MISS_DROP,
+    WON_VALUE,
+    Budget,
+    Evaluation,
+    GameAnalysis,
+    Mark,
+    Ply,
+    Standing,
+    analyse,
+    boards_of,
+    evaluate,
+)
 from olixono.bots import winning_moves
 from olixono.games import new_board
-from protocol_helpers import full_game, mover, start
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden"
@@ -51,14 +62,8 @@ def planted_game(seed: int = PLANTED_SEED) -> tuple[list[str], int, int]:
         ply = len(board.move_stack) + 1
         wins = winning_moves(board)
 
-        def hands_a_win(move) -> bool:
-            board.push(move)
-            handed = bool(winning_moves(board))
-            board.pop()
-            return handed
-
         others = [move for move in board.legal_moves() if move not in wins]
-        quiet = [move for move in others if not hands_a_win(move)]
+        quiet = [move for move in others if not hands_a_win(board, move)]
         if wins and not missed and quiet:
             move, missed = rng.choice(quiet), ply
         elif wins and missed and not blunder and len(quiet) < len(others):
@@ -72,13 +77,36 @@ def planted_game(seed: int = PLANTED_SEED) -> tuple[list[str], int, int]:
     return list(host.transcript), missed, blunder
 
 
+def hands_a_win(board, move) -> bool:
+    """Whether the opponent can win at once after ``move`` (``board`` is left as it was)."""
+    board.push(move)
+    handed = bool(winning_moves(board))
+    board.pop()
+    return handed
+
+
 def planted_text() -> str:
     return "\n".join(planted_game()[0]) + "\n"
 
 
-def olixono(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "client", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL)
+@pytest.fixture
+def olixono(capsys, monkeypatch):
+    """``olixono ARGS`` run in this process (``client.cli.main``, stdin not a terminal): its exit status, stdout and
+    stderr, as a subprocess would give them."""
+    import io
+    import signal
+
+    from client.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO())
+    monkeypatch.setattr(signal, "signal", lambda *args: None)  # the command's own Ctrl-C: not the test run's
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        status = main(list(args))
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(args, status, out, err)
+
+    return run
 
 
 def write(tmp_path: Path, lines, name: str = "game.txt") -> Path:
@@ -113,7 +141,7 @@ def test_the_analysis_marks_the_planted_blunder_and_the_missed_win_in_one():
     assert summary.blunders >= 1 and summary.missed_wins_in_one == 2
 
 
-def test_olixono_analyze_prints_every_move_its_marks_and_a_summary_per_player():
+def test_olixono_analyze_prints_every_move_its_marks_and_a_summary_per_player(olixono):
     _, missed, blunder = planted_game()
     done = olixono("analyze", str(PLANTED), "--iterations", "300")
     assert done.returncode == 0, done.stderr
@@ -130,8 +158,8 @@ def test_olixono_analyze_prints_every_move_its_marks_and_a_summary_per_player():
     assert players == ["pink", "black"] and all("in one not taken, mean loss" in line for line in lines[-2:])
 
 
-def test_the_json_form_round_trips_and_matches_the_analysis_in_process():
-    status, summary, session = load(str(PLANTED))
+def test_the_json_form_round_trips_and_matches_the_analysis_in_process(olixono):
+    _, summary, session = load(str(PLANTED))
     done = olixono("analyze", str(PLANTED), "--json", "--iterations", "300", "--seed", "5")
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
@@ -153,7 +181,7 @@ def test_the_json_form_round_trips_and_matches_the_analysis_in_process():
 # -- exit statuses ---------------------------------------------------------------------------------------------------
 
 
-def test_a_bad_file_gets_verifys_errors_and_exit_statuses(tmp_path):
+def test_a_bad_file_gets_verifys_errors_and_exit_statuses(tmp_path, olixono):
     host, _ = full_game("oxono", 3)
     lines = list(host.transcript)
     lines[5] = lines[5].replace("seq=5", "seq=6")
@@ -175,7 +203,7 @@ def test_a_bad_budget_is_a_usage_error(wrong, capsys):
     assert exited.value.code == 2 and ("must be a positive" in error or "invalid" in error)
 
 
-def test_an_unfinished_game_is_analysed_and_exits_3_as_verify_does(tmp_path):
+def test_an_unfinished_game_is_analysed_and_exits_3_as_verify_does(tmp_path, olixono):
     host, guest = start("olix")
     for square in ("f6", "f7", "g6"):
         mine, theirs = mover(host, guest)
@@ -186,7 +214,7 @@ def test_an_unfinished_game_is_analysed_and_exits_3_as_verify_does(tmp_path):
     assert "   3  first  g6 " in done.stdout
 
 
-def test_a_record_with_a_proof_is_analysed_and_exits_4(tmp_path):
+def test_a_record_with_a_proof_is_analysed_and_exits_4(tmp_path, olixono):
     from protocol import GameSession
 
     host, guest = full_game("oxono", 3)
@@ -314,7 +342,7 @@ def test_progress_is_reported_for_every_position():
 # -- the replay ------------------------------------------------------------------------------------------------------
 
 
-def test_replay_plain_with_analyze_prints_each_moves_analysis():
+def test_replay_plain_with_analyze_prints_each_moves_analysis(olixono):
     done = olixono("replay", str(PLANTED), "--plain", "--analyze", "--iterations", "100")
     assert done.returncode == 0, done.stderr
     assert "Move 1, pink " in done.stdout and "in one not taken, mean loss" in done.stdout
@@ -324,11 +352,11 @@ async def test_the_replay_analyses_in_the_background_and_the_screen_stays_live(t
     """The analysis, asked for with the key a, runs in a thread: while a position's search is held back, the screen
     still steps through the game; once let go, each move shows its value and mark, and the shown move its sentence."""
     from prompt_toolkit.input import create_pipe_input
+    from test_client_screen import Terminal, wait_for
 
     import client.replay
     from client.replay import ReplayTable
     from client.screen import run_screen
-    from test_client_screen import Terminal, wait_for
 
     let_go = threading.Event()
     searched = evaluate
@@ -338,8 +366,8 @@ async def test_the_replay_analyses_in_the_background_and_the_screen_stays_live(t
         return searched(*args)
 
     monkeypatch.setattr(client.replay, "evaluate", held)
-    _, missed, blunder = planted_game()
-    status, summary, session = load(str(PLANTED))
+    _, _, blunder = planted_game()
+    _, summary, session = load(str(PLANTED))
     table = ReplayTable(session, summary, budget=Budget(100))
     count = len(table.moves())
     terminal = Terminal(columns=120, rows=40)
@@ -365,12 +393,12 @@ async def test_the_replay_analyses_in_the_background_and_the_screen_stays_live(t
 
 async def test_replay_analyze_starts_at_once(tmp_path):
     from prompt_toolkit.input import create_pipe_input
+    from test_client_screen import Terminal, wait_for
 
     from client.replay import ReplayTable
     from client.screen import run_screen
-    from test_client_screen import Terminal, wait_for
 
-    status, summary, session = load(str(ROOT / "protocol" / "vectors" / "olix-untimed-abandoned.txt"))
+    _, summary, session = load(str(ROOT / "protocol" / "vectors" / "olix-untimed-abandoned.txt"))
     table = ReplayTable(session, summary, analyze=True, budget=Budget(30))
     terminal = Terminal()
     with create_pipe_input() as pipe:
@@ -384,9 +412,10 @@ async def test_replay_analyze_starts_at_once(tmp_path):
     assert report(session, summary, table.analysis).splitlines()[0] == summary  # the words olixono analyze prints
 
 
+@pytest.mark.slow  # a benchmark's script, not the product: CI may skip it
 def test_the_calibration_of_values_prints_its_bands_and_figures():
     done = subprocess.run([sys.executable, "bench/analysis.py", "--games", "1", "--game", "oxono", "--iterations",
-                           "30"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+                           "30"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "positions mover scored" in done.stdout
     figures = dict(line.split(": ", 1) for line in done.stdout.splitlines() if line.startswith("oxono_"))
