@@ -1,5 +1,6 @@
 """What a person reads and writes that needs no protocol, the same in every front end: how a move is written (each
-game's words), the board with its scoreboard, the game-over sentence, and the hints to resume, watch again, export.
+game's words), the board with its scoreboard, the game-over sentence, the hints to resume, watch again, export, and
+an analysis in words (``olixono analyze``, the replay's analysis, ``hint``).
 
 No protocol here (the vocabulary's other words, :mod:`client.words` and :mod:`client.commands`, stand on the
 network game's core): local play at one terminal reads it without loading the protocol and its cryptography.
@@ -8,10 +9,13 @@ network game's core): local play at one terminal reads it without loading the pr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from olixono.common import Board, GameKind
 from olixono.olix import OlixBoard
+
+if TYPE_CHECKING:  # the analysis's types alone: local play loads the search only when asked for a hint
+    from olixono.analysis import Budget, Evaluation, GameAnalysis, PlayerSummary, Ply, Position
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,3 +93,94 @@ def clock_left_text(ms: int, unexplained_ms: int = 0) -> str:
     thinking the receipts leave unexplained beside it, if any: ``4:07 (+1.2s)``."""
     shown = clock_text(ms / 1000) if ms >= LOW_MS else f"0:{ms // 1000:02d}.{ms % 1000 // 100}!"
     return shown if unexplained_ms < 100 else f"{shown} (+{unexplained_ms / 1000:.1f}s)"
+
+
+# -- an analysis in words ---------------------------------------------------------------------------------------------
+ANALYSIS_HEAD = f"{'ply':>4}  {'player':<7}{'move':<7}{'best':<7}{'before':<19}{'after':<19}mark"
+"""The head of :func:`ply_line`'s columns."""
+
+
+def budget_text(budget: Budget) -> str:
+    """``4,000 iterations a position``, ``2 s a position``, ``4,000 iterations or 2 s a position``."""
+    parts = [f"{budget.iterations:,} iterations"] if budget.iterations is not None else []
+    if budget.seconds is not None:
+        parts.append(f"{budget.seconds:g} s")
+    return " or ".join(parts) + " a position"
+
+
+def evaluation_text(evaluation: Evaluation) -> str:
+    """``+0.42``; ``+1.00 won (proof)``, ``-0.93 lost (value)``: a standing says how it is known."""
+    if evaluation.standing == "unclear":
+        return f"{evaluation.value:+.2f}"
+    return f"{evaluation.value:+.2f} {evaluation.standing} ({'proof' if evaluation.proven else 'value'})"
+
+
+def summary_text(summary: PlayerSummary) -> str:
+    """``pink: 12 moves, 7 the search's best, 1 blunder, 2 missed wins, 1 win in one not taken, mean loss 0.08``."""
+    def count(number: int, word: str) -> str:
+        return f"{number} {word}{'' if number == 1 else 's'}"
+
+    return (f"{summary.player}: {count(summary.moves, 'move')}, {summary.best_moves} the search's best, "
+            f"{count(summary.blunders, 'blunder')}, {count(summary.missed_wins, 'missed win')}, "
+            f"{count(summary.missed_wins_in_one, 'win')} in one not taken, mean loss {summary.mean_loss:.2f}")
+
+
+def summary_lines(analysis: GameAnalysis) -> list[str]:
+    """Each player's :func:`summary_text`."""
+    return [summary_text(analysis.summary(player)) for player in analysis.players]
+
+
+def mark_text(ply: Ply) -> str:
+    """``blunder``, ``missed win``, with ``(win in one: Xd2d1)`` when a win in one was not taken; empty for none."""
+    mark = ply.mark
+    text = "" if mark is None else str(mark)
+    if ply.missed_win_in_one:
+        text += f" (win in one: {ply.wins_in_one[0]})"
+    return text
+
+
+def ply_line(ply: Ply) -> str:
+    """One weighed move in :data:`ANALYSIS_HEAD`'s columns (``=`` where the move played was the search's best)."""
+    best = "=" if ply.best == ply.move else ply.best or ""
+    before, after = evaluation_text(ply.before), evaluation_text(ply.after)
+    return f"{ply.number:>4}  {ply.player:<7}{ply.move:<7}{best:<7}{before:<19}{after:<19}{mark_text(ply)}".rstrip()
+
+
+def ply_note(ply: Ply) -> str:
+    """A weighed move in a few characters, beside it in a list of moves: the value after it, and its mark."""
+    return f"{ply.after.value:+.2f} {ply.mark or ''}".rstrip()
+
+
+def ply_sentence(ply: Ply) -> str:
+    """A weighed move in a sentence: ``Move 9, pink Oa3a4 (the search's best: Oa1a2): before +1.00 won (proof),
+    after -0.19; missed win.``."""
+    best = "the search's best" if ply.best == ply.move else f"the search's best: {ply.best}"
+    mark = mark_text(ply)
+    return (f"Move {ply.number}, {ply.player} {ply.move} ({best}): before {evaluation_text(ply.before)}, after "
+            f"{evaluation_text(ply.after)}" + (f"; {mark}." if mark else "."))
+
+
+def analysis_lines(analysis: GameAnalysis) -> list[str]:
+    """The analysis as ``olixono analyze`` prints it: how it was made, every move, the last position, each player's
+    summary."""
+    from olixono.analysis import WON_VALUE
+
+    how = (f"analysis: {budget_text(analysis.budget)}, seed {analysis.seed}; values for the player who moves, from "
+           f"-1 (lost) to +1 (won); won or lost by a proof, else by a value of at least {WON_VALUE} (docs/analysis.md)")
+    lines = [how, ANALYSIS_HEAD, *map(ply_line, analysis.plies)]
+    if analysis.final is not None:
+        mover = analysis.players[len(analysis.plies) % 2]
+        lines.append(f"after the last move, {mover} to move: {evaluation_text(analysis.final)}")
+    return lines + summary_lines(analysis)
+
+
+def hint_text(board: Board[Any], position: Position) -> str:
+    """A hint for the player to move on ``board`` from the search of it: its best move, the line it expects and how
+    the position stands."""
+    best = position.best
+    if best is None:
+        return "no hint: the game is over"
+    if best in position.wins_in_one:
+        return f"hint: {best} wins at once"
+    line, standing = " ".join(position.pv[:6]), evaluation_text(position.evaluation)
+    return f"hint: {best} (the search expects {line}); for {board.turn} the position is {standing}"

@@ -10,11 +10,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, NoReturn, Sequence
 
-from olixono.bots import LEVELS
+from olixono.analysis import DEFAULT_ITERATIONS, MISS_DROP, WON_VALUE
+from olixono.bots import BOTS, LEVELS, PEOPLE_LEVELS
 from olixono.engine import EngineSession, run
 from olixono.games import BOARDS
 
 if TYPE_CHECKING:
+    from olixono.analysis import Budget, GameAnalysis
+    from protocol import GameSession
     from protocol.clock import TimeControl
 
 DEFAULT_RELAY_TEXT = "mqtt://127.0.0.1:1883"
@@ -63,12 +66,11 @@ def _play(args: argparse.Namespace) -> int:
             from client.local_screen import LocalTable
             from client.screen import run_screen
 
-            table = LocalTable(args.game, vs=args.vs, human=args.seat, seed=args.seed, iterations=args.iterations,
-                               seconds=args.seconds)
+            table = LocalTable(args.game, vs=args.level or args.vs, human=args.seat, seed=args.seed,
+                               iterations=args.iterations, seconds=args.seconds)
             return asyncio.run(run_screen(table))
-        play_local(
-            args.game, vs=args.vs, human=args.seat, seed=args.seed, iterations=args.iterations, seconds=args.seconds
-        )
+        play_local(args.game, vs=args.level or args.vs, human=args.seat, seed=args.seed, iterations=args.iterations,
+                   seconds=args.seconds)
     except KeyboardInterrupt:
         print("\nInterrupted; the game was not finished.")
         return 130
@@ -103,24 +105,68 @@ def _verify(args: argparse.Namespace) -> int:
     return status
 
 
-def _replay(args: argparse.Namespace) -> int:
-    from client.verify import INVALID, load
+def _verified(args: argparse.Namespace) -> tuple[int, str, GameSession | None]:
+    """``args.file`` checked as ``olixono verify`` checks it; a bad one's errors printed as verify prints them."""
+    from client.verify import load
 
     status, text, session = load(args.file)
     if session is None:
-        print(text.replace("olixono verify:", "olixono replay:", 1), file=sys.stderr)
-        return INVALID
+        print(text.replace("olixono verify:", f"olixono {args.command}:", 1), file=sys.stderr)
+    return status, text, session
+
+
+def _budget(args: argparse.Namespace) -> Budget:
+    from olixono.analysis import DEFAULT_BUDGET, Budget
+
+    return DEFAULT_BUDGET if args.iterations is None and args.seconds is None else Budget(args.iterations, args.seconds)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    status, text, session = _verified(args)
+    if session is None:
+        return status
     if not full_screen(args):
         from client.replay import replay_lines
 
-        print("\n".join(replay_lines(session, text)))
+        interruptible()
+        try:
+            analysis = _analysed(args, session) if args.analyze else None
+        except KeyboardInterrupt:
+            print("\nInterrupted.", file=sys.stderr)
+            return 130
+        print("\n".join(replay_lines(session, text, analysis)))
         return 0
     import asyncio
 
     from client.replay import ReplayTable
     from client.screen import run_screen
 
-    return asyncio.run(run_screen(ReplayTable(session, text), notes=[text]))
+    table = ReplayTable(session, text, analyze=args.analyze, budget=_budget(args), seed=args.seed)
+    return asyncio.run(run_screen(table, notes=[text]))
+
+
+def _analysed(args: argparse.Namespace, session: GameSession) -> GameAnalysis:
+    """The analysis of ``session`` (``--iterations``, ``--seconds``, ``--seed``), its progress on stderr when that is
+    a terminal."""
+    from client.analyze import analyse_session, progress_bar
+
+    return analyse_session(session, _budget(args), args.seed, progress_bar(sys.stderr))
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    status, text, session = _verified(args)
+    if session is None:
+        return status
+    from client.analyze import report
+
+    interruptible()
+    try:
+        analysis = _analysed(args, session)
+    except KeyboardInterrupt:
+        print("\nInterrupted: nothing was printed.", file=sys.stderr)
+        return 130
+    print(report(session, text, analysis, as_json=args.json))
+    return status
 
 
 def _network(args: argparse.Namespace) -> int:
@@ -129,10 +175,11 @@ def _network(args: argparse.Namespace) -> int:
 
     from client import network
 
-    screen = full_screen(args) and getattr(args, "bot", None) is None
+    bot = getattr(args, "level", None) or getattr(args, "bot", None)
+    screen = full_screen(args) and bot is None
     plain = getattr(args, "plain", False) or not (screen or getattr(args, "line", False))  # no terminal: plain
     options = network.Options(
-        relay=args.relay, cafile=args.cafile, timeout=args.timeout, plain=plain, bot=getattr(args, "bot", None),
+        relay=args.relay, cafile=args.cafile, timeout=args.timeout, plain=plain, bot=bot,
         iterations=getattr(args, "iterations", None), seconds=getattr(args, "seconds", None),
         seed=getattr(args, "seed", None), invite=getattr(args, "invite", None),
         control=getattr(args, "clock", None) or getattr(args, "days", None),
@@ -141,7 +188,8 @@ def _network(args: argparse.Namespace) -> int:
         anyway=getattr(args, "anyway", False), all_games=getattr(args, "all", False),
     )
     if options.bot is None and (options.iterations is not None or options.seconds is not None):
-        print(f"olixono {args.command}: --iterations and --seconds set a --bot's budget", file=sys.stderr)
+        print(f"olixono {args.command}: --iterations and --seconds set a --bot's (or --level's) budget",
+              file=sys.stderr)
         return 2
     commands: dict[str, Callable[[], Coroutine[Any, Any, int]]] = {
         "host": lambda: network.host(args.game, options),
@@ -253,8 +301,10 @@ def _seat_options(parser: argparse.ArgumentParser) -> None:
                            "read commands from stdin (held until the seats are drawn); exit 0 when the game ends, 3 "
                            "when you leave before it ends, 4 when a player's proof of equivocation was seen, 1 when "
                            "it cannot go on (docs/plain.md lists every line)")
-    parser.add_argument("--bot", choices=LEVELS, metavar="LEVEL",
-                        help=f"a bot holds your seat ({', '.join(LEVELS)}), printing events as --plain does")
+    bots = parser.add_mutually_exclusive_group()
+    bots.add_argument("--bot", choices=BOTS, metavar="BOT",
+                      help=f"a bot holds your seat ({', '.join(BOTS)}), printing events as --plain does")
+    bots.add_argument("--level", choices=PEOPLE_LEVELS, help=f"a bot of this level holds your seat ({LEVELS_HELP})")
     parser.add_argument("--seed", type=int, help="seed for the bot (default: random)")
     parser.add_argument("--claim", choices=("ask", "auto"), default="ask",
                         help="claims on time: ask (the default: you type claim when your opponent's time has run out) "
@@ -277,11 +327,26 @@ def _positive_float(text: str) -> float:
     return value
 
 
+LEVELS_HELP = "; ".join(f"{level.name}: {level.summary}" for level in PEOPLE_LEVELS.values())
+"""The levels a person chooses, in a few words each (docs/levels.md has their measured strength)."""
+
+
 def _budget_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--iterations", type=_positive_int, metavar="N",
-                        help="mcts budget: search iterations per move (default 2000 when no --seconds)")
+                        help="the bot's search budget: iterations per move, in place of its level's (mcts: 2000 when "
+                             "no --seconds)")
     parser.add_argument("--seconds", type=_positive_float, metavar="S",
-                        help="mcts budget: seconds per move (with --iterations, whichever ends first)")
+                        help="the bot's search budget: seconds per move, in place of its level's (with --iterations, "
+                             "whichever ends first)")
+
+
+def _analysis_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--iterations", type=_positive_int, metavar="N",
+                        help=f"search iterations per position (default {DEFAULT_ITERATIONS} when no --seconds): the "
+                             "same analysis on any machine")
+    parser.add_argument("--seconds", type=_positive_float, metavar="S",
+                        help="search seconds per position (with --iterations, whichever ends first)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -309,12 +374,16 @@ def build_parser() -> argparse.ArgumentParser:
         "play",
         help="play a game at this terminal: two people taking turns, or against a bot",
         description="Play a game at this terminal, on the full screen (/help lists the commands) or with --plain at a "
-        "prompt (help lists them there).",
+        "prompt (help lists them there). hint asks the search for the best move (here only: never in a network "
+        "game).",
     )
     play.add_argument("game", choices=sorted(BOARDS), help="which game")
-    play.add_argument(
-        "--vs", choices=LEVELS, metavar="LEVEL", help=f"play against a bot ({', '.join(LEVELS)}) instead of a second person"
-    )
+    opponent = play.add_mutually_exclusive_group()
+    opponent.add_argument("--level", choices=PEOPLE_LEVELS,
+                          help=f"play against a bot of this level instead of a second person ({LEVELS_HELP})")
+    opponent.add_argument("--vs", choices=BOTS, metavar="BOT",
+                          help=f"play against this bot instead of a second person ({', '.join(BOTS)}); --vs easy is "
+                               "--level easy")
     play.add_argument("--as", dest="seat", metavar="SEAT", help="your seat against a bot (pink/black, first/second; default: the first)")
     play.add_argument("--seed", type=int, help="seed for the bot (default: random)")
     _front_options(play, "one prompt, the board printed after every move, commands without the /", line=False)
@@ -346,12 +415,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="step through a transcript on the full screen, after verify's checks",
         description="Check FILE as olixono verify does, then show its game one position at a time, from the start: "
         "→ or n the next move, ← or p the one before, Home / End the start and the end, a move number and Enter to "
-        "jump there; q (or /quit) leaves. Without a terminal (or with --plain) print every move and the board after "
-        "it.",
+        "jump there; a (or /analyze) analyses every move as olixono analyze does, in the background; q (or /quit) "
+        "leaves. Without a terminal (or with --plain) print every move and the board after it.",
     )
     replay.add_argument("file", metavar="FILE", help="the transcript: one signed message a line ('-' for stdin)")
     _front_options(replay, "print every move and the board after it", line=False)
+    replay.add_argument("--analyze", action="store_true",
+                        help="show olixono analyze's analysis beside the moves (the screen computes it in the "
+                             "background; --plain prints it under each move)")
+    _analysis_options(replay)
     replay.set_defaults(func=_replay)
+
+    analyze = sub.add_parser(
+        "analyze", help="weigh every move of a transcript with the search: blunders, missed wins, a summary",
+        description="Check FILE as olixono verify does, then search every position and print, for each move, the move "
+        "played, the search's best move there, the value before and after it (for the player who moved, from -1 lost "
+        "to +1 won), and its mark; then each player's summary. Won and lost are proven where the search's solver (or "
+        f"the rules) prove them, marked (proof); else judged by a value of at least {WON_VALUE} (or at most "
+        f"-{WON_VALUE}), marked (value). A blunder turns a won position into a lost or drawn one; a missed win leaves "
+        f"a won position unclear (its value down by {MISS_DROP} or more) or does not take a win in one "
+        "(docs/analysis.md). Exit status: as olixono "
+        "verify's (0 finished, 3 not finished, 4 a proof of equivocation: analysed all the same; 1 a bad file).",
+    )
+    analyze.add_argument("file", metavar="FILE", help="the transcript: one signed message a line ('-' for stdin)")
+    analyze.add_argument("--json", action="store_true",
+                         help="one JSON document for other programs (its schema: docs/analysis.md)")
+    _analysis_options(analyze)
+    analyze.set_defaults(func=_analyze)
 
     host = sub.add_parser(
         "host", help="host a network game: print the command your opponent types, then play",

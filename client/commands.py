@@ -98,14 +98,19 @@ class Command:
     usage: str = ""
     olix: bool = False
     """Olix's alone."""
+    refusal: str = ""
+    """The sentence that refuses it where it does not exist (in a mode its ``helps`` lacks)."""
 
 
+NO_HINT = "hint is for a game at one terminal (olixono play): in a network game no engine may help a player"
 _EVERYWHERE = (Mode.PLAYER, Mode.WATCHER, Mode.LOCAL)
 COMMANDS: tuple[Command, ...] = (
     Command("legal", dict.fromkeys(_EVERYWHERE, "list the legal moves")),
     Command("board", dict.fromkeys(_EVERYWHERE, "show the board again")),
     Command("formations", dict.fromkeys(_EVERYWHERE, "each player's best formation of each type, its value and squares"),
             olix=True),
+    Command("hint", {Mode.LOCAL: "the search's best move for the player to move, and how the position stands"},
+            refusal=NO_HINT),
     Command("undo", {Mode.LOCAL: "take back the last move (against a bot: your last move and its reply)"},
             IntentKind.UNDO),
     Command("resign", {Mode.PLAYER: "give up the game (at any moment): your opponent wins",
@@ -132,8 +137,8 @@ _ALIASES = {"propose": END, **{word: END for word in END_WORD.values()}}
 
 @dataclass(frozen=True, slots=True)
 class Typed:
-    """One typed line: an ``intent`` to act on, a ``local`` command (help, legal, board, formations, quit), or a
-    ``problem``."""
+    """One typed line: an ``intent`` to act on, a ``local`` command (help, legal, board, formations, hint, quit), or
+    a ``problem``."""
 
     intent: Intent | None = None
     local: str | None = None
@@ -250,6 +255,8 @@ def parse(text: str, game: Game) -> Typed:
         return Typed(problem=f"{name} is not an {kind} command: type {END_WORD[kind]} to propose ending the game")
     command = _BY_NAME.get(_ALIASES[name]) if name in _ALIASES else _BY_NAME.get(name) if name != END else None
     if command is not None and not rest:
+        if command.refusal and mode_of(game) not in command.helps:
+            return Typed(problem=command.refusal)
         if command.olix and kind != GameKind.OLIX:
             return Typed(problem=f"{name} is an Olix command: this game is {kind or 'not known yet'}")
         return Typed(local=name) if command.intent is None else Typed(Intent(command.intent))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from client.board_words import status_text
+from client.board_words import hint_text, status_text
 from client.commands import parse, shown
 from client.intents import IntentRefused
 from client.local_game import Ended, LocalCore, LocalStep, Played, TookBack, describe
@@ -32,8 +32,9 @@ def play_local(
 ) -> Outcome | None:
     """Play one game of ``kind``; return its outcome (``None`` if left unfinished).
 
-    ``vs`` is ``None`` for two people or a bot level (``random``, ``greedy``,
-    ``mcts``); ``iterations`` / ``seconds`` set the ``mcts`` budget. ``human``
+    ``vs`` is ``None`` for two people or a bot (a level, ``easy``, ``normal``,
+    ``hard``, or ``random``, ``greedy``, ``mcts``: :data:`olixono.bots.BOTS`);
+    ``iterations`` / ``seconds`` set its search's budget. ``human``
     is the seat the person takes against a bot (the first by default).
     """
     core = LocalCore(kind, vs=vs, human=human, seed=seed, iterations=iterations, seconds=seconds)
@@ -69,6 +70,13 @@ def play_local(
             write(f"error: {typed.problem}")
         elif typed.local == "quit":
             return None
+        elif typed.local == "hint":
+            try:
+                search, position = core.hint_thought
+            except IntentRefused as exc:
+                write(f"error: {exc}")
+                continue
+            write(hint_text(position, search(position)))
         elif typed.local is not None:
             write(shown(core, typed.local))
         elif typed.intent is not None:

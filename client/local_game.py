@@ -10,14 +10,18 @@ local play must not load the protocol that :mod:`client.words` stands on.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from client.board_words import game_over_text
 from client.intents import Intent, IntentKind, IntentRefused
-from olixono.bots import LEVELS, Bot, make_bot
+from olixono.bots import BOTS, Bot, bot_for
 from olixono.common import Board, GameKind, IllegalMoveError, InvalidMoveError, MoveLike, Outcome
 from olixono.games import new_board
+
+if TYPE_CHECKING:
+    from olixono.analysis import Position
 
 
 def set_up(kind: str, *, vs: str | None, human: str | None, seed: int | None, iterations: int | None,
@@ -25,12 +29,19 @@ def set_up(kind: str, *, vs: str | None, human: str | None, seed: int | None, it
     """A new board of ``kind``, the person's seat (the first by default) and the bot (``None`` for two people);
     ``ValueError`` for an unknown bot level or seat (arguments as :func:`client.local.play_local`)."""
     board = new_board(kind)
-    if vs is not None and vs not in LEVELS:
-        raise ValueError(f"unknown opponent {vs!r}: expected one of {', '.join(LEVELS)}")
+    if vs is not None and vs not in BOTS:
+        raise ValueError(f"unknown opponent {vs!r}: expected one of {', '.join(BOTS)}")
     human = human or board.PLAYERS[0]
     if human not in board.PLAYERS:
         raise ValueError(f"unknown seat {human!r} in {kind}: expected {' or '.join(board.PLAYERS)}")
-    return board, human, make_bot(vs, seed=seed, iterations=iterations, seconds=seconds) if vs else None
+    return board, human, bot_for(vs, seed=seed, iterations=iterations, seconds=seconds) if vs else None
+
+
+def search_for_hint(board: Board[Any]) -> Position:
+    """The analysis's search of ``board`` for its player to move (at the analysis's default budget)."""
+    from olixono.analysis import evaluate
+
+    return evaluate(board, index=len(board.move_stack))
 
 
 def board_moves(board: Board[Any]) -> list[tuple[str, str]]:
@@ -200,6 +211,17 @@ class LocalCore:
         """What the bot thinks on to answer a proposal: ``answer_end``, a copy of the board, and its seat."""
         assert self.bot is not None and self.bot_player is not None
         return self.bot.answer_end, self._board.copy(), self.bot_player
+
+    @property
+    def hint_thought(self) -> tuple[Callable[[Board[Any]], Position], Board[Any]]:
+        """What the search thinks on for a hint (``hint``), for a front end to run: the search and a copy of the board
+        (:func:`client.board_words.hint_text` says what it found); :class:`IntentRefused` when there is no hint to
+        give now."""
+        if self.over:
+            raise IntentRefused("no hint: the game is over")
+        if self.bot_to_move:
+            raise IntentRefused(f"no hint while {self.vs} is thinking: ask on your turn")
+        return search_for_hint, self._board.copy()
 
     def bot_played(self, move: MoveLike, plies: int) -> LocalStep:
         """The bot's move, thought when ``plies`` moves were played: dropped if the game went on meanwhile (the

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from client.board_words import clock_text, game_over_text
+from client.board_words import clock_text, game_over_text, hint_text
 from client.commands import parse, shown
 from client.intents import IntentRefused
 from client.local_game import Ended, LocalCore, LocalStep, Played, describe
@@ -102,6 +102,8 @@ class LocalTable(Table):
         typed = parse(f"{name} {rest}".strip(), self.core)
         if typed.problem is not None:
             return say(f"error: {typed.problem}")
+        if typed.local == "hint":
+            return await self._hint(say)
         if typed.local is not None:
             return say(shown(self.core, typed.local))
         if typed.intent is None:
@@ -114,6 +116,15 @@ class LocalTable(Table):
         except IntentRefused as exc:
             return say(f"error: {exc}")
         self._show(step, say)
+
+    async def _hint(self, say: Say) -> None:
+        """The search's best move for the player to move, thought in a thread (the screen stays live)."""
+        try:
+            search, position = self.core.hint_thought
+        except IntentRefused as exc:
+            return say(f"error: {exc}")
+        say("thinking about a hint...")
+        say(hint_text(position, await in_daemon_thread(search, position)))
 
     async def follow(self, say: Say, changed: Callable[[], None]) -> None:
         """The bot's moves: whenever it is its turn, it thinks on a copy; a move the game no longer wants (the person

@@ -15,7 +15,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from client.board_words import clock_left_text, clock_text, export_text, game_over_text, resume_text, watch_again_text
-from client.commands import END_WORD, handle_typed, help_row, leaving_sentence, players_only
+from client.commands import END_WORD, NO_HINT, handle_typed, help_row, leaving_sentence, players_only
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
 from client.screen import Say, Table, game_commands, game_help, run_screen
@@ -40,6 +40,7 @@ class NetworkTable(Table):
         else:
             self.leave = f"; {resume_text(game)}"
             self.refused = {"undo": NO_UNDO}  # /undo as undo typed: the same sentence
+        self.refused["hint"] = NO_HINT
 
     @property
     def kind(self) -> GameKind:

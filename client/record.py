@@ -52,6 +52,11 @@ def moves_before(session: GameSession, seq: int) -> int:
     return sum(line.type is MessageType.MOVE for line in session.chain[:seq])
 
 
+def played_moves(session: GameSession) -> list[str]:
+    """The verified game's moves, in the order played."""
+    return [message.move for message in session.chain if message.type is MessageType.MOVE]
+
+
 def moves_text(count: int) -> str:
     """``1 move``, ``12 moves``."""
     return f"{count} move{'s' if count != 1 else ''}"

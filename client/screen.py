@@ -172,6 +172,10 @@ class Table:
         """Whether a move typed now would be played (completion offers the legal moves only then)."""
         return False
 
+    def move_note(self, number: int) -> str:
+        """A few characters beside move ``number`` (from 1) in the moves pane (a replay's analysis)."""
+        return ""
+
     def prompt(self) -> str:
         return "> "
 
@@ -359,7 +363,9 @@ def moves_fragments(table: Table, start: int | None,
     title = f"moves {first + 1}-{first + len(window)} of {len(moves)}" if len(moves) > MOVES_SHOWN else "moves"
     out: StyleAndTextTuples = [piece("class:title", title + "\n")]
     for number, (player, move) in enumerate(window, first + 1):
-        out.append(piece("class:last" if number == marked else "", f"{number:>3}. {player:<6} {move}\n"))
+        note = table.move_note(number)
+        text = f"{number:>3}. {player:<6} {move:<6} {note}" if note else f"{number:>3}. {player:<6} {move}"
+        out.append(piece("class:last" if number == marked else "", text + "\n"))
     return out
 
 

@@ -24,6 +24,16 @@ games use an iteration budget).
   and played. Both: its best moves are checked for a short forced loss
   before it plays one, and the tree is kept between moves where the game
   went as it expected (``docs/search.md``).
+
+The levels a person chooses (:data:`PEOPLE_LEVELS`, built by :func:`bot_for`,
+which also builds the bots above by name) are bots and budgets one can feel
+(``docs/levels.md`` has their measured strength):
+
+* ``easy`` – ``mcts`` with 300 iterations that errs: one move in five (when
+  it has no win in one) is a legal move drawn at random, and a win in one it
+  takes only half the time.
+* ``normal`` – ``mcts`` with 2,000 iterations (the ``mcts`` bot as it comes).
+* ``hard`` – ``mcts`` with 20,000 iterations, at most 5 seconds a move.
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ from olixono.games import game_of
 from olixono.mcts import Candidate, Mcts, Node, SearchResult, SearchView
 
 LEVELS = ("random", "greedy", "mcts")
+"""The bots, by what they are (``make_bot``'s names)."""
 DEFAULT_ITERATIONS = 2_000
 
 
@@ -225,6 +236,8 @@ def within(bot: Bot, seconds: float) -> Bot:
     search is as it is. The copy draws from the same random generator."""
     if isinstance(bot, MctsBot):
         return replace(bot, seconds=seconds if bot.seconds is None else min(bot.seconds, seconds))
+    if isinstance(bot, ErringBot):
+        return replace(bot, inner=within(bot.inner, seconds))
     return bot
 
 
@@ -257,3 +270,109 @@ def make_bot(
     if iterations is None and seconds is None:
         iterations = DEFAULT_ITERATIONS
     return MctsBot(rng, iterations, seconds)
+
+
+# -- the levels a person chooses ---------------------------------------------------------------------------------
+
+
+def winning_moves(board: Board[Any]) -> list[Any]:
+    """Every move that wins at once for the player to move (tried one by one on ``board``, left as it was)."""
+    mover, wins = board.turn, []
+    for move in board.legal_moves():
+        board.push(move)
+        outcome = board.outcome()
+        board.pop()
+        if outcome is not None and outcome.winner == mover:
+            wins.append(move)
+    return wins
+
+
+@dataclass
+class ErringBot:
+    """``inner``'s move, except that it errs as a beginner does: with chance ``mistakes`` (when it has no win in one)
+    a legal move drawn at random, and a win in one taken only with chance ``wins_taken`` (else a move that does not
+    win at once, drawn at random)."""
+
+    inner: Bot
+    rng: random.Random
+    mistakes: float
+    wins_taken: float
+    level: str = "easy"
+    analysis: Analysis | None = field(default=None, repr=False)
+
+    def choose(self, board: Board[Any]) -> Any:
+        _require_moves(board)
+        wins = winning_moves(board)
+        if wins:
+            erring = self.rng.random() >= self.wins_taken
+            others = [move for move in board.legal_moves() if move not in wins]
+        else:
+            erring = self.rng.random() < self.mistakes
+            others = board.legal_moves()
+        if erring and others:
+            move = others[int(self.rng.random() * len(others))]
+            self.analysis = Analysis(self.level, move)
+            return move
+        move = self.inner.choose(board)
+        thought = self.inner.analysis
+        self.analysis = replace(thought, level=self.level) if thought is not None else Analysis(self.level, move)
+        return move
+
+    def answer_end(self, board: Board[Any], player: str) -> bool:
+        return self.inner.answer_end(board, player)
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A level a person chooses: the ``mcts`` search's budget, and how often the bot errs (:class:`ErringBot`)."""
+
+    name: str
+    iterations: int
+    seconds: float | None
+    mistakes: float = 0.0
+    """The share of its moves (with no win in one) that are drawn at random."""
+    wins_taken: float = 1.0
+    """The share of its wins in one that it takes."""
+    summary: str = ""
+
+
+PEOPLE_LEVELS: dict[str, Level] = {level.name: level for level in (
+    Level("easy", 300, None, mistakes=0.2, wins_taken=0.5,
+          summary="a short search that plays one move in five at random and takes a win in one half the time"),
+    Level("normal", DEFAULT_ITERATIONS, None,
+          summary=f"the mcts bot as it comes: {DEFAULT_ITERATIONS:,} iterations a move"),
+    Level("hard", 20_000, 5.0, summary="a long search: 20,000 iterations a move, at most 5 seconds"),
+)}
+"""The levels a person chooses (``--level``), weakest first (``docs/levels.md``: the mapping and its measured
+strength)."""
+BOTS = (*PEOPLE_LEVELS, *LEVELS)
+"""Every name a bot is chosen by: the levels a person chooses, then the bots by what they are."""
+
+
+def bot_for(
+    name: str,
+    *,
+    seed: int | None = None,
+    rng: random.Random | None = None,
+    iterations: int | None = None,
+    seconds: float | None = None,
+) -> Bot:
+    """A bot by any name in :data:`BOTS`: a level (``easy``, ``normal``, ``hard``) or a bot (:func:`make_bot`'s).
+
+    ``iterations`` and ``seconds`` replace a level's budget (an easy bot still errs as often): an iteration budget
+    alone plays the same on any machine.
+    """
+    level = PEOPLE_LEVELS.get(name)
+    if level is None:
+        if name not in LEVELS:
+            raise ValueError(f"unknown bot level {name!r}: expected one of {', '.join(BOTS)}")
+        return make_bot(name, seed=seed, rng=rng, iterations=iterations, seconds=seconds)
+    rng = rng if rng is not None else random.Random(seed)
+    if iterations is None and seconds is None:
+        iterations, seconds = level.iterations, level.seconds
+    search = make_bot("mcts", rng=rng, iterations=iterations, seconds=seconds)
+    assert isinstance(search, MctsBot)
+    search.level = level.name
+    if not level.mistakes and level.wins_taken == 1.0:
+        return search
+    return ErringBot(search, rng, level.mistakes, level.wins_taken, level.name)

@@ -1,5 +1,5 @@
-"""Write the golden files again: the engines' playthroughs (``tests/golden/``) and the protocol's vectors
-(``protocol/vectors/``), from the very functions the tests compare them with.
+"""Write the golden files again: the engines' playthroughs and the analysis's planted game (``tests/golden/``) and the
+protocol's vectors (``protocol/vectors/``), from the very functions the tests compare them with.
 
     python3 scripts/regenerate_golden.py
 
@@ -15,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+import test_analysis  # noqa: E402
 import test_olix  # noqa: E402
 import test_oxono  # noqa: E402
 import vector_maker  # noqa: E402
@@ -27,6 +28,7 @@ def main() -> int:
             test_olix.playthrough(seed, style)) + "\n"
     for seed in test_oxono.PLAYTHROUGHS:
         written[test_oxono.GOLDEN / f"oxono_playthrough_{seed}.txt"] = test_oxono.playthrough(seed)
+    written[test_analysis.PLANTED] = test_analysis.planted_text()
     for name, text in vector_maker.build().items():
         written[vector_maker.VECTORS / name] = text
     changed = 0

@@ -33,7 +33,7 @@ CLIENT = {
     # the front ends, side by side
     "plain": 6, "console": 6, "network_screen": 6, "local_screen": 6, "replay": 6, "local": 6,
     # the commands' flows, which pick a front end
-    "network": 7, "verify": 7, "cli": 8, "__main__": 9, "__init__": 9,
+    "network": 7, "verify": 7, "analyze": 7, "cli": 8, "__main__": 9, "__init__": 9,
 }
 FRONT_ENDS = {name for name, layer in CLIENT.items() if layer == 6}
 
