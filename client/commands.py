@@ -121,8 +121,13 @@ COMMANDS: tuple[Command, ...] = (
     Command("withdraw", {Mode.PLAYER: "take back your own proposal (on your turn)"}, IntentKind.WITHDRAW),
     Command("abort", {Mode.PLAYER: "end the game without a result (the first player, before their first move)"},
             IntentKind.ABORT),
-    Command("claim", {Mode.PLAYER: "claim the game when your opponent's time has run out (or the coin was never "
-                                   "revealed); they have a while to answer, then claim again"}, IntentKind.CLAIM),
+    Command("claim", {Mode.PLAYER: "once your opponent's clock has run out (you are told when): a claim on time; "
+                                   "unanswered by a move in time within its window (30 s or more; by correspondence "
+                                   "or untimed, a day), claim again to win on time. It also disputes a move that came "
+                                   "late after your claim, and closes a game whose coin was never revealed"},
+            IntentKind.CLAIM),
+    Command("clock", dict.fromkeys((Mode.PLAYER, Mode.WATCHER), "both clocks, the time control and the unexplained "
+                                   "seconds (untimed: the side to move's time on this move)")),
     Command("say", {Mode.PLAYER: "chat with your opponent"}, IntentKind.CHAT, usage="TEXT"),
     Command("help", dict.fromkeys(_EVERYWHERE, "show this text")),
     Command("quit", {Mode.PLAYER: "leave; the game stays resumable ({resume})", Mode.WATCHER: "stop watching ({again})",
@@ -137,8 +142,8 @@ _ALIASES = {"propose": END, **{word: END for word in END_WORD.values()}}
 
 @dataclass(frozen=True, slots=True)
 class Typed:
-    """One typed line: an ``intent`` to act on, a ``local`` command (help, legal, board, formations, hint, quit), or
-    a ``problem``."""
+    """One typed line: an ``intent`` to act on, a ``local`` command (help, legal, board, formations, hint, clock, quit),
+    or a ``problem``."""
 
     intent: Intent | None = None
     local: str | None = None
@@ -291,7 +296,8 @@ def formations_text(board: OlixBoard) -> str:
 
 
 def shown(game: Game, name: str) -> str:
-    """What a command that only shows something shows (``legal``, ``board``, ``formations``, ``help``)."""
+    """What a command that only shows something shows (``legal``, ``board``, ``formations``, ``help``; a network
+    game's ``clock`` is :func:`client.words.shown_now`'s)."""
     board = game.board
     if name == "legal":
         return legal_text(game)
@@ -299,6 +305,8 @@ def shown(game: Game, name: str) -> str:
         return status_text(board) if board is not None else "no board yet: the offer has not arrived"
     if name == "formations":
         return formations_text(board) if isinstance(board, OlixBoard) else "no formations: this game is not Olix"
+    if name == "clock":
+        return "a game at one terminal has no clock"
     return help_text(game)
 
 
@@ -340,9 +348,10 @@ def completer(offer: Callable[[str], list[str]]) -> Completer:
     return Offered()
 
 
-async def handle_typed(seat: Seat, text: str, write: Write) -> bool:
+async def handle_typed(seat: Seat, text: str, write: Write, show: Callable[[str], str | None] | None = None) -> bool:
     """Act on one typed line (the same in every front end that reads lines); ``False`` when the person asked to
-    quit."""
+    quit. ``show``: what a command that only shows something shows where :func:`shown` cannot say (a network game's
+    ``clock``: :func:`client.words.shown_now`)."""
     core = seat.core
     typed = parse(text, core)
     if typed.problem is not None:
@@ -350,7 +359,7 @@ async def handle_typed(seat: Seat, text: str, write: Write) -> bool:
     elif typed.local == "quit":
         return False
     elif typed.local is not None:
-        write(shown(core, typed.local))
+        write((show(typed.local) if show is not None else None) or shown(core, typed.local))
     elif typed.intent is not None:
         try:
             await seat.act(typed.intent)

@@ -6,7 +6,9 @@ of local play), every event in words. The prompt says whose turn it is and
 who the opponent is; the bottom toolbar shows the relay connection and whether
 the opponent is here. Moves complete from the legal ones; history is kept.
 Text that is not a move or a command, or a move out of turn, gets one line and
-is never sent. ``quit`` (or Ctrl-D, Ctrl-C) leaves; the game stays resumable.
+is never sent. ``quit`` (or Ctrl-D, Ctrl-C) leaves; the game stays resumable. While a claim on time is open against
+the player, or on its turn in a live timed game, ``quit`` and Ctrl-D ask first (its clock runs while it is away);
+Ctrl-C leaves at once. A timed game's toolbar shows the clock of a side under 10 s on its turn in the warning style.
 """
 
 from __future__ import annotations
@@ -15,24 +17,40 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import StdoutProxy
+from prompt_toolkit.styles import Style
 
 from client.commands import Write, completer, completions, handle_typed, leaving_sentence
 from client.core import Connection, GameCore
 from client.runner import GameRunner
 from client.board_words import clock_left_text, export_text, game_over_text, status_text
-from client.words import claim_brief, clock_now_ms, control_text, describe, out_of_time_now, ticking
+from client.words import (
+    claim_brief,
+    clock_now_ms,
+    control_text,
+    describe,
+    hurried,
+    leaving_warning,
+    out_of_time_now,
+    shown_now,
+    ticking,
+)
 from protocol import GameOver, GameStarted, MoveApplied, Phase, Presence, Superseded
 
 
 TICK = 0.5
 """Seconds between two redraws of a timed game's toolbar."""
+STYLE = Style.from_dict({"warning": "fg:ansired bold"})
+"""The line console's own styles: a clock under 10 s on its turn (in the reversed toolbar, a red block; bold alone,
+with its ``!``, under NO_COLOR)."""
 
 
 def prompt_text(core: GameCore) -> str:
@@ -83,13 +101,28 @@ def clocks_text(core: GameCore) -> str:
     board = core.board
     if board is None or core.session.clock is None:
         return ""
-    shown = []
-    for player in board.PLAYERS:
-        left = clock_now_ms(core, player)
-        if left is not None:
-            mark = "*" if player == ticking(core) else ""
-            shown.append(f"{player} {clock_left_text(left, core.unexplained_ms(player))}{mark}")
-    return f"{control_text(core.session.clock)}: " + " ".join(shown)
+    pieces = [piece for player in board.PLAYERS if (piece := clock_piece(core, player)) is not None]
+    return f"{control_text(core.session.clock)}: " + " ".join(pieces)
+
+
+def clock_piece(core: GameCore, player: str) -> str | None:
+    """One player's clock in the toolbar, marked when it runs: ``pink 4:07*``, ``black 0:07.1!*`` (``None``:
+    untimed)."""
+    left = clock_now_ms(core, player)
+    if left is None:
+        return None
+    return f"{player} {clock_left_text(left, core.unexplained_ms(player))}{'*' if player == ticking(core) else ''}"
+
+
+def toolbar_fragments(core: GameCore, link_state: dict[str, Any]) -> StyleAndTextTuples:
+    """:func:`toolbar_text`, the clock of a side under 10 s on its turn in the warning style."""
+    text = toolbar_text(core, link_state)
+    player = hurried(core)
+    piece = clock_piece(core, player) if player is not None else None
+    if piece is None or piece not in text:
+        return [("", text)]
+    before, _, after = text.partition(piece)
+    return [("", before), ("class:warning", piece), ("", after)]
 
 
 @contextlib.contextmanager
@@ -118,7 +151,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
         link_state: dict[str, Any] = {"connected": runner.link.connected}
         session: PromptSession[str] = PromptSession(
             history=InMemoryHistory(), completer=completer(lambda word: completions(core, word)), complete_while_typing=False,
-            bottom_toolbar=lambda: toolbar_text(core, link_state), input=input, output=output,
+            bottom_toolbar=lambda: toolbar_fragments(core, link_state), input=input, output=output, style=STYLE,
             refresh_interval=TICK if core.session.clock is not None else 0,  # a timed game's clocks tick
         )
         out = write or print
@@ -157,16 +190,26 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             task = asyncio.create_task(printer())
             try:
                 out("Type help for the commands.")
+                asked = False  # leaving would cost something, and the person was asked to confirm
                 while not core.over or core.unsettled:
+                    now = False  # Ctrl-C: leave at once
                     try:
                         text = await session.prompt_async(lambda: prompt_text(core), set_exception_handler=False)
-                    except (EOFError, KeyboardInterrupt):
+                    except EOFError:
                         text = "quit"
+                    except KeyboardInterrupt:
+                        text, now = "quit", True
                     if core.over and not core.unsettled:
                         break
-                    if not await handle_typed(runner, text, out):
+                    if await handle_typed(runner, text, out, partial(shown_now, core)):
+                        asked = False
+                        continue
+                    warning = None if asked or now else leaving_warning(core)
+                    if warning is None:
                         out(leaving_sentence(core))
                         return 0
+                    out(warning)
+                    asked = True
                 await asyncio.sleep(0)
                 while not runner.events.empty():
                     show(runner.events.get_nowait())

@@ -24,11 +24,13 @@ publishes the rest.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from client.board_words import LOW_MS
 from client.intents import Intent, IntentKind, IntentRefused
 from olixono.common import Board, GameKind
 
@@ -100,7 +102,26 @@ class Notice:
     warning: bool = False
 
 
-UiEvent = Event | ProofSaved | Connection | Notice
+@dataclass(frozen=True, slots=True)
+class ClaimReady:
+    """``claim`` would now be accepted, by this client's watch (:meth:`GameCore.tick` tells a player once a turn, unless
+    its client signs it by itself: ``--claim auto``): ``what`` it would sign against ``player``: ``flag``, a claim on
+    time (their clock has run out; untimed, 7 days of silence); ``timeout``, the end of the game (our claim's window
+    passed unanswered); ``dispute``, a time dispute of their move that came late after our claim (the claim's window
+    has passed)."""
+
+    what: Literal["flag", "timeout", "dispute"]
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClockLow:
+    """This player's own clock went under :data:`client.board_words.LOW_MS` on its turn (told once a turn)."""
+
+    left_ms: int
+
+
+UiEvent = Event | ProofSaved | Connection | Notice | ClaimReady | ClockLow
 """Everything a front end is told: the protocol's events and the client's own."""
 
 
@@ -109,7 +130,7 @@ class Step:
     """What one intent or one incoming line caused."""
 
     publish: tuple[Publish, ...] = ()
-    events: tuple[Event, ...] = ()
+    events: tuple[UiEvent, ...] = ()
     journal: tuple[str, ...] = ()
     """Lines to append to the journal: before anything is published for an intent, at once for a received line."""
     secret: str | None = None
@@ -173,6 +194,7 @@ class GameCore:
         # the other's move that came after our claim, late: its hash, when it came (ms, our watch), the claim's clock
         # then, and how long we had waited for it by then (ms)
         self._late: tuple[str, int, int, int] | None = None
+        self._told: dict[str, int] = {}  # what time alone told the player (ClaimReady.what, "low"): in which turn
         self._note_turn()
 
     @property
@@ -477,6 +499,15 @@ class GameCore:
         assert self._late is not None
         return self._late[2] + self._now_ms() - self._late[1]
 
+    def dispute_in_ms(self) -> int:
+        """How long (ms) until ``claim`` may dispute the move that came late after our claim (:attr:`disputable`): the
+        claim's answer window must have passed first (``PROTOCOL.md`` §3: within it, a move answers the claim), on the
+        claim's clock; 0 once it has (or when there is no such move)."""
+        flag = self.session.late_flag()
+        if self._late is None or flag is None or flag.now is None:
+            return 0
+        return max(0, answer_window(self.session.clock) - (self._late_clock_ms() - flag.now))
+
     def _dispute(self) -> Outgoing:
         """``claim`` against the move that came after our claim: once the claim's window has passed, a timeout in the
         move's place (it sets the move aside: a time dispute, never a win)."""
@@ -484,10 +515,12 @@ class GameCore:
         flag, late = session.late_flag(), session.late_move
         assert flag is not None and flag.now is not None and late is not None
         name = session.name_of(late.signer)
-        left = answer_window(session.clock) - (self._late_clock_ms() - flag.now)
+        left = self.dispute_in_ms()
         if left > 0:
-            raise IntentRefused(f"{name}'s move came {duration_text(self.late_by_ms()[0])} after your claim; its window "
-                                f"to answer runs {duration_text(left)} more: then claim again to dispute the move")
+            runs = "" if session.over else " (your clock runs meanwhile: a move of yours plays on instead)"
+            raise IntentRefused(f"{name}'s move came {duration_text(self.late_by_ms()[0])} after your claim, whose "
+                                f"window to answer runs {duration_text(left)} more: claim then to dispute the "
+                                f"move{runs}")
         return session.timeout(self._late_clock_ms())
 
     def _claim(self) -> Outgoing:
@@ -522,11 +555,55 @@ class GameCore:
         now = self._now_ms()
         return session.flag(now - silent, now)  # when the turn began, and now, on this client's clock
 
+    def claim_ready(self) -> ClaimReady | None:
+        """What ``claim`` would sign now, by this client's watch (``None``: nothing; it would be refused): a time
+        dispute of the other's late move once our claim's window has passed, a claim on time once their clock has
+        run out (grace and round trip included: :meth:`claim_in_ms`), the end of the game once our claim's window has
+        passed unanswered."""
+        session = self.session
+        if self.watching or not self.playing:
+            return None
+        late = session.late_move
+        if self.disputable and late is not None:
+            return None if self.dispute_in_ms() else ClaimReady("dispute", session.name_of(late.signer))
+        other = self.opponent
+        name = session.player_of(other) if other is not None else None
+        if session.phase is not Phase.PLAYING or self.my_turn or name is None:
+            return None
+        flag = self.my_flag()
+        if flag is not None:
+            return ClaimReady("timeout", name) if self.window_left_ms(flag) == 0 else None
+        return ClaimReady("flag", name) if self.claim_in_ms() == 0 else None
+
     def tick(self) -> Step:
         """What time alone calls for (the runner asks every moment, while a game is played): with ``auto_claim``, a
         flag claim once the other's time has run out by this client's watch, and the timeout once its window has
         passed unanswered; and, whoever set it up, the concession of a player whose clock has run out while the
-        other's claim against it is open."""
+        other's claim against it is open. Its events tell, once a turn, what ``claim`` would now do, where the client
+        does not do it by itself (:class:`ClaimReady`), and that the player's own clock went under 10 s on its turn
+        (:class:`ClockLow`)."""
+        step = self._timed()
+        told = self._tell() if self.live else []
+        return dataclasses.replace(step, events=(*step.events, *told)) if told else step
+
+    def _tell(self) -> list[UiEvent]:
+        """What :meth:`tick` tells the player, each once a turn."""
+        moves = self.session.moves
+        told: list[UiEvent] = []
+        ready = self.claim_ready()
+        by_itself = self.auto_claim and (ready is None or ready.what != "dispute" or self.session.over)
+        if ready is not None and not by_itself and self._told.get(ready.what) != moves:
+            self._told[ready.what] = moves
+            told.append(ready)
+        player = self.my_player
+        left = self.clock_left(player) if self.my_turn and player is not None else None
+        if left is not None and 0 < left < LOW_MS and self._told.get("low") != moves:
+            self._told["low"] = moves
+            told.append(ClockLow(left))
+        return told
+
+    def _timed(self) -> Step:
+        """:meth:`tick`'s signing."""
         session = self.session
         if self.live and session.over and self.auto_claim and self.disputable:
             try:  # the winning move that came after our claim: disputed once the claim's window has passed
@@ -735,6 +812,8 @@ class GameCore:
         answer = Answer(self.session.player_of(move.signer) or "", int(move.get("think") or 0), waited, round_trip)
         if (answer.unexplained or 0) > bound:
             self._late = (move.hash, self._now_ms(), flag.sent + waited, waited)
+            if not self.dispute_in_ms():  # its sentence says claim disputes it now: not twice
+                self._told["dispute"] = self.session.moves
 
     def _receipt(self, line: Message) -> Outgoing | None:
         """A timed game's receipt of ``line`` (the other's move, or the reveal), at once: when this client verified
@@ -772,7 +851,7 @@ class GameCore:
         except LocalProtocolError:
             return None
 
-    def seated_elsewhere(self, event: Event) -> bool:
+    def seated_elsewhere(self, event: UiEvent) -> bool:
         """Whether ``event`` seats another guest than this client, which had asked for the seat: from now on it
         watches (its own lines, presence included, would only be refused)."""
         if not (self._asked and isinstance(event, GuestAccepted) and event.key != self.me and not self.watching):

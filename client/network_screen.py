@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,19 @@ from client.board_words import clock_left_text, clock_text, export_text, game_ov
 from client.commands import END_WORD, NO_HINT, handle_typed, help_row, leaving_sentence, players_only
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
-from client.screen import Say, Table, game_commands, game_help, run_screen
-from client.words import claim_brief, claim_text, clock_now_ms, describe, my_turn_text, out_of_time_now
+from client.screen import Say, Table, Urgent, game_commands, game_help, run_screen
+from client.words import (
+    claim_brief,
+    claim_due_text,
+    claim_text,
+    clock_now_ms,
+    describe,
+    hurried,
+    leaving_warning,
+    my_turn_text,
+    out_of_time_now,
+    shown_now,
+)
 from olixono.common import Board, GameKind
 from protocol import GameOver, MoveApplied
 
@@ -75,7 +87,7 @@ class NetworkTable(Table):
         return [game_over_text(result.sentence()), f"Save it: {export_text(self.core.game_id)}"]
 
     def alert(self) -> list[str]:
-        claim = claim_text(self.core)
+        claim = claim_text(self.core) or claim_due_text(self.core)  # open, or one may be made
         if claim is not None:
             return [f"CLAIM: {claim}"]
         out = my_turn_text(self.core) if out_of_time_now(self.core) else None  # our clock ran out, unclaimed yet
@@ -113,6 +125,7 @@ class NetworkTable(Table):
         else:
             parts = ["waiting for the seats"]
         opponent = core.opponent if core.playing else None
+        low = hurried(core)
         for player in board.PLAYERS if board is not None else ():
             key = core.seat_of(player)
             who = key.fingerprint[:9] if key is not None else "?"
@@ -124,7 +137,8 @@ class NetworkTable(Table):
                 shown = f" {clock_left_text(left, core.unexplained_ms(player))}"
             else:  # as every client sees it, from its own seeing the turn begin: the same for players and watchers
                 shown = f" {clock_text(core.thinking_ms() / 1000)}" if player == core.turn else ""
-            parts.append(f"{player} {who}{mine}{shown}{here}")
+            part = f"{player} {who}{mine}{shown}{here}"
+            parts.append(Urgent(part) if player == low else part)
         claim = claim_brief(core)
         if claim is not None:  # a claim on time, in a few words that say whose move it is (in full under the board)
             parts[0] = f"CLAIM: {claim}"
@@ -138,14 +152,17 @@ class NetworkTable(Table):
         copy = [] if self.invitation is None else [help_row("/copy", "copy the command your opponent types", slash=True)]
         return "\n".join([game_help(self.core), *copy])
 
+    def leaving(self) -> str | None:
+        return leaving_warning(self.core, "/quit (or Ctrl-D)")
+
     async def move(self, text: str, say: Say) -> None:
-        await handle_typed(self.runner, text, say)
+        await handle_typed(self.runner, text, say, partial(shown_now, self.core))
 
     async def command(self, name: str, rest: str, say: Say) -> None:
         if name == "copy" and self.invitation is not None:
             copy_to_clipboard(self.invitation)
             return say(f"copied to the clipboard (where the terminal lets a program do it: OSC 52): {self.invitation}")
-        await handle_typed(self.runner, f"{name} {rest}".strip(), say)
+        await handle_typed(self.runner, f"{name} {rest}".strip(), say, partial(shown_now, self.core))
 
     async def follow(self, say: Say, changed: Callable[[], None]) -> None:
         core = self.core

@@ -11,16 +11,17 @@ import asyncio
 import sys
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, TextIO
 
 from client.commands import Write, handle_typed, leaving_text, parse
-from client.core import GameCore
+from client.core import ClaimReady, GameCore
 from client.intents import Intent, IntentKind, IntentRefused
 from client.record import PROVEN, moves_text, seated_proofs
 from client.runner import GameRunner
 from client.thinking import clock_budget, in_daemon_thread
 from client.board_words import resume_text
-from client.words import describe, my_turn_text
+from client.words import describe, my_turn_text, ready_text, shown_now
 
 if TYPE_CHECKING:
     from olixono.bots import Bot
@@ -137,8 +138,9 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
                 said = turn
                 if core.over and not core.unsettled:
                     return await ended(runner, out)
-                if held and caught_up is None and not waits_for_seats(core, held[0]):
-                    if not await handle_typed(runner, held.pop(0), out):  # one at a time: its events said first
+                if held and caught_up is None and not waits_for_seats(core, held[0]):  # one at a time: its events
+                    # said first; quit leaves at once (a script's: nobody is there to confirm it)
+                    if not await handle_typed(runner, held.pop(0), out, partial(shown_now, core)):
                         out(leaving_text(core))
                         return LEFT
                     continue
@@ -171,7 +173,12 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
 
 
 def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], Any]:
-    """A bot holds the seat: it moves whenever it is its turn (thinking in a thread), and prints events as --plain."""
+    """A bot holds the seat: it moves whenever it is its turn (thinking in a thread), and prints events as --plain.
+
+    It reads no commands (a bot run in the background would be stopped by the terminal were it to read one): a claim on
+    time is signed for it only with ``--claim auto``; without, when one may be made it says so, and how to have it
+    signed (take the game up again with ``--claim auto``, or without ``--bot`` to type ``claim``).
+    """
     out = write or stdout_writer()
 
     async def run(runner: GameRunner) -> int:
@@ -201,7 +208,7 @@ def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], An
                     out(f"notice: the bot's move was not sent: {exc}")
                     break
             event = await runner.events.get()
-            text = describe(core, event)
+            text = ready_text(core, event, bot=True) if isinstance(event, ClaimReady) else describe(core, event)
             if text is not None:
                 out(text)
             if core.over and runner.events.empty() and not core.unsettled:

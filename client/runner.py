@@ -65,6 +65,13 @@ nothing is signed before this client has seen what its own key already signed th
 MAX_RESTORES = 20
 """Times one connection publishes again a line of ours that vanished from the relay (or was replaced) before it
 stops, for a stranger who clears it as fast as it comes back."""
+STALLED = 1.0
+"""A watch tick this much later than its period shows that the loop was stalled (the process stopped and continued,
+the machine asleep): what time alone calls for then waits :data:`STALL_HOLD` s..."""
+STALL_HOLD = 2.0
+"""... so that the reader takes first what arrived meanwhile (the other's move, waiting in the socket's buffer: an
+automatic claim against a move already here is a needless line on the record), and a connection the relay dropped
+meanwhile is found lost and caught up again."""
 FrontEnd = Callable[["GameRunner"], Awaitable[int]]
 
 
@@ -279,11 +286,18 @@ class GameRunner:
 
     async def _watch(self) -> None:
         """Every :data:`client.liveness.TICK` s: what the game's quiet calls for (re-sends, asking the relay again),
-        and what time alone does (:meth:`GameCore.tick`: a claim on time set up to be automatic, a concession)."""
+        and what time alone does (:meth:`GameCore.tick`: a claim on time set up to be automatic, a concession), once
+        this connection has caught up with the relay (a claim never races the lines the relay holds), and not just
+        after the loop was stalled (:data:`STALLED`)."""
         loop = asyncio.get_running_loop()
+        before = held_until = loop.time()
         while True:
             await asyncio.sleep(liveness.TICK)
-            if self.caught_up.is_set():
+            now = loop.time()
+            if now - before > liveness.TICK + STALLED:
+                held_until = now + STALL_HOLD
+            before = now
+            if self.caught_up.is_set() and self._caught_up and self.link.connected and now >= held_until:
                 step = self.core.tick()
                 if step.publish or step.events:
                     await self.apply(step)

@@ -9,7 +9,8 @@ runs, and an error in a task goes to the log, never to prompt-toolkit's "Press E
 What is on the table comes from a :class:`Table`, each in a module of its own, side by side: a network game
 (``client.network_screen.NetworkTable``, on the same core and runner as the line console), a game at one terminal
 (``client.local_screen.LocalTable``) or a transcript replayed (``client.replay.ReplayTable``). The screen itself owns only the drawing, the input line and the commands every table
-shares (``/help``, ``/flip``, ``/moves``, ``/quit``). Moves are typed as in local play (Tab completes the legal ones,
+shares (``/help``, ``/flip``, ``/moves``, ``/quit``: asked twice where the table says leaving may cost the game,
+:meth:`Table.leaving`; its toolbar shows a table's :class:`Urgent` parts in the warning style). Moves are typed as in local play (Tab completes the legal ones,
 Oxono one segment at a time; a click on a square types it); commands start with ``/``, so text that is neither is
 refused, never sent as chat by accident.
 """
@@ -63,7 +64,7 @@ WATCH_HELP = "Watching: every line is checked as the players check it. Commands 
 STYLE = Style.from_dict({
     "pink": "fg:ansimagenta bold", "black": "fg:ansiblue bold", "first": "fg:ansired bold",
     "second": "fg:ansigreen bold", "totem": "bold", "last": "reverse", "held": "underline", "toolbar": "reverse",
-    "error": "fg:ansired", "title": "bold",
+    "error": "fg:ansired", "title": "bold", "warning": "fg:ansired bold",
 })
 
 
@@ -106,6 +107,12 @@ DRAWINGS: dict[str, Drawing] = {
 """Each game's drawing, by its kind."""
 
 Say = Callable[[str], None]
+
+
+class Urgent(str):
+    """A part of :meth:`Table.status` that the toolbar shows in the warning style (a clock under 10 s on its turn: red
+    and bold where colour is allowed, bold alone under NO_COLOR, where its own mark, ``!``, tells it too)."""
+
 
 def own_help(leave: str) -> str:
     """The help of the commands the screen runs itself (``leave``: what leaving means, said after /quit)."""
@@ -182,6 +189,11 @@ class Table:
     def status(self, spent: Callable[[str], float]) -> list[str]:
         """The toolbar's parts, the most wanted first (``spent(player)``: that side's thinking time so far)."""
         return []
+
+    def leaving(self) -> str | None:
+        """Why leaving now may cost something, asking to confirm (``/quit`` and Ctrl-D then leave only when asked
+        twice in a row); ``None``: they leave at once."""
+        return None
 
     def help(self) -> str:
         """The table's own lines of ``/help``."""
@@ -424,7 +436,7 @@ class ScreenState:
     def __init__(self) -> None:
         self.log: list[str] = []
         self.flipped = False
-        self.confirm_resign = False
+        self.confirm_resign = self.confirm_quit = False
         self.moves_start: int | None = None
         """The first move the moves pane shows when scrolled by hand (``None``: it follows the game)."""
         self.thinking: dict[str, float] = {}
@@ -494,15 +506,15 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
         invalidate()
 
     async def obey(text: str) -> None:
+        resign_asked, quit_asked = state.confirm_resign, state.confirm_quit
+        state.confirm_resign = state.confirm_quit = False  # a confirmation is the very next line typed
         name, _, rest = text.removeprefix("/").partition(" ")
         name, names = name.lower(), table.commands + OWN_COMMANDS
         if name in table.refused:
             state.add(f"error: {table.refused[name]}")
-            return
-        if not text.startswith("/") and name not in names:
+        elif not text.startswith("/") and name not in names:
             await table.move(text, state.add)
-            return
-        if name not in names:
+        elif name not in names:
             state.add(f"error: no command /{name}: /help lists them")
         elif name == "help":
             state.add("\n".join(filter(None, [table.help(), own_help(table.leave)])))
@@ -511,14 +523,23 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
         elif name == "moves":
             state.add(" ".join(f"{n}.{move}" for n, (_, move) in enumerate(table.moves(), 1)) or "no moves yet")
         elif name == "quit":
-            app.exit(result=0)
-        elif name == "resign" and not state.confirm_resign and not table.over():
+            leave(quit_asked)
+        elif name == "resign" and not resign_asked and not table.over():
             state.confirm_resign = True
             state.add("Resign and lose the game? Type /resign again to confirm.")
-            return
         else:
             await table.command(name, rest.strip(), state.add)
-        state.confirm_resign = False
+
+    def leave(asked: bool) -> None:
+        """/quit, Ctrl-D: leave, at once unless leaving may cost something (:meth:`Table.leaving`) and the person was
+        not ``asked`` to confirm just before."""
+        warning = None if asked else table.leaving()
+        if warning is None:
+            app.exit(result=0)
+            return
+        state.confirm_quit = True
+        state.add(warning)
+        invalidate()
 
     def scroll(rows: int) -> None:
         moves = table.moves()
@@ -547,7 +568,12 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
 
     def toolbar() -> StyleAndTextTuples:
         now = clock()
-        return [("class:toolbar", " | ".join(table.status(lambda player: state.seconds(player, now))))]
+        out: StyleAndTextTuples = []
+        for part in table.status(lambda player: state.seconds(player, now)):
+            if out:
+                out.append(("class:toolbar", " | "))
+            out.append(("class:toolbar class:warning" if isinstance(part, Urgent) else "class:toolbar", part))
+        return out
 
     def input_line() -> VSplit:
         return VSplit([Window(FormattedTextControl(lambda: [("class:title", table.prompt())]), dont_extend_width=True),
@@ -577,9 +603,13 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
     keys = KeyBindings()
 
     @keys.add("c-c")
-    @keys.add("c-d")
     def _leave(event: KeyPressEvent) -> None:
         event.app.exit(result=0)
+
+    @keys.add("c-d")
+    def _quit(event: KeyPressEvent) -> None:
+        asked, state.confirm_quit = state.confirm_quit, False
+        leave(asked)
 
     @keys.add("pageup")
     def _up(event: KeyPressEvent) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from client.board_words import GAME_WORDS, clock_text
-from protocol.clock import TimeControl
-from client.core import Connection, GameCore, Notice, ProofSaved, UiEvent, duration_text
+from client.board_words import GAME_WORDS, LOW_MS, clock_left_text, clock_text
+from protocol.clock import TimeControl, claim_after
+from client.core import ClaimReady, ClockLow, Connection, GameCore, Notice, ProofSaved, UiEvent, duration_text
 from client.record import branch_text, clocks_text, confirmation_text, moves_before, out_of_time, proof_text
 from protocol import (
     ChatReceived,
@@ -70,6 +70,14 @@ def ticking(core: GameCore) -> str | None:
     return core.my_player if core.answering else core.turn
 
 
+def hurried(core: GameCore) -> str | None:
+    """The player whose clock runs under 10 s (:data:`client.board_words.LOW_MS`) now, for the toolbars' warning
+    style (``None``: nobody's)."""
+    player = ticking(core)
+    left = clock_now_ms(core, player) if player is not None else None
+    return player if left is not None and left < LOW_MS else None
+
+
 def clocks_now_text(core: GameCore) -> str | None:
     """A timed game's clocks now, as :func:`clock_now_ms` has them: ``clock 1+2: pink 0:52 left, black 0:56 left``
     (``None`` untimed, or before the seats are drawn)."""
@@ -107,9 +115,51 @@ def claim_text(core: GameCore) -> str | None:
 
 def claim_brief(core: GameCore) -> str | None:
     """:func:`claim_text` in a few words, for a toolbar that also shows the clocks: ``move within 24 s``,
-    ``black has 24 s to answer`` (the whole sentence is under the board, or was printed when the claim came)."""
-    words = _claim_words(core)
+    ``black has 24 s to answer`` (the whole sentence is under the board, or was printed when the claim came); or, no
+    claim open, that one may be made (:func:`claim_due_text`): ``black out of time: type claim``."""
+    words = _claim_words(core) or _due_words(core)
     return None if words is None else words[1]
+
+
+def claim_due_text(core: GameCore) -> str | None:
+    """That the other player's clock has run out by this client's watch, no claim of ours open and none signed for us
+    (``--claim auto``): ``black's clock has run out: type claim to claim the game on time`` (``None`` otherwise)."""
+    words = _due_words(core)
+    return None if words is None else words[0]
+
+
+def _due_words(core: GameCore) -> tuple[str, str] | None:
+    ready = core.claim_ready()
+    if ready is None or ready.what != "flag" or core.auto_claim:
+        return None
+    out = "out of time" if core.session.clock is not None else "silent"
+    return _flag_sentence(core, ready.player), f"{ready.player} {out}: type claim"
+
+
+def _flag_sentence(core: GameCore, name: str) -> str:
+    if core.session.clock is None:
+        return f"{name} has not moved for 7 days: type claim to claim the game (abandoned)"
+    return f"{name}'s clock has run out: type claim to claim the game on time"
+
+
+def ready_text(core: GameCore, ready: ClaimReady, *, bot: bool = False) -> str | None:
+    """The line that tells a player what ``claim`` would now do (:class:`ClaimReady`: once a turn); ``bot``: a bot
+    seat's, which reads no commands (a claim is signed for it only with ``--claim auto``): how to have it signed."""
+    if ready.what == "dispute":
+        sentence = claim_text(core) if core.disputable else None
+    elif ready.what == "timeout":
+        ended = "on time" if core.session.clock is not None else "(abandoned)"
+        sentence = f"{ready.player} has not answered your claim: type claim to end the game {ended}"
+    else:
+        sentence = _flag_sentence(core, ready.player)
+    if sentence is None:
+        return None
+    if bot:
+        what = sentence.partition(": type claim")[0]
+        sentence = (f"{what}: a bot seat claims only with --claim auto: leave (Ctrl-C) and take the game up again "
+                    f"with olixono resume {core.game_id} --claim auto and your --bot, or without --bot to type claim "
+                    "yourself")
+    return f"claim: {sentence}"
 
 
 def _claim_words(core: GameCore) -> tuple[str, str] | None:
@@ -130,9 +180,19 @@ def _claim_words(core: GameCore) -> tuple[str, str] | None:
         name, think = session.name_of(late.signer), duration_text(int(late.get("think") or 0))
         what, then = ("winning move", "(a time dispute, not their win)") if session.over else \
             ("move", "(the game ends as a time dispute), or play on")
-        sentence = (f"{name}'s {what} came {duration_text(after)} after your claim, saying it thought {think} of the "
-                    f"{duration_text(waited)} you waited: type claim to dispute it {then}")
-        return sentence, "late move: claim disputes it"
+        came = (f"{name}'s {what} came {duration_text(after)} after your claim, saying it thought {think} of the "
+                f"{duration_text(waited)} you waited")
+        wait = core.dispute_in_ms()
+        if not wait:
+            return f"{came}: type claim to dispute it {then}", "late move: claim disputes it"
+        wait_text = duration_text(wait)
+        if session.over:
+            sentence = (f"{came}: claim may dispute it in {wait_text}, once your claim's window to answer has passed "
+                        f"{then}")
+        else:
+            sentence = (f"{came}: claim may dispute it in {wait_text}, once your claim's window to answer has passed "
+                        "(the game then ends as a time dispute; your clock runs meanwhile), or play on")
+        return sentence, f"late move: claim disputes it in {wait_text}"
     mover = session.actor
     if mover is None or session.over or core.board is None:
         return None
@@ -237,4 +297,59 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
         return f"relay {'connected' if event.connected else 'lost'}: {event.sentence}"
     if isinstance(event, Notice):
         return f"{'warning' if event.warning else 'notice'}: {event.text}"
+    if isinstance(event, ClaimReady):
+        return ready_text(core, event)
+    if isinstance(event, ClockLow):
+        return f"warning: under 10 s left on your clock ({clock_left_text(event.left_ms)}): move now"
+    return None
+
+
+# -- what a command shows, leaving ---------------------------------------------------------------
+def clock_report(core: GameCore) -> str:
+    """The ``clock`` command's line: the time control, both clocks as every front end shows them, and the thinking
+    the receipts leave unexplained (``clock 5+3 (…): pink 4:07 left (to move), black 3:59 left; unexplained …``);
+    untimed, the side to move's time on this move."""
+    control = core.session.clock
+    head = f"clock {control_words(control)}"
+    board, turn = core.board, ticking(core)
+    if board is None or not core.started:
+        return f"{head}: the seats are not drawn yet"
+    if control is None:
+        if turn is None:
+            return f"{head}: nobody is to move"
+        return (f"{head}: {turn} to move, {clock_text(core.thinking_ms() / 1000)} on this move (a player silent for "
+                f"7 days may be claimed against)")
+    clocks = ", ".join(f"{player} {clock_left_text(clock_now_ms(core, player) or 0)} left"
+                       f"{' (to move)' if player == turn else ''}" for player in board.PLAYERS)
+    unexplained = ", ".join(f"{player} {core.unexplained_ms(player) / 1000:.1f} s" for player in board.PLAYERS)
+    return f"{head}: {clocks}; unexplained (each side's, as the other's receipts measure it): {unexplained}"
+
+
+def shown_now(core: GameCore, name: str) -> str | None:
+    """What a network game's command that only shows something shows, where :func:`client.commands.shown` cannot say
+    (it knows no protocol): ``clock``; ``None`` for the others."""
+    return clock_report(core) if name == "clock" else None
+
+
+def leaving_warning(core: GameCore, again: str = "quit") -> str | None:
+    """Why leaving now may cost the game, asking to confirm (``again``: the command typed again, ``quit`` or ``/quit``):
+    a claim on time open against us, or our turn in a live timed game (our clock runs while we are away); ``None``
+    when leaving costs nothing."""
+    player = core.my_player
+    if core.watching or not core.playing or core.over or player is None:
+        return None
+    name, confirm = _opponent_name(core), f"type {again} again to leave"
+    against, own = core.flag_against_me(), core.clock_left(player)
+    if against is not None:
+        window = core.window_left_ms(against)
+        left = window if own is None else min(window, own)
+        claim = f"{name}'s claim on time is open"
+        if not left:
+            return f"{claim} and its window to answer has passed: {name} may end the game now; {confirm}"
+        lose = "you lose on time" if core.session.clock is not None else f"{name} may end the game"
+        return f"{claim}: unless you move within {duration_text(left)}, {lose}; {confirm}"
+    control = core.session.clock
+    if core.my_turn and control is not None and not control.days:
+        when = duration_text(claim_after(control, own or 0))
+        return f"your clock runs while you are away: {name} may claim the game on time in {when}; {confirm}"
     return None

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from client.commands import parse
-from client.core import GameCore, Publish, Step
+from client.core import ClaimReady, GameCore, Publish, Step
 from client.intents import Intent, IntentRefused
 from client.plain import plain_front
 from client.console import clocks_text as console_clocks, prompt_text
@@ -466,12 +466,20 @@ def test_a_move_that_comes_after_the_claim_may_be_disputed_by_the_claimant_once_
     assert not claimant.session.over and claimant.my_turn and claimant.disputable
     waited = claimant.late_by_ms()[1]
     assert claimant.late_by_ms()[0] == 4000 and waited > 60_000
-    assert claim_text(claimant) == (f"{cheat.my_player}'s move came 4 s after your claim, saying it thought 2 s of "
-                                    f"the {duration_text(waited)} you waited: type claim to dispute it (the game ends "
-                                    f"as a time dispute), or play on")
-    with pytest.raises(IntentRefused, match="its window to answer runs 26 s more: then claim again to dispute"):
+    came = f"{cheat.my_player}'s move came 4 s after your claim, saying it thought 2 s of the {duration_text(waited)} you waited"
+    assert claim_text(claimant) == (f"{came}: claim may dispute it in 26 s, once your claim's window to answer has "
+                                    f"passed (the game then ends as a time dispute; your clock runs meanwhile), or play on")
+    assert claim_brief(claimant) == "late move: claim disputes it in 26 s"
+    with pytest.raises(IntentRefused, match="whose window to answer runs 26 s more: claim then to dispute the move "
+                                            r"\(your clock runs meanwhile"):
         claimant.act(Intent("claim"))
+    assert not [event for event in claimant.tick().events if isinstance(event, ClaimReady)]
     clock.now += 26.0
+    told = [event for event in claimant.tick().events if isinstance(event, ClaimReady)]  # the wait is over: said once
+    assert told == [ClaimReady("dispute", cheat.my_player)] and not claimant.tick().events
+    assert describe(claimant, told[0]) == (f"claim: {came}: type claim to dispute it (the game ends as a time dispute), "
+                                           "or play on")
+    assert claim_brief(claimant) == "late move: claim disputes it"
     claim(relay, claimant)
     for core in (claimant, watcher):
         result = core.session.result
@@ -587,8 +595,9 @@ def test_a_winning_move_withheld_until_the_claim_is_not_confirmed_while_it_may_b
     assert claimant.session.over and claimant.disputable and claimant.unsettled
     assert claimant.session.confirmation(claimant.me) is None
     assert claim_text(claimant) == (f"{cheat.my_player}'s winning move came 4 s after your claim, saying it thought "
-                                    f"2 s of the {duration_text(claimant.late_by_ms()[1])} you waited: type claim to "
-                                    f"dispute it (a time dispute, not their win)")
+                                    f"2 s of the {duration_text(claimant.late_by_ms()[1])} you waited: claim may "
+                                    f"dispute it in 26 s, once your claim's window to answer has passed (a time "
+                                    f"dispute, not their win)")
     relay.publish(claimant.tick(), claimant)
     assert claimant.disputable  # the claim's window has 26 s to run
     clock.now += 26.0
@@ -734,3 +743,112 @@ async def test_plain_says_when_a_players_clock_runs_out_on_its_turn():
         await asyncio.gather(front, return_exceptions=True)
     out = f"your time ran out: you can no longer move, and your client concedes the game when {first.my_player} claims it"
     assert printed == [f"game: oxono, 1 move, {second.my_player} to move (your move)", out], printed
+
+
+# -- telling the claimant what claim would do (the newcomer's walk: nothing said it) --------------------------------
+def told(core: GameCore) -> list[str]:
+    """What the runner's tick tells ``core``'s player now, in words."""
+    return [text for text in (describe(core, event) for event in core.tick().events) if text is not None]
+
+
+@pytest.mark.parametrize("control, silence, ended", [
+    ("1+0", 61.0, "on time"), ("days:1", 86_401.0, "on time"), (None, 7 * 86_400.0 + 1.0, "(abandoned)")])
+def test_a_player_is_told_once_when_claim_would_be_accepted_and_once_when_the_claim_may_end_the_game(
+        control, silence, ended):
+    """The other's clock runs out by this client's watch (grace included): told once, in words every front end prints,
+    and briefly in the toolbar; once its claim's window has passed unanswered, told once that claim ends the game.
+    Live, correspondence and untimed alike; a watcher is told nothing."""
+    if control is None:
+        relay, clock, first, second = untimed_game()
+        watcher = None
+    else:
+        relay, clock, host, guest, watcher = timed_game(control)
+        first, second = movers(host, guest)
+        play(relay, first)
+    relay.cores.remove(second)  # gone: nothing answers
+    name = second.my_player
+    clock.now += silence - 1.0
+    assert told(first) == [] and claim_brief(first) is None
+    clock.now += 1.0
+    due = (f"{name}'s clock has run out: type claim to claim the game on time" if control else
+           f"{name} has not moved for 7 days: type claim to claim the game (abandoned)")
+    assert told(first) == [f"claim: {due}"]
+    assert told(first) == [] and claim_brief(first) == f"{name} {'out of time' if control else 'silent'}: type claim"
+    assert claim_text(first) is None  # no claim is open: resume's "a claim on time is open" says nothing of it
+    if watcher is not None:
+        assert told(watcher) == [] and claim_brief(watcher) is None
+    claim(relay, first)
+    assert told(first) == []
+    clock.now += 86_400.0 if control != "1+0" else 30.0
+    assert told(first) == [f"claim: {name} has not answered your claim: type claim to end the game {ended}"]
+    assert told(first) == []
+
+
+def test_a_player_who_set_up_claim_auto_is_not_told_to_type_claim():
+    relay, clock, host, guest, _ = timed_game("1+0")
+    first, second = movers(host, guest)
+    first.auto_claim = True
+    play(relay, first)
+    relay.cores.remove(second)
+    clock.now += 61.0
+    step = first.tick()
+    relay.publish(step, first)
+    assert first.my_flag() is not None and not [event for event in step.events if isinstance(event, ClaimReady)]
+    assert claim_brief(first) == f"{second.my_player} has 30 s to answer"
+
+
+def test_the_full_screen_says_under_the_board_that_claim_would_be_accepted():
+    from types import SimpleNamespace
+
+    from client.network_screen import NetworkTable
+
+    relay, clock, host, guest, _ = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    relay.cores.remove(second)
+    table = NetworkTable(SimpleNamespace(core=first, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
+    assert table.alert() == []
+    clock.now += 61.0
+    name = second.my_player
+    assert table.alert() == [f"CLAIM: {name}'s clock has run out: type claim to claim the game on time"]
+    assert table.status(lambda player: 0.0)[0] == f"CLAIM: {name} out of time: type claim"
+
+
+async def test_a_bot_seat_says_how_to_have_the_claim_signed_since_it_reads_no_commands():
+    """A bot seat without --claim auto reads no commands (in the background, reading the terminal would stop it): it
+    says once that the other's clock has run out, and how to claim: --claim auto, or without --bot."""
+    from client.plain import bot_front
+    from olixono.bots import make_bot
+
+    relay, clock, host, guest, _ = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    relay.cores.remove(second)
+    clock.now += 61.0
+    printed: list[str] = []
+    runner = FrontRunner(relay, first)
+    front = asyncio.ensure_future(bot_front(make_bot("random", seed=1), printed.append)(runner))
+    for event in first.tick().events:  # the runner's tick
+        runner.events.put_nowait(event)
+    try:
+        for _ in range(200):  # bounded: until it has said it
+            if printed:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        front.cancel()
+        await asyncio.gather(front, return_exceptions=True)
+    assert printed == [(f"claim: {second.my_player}'s clock has run out: a bot seat claims only with --claim auto: leave "
+                        f"(Ctrl-C) and take the game up again with olixono resume {first.game_id} --claim auto and "
+                        "your --bot, or without --bot to type claim yourself")], printed
+    assert first.my_flag() is None
+
+
+def test_claims_and_the_clock_in_the_help():
+    from client.commands import help_text
+
+    _, _, host, _, watcher = timed_game("1+0")
+    rows = {row.split()[0]: row for row in help_text(host).splitlines()[1:]}
+    assert "claim again to win on time" in rows["claim"] and "you are told when" in rows["claim"]
+    assert "both clocks" in rows["clock"] and "unexplained" in rows["clock"]
+    assert "clock" in help_text(watcher) and "claim" not in help_text(watcher)

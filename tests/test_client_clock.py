@@ -28,9 +28,11 @@ class Clock:
 
 
 def timed_game(control: str = "1+2", kind: str = "oxono") -> tuple[Relay, Clock, GameCore, GameCore, GameCore]:
-    """A host, a guest and a watcher of a timed game with the seats drawn, all on one injected clock."""
+    """A host, a guest and a watcher of a timed game (``control``: live, ``5+3``, or correspondence, ``days:3``) with
+    the seats drawn, all on one injected clock."""
     clock, relay = Clock(), Relay()
-    host, offer = GameCore.hosting(kind, HOST, control=TimeControl.parse(control))
+    timed = TimeControl.of_terms(control) if control.startswith("days:") else TimeControl.parse(control)
+    host, offer = GameCore.hosting(kind, HOST, control=timed)
     host.clock = clock
     relay.attach(host)
     relay.publish(offer, host)
@@ -53,6 +55,19 @@ def last_clock(core: GameCore) -> tuple[int, int]:
     timed = core.move_clock(len(core.session.chain) - 1)
     assert timed is not None
     return timed
+
+
+def untimed_on_a_clock() -> tuple[Relay, Clock, GameCore, GameCore]:
+    """A host and a guest of an untimed Olix game with the seats drawn, on one injected clock."""
+    clock, relay = Clock(), Relay()
+    host, offer = GameCore.hosting("olix", HOST)
+    host.clock = clock
+    relay.attach(host)
+    relay.publish(offer, host)
+    guest = GameCore(GameSession(host.game_id, GUEST), clock=clock)
+    relay.attach(guest)
+    relay.publish(guest.join(), guest)
+    return relay, clock, host, guest
 
 
 def movers(host: GameCore, guest: GameCore) -> tuple[GameCore, GameCore]:
@@ -428,14 +443,7 @@ def test_an_untimed_games_toolbar_shows_the_side_to_moves_turn_the_same_for_play
     side to move's time on this turn, from each client's seeing it begin: the same everywhere."""
     from client.network_screen import NetworkTable
 
-    clock, relay = Clock(), Relay()
-    host, offer = GameCore.hosting("olix", HOST)
-    host.clock = clock
-    relay.attach(host)
-    relay.publish(offer, host)
-    guest = GameCore(GameSession(host.game_id, GUEST), clock=clock)
-    relay.attach(guest)
-    relay.publish(guest.join(), guest)
+    relay, clock, host, guest = untimed_on_a_clock()
     clock.now += 5.0
     mover = host if host.my_turn else guest
     play(relay, mover)
@@ -460,3 +468,99 @@ def test_a_time_control_in_words_for_a_newcomer():
     assert control_words(TimeControl.parse("1:30+0")) == "1:30+0 (1 min 30 s each, no time added a move)"
     assert control_words(TimeControl.correspondence(3)) == "3 days a move"
     assert control_words(None) == "untimed"
+
+
+# -- the clock between moves: a warning, the clock command, the toolbars' warning style -------------------------------
+def test_a_players_own_clock_under_ten_seconds_on_its_turn_is_told_once_a_turn():
+    from client.core import ClockLow
+    from client.words import describe
+
+    relay, clock, host, guest, watcher = timed_game("0:20+0")
+    first, second = movers(host, guest)
+    clock.now += 10.0
+    assert not any(core.tick().events for core in (first, second, watcher))  # 10 s left: not under
+    clock.now += 0.5
+    events = first.tick().events
+    assert events == (ClockLow(9500),)
+    assert describe(first, events[0]) == "warning: under 10 s left on your clock (0:09.5!): move now"
+    assert not any(core.tick().events for core in (first, second, watcher))  # once; the others' are not theirs
+    play(relay, first)
+    clock.now += 10.5
+    assert [type(event) for event in second.tick().events] == [ClockLow] and not first.tick().events
+
+
+async def test_the_clock_command_shows_both_clocks_the_control_and_the_unexplained_seconds():
+    from functools import partial
+    from types import SimpleNamespace
+
+    from client.commands import handle_typed, parse
+    from client.words import shown_now
+
+    relay, clock, host, guest, watcher = timed_game("1+2")
+    first, second = movers(host, guest)
+    clock.now += 3.0
+    play(relay, first)
+    clock.now += 12.3
+    shown = {first.my_player: f"{first.my_player} 0:59 left", second.my_player: f"{second.my_player} 0:47 left (to move)"}
+    board = watcher.board
+    clocks = ", ".join(shown[player] for player in board.PLAYERS)
+    none = ", ".join(f"{player} 0.0 s" for player in board.PLAYERS)
+    expected = (f"clock 1+2 (1 min each, 2 s a move): {clocks}; unexplained (each side's, as the other's receipts "
+                f"measure it): {none}")
+    for core in (first, second, watcher):
+        assert parse("/clock", core).local == "clock"
+        printed: list[str] = []
+        assert await handle_typed(SimpleNamespace(core=core), "clock", printed.append, partial(shown_now, core))
+        assert printed == [expected]
+
+
+def test_the_clock_command_of_an_untimed_game_shows_the_side_to_moves_time_on_this_move():
+    from client.words import clock_report
+
+    relay, clock, host, guest = untimed_on_a_clock()
+    clock.now += 42.0
+    assert clock_report(host) == (f"clock untimed: {host.turn} to move, 0:42 on this move (a player silent for 7 days "
+                                  "may be claimed against)")
+
+
+def test_the_side_under_ten_seconds_on_its_turn_shows_in_the_warning_style_in_both_toolbars():
+    from client.console import toolbar_fragments
+    from client.network_screen import NetworkTable
+    from client.screen import Urgent
+
+    relay, clock, host, guest, watcher = timed_game("0:12+0")
+    first, second = movers(host, guest)
+    clock.now += 2.55
+    for core in (first, second, watcher):
+        status = NetworkTable(GameRunner(core, _NoLink), None).status(lambda player: 0.0)  # type: ignore[arg-type]
+        urgent = [part for part in status if isinstance(part, Urgent)]
+        assert len(urgent) == 1 and urgent[0].startswith(f"{first.my_player} ") and "0:09.4!" in urgent[0], status
+        warned = [text for style, text in toolbar_fragments(core, {"connected": True}) if style == "class:warning"]
+        assert warned == [f"{first.my_player} 0:09.4!*"]
+    play(relay, first)  # its clock stands under 10 s, no longer on its turn: no warning style
+    for core in (first, second, watcher):
+        status = NetworkTable(GameRunner(core, _NoLink), None).status(lambda player: 0.0)  # type: ignore[arg-type]
+        assert not any(isinstance(part, Urgent) for part in status)
+        assert all(style == "" for style, _ in toolbar_fragments(core, {"connected": True}))
+
+
+def test_leaving_asks_first_while_a_claim_is_open_against_you_or_your_clock_runs():
+    from client.words import leaving_warning
+
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    clock.now += 3.0
+    assert leaving_warning(first) == (f"your clock runs while you are away: {second.my_player} may claim the game on "
+                                      "time in 58 s; type quit again to leave")
+    assert leaving_warning(second) is None and leaving_warning(watcher) is None  # not its turn; a watcher
+    play(relay, first)
+    relay.cores.remove(second)
+    clock.now += 61.5
+    relay.publish(first.act(Intent("claim")), first)
+    back = GameCore(GameSession.restore(watcher.session.record, second.session.identity), clock=clock)
+    back.resume_turn(back.session.moves, 40.0)  # 20 s on its clock: less than the claim's window
+    assert leaving_warning(back, "/quit") == (f"{first.my_player}'s claim on time is open: unless you move within 20 s, "
+                                              "you lose on time; type /quit again to leave")
+    assert leaving_warning(first) is None  # the claimant's clock does not run
+    _, _, host, guest, _ = timed_game("days:3")
+    assert leaving_warning(movers(host, guest)[0]) is None  # a correspondence game: days to come back

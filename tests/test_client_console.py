@@ -112,3 +112,35 @@ def test_the_prompt_says_what_a_player_waits_for_before_the_game_starts():
     core.session.join()
     assert prompt_text(core) == "asking to join> "
     assert prompt_text(GameCore(type(host)(host.game_id))) == "looking for the game on the relay> "
+
+
+async def test_quit_asks_first_while_the_players_clock_runs_and_clock_shows_the_clocks():
+    """On its turn in a live timed game, quit (or Ctrl-D) says what leaving costs and asks again; anything typed in
+    between asks anew; Ctrl-C leaves at once. ``clock`` prints both clocks."""
+    from types import SimpleNamespace
+
+    from client.words import clock_report
+    from test_client_clock import movers, timed_game
+
+    _, clock, host, guest, _ = timed_game("1+0")
+    first, second = movers(host, guest)
+    clock.now += 3.0
+    warning = (f"your clock runs while you are away: {second.my_player} may claim the game on time in 58 s; type quit "
+               "again to leave")
+    left = f"Left the game; olixono resume {first.game_id} takes it up again."
+
+    async def typing(*keys: str) -> list[str]:
+        runner = SimpleNamespace(core=first, events=asyncio.Queue(), link=SimpleNamespace(connected=True))
+        printed: list[str] = []
+        with create_pipe_input() as pipe:
+            console = asyncio.create_task(line_console(input=pipe, output=DummyOutput(), write=printed.append)(runner))
+            for typed in keys:
+                assert not console.done(), printed
+                pipe.send_text(typed)
+                await asyncio.sleep(0.1)
+            async with asyncio.timeout(10):
+                assert await console == 0
+        return printed[1:]
+
+    assert await typing("\x04", "clock\r", "quit\r", "quit\r") == [warning, clock_report(first), warning, left]
+    assert await typing("\x03") == [left]  # Ctrl-C

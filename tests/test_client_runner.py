@@ -613,3 +613,87 @@ async def test_a_request_that_fails_in_its_own_task_is_shown_never_lost():
         told.append(runner.events.get_nowait())
     assert any("request to the relay failed" in getattr(event, "text", "") and "made no sense" in event.text
                for event in told), told
+
+
+# -- what time alone calls for, after a stall ---------------------------------------------------------------------
+def auto_claimant(monkeypatch) -> tuple[GameRunner, GameCore, object]:
+    """A runner with ``--claim auto`` whose opponent is to move in a 1+0 game (its ticks 20 ms apart, a stall past
+    0.1 s held 0.1 s), caught up; the opponent's core, and the injected clock of both."""
+    from client import liveness
+    from test_client_clock import movers, play, timed_game
+
+    monkeypatch.setattr(liveness, "TICK", 0.02)
+    monkeypatch.setattr(runner_module, "STALLED", 0.1, raising=False)
+    monkeypatch.setattr(runner_module, "STALL_HOLD", 0.1, raising=False)
+    relay, clock, host, guest, _ = timed_game("1+0")
+    claimant, other = movers(host, guest)
+    play(relay, claimant)
+    relay.cores.remove(claimant)  # from now on, the runner's link brings it what comes
+    claimant.auto_claim = True
+    runner = GameRunner(claimant, FakeLink)  # type: ignore[arg-type]
+    runner.caught_up.set()
+    runner._caught_up = True  # as after its connection's catch-up
+    claimant.ready()
+    return runner, other, clock
+
+
+async def test_a_stalled_client_with_claim_auto_reads_the_move_waiting_before_it_claims(monkeypatch):
+    """The newcomer's walk: a client stopped 53 s (SIGSTOP) while the other's move, in time, waited in its buffer; on
+    SIGCONT its watch's tick came before the reader, and ``--claim auto`` signed a needless claim (on the record for
+    good). A tick far later than its period holds what time alone calls for a moment: the reader takes the move
+    first; with nothing come meanwhile, the claim follows the hold."""
+    import time
+
+    runner, other, clock = auto_claimant(monkeypatch)
+    core = runner.core
+    watch = asyncio.create_task(runner._watch())
+    try:
+        await asyncio.sleep(0.1)  # ticks: nothing due
+        clock.now += 50.0
+        move = other.act(Intent("move", other.board.legal_moves()[0].text())).publish[0]  # in time, on its way
+        clock.now += 53.0  # the claimant's process stopped meanwhile: by its watch, the other's clock has run out
+        time.sleep(0.3)  # noqa: ASYNC251 (the loop stalls, as a stopped process's: the watch's tick is overdue)
+
+        async def reader() -> None:  # the link's reader takes a few steps from the socket to the core
+            for _ in range(5):
+                await asyncio.sleep(0)
+            await runner._received(move.topic, move.line.encode())
+
+        reading = asyncio.create_task(reader())
+        await asyncio.sleep(0.4)
+        await reading
+    finally:
+        watch.cancel()
+        await asyncio.gather(watch, return_exceptions=True)
+    assert core.my_turn and not flags_signed(runner)
+
+
+def flags_signed(runner: GameRunner) -> list[str]:
+    """The flag claims the runner's player signed (what its link sent)."""
+    from protocol import decode
+
+    return [line for _, _, line in runner.link.sent if decode(line, verify=False).type == "flag"]
+
+
+async def test_a_stalled_client_with_claim_auto_claims_once_the_hold_is_over_and_its_connection_caught_up(monkeypatch):
+    import time
+
+    runner, _, clock = auto_claimant(monkeypatch)
+    core = runner.core
+    watch = asyncio.create_task(runner._watch())
+    try:
+        await asyncio.sleep(0.1)
+        clock.now += 103.0
+        runner._caught_up = False  # reconnecting: the relay's lines are not all in
+        time.sleep(0.3)  # noqa: ASYNC251 (the loop stalls)
+        await asyncio.sleep(0.4)
+        assert not flags_signed(runner)
+        runner._caught_up = True
+        for _ in range(100):  # bounded: until its tick claims
+            if core.my_flag() is not None:
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        watch.cancel()
+        await asyncio.gather(watch, return_exceptions=True)
+    assert len(flags_signed(runner)) == 1

@@ -309,7 +309,7 @@ def test_a_watcher_is_offered_no_player_commands():
 
     _, _, session = load(str(Path(__file__).parent.parent / "protocol" / "vectors" / "oxono-game.txt"))
     table = network_table(session)  # no identity: a spectator
-    assert table.commands == ("legal", "board") and table.prompt() == "watching> "
+    assert table.commands == ("legal", "board", "clock") and table.prompt() == "watching> "
     assert completed(table, "/re") == [] and "Watching" in table.help()
 
 
@@ -677,3 +677,60 @@ def test_a_row_of_help_continues_under_its_description():
     assert len(narrow) > 1 and all(r.startswith("    ") and r[4] != " " for r in narrow[1:])
     assert wrap_hanging("error: a sentence long enough to wrap twice over", 20)[1][0] != " "
     assert wrap_hanging("", 20) == [""] and max(map(len, narrow + wide)) <= 60
+
+
+class Hurried:
+    """A table whose toolbar shows a clock under 10 s on its turn and whose leaving would cost the game (the screen's
+    side of it: the network table's words are :mod:`client.words`')."""
+
+    from client.screen import Table as _Table
+
+    class Table(_Table):
+        kind = "oxono"
+        greeting = "a hurried table"
+
+        def board(self):
+            return None
+
+        def moves(self):
+            return []
+
+        def status(self, spent):
+            from client.screen import Urgent
+
+            return ["your move", Urgent("pink 0:07.1!"), "black 0:30"]
+
+        def leaving(self):
+            return "your clock runs while you are away: type /quit again to leave"
+
+
+@pytest.mark.parametrize("no_color", [False, True], ids=["colour", "NO_COLOR"])
+async def test_a_clock_under_ten_seconds_shows_in_the_warning_style_and_quit_asks_first(no_color, monkeypatch):
+    """The newcomer's walk: the 10 s warning was a faint ``0:07.1!`` in a reverse-video toolbar; it is bold (and red,
+    where colour is allowed). /quit and Ctrl-D, while leaving may cost the game, ask first; asked, they leave."""
+    from client.screen import run_screen
+
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    terminal = Terminal()
+    with create_pipe_input() as pipe:
+        screen = asyncio.create_task(run_screen(Hurried.Table(), input=pipe, output=terminal.output()))
+        await wait_for(terminal, "pink 0:07.1!")
+        row = next(index for index, line in enumerate(terminal.screen.display) if "pink 0:07.1!" in line)
+        start = terminal.screen.display[row].index("pink 0:07.1!")
+        hurried = [terminal.screen.buffer[row][column] for column in range(start, start + len("pink 0:07.1!"))]
+        calm = [terminal.screen.buffer[row][column] for column in range(len("your move"))]
+        assert all(cell.bold for cell in hurried) and not any(cell.bold for cell in calm)
+        colours = {cell.fg for cell in hurried}  # in the reversed toolbar: a red block
+        assert colours == ({"default"} if no_color else {"red"}), colours
+        pipe.send_text("/quit\r")
+        await wait_for(terminal, "type /quit again to leave")
+        assert not screen.done()
+        pipe.send_text("/moves\r")  # something else first: the next /quit asks again
+        await wait_for(terminal, "no moves yet")
+        pipe.send_text("\x04")  # Ctrl-D
+        await asyncio.sleep(0.2)
+        assert not screen.done() and terminal.text().count("type /quit again to leave") == 2
+        pipe.send_text("/quit\r")
+        async with asyncio.timeout(10):
+            assert await screen == 0
