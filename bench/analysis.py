@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from levels import opened
+from levels import opened  # bench/levels.py: this script's folder is first on sys.path
 
 from olixono.analysis import DEFAULT_ITERATIONS, WON_VALUE, Budget, evaluate
 
