@@ -3,6 +3,14 @@
     python bench/strength.py                 # the full run: 100 games a pairing, both games (long)
     python bench/strength.py --quick         # 10 games a pairing
     python bench/strength.py --games 40 --game olix --pairs mcts-greedy
+    python bench/strength.py --seconds 0.1 --pairs mcts-old,mcts-oldx10   # against the mcts of --baseline
+
+A bot is ``random``, ``greedy``, ``mcts`` (this tree's) or ``old`` (the ``mcts`` of the commit ``--baseline``,
+default 40e475b, the code before issue 22: exported with ``git archive`` into a temporary directory and driven
+in a subprocess through its text engine, ``python -m client engine``, with ``setposition`` and ``genmove``, so
+no copy of old code is kept). A suffix ``xK`` multiplies a bot's budget by K (``oldx10``: ten times the time).
+With ``--seconds`` every ``mcts``/``old`` bot gets that wall time a move (times its K) instead of an iteration
+budget; the engine's round trip is not counted against the old bot.
 
 For each game and pairing it prints a table (wins, draws, losses of the first
 bot; the share of games it won and its score, each with a 95% Wilson
@@ -21,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -34,6 +44,8 @@ from olixono.games import new_board  # noqa: E402
 
 PAIRS = ("greedy-random", "mcts-random", "mcts-greedy")
 MAX_PLIES = 400
+BASELINE = "40e475b"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -70,8 +82,101 @@ class Tally:
         return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def bot_of(spec: str, seed: int, iterations: int):
-    return make_bot(spec, seed=seed, iterations=iterations if spec == "mcts" else None)
+@dataclass
+class Budget:
+    """Every searching bot's budget a move: iterations, or wall seconds when ``seconds`` is set."""
+
+    iterations: int
+    seconds: float | None = None
+
+    def times(self, k: float) -> Budget:
+        return Budget(round(self.iterations * k), None if self.seconds is None else self.seconds * k)
+
+    def word(self) -> str:
+        """The budget as the engine's ``genmove`` takes it."""
+        return f"{self.seconds:g}s" if self.seconds is not None else str(self.iterations)
+
+
+def parse_spec(spec: str) -> tuple[str, float]:
+    """``oldx10`` → (``old``, 10.0): a level and its budget's multiplier."""
+    name, _, k = spec.partition("x")
+    if name not in ("random", "greedy", "mcts", "old") or (k and name not in ("mcts", "old")):
+        raise SystemExit(f"unknown bot {spec!r}: random, greedy, mcts or old, mcts and old with an optional xK")
+    return name, float(k) if k else 1.0
+
+
+class EngineBot:
+    """The ``mcts`` of another checkout, driven through its text engine (one process for a whole pairing)."""
+
+    level = "old"
+
+    def __init__(self, checkout: Path, kind: str, seed: int, budget: Budget) -> None:
+        self.budget = budget
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "client", "engine", "--game", kind, "--seed", str(seed)],
+            cwd=checkout, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+        self.analysis = None
+        self.iterations = 0
+        self.seconds = 0.0
+
+    def ask(self, line: str) -> str:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        lines = []
+        while True:
+            text = self.proc.stdout.readline()
+            if not text:
+                raise RuntimeError(f"the baseline engine stopped after {line!r}")
+            if text == "\n":
+                break
+            lines.append(text.rstrip("\n"))
+        reply = "\n".join(lines)
+        if not reply.startswith("="):
+            raise RuntimeError(f"the baseline engine refused {line!r}: {reply}")
+        return reply[2:] if len(reply) > 1 else ""
+
+    def choose(self, board):
+        self.ask(f"setposition {board.position()}")
+        move = self.ask(f"genmove mcts {self.budget.word()}")
+        summary = self.ask("analyze").split("\n")[0].split()  # mcts MOVE iterations N seconds S
+        self.iterations += int(summary[3])
+        self.seconds += float(summary[5])
+        return move
+
+    def close(self) -> None:
+        self.ask("quit")
+        self.proc.wait(timeout=10)
+
+
+class Baseline:
+    """The tree of ``rev`` exported into a temporary directory (``git archive``), removed on close."""
+
+    def __init__(self, rev: str) -> None:
+        self.rev = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, check=True,
+                                  capture_output=True, text=True).stdout.strip()
+        self.tmp = tempfile.TemporaryDirectory(prefix="olixono-baseline-")
+        archive = subprocess.run(["git", "archive", self.rev], cwd=ROOT, check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", self.tmp.name], input=archive, check=True)
+        self.path = Path(self.tmp.name)
+
+    def close(self) -> None:
+        self.tmp.cleanup()
+
+
+def bot_of(spec: str, seed: int, budget: Budget, kind: str = "oxono", baseline: Baseline | None = None):
+    name, k = parse_spec(spec)
+    if name == "old":
+        if baseline is None:
+            raise SystemExit("the old bot needs --baseline")
+        return EngineBot(baseline.path, kind, seed, budget.times(k))
+    if name != "mcts":
+        return make_bot(name, seed=seed)
+    mine = budget.times(k)
+    if mine.seconds is not None:
+        return make_bot(name, seed=seed, seconds=mine.seconds)
+    return make_bot(name, seed=seed, iterations=mine.iterations)
 
 
 def play_game(kind: str, first, second) -> tuple[object, int, int, float]:
@@ -88,17 +193,27 @@ def play_game(kind: str, first, second) -> tuple[object, int, int, float]:
         if bot.level == "mcts":
             iterations += bot.analysis.iterations
             search += bot.analysis.seconds
+    for bot in (first, second):
+        if isinstance(bot, EngineBot):
+            iterations += bot.iterations
+            search += bot.seconds
     return board.outcome(), len(board.move_stack), iterations, search
 
 
-def run_pairing(kind: str, a: str, b: str, games: int, iterations: int, log) -> Tally:
+def run_pairing(kind: str, a: str, b: str, games: int, budget: Budget, log, baseline: Baseline | None = None) -> Tally:
     tally = Tally()
     start = time.perf_counter()
     for i in range(games):
-        bot_a, bot_b = bot_of(a, 1000 + i, iterations), bot_of(b, 2000 + i, iterations)
+        bot_a = bot_of(a, 1000 + i, budget, kind, baseline)
+        bot_b = bot_of(b, 2000 + i, budget, kind, baseline)
         a_first = i % 2 == 0
         first, second = (bot_a, bot_b) if a_first else (bot_b, bot_a)
-        outcome, plies, its, secs = play_game(kind, first, second)
+        try:
+            outcome, plies, its, secs = play_game(kind, first, second)
+        finally:
+            for bot in (bot_a, bot_b):
+                if isinstance(bot, EngineBot):
+                    bot.close()
         seat_a = new_board(kind).PLAYERS[0 if a_first else 1]
         if outcome is None or outcome.winner is None:
             tally.draws += 1
@@ -116,11 +231,12 @@ def run_pairing(kind: str, a: str, b: str, games: int, iterations: int, log) -> 
     return tally
 
 
-def search_speed(kind: str, iterations: int, positions: int = 6) -> tuple[float, float]:
-    """Mean seconds per move and iterations per second of full ``iterations`` searches.
+def search_speed(kind: str, iterations: int, positions: int = 6, baseline: Baseline | None = None) -> tuple[float, float]:
+    """Mean seconds per move and iterations per second of full ``iterations`` searches (of the old bot's with
+    ``baseline``).
 
-    The positions come from seeded random games (plies 4, 8, …), skipping any
-    where the player to move can win at once (the search would stop early).
+    The positions come from seeded random games (plies 4, 8, …; Olix 4, 14, …), skipping any where the search
+    stops early (a result proven: the player to move can win at once, say).
     """
     import random
 
@@ -131,10 +247,17 @@ def search_speed(kind: str, iterations: int, positions: int = 6) -> tuple[float,
         if board.outcome() is not None:
             board = new_board(kind)
         if len(board.move_stack) >= plies:
-            bot = make_bot("mcts", seed=searched, iterations=iterations)
-            bot.choose(board)
-            if bot.analysis.iterations == iterations:
-                total_seconds += bot.analysis.seconds
+            if baseline is not None:
+                bot = EngineBot(baseline.path, kind, searched, Budget(iterations))
+                bot.choose(board)
+                bot.close()
+                done, seconds = bot.iterations, bot.seconds
+            else:
+                mine = make_bot("mcts", seed=searched, iterations=iterations)
+                mine.choose(board)
+                done, seconds = mine.analysis.iterations, mine.analysis.seconds
+            if done == iterations:
+                total_seconds += seconds
                 total_iterations += iterations
                 searched += 1
                 plies += 4 if kind == "oxono" else 10
@@ -164,6 +287,9 @@ def main() -> None:
     parser.add_argument("--game", choices=["oxono", "olix", "both"], default="both")
     parser.add_argument("--pairs", default=",".join(PAIRS), help="comma-separated pairings, e.g. mcts-greedy (default: all three)")
     parser.add_argument("--iterations", type=int, default=2000, help="mcts iterations per move (default 2000)")
+    parser.add_argument("--seconds", type=float, help="mcts wall seconds per move instead of iterations")
+    parser.add_argument("--baseline", default=BASELINE, help=f"the commit the old bot is of (default {BASELINE})")
+    parser.add_argument("--no-speed", action="store_true", help="skip the search-speed figures")
     parser.add_argument("--verbose", action="store_true", help="a line per game on stderr")
     args = parser.parse_args()
     games = args.games or (10 if args.quick else 100)
@@ -174,15 +300,32 @@ def main() -> None:
         if args.verbose:
             print(text, file=sys.stderr, flush=True)
 
-    print(f"python: {sys.version.split()[0]}; games per pairing: {games}; mcts iterations: {args.iterations}")
-    for kind in kinds:
+    budget = Budget(args.iterations, args.seconds)
+    uses_old = any(parse_spec(spec)[0] == "old" for pair in pairs for spec in pair)
+    baseline = Baseline(args.baseline) if uses_old else None
+    try:
+        run(args, kinds, pairs, games, budget, baseline, log)
+    finally:
+        if baseline is not None:
+            baseline.close()
+
+
+def run(args, kinds, pairs, games: int, budget: Budget, baseline: Baseline | None, log) -> None:
+    spent = f"mcts seconds a move: {budget.seconds:g}" if budget.seconds else f"mcts iterations: {budget.iterations}"
+    old = f"; old = mcts of {baseline.rev}" if baseline else ""
+    print(f"python: {sys.version.split()[0]}; games per pairing: {games}; {spent}{old}")
+    for kind in kinds if not args.no_speed else []:
         per_move, rate = search_speed(kind, args.iterations)
         print(f"{kind}_mcts_seconds_per_move: {per_move:.3f}")
         print(f"{kind}_mcts_iterations_per_s: {rate:.0f}", flush=True)
+        if baseline is not None:
+            old_move, old_rate = search_speed(kind, args.iterations, baseline=baseline)
+            print(f"{kind}_old_seconds_per_move: {old_move:.3f}")
+            print(f"{kind}_old_iterations_per_s: {old_rate:.0f}", flush=True)
     for kind in kinds:
         rows, figures = [], []
         for a, b in pairs:
-            tally = run_pairing(kind, a, b, games, args.iterations, log)
+            tally = run_pairing(kind, a, b, games, budget, log, baseline)
             name = f"{a} vs {b}"
             rows.append((name, tally))
             low, high = tally.interval()
@@ -198,7 +341,7 @@ def main() -> None:
                 (f"{key}_seconds", f"{tally.seconds:.1f}"),
             ]
             if tally.iterations:
-                figures.append((f"{key}_mcts_iterations_per_s", f"{tally.iterations / tally.search_seconds:.0f}"))
+                figures.append((f"{key}_search_iterations_per_s", f"{tally.iterations / tally.search_seconds:.0f}"))
         print()
         print(table(kind, rows))
         for name, value in figures:

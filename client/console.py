@@ -27,7 +27,7 @@ from client.commands import Write, completer, completions, handle_typed, leaving
 from client.core import Connection, GameCore
 from client.runner import GameRunner
 from client.board_words import clock_left_text, export_text, game_over_text, status_text
-from client.words import claim_text, describe
+from client.words import claim_brief, clock_now_ms, control_text, describe, out_of_time_now, ticking
 from protocol import GameOver, GameStarted, MoveApplied, Phase, Presence, Superseded
 
 
@@ -39,12 +39,16 @@ def prompt_text(core: GameCore) -> str:
     """Whose turn it is, from this client's point of view."""
     turn, opponent = core.turn, core.opponent
     versus = f" vs {opponent.fingerprint}" if opponent is not None else ""
+    if core.answering:  # the timeout that ended the game on our turn: a move in time answers it
+        return f"{core.my_player} (you) to move, answering the timeout{versus}> "
     if core.over:
         return "game over> "
     if core.host is None:
         return "looking for the game on the relay> "
     if not core.playing and core.watching:
         return f"watching{'' if turn is None else f' {turn} to move'}> "
+    if turn is not None and out_of_time_now(core):
+        return f"{turn} (you): your time ran out{versus}> "
     if turn is not None:
         return f"{turn} (you) to move{versus}> " if core.my_turn else f"{turn} to move{versus} (waiting)> "
     if core.phase is Phase.OFFERED:
@@ -53,15 +57,16 @@ def prompt_text(core: GameCore) -> str:
 
 
 def toolbar_text(core: GameCore, link_state: dict[str, Any]) -> str:
-    """The relay connection, the game, and whether the opponent is here."""
+    """The clocks, a claim on time in a few words (its sentence was printed when it came), the relay connection,
+    whether the opponent is here, and the game."""
     relay = "relay: connected" if link_state.get("connected") else "relay: RECONNECTING"
     parts = [relay]
+    claim = claim_brief(core)
+    if claim is not None:  # the most urgent first, after the clocks it is about
+        parts.insert(0, f"CLAIM: {claim}")
     clocks = clocks_text(core)
     if clocks:
         parts.insert(0, clocks)
-    claim = claim_text(core)
-    if claim is not None:  # the most urgent first
-        parts.insert(0, f"CLAIM: {claim}")
     opponent = core.opponent
     if opponent is not None:
         present = core.present(opponent)
@@ -74,16 +79,17 @@ def toolbar_text(core: GameCore, link_state: dict[str, Any]) -> str:
 
 
 def clocks_text(core: GameCore) -> str:
-    """A timed game's two clocks, the side to move's marked and running: ``pink 4:07* black 3:59`` (or "")."""
+    """A timed game's two clocks, the running one marked: ``5+3: pink 4:07* black 3:59`` (or "")."""
     board = core.board
     if board is None or core.session.clock is None:
         return ""
     shown = []
     for player in board.PLAYERS:
-        left = core.clock_left(player)
+        left = clock_now_ms(core, player)
         if left is not None:
-            shown.append(f"{player} {clock_left_text(left, core.unexplained_ms(player))}{'*' if player == core.turn else ''}")
-    return " ".join(shown)
+            mark = "*" if player == ticking(core) else ""
+            shown.append(f"{player} {clock_left_text(left, core.unexplained_ms(player))}{mark}")
+    return f"{control_text(core.session.clock)}: " + " ".join(shown)
 
 
 @contextlib.contextmanager

@@ -55,8 +55,15 @@ from protocol import (
     decode,
     topic_for,
 )
-from protocol.clock import TimeControl, answer_window, claim_after, dispute_bound
+from protocol.clock import Answer, TimeControl, answer_window, claim_after, dispute_bound
 from protocol.rules import DEFAULT_TERMS
+
+
+ORIGIN_MS = 365 * 24 * 3600 * 1000
+"""Added to the monotonic clock's readings in the times this client signs (receipts, claims): the protocol takes any
+origin, and a process started soon after the machine was may resume a turn that began before it, its start below the
+monotonic clock's zero (times are never negative on the wire). A year of a turn's start before that zero is kept
+exact; an older one is taken as a year (a claim then waits longer, never less)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,11 +336,11 @@ class GameCore:
             return
         if moves != self.session.moves:
             return
-        began = self.clock() - max(0.0, seconds_ago)
+        began = self.clock() - min(max(0.0, seconds_ago), ORIGIN_MS / 1000)
         self._turn = (moves, began)
         last = self._last_turn_line()
-        if last is not None and last.signer == self.me and not self.my_turn:
-            self._sent.setdefault(last.seq, round(began * 1000))
+        if last is not None and (last.signer == self.me or last.type is MessageType.REVEAL) and not self.my_turn:
+            self._sent.setdefault(last.seq, self._ms(began))
 
     def _last_turn_line(self, before: int | None = None) -> Message | None:
         """The last line that gave a turn (a move, or the reveal), of the whole chain or before seq ``before``."""
@@ -341,7 +348,12 @@ class GameCore:
         return next((line for line in reversed(chain[:before]) if line.type in _TURN_LINES), None)
 
     def _now_ms(self) -> int:
-        return round(self.clock() * 1000)
+        return self._ms(self.clock())
+
+    @staticmethod
+    def _ms(seconds: float) -> int:
+        """A reading of :attr:`clock` as the times this client signs (ms, from :data:`ORIGIN_MS` before its zero)."""
+        return round(seconds * 1000) + ORIGIN_MS
 
     def thinking_ms(self) -> int:
         """How long (ms) the side to move has thought on this turn, as this client measures it: from its seeing the
@@ -703,19 +715,25 @@ class GameCore:
             elif line.type in _TURN_LINES and line.signer == me:
                 self._sent.setdefault(line.seq, self._now_ms())  # ours, leaving now
             elif line.type in _TURN_LINES:
+                if line.type is MessageType.REVEAL:  # the guest's first move answers it: its turn began here now
+                    self._sent.setdefault(line.seq, self._now_ms())
                 return self._receipt(line)
         return None
 
     def _note_late(self, move: Message) -> None:
         """The other's move came after our flag claim against its turn, and its thinking leaves more of our wait
-        unexplained than a claim may (:func:`protocol.clock.dispute_bound`: a live game's): note when, on our watch
-        and on the claim's clock (the turn's start, as the claim says, plus our watch of the turn), so that ``claim``
-        may dispute it. (A move in time that the network slowed is no such move.)"""
+        unexplained than a claim may (:func:`protocol.clock.dispute_bound`: a live game's), by the receipts' own rule
+        (:attr:`protocol.clock.Answer.unexplained`: this turn's round trip, as far as the lag allowance goes, and the
+        slack): note when, on our watch and on the claim's clock (the turn's start, as the claim says, plus our watch
+        of the turn), so that ``claim`` may dispute it. (A move in time that the network slowed is no such move.)"""
         flag, bound = self.session.late_flag(), dispute_bound(self.session.clock)
         if flag is None or flag.sent is None or bound is None or self.session.late_move != move or self._turn is None:
             return
         waited = self.thinking_ms()
-        if waited - int(move.get("think") or 0) > bound:
+        sent, acked = self._sent.get(flag.seq), self._acks.get(flag.seq)
+        round_trip = acked - sent if sent is not None and acked is not None else None
+        answer = Answer(self.session.player_of(move.signer) or "", int(move.get("think") or 0), waited, round_trip)
+        if (answer.unexplained or 0) > bound:
             self._late = (move.hash, self._now_ms(), flag.sent + waited, waited)
 
     def _receipt(self, line: Message) -> Outgoing | None:

@@ -25,7 +25,9 @@ it every :data:`TICK` s what to do (:meth:`Liveness.tick`), and does it:
 - **a quiet opponent.** On the opponent's turn, with the opponent here, after :data:`QUIET_FIRST` s the relay is
   asked again, silently, in case their line was lost on its way (then after twice as long, up to :data:`QUIET_MOST`
   s); when the opponent leaves while this client waits on them, once at once (their last line may have been lost). Once asking
-  has brought a line that live delivery had not (a relay that withholds), it asks after a few round trips instead.
+  has brought a line that live delivery had not (a relay that withholds: the line came with the retain flag, from the
+  relay's store, soon after the asking; an opponent who moved just then is no such sign), it asks after a few round
+  trips instead.
 
 The round trip is measured from this client's own lines: from sending one to the relay sending it back.
 """
@@ -107,6 +109,9 @@ class View:
     """What has not come though it should have, in words (``None``: nothing): the game's offer, a line that one
     after it waits for, the ending a confirmation names."""
     connected: bool
+    asked_for: bool = False
+    """Whether the opponent's line at ``answered`` came from the relay's store (the MQTT retain flag: a catch-up, or
+    this client asking again), not delivered live as it was published."""
 
 
 @dataclass(slots=True)
@@ -274,7 +279,7 @@ class Liveness:
         waiting = view.their_turn and view.opponent is not None
         actions: list[Action] = []
         if view.answered != self._answered and self._asked_at is not None and not self.lossy:
-            if now - self._asked_at <= self.ack_wait() * 2:  # the line came when asked for, not before
+            if view.asked_for and now - self._asked_at <= self.ack_wait() * 2:  # it came when asked for, not live
                 self.lossy = True
                 actions.append(Tell("the relay seems to lose lines on their way here: asking it again sooner"))
         if not waiting or view.answered != self._answered or self._quiet_since is None:

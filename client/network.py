@@ -23,13 +23,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from client.board_words import resume_text
-from client.words import claim_text, control_text
+from client.words import claim_text, clocks_now_text, control_text, control_words
 from client.core import GameCore
 
 from client.intents import IntentRefused
 from client.identity import IdentityError, get_identity
 from client.journal import Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired
-from client.record import PROVEN, clocks_text, code_text, confirmation_text, moves_text, proof_text, seated_proofs
+from client.record import (PROVEN, code_text, confirmation_text, moves_text, open_claim_text, proof_text,
+                           seated_proofs)
 from client.commands import Write
 from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
@@ -254,7 +255,7 @@ async def host(kind: str, options: Options) -> int:
         journal = _seat(Journal.create(JournalMeta(game, kind, Role.HOST, identity.public.text, address.url,
                                                    ran_relay=ran_relay, cafile=_cafile(options)), options.journal_dir))
         who = "the invited key" if invite else "your opponent"
-        timed = "" if options.control is None else f", {control_text(options.control)}"
+        timed = "" if options.control is None else f", {control_words(options.control)},"
         options.say(f"Hosting {kind} game {game}{timed} as {identity.fingerprint}.")
         options.invitation = join_command(game, address, default)
         options.say(f"Tell {who} to type:  {options.invitation}")
@@ -305,8 +306,9 @@ def joining(options: Options, identity: Identity, address: RelayAddress) -> Fron
         if identity.public in session.joins or session.guest == identity.public:
             raise Failure(f"you joined game {game} before, from another journal (another machine, or a journal that "
                           "was deleted): its coin secret is not here, so this seat cannot be played from here")
-        options.say(f"Joining {session.kind} game {game}, hosted by {session.host.fingerprint}: "
-                      "check that it is the fingerprint your host told you.")
+        clock = "" if session.clock is None else f", {control_words(session.clock)}"  # the control it accepts
+        options.say(f"Joining {session.kind} game {game}{clock}, hosted by {session.host.fingerprint}: "
+                    "check that it is the fingerprint your host told you.")
         runner.attach(_seat(Journal.create(JournalMeta(game, session.kind, Role.GUEST, identity.public.text, address.url,
                                                        cafile=_cafile(options)), options.journal_dir)))
         try:
@@ -385,6 +387,14 @@ def damage_text(damage: list[Damage], most: int = 3) -> str:
     return f"{shown}{more}"
 
 
+def journal_key(journal: Journal) -> PublicKey | None:
+    """The key a journal's seat was played with (``None``: its header names none that reads)."""
+    try:
+        return PublicKey.from_text(journal.meta.key)
+    except ValueError:
+        return None
+
+
 def unfinished(options: Options) -> list[tuple[Journal, GameSession | None, str]]:
     """The games a player can take up again: each journal, its game, and what is wrong with it (or "")."""
     found: list[tuple[Journal, GameSession | None, str]] = []
@@ -419,7 +429,9 @@ async def resume(game: str | None, options: Options) -> int:
             else:
                 state = moves_text(session.moves) if session.started else session.phase.value
             line = f"{journal.meta.game}  {journal.meta.kind}  {journal.meta.role}  {state}  {journal.meta.relay}"
-            options.write(line + (f"\n    {problem}" if problem else ""))
+            claim = open_claim_text(session, journal_key(journal)) if session is not None else None
+            notes = [*([problem] if problem else []), *([f"a claim on time is open: {claim}"] if claim else [])]
+            options.write("\n    ".join([line, *notes]))
         return 0
     game = _game_id(game)
     identity = load_identity(options)
@@ -442,12 +454,12 @@ async def resume(game: str | None, options: Options) -> int:
     here = given is None and journal.meta.role == Role.HOST and journal.meta.ran_relay
     async with relay_for_host(options, may_start=here) as (address, _):
         core = GameCore(session, auto_claim=options.auto_claim)
-        clocks = clocks_text(session)  # as the record has them: the time since the turn began runs on
-        options.say(f"Taking up {journal.meta.kind} game {game} again ({moves_text(session.moves)} so far"
-                    f"{'' if clocks is None else '; ' + clocks}).")
         await log_in(options, address, identity)
         runner = GameRunner(core, make_link(options, address, identity), journal)
-        claim = claim_text(core)  # the turn's start is the journal's now: the window as it stands
+        clocks = clocks_now_text(core)  # the turn's start is the journal's now: the clocks, the window as they stand
+        options.say(f"Taking up {journal.meta.kind} game {game} again ({moves_text(session.moves)} so far"
+                    f"{'' if clocks is None else '; ' + clocks}).")
+        claim = claim_text(core)
         if claim is not None:
             options.say(f"A claim on time is open: {claim}.")
         return await run_game(runner, front_end(options, True))

@@ -19,7 +19,7 @@ from client.commands import END_WORD, NO_HINT, handle_typed, help_row, leaving_s
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
 from client.screen import Say, Table, game_commands, game_help, run_screen
-from client.words import claim_text, describe
+from client.words import claim_brief, claim_text, clock_now_ms, describe, my_turn_text, out_of_time_now
 from olixono.common import Board, GameKind
 from protocol import GameOver, MoveApplied
 
@@ -76,27 +76,40 @@ class NetworkTable(Table):
 
     def alert(self) -> list[str]:
         claim = claim_text(self.core)
-        return [] if claim is None else [f"CLAIM: {claim}"]
+        if claim is not None:
+            return [f"CLAIM: {claim}"]
+        out = my_turn_text(self.core) if out_of_time_now(self.core) else None  # our clock ran out, unclaimed yet
+        return [] if out is None else [out]
 
     def movable(self) -> bool:
         return self.core.my_turn or self.core.answering
 
     def prompt(self) -> str:
-        if not self.core.playing:
+        core = self.core
+        if not core.playing:
             return "watching> "
-        return "game over> " if self.core.over else "your move> " if self.core.my_turn else "> "
+        if core.answering:  # the timeout that ended the game on our turn: a move in time answers it
+            return "your move> "
+        if core.over:
+            return "game over> "
+        if out_of_time_now(core):
+            return "time ran out> "
+        return "your move> " if core.my_turn else "> "
 
     def status(self, spent: Callable[[str], float]) -> list[str]:
         """``your move | pink 1a2b-3c4d (you) 0:12 | black 5e6f-7a8b here | relay ok``: under 80 columns; when the
         relay is lost that comes first. A timed game shows both official clocks (``4:07``, ``0:09.4!``, with
         unexplained seconds beside: ``(+6.2s)``); an untimed one the side to move's time on this turn, as this client
-        saw it begin (the same for both players and every watcher, where a running total would differ)."""
+        saw it begin (the same for both players and every watcher, where a running total would differ). A claim on
+        time, in a few words, takes the place of whose turn it is (``CLAIM: move within 24 s``, ``CLAIM: black has 24 s
+        to answer``; its sentence is under the board), so that the clocks stay in view."""
         core = self.core
         board = self.board()
         if core.over:
             parts = ["game over"]
         elif board is not None:
-            parts = ["your move" if core.my_turn else f"{board.turn} to move"]
+            mine = "your time ran out" if out_of_time_now(core) else "your move"
+            parts = [mine if core.my_turn else f"{board.turn} to move"]
         else:
             parts = ["waiting for the seats"]
         opponent = core.opponent if core.playing else None
@@ -106,17 +119,17 @@ class NetworkTable(Table):
             mine = " (you)" if key is not None and key == core.me else ""
             present = core.present(key) if key is not None and key == opponent else None
             here = "" if key != opponent else " here" if present else " gone" if present is False else " not seen"
-            left = core.clock_left(player)  # a timed game's official clock; untimed, the side to move's turn so far
+            left = clock_now_ms(core, player)  # a timed game's official clock; untimed, the side to move's turn so far
             if left is not None:
                 shown = f" {clock_left_text(left, core.unexplained_ms(player))}"
             else:  # as every client sees it, from its own seeing the turn begin: the same for players and watchers
                 shown = f" {clock_text(core.thinking_ms() / 1000)}" if player == core.turn else ""
             parts.append(f"{player} {who}{mine}{shown}{here}")
+        claim = claim_brief(core)
+        if claim is not None:  # a claim on time, in a few words that say whose move it is (in full under the board)
+            parts[0] = f"CLAIM: {claim}"
         if core.proposal is not None and not core.over:  # the most wanted first: a narrow terminal cuts the end
             parts[0] += f", {END_WORD[self.kind]} offered"
-        claim = claim_text(core)
-        if claim is not None:  # a claim on time, answered or not within its window: the most urgent first
-            parts.insert(0, f"CLAIM: {claim}")
         if not self.connected:
             return ["RELAY LOST: reconnecting", *parts]
         return [*parts, "relay ok"]

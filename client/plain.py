@@ -20,7 +20,7 @@ from client.record import PROVEN, moves_text, seated_proofs
 from client.runner import GameRunner
 from client.thinking import clock_budget, in_daemon_thread
 from client.board_words import resume_text
-from client.words import describe
+from client.words import describe, my_turn_text
 
 if TYPE_CHECKING:
     from olixono.bots import Bot
@@ -82,9 +82,17 @@ def turn_text(core: GameCore) -> str | None:
     turn = core.turn
     if turn is None:
         return None
-    mine = " (your move)" if core.my_turn else ""
+    mine = " (your move)" if my_turn_text(core) == "your move" else ""
     moves = moves_text(core.moves)
     return f"game: {core.kind}, {moves}, {turn} to move{mine}"
+
+
+def clock_out_in(core: GameCore) -> float | None:
+    """Seconds until our clock runs out on our turn, a moment after it does (``None``: not our turn in a timed game,
+    or it has run out already): when ``--plain`` says so without an event to wake it."""
+    player = core.my_player
+    left = core.clock_left(player) if core.my_turn and player is not None else None
+    return None if not left else left / 1000 + 0.05
 
 
 def waits_for_seats(core: GameCore, text: str) -> bool:
@@ -101,7 +109,7 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
     """The ``--plain`` front end: events in words; a player's commands, one a line, from ``commands`` (stdin).
 
     Once caught up with the relay it says where the game stands; it says ``your move`` whenever the turn becomes
-    the player's. Commands typed before the seats are drawn are held and acted on once they are. Returns once the
+    the player's, and ``your time ran out: …`` when the player's clock runs out on its turn. Commands typed before the seats are drawn are held and acted on once they are. Returns once the
     game is over (:func:`ended`); leaving before (``quit``, or the end of the commands) returns :data:`LEFT` and
     leaves the game resumable.
     """
@@ -113,18 +121,20 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
         caught_up: asyncio.Task[Any] | None = asyncio.ensure_future(runner.caught_up.wait())
         held: list[str] = []  # typed, not acted on yet: the seats are not drawn, or what happened is still being said
         no_more = False  # the commands ended
-        my_turn = restated = False
+        said: str | None = None  # what our turn asks of us, as last said
+        restated = False
         while True:
             if runner.events.empty():  # what is said has caught up with what happened
                 if caught_up is None and not restated:
                     restated = True
                     where = turn_text(core) if core.moves else None
-                    if where is not None:  # a game taken up again: where it stands
+                    if where is not None:  # a game taken up again: where it stands (and whether it is our move)
                         out(where)
-                        my_turn = core.my_turn
-                if core.my_turn and not my_turn:
-                    out("your move")
-                my_turn = core.my_turn
+                        said = "your move" if core.my_turn else None
+                turn = my_turn_text(core) if caught_up is None else None  # (what the relay holds may change it)
+                if turn is not None and turn != said:
+                    out(turn)
+                said = turn
                 if core.over and not core.unsettled:
                     return await ended(runner, out)
                 if held and caught_up is None and not waits_for_seats(core, held[0]):
@@ -140,7 +150,7 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
             typing = asyncio.ensure_future(typed.get()) if typed is not None and not no_more else None
             if typing is not None:
                 waits.add(typing)
-            done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            done, pending = await asyncio.wait(waits, timeout=clock_out_in(core), return_when=asyncio.FIRST_COMPLETED)
             for task in pending:
                 if task is not caught_up:
                     task.cancel()

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from client.board_words import clock_text
-from protocol import CONFIRMED, DISPUTED, UNSEEN, EquivocationDetected, GameSession, MessageType, PublicKey
+from protocol import (CONFIRMED, DISPUTED, UNSEEN, EquivocationDetected, GameSession, MessageType, PublicKey,
+                      ResultReason)
 
 Name = Callable[[PublicKey], str]
 PROVEN = 4
@@ -17,14 +18,38 @@ PROVEN = 4
 equivocation (the result is then a forfeit, unless the game had ended before it)."""
 
 
-def clocks_text(session: GameSession) -> str | None:
-    """A timed game's official clocks, as the signed record has them: ``clock 1+2: pink 0:52 left, black 0:56 left``
-    (``None`` for an untimed game, or before the seats are drawn)."""
-    clocks = session.clocks
+def out_of_time(session: GameSession) -> str | None:
+    """The player whose clock ran out, once a timed game ended on time (conceded, or a claim left unanswered);
+    ``None`` otherwise. The record's clock of that player stops at its turn's start: it reads 0:00 from then on."""
+    result, clocks = session.result, session.clocks
+    if result is None or result.reason != ResultReason.TIME or clocks is None:
+        return None
+    return next((player for player in clocks if player != result.winner), None)
+
+
+def official_clocks(session: GameSession) -> dict[str, int] | None:
+    """A timed game's clocks (ms) as the record has them, the turn being played stopped at its start, and the clock
+    of a player who lost on time at 0 (``None`` untimed, or before the seats are drawn)."""
+    clocks, flagged = session.clocks, out_of_time(session)
+    if clocks is not None and flagged is not None:
+        clocks[flagged] = 0
+    return clocks
+
+
+def clocks_text(session: GameSession, clocks: dict[str, int] | None = None) -> str | None:
+    """A timed game's clocks: ``clock 1+2: pink 0:52 left, black 0:56 left`` (``clocks``: each player's in ms, by
+    default :func:`official_clocks`; ``None`` for an untimed game, or before the seats are drawn)."""
+    clocks = official_clocks(session) if clocks is None else clocks
     if session.clock is None or clocks is None:
         return None
     left = ", ".join(f"{player} {clock_text(ms / 1000)} left" for player, ms in clocks.items())
     return f"clock {session.clock.text()}: {left}"
+
+
+def moves_before(session: GameSession, seq: int) -> int:
+    """How many moves the main chain holds before ``seq``: plus one, the number (as the moves are numbered, from 1) of
+    the move whose turn a line at ``seq`` is sent in (a move's own; a resignation's, a proposal's, its turn's)."""
+    return sum(line.type is MessageType.MOVE for line in session.chain[:seq])
 
 
 def played_moves(session: GameSession) -> list[str]:
@@ -56,12 +81,27 @@ def claims_text(session: GameSession) -> str | None:
         return None
     parts = []
     for flag, status in claims:
-        moves = sum(line.type is MessageType.MOVE for line in session.chain[:flag.seq + 1])
+        moves = moves_before(session, flag.seq + 1)  # (the flag names the line that began the turn)
         mover = session.guest if flag.signer == session.host else session.host
         against = session.name_of(mover) if mover is not None else "?"
         parts.append(f"{session.name_of(flag.signer)} against {against} after {moves_text(moves)} "
                      f"({status})")
     return "claims on time: " + ", ".join(parts)
+
+
+def open_claim_text(session: GameSession, me: PublicKey | None = None) -> str | None:
+    """The flag claim open against the turn being played, as the record has it, for ``me`` (a player's key) to
+    read: ``black claims your time ran out``, ``your claim that black's time ran out is open``, ``black claims pink's
+    time ran out`` (``None``: none is open; how long its window runs is a matter of the reader's watch)."""
+    mover = session.actor
+    for claimant in session.seats.values():
+        if claimant == mover or mover is None or session.flag_of(claimant) is None:
+            continue
+        if claimant == me:
+            return f"your claim that {session.name_of(mover)}'s time ran out is open"
+        whose = "your" if mover == me else f"{session.name_of(mover)}'s"
+        return f"{session.name_of(claimant)} claims {whose} time ran out"
+    return None
 
 
 def seated_proofs(session: GameSession) -> list[EquivocationDetected]:

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -28,7 +29,7 @@ from client.journal import Journal
 from client.liveness import Liveness
 from client.record import lacking_text
 from client.transport import Link, LinkFactory, digest
-from protocol import NUMBERED_APART, GuestAccepted, LineRejected, MessageType, Phase, PublicKey, decode, game_filter
+from protocol import NUMBERED_APART, GuestAccepted, LineApplied, LineRejected, MessageType, Phase, PublicKey, decode, game_filter
 from protocol.messages import line_hash
 from protocol.topics import game_and_key, held_copy_topic, own_filter, player_filter
 
@@ -102,6 +103,11 @@ class GameRunner:
         self.ignored = Ignored()
         """The refused lines this client counted rather than showed."""
         self._count_timer: asyncio.TimerHandle | None = None
+        self._front_done = False
+        self._asked_for = -1  # the highest seq of the opponent's lines that came from the relay's store, not live
+        self.farewell: Callable[[str], None] = _tell_stderr
+        """Where what happens once the front end has returned is told (what leaving waits for): its screen is gone,
+        so standard error, a line each."""
         self._counted_at = 0.0
         self.liveness = Liveness()
         """What this client does when the game goes quiet (:mod:`client.liveness`)."""
@@ -126,6 +132,7 @@ class GameRunner:
             try:
                 status = await front(self)
             finally:
+                self._front_done = True
                 try:
                     await self._goodbye()
                 finally:
@@ -237,6 +244,9 @@ class GameRunner:
             self.emit(ProofSaved(proof, str(journal.save_proof(proof))))
 
     def emit(self, event: UiEvent) -> None:
+        if self._front_done and isinstance(event, Notice):  # leaving: nobody reads the queue any more
+            self.farewell(event.text)
+            return
         self.events.put_nowait(event)
         self.changed.set()
 
@@ -310,7 +320,7 @@ class GameRunner:
             opponent=None if opponent is None else self._opponent_text(),
             present=None if opponent is None else session.present(opponent),
             answered=answered, their_turn=opponent is not None and session.actor == opponent,
-            gap=gap, connected=self.link.connected)
+            gap=gap, connected=self.link.connected, asked_for=answered >= 0 and answered == self._asked_for)
 
     def _opponent_text(self) -> str:
         """The opponent as people see them (``second 1a2b-…``)."""
@@ -337,7 +347,8 @@ class GameRunner:
             self._asked.add(topic)
             await self.link.peek(topic)
 
-    async def _received(self, topic: str, payload: bytes) -> None:
+    async def _received(self, topic: str, payload: bytes, retained: bool = False) -> None:
+        """A line arrived (``retained``: from the relay's store, a catch-up or an asking again, not live)."""
         key = _topic_key(topic)
         me, opponent = self.core.me, self.core.opponent
         if me is not None and key == me.text:
@@ -355,6 +366,11 @@ class GameRunner:
         step = self.core.feed(payload)
         if any(isinstance(event, LineRejected) for event in step.events):
             step = self._count_refused(step, topic)
+        elif retained and opponent is not None and key == opponent.text:
+            for event in step.events:
+                if isinstance(event, LineApplied) and event.message.signer == opponent \
+                        and event.message.type not in NUMBERED_APART:
+                    self._asked_for = max(self._asked_for, event.message.seq)
         await self.apply(step, received=True)
         if self._caught_up and not self.narrowed and self._can_narrow():
             self.narrowed = True  # in a task of its own: the reader never waits for the relay's answers
@@ -546,6 +562,10 @@ class GameRunner:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(GOODBYE_SECONDS):
                     await self.link.publish(gone.topic, gone.line)
+
+
+def _tell_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 def _slot(topic: str) -> str:

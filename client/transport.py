@@ -38,7 +38,10 @@ NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 BACKOFF_FIRST, BACKOFF_CAP = 0.5, 30.0
 """Seconds before the first reconnection attempt, and the most between two."""
 QUIET = 0.25
-"""After subscribing, the retained lines are taken as all in once nothing new came for this long."""
+"""After subscribing, the retained lines are taken as all in once nothing new came for this long..."""
+QUIET_BEFORE_ANY = 1.0
+"""... and, while none has come at all, this long (a loaded relay may take more than :data:`QUIET` to begin: an
+export found nothing of a game the relay had)."""
 QUIET_AFTER_MARKER = 0.03
 SETTLE_MAX = 3.0
 
@@ -181,15 +184,15 @@ class _Client(aiomqtt.Client):
             self._loop.remove_writer(fileno)
         super()._on_socket_close(client, userdata, sock)
 
-    def __init__(self, *args: Any, deliver: Callable[[str, bytes], None], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, deliver: Callable[[str, bytes, bool], None], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)  # made in the loop's thread: aiomqtt takes the running loop
         self._loop_thread = threading.get_ident()
         self._deliver = deliver
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
-        # Straight to the Link, as (topic, payload): aiomqtt's message iterator makes a task and an
+        # Straight to the Link, as (topic, payload, retain flag): aiomqtt's message iterator makes a task and an
         # asyncio.wait for every message, a good part of a move's trip on loopback.
-        self._deliver(message.topic, message.payload)
+        self._deliver(message.topic, message.payload, bool(message.retain))
 
     def when_lost(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once this connection is lost (or closed)."""
@@ -237,13 +240,14 @@ class Link:
                  cafile: Path | None = None, will: Callable[[], tuple[str, str] | None] | None = None,
                  on_connect: Hook | None = None, on_state: Callable[[bool, str], None] | None = None,
                  give_up: float | None = None, keepalive: int = 30,
-                 on_line: Callable[[str, bytes], Awaitable[None]] | None = None, bind_address: str = "",
+                 on_line: Callable[[str, bytes, bool], Awaitable[None]] | None = None, bind_address: str = "",
                  remember: Callable[[str], bool] | None = None) -> None:
         self.address = address
         self.bind_address = bind_address
         self.on_line = on_line
-        """Called with each line that arrives (topic, payload), in the reading task itself: one task hop fewer than
-        :attr:`incoming`, which is used when it is ``None``."""
+        """Called with each line that arrives (topic, payload, and whether it came from the relay's store: the MQTT
+        retain flag, set on what a subscription's catch-up or an asking again brings, never on a line delivered live),
+        in the reading task itself: one task hop fewer than :attr:`incoming`, which is used when it is ``None``."""
         self.username, self.password, self.cafile = username, password, cafile
         self.will = will
         self.on_connect = on_connect
@@ -251,7 +255,7 @@ class Link:
         self.give_up = give_up
         self.keepalive = keepalive
         self.incoming: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
-        self._arrivals: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
+        self._arrivals: asyncio.Queue[tuple[str, bytes, bool] | None] = asyncio.Queue()
         self.subscriptions: list[str] = []
         self.seen: dict[str, bytes] = {}
         """The SHA-256 of what arrived last on each topic since the current connection was made (the relay's retained
@@ -314,7 +318,7 @@ class Link:
         will = self.will() if self.will is not None else None
         return _Client(
             self.address.host, self.address.port, username=self.username, password=self.password,
-            deliver=lambda topic, payload: self._arrivals.put_nowait((topic, payload)),
+            deliver=lambda topic, payload, retained: self._arrivals.put_nowait((topic, payload, retained)),
             protocol=aiomqtt.ProtocolVersion.V311, socket_options=NODELAY, keepalive=self.keepalive, timeout=10,
             bind_address=self.bind_address,
             tls_context=tls_context(self.cafile) if self.address.tls else None,
@@ -413,7 +417,7 @@ class Link:
             arrival = await arrivals.get()
             if arrival is None:  # the connection is lost
                 raise aiomqtt.MqttError("Disconnected during message iteration") from client.loss()
-            topic, payload = arrival
+            topic, payload, retained = arrival
             if not any(topic_matches_sub(wanted, topic) for wanted in self.subscriptions):
                 continue  # some brokers send retained lines nobody asked for
             if self.remember is None or self.remember(topic):
@@ -421,7 +425,7 @@ class Link:
             self._last_arrival = asyncio.get_running_loop().time()
             self._arrived.set()
             if self.on_line is not None:
-                await self.on_line(topic, payload)
+                await self.on_line(topic, payload, retained)
             else:
                 self.incoming.put_nowait((topic, payload))
 
@@ -517,7 +521,7 @@ class Link:
 
         With a ``marker`` (topic, line) published after subscribing: until it has come back (a relay sends a
         subscription's retained lines before what is published after it), and a moment more; without one: until
-        nothing new came for :data:`QUIET` s.
+        nothing new came for :data:`QUIET` s (:data:`QUIET_BEFORE_ANY` s while nothing came).
         """
         loop = asyncio.get_running_loop()
         start = loop.time()
@@ -532,7 +536,8 @@ class Link:
                     async with asyncio.timeout_at(deadline):
                         await self._arrived.wait()
             quiet = QUIET_AFTER_MARKER
-        while (left := min(self._last_arrival + quiet, deadline) - loop.time()) > 0:
+        while (left := min(self._last_arrival + quiet if self._last_arrival > start else start + QUIET_BEFORE_ANY,
+                           deadline) - loop.time()) > 0:
             await asyncio.sleep(left)  # until ``quiet`` s after the latest arrival (a later one moves it on)
 
 

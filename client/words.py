@@ -5,7 +5,7 @@ from __future__ import annotations
 from client.board_words import GAME_WORDS, clock_text
 from protocol.clock import TimeControl
 from client.core import Connection, GameCore, Notice, ProofSaved, UiEvent, duration_text
-from client.record import branch_text, confirmation_text, proof_text
+from client.record import branch_text, clocks_text, confirmation_text, moves_before, out_of_time, proof_text
 from protocol import (
     ChatReceived,
     ConfirmationReceived,
@@ -33,6 +33,15 @@ def control_text(clock: TimeControl | None) -> str:
     return "untimed" if clock is None else clock.text()
 
 
+def control_words(clock: TimeControl | None) -> str:
+    """A game's time control as a newcomer reads it: ``5+3 (5 min each, 3 s a move)``, ``3 days a move``,
+    ``untimed``."""
+    if clock is None or clock.days:
+        return control_text(clock)
+    added = f"{duration_text(clock.increment_ms)} a move" if clock.increment_ms else "no time added a move"
+    return f"{clock.text()} ({duration_text(clock.base_ms)} each, {added})"
+
+
 def who(core: GameCore, key: PublicKey) -> str:
     """A key as people see it: its player name or role, its fingerprint, and ``(you)`` for this client's."""
     name = core.seat_name(key)
@@ -40,16 +49,80 @@ def who(core: GameCore, key: PublicKey) -> str:
     return f"{name} {key.fingerprint}{mine}" if name else f"{key.fingerprint}{mine}"
 
 
+# -- the clocks, as every front end shows them ----------------------------------------------------
+def clock_now_ms(core: GameCore, player: str) -> int | None:
+    """``player``'s clock now (ms), as every front end shows it (``None`` untimed, or before the seats are drawn):
+    :meth:`GameCore.clock_left` (the side to move's running), except once the game is over on time: the flagged
+    player's reads 0 (:func:`client.record.out_of_time`), save ours while we may still answer the timeout that ended
+    it, which runs on our watch (:meth:`GameCore.answer_left_ms`)."""
+    if core.session.clock is None:
+        return None
+    if core.answering and player == core.my_player:
+        return core.answer_left_ms()
+    if player == out_of_time(core.session):
+        return 0
+    return core.clock_left(player)
+
+
+def ticking(core: GameCore) -> str | None:
+    """The player whose clock runs now: the side to move, or ours while we may answer the timeout that ended the
+    game on our turn (``None``: nobody's)."""
+    return core.my_player if core.answering else core.turn
+
+
+def clocks_now_text(core: GameCore) -> str | None:
+    """A timed game's clocks now, as :func:`clock_now_ms` has them: ``clock 1+2: pink 0:52 left, black 0:56 left``
+    (``None`` untimed, or before the seats are drawn)."""
+    clocks = core.session.clocks
+    if clocks is None:
+        return None
+    return clocks_text(core.session, {player: clock_now_ms(core, player) or 0 for player in clocks})
+
+
+def out_of_time_now(core: GameCore) -> bool:
+    """Whether it is our turn in a timed game and our clock has run out by our watch: no move of ours can count."""
+    player = core.my_player
+    return core.my_turn and player is not None and core.clock_left(player) == 0
+
+
+def my_turn_text(core: GameCore) -> str | None:
+    """What our turn asks of us, in one line: ``your move``; once our clock has run out, that we can no longer move
+    and what follows; ``None`` when it is not our turn."""
+    if not core.my_turn:
+        return None
+    if not out_of_time_now(core):
+        return "your move"
+    name = _opponent_name(core)
+    when = f"to {name}'s claim" if core.flag_against_me() is not None else f"when {name} claims it"
+    return f"your time ran out: you can no longer move, and your client concedes the game {when}"
+
+
+# -- claims on time ------------------------------------------------------------------------------
 def claim_text(core: GameCore) -> str | None:
     """The claim on time open against the player to move, as this client sees it (``None``: none is open): ``black
     claims your time ran out: move within 24 s or lose on time``, ``your claim is open: black has 24 s to answer``."""
+    words = _claim_words(core)
+    return None if words is None else words[0]
+
+
+def claim_brief(core: GameCore) -> str | None:
+    """:func:`claim_text` in a few words, for a toolbar that also shows the clocks: ``move within 24 s``,
+    ``black has 24 s to answer`` (the whole sentence is under the board, or was printed when the claim came)."""
+    words = _claim_words(core)
+    return None if words is None else words[1]
+
+
+def _claim_words(core: GameCore) -> tuple[str, str] | None:
+    """The claim on time open against the player to move: (the sentence, its few words)."""
     session = core.session
     if core.answering:
         timeout = session.answerable
         assert timeout is not None and timeout.sent is not None and timeout.flagged is not None
-        return (f"{session.name_of(timeout.signer)} ended the game on time, saying you had not moved after "
-                f"{duration_text(timeout.flagged - timeout.sent)}; your clock shows {duration_text(core.answer_left_ms())} "
-                f"left: move now, and the record shows a time dispute, not their win")
+        left = duration_text(core.answer_left_ms())
+        sentence = (f"{session.name_of(timeout.signer)} ended the game on time, saying you had not moved after "
+                    f"{duration_text(timeout.flagged - timeout.sent)}; your clock shows {left} left: move now, and the "
+                    f"record shows a time dispute, not their win")
+        return sentence, f"timed out: a move within {left} disputes it"
     if core.disputable:
         late = session.late_move
         assert late is not None
@@ -57,8 +130,9 @@ def claim_text(core: GameCore) -> str | None:
         name, think = session.name_of(late.signer), duration_text(int(late.get("think") or 0))
         what, then = ("winning move", "(a time dispute, not their win)") if session.over else \
             ("move", "(the game ends as a time dispute), or play on")
-        return (f"{name}'s {what} came {duration_text(after)} after your claim, saying it thought {think} of the "
-                f"{duration_text(waited)} you waited: type claim to dispute it {then}")
+        sentence = (f"{name}'s {what} came {duration_text(after)} after your claim, saying it thought {think} of the "
+                    f"{duration_text(waited)} you waited: type claim to dispute it {then}")
+        return sentence, "late move: claim disputes it"
     mover = session.actor
     if mover is None or session.over or core.board is None:
         return None
@@ -67,17 +141,38 @@ def claim_text(core: GameCore) -> str | None:
     if flag is None or claimant is None:
         return None
     window = core.window_left_ms(flag)
-    left = duration_text(window)
     name, theirs = session.name_of(claimant), session.name_of(mover)
     if core.me == mover:
+        player = core.my_player
+        own = core.clock_left(player) if player is not None else None  # a move must come within both
+        if own == 0:
+            return (f"{name} claims your time ran out, and your clock shows none left: your client concedes the game",
+                    "out of time: conceding")
         if window:
-            return f"{name} claims your time ran out: move within {left} or lose on time"
-        return f"{name} claims your time ran out, and the window to answer has passed: move now, it may still count"
+            left = duration_text(window if own is None else min(window, own))
+            return f"{name} claims your time ran out: move within {left} or lose on time", f"move within {left}"
+        return (f"{name} claims your time ran out, and the window to answer has passed: move now, it may still count",
+                "move now")
+    left = duration_text(window)
     if core.me == claimant:
         if window:
-            return f"your claim is open: {theirs} has {left} to answer it"
-        return f"{theirs} has not answered your claim: type claim to end the game on time"
-    return f"{name} claims {theirs}'s time ran out: {left} left to answer"
+            return f"your claim is open: {theirs} has {left} to answer it", f"{theirs} has {left} to answer"
+        return f"{theirs} has not answered your claim: type claim to end the game on time", "unanswered: claim ends it"
+    return f"{name} claims {theirs}'s time ran out: {left} left to answer", f"{left} left to answer"
+
+
+def conceded_text(core: GameCore, event: UiEvent) -> str | None:
+    """Whether ``event`` is this client's own concession on time, signed by itself (our clock ran out with the
+    other's claim open: :meth:`GameCore.tick`), in words; ``None`` otherwise."""
+    if not (isinstance(event, LineApplied) and event.message.type == "timeout" and event.message.signer == core.me
+            and event.message.now is None):
+        return None
+    return f"your time ran out with {_opponent_name(core)}'s claim open: your client conceded the game on time"
+
+
+def _opponent_name(core: GameCore) -> str:
+    other = core.opponent
+    return core.session.name_of(other) if other is not None else "the other player"
 
 
 def describe(core: GameCore, event: UiEvent) -> str | None:
@@ -86,6 +181,9 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
                                            and core.disputable and event.message == core.session.late_move):
         claim = claim_text(core)  # a claim; the other's move that came after ours, which we may dispute
         return None if claim is None else f"claim: {claim}"
+    conceded = conceded_text(core, event)
+    if conceded is not None:
+        return f"claim: {conceded}"
     if isinstance(event, LineApplied | ResyncNeeded):
         return None
     if isinstance(event, MoveApplied):
@@ -103,7 +201,9 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
         return f"confirmed by {who(core, event.key)}: {confirmed}" if confirmed else None
     if isinstance(event, OfferReceived):
         invite = "" if event.invite is None else (" for you" if event.invite == core.me else f" for {event.invite.fingerprint}")
-        return f"offer {event.game} {event.kind} by host {event.host.fingerprint}{invite}"
+        control = TimeControl.of_terms(event.terms)  # (the offer verified: its terms name a control it can play)
+        clock = "" if control is None else f", clock {control_words(control)}"
+        return f"offer {event.game} {event.kind} by host {event.host.fingerprint}{invite}{clock}"
     if isinstance(event, JoinRequested):
         return f"join asked by {event.key.fingerprint}" + (" (you)" if event.key == core.me else "")
     if isinstance(event, GuestAccepted):
@@ -124,7 +224,8 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
     if isinstance(event, PresenceChanged):
         return f"presence {who(core, event.key)} {'here' if event.here else 'gone'}"
     if isinstance(event, Superseded):
-        return (f"set aside {event.message.type} {event.message.seq} by {who(core, event.message.signer)}: "
+        number = moves_before(core.session, event.message.seq) + 1  # as the moves are numbered, not by seq
+        return (f"set aside {event.message.type} {number} by {who(core, event.message.signer)}: "
                 f"{who(core, event.by.signer)}'s {event.by.type} stands")
     if isinstance(event, LineRejected):
         return f"warning: line rejected: {event.code} {event.detail}"

@@ -257,6 +257,11 @@ class OlixSearch:
         """The evaluation squashed into -1..1 (no playout: Olix games are long and a random one says little)."""
         return math.tanh(self.evaluate() / EVAL_SCALE)
 
+    def refuted(self) -> bool:
+        """Whether the player to move (after the move to check) has a win by continuous threats
+        (:func:`forced_win`)."""
+        return forced_win(self) is not None
+
     @staticmethod
     def board_move(square: int) -> OlixMove:
         return MOVES[square]
@@ -356,7 +361,65 @@ def ordered_moves(view: OlixSearch) -> list[int]:
     return chosen
 
 
+CHECKS = 6
+"""How many of the search's best moves are checked at the end for a win by continuous threats they would allow."""
+VCF_DEPTH = 4
+"""How many threats in a row :func:`forced_win` tries, at most."""
+
+
+def threat_moves(view: OlixSearch) -> list[int]:
+    """Squares where a stone of the player to move may make a win in one for its next turn: a line of seven (one
+    short of an automatic ``I``/``X``), or an ``L`` of at least seven made longer (a superset; checked by pushing)."""
+    own, opp, _, _ = view.sides()
+    empty = BOARD & ~(own | opp)
+    cands = _runs_at_least(own, 7)
+    shape = view.board.formations(view.board.turn)["L"]
+    if shape.value >= 7:
+        cands |= l_extensions(shape.squares)
+    return [low.bit_length() - 1 for low in _bits(cands & empty)]
+
+
+def forced_win(view: OlixSearch, depth: int = VCF_DEPTH) -> int | None:
+    """A first move of a win by continuous threats for the player to move, if one is found: every move of the line
+    makes a win in one (the opponent must take that square, and has no win in one of its own), and the last makes
+    two, or wins. A win in one is itself a forced win."""
+    win = view.winning_move()
+    if win is not None:
+        return win
+    if view.threat_squares():  # the opponent threatens: a threat of ours is no longer forcing
+        return None
+    return _forced_win(view, depth)
+
+
+def _forced_win(view: OlixSearch, depth: int) -> int | None:
+    for square in threat_moves(view):
+        result = view.push(square)
+        found = False
+        if result == 1:
+            found = True
+        elif result is None and view.winning_move() is None:
+            threats = view.threat_squares()  # ours now, as the opponent is to move
+            if len(threats) >= 2:
+                found = True
+            elif len(threats) == 1 and depth > 1:
+                if view.push(threats[0]) is None:
+                    found = view.threat_squares() == [] and _forced_win(view, depth - 1) is not None
+                view.pop()
+        view.pop()
+        if found:
+            return square
+    return None
+
+
+def solve(view: OlixSearch, table: dict[object, object], nodes: int, deadline: float,
+          most_plies: int) -> tuple[float, int] | None:
+    """The search's solver (:data:`olixono.mcts.Solver`) for Olix: a win by continuous threats (:func:`forced_win`),
+    found or not (it proves no loss or draw)."""
+    square = forced_win(view)
+    return None if square is None else (1.0, square)
+
+
 def searcher(board: OlixBoard, rng: random.Random) -> tuple[OlixSearch, Mcts]:
     """The tree search's view of ``board`` and the search itself: the :data:`SEARCH_WIDTH` most promising squares of
     each position (:func:`ordered_moves`) before the rest."""
-    return OlixSearch(board), Mcts(rng, order=ordered_moves, width=SEARCH_WIDTH)
+    return OlixSearch(board), Mcts(rng, order=ordered_moves, width=SEARCH_WIDTH, solver=solve, check=CHECKS)

@@ -17,8 +17,10 @@ the search can see at once that a move hands the opponent a win.
 
 from __future__ import annotations
 
+import math
 import random
-from typing import Callable, TypeAlias
+import time
+from typing import Any, Callable, TypeAlias
 
 from olixono.mcts import Mcts
 from olixono.oxono import (
@@ -177,20 +179,146 @@ def random_move(state: State, random: Callable[[], float]) -> Move:
     return (symbol, dest, _pick(places, int(random() * places.bit_count())))
 
 
-def playout(state: State, random: Callable[[], float], max_plies: int = 40) -> float:
-    """Play to the end (every win in one is taken, other moves are random); 1, 0 or -1 for the player to move."""
+PLAYOUT_TRIES = 3
+"""How many random moves a playout draws, at most, looking for one that does not hand the opponent a win in one."""
+PLAYOUT_PLIES = 8
+"""A playout stops after this many plies; the evaluation judges the position it reached."""
+PLAYOUT_SCALE = 10.0
+"""Evaluation points that make a playout's value tanh(1) ≈ 0.76."""
+
+
+def playout(state: State, random: Callable[[], float], plies: int = PLAYOUT_PLIES, tries: int = PLAYOUT_TRIES) -> float:
+    """A short playout's value, in -1..1, for the player to move, who has no win in one.
+
+    Each player takes a win in one when it has one; otherwise it draws random moves until one does not let the
+    opponent win at once (at most ``tries``; the last one drawn is played). A game that ends gives 1, 0 or -1;
+    after ``plies`` plies, :func:`evaluate` judges the position reached.
+    """
     sign = 1.0
-    for _ in range(max_plies):
-        move = winning_move(state)
-        if move is not None:
-            return sign
-        state, result = play(state, random_move(state, random))
-        if result == 1:  # a random move can complete a line too
-            return sign
-        if result == 0:
-            return 0.0
+    for _ in range(plies):
+        for _ in range(tries):
+            after, result = play(state, random_move(state, random))
+            if result is not None:  # a random move can complete a line too, or fill the board
+                return sign * result
+            threat = winning_move(after)
+            if threat is None:
+                break
+        state = after
+        if threat is not None:  # the opponent takes it
+            return -sign
         sign = -sign
-    return 0.0
+    return sign * math.tanh(evaluate(state) / PLAYOUT_SCALE)
+
+
+CHECKS = 8
+"""How many of the search's best moves are checked at the end for a win in two they would allow the opponent."""
+
+
+def _threatens(state: State) -> bool:
+    """Whether the player who just moved into ``state`` could win at once if it were its move again."""
+    own, opp, xs, tx, to, lx, lo, olx, olo = state
+    return winning_move((opp, own, xs, tx, to, olx, olo, lx, lo)) is not None
+
+
+def forced_win(state: State, moves: int = 2) -> Move | None:
+    """A move that wins within ``moves`` moves of the player to move whatever the opponent plays, found among the
+    moves that threaten a win in one (a win in one itself when there is one); ``None`` if there is none such."""
+    win = winning_move(state)
+    if win is not None or moves <= 1:
+        return win
+    for move in legal_moves(state):
+        after, result = play(state, move)
+        if result is not None or winning_move(after) is not None or not _threatens(after):
+            continue  # a draw (a full board), or the opponent wins at once, or no threat to answer
+        for reply in legal_moves(after):
+            reached, ended = play(after, reply)
+            if ended is not None or forced_win(reached, moves - 1) is None:
+                break
+        else:
+            return move
+    return None
+
+
+def allows_forced_win(state: State, moves: int = 2) -> bool:
+    """Whether the player to move in ``state`` has a :func:`forced_win` within ``moves`` moves."""
+    return forced_win(state, moves) is not None
+
+
+class _OutOfBudget(Exception):
+    """The solver's node budget or deadline ran out."""
+
+
+def pawns_left(state: State) -> int:
+    """Pawns still to place, both players together: the plies left at most."""
+    return PAWNS_IN_ALL - (state[0] | state[1]).bit_count()
+
+
+def solve(state: State, table: dict[State, tuple[int, int]], nodes: int, deadline: float = math.inf) -> int | None:
+    """The exact value of ``state`` for the player to move (1 win, 0 draw, -1 loss), by alpha-beta to the end
+    of the game; ``None`` when it needs more than ``nodes`` positions or runs past ``deadline``.
+
+    ``table`` keeps bounds proven for positions (``(low, high)``), for this and later calls.
+    """
+    budget = [nodes]
+    try:
+        return _solve(state, -1, 1, table, budget, deadline)
+    except _OutOfBudget:
+        return None
+
+
+def _solve(state: State, alpha: int, beta: int, table: dict[State, tuple[int, int]], budget: list[int],
+           deadline: float) -> int:
+    budget[0] -= 1
+    if budget[0] < 0 or (budget[0] & 1023 == 0 and time.perf_counter() > deadline):
+        raise _OutOfBudget
+    if winning_move(state) is not None:
+        return 1
+    low, high = table.get(state, (-1, 1))
+    if low >= beta or low == high:
+        return low
+    if high <= alpha:
+        return high
+    a0, b0 = max(alpha, low), min(beta, high)
+    best = -1
+    for move in legal_moves(state):
+        after, result = play(state, move)
+        value = 0 if result == 0 else -_solve(after, -b0, -max(a0, best), table, budget, deadline)
+        if value > best:
+            best = value
+            if best >= b0:
+                break
+    if best <= a0:
+        high = best
+    elif best >= b0:
+        low = best
+    else:
+        low = high = best
+    table[state] = (low, high)
+    return best
+
+
+def best_move(state: State, table: dict[State, tuple[int, int]], nodes: int,
+              deadline: float = math.inf) -> tuple[int, Move] | None:
+    """The exact value of ``state`` for the player to move and a move that reaches it, or ``None`` (see :func:`solve`).
+    """
+    budget = [nodes]
+    try:
+        _solve(state, -1, 1, table, budget, deadline)  # the moves' values below come from the table, mostly
+        win = winning_move(state)
+        if win is not None:
+            return 1, win
+        best, choice = -2, None
+        for move in legal_moves(state):
+            after, result = play(state, move)
+            value = 0 if result == 0 else -_solve(after, -1, 1, table, budget, deadline)
+            if value > best:
+                best, choice = value, move
+                if best == 1:
+                    break
+    except _OutOfBudget:
+        return None
+    assert choice is not None
+    return best, choice
 
 
 def _line_score(own: int, opp: int) -> int:
@@ -263,8 +391,23 @@ class OxonoSearch:
         return winning_move(self.stack[-1])
 
     def leaf_value(self, rng: random.Random) -> float:
-        """A playout's result for the player to move."""
+        """A short playout's value for the player to move (:func:`playout`)."""
         return playout(self.stack[-1], rng.random)
+
+    def solve(self, table: dict[Any, Any], nodes: int, deadline: float, most_plies: int) -> tuple[float, Move] | None:
+        """The exact value for the player to move and a move that reaches it (:func:`best_move`), if the game has
+        at most ``most_plies`` plies left and the proof fits in ``nodes`` positions before ``deadline``; else a win
+        in two (:func:`forced_win`), if there is one."""
+        state = self.stack[-1]
+        found = best_move(state, table, nodes, deadline) if pawns_left(state) <= most_plies else None
+        if found is not None:
+            return float(found[0]), found[1]
+        win = forced_win(state)
+        return None if win is None else (1.0, win)
+
+    def refuted(self) -> bool:
+        """Whether the player to move (after the move to check) has a win in two moves (:func:`forced_win`)."""
+        return allows_forced_win(self.stack[-1])
 
     @staticmethod
     def board_move(move: Move) -> OxonoMove:
@@ -272,5 +415,6 @@ class OxonoSearch:
 
 
 def searcher(board: OxonoBoard, rng: random.Random) -> tuple[OxonoSearch, Mcts]:
-    """The tree search's view of ``board`` and the search itself: every move searched, playouts to the end."""
-    return OxonoSearch(board), Mcts(rng)
+    """The tree search's view of ``board`` and the search itself: every move searched, short playouts, an exact solver
+    for the last plies and wins in two, the best moves checked for a win in two they allow."""
+    return OxonoSearch(board), Mcts(rng, solver=OxonoSearch.solve, check=CHECKS)

@@ -15,10 +15,15 @@ games use an iteration budget).
   the best one-move evaluation (lines in Oxono; formations, the scoreboard and
   open lines in Olix).
 * ``mcts`` – Monte Carlo tree search (:mod:`olixono.mcts`) with a budget in
-  iterations or seconds (default 2,000 iterations). Oxono: playouts to the
-  end that take every win in one. Olix: the twelve most promising squares of
-  each position (more only when all of those lose), and an evaluation in
-  place of a long playout; its proofs hold within the squares searched.
+  iterations or seconds (default 2,000 iterations). Oxono: short playouts
+  that take every win in one and mostly avoid handing one over, judged by
+  the evaluation after eight plies; wins in two found and played, an exact
+  solver once at most 16 pawns are left. Olix: the twelve most promising
+  squares of each position (more only when all of those are proven), an
+  evaluation in place of a long playout, wins by continuous threats found
+  and played. Both: its best moves are checked for a short forced loss
+  before it plays one, and the tree is kept between moves where the game
+  went as it expected (``docs/search.md``).
 
 The levels a person chooses (:data:`PEOPLE_LEVELS`, built by :func:`bot_for`,
 which also builds the bots above by name) are bots and budgets one can feel
@@ -40,7 +45,7 @@ from typing import Any, Protocol
 
 from olixono.common import Board, GameOverError, MoveLike
 from olixono.games import game_of
-from olixono.mcts import Candidate, SearchResult
+from olixono.mcts import Candidate, Mcts, Node, SearchResult, SearchView
 
 LEVELS = ("random", "greedy", "mcts")
 """The bots, by what they are (``make_bot``'s names)."""
@@ -151,13 +156,20 @@ class GreedyBot:
 
 @dataclass
 class MctsBot:
-    """Monte Carlo tree search with an iteration budget, a time budget, or both (whichever ends first)."""
+    """Monte Carlo tree search with an iteration budget, a time budget, or both (whichever ends first).
+
+    Between moves it keeps its search (``keep``): the tree below the position the game reached, when the moves
+    since its last search are in that tree, and what its solver proved. ``keep=False`` searches afresh each time.
+    """
 
     rng: random.Random
     iterations: int | None = DEFAULT_ITERATIONS
     seconds: float | None = None
     level: str = "mcts"
     analysis: Analysis | None = field(default=None, repr=False)
+    keep: bool = True
+    _memory: dict[str, _Kept] = field(default_factory=dict, repr=False, compare=False)
+    """The search kept (under ``"kept"``); shared with the copies :func:`within` makes."""
 
     def choose(self, board: Board[Any]) -> Any:
         return self._search(board).move
@@ -174,12 +186,49 @@ class MctsBot:
         _require_moves(board)
         start = time.perf_counter()
         view, search = game_of(board).bots.searcher(board, self.rng)
+        tree = None
+        kept = self._memory.get("kept")
+        if self.keep and kept is not None and kept.kind == board.KIND:
+            search = kept.search  # its solver's table goes on
+            tree = kept.subtree(board, view)
         budget = None if self.seconds is None else max(0.0, self.seconds - (time.perf_counter() - start))
-        result = search.search(view, iterations=self.iterations, seconds=budget)
+        result = search.search(view, iterations=self.iterations, seconds=budget, tree=tree)
+        if self.keep and result.tree is not None:
+            self._memory["kept"] = _Kept(board.KIND, search, result.tree, board.position(), list(board.move_stack))
         self.analysis = Analysis(
             self.level, result.move, result.candidates, result.pv, result.iterations, time.perf_counter() - start
         )
         return result
+
+
+@dataclass
+class _Kept:
+    """A bot's search kept between moves: the tree's root, and the position and moves it stood for."""
+
+    kind: str
+    search: Mcts
+    root: Node
+    position: str
+    moves: list[Any]
+
+    def subtree(self, board: Board[Any], view: SearchView[Any]) -> Node | None:
+        """The node of ``board``'s position, if ``board`` went on from the kept root by moves the tree holds."""
+        done = len(self.moves)
+        stack = board.move_stack
+        if len(stack) < done or stack[:done] != self.moves:
+            return None
+        node: Node | None = self.root
+        for move in stack[done:]:
+            assert node is not None
+            node = next((ch for ch in node.children if view.board_move(ch.move) == move), None)
+            if node is None:
+                return None
+        if node is None or not node.children:
+            return None
+        earlier = board.copy()
+        for _ in stack[done:]:
+            earlier.pop()
+        return node if earlier.position() == self.position else None
 
 
 def within(bot: Bot, seconds: float) -> Bot:

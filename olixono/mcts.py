@@ -5,16 +5,24 @@ A search view (``OxonoSearch``, ``OlixSearch``) offers ``moves()``,
 drawn, -1 lost, ``None`` while it goes on),
 ``pop()``, ``winning_move()`` (a win in one for the player to move, if any),
 ``leaf_value(rng)`` (a playout or evaluation, in -1..1, for the player to
-move) and ``board_move(move)``.
+move) and ``board_move(move)``; with the options that use them, ``solve``
+(an exact search, :data:`Solver`) and ``refuted()`` (whether the player to
+move has a short forced win: the move before it is then lost).
 
-Two pieces of game knowledge make the tree sharp at little cost:
+Three pieces of game knowledge make the tree sharp at little cost:
 
 * a node whose player to move can win at once is decided the moment it is
   created: it is a loss for the player who moved into it, so a move that
   hands the opponent a win in one is refuted after one visit;
 * decided results propagate (MCTS-Solver): a move that wins makes its parent
-  lost for the player before, and a node whose moves all lose is won for the
-  player who moved into it.
+  lost for the player before, and a node whose moves are all decided takes
+  the best of them (won, drawn or lost);
+* the moves the search prefers are checked with ``refuted()`` (the
+  principal variation during the search, the best moves at the end), so a
+  short forced loss it did not see is not played.
+
+The tree of one search can be handed to the next (``tree``) when the game
+went on by moves it holds.
 
 Values are kept from the side of the player who made the node's move. The
 budget is a number of iterations, a wall time checked between iterations, or
@@ -26,7 +34,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, TypeVar
 
 from olixono.common import MoveLike
@@ -59,7 +67,7 @@ class SearchView(Protocol[ViewMove]):
 class Node:
     """One move in the tree, seen from the player who made it."""
 
-    __slots__ = ("move", "parent", "children", "untried", "reserve", "visits", "total", "proven")
+    __slots__ = ("move", "parent", "children", "untried", "reserve", "visits", "total", "proven", "checked")
 
     def __init__(self, move: Any, parent: Node | None) -> None:
         self.move = move
@@ -70,6 +78,7 @@ class Node:
         self.visits = 0
         self.total = 0.0
         self.proven: float | None = None  # 1: the move wins, -1: it loses, 0: it draws (exact results only)
+        self.checked = False  # whether ``view.refuted`` was asked of this move
 
     def mean(self) -> float:
         if self.proven is not None:
@@ -101,6 +110,18 @@ class SearchResult:
     pv: tuple[MoveLike, ...]
     iterations: int
     seconds: float
+    tree: Node | None = field(default=None, repr=False, compare=False)
+    """The root of the tree searched (for :meth:`Mcts.search`'s ``tree`` on a later move)."""
+
+
+def _prove_parent(node: Node, parent: Node) -> bool:
+    """``node`` (a move of ``parent``'s) is proven: whether that proves ``parent`` (a winning move makes it lost for
+    the player who moved into it; when every move is proven, it takes the best of them)."""
+    if node.proven == 1.0:
+        parent.proven = -1.0
+    elif not parent.untried and not parent.reserve and all(ch.proven is not None for ch in parent.children):
+        parent.proven = -max(ch.proven or 0.0 for ch in parent.children)
+    return parent.proven is not None
 
 
 def _proven_name(value: float | None) -> str | None:
@@ -108,15 +129,50 @@ def _proven_name(value: float | None) -> str | None:
     return names.get(value) if value is not None else None
 
 
+Solver = Callable[[Any, dict[Any, Any], int, float, int], "tuple[float, Any] | None"]
+"""An exact search: ``solver(view, table, nodes, deadline, most_plies)`` gives a proven value of the view's position
+for the player to move (1, 0 or -1) and a move that reaches it, or ``None``. Oxono solves the game to its end when
+at most ``most_plies`` plies are left and the proof fits in ``nodes`` positions before ``deadline``, else looks for
+a win in two; Olix looks for a win by continuous threats. ``table`` holds what it proved, for the next call."""
+
+ROOT_SOLVE_PLIES = 16
+"""The root is given to the solver when at most this many plies are left (Oxono: pawns to place)."""
+ROOT_SOLVE_NODES = 1
+"""The root solver's budget: this many positions an iteration of the search's budget (a position of the solver costs
+a little less than an iteration)."""
+ROOT_SOLVE_SHARE = 0.35
+"""With a time budget, the share of it the root solver may spend."""
+CHECK_EVERY = 64
+"""With ``check``: every this many iterations, the principal variation's moves are checked (``view.refuted``)..."""
+CHECK_DEPTH = 3
+"""... this deep ..."""
+CHECK_VISITS = 8
+"""... each once it has this many visits."""
+TABLE_LIMIT = 1_000_000
+"""The solver's table is emptied when it holds more positions than this."""
+
+
 class Mcts:
-    """UCT over a search view; :meth:`search` runs one budget from the view's current position."""
+    """UCT over a search view; :meth:`search` runs one budget from the view's current position.
+
+    ``order``/``width``: an optional move ordering and how many of its moves to search before the rest.
+    ``solver``: an optional exact search (:data:`Solver`), tried at the root before searching; its table of proven
+    positions (``table``) lives as long as this object, so a bot that keeps its ``Mcts`` between moves keeps what
+    it proved.
+    ``check``: how many of the best root moves to check at the end with the view's ``refuted`` (a short forced loss
+    the search did not see; also asked of the principal variation during the search); 0 for none.
+    """
 
     def __init__(self, rng: random.Random, *, exploration: float = EXPLORATION,
-                 order: Callable[[Any], list[Any]] | None = None, width: int | None = None) -> None:
+                 order: Callable[[Any], list[Any]] | None = None, width: int | None = None,
+                 solver: Solver | None = None, check: int = 0) -> None:
         self.rng = rng
         self.exploration = exploration
         self.order = order  # optional: view -> every move worth playing, best first (else all, shuffled)
         self.width = width  # optional: how many of the ordered moves to search before the rest
+        self.solver = solver
+        self.check = check  # how many of the best moves to check with ``view.refuted`` at the end, at most
+        self.table: dict[Any, Any] = {}
 
     def _expand(self, node: Node, view: SearchView[Any]) -> None:
         """Fill a fresh node's moves to try (the first to try last: they are popped)."""
@@ -132,40 +188,113 @@ class Mcts:
         node.untried = moves
 
     def _widen(self, node: Node) -> None:
-        """Every move searched so far loses: bring in the next ones."""
+        """Every move searched so far is proven and none wins: bring in the next ones."""
         width = self.width or len(node.reserve)
         moves, node.reserve = node.reserve[:width], node.reserve[width:]
         moves.reverse()
         node.untried = moves
 
+    def _solve(self, view: SearchView[Any], nodes: int, deadline: float, most_plies: int) -> tuple[float, Any] | None:
+        assert self.solver is not None
+        if len(self.table) > TABLE_LIMIT:
+            self.table.clear()
+        return self.solver(view, self.table, nodes, deadline, most_plies)
+
     def search(
-        self, view: SearchView[Any], *, iterations: int | None = None, seconds: float | None = None
+        self, view: SearchView[Any], *, iterations: int | None = None, seconds: float | None = None,
+        tree: Node | None = None,
     ) -> SearchResult:
+        """Search from the view's position for ``iterations`` or ``seconds`` (whichever ends first).
+
+        ``tree``: the node of this position in an earlier search's tree (:attr:`SearchResult.tree`), whose
+        statistics the search goes on from; its moves must be the view's.
+        """
         if iterations is None and seconds is None:
             raise ValueError("a search needs a budget: iterations, seconds or both")
         start = time.perf_counter()
         deadline = start + seconds if seconds is not None else math.inf
         limit = iterations if iterations is not None else 1 << 62
-        root = Node(None, None)
-        win = view.winning_move()
         done = 0
-        if win is not None:  # nothing to search
-            child = Node(win, root)
-            child.proven, child.visits, child.total = 1.0, 1, 1.0
+        win = view.winning_move()
+        solved = None
+        if win is None and self.solver is not None and (tree is None or tree.proven is None):
+            nodes = ROOT_SOLVE_NODES * iterations if iterations is not None else 1 << 62
+            share = start + seconds * ROOT_SOLVE_SHARE if seconds is not None else math.inf
+            solved = self._solve(view, nodes, share, ROOT_SOLVE_PLIES)
+            if solved is not None and solved[0] < 0:
+                solved = None  # lost whatever it plays: the search picks the move that resists best
+        if win is not None or solved is not None:  # nothing to search
+            value, move = (1.0, win) if win is not None else solved  # type: ignore[misc]
+            root = Node(None, None)
+            child = Node(move, root)
+            child.proven, child.visits, child.total = value, 1, value
             root.children.append(child)
-            root.untried, root.proven = [], -1.0
+            root.untried, root.proven = [], -value
         else:
-            self._expand(root, view)
-            if not root.untried:
+            root = tree if tree is not None else Node(None, None)
+            root.parent = None
+            if root.untried is None:
+                self._expand(root, view)
+            if not root.untried and not root.children:
                 raise ValueError("no legal move to search")
             # Stop before an iteration that would likely end past the deadline (at the mean pace so far).
-            now = start
-            while done < limit and root.proven is None and (done == 0 or now + (now - start) / done < deadline):
+            now = begun = time.perf_counter()
+            while done < limit and root.proven is None and (done == 0 or now + (now - begun) / done < deadline):
                 self._iterate(root, view)
                 done += 1
+                if self.check and not done % CHECK_EVERY:
+                    self._check_line(root, view)
                 now = time.perf_counter()
+        if self.check and root.proven is None:
+            self._check(root, view)
         elapsed = time.perf_counter() - start
         return self._result(root, view, done, elapsed)
+
+    def _check_line(self, root: Node, view: Any) -> None:
+        """Check the principal variation's moves, from the root down, each once (``view.refuted``): a refuted move is
+        lost, and that result goes up the tree as any proof does."""
+        node = root
+        pushed = 0
+        for _ in range(CHECK_DEPTH):
+            live = [ch for ch in node.children if ch.proven is None]
+            if not live:
+                break
+            child = max(live, key=lambda ch: ch.visits)
+            if child.visits < CHECK_VISITS:
+                break
+            view.push(child.move)
+            pushed += 1
+            if not child.checked:
+                child.checked = True
+                if view.refuted():
+                    child.proven = -1.0
+                    self._prove_up(child)
+                    break
+            node = child
+        for _ in range(pushed):
+            view.pop()
+
+    @staticmethod
+    def _prove_up(node: Node) -> None:
+        """``node`` was just proven: what that proves above it."""
+        while node.parent is not None and node.parent.proven is None and _prove_parent(node, node.parent):
+            node = node.parent
+
+    def _check(self, root: Node, view: Any) -> None:
+        """Before answering: the best moves, in turn, until one survives ``view.refuted`` (a short forced loss the
+        search did not see), each refuted one marked lost."""
+        ranked = sorted((ch for ch in root.children if ch.proven is None), key=lambda ch: ch.visits, reverse=True)
+        for child in ranked[:self.check]:
+            if child.checked:
+                return
+            child.checked = True
+            view.push(child.move)
+            refuted = view.refuted()
+            view.pop()
+            if not refuted:
+                return
+            child.proven = -1.0
+            self._prove_up(child)
 
     def _iterate(self, root: Node, view: SearchView[Any]) -> None:
         node = root
@@ -180,7 +309,7 @@ class Mcts:
                 break
             if node.untried is None:
                 self._expand(node, view)
-            if not node.untried and node.reserve and all(ch.proven == -1.0 for ch in node.children):
+            if not node.untried and node.reserve and all(ch.proven is not None for ch in node.children):
                 self._widen(node)
             if node.untried:
                 move = node.untried.pop()
@@ -198,7 +327,7 @@ class Mcts:
                     value = -view.leaf_value(rng)
                 node = child
                 break
-            # Select: UCT among the moves not proven lost; if every move is lost, so is this node.
+            # Select: UCT among the moves not proven lost; if every move is lost, this node is won.
             scale = c * sqrt(log(node.visits or 1))
             best, best_score = None, -math.inf
             for child in node.children:
@@ -226,12 +355,8 @@ class Mcts:
             node.visits += 1
             node.total += value
             parent = node.parent
-            if parent is not None and parent.proven is None:
-                if node.proven == 1.0:
-                    parent.proven = -1.0  # the player to move there has a winning move
-                elif (node.proven == -1.0 and not parent.untried and not parent.reserve
-                      and all(ch.proven == -1.0 for ch in parent.children)):
-                    parent.proven = 1.0
+            if parent is not None and parent.proven is None and node.proven is not None:
+                _prove_parent(node, parent)
             value = -value
             climbing = parent
 
@@ -252,4 +377,4 @@ class Mcts:
             node = max(node.children, key=rank)
             if node.visits < PV_MIN_VISITS and node.proven is None:
                 break
-        return SearchResult(candidates[0].move, candidates, tuple(pv), done, elapsed)
+        return SearchResult(candidates[0].move, candidates, tuple(pv), done, elapsed, root)

@@ -180,8 +180,8 @@ class Answer:
     measured, on their own monotonic clock, ``elapsed`` ms from sending the line it answers to verifying it, and
     ``round_trip`` ms from sending that line to having the mover's receipt of it (``None``: that receipt had not come,
     and the whole lag allowance is granted); ``offset``: the mover's clock less the other's (as NTP estimates it).
-    ``elapsed`` is ``None`` where the receipts do not tell (the other's receipt of this move missing, or naming no
-    line of theirs that it answers: the guest's first move)."""
+    ``elapsed`` is ``None`` where the receipts do not tell (the other's receipt of this move missing, or without
+    ``sent``: a receipt of the guest's first move that left it out)."""
 
     player: str
     think: int

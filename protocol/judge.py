@@ -59,8 +59,6 @@ from protocol.rules import (
     GUEST,
     HOST,
     MAX_CHAIN,
-    MAX_CHAT_LINES,
-    MAX_CONFIRMS,
     MAX_JOINS,
     MAX_JOINS_PER_KEY,
     MAX_NAMED,
@@ -75,6 +73,8 @@ from protocol.rules import (
     UNSEEN,
     acknowledged,
     contradicts,
+    refused_on_sight,
+    waited,
     State,
     check_terms,
     commitment,
@@ -649,6 +649,9 @@ class Receiver:
             return self._offer(message, events)
         if self.game_id is not None and message.game != self.game_id:
             raise RemoteProtocolError(Code.WRONG_GAME, f"for game {message.game}, not {self.game_id}")
+        problem = refused_on_sight(message)  # (what no receiver holds as its signer's word, whatever else it holds)
+        if problem is not None:
+            raise problem
         if not self._chain:
             return self._keep(message, MessageType.OFFER)
         if message.line in self._known:
@@ -656,8 +659,6 @@ class Receiver:
         beside = BESIDE_THE_CHAIN.get(message.type)
         if beside is not None:
             return beside(self, message, events)
-        if message.seq >= MAX_CHAIN:
-            raise RemoteProtocolError(Code.LIMIT, f"seq {message.seq}: no game's main chain is {MAX_CHAIN} lines long")
         role = self.role_of(message.signer)
         if role == HOST and message.type is MessageType.ACCEPT and message.seq == 2:
             self._host_accept(message, events)
@@ -981,8 +982,6 @@ class Receiver:
         return [MessageType.OFFER]
 
     def _join(self, message: Message, events: list[Event]) -> list[str]:
-        if message.seq != 1:
-            raise RemoteProtocolError(Code.WRONG_SEAT, "a join is always seq 1")
         if message.prev != self._chain[0].hash:
             raise RemoteProtocolError(Code.BROKEN_LINK, "prev= of a join is the hash of the offer")
         if message.signer != self._host and (
@@ -1224,11 +1223,7 @@ class Receiver:
         if self.role_of(key) is None:
             if self.guest is not None:
                 raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
-            if message.seq > MAX_CHAT_LINES:
-                raise RemoteProtocolError(Code.LIMIT, f"at most {MAX_CHAT_LINES} chat lines a player")
             return self._keep(message, f"seat {key.text}")
-        if message.seq > MAX_CHAT_LINES:
-            raise RemoteProtocolError(Code.LIMIT, f"at most {MAX_CHAT_LINES} chat lines a player")
         earlier = self._seen.get((key.raw, message.slot))
         if earlier is not None and earlier.line != message.line:
             self._proof(earlier, message, events)
@@ -1254,14 +1249,8 @@ class Receiver:
     def _confirm(self, message: Message, events: list[Event]) -> list[str]:
         """A player's confirmation of an ending: kept (it never changes the game), judged by :meth:`confirmation`."""
         key = message.signer
-        if self.role_of(key) is None and not self._evident(key):
-            if self.guest is not None:
-                raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
+        if not self._of_a_player(message):
             return self._keep(message, f"seat {key.text}")
-        if message.seq > MAX_CONFIRMS:
-            raise RemoteProtocolError(Code.LIMIT, f"at most {MAX_CONFIRMS} confirmations a player")
-        if message.final >= MAX_CHAIN:
-            raise RemoteProtocolError(Code.LIMIT, f"final={message.value('final')}: no game's main chain is that long")
         self._acknowledge(message, events)
         mine = self._confirms.setdefault(key, {})
         earlier = mine.get(message.seq)
@@ -1282,14 +1271,12 @@ class Receiver:
     def _receipt(self, message: Message, events: list[Event]) -> list[str]:
         """A player's receipt of the other's move or reveal (a timed game's): kept beside the chain, it never changes
         the game; :meth:`answers` reads it."""
-        if self.clock is None:
-            raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game has no receipts")
         key = message.signer
-        sent, ack = message.sent, message.ack
-        if sent is not None and (sent > message.recv or ack is not None and sent > ack):
-            raise RemoteProtocolError(Code.BAD_CLOCK, "sent= is after recv= or ack=: no line is had before it leaves")
-        if message.seq < MAX_CHAIN and (self.role_of(key) is not None or self._evident(key)):
-            self._acknowledge(message, events)  # whether or not the line it names is here (a timeout set it aside)
+        if not self._of_a_player(message):
+            return self._keep(message, f"seat {key.text}")
+        self._word(message, events)  # its signer said it, whether or not the line it names is here (a timeout set it
+        if self.clock is None:  # aside) and whether or not the game is timed
+            raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game has no receipts")
         receipted = self._line_named(message)
         if not isinstance(receipted, Message):
             return receipted
@@ -1301,10 +1288,10 @@ class Receiver:
 
     def _acknowledge(self, message: Message, events: list[Event]) -> None:
         """Keep a seated player's word that the other's line for a seq came (:func:`protocol.rules.acknowledged`), at
-        first sight, one of each type a seq, whatever the order: the receipt with the earliest ``recv`` (the one that
-        contradicts if any does), the confirmation with the lowest hash. With a timeout of its own there it is a proof
-        (:func:`protocol.rules.contradicts`): a loser cannot take back the move that beat it once its client has
-        receipted or confirmed it."""
+        first sight, one of each type a seq, whatever the order: the receipt that waited least (the one that
+        contradicts if any does, :func:`protocol.rules.waited`), the confirmation with the lowest hash. With a timeout
+        of its own there it is a proof (:func:`protocol.rules.contradicts`): a loser cannot take back the move that
+        beat it once its client has receipted or confirmed it."""
         seq = acknowledged(message)
         if seq is None:
             return
@@ -1317,35 +1304,56 @@ class Receiver:
         if own is not None and contradicts(message, own):
             self._proof(message, own, events)
 
+    def _word(self, message: Message, events: list[Event]) -> None:
+        """A seated player's line beside the chain that names a chain line (a receipt, a flag claim), at first sight,
+        before anything that depends on the chain as it stands (the line it names may be set aside, or not come): a
+        second line for its slot is a proof, reported, never deciding the game (and neither receipt then counts,
+        :meth:`answers`); a receipt is its signer's word that the line it names came (:meth:`_acknowledge`). So which
+        proofs exist never depends on the order of arrival."""
+        self._acknowledge(message, events)
+        slot = (message.signer.raw, message.slot)
+        earlier = self._seen.get(slot)
+        if earlier is None:
+            self._seen[slot] = message
+        elif earlier.line != message.line:
+            self._doubled.add(slot)
+            try:
+                self._proof(earlier, message, events)
+            except RemoteProtocolError as exc:  # its proofs are full: said so, and the line judged on all the same, so
+                events.append(LineRejected(exc.code, exc.detail, message.line[:200]))  # that which of the two counts
+                # (:meth:`_by_line`) does not depend on the order of arrival
+
     def _by_line(self, store: dict[PublicKey, dict[int, Message]], message: Message, events: list[Event]) -> list[str]:
-        """Keep a checked line that names a chain line (a receipt, a flag claim), one a line and signer: of two, the
-        one with the lower hash counts (whichever came first, whatever the cap of proofs), and the second is a proof,
-        reported, never deciding the game."""
+        """Keep a checked line that names a chain line (a receipt, a flag claim), one a line and signer: of two (a
+        proof already, :meth:`_word`), the one with the lower hash counts, whichever came first, whatever the cap of
+        proofs."""
         mine = store.setdefault(message.signer, {})
         earlier = mine.get(message.seq)
         if earlier is not None:
-            self._doubled.add((message.signer.raw, message.slot))
             if message.hash < earlier.hash:
                 mine[message.seq] = message
                 self._remember(message)  # applied, so that a journal keeps it
                 events.append(LineApplied(message))
-            self._proof(earlier, message, events)
             return []
         mine[message.seq] = message
         self._remember(message)
         events.append(LineApplied(message))
         return [message.hash]
 
+    def _of_a_player(self, message: Message) -> bool:
+        """Whether a line beside the chain (a confirmation, a receipt, a flag claim) is a seated player's, or of a
+        guest one of the host's accepts names; ``False``: keep it until the seats are known; a stranger's is refused
+        once they are."""
+        key = message.signer
+        if self.role_of(key) is not None or self._evident(key):
+            return True
+        if self.guest is not None:
+            raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
+        return False
+
     def _line_named(self, message: Message) -> Message | list[str]:
         """The chain line a seated player's line beside the chain names (a receipt, a flag claim: by ``seq`` and
-        ``prev``); else the line is kept until its seat or that line is known (a stranger's is refused)."""
-        key = message.signer
-        if self.role_of(key) is None and not self._evident(key):
-            if self.guest is not None:
-                raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
-            return self._keep(message, f"seat {key.text}")
-        if message.seq >= MAX_CHAIN:
-            raise RemoteProtocolError(Code.LIMIT, f"seq {message.seq}: no game's main chain is {MAX_CHAIN} lines long")
+        ``prev``); else the line is kept until that line is known."""
         chain = self._chain
         named = chain[message.seq] if message.seq < len(chain) else None
         if named is None or named.hash != message.prev:
@@ -1359,6 +1367,9 @@ class Receiver:
         """A flag claim: the player not to move says the other's time ran out, by its own clock (``sent``: when the
         turn began, ``now``: when it signed). Kept beside the chain, it never changes the game: it opens the answer
         window, which the claimant's ``timeout`` closes (:meth:`_check_timeout`)."""
+        if not self._of_a_player(message):
+            return self._keep(message, f"seat {message.signer.text}")
+        self._word(message, events)  # a second claim for its slot is a proof, whatever the chain holds
         began = self._line_named(message)
         if not isinstance(began, Message):
             return began
@@ -1463,9 +1474,11 @@ def _seconds(ms: int) -> str:
     return f"{hours} h {minutes} min" if hours < 48 else f"{hours // 24} days {hours % 24} h"
 
 
-def _weight(said: Message) -> tuple[int, str]:
-    """Which of one key's receipts (the earliest ``recv``), or confirmations, for one seq counts: the least."""
-    return (said.recv if said.type is MessageType.RECEIPT else 0), said.hash
+def _weight(said: Message) -> tuple[int, int, str]:
+    """Which of one key's receipts, or confirmations, for one seq counts: the least (of receipts, the one that waited
+    least, :func:`protocol.rules.waited`, which contradicts a claim if any does; one without ``sent`` last)."""
+    wait = waited(said) if said.type is MessageType.RECEIPT else 0
+    return (1, 0, said.hash) if wait is None else (0, wait, said.hash)
 
 
 def _rank_of_point(point: int | None) -> int:

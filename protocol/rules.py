@@ -103,6 +103,8 @@ REMARKS = frozenset({MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECL
 SIDE_LINES = frozenset({MessageType.OFFER, MessageType.JOIN, MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM,
                         MessageType.RECEIPT, MessageType.FLAG})
 """Types that are not judged by the table of the main chain."""
+
+
 def acknowledged(line: Message) -> int | None:
     """The sequence number whose line ``line``'s signer says came from the other player, if it says so: a receipt's
     (of a move, or the reveal), or a confirmation's final line when the ending it names is by the rules of the game
@@ -114,17 +116,69 @@ def acknowledged(line: Message) -> int | None:
     return None
 
 
+def waited(line: Message) -> int | None:
+    """How long a receipt's signer waited for the line it receipts, on its own clock: from its own line that began
+    the turn leaving it to that line verified (``recv - sent``); a claimant's timeout's wait before its claim
+    (``flagged - sent``), from the same event. ``None`` for a line that does not say (a receipt without ``sent``, a
+    concession)."""
+    if line.type is MessageType.RECEIPT:
+        return None if line.sent is None else line.recv - line.sent
+    if line.type is MessageType.TIMEOUT and line.sent is not None and line.flagged is not None:
+        return line.flagged - line.sent
+    return None
+
+
 def contradicts(said: Message, timeout: Message) -> bool:
     """Whether one key's ``said`` (a receipt, a confirmation) and ``timeout`` cannot both stand: the one says the
     other player's line for the timeout's place came (a receipt: before the claim the timeout closes; a confirmation:
     and ended the game by the rules), the other that nothing came in time (a claimant's) or that the key itself had
-    the turn there (a concession). A player who signed both has equivocated (PROTOCOL.md §3)."""
+    the turn there (a concession). A player who signed both has equivocated (PROTOCOL.md §3).
+
+    A receipt and a claimant's timeout are weighed by :func:`waited`, both measured from one event on the signer's
+    clock (whatever its origin, and whether or not it restarted between the two): the receipt contradicts the claim
+    when it waited less. A receipt without ``sent`` (of the guest's first move, where a client left it out) measures nothing from
+    that event and contradicts no claim."""
     if timeout.type is not MessageType.TIMEOUT or said.signer != timeout.signer or acknowledged(said) != timeout.seq \
             or said.prev == timeout.hash:
         return False
-    if said.type is MessageType.RECEIPT and timeout.flagged is not None:
-        return said.recv < timeout.flagged  # had before the claim; had after it, a late move, which the claim disputes
+    if said.type is MessageType.RECEIPT and (timeout.sent, timeout.flagged, timeout.now) != (None, None, None):
+        had, claimed = waited(said), waited(timeout)  # had after the claim: a late move, which the claim disputes
+        return had is not None and claimed is not None and had < claimed
     return True
+
+
+def refused_on_sight(line: Message) -> RemoteProtocolError | None:
+    """Why every receiver refuses ``line`` by itself, before anything else of the game is asked, or ``None``: a number
+    beyond a receiver's limits (a sequence number of the main chain, or one a receipt or a flag claim names, from
+    :data:`MAX_CHAIN`; a confirmation numbered above :data:`MAX_CONFIRMS` or naming a final line from
+    :data:`MAX_CHAIN`; a chat line above :data:`MAX_CHAT_LINES`), a join that is not seq 1 or does not name its
+    game's offer, a receipt whose ``sent`` is after its ``recv`` or ``ack``. No receiver holds such a line as its
+    signer's word, so it proves nothing (:func:`protocol.check_equivocation_proof` asks the same)."""
+    kind = line.type
+    if kind in (MessageType.OFFER, MessageType.PRESENCE):
+        return None
+    if kind is MessageType.CHAT:
+        if line.seq > MAX_CHAT_LINES:
+            return RemoteProtocolError(Code.LIMIT, f"at most {MAX_CHAT_LINES} chat lines a player")
+        return None
+    if kind is MessageType.CONFIRM:
+        if line.seq > MAX_CONFIRMS:
+            return RemoteProtocolError(Code.LIMIT, f"at most {MAX_CONFIRMS} confirmations a player")
+        if line.final >= MAX_CHAIN:
+            return RemoteProtocolError(Code.LIMIT, f"final={line.final}: no game's main chain is that long")
+        return None
+    if line.seq >= MAX_CHAIN:
+        return RemoteProtocolError(Code.LIMIT, f"seq {line.seq}: no game's main chain is {MAX_CHAIN} lines long")
+    if kind is MessageType.JOIN:
+        if line.seq != 1:
+            return RemoteProtocolError(Code.WRONG_SEAT, "a join is always seq 1")
+        if unb64(line.prev, 32)[:16] != unb64(line.game, 16):  # the offer's hash begins with its game id (§4)
+            return RemoteProtocolError(Code.BROKEN_LINK, "prev= of a join is the hash of the offer")
+    if kind is MessageType.RECEIPT:
+        sent, ack = line.sent, line.ack
+        if sent is not None and (sent > line.recv or ack is not None and sent > ack):
+            return RemoteProtocolError(Code.BAD_CLOCK, "sent= is after recv= or ack=: no line is had before it leaves")
+    return None
 
 
 UNCHAINED = frozenset({MessageType.OFFER, MessageType.PRESENCE})

@@ -13,7 +13,7 @@ from protocol.events import (
 )
 from protocol.keys import PublicKey
 from protocol.messages import NUMBERED_APART, decode
-from protocol.rules import FINAL, MAX_CHAIN, SIDE_LINES, UNCHAINED, contradicts
+from protocol.rules import FINAL, UNCHAINED, contradicts, refused_on_sight
 from protocol.judge import quoted
 from protocol.session import GameSession
 
@@ -83,11 +83,14 @@ def check_equivocation_proof(first: str, second: str) -> PublicKey | None:
 
     The proof holds when both lines are valid signed messages of one game by
     one key that cannot both be part of it: two different lines for one slot
-    (sequence number, chat number or confirmation number), a final line
-    (``agree``, ``resign``, ``abort``, ``timeout``) and a main-chain line of a later
-    sequence number, or a ``timeout`` and the same key's receipt, or
-    confirmation of an ending by the rules, of the other's line for its place
-    (:func:`protocol.rules.contradicts`).
+    (sequence number, chat number, confirmation number, the line a receipt or
+    a flag claim names), a final line (``agree``, ``resign``, ``abort``,
+    ``timeout``) and a main-chain line of a later sequence number, or a
+    ``timeout`` and the same key's receipt, or confirmation of an ending by
+    the rules, of the other's line for its place
+    (:func:`protocol.rules.contradicts`). Exactly what a receiver acts on: a
+    line every receiver refuses by itself (:func:`protocol.rules.refused_on_sight`:
+    beyond its limits, a receipt whose times are out of order) proves nothing.
     """
     try:
         a, b = decode(first), decode(second)
@@ -95,12 +98,10 @@ def check_equivocation_proof(first: str, second: str) -> PublicKey | None:
         return None
     if a.signer != b.signer or a.game != b.game or a.line == b.line or {a.type, b.type} & UNCHAINED:
         return None
-    if a.type not in SIDE_LINES and max(a.seq, b.seq) >= MAX_CHAIN:
-        return None  # no receiver holds a line numbered beyond any game against its signer
-    if a.slot == b.slot:
+    if refused_on_sight(a) is not None or refused_on_sight(b) is not None:
+        return None  # no receiver holds it as its signer's word
+    if a.slot == b.slot or contradicts(a, b) or contradicts(b, a):
         return a.signer
-    if contradicts(a, b) or contradicts(b, a):  # a receipt or confirmation of the line a timeout says never came
-        return a.signer if max(a.seq, b.seq) < MAX_CHAIN else None
     if {a.type, b.type} & NUMBERED_APART:
         return None
     early, late = (a, b) if a.seq < b.seq else (b, a)

@@ -301,6 +301,23 @@ def test_strength_benchmark_reports_tables_and_figures():
     assert float(figures["oxono_mcts_iterations_per_s"]) > 0
 
 
+def test_strength_benchmark_plays_the_mcts_of_another_commit():
+    """``old`` is the baseline commit's mcts, driven through its text engine from a temporary export."""
+    if subprocess.run(["git", "cat-file", "-e", "40e475b^{commit}"], cwd=ROOT, capture_output=True).returncode:
+        pytest.skip("the baseline commit is not in this clone")
+    proc = subprocess.run(
+        [sys.executable, "bench/strength.py", "--games", "2", "--game", "oxono", "--pairs", "mcts-oldx2",
+         "--iterations", "40", "--no-speed"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "old = mcts of 40e475b" in proc.stdout
+    figures = dict(line.split(": ", 1) for line in proc.stdout.splitlines() if ": " in line and "_" in line.split(":")[0])
+    wins, draws, losses = map(int, figures["oxono_mcts_vs_oldx2_wdl"].split("-"))
+    assert wins + draws + losses == 2
+    assert float(figures["oxono_mcts_vs_oldx2_search_iterations_per_s"]) > 0
+
+
 def test_wilson_interval():
     spec = importlib.util.spec_from_file_location("strength", ROOT / "bench" / "strength.py")
     strength = importlib.util.module_from_spec(spec)

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 
 import pytest
 
 from client.commands import parse
-from client.core import GameCore
+from client.core import GameCore, Publish, Step
 from client.intents import Intent, IntentRefused
 from client.plain import plain_front
-from client.words import claim_text, describe, duration_text
-from protocol import GameSession, LineApplied, verify_transcript
+from client.console import clocks_text as console_clocks, prompt_text
+from client.words import claim_brief, claim_text, clocks_now_text, describe, duration_text, my_turn_text, who
+from protocol import GameSession, LineApplied, Superseded, verify_transcript
 from protocol.domain import ResultReason
 from protocol_helpers import GUEST, HOST
 from test_client_clock import Clock, movers, play, timed_game
@@ -173,17 +175,120 @@ def test_claim_is_a_command_of_the_players():
 
 
 def test_a_player_back_after_a_disconnect_sees_the_claim_open_against_it():
-    """Its client resumed from the record (its turn began 71.5 s ago, as its journal keeps it: 10 s after the claim):
-    the claim and the time left to answer it, in words, the same as the line that told of the claim."""
+    """Its client resumed from the record, its turn begun 40 s ago by its journal (it saw it late): the claim and the
+    time left to answer it (its own clock's 20 s, less than the window), in words, the same as the line that told of
+    the claim; back with its own clock out too, that its client concedes."""
     relay, clock, first, second, watcher = claimed_while_away()
     back = GameCore(GameSession.restore(watcher.session.record, second.session.identity), clock=clock)
-    back.resume_turn(back.session.moves, 61.5 + 10.0)  # it comes back 10 s after the claim
+    back.resume_turn(back.session.moves, 40.0)
     assert claim_text(back) == f"{first.my_player} claims your time ran out: move within 20 s or lose on time"
     flag = first.my_flag()
     assert flag is not None
     assert describe(back, LineApplied(flag)) == f"claim: {claim_text(back)}"
     assert claim_text(first) == f"your claim is open: {second.my_player} has 30 s to answer it"
     assert claim_text(watcher) == f"{first.my_player} claims {second.my_player}'s time ran out: 30 s left to answer"
+    late = GameCore(GameSession.restore(watcher.session.record, second.session.identity), clock=clock)
+    late.resume_turn(late.session.moves, 61.5 + 10.0)  # its own watch: its clock ran out 11.5 s ago
+    assert claim_text(late) == (f"{first.my_player} claims your time ran out, and your clock shows none left: your "
+                                "client concedes the game")
+
+
+def test_a_player_claimed_against_is_told_the_lesser_of_the_window_and_its_own_clock():
+    """It saw its turn begin 50 s late (the network): 10 s on its clock where the claim's window has 30; it is told
+    10 s, in the sentence and in the toolbar's few words; once its clock is out, that its client concedes, which the
+    runner's tick then does, and says so once."""
+    relay, clock, first, second, watcher = claimed_while_away()
+    second._turn = (second.session.moves, clock.now - 50.0)
+    relay.attach(second)  # it reads the claim
+    name = first.my_player
+    assert claim_text(second) == f"{name} claims your time ran out: move within 10 s or lose on time"
+    assert claim_brief(second) == "move within 10 s"
+    assert claim_brief(first) == f"{second.my_player} has 30 s to answer" and claim_brief(watcher) == "30 s left to answer"
+    clock.now += 10.0
+    assert claim_text(second) == f"{name} claims your time ran out, and your clock shows none left: your client concedes the game"
+    assert my_turn_text(second) == f"your time ran out: you can no longer move, and your client concedes the game to {name}'s claim"
+    step = second.tick()
+    relay.publish(step, second)
+    said = [text for text in (describe(second, event) for event in step.events) if text is not None]
+    conceded = f"claim: your time ran out with {name}'s claim open: your client conceded the game on time"
+    assert said[:2] == [conceded, f"result: {name} wins on time: {second.my_player} conceded ({name}-time)"], said
+    assert said.count(conceded) == 1 and not any(conceded in (describe(core, event) or "") for core in (first, watcher)
+                                                 for event in relay.events[id(core)])
+    assert watcher.session.result is not None and watcher.session.result.reason == ResultReason.TIME
+
+
+def test_the_clock_of_a_player_who_lost_on_time_reads_zero_on_the_screens_in_verify_and_in_resume():
+    """The record's clock of the player to move stops at its turn's start (1:00 here), which a loss on time shows
+    wrongly: every front end, ``verify`` and ``resume`` say 0:00."""
+    from types import SimpleNamespace
+
+    from client.network_screen import NetworkTable
+    from client.verify import summary
+
+    relay, clock, first, second, watcher = claimed_while_away()
+    clock.now += 30.0
+    claim(relay, first)  # unanswered for the window: a win on time
+    loser, winner = second.my_player, first.my_player
+    assert watcher.session.result is not None and watcher.session.result.reason == ResultReason.TIME
+    relay.attach(second)  # back: it reads how its game ended
+    for core in (first, second, watcher):
+        clocks = console_clocks(core)
+        assert f"{loser} 0:00.0!" in clocks and f"{winner} 0:59" in clocks and "*" not in clocks, clocks
+        table = NetworkTable(SimpleNamespace(core=core, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
+        assert re.search(rf"\| {loser} \S+( \(you\))? 0:00.0!", " | ".join(table.status(lambda player: 0.0)))
+    session, bad, _ = verify_transcript(watcher.session.record)
+    assert bad is None and f"{loser} 0:00 left" in summary(session) and f"{winner} 0:59 left" in summary(session)
+    for core in (first, second):  # resume: "Taking up ... (1 move so far; clock 1+0: ...)"
+        back = GameCore(GameSession.restore(watcher.session.record, core.session.identity), clock=clock)
+        back.resume_turn(back.session.moves, 100.0)
+        assert f"{loser} 0:00 left" in (clocks_now_text(back) or ""), clocks_now_text(back)
+
+
+async def test_the_list_of_unfinished_games_shows_the_claims_open_in_each(tmp_path):
+    from client import network
+    from client.journal import Journal, JournalMeta
+
+    relay, clock, first, second, watcher = claimed_while_away()
+    for core in (first, second):
+        role = "host" if core.me == core.host else "guest"
+        assert core.me is not None
+        journal = Journal.create(JournalMeta(core.game_id, "oxono", role, core.me.text, "mqtt://127.0.0.1:1"),
+                                 tmp_path / role)
+        for line in watcher.session.transcript:  # the claimed-against player's too: as if it had come back
+            journal.append(line)
+        journal.close()
+    shown = {}
+    for core in (first, second):
+        lines: list[str] = []
+        role = "host" if core.me == core.host else "guest"
+        assert await network.resume(None, network.Options(journal_dir=tmp_path / role, write=lines.append)) == 0
+        shown[core.my_player] = lines
+    claimant, claimed = first.my_player, second.my_player
+    role = "host" if first.me == first.host else "guest"
+    listed = (f"{first.game_id}  oxono  {role}  1 move  mqtt://127.0.0.1:1\n"
+              f"    a claim on time is open: your claim that {claimed}'s time ran out is open")
+    assert shown[claimant][1:] == [listed]
+    assert shown[claimed][1].endswith(f"\n    a claim on time is open: {claimant} claims your time ran out")
+
+
+def test_the_screens_say_that_a_players_time_ran_out_not_your_move():
+    from types import SimpleNamespace
+
+    from client.network_screen import NetworkTable
+
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    table = NetworkTable(SimpleNamespace(core=second, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
+    me, versus = second.my_player, f" vs {first.me.fingerprint}"
+    assert (table.status(lambda player: 0.0)[0], table.prompt(), table.alert()) == ("your move", "your move> ", [])
+    assert prompt_text(second) == f"{me} (you) to move{versus}> "
+    clock.now += 60.0
+    out = f"your time ran out: you can no longer move, and your client concedes the game when {first.my_player} claims it"
+    assert (table.status(lambda player: 0.0)[0], table.prompt(), table.alert()) == ("your time ran out",
+                                                                                  "time ran out> ", [out])
+    assert prompt_text(second) == f"{me} (you): your time ran out{versus}> "
+    assert my_turn_text(second) == out and my_turn_text(first) is None
 
 
 def test_a_guest_whose_host_never_seats_it_is_told_that_nothing_binds_it():
@@ -217,11 +322,20 @@ def test_a_claim_with_made_up_times_meets_the_move_of_a_player_in_time_a_dispute
     assert second.session.over and second.answering and second.answer_left_ms() == 58_000
     assert second.session.confirmation(second.me) is None  # not confirmed: it may answer
     assert "move now, and the record shows a time dispute" in (claim_text(second) or "")
+    mover = second.my_player
+    assert f"{mover} 0:58*" in console_clocks(second)  # its own clock runs: it may still move
+    assert f"{mover} 0:00.0!" in console_clocks(watcher)  # lost on time, as the record stands
+    assert prompt_text(second).startswith(f"{mover} (you) to move, answering the timeout")
+    assert prompt_text(watcher) == "game over> "
     clock.now += 3.0
     play(relay, second)
     for core in (second, watcher):
         result = core.session.result
         assert result is not None and result.reason == ResultReason.DISPUTE, result
+        assert f"{mover} 1:00" in console_clocks(core)  # no loss on time: the clock as the record has it
+    set_aside = [event for event in relay.events[id(watcher)] if isinstance(event, Superseded)]
+    assert [describe(watcher, event) for event in set_aside] == [  # numbered as the moves are, not by seq
+        f"set aside move 2 by {who(watcher, second.me)}: {who(watcher, first.me)}'s timeout stands"]
     assert not second.answering and second.session.confirmation(second.me) is not None
     session, bad, _ = verify_transcript(watcher.session.record)
     assert bad is None and session.result == watcher.session.result
@@ -282,19 +396,32 @@ def test_a_remark_met_by_a_timeout_is_a_dispute_not_a_win():
     assert result is not None and result.reason == ResultReason.DISPUTE and "decline" in result.sentence()
 
 
-def test_the_full_screen_shows_a_claim_under_the_board_in_red_and_first_in_the_toolbar():
+@pytest.mark.parametrize("late", [30.0, 58.0])
+def test_the_full_screen_shows_a_claim_under_the_board_in_red_and_briefly_after_the_clocks(late):
+    """The whole sentence under the board; in a 100-column toolbar, both clocks and the claim in a few words (a long
+    claim there pushed the clocks off it). The line console's toolbar alike."""
     from types import SimpleNamespace
 
+    from client.console import toolbar_text
     from client.network_screen import NetworkTable
     from client.screen import board_fragments
 
     relay, clock, first, second, _ = claimed_while_away()
-    second._turn = (second.session.moves, clock.now - 30.0)  # it saw its turn late: 30 s left by its watch
+    second._turn = (second.session.moves, clock.now - late)  # it saw its turn late: time left by its own watch
     relay.attach(second)  # it reads the claim
     table = NetworkTable(SimpleNamespace(core=second, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
     red = "".join(text for style, text, *_ in board_fragments(table, False) if "class:error" in style)
-    assert red.replace("\n", " ").strip() == f"CLAIM: {claim_text(second)}" and "move within 30 s" in red.replace("\n", " ")
-    assert table.status(lambda player: 0.0)[0] == f"CLAIM: {claim_text(second)}"
+    left = "30 s" if late == 30.0 else "2 s"
+    assert red.replace("\n", " ").strip() == f"CLAIM: {claim_text(second)}" and f"move within {left}" in red.replace("\n", " ")
+    players = [player for player in ("pink", "black") if second.seat_of(player) is not None]
+    for core in (second, first):
+        shown = NetworkTable(SimpleNamespace(core=core, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
+        for toolbar in (" | ".join(shown.status(lambda player: 0.0)), toolbar_text(core, {"connected": True})):
+            brief = claim_brief(core)
+            assert f"CLAIM: {brief}" in toolbar[:100], toolbar
+            for player in players:
+                assert re.search(rf"{player} [^|]*\d:\d\d", toolbar[:100]), toolbar  # each clock, in 100 columns
+    assert f"CLAIM: move within {left}" in " | ".join(table.status(lambda player: 0.0))
 
 
 def withheld_until_the_claim(winning: bool) -> tuple[Relay, Clock, GameCore, GameCore, GameCore, str]:
@@ -354,6 +481,48 @@ def test_a_move_that_comes_after_the_claim_may_be_disputed_by_the_claimant_once_
     assert bad is None and session.result == watcher.session.result
 
 
+def test_a_claimant_whose_clock_restarted_after_its_claim_may_still_dispute_the_late_move():
+    """The claimant's machine restarts after its claim (its monotonic clock starts again near zero) and its client
+    resumes from the journal; the cheat's move comes after, and is receipted on the new clock. The receipt and the
+    timeout are weighed by how long each waited from the turn's start, not by two readings of clocks that are not
+    one: the claimant's own session signs the dispute (it refused it, as a take-back, when a receipt's ``recv`` on
+    the new clock was compared with the claim's ``flagged`` on the old one)."""
+    relay, clock, host, guest, watcher = timed_game("1+0", "olix")
+    for _ in range(4):
+        clock.now += 0.05
+        play(relay, movers(host, guest)[0])
+    cheat, claimant = movers(host, guest)
+    assert not cheat.session.over
+    relay.cores.remove(cheat)
+    clock.now += cheat.clock_left(cheat.my_player or "") / 1000 + 1.5
+    claim(relay, claimant)
+    flag = claimant.my_flag()
+    assert flag is not None and flag.now is not None and flag.sent is not None
+    waited = clock.now - claimant.turn_seen[1]
+    relay.cores.remove(claimant)
+    rebooted = Clock()
+    rebooted.now = 100.0  # the new origin: far below the claim's times (yet past the turn's start: times are >= 0)
+    back = GameCore(GameSession.restore(watcher.session.record, claimant.session.identity), clock=rebooted)
+    relay.attach(back)
+    back.resume_turn(back.session.moves, waited + 1.0)  # back a second after its claim
+    rebooted.now += 3.0
+    late = cheat.session.move(cheat.board.legal_moves()[0].text(), think_ms=2000).line
+    relay.retained[late] = late
+    for core in (back, watcher):
+        relay.deliver(core, late)
+    receipt = back.session._receipts_of(back.me)[back.session.chain[-1].seq]
+    assert receipt.recv < flag.now  # its recv, on the new clock, reads before the claim's on the old one
+    assert back.disputable
+    rebooted.now += 30.0
+    claim(relay, back)
+    for core in (back, watcher):
+        result = core.session.result
+        assert result is not None and result.reason == ResultReason.DISPUTE, result
+        assert core.session.proofs == ()
+    session, bad, _ = verify_transcript(watcher.session.record)
+    assert bad is None and session.result == watcher.session.result
+
+
 def test_a_late_move_is_disputable_only_until_the_claimant_plays_on():
     relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=False)
     clock.now += 1.0
@@ -361,6 +530,50 @@ def test_a_late_move_is_disputable_only_until_the_claimant_plays_on():
     assert not claimant.disputable and claim_text(claimant) is None
     with pytest.raises(IntentRefused, match="clock has not run out by your watch"):  # a claim of the new turn, alone
         claimant.act(Intent("claim"))
+
+
+@pytest.mark.parametrize("out, receipt_back, back, disputable", [
+    pytest.param(3.0, 3.0, 3.0, False, id="both-legs-slow"), pytest.param(0.0, 0.0, 6.0, True, id="one-stall-back")])
+def test_a_move_in_time_that_the_network_slowed_after_the_claim_is_disputable_only_beyond_the_lag_allowance(
+        out, receipt_back, back, disputable):
+    """An honest move in time, 0.5 s left on its clock, that the network slowed (after fast moves, so that the claim
+    waits only the clock, the grace and a round trip of 0) comes after the claim: 6 s of the claimant's wait beyond
+    the move's thinking. The claimant's client offers a dispute only where the receipts' own rule
+    (``Answer.unexplained``: the turn's round trip, up to the lag allowance, and the slack) leaves more than the bound
+    unexplained: 4.9 s when our line and its receipt took 3 s each way (no dispute), 5.9 s when the receipt came back
+    at once and only the move was held up (a dispute may be offered)."""
+    relay, clock, host, guest, _ = timed_game("1+0")
+    for _ in range(2):
+        clock.now += 0.05
+        play(relay, movers(host, guest)[0])
+    claimant, mover = movers(host, guest)
+    relay.cores.remove(mover)
+    step = claimant.act(Intent("move", claimant.board.legal_moves()[0].text()))
+    relay.publish(step, claimant)
+    clock.now += out
+    turn_began = clock.now
+    receipts: list[Publish] = []
+    for item in step.publish:
+        fed = mover.feed(item.line)
+        relay.record(mover, fed)
+        receipts.extend(fed.publish)
+    left = mover.clock_left(mover.my_player or "")
+    clock.now += receipt_back
+    relay.publish(Step(tuple(receipts)))
+    clock.now = turn_began + left / 1000 - 0.5
+    board = mover.board
+    move = next(m for m in board.legal_moves() if not _ends(board, m))
+    answer = mover.act(Intent("move", move.text()))  # in time: 0.5 s left
+    relay.record(mover, answer)
+    clock.now += back - 0.5
+    assert claimant.claim_in_ms() == 0
+    claim(relay, claimant)
+    clock.now += 0.5
+    for item in answer.publish:
+        relay.deliver(claimant, item.line)
+    assert claimant.session.late_move is not None and not claimant.session.over
+    assert claimant.disputable is disputable
+    assert (claim_text(claimant) is not None) is disputable
 
 
 @pytest.mark.parametrize("auto", [False, True])
@@ -460,3 +673,64 @@ def test_the_plain_line_for_a_late_move_says_it_may_be_disputed():
     applied = LineApplied(claimant.session.late_move)
     assert describe(claimant, applied) == f"claim: {claim_text(claimant)}"
     assert describe(watcher, applied) is None
+
+
+def forward(relay: Relay, core: GameCore, runner: FrontRunner, start: int = 0) -> int:
+    """What the test relay gave ``core`` since event number ``start``, on to the front end (as the runner does)."""
+    events = relay.events[id(core)]
+    for event in events[start:]:
+        runner.events.put_nowait(event)
+    return len(events)
+
+
+async def test_plain_says_that_a_players_time_ran_out_not_your_move_and_that_its_client_conceded(monkeypatch):
+    """A player back with its clock out is not told ``your move`` (no move of its can count) but that its time ran
+    out; the claim comes, its client concedes by itself and says so, once, before the result."""
+    monkeypatch.setattr("client.plain.CONFIRM_WAIT", 0.05)
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    clock.now += 61.5
+    printed: list[str] = []
+    runner = FrontRunner(relay, second)
+    front = asyncio.ensure_future(plain_front(printed.append)(runner))
+    start = len(relay.events[id(second)])
+    for _ in range(200):  # bounded: until it has said where the game stands
+        if len(printed) >= 2:
+            break
+        await asyncio.sleep(0.01)
+    claim(relay, first)
+    forward(relay, second, runner, start)
+    async with asyncio.timeout(10):
+        assert await front == 0
+    name, me = first.my_player, second.my_player
+    conceded = f"claim: your time ran out with {name}'s claim open: your client conceded the game on time"
+    assert printed[:4] == [
+        f"game: oxono, 1 move, {me} to move",
+        f"your time ran out: you can no longer move, and your client concedes the game when {name} claims it",
+        conceded, f"result: {name} wins on time: {me} conceded ({name}-time)"], printed
+    assert "your move" not in printed and printed.count(conceded) == 1
+
+
+async def test_plain_says_when_a_players_clock_runs_out_on_its_turn():
+    """Nothing comes to wake ``--plain``: it wakes when the player's clock runs out, and says so once."""
+    import time
+
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    second.clock = time.monotonic
+    second._turn = (second.session.moves, time.monotonic() - 59.9)  # 0.1 s left
+    printed: list[str] = []
+    front = asyncio.ensure_future(plain_front(printed.append)(FrontRunner(relay, second)))
+    try:
+        for _ in range(500):  # bounded: until it says so
+            if any(line.startswith("your time ran out") for line in printed):
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)
+    finally:
+        front.cancel()
+        await asyncio.gather(front, return_exceptions=True)
+    out = f"your time ran out: you can no longer move, and your client concedes the game when {first.my_player} claims it"
+    assert printed == [f"game: oxono, 1 move, {second.my_player} to move (your move)", out], printed

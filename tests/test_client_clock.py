@@ -11,7 +11,7 @@ import pytest
 from client.core import GameCore
 from client.intents import Intent, IntentRefused
 from client.runner import GameRunner
-from protocol import GameSession, MoveApplied, Phase, verify_transcript
+from protocol import GameSession, LineRejected, MoveApplied, Phase, verify_transcript
 from protocol.clock import FLOOR_MS, TimeControl
 from protocol_helpers import GUEST, HOST
 from test_client_core import MemoryJournal, Relay
@@ -311,8 +311,16 @@ def test_random_games_on_the_clock_agree_between_players_and_a_watcher():
 
 
 # -- receipts, signed at once; what they leave unexplained --------------------------------------------------
-def test_each_player_receipts_the_others_moves_at_once_and_honest_play_leaves_nothing_unexplained():
-    relay, clock, host, guest, watcher = timed_game("1+2", kind="olix")
+@pytest.mark.parametrize("first", ["host", "guest"])
+def test_each_player_receipts_the_others_moves_at_once_and_honest_play_leaves_nothing_unexplained(first):
+    """Every move is measured, the first one too: a guest's first move answers its own reveal, and the host's receipt
+    of it says when the host had verified that reveal (the turn's start by its clock), as a flag claim would."""
+    for _ in range(40):  # the coin decides who moves first
+        relay, clock, host, guest, watcher = timed_game("1+2", kind="olix")
+        if (watcher.seat_of("first") == guest.me) is (first == "guest"):
+            break
+    else:
+        pytest.fail(f"the {first} never moved first")
     for _ in range(8):
         mover = host if host.my_turn else guest
         clock.now += 0.7
@@ -321,9 +329,7 @@ def test_each_player_receipts_the_others_moves_at_once_and_honest_play_leaves_no
     assert len(receipts) == 8 + 1  # each move's, and the host's of the reveal
     answers = watcher.session.answers()
     assert answers == host.session.answers() == guest.session.answers() and len(answers) == 8
-    measured = [answer.unexplained for answer in answers if answer.unexplained is not None]
-    guest_first = watcher.seat_of("first") == guest.me
-    assert measured == [0] * (7 if guest_first else 8)  # all but a guest's first move (it answers its own reveal)
+    assert [answer.unexplained for answer in answers] == [0] * 8
     assert all(core.unexplained_ms(player) == 0 for core in (host, guest) for player in ("first", "second"))
 
 
@@ -360,6 +366,28 @@ def test_a_resumed_player_receipts_the_move_that_came_while_it_was_away():
     step = again.ready()
     signed = [item.line for item in step.publish if " receipt " in item.line[:20]]
     assert len(signed) == 1 and f"seq={again.session.chain[-1].seq} " in signed[0]
+
+
+def test_a_player_resumed_soon_after_the_machine_started_signs_valid_times_and_may_claim():
+    """A machine restarted 5 s ago (its monotonic clock near zero) resumes a player whose turn-wait began 100 s ago:
+    the start of the wait lay below the clock's zero, so the receipt of the answer said ``sent=-95000`` (refused by
+    every receiver) and a claim was refused. Signed times now count from a year before the clock's zero."""
+    relay, clock, host, guest, watcher = timed_game("1+0", kind="olix")
+    first, second = movers(host, guest)
+    play(relay, first)
+    rebooted = Clock()
+    rebooted.now = 5.0
+    again = GameCore(GameSession.restore(list(first.session.transcript), first.session.identity), clock=rebooted,
+                     live=False)
+    again.resume_turn(first.session.moves, 100.0)
+    assert again.claim_in_ms() == 0  # 60 s of clock, the grace: the wait began 100 s ago
+    clock.now += 30.0
+    play(relay, second)
+    again.feed(second.session.chain[-1].line)
+    receipts = [item.line for item in again.ready().publish if " receipt " in item.line[:20]]
+    assert len(receipts) == 1 and " sent=-" not in receipts[0]
+    step = watcher.feed(receipts[0])
+    assert not [event for event in step.events if isinstance(event, LineRejected)], step.events
 
 
 async def test_a_receipt_is_on_the_disk_before_it_leaves_and_nobody_waits_on_it():
@@ -423,3 +451,12 @@ def test_an_untimed_games_toolbar_shows_the_side_to_moves_turn_the_same_for_play
         waiting = next(part for part in seats if not part.startswith(turn + " "))
         assert "0:12" in moving and "1:39" not in moving, status  # not the screen's own count (99 s)
         assert not any(":" in word for word in waiting.split()[1:]), status  # a waiting side's time is not shown
+
+
+def test_a_time_control_in_words_for_a_newcomer():
+    from client.words import control_words
+
+    assert control_words(TimeControl.parse("5+3")) == "5+3 (5 min each, 3 s a move)"
+    assert control_words(TimeControl.parse("1:30+0")) == "1:30+0 (1 min 30 s each, no time added a move)"
+    assert control_words(TimeControl.correspondence(3)) == "3 days a move"
+    assert control_words(None) == "untimed"

@@ -149,8 +149,20 @@ def test_a_relay_found_to_lose_lines_is_asked_sooner():
     watch = Liveness()
     asks = [t for t, a in run(watch, QUIET, 0.0, 10.0) if isinstance(a, Resubscribe)]
     assert asks == [10.0]
-    actions = run(watch, replace(QUIET, answered=6), 10.25, 10.25)  # their line came when asked for
+    actions = run(watch, replace(QUIET, answered=6, asked_for=True), 10.25, 10.25)  # it came when asked for
     assert watch.lossy and [a.text for _, a in actions if isinstance(a, Tell)] == [
         "the relay seems to lose lines on their way here: asking it again sooner"]
     asks = [t for t, a in run(watch, replace(QUIET, answered=6), 10.5, 14.0) if isinstance(a, Resubscribe)]
     assert asks and asks[0] <= 10.25 + liveness.ACK_FIRST + liveness.TICK
+
+
+def test_an_opponent_who_moves_just_after_the_relay_was_asked_again_is_no_sign_of_loss():
+    """The newcomer's false notice: an opponent who thought ten seconds or so moved just after this client asked the
+    relay again, and the line, delivered live, was taken for one the asking brought. Only a line from the relay's
+    store (the retain flag) soon after the asking says the relay lost it."""
+    watch = Liveness()
+    assert [t for t, a in run(watch, QUIET, 0.0, 10.0) if isinstance(a, Resubscribe)] == [10.0]
+    actions = run(watch, replace(QUIET, answered=6), 10.25, 10.25)  # delivered live, just after the asking
+    assert not watch.lossy and not [a for _, a in actions if isinstance(a, Tell)]
+    asks = [t for t, a in run(watch, replace(QUIET, answered=7), 10.5, 25.0) if isinstance(a, Resubscribe)]
+    assert asks == [20.5]  # still the quiet's own pace

@@ -354,6 +354,60 @@ async def test_a_link_remembers_hashes_of_the_topics_it_is_told_to_only(relay):
     assert set(link.seen.values()) == {hashlib.sha256(b"x" * 2000).digest()}
 
 
+async def test_a_link_tells_a_line_from_the_relays_store_from_one_delivered_live(relay):
+    """What tells the runner that asking the relay again brought a line that live delivery had lost (and not a line
+    published just then): the retain flag, set on what a subscription's catch-up brings, never on a live delivery,
+    on both relays."""
+    from client.transport import Link, RelayAddress
+
+    tree = "olixono/1/memory"
+    arrived: list[tuple[str, bool]] = []
+
+    async def on_line(topic: str, payload: bytes, retained: bool) -> None:
+        arrived.append((topic.rsplit("/", 1)[1], retained))
+
+    async def until(count: int) -> None:
+        async with asyncio.timeout(10):
+            while len(arrived) < count:
+                await asyncio.sleep(0.01)
+
+    async with relay.client() as publisher:
+        await publisher.publish(f"{tree}/stored", b"x", qos=1, retain=True)
+        link = Link(RelayAddress(False, "127.0.0.1", relay.port), on_line=on_line)
+        await link.subscribe(f"{tree}/#")
+        running = asyncio.create_task(link.run())
+        try:
+            await until(1)
+            await publisher.publish(f"{tree}/live", b"y", qos=1, retain=True)
+            await until(2)
+            await link.resubscribe(f"{tree}/#")  # asking again: the store's lines once more
+            await until(4)
+        finally:
+            link.stop()
+            await running
+    assert arrived[:2] == [("stored", True), ("live", False)]
+    assert sorted(arrived[2:]) == [("live", True), ("stored", True)]
+
+
+async def test_a_link_waits_longer_for_the_first_retained_line_than_between_two():
+    """The flaky export ('no game … nor on the relay'): a loaded relay began sending a subscription's retained lines
+    more than QUIET s after it, and ``settled`` had taken the silence for an empty store. Now, while nothing has come
+    at all, it waits QUIET_BEFORE_ANY s; once a line has come, QUIET s after the latest."""
+    from client import transport
+    from client.transport import Link, RelayAddress
+
+    link = Link(RelayAddress(False, "127.0.0.1", 1))  # never connected: the arrivals are the test's
+    loop = asyncio.get_running_loop()
+    settling = asyncio.create_task(link.settled())
+    await asyncio.sleep(transport.QUIET * 2)
+    assert not settling.done(), "took the relay's slowness to begin for an empty store"
+    link._last_arrival = loop.time()  # the first retained line, late
+    link._arrived.set()
+    arrived = loop.time()
+    await asyncio.wait_for(settling, transport.SETTLE_MAX)
+    assert loop.time() - arrived >= transport.QUIET  # and the quiet after it, as before
+
+
 async def test_a_link_block_cancelled_from_outside_ends_at_once_even_mid_connection():
     """``async with link:`` cancelled while the link is still connecting (a relay that accepts the TCP connection and
     never answers): the cancellation stands and the link goes with it, as a task group's child would; not a relay

@@ -242,7 +242,14 @@ async def test_two_players_and_a_watcher_on_the_full_screen_in_real_terminals(tm
         first = terminals.window[session.actor]
         await asyncio.to_thread(tmux.wait_for, first, r"^your move \| ")  # the toolbar
         await asyncio.to_thread(tmux.wait_for, 2, r"^\S+ to move \| .*relay ok")  # the watcher's
-        await play_by_keys(terminals, random.Random(11), lambda pane: tmux.wait_for(pane, r"^your move \| "))
+        def my_turn_shown(pane: int) -> None:
+            """The last move in the player's moves pane (its client has it: a screen not yet redrawn after its own
+            move still shows the 'your move' of before it), then its toolbar's turn."""
+            if session.moves:
+                tmux.wait_for(pane, rf"│ *{session.moves}\. ")
+            tmux.wait_for(pane, r"^your move \| ")
+
+        await play_by_keys(terminals, random.Random(11), my_turn_shown)
         sentence = session.result.sentence()
         for pane in (0, 1, 2):
             await asyncio.to_thread(tmux.wait_for, pane, r"^game over \| ", 20)

@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import random
 
+import pytest
+
 from client import runner as runner_module
 from client.core import GameCore
 from client.intents import Intent
@@ -79,6 +81,20 @@ async def exchange(runners: tuple[GameRunner, GameRunner], rng: random.Random) -
 def own_lines(link: FakeLink, since: int = 0) -> list[str]:
     """The lines of the link's own player (copies aside) sent since the ``since``-th line."""
     return [line for _, topic, line in link.sent[since:] if "/copy/" not in topic]
+
+
+@pytest.mark.parametrize("retained", [False, True])
+async def test_the_quiet_watch_knows_whether_the_opponents_line_came_live_or_from_the_relays_store(retained):
+    """The view the liveness watch judges a lossy relay by: the opponent's move, delivered live (no sign of loss
+    however soon after an asking again it came) or from the relay's store (the retain flag)."""
+    runners = seated_runners()
+    mover, other = runners if runners[0].core.my_turn else runners[::-1]
+    before = len(mover.link.sent)
+    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    (_, topic, line), = [item for item in mover.link.sent[before:] if "/copy/" not in item[1]]
+    await other._received(topic, line.encode(), retained)
+    view = other._view()
+    assert view.answered == mover.core.session.chain[-1].seq and view.asked_for is retained
 
 
 async def test_a_copy_waits_for_a_quiet_moment_but_leaves_with_the_answer():
@@ -179,6 +195,42 @@ async def test_leaving_gives_up_waiting_after_the_most(monkeypatch):
     while not mover.events.empty():
         told.append(mover.events.get_nowait())
     assert any("has your last lines (at most" in getattr(event, "text", "") for event in told), told
+
+
+class RunnableLink(FakeLink):
+    """A fake link a runner can run with (``async with``)."""
+
+    async def subscribe(self, topic_filter: str) -> None:
+        pass
+
+    async def __aenter__(self) -> RunnableLink:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        pass
+
+
+async def test_what_leaving_waits_for_is_told_once_the_front_end_has_gone(monkeypatch):
+    """The newcomer's silent ``/quit``: the front end (its screen) had returned, so the notice saying what leaving
+    waits for went to a queue nobody read, and the terminal sat silent for up to GOODBYE_MOST s. Now what happens
+    after the front end returned is told on standard error (``farewell``)."""
+    monkeypatch.setattr(runner_module, "GOODBYE_MOST", 0.5)
+    monkeypatch.setattr(runner_module, "GOODBYE_TELL", 0.2)
+    host, guest = start("olix")
+    cores = GameCore(host), GameCore(guest)
+    mover = GameRunner(cores[0] if cores[0].my_turn else cores[1], RunnableLink)  # type: ignore[arg-type]
+    mover.core.ready()
+    mover.connections = 1
+    told: list[str] = []
+    mover.farewell = told.append
+
+    async def front(runner: GameRunner) -> int:
+        runner.caught_up.set()
+        await runner.act(Intent("move", runner.core.session.board.legal_moves()[0].text()))
+        return 0
+
+    assert await asyncio.wait_for(mover._run(front), 3.0) == 0
+    assert any("has your last lines (at most" in text for text in told), told
 
 
 async def test_leaving_counts_only_the_time_connected_up_to_a_cap(monkeypatch):

@@ -352,3 +352,25 @@ def test_the_help_texts_read_well():
     relay = sub["relay"].format_help()
     assert "[SUBCOMMAND]" in relay and "e+0" not in relay and "1,000,000" in relay
     assert "time control" in sub["games"].format_help() and "FILE" in sub["verify"].format_usage()
+
+
+# -- 12. the time control, told to the one who joins ------------------------------------------------------------
+async def test_the_joiner_is_told_the_time_control_it_accepts(relay, tmp_path):
+    """``join`` names the control it accepts, as ``host`` does, and the offer's line in every front end's log too."""
+    import io
+
+    from client import network
+    from network_helpers import Seat, game_id_of
+    from protocol.clock import TimeControl
+
+    host = Seat(tmp_path, "host", relay, bot="random", seed=1, control=TimeControl.parse("5+3"))
+    guest = Seat(tmp_path, "guest", relay, plain=True, commands=io.StringIO("resign\n"))
+    hosting = asyncio.create_task(network.host("oxono", host.options))
+    game = await game_id_of(host)
+    async with asyncio.timeout(30):
+        assert await network.join(game, guest.options) == 0
+        assert await hosting == 0
+    words = "5+3 (5 min each, 3 s a move)"
+    assert f"Hosting oxono game {game}, {words}, as {host.identity.fingerprint}." in host.lines
+    assert f"Joining oxono game {game}, {words}, hosted by {host.identity.fingerprint}: " in guest.text()
+    assert f"offer {game} oxono by host {host.identity.fingerprint}, clock {words}" in guest.lines, guest.lines

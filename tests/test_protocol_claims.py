@@ -15,7 +15,8 @@ from protocol.domain import ResultReason
 from protocol.errors import LocalProtocolError
 from protocol.events import GameOver
 from protocol.messages import encode, line_hash
-from protocol_helpers import GUEST, HOST, rejected, start
+from protocol.rules import MAX_CHAIN, MAX_CHAT_LINES, MAX_CONFIRMS
+from protocol_helpers import GUEST, HOST, play_moves, rejected, start
 from test_protocol_receipts import OFFSETS, Table, table
 
 LIVE = "clock:300+5,rules:1"  # five minutes and five seconds a move: a 30 s window, a 6 s bound
@@ -341,24 +342,63 @@ def test_a_loser_that_confirmed_the_move_that_beat_it_cannot_take_it_back_with_a
     assert check_equivocation_proof(fake, confirm.line) == loser.identity.public
 
 
-def test_a_player_that_receipted_a_move_cannot_say_with_a_timeout_that_it_never_came():
+@pytest.mark.parametrize("dodge", [False, True])
+def test_a_player_that_receipted_a_move_cannot_say_with_a_timeout_that_it_never_came(dodge):
     """The waiter's client receipts the other's move at once; a timeout it signs for that move's place says the move
     never came: the two lines are a proof, and the waiter forfeits, in every order of arrival (the receipt may come
-    before the move it names, or after the timeout set that move aside)."""
+    before the move it names, or after the timeout set that move aside). Its times are its own word, so it cannot
+    dodge by dating its claim no later than its receipt (``dodge``: ``flagged`` at the receipt's ``recv``, ``sent``
+    moved back to keep the claim's wait): the receipt and the timeout are weighed by how long each waited from the
+    turn's start."""
+    seated = table(LIVE)
+    for _ in range(5 if seated.mover() is seated.host else 6):  # the host waits: its clock reads over the claim's wait
+        seated.play(800)
+    mover = seated.mover()
+    waiter, sent = waiter_of(seated)
+    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    waiter.receive(move.line)
+    receipt = waiter.receipt(move.message.seq, sent + 800 + seated.delay, sent)
+    assert receipt is not None
+    if dodge:
+        flagged = receipt.message.recv
+        wait = remaining(seated) + GRACE_MS
+        fake = encode("timeout", [("game", seated.watcher.game_id or ""), ("seq", str(move.message.seq)),
+                                  ("prev", move.message.prev), ("sent", str(flagged - wait)), ("flagged", str(flagged)),
+                                  ("now", str(flagged + 30_000))], waiter.identity)
+    else:
+        fake = _made_up_timeout(seated, waiter, move.message)
+    _forfeits_in_every_order(seated, mover, move.message, receipt.line, fake)
+    with pytest.raises(LocalProtocolError, match="no flag claim of yours"):  # its own session signs no such thing
+        waiter.timeout(10**9)
+    assert check_equivocation_proof(receipt.line, fake) == waiter.identity.public
+
+
+@pytest.mark.parametrize("had, clock", [("before", "one"), ("after", "one"), ("after", "restarted")])
+def test_the_claimants_own_session_weighs_its_receipt_against_its_timeout_as_every_receiver(had, clock):
+    """The claimant's session refuses to sign a timeout over a move its own receipt says it had before its claim
+    (``before``: a take-back, which every receiver would hold against it), and signs one over a move that came after
+    (a dispute), even when its clock restarted between its claim and its receipt (``restarted``: the receipt's
+    readings are on a new origin, below the claim's, and only durations from the turn's start are compared)."""
     seated = table(LIVE)
     for _ in range(5):
         seated.play(800)
+    waiter, sent = waiter_of(seated)
+    wait = remaining(seated) + GRACE_MS
+    flag = waiter.flag(sent, sent + wait)
+    everyone(seated, flag.line)
     mover = seated.mover()
-    waiter = seated.other(mover)
-    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
-    waiter.receive(move.line)
-    receipt = waiter.receipt(move.message.seq, 10**6)
-    assert receipt is not None
-    fake = _made_up_timeout(seated, waiter, move.message)
-    _forfeits_in_every_order(seated, mover, move.message, receipt.line, fake)
-    with pytest.raises(LocalProtocolError):  # its own client signs no such thing
-        waiter.timeout(10**9)
-    assert check_equivocation_proof(receipt.line, fake) == waiter.identity.public
+    late = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    waiter.receive(late.line)
+    origin = sent if clock == "one" else 7  # the turn's start on the clock the receipt is read on
+    received = waiter.receipt(late.message.seq, origin + (820 if had == "before" else wait + 4000), origin)
+    assert received is not None
+    if had == "before":
+        with pytest.raises(LocalProtocolError, match="refusing to send"):
+            waiter.timeout(sent + wait + answer_window(seated.watcher.clock))
+        return
+    timeout = waiter.timeout(sent + wait + answer_window(seated.watcher.clock))
+    everyone(seated, late.line, received.line, timeout.line)
+    assert seated.watcher.proofs == () and seated.watcher.result.reason == ResultReason.DISPUTE
 
 
 def test_a_confirmation_of_the_ending_that_set_a_timeout_aside_is_no_proof():
@@ -480,6 +520,97 @@ def test_a_receipt_signed_twice_counts_for_nothing():
     assert seated.watcher.proofs and seated.watcher.result == result, events
 
 
+def receipted_twice_then_disputed() -> tuple[Table, object, list[str], str]:
+    """The claimant receipts the move that came after its claim twice (a proof, never deciding), then closes the claim
+    over it (a time dispute): the table (the watcher has the lines up to the claim), the late move, the two receipts
+    and the timeout."""
+    seated = table(LIVE)
+    for _ in range(5):
+        seated.play(800)
+    waiter, sent = waiter_of(seated)
+    flagged = sent + remaining(seated) + GRACE_MS
+    flag = waiter.flag(sent, flagged)
+    everyone(seated, flag.line)
+    mover = seated.mover()
+    late = mover.move(mover.board.legal_moves()[0].text(), think_ms=300)
+    waiter.receive(late.line)
+    receipts = [encode("receipt", [("game", seated.watcher.game_id or ""), ("seq", str(late.message.seq)),
+                                   ("prev", late.message.hash), ("recv", str(flagged + extra)), ("sent", str(sent))],
+                       waiter.identity) for extra in (4000, 5000)]
+    waiter.receive_all(receipts)
+    return seated, late, receipts, waiter.timeout(flagged + answer_window(seated.watcher.clock)).line
+
+
+def test_two_receipts_of_a_move_a_timeout_set_aside_are_one_proof_in_every_order_and_the_record_verifies():
+    """The record of a time dispute lists the claimant's two receipts of the late move (a proof, reported) and the
+    set-aside move. Every order of arrival holds the same proof, whether or not the move is on the chain when the
+    receipts come, and the record verifies (it reported a gap when only a receiver that had the move on its chain made
+    the proof)."""
+    seated, late, receipts, timeout = receipted_twice_then_disputed()
+    outcomes = set()
+    for order in itertools.permutations([late.line, *receipts, timeout]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        assert watcher.result is not None and watcher.result.reason == ResultReason.DISPUTE, order
+        assert [proof.slot for proof in watcher.proofs] == [f"receipt-{late.message.seq}"], order
+        replayed, bad, problem = verify_transcript(watcher.record)
+        assert (bad, problem) == (None, None) and replayed.result == watcher.result, order
+        outcomes.add((watcher.result, frozenset(watcher.record)))
+    assert len(outcomes) == 1
+
+
+def test_two_flag_claims_of_a_turn_a_resignation_set_aside_are_a_proof_in_every_order():
+    """The other player resigns for the place of the move that began the turn the waiter claims twice (a resignation
+    outranks a move): the two claims name a line set aside, and are the same proof whichever came first."""
+    seated = table(LIVE)
+    for _ in range(4):
+        seated.play(800)
+    mover = seated.mover()
+    waiter = seated.other(mover)
+    resign = waiter.resign().line  # the waiter's resignation, sent while the mover plays: it stands over the move
+    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    claimant, sent = mover, seated.clock(seated.name(mover))
+    flags = [encode("flag", [("game", seated.watcher.game_id or ""), ("seq", str(move.message.seq)),
+                             ("prev", move.message.hash), ("sent", str(sent)),
+                             ("now", str(sent + 10**6 + extra))], claimant.identity)  # long past its clock
+             for extra in (0, 5)]
+    outcomes = set()
+    for order in itertools.permutations([move.line, resign, *flags]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*seated.watcher.transcript, *order])
+        assert watcher.result is not None and watcher.result.reason == "resigned", order
+        assert [proof.slot for proof in watcher.proofs] == [f"flag-{move.message.seq}"], order
+        replayed, bad, problem = verify_transcript(watcher.record)
+        assert (bad, problem) == (None, None) and replayed.result == watcher.result, order
+        outcomes.add(frozenset(watcher.record))
+    assert len(outcomes) == 1
+
+
+def test_of_two_receipts_of_one_move_the_same_counts_in_every_order_once_the_signers_proofs_are_full():
+    """A player with proofs enough already (four pairs of chat lines) signs a second receipt of a move: which of the
+    two counts (the lower hash) does not depend on which came first, though no receiver keeps the new proof."""
+    seated = table(LIVE)
+    for _ in range(6):
+        seated.play(800)
+    signer = seated.other(seated.mover())
+    key = signer.identity.public.text
+    original = next(line for line in seated.watcher.transcript if " receipt " in line and " sent=" in line
+                    and f"by={key}" in line)
+    fields = [tuple(part.split("=", 1)) for part in original.split()[2:-2]]
+    second = encode("receipt", [(name, str(int(value) + 1) if name == "recv" else value) for name, value in fields],
+                    signer.identity)
+    chats = [encode("chat", [("game", seated.watcher.game_id or ""), ("seq", str(n)), ("prev", line_hash(original)),
+                             ("text", text)], signer.identity) for n in range(1, 5) for text in ("a", "b")]
+    before = [line for line in seated.watcher.transcript if line != original]
+    kept = set()
+    for order in ([original, second], [second, original]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all([*before, *chats, *order])
+        assert len(watcher.proofs) == 4
+        kept.add(tuple(line for line in watcher.transcript if line in (original, second)))
+    assert kept == {(min(original, second, key=line_hash),)}
+
+
 def test_a_move_after_a_proposal_in_a_timed_out_turn_gives_one_result_in_every_order():
     seated = table(LIVE)
     for _ in range(4):
@@ -536,3 +667,92 @@ def test_which_word_of_the_loser_counts_against_its_timeout_does_not_depend_on_t
         replayed, _, _ = verify_transcript(watcher.record)
         results.add((watcher.result.code(), replayed.result.code()))
     assert results == {(f"{seated.watcher.player_of(mover.identity.public)}-equivocation",) * 2}
+
+
+def _pairs() -> dict[str, tuple[list[str], list[str], tuple[str, str], object]]:
+    """Pairs of one key's lines, and whom they prove equivocated (``None``: nobody): for each, the lines before them
+    (a game's record), lines that come with them in any order, the pair, the key."""
+    seated = table(LIVE)
+    for _ in range(5):
+        seated.play(800)
+    mover = seated.mover()
+    waiter, sent = waiter_of(seated)
+    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    prefix, game = list(seated.watcher.transcript), seated.watcher.game_id or ""
+    named = [("game", game), ("seq", str(move.message.seq)), ("prev", move.message.hash)]
+    fake = _made_up_timeout(seated, waiter, move.message)
+
+    def receipt(*times: tuple[str, int], seq: int | None = None) -> str:
+        fields = [*named, *((name, str(value)) for name, value in times)]
+        if seq is not None:
+            fields[1] = ("seq", str(seq))
+        return encode("receipt", fields, waiter.identity)
+
+    won, winner, winning = _winning_move()
+    loser = won.other(winner)
+    loser.receive(winning.line)
+    confirm = loser.confirm()
+    assert confirm is not None
+    result = confirm.message.result
+    beyond = encode("confirm", [("game", won.watcher.game_id or ""), ("seq", str(MAX_CONFIRMS + 1)),
+                                ("prev", winning.message.hash), ("final", str(winning.message.seq)),
+                                ("result", result)], loser.identity)
+    won_fake = _made_up_timeout(won, loser, winning.message)
+
+    host, guest = start("olix")  # untimed
+    play_moves(host, guest, 4, 4)
+    untimed_mover, untimed_waiter = (host, guest) if host.actor == HOST.public else (guest, host)
+    untimed_move = untimed_mover.move(untimed_mover.board.legal_moves()[0].text())
+    untimed_named = [("game", host.game_id or ""), ("seq", str(untimed_move.message.seq)),
+                     ("prev", untimed_move.message.hash)]
+    untimed_receipt = encode("receipt", [*untimed_named, ("recv", "5000"), ("sent", "4000")], untimed_waiter.identity)
+    untimed_fake = encode("timeout", [*untimed_named, ("sent", "0"), ("flagged", str(10**9)), ("now", str(2 * 10**9))],
+                          untimed_waiter.identity)
+
+    chats = [encode("chat", [("game", game), ("seq", str(MAX_CHAT_LINES + 1)), ("prev", move.message.hash),
+                             ("text", text)], waiter.identity) for text in ("one", "two")]
+    offer = seated.watcher.chain[0]
+    guest_move = next(line for line in seated.watcher.chain if line.type == "move" and line.signer == GUEST.public)
+    joins = [encode("join", [("game", game), ("seq", str(seq)), ("prev", prev), ("terms", offer.terms),
+                             ("commit", offer.hash)], GUEST) for seq, prev in ((1, move.message.hash),
+                                                                                (guest_move.seq, offer.hash))]
+    waiter_key = waiter.identity.public
+    return {
+        "a receipt before the claim, and the timeout": (
+            prefix, [move.line], (receipt(("recv", sent + 820), ("sent", sent)), fake), waiter_key),
+        "a receipt after the claim, and the timeout over it": (
+            prefix, [move.line], (receipt(("recv", sent + 2 * 10**9), ("sent", sent)), fake), None),
+        "a receipt whose sent is after its recv": (prefix, [move.line], (receipt(("recv", sent), ("sent", sent + 1)),
+                                                                            fake), None),
+        "a receipt whose sent is after its ack": (prefix, [move.line], (
+            receipt(("recv", sent + 820), ("sent", sent), ("ack", sent - 1)), fake), None),
+        "a receipt without sent (the host's of the guest's first move)": (prefix, [move.line], (
+            receipt(("recv", 5)), fake), None),
+        "two receipts naming a line beyond any game": (prefix, [], (receipt(("recv", 5), seq=MAX_CHAIN),
+                                                                    receipt(("recv", 6), seq=MAX_CHAIN)), None),
+        "a confirmation of the loss, and the timeout": (won.watcher.transcript, [winning.line],
+                                                        (confirm.line, won_fake), loser.identity.public),
+        "a confirmation numbered beyond 32, and the timeout": (won.watcher.transcript, [winning.line],
+                                                               (beyond, won_fake), None),
+        "an untimed game's receipt, and the timeout": (list(host.transcript), [untimed_move.line],
+                                                       (untimed_receipt, untimed_fake), untimed_waiter.identity.public),
+        "two chat lines numbered beyond 256": (prefix, [], (chats[0], chats[1]), None),
+        "a join naming another line than the offer, and the join": (
+            prefix, [], (joins[0], seated.watcher.chain[1].line), None),
+        "a join numbered as a move, and that move": (prefix, [], (joins[1], guest_move.line), None),
+    }
+
+
+def test_a_pair_proves_offline_exactly_what_every_receiver_acts_on():
+    """``check_equivocation_proof`` names a key exactly when every receiver, given the pair with the lines around it
+    in any order, holds those two lines as that key's proof: a line every receiver refuses by itself (beyond its
+    limits; a receipt whose times are out of order) proves nothing; a receipt without ``sent`` contradicts no claim;
+    an untimed game's receipt, refused, is its signer's word all the same (a proof of two lines cannot tell the
+    game's terms)."""
+    for name, (prefix, around, pair, key) in _pairs().items():
+        assert check_equivocation_proof(*pair) == key and check_equivocation_proof(*pair[::-1]) == key, name
+        for order in itertools.permutations([*around, *pair]):
+            watcher = GameSession()
+            watcher.receive_all([*prefix, *order])
+            proofs = [(proof.key, {proof.first, proof.second}) for proof in watcher.proofs]
+            assert proofs == ([(key, set(pair))] if key is not None else []), (name, order)

@@ -118,3 +118,18 @@ def test_the_summary_says_whose_confirmations_agree(tmp_path):
     record = GameSession.restore([*host.transcript, guest.confirm().line])
     result = run_verify(write(tmp_path, record.transcript))
     assert result.returncode == 0 and "result confirmed by both players" in result.stdout
+
+
+def test_a_time_dispute_whose_record_holds_two_receipts_of_the_set_aside_move_verifies(tmp_path):
+    """The claimant receipted the late move twice before its timeout set the move aside: the record lists the two
+    receipts (a proof that never decides) and the move after them; verify reports the dispute and the proof, exit 4,
+    where it reported a gap (exit 1)."""
+    from protocol import GameSession
+    from test_protocol_claims import receipted_twice_then_disputed
+
+    seated, late, receipts, timeout = receipted_twice_then_disputed()
+    watcher = GameSession.restore([*seated.watcher.transcript, late.line, *receipts, timeout])
+    assert watcher.result.reason == "dispute"
+    result = run_verify(write(tmp_path, watcher.record))
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert watcher.result.sentence() in result.stdout and "(receipt " in result.stdout

@@ -18,7 +18,7 @@ import ed25519_reference as ref
 from protocol import GameSession, Identity, Outgoing, copy_topic, topic_for
 from protocol.keys import FIELD_P, GROUP_L, SMALL_ORDER_ENCODINGS, b64, unb64
 from protocol.messages import MAX_LINE_BYTES, decode, encode, line_hash
-from protocol.rules import MAX_CHAT_LINES
+from protocol.rules import MAX_CHAIN, MAX_CHAT_LINES, MAX_CONFIRMS
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 SEEDS = {"host": bytes([0x11]) * 32, "guest": bytes([0x22]) * 32, "stranger": bytes([0x33]) * 32}
@@ -361,6 +361,9 @@ def cases() -> list[dict[str, Any]]:
     last_move = timed_host.chain[-1]  # the last move, by the player not to move now
     own_receipt = encode("receipt", [("game", timed_host.game_id or ""), ("seq", str(last_move.seq)),
                                      ("prev", last_move.hash), ("recv", "5000")], KEYS[_keyname(last_move.signer)])
+    late_sent = encode("receipt", [("game", timed_host.game_id or ""), ("seq", str(last_move.seq)),
+                                   ("prev", last_move.hash), ("recv", "5000"), ("sent", "5001")],
+                       KEYS[_keyname(timed_host.actor)])
     untimed_move = host.chain[-1]
     untimed_receipt = encode("receipt", [("game", host.game_id or ""), ("seq", str(untimed_move.seq)),
                                          ("prev", untimed_move.hash), ("recv", "5000")], mover)
@@ -456,6 +459,8 @@ def cases() -> list[dict[str, Any]]:
         case("wrong-seat-receipt-of-own-move", "wrong-seat", "a timed game's receipt of the signer's own move",
              own_receipt, timed_prefix),
         case("bad-clock-receipt-untimed", "bad-clock", "a receipt in an untimed game", untimed_receipt),
+        case("bad-clock-receipt-sent-after-recv", "bad-clock", "a receipt whose sent= is after its recv= (its line "
+             "had before its own line left)", late_sent, timed_prefix),
         case("early-claim", "early-claim", "a flag claim 1 ms before the player to move's clock and the 1 s grace "
              "have run out, by the claimant's own times", early_flag, claims_prefix),
         case("early-claim-window", "early-claim", "a timeout 1 ms before its claim's 30 s answer window has passed",
@@ -575,26 +580,58 @@ def forfeits() -> list[dict[str, Any]]:
     return [*out, *_took_back()]
 
 
-def _made_up_timeout(session: GameSession, seq: int, prev: str, name: str) -> str:
-    """A timeout for main-chain ``seq`` signed by ``name`` with times it made up (no client of ours signs it)."""
-    return encode("timeout", [("game", session.game_id or ""), ("seq", str(seq)), ("prev", prev), ("sent", "0"),
-                              ("flagged", str(10**9)), ("now", str(2 * 10**9))], KEYS[name])
+def _made_up_timeout(session: GameSession, seq: int, prev: str, name: str, sent: int = 0,
+                     flagged: int = 10**9) -> str:
+    """A timeout for main-chain ``seq`` signed by ``name`` with times it made up (no client of ours signs it): the
+    claim's ``sent`` and ``flagged``, and its ``now`` long after."""
+    return encode("timeout", [("game", session.game_id or ""), ("seq", str(seq)), ("prev", prev), ("sent", str(sent)),
+                              ("flagged", str(flagged)), ("now", str(flagged + 10**9))], KEYS[name])
+
+
+def _a_move(terms: str, seed: int, plies: int, think: int,
+            waiter: str | None = None) -> tuple[_Timeline, list[str], str, str, Outgoing, str | None]:
+    """A game on the timeline played ``plies`` plies (and on until ``waiter`` waits for the other, if given), then one
+    more move: the record before that move, the mover's name and the other's, the move and the other's receipt of it
+    (``None`` untimed)."""
+    line = _Timeline(terms)
+    rng = random.Random(seed)
+    while len(line.host.chain) < 4 + plies or waiter is not None and line.names()[1] != waiter:
+        line.play(rng, think)
+    prefix = list(line.host.transcript)
+    mover, other = line.names()
+    move = line.play(rng, think)
+    receipt = next((said for said in line.sessions[mover].transcript if decode(said).type == "receipt"
+                    and decode(said).seq == move.message.seq), None)
+    return line, prefix, mover, other, move, receipt
 
 
 def _took_back() -> list[dict[str, Any]]:
     """A player signs a timeout for the place of the other's move it had already said it had: equivocation."""
     out = []
-    line = _Timeline("clock:300+5,rules:1")
-    rng = random.Random(8)
-    for _ in range(5):
-        line.play(rng, 800)
-    prefix = list(line.host.transcript)
-    mover, other = line.names()
-    move = line.play(rng, 800)
-    receipt = next(l for l in reversed(line.sessions[mover].transcript) if decode(l).type == "receipt")  # other's
+    line, prefix, mover, other, move, receipt = _a_move("clock:300+5,rules:1", 8, 5, 800)
     fake = _made_up_timeout(line.host, move.message.seq, move.message.prev, other)
     out.append(_forfeit("receipted-then-timed-out", "a player receipts the other's move, then signs a timeout with "
                         "made-up times for that move's place (saying it never came): it forfeits there",
+                        prefix, [move.line, receipt, fake]))
+
+    # the host waits: its clock reads past any claim's wait
+    line, prefix, mover, other, move, receipt = _a_move("clock:300+5,rules:1", 10, 5, 800, waiter="host")
+    recv = decode(receipt).recv
+    dodge = _made_up_timeout(line.host, move.message.seq, move.message.prev, other, recv - 10**6, recv)
+    out.append(_forfeit("receipted-then-timed-out-at-its-receipt", "a player receipts the other's move, then signs a "
+                        "timeout for that move's place whose claim it dates at its receipt's recv= (its sent= moved "
+                        "back to keep the claim's wait): the timeout waited longer from the turn's start than the "
+                        "receipt, so it forfeits there", prefix, [move.line, receipt, dodge]))
+
+    line, prefix, mover, other, move, _ = _a_move("rules:1", 11, 4, 2000)
+    said = line.clock(other, line.sent[other])
+    receipt = encode("receipt", [("game", line.host.game_id or ""), ("seq", str(move.message.seq)),
+                                 ("prev", move.message.hash), ("recv", str(said + 2030)), ("sent", str(said))],
+                     KEYS[other])
+    fake = _made_up_timeout(line.host, move.message.seq, move.message.prev, other)
+    out.append(_forfeit("untimed-receipted-then-timed-out", "in an untimed game (which has no receipts: refused "
+                        "bad-clock), a player signs a receipt of the other's move all the same, then a timeout with "
+                        "made-up times for that move's place: its word all the same, it forfeits there",
                         prefix, [move.line, receipt, fake]))
 
     line = _Timeline("clock:300+5,rules:1")
@@ -709,18 +746,45 @@ def proofs() -> list[dict[str, Any]]:
     chat = GameSession.restore(over.transcript, KEYS["host"]).chat("good game").line
     took = {forfeit["name"]: forfeit["lines"] for forfeit in _took_back()}
     move, receipt, timeout = took["receipted-then-timed-out"]
+    _, dodged, dodge = took["receipted-then-timed-out-at-its-receipt"]
+    _, untimed_receipt, untimed_timeout = took["untimed-receipted-then-timed-out"]
     _, confirm, timeout_after_confirm = took["confirmed-the-loss-then-timed-out"]
-    claimant = decode(timeout)
+    claimant, had = decode(timeout), decode(receipt)
     name = next(name for name, key in KEYS.items() if key.public == claimant.signer)
-    late_receipt = encode("receipt", [("game", claimant.game), ("seq", str(claimant.seq)), ("prev", line_hash(move)),
-                                      ("recv", str(10**9 + 5))], KEYS[name])
+    assert had.sent is not None
+
+    def receipted(recv: int, sent: int | None, seq: int | None = None) -> str:
+        return encode("receipt", [("game", claimant.game), ("seq", str(claimant.seq if seq is None else seq)),
+                                  ("prev", line_hash(move)), ("recv", str(recv)),
+                                  *([("sent", str(sent))] if sent is not None else [])], KEYS[name])
+
+    loser = decode(confirm)
+    confirmed_beyond = encode("confirm", [("game", loser.game), ("seq", str(MAX_CONFIRMS + 1)), ("prev", loser.prev),
+                                          ("final", str(loser.final)), ("result", loser.result)],
+                              KEYS[next(name for name, key in KEYS.items() if key.public == loser.signer)])
     return [
         {"first": receipt, "second": timeout, "signer": claimant.signer.text,
          "why": "a receipt of a move before the claim, and a timeout for its place"},
-        {"first": timeout_after_confirm, "second": confirm, "signer": decode(confirm).signer.text,
+        {"first": dodged, "second": dodge, "signer": decode(dodge).signer.text,
+         "why": "a receipt, and a timeout for that move's place whose claim is dated at the receipt's recv= but waited "
+                "longer from the turn's start (flagged - sent above recv - sent)"},
+        {"first": timeout_after_confirm, "second": confirm, "signer": loser.signer.text,
          "why": "a confirmation of a win by the rules, and a timeout for the winning move's place"},
-        {"first": late_receipt, "second": timeout, "signer": None,
-         "why": "a receipt of a move that came after the claim, and a timeout over it (a dispute, no proof)"},
+        {"first": untimed_receipt, "second": untimed_timeout, "signer": decode(untimed_timeout).signer.text,
+         "why": "an untimed game's receipt (refused, but its signer's word), and a timeout for that move's place"},
+        {"first": receipted(had.sent + 10**9 + 5, had.sent), "second": timeout, "signer": None,
+         "why": "a receipt of a move that came after the claim (recv - sent above flagged - sent), and a timeout over "
+                "it (a dispute, no proof)"},
+        {"first": receipted(5, None), "second": timeout, "signer": None,
+         "why": "a receipt without sent= (the host's of the guest's first move), and a timeout for its place: it "
+                "measures nothing from the turn's start (no proof)"},
+        {"first": receipted(had.sent, had.sent + 1), "second": timeout, "signer": None,
+         "why": "a receipt whose sent= is after its recv= (refused by every receiver), and a timeout for its place"},
+        {"first": confirmed_beyond, "second": timeout_after_confirm, "signer": None,
+         "why": f"a confirmation numbered {MAX_CONFIRMS + 1} (beyond every receiver's limit), and a timeout for the "
+                "winning move's place"},
+        {"first": receipted(5, None, MAX_CHAIN), "second": receipted(6, None, MAX_CHAIN), "signer": None,
+         "why": f"two receipts of seq {MAX_CHAIN}, beyond any game's main chain (refused by every receiver)"},
         {"first": a, "second": b, "signer": mine.identity.public.text, "why": "two different moves for one seq"},
         {"first": resign, "second": a, "signer": mine.identity.public.text, "why": "a resignation, then a line of the same key"},
         {"first": a, "second": a, "signer": None, "why": "the same line twice proves nothing"},
