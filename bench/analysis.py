@@ -25,7 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from levels import opened
+from levels import opened  # bench/levels.py: this script's folder is first on sys.path
+
 from olixono.analysis import DEFAULT_ITERATIONS, WON_VALUE, Budget, evaluate
 
 BANDS = (-1.0, -0.95, -0.9, -0.8, -0.6, -0.3, 0.3, 0.6, 0.8, 0.9, 0.95, 1.0001)

@@ -9,11 +9,11 @@ iteration budget gives the same analysis on any machine, and a position's search
 
 The words, for the player to move (a move's *before* and *after* are both seen from the player who made it):
 
-* **value**: the search's value of its best move, from -1 (lost) to +1 (won): the mean of what its playouts (Oxono)
-  or its evaluation (Olix) gave. It is a score, not a probability.
-* **won**, **lost**, **drawn**, when **proven**: by the rules (the game is over) or by the search's solver: a move
-  that wins by force within what it searched (every reply loses), every legal move losing (or drawing) by force. A
-  move the search proved to win, lose or draw also proves the position it makes.
+* **value**: the search's value of its best move, from -1 (lost) to +1 (won): the mean of what the search found
+  below it (its playouts and evaluations: ``docs/search.md``). It is a score, not a probability.
+* **won**, **lost**, **drawn**, when **proven**: by the rules (the game is over) or by the search's solvers: a move
+  that wins by force (every reply loses), every legal move (each one searched) losing or drawing by force. A move
+  the search proved to win, lose or draw also proves the position it makes.
 * Otherwise **won** when the value is at least :data:`WON_VALUE`, **lost** when it is at most ``-WON_VALUE``
   (judged by value: ``proven`` is false), and **unclear** between. ``bench/analysis.py`` measures how often
   self-play goes the way such a value says.

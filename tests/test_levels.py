@@ -30,8 +30,8 @@ from olixono.oxono import OxonoBoard
 
 OXONO_WIN = "x1o1x1/6/6/6/6/XOX3 pink d3 c4"
 """Pink to move wins at once with Xd2d1."""
-SCALE = 20
-"""The ordering test plays each level at a twentieth of its iterations (hard 1,000, normal 100, easy 15 and its
+SCALE = 40
+"""The ordering test plays each level at a fortieth of its iterations (hard 500, normal 50, easy 7 and its
 mistakes): a few seconds; ``bench/levels.py`` measures the levels themselves (docs/levels.md)."""
 
 
