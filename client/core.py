@@ -68,6 +68,12 @@ monotonic clock's zero (times are never negative on the wire). A year of a turn'
 exact; an older one is taken as a year (a claim then waits longer, never less)."""
 
 
+UNSEATED_LEFT = ("You leave before the host seated you: nothing binds you to this game, and it is closed on your side "
+                 "(olixono resume lists it no more; should the host seat you after all, olixono resume {game} takes it "
+                 "up again).")
+"""What a guest who quits before the host seated it is told (``GameRunner``: its journal marks the game closed)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Publish:
     """One retained line to publish (QoS 1) on ``topic``; ``copy``: our copy of another key's line (PROTOCOL.md §7),
@@ -532,7 +538,7 @@ class GameCore:
             return self._dispute()
         if session.phase is Phase.OFFERED and self.me != session.host:
             raise IntentRefused("the host has seated nobody yet: there is nothing to claim, and nothing binds you to "
-                                "this game; leave it with quit")
+                                "this game; quit closes it on your side")
         if session.phase is not Phase.PLAYING:
             return session.claim()
         other = self.opponent

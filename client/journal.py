@@ -99,6 +99,9 @@ class JournalMeta:
     ran_relay: bool = False
     """The host's own process ran the relay (the embedded one ``host`` starts when none answers): ``resume`` starts
     it again when nothing answers there."""
+    left_unseated: bool = False
+    """The guest left before the host seated it: nothing binds it, and the game is closed on its side (``resume``
+    lists it no more; ``resume GAME`` takes it up again, should the host seat it after all)."""
     created: float = field(default_factory=time.time)
 
 

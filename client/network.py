@@ -399,7 +399,7 @@ def unfinished(options: Options) -> list[tuple[Journal, GameSession | None, str]
     """The games a player can take up again: each journal, its game, and what is wrong with it (or "")."""
     found: list[tuple[Journal, GameSession | None, str]] = []
     for journal in journals(options.journal_dir):
-        if journal.meta.role == "watcher":
+        if journal.meta.role == "watcher" or journal.meta.left_unseated:
             continue
         try:
             session, damage = journal.restore()
@@ -442,6 +442,8 @@ async def resume(game: str | None, options: Options) -> int:
     if journal.meta.key != identity.public.text:
         raise Failure(f"game {game} in the journal was played with another key than your identity")
     _seat(journal)
+    if journal.meta.left_unseated:
+        journal.update(left_unseated=False)  # taken up again: open on this side too
     try:
         session, damage = journal.restore(identity)
     except JournalError as exc:

@@ -97,9 +97,10 @@ def clock_out_in(core: GameCore) -> float | None:
 
 
 def waits_for_seats(core: GameCore, text: str) -> bool:
-    """Whether a typed line needs what has not come yet: a seat (to chat), or the seats drawn (to play)."""
+    """Whether a typed line needs what has not come yet: a seat (to chat), or the seats drawn (to play). A claim needs
+    neither: before the seats it is the host's against a guest who never revealed (or, refused, says why)."""
     typed = parse(text, core)
-    if typed.intent is None or core.watching or core.over:
+    if typed.intent is None or typed.intent.kind is IntentKind.CLAIM or core.watching or core.over:
         return False
     if typed.intent.kind is IntentKind.CHAT:
         return core.me is not None and not core.seated(core.me)

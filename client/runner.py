@@ -21,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from client.core import Connection, GameCore, Notice, ProofSaved, Publish, Step, UiEvent
+from client.core import UNSEATED_LEFT, Connection, GameCore, Notice, ProofSaved, Publish, Step, UiEvent
 
 from client.intents import Intent, IntentRefused
 from client import liveness
@@ -140,11 +140,21 @@ class GameRunner:
                 status = await front(self)
             finally:
                 self._front_done = True
+                self._close_unseated()
                 try:
                     await self._goodbye()
                 finally:
                     watch.cancel()
         return status
+
+    def _close_unseated(self) -> None:
+        """A guest who leaves before the host seated it closes the game on its side (the journal says so: ``resume``
+        lists it no more); nothing is signed, since nothing binds it (``PROTOCOL.md`` §3, the coin flip)."""
+        core, journal = self.core, self.journal
+        if journal is None or core.watching or core.me == core.session.host or core.session.phase is not Phase.OFFERED:
+            return
+        journal.update(left_unseated=True)
+        self.emit(Notice(UNSEATED_LEFT.format(game=core.game_id)))
 
     async def act(self, intent: Intent) -> None:
         """Do what the person asked (``IntentRefused`` when it cannot be done: nothing is sent).

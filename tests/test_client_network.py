@@ -7,6 +7,8 @@ The flows run in this process (each with its own identity and journal folder) ag
 from __future__ import annotations
 
 import asyncio
+import gc
+import io
 import re
 
 import pytest
@@ -195,6 +197,44 @@ async def test_the_lobby_lists_open_offers_only(relay, tmp_path):
         await network.join(other, stranger.options)
     hosting_for.cancel()
     await asyncio.gather(hosting_for, return_exceptions=True)
+
+
+async def test_a_guest_whose_host_never_seats_it_closes_the_game_on_its_side(relay, tmp_path, capsys):
+    """The host offers and is gone before anyone joins (its offer stays on the relay): the guest joins, is told that
+    nothing binds it, and quits; the game is closed on its side (nothing signed), gone from the unfinished games, and
+    ``resume GAME`` takes it up again."""
+    from client.journal import Journal
+    from client.plain import LEFT
+
+    host = Seat(tmp_path, "host", relay, bot="random")
+    hosting = asyncio.create_task(network.host("oxono", host.options))
+    game = await game_id_of(host)
+    await asyncio.sleep(1.0)  # the offer on the relay
+    hosting.cancel()
+    await asyncio.gather(hosting, return_exceptions=True)
+    reader, writer = await pipe()
+    guest = Seat(tmp_path, "guest", relay, plain=True, commands=reader)
+    joining = asyncio.create_task(network.join(game, guest.options))
+    async with asyncio.timeout(30):
+        while "join asked by" not in guest.text():
+            await asyncio.sleep(0.05)
+        writer.write("claim\nquit\n")
+        writer.flush()
+        assert await joining == LEFT
+    assert "nothing binds you to this game; quit closes it on your side" in guest.text()
+    assert "it is closed on your side" in capsys.readouterr().err
+    journal = Journal.open(game, guest.options.journal_dir)
+    assert journal.meta.left_unseated and not any(" accept " in line or " abort " in line for line in journal.lines())
+    journal.close()
+    gc.collect()  # the join's journal, and its hold on the seat (a process of its own lets go as it ends)
+    guest.lines.clear()
+    assert await network.resume(None, guest.options) == 0
+    assert guest.lines == ["No unfinished game in the journal."]
+    back = Seat(tmp_path, "guest", relay, plain=True, commands=io.StringIO("quit\n"))
+    back.identity, back.options.identity = guest.identity, guest.identity
+    async with asyncio.timeout(30):
+        assert await network.resume(game, back.options) == LEFT
+    assert "Taking up oxono game" in back.text() and Journal.open(game, guest.options.journal_dir).meta.left_unseated
 
 
 async def test_one_sentence_for_each_relay_failure(tmp_path):
