@@ -18,6 +18,7 @@ the search can see at once that a move hands the opponent a win.
 from __future__ import annotations
 
 import math
+import os
 import random
 import time
 from typing import Any, Callable, TypeAlias
@@ -253,12 +254,21 @@ def pawns_left(state: State) -> int:
     return PAWNS_IN_ALL - (state[0] | state[1]).bit_count()
 
 
-def solve(state: State, table: dict[State, tuple[int, int]], nodes: int, deadline: float = math.inf) -> int | None:
+def new_table() -> Any:
+    """A table for :func:`solve` and :func:`best_move` to keep what they prove in, between calls: the C helpers' own
+    (:data:`FAST`), else a dict."""
+    return _fast.Table() if FAST else {}
+
+
+def solve(state: State, table: Any, nodes: int, deadline: float = math.inf) -> int | None:
     """The exact value of ``state`` for the player to move (1 win, 0 draw, -1 loss), by alpha-beta to the end
     of the game; ``None`` when it needs more than ``nodes`` positions or runs past ``deadline``.
 
-    ``table`` keeps bounds proven for positions (``(low, high)``), for this and later calls.
+    ``table`` keeps bounds proven for positions (``(low, high)``), for this and later calls: a dict, or the C
+    helpers' table (:func:`new_table`), which the C solver searches with.
     """
+    if not isinstance(table, dict):
+        return _fast.solve(state, table, nodes, deadline)
     budget = [nodes]
     try:
         return _solve(state, -1, 1, table, budget, deadline)
@@ -269,7 +279,7 @@ def solve(state: State, table: dict[State, tuple[int, int]], nodes: int, deadlin
 def _solve(state: State, alpha: int, beta: int, table: dict[State, tuple[int, int]], budget: list[int],
            deadline: float) -> int:
     budget[0] -= 1
-    if budget[0] < 0 or (budget[0] & 1023 == 0 and time.perf_counter() > deadline):
+    if budget[0] < 0 or ((budget[0] & 1023) == 0 and time.perf_counter() > deadline):
         raise _OutOfBudget
     if winning_move(state) is not None:
         return 1
@@ -297,10 +307,11 @@ def _solve(state: State, alpha: int, beta: int, table: dict[State, tuple[int, in
     return best
 
 
-def best_move(state: State, table: dict[State, tuple[int, int]], nodes: int,
-              deadline: float = math.inf) -> tuple[int, Move] | None:
+def best_move(state: State, table: Any, nodes: int, deadline: float = math.inf) -> tuple[int, Move] | None:
     """The exact value of ``state`` for the player to move and a move that reaches it, or ``None`` (see :func:`solve`).
     """
+    if not isinstance(table, dict):
+        return _fast.best_move(state, table, nodes, deadline)
     budget = [nodes]
     try:
         _solve(state, -1, 1, table, budget, deadline)  # the moves' values below come from the table, mostly
@@ -406,7 +417,7 @@ class OxonoSearch:
         return None if win is None else (1.0, win)
 
     def refuted(self) -> bool:
-        """Whether the player to move (after the move to check) has a win in two moves (:func:`forced_win`)."""
+        """Whether the player to move (after the move to check) has a win in two (:func:`forced_win`)."""
         return allows_forced_win(self.stack[-1])
 
     @staticmethod
@@ -414,7 +425,43 @@ class OxonoSearch:
         return board_move(move)
 
 
+FAST_SEARCH: dict[str, Any] = {"refute_new": True, "solve_plies": 20, "solve_nodes": 20}
+"""What the search does more with the C helpers (:data:`FAST`), which make it affordable
+(:class:`~olixono.mcts.Mcts`'s keywords): every new node is asked whether the player to move has a win in two
+(``refute_new``), not only the best moves at the end (measured against the mcts of before issue 22 given ten times
+the time: 58% with it, 22% without, 40 games each); the root solver from 20 pawns left (the Python solver: 16), with
+20 positions for each iteration of an iteration budget (a position costs it about a twentieth of an iteration)."""
+
+
 def searcher(board: OxonoBoard, rng: random.Random) -> tuple[OxonoSearch, Mcts]:
     """The tree search's view of ``board`` and the search itself: every move searched, short playouts, an exact solver
-    for the last plies and wins in two, the best moves checked for a win in two they allow."""
-    return OxonoSearch(board), Mcts(rng, solver=OxonoSearch.solve, check=CHECKS)
+    for the last plies and wins in two, the best moves (with the C helpers: every new move) checked for a win in two
+    they allow."""
+    return OxonoSearch(board), Mcts(rng, solver=OxonoSearch.solve, check=CHECKS, new_table=new_table,
+                                    **(FAST_SEARCH if FAST else {}))
+
+
+# -- the same functions in C, where they could be built ------------------------------------------------------------
+try:
+    from olixono import _oxono_fast as _fast
+    FAST = not os.environ.get("OLIXONO_PURE_PYTHON")
+except ImportError:  # not built (no compiler where it was installed): the functions above serve
+    FAST = False
+"""Whether the C helpers (``olixono/_oxono_fast.c``) serve: built, and ``OLIXONO_PURE_PYTHON`` not set. They return
+what the functions above return, and draw the same random numbers, thirty to a hundred times faster
+(``BENCHMARKS.md``); the functions above are the reference (``tests/test_bots_fast.py`` holds the two alike)."""
+if FAST:
+    completions = _fast.completions
+    winning_move = _fast.winning_move
+    legal_moves = _fast.legal_moves
+    play = _fast.play
+    evaluate = _fast.evaluate
+    forced_win = _fast.forced_win
+    random_move = _fast.random_move
+    _threatens = _fast.threatens
+
+    def playout(state: State, random: Callable[[], float], plies: int = PLAYOUT_PLIES,
+                tries: int = PLAYOUT_TRIES) -> float:
+        """A short playout's value, in -1..1, for the player to move, who has no win in one (in C: see the reference
+        above)."""
+        return _fast.playout(state, random, plies, tries)

@@ -61,13 +61,15 @@ class SearchView(Protocol[ViewMove]):
 
     def leaf_value(self, rng: random.Random) -> float: ...
 
+    def refuted(self) -> bool: ...
+
     def board_move(self, move: ViewMove) -> MoveLike: ...
 
 
 class Node:
     """One move in the tree, seen from the player who made it."""
 
-    __slots__ = ("move", "parent", "children", "untried", "reserve", "visits", "total", "proven", "checked")
+    __slots__ = ("move", "parent", "children", "untried", "reserve", "visits", "total", "proven", "checked", "q", "u")
 
     def __init__(self, move: Any, parent: Node | None) -> None:
         self.move = move
@@ -79,6 +81,8 @@ class Node:
         self.total = 0.0
         self.proven: float | None = None  # 1: the move wins, -1: it loses, 0: it draws (exact results only)
         self.checked = False  # whether ``view.refuted`` was asked of this move
+        self.q = 0.0  # total / visits, and 1 / sqrt(visits): kept by the backup for the selection (once visited)
+        self.u = 0.0
 
     def mean(self) -> float:
         if self.proven is not None:
@@ -157,22 +161,29 @@ class Mcts:
 
     ``order``/``width``: an optional move ordering and how many of its moves to search before the rest.
     ``solver``: an optional exact search (:data:`Solver`), tried at the root before searching; its table of proven
-    positions (``table``) lives as long as this object, so a bot that keeps its ``Mcts`` between moves keeps what
-    it proved.
+    positions (``table``, made by ``new_table``) lives as long as this object, so a bot that keeps its ``Mcts``
+    between moves keeps what it proved.
     ``check``: how many of the best root moves to check at the end with the view's ``refuted`` (a short forced loss
     the search did not see; also asked of the principal variation during the search); 0 for none.
+    ``refute_new``: ask ``refuted`` of every new node too, where it is cheap (Oxono's C helpers: a win in two in about
+    two microseconds): a move after which the opponent has a short forced win is lost from its first visit.
     """
 
     def __init__(self, rng: random.Random, *, exploration: float = EXPLORATION,
                  order: Callable[[Any], list[Any]] | None = None, width: int | None = None,
-                 solver: Solver | None = None, check: int = 0) -> None:
+                 solver: Solver | None = None, check: int = 0, new_table: Callable[[], Any] = dict,
+                 refute_new: bool = False, solve_plies: int = ROOT_SOLVE_PLIES,
+                 solve_nodes: int = ROOT_SOLVE_NODES) -> None:
         self.rng = rng
         self.exploration = exploration
         self.order = order  # optional: view -> every move worth playing, best first (else all, shuffled)
         self.width = width  # optional: how many of the ordered moves to search before the rest
         self.solver = solver
         self.check = check  # how many of the best moves to check with ``view.refuted`` at the end, at most
-        self.table: dict[Any, Any] = {}
+        self.solve_plies = solve_plies  # the root solver: from this many plies left, this many positions an iteration
+        self.solve_nodes = solve_nodes
+        self.refute_new = refute_new  # every new node asked ``view.refuted`` (where that is cheap): lost if so
+        self.table: Any = new_table()  # what the solver keeps (a dict, or Oxono's C table: bot_oxono.new_table)
 
     def _expand(self, node: Node, view: SearchView[Any]) -> None:
         """Fill a fresh node's moves to try (the first to try last: they are popped)."""
@@ -218,16 +229,16 @@ class Mcts:
         win = view.winning_move()
         solved = None
         if win is None and self.solver is not None and (tree is None or tree.proven is None):
-            nodes = ROOT_SOLVE_NODES * iterations if iterations is not None else 1 << 62
+            nodes = self.solve_nodes * iterations if iterations is not None else 1 << 62
             share = start + seconds * ROOT_SOLVE_SHARE if seconds is not None else math.inf
-            solved = self._solve(view, nodes, share, ROOT_SOLVE_PLIES)
+            solved = self._solve(view, nodes, share, self.solve_plies)
             if solved is not None and solved[0] < 0:
                 solved = None  # lost whatever it plays: the search picks the move that resists best
         if win is not None or solved is not None:  # nothing to search
             value, move = (1.0, win) if win is not None else solved  # type: ignore[misc]
             root = Node(None, None)
             child = Node(move, root)
-            child.proven, child.visits, child.total = value, 1, value
+            child.proven, child.visits, child.total, child.q, child.u = value, 1, value, value, 1.0
             root.children.append(child)
             root.untried, root.proven = [], -value
         else:
@@ -320,9 +331,10 @@ class Mcts:
                 if result is not None:
                     child.proven = float(result)
                     value = child.proven
-                elif view.winning_move() is not None:
+                elif view.winning_move() is not None or (self.refute_new and view.refuted()):
                     child.proven = -1.0
                     value = -1.0
+                    child.checked = True
                 else:
                     value = -view.leaf_value(rng)
                 node = child
@@ -331,12 +343,12 @@ class Mcts:
             scale = c * sqrt(log(node.visits or 1))
             best, best_score = None, -math.inf
             for child in node.children:
-                if child.proven is not None:
-                    if child.proven == -1.0:
-                        continue
-                    score = child.proven + scale / sqrt(child.visits)
-                else:
-                    score = child.total / child.visits + scale / sqrt(child.visits)
+                q = child.proven
+                if q is None:
+                    q = child.q
+                elif q == -1.0:
+                    continue
+                score = q + scale * child.u
                 if score > best_score:
                     best, best_score = child, score
             if best is None:
@@ -352,8 +364,10 @@ class Mcts:
         climbing: Node | None = node
         while climbing is not None:
             node = climbing
-            node.visits += 1
-            node.total += value
+            visits = node.visits = node.visits + 1
+            total = node.total = node.total + value
+            node.q = total / visits
+            node.u = 1.0 / sqrt(visits)
             parent = node.parent
             if parent is not None and parent.proven is None and node.proven is not None:
                 _prove_parent(node, parent)

@@ -1,0 +1,132 @@
+"""The C helpers of the Oxono bot (``olixono/_oxono_fast.c``) against their reference, ``olixono/bot_oxono.py``.
+
+A second copy of ``bot_oxono`` is loaded with ``OLIXONO_PURE_PYTHON`` set, so that it uses none of the C helpers:
+every function must give the same result from both, over the positions of many random games, and draw the same
+random numbers; a whole seeded search must make the same move with the same statistics.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+
+import pytest
+
+from olixono import bot_oxono
+from olixono.games import new_board
+from olixono.mcts import Mcts
+
+fast = pytest.importorskip("olixono._oxono_fast", reason="the C helpers are not built here")
+
+
+@pytest.fixture(scope="module")
+def pure():
+    """``bot_oxono`` as it is without the C helpers."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("OLIXONO_PURE_PYTHON", "1")
+    spec = importlib.util.spec_from_file_location("bot_oxono_pure", bot_oxono.__file__)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    mp.undo()
+    assert not module.FAST and bot_oxono.FAST
+    return module
+
+
+def positions(games: int, seed: int) -> list[bot_oxono.State]:
+    """Every position of ``games`` random games (enclosed and relocated totems, wins and full boards come up)."""
+    rng = random.Random(seed)
+    found = []
+    for _ in range(games):
+        board = new_board("oxono")
+        while board.outcome() is None:
+            found.append(bot_oxono.state_of(board))
+            board.push(board.random_move(rng))
+    return found
+
+
+def test_every_helper_gives_what_the_reference_gives(pure):
+    for state in positions(200, 1):
+        assert fast.legal_moves(state) == pure.legal_moves(state)
+        assert fast.winning_move(state) == pure.winning_move(state)
+        assert fast.threatens(state) == pure._threatens(state)
+        assert fast.evaluate(state) == pure.evaluate(state)
+        assert fast.completions(state[0] | state[2]) == pure.completions(state[0] | state[2])
+        for move in pure.legal_moves(state)[::5]:
+            assert fast.play(state, move) == pure.play(state, move)
+
+
+def test_random_moves_and_playouts_draw_the_same_numbers(pure):
+    for i, state in enumerate(positions(60, 2)):
+        if pure.winning_move(state) is not None:
+            continue
+        ours, theirs = random.Random(i), random.Random(i)
+        assert fast.random_move(state, ours.random) == pure.random_move(state, theirs.random)
+        for plies, tries in ((8, 3), (40, 1)):
+            assert fast.playout(state, ours.random, plies, tries) == pure.playout(state, theirs.random, plies, tries)
+        assert ours.random() == theirs.random()  # as many numbers drawn
+
+
+def test_forced_wins_and_the_solver_agree(pure):
+    states = positions(120, 3)
+    for state in states[::5]:
+        assert fast.forced_win(state) == pure.forced_win(state)
+        assert fast.forced_win(state, 1) == pure.forced_win(state, 1)
+    solved = 0
+    for state in states:
+        if pure.pawns_left(state) <= 11 and pure.winning_move(state) is None:
+            table = bot_oxono.new_table()
+            assert isinstance(table, fast.Table)
+            assert bot_oxono.best_move(state, table, 50_000) == pure.best_move(state, {}, 50_000)
+            assert bot_oxono.solve(state, bot_oxono.new_table(), 300) == pure.solve(state, {}, 300)  # often None
+            solved += 1
+    assert solved > 20
+
+
+def test_a_seeded_search_is_the_same_with_the_c_helpers_or_without(pure):
+    rng = random.Random(4)
+    for _ in range(6):
+        board = new_board("oxono")
+        for _ in range(rng.randrange(0, 12)):
+            board.push(board.random_move(rng))
+        if board.outcome() is not None:
+            continue
+        results = []
+        for module in (bot_oxono, pure):  # the search as the C helpers make it, with or without them
+            search = Mcts(random.Random(9), solver=module.OxonoSearch.solve, check=module.CHECKS,
+                          new_table=module.new_table, **bot_oxono.FAST_SEARCH)
+            results.append(search.search(module.OxonoSearch(board), iterations=400))
+        ours, theirs = results
+        assert ours.move == theirs.move and ours.candidates == theirs.candidates and ours.pv == theirs.pv
+
+
+def test_the_solver_stops_at_its_deadline(pure):
+    """Both solvers (the reference checked its deadline never: ``budget & 1023 == 0`` was ``budget & False``)."""
+    import time
+
+    state = bot_oxono.state_of(new_board("oxono"))  # the whole game from the start: far beyond a few milliseconds
+    for module in (bot_oxono, pure):
+        start = time.perf_counter()
+        assert module.solve(state, module.new_table(), 1 << 62, start + 0.05) is None
+        assert time.perf_counter() - start < 5  # (a bound for a loaded machine; it stops in about 0.05 s)
+
+
+@pytest.mark.parametrize("bad", [(), (1, 2, 3), tuple(range(9)) + (0,), ("a",) * 9, (1 << 40,) + (0,) * 8,
+                                 (0, 0, 0, 36, 0, 8, 8, 8, 8), (-1,) + (0,) * 8, [0] * 9,
+                                 # states no game reaches: a square of both players', more pawns than the game has,
+                                 # an X on no pawn, a pawn under a totem, both totems on one square, counts off
+                                 (1, 1, 0, 2, 3, 8, 8, 7, 8), ((1 << 33) - 1, 0, 0, 34, 35, 0, 0, 0, 0),
+                                 (0, 0, 1, 2, 3, 8, 8, 8, 8), (1 << 2, 0, 0, 2, 3, 8, 8, 7, 8),
+                                 (0, 0, 0, 2, 2, 8, 8, 8, 8), (0, 0, 0, 2, 3, 9, 7, 8, 8), (0, 0, 0, 2, 3, 8, 8, 8, 7)])
+def test_bad_states_are_refused_with_an_error_not_a_crash(bad):
+    with pytest.raises((TypeError, ValueError, OverflowError)):
+        fast.legal_moves(bad)
+    with pytest.raises((TypeError, ValueError, OverflowError)):
+        fast.play(bad, (0, 0, 0))
+    state = bot_oxono.state_of(new_board("oxono"))
+    with pytest.raises((TypeError, ValueError, OverflowError)):
+        fast.play(state, (2, 0, 0))
+    with pytest.raises(TypeError):
+        fast.solve(state, {}, 10)  # the C solver takes its own table only
+    with pytest.raises(ZeroDivisionError):
+        fast.playout(state, lambda: 1 / 0, 8, 3)  # the caller's random number generator failing is its error
