@@ -191,6 +191,35 @@ def test_a_claim_waits_the_95th_percentile_of_the_round_trips_beyond_the_clock_a
     assert flag is not None and flag.now - flag.sent == remaining + GRACE_MS + 800
 
 
+@pytest.mark.parametrize("control, window", [pytest.param("15+0", 45.0, id="live-5%-of-the-base"),
+                                             pytest.param("days:3", 86_400.0, id="correspondence-a-day")])
+def test_a_claim_is_answered_within_its_window_then_claim_wins_on_time(control, window):
+    """The answer window of a live game with a base over 10 minutes is 5% of it (15+0: 45 s, not the least 30 s), a
+    correspondence game's a day: ``claim`` is refused a second before it has passed, and wins on time once it has,
+    for every receiver and offline."""
+    relay, clock, host, guest, watcher = timed_game(control)
+    first, second = movers(host, guest)
+    play(relay, first)
+    relay.cores.remove(second)  # gone: nothing answers
+    clocks = first.session.clocks
+    assert clocks is not None
+    clock.now += (clocks[second.my_player or ""] + GRACE_MS) / 1000
+    claim(relay, first)
+    assert watcher.session.flag_of(first.me) is not None
+    assert claim_brief(first) == f"{second.my_player} has {duration_text(round(window * 1000))} to answer"
+    clock.now += window - 1.0
+    with pytest.raises(IntentRefused, match=r"has 1 s to answer it"):
+        first.act(Intent("claim"))
+    assert not watcher.session.over
+    clock.now += 1.0
+    claim(relay, first)
+    for core in (first, watcher):
+        result = core.session.result
+        assert result is not None and result.reason == ResultReason.TIME and result.winner == first.my_player
+    session, bad, _ = verify_transcript(watcher.session.record)
+    assert bad is None and session.result == watcher.session.result
+
+
 def test_claims_are_never_signed_for_a_player_who_did_not_set_them_up():
     relay, clock, host, guest, _ = timed_game("1+0")
     first, _ = movers(host, guest)
