@@ -219,6 +219,57 @@ def test_a_cheat_that_reports_no_thinking_shows_and_cannot_turn_the_claim():
     assert result is not None and result.reason == ResultReason.TIME and result.winner == seated.watcher.player_of(HOST.public)
 
 
+def test_a_live_game_with_a_base_over_ten_minutes_answers_a_claim_within_5_percent_of_it():
+    """15+0: the window is 45 s, not the least 30 s; a timeout within it is refused, and one at its end wins."""
+    seated = table("clock:900+0,rules:1")
+    for _ in range(4):
+        seated.play(800)
+    assert answer_window(seated.watcher.clock) == 45_000
+    waiter, sent = waiter_of(seated)
+    flagged = sent + remaining(seated) + GRACE_MS
+    everyone(seated, waiter.flag(sent, flagged).line)
+    for early in (30_000, 44_999):
+        with pytest.raises(LocalProtocolError, match="within its 45000 ms answer window"):
+            waiter.timeout(flagged + early)
+    assert not waiter.over
+    everyone(seated, waiter.timeout(flagged + 45_000).line)
+    result = seated.watcher.result
+    assert result is not None and result.reason == ResultReason.TIME
+    assert result.winner == seated.watcher.player_of(waiter.identity.public)
+
+
+def test_a_correspondence_claim_waits_the_days_then_a_day_to_answer_and_wins_on_time():
+    """days:3: the claim waits 3 days and the grace, its answer window is a day; then the claimant wins on time for
+    every receiver and offline. No bound applies (a correspondence client may be closed for days between moves): the
+    claimant's own hours left out of its thinking do not turn its win into a dispute, as they would in a live game."""
+    seated = table("days:3,rules:1")
+    for _ in range(4):
+        seated.play(800)
+    claimant = seated.watcher.player_of(seated.mover().identity.public) or ""
+    seated.play(5 * 3600_000, claimed=1000)  # away five hours, its thinking says a second
+    assert seated.watcher.time_used()[claimant].unexplained > 5 * 3600_000 - 2000
+    waiter, sent = waiter_of(seated)
+    assert seated.watcher.player_of(waiter.identity.public) == claimant and remaining(seated) == 3 * DAY_MS
+    loser = seated.watcher.player_of(seated.mover().identity.public)
+    with pytest.raises(LocalProtocolError, match="early-claim"):
+        waiter.flag(sent, sent + 3 * DAY_MS + GRACE_MS - 1)
+    flagged = sent + 3 * DAY_MS + GRACE_MS
+    flag = waiter.flag(sent, flagged)
+    everyone(seated, flag.line)
+    with pytest.raises(LocalProtocolError, match="within its 86400000 ms answer window"):
+        waiter.timeout(flagged + DAY_MS - 1)
+    assert not seated.watcher.over
+    timeout = waiter.timeout(flagged + DAY_MS)
+    everyone(seated, timeout.line)
+    for session in (seated.host, seated.guest, seated.watcher):
+        result = session.result
+        assert result is not None and result.reason == ResultReason.TIME and result.winner == claimant
+        assert result.sentence() == f"{claimant} wins on time: {loser}'s clock ran out and the claim went unanswered"
+    assert [(line.line, status) for line, status in seated.watcher.claims()] == [(flag.line, "closed")]
+    replayed, bad, problem = verify_transcript(seated.watcher.record)
+    assert (bad, problem) == (None, None) and replayed.result == seated.watcher.result
+
+
 def test_an_untimed_game_ends_for_the_player_that_walked_away_after_seven_days():
     host, guest = start("olix")
     mover, waiter = (host, guest) if host.actor == HOST.public else (guest, host)
