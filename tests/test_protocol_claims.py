@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from protocol import GameSession, check_equivocation_proof, verify_transcript
-from protocol.clock import ABANDONED_MS, DAY_MS, GRACE_MS, answer_window, dispute_bound
+from protocol.clock import ABANDONED_MS, DAY_MS, GRACE_MS, LAG_MOST_MS, SLACK_MS, answer_window, dispute_bound
 from protocol.domain import ResultReason
 from protocol.errors import LocalProtocolError
 from protocol.events import GameOver
@@ -268,6 +268,38 @@ def test_a_correspondence_claim_waits_the_days_then_a_day_to_answer_and_wins_on_
     assert [(line.line, status) for line, status in seated.watcher.claims()] == [(flag.line, "closed")]
     replayed, bad, problem = verify_transcript(seated.watcher.record)
     assert (bad, problem) == (None, None) and replayed.result == seated.watcher.result
+
+
+@pytest.mark.parametrize("cheats, ending", [(2, ResultReason.TIME), (3, ResultReason.DISPUTE)])
+def test_a_claimant_that_delays_its_receipts_and_under_reports_its_thinking_gets_a_dispute_past_the_bound(
+        cheats, ending):
+    """The host thinks 5 s a move and says 1 s, and holds each receipt of the guest's moves back 3 s so that the round
+    trips the guest measures pass its thinking off as the network's: that hides the lag allowance (1 s less the
+    network's own 40 ms) and no more, so 2.94 s a move still shows. Then it claims the guest's turn: within the bound
+    of a 5+5 game (6 s: two such moves, 5.88 s) a win on time; past it (three) a time dispute with the figure, never
+    a win."""
+    seated = table(LIVE)
+    host = seated.watcher.player_of(HOST.public) or ""
+    while seated.watcher.time_used()[host].measured < cheats:
+        if seated.mover() is seated.host:
+            seated.play(5000, claimed=1000)
+        else:
+            seated.play(800, receipt_delay=3000)  # the host, receiving, holds its receipt back
+    hidden = 4000 - (LAG_MOST_MS - 2 * seated.delay) - SLACK_MS
+    assert seated.watcher.time_used()[host].unexplained == cheats * hidden
+    waiter, flag, timeout = claim(seated)
+    assert waiter is seated.host
+    everyone(seated, timeout)
+    result = seated.watcher.result
+    assert result is not None and result.reason == ending, result
+    if ending == ResultReason.DISPUTE:
+        assert result.winner is None
+        assert result.sentence().endswith(f", and {host}'s own moves leave {cheats * hidden / 1000:.1f} s unexplained "
+                                          "(a claim wins with 6.0 s at most)")
+    else:
+        assert result.winner == host
+    replayed, bad, problem = verify_transcript(seated.watcher.record)
+    assert (bad, problem) == (None, None) and replayed.result == result
 
 
 def test_an_untimed_game_ends_for_the_player_that_walked_away_after_seven_days():
