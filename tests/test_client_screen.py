@@ -752,7 +752,9 @@ async def test_the_full_screen_shows_the_seconds_a_players_moves_leave_unexplain
     cheat = seated.watcher.player_of(seated.mover().identity.public)
     seated.play(6000, claimed=100)
     seated.play(500)
-    core = GameCore(GameSession.restore(seated.watcher.transcript), watching=True)
+    core = GameCore(GameSession(seated.watcher.game_id), watching=True)
+    for line in seated.watcher.transcript:  # as they came, live: it saw the turn begin
+        core.feed(line)
     honest = next(player for player in ("first", "second") if player != cheat)
     assert core.unexplained_ms(cheat) == 5800 and core.unexplained_ms(honest) == 0
     runner = SimpleNamespace(core=core, link=SimpleNamespace(connected=True), events=asyncio.Queue())
