@@ -88,11 +88,26 @@ LOW_MS = 10_000
 """A clock under this is shown with a warning."""
 
 
-def clock_left_text(ms: int, unexplained_ms: int = 0) -> str:
+AT_MOST, AT_LEAST = "\u2264", "\u2265"
+"""The marks of a time shown as a bound (``≤0:58``: a clock left, at most; ``≥0:20``: a time on the move, at least):
+the turn began before this client saw it, by a time it cannot know."""
+BOUND_WHY = "this client did not see the turn begin (its line came from the relay's store), so it began earlier"
+"""Why a time is shown as a bound, for the ``clock`` command."""
+
+
+def clock_left_text(ms: int, unexplained_ms: int = 0, at_most: bool = False) -> str:
     """A game clock as people read it: ``4:07``; under :data:`LOW_MS`, in tenths and marked: ``0:09.4!``; with the
-    thinking the receipts leave unexplained beside it, if any: ``4:07 (+1.2s)``."""
+    thinking the receipts leave unexplained beside it, if any: ``4:07 (+1.2s)``; ``at_most``: only an upper bound,
+    ``≤4:07`` (:data:`AT_MOST`)."""
     shown = clock_text(ms / 1000) if ms >= LOW_MS else f"0:{ms // 1000:02d}.{ms % 1000 // 100}!"
+    shown = f"{AT_MOST}{shown}" if at_most else shown
     return shown if unexplained_ms < 100 else f"{shown} (+{unexplained_ms / 1000:.1f}s)"
+
+
+def move_time_text(ms: int, at_least: bool = False) -> str:
+    """An untimed game's time on the move so far: ``0:20``; ``at_least``: only a lower bound, ``≥0:20``
+    (:data:`AT_LEAST`)."""
+    return f"{AT_LEAST if at_least else ''}{clock_text(ms / 1000)}"
 
 
 # -- an analysis in words ---------------------------------------------------------------------------------------------

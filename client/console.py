@@ -31,10 +31,10 @@ from prompt_toolkit.styles import Style
 from client.commands import Write, completer, completions, handle_typed, leaving_sentence
 from client.core import Connection, GameCore
 from client.runner import GameRunner
-from client.board_words import clock_left_text, export_text, game_over_text, status_text
+from client.board_words import export_text, game_over_text, status_text
 from client.words import (
     claim_brief,
-    clock_now_ms,
+    clock_shown,
     control_text,
     describe,
     hurried,
@@ -108,10 +108,10 @@ def clocks_text(core: GameCore) -> str:
 def clock_piece(core: GameCore, player: str) -> str | None:
     """One player's clock in the toolbar, marked when it runs: ``pink 4:07*``, ``black 0:07.1!*`` (``None``:
     untimed)."""
-    left = clock_now_ms(core, player)
-    if left is None:
+    shown = clock_shown(core, player)
+    if shown is None:
         return None
-    return f"{player} {clock_left_text(left, core.unexplained_ms(player))}{'*' if player == ticking(core) else ''}"
+    return f"{player} {shown}{'*' if player == ticking(core) else ''}"
 
 
 def toolbar_fragments(core: GameCore, link_state: dict[str, Any]) -> StyleAndTextTuples:

@@ -201,7 +201,8 @@ class GameCore:
         # then, and how long we had waited for it by then (ms)
         self._late: tuple[str, int, int, int] | None = None
         self._told: dict[str, int] = {}  # what time alone told the player (ClaimReady.what, "low"): in which turn
-        self._note_turn()
+        self._turn_live = False  # whether this client saw the current turn begin as it happened (see turn_seen_live)
+        self._note_turn(live=False)  # a session restored mid-turn: its turn began before this core was made
 
     @property
     def board(self) -> Board[Any] | None:
@@ -339,15 +340,17 @@ class GameCore:
         return None
 
     # -- the clock -------------------------------------------------------------------------
-    def _note_turn(self) -> None:
+    def _note_turn(self, live: bool = True) -> None:
         """Note when this client saw the current turn begin: the line that gave it (the opponent's move, or the reveal
-        for the first) verified, or our own move signed; lines that leave the turn where it is (a proposal) do not."""
+        for the first) verified, or our own move signed; lines that leave the turn where it is (a proposal) do not.
+        ``live``: whether the lines that began it came as they were sent (not from the relay's store)."""
         session = self.session
         if session.phase is not Phase.PLAYING:
             if session.answerable is None:  # (a timeout of our turn keeps the turn's start: we may answer it)
                 self._turn = None
         elif self._turn is None or self._turn[0] != session.moves:
             self._turn = (session.moves, self.clock())
+            self._turn_live = live
 
     @property
     def turn_seen(self) -> tuple[int, float] | None:
@@ -366,9 +369,26 @@ class GameCore:
             return
         began = self.clock() - min(max(0.0, seconds_ago), ORIGIN_MS / 1000)
         self._turn = (moves, began)
+        self._turn_live = True  # as this client saw it then, by its journal
         last = self._last_turn_line()
         if last is not None and (last.signer == self.me or last.type is MessageType.REVEAL) and not self.my_turn:
             self._sent.setdefault(last.seq, self._ms(began))
+
+    @property
+    def turn_seen_live(self) -> bool:
+        """Whether this client saw the current turn begin as it happened: the line that began it came live, or it was
+        our own, or the journal says when we saw it (a resume). Not when that line came from the relay's store (a
+        watcher's catch-up, or the relay asked again: MQTT's retain flag) or the core was made mid-turn: the turn began
+        earlier, by a time nobody here can know (the relay gives no time, and the lines carry only each signer's own
+        monotonic times)."""
+        return self._turn_live
+
+    def clock_is_bound(self, player: str) -> bool:
+        """Whether ``player``'s time on this turn, as this client shows it, is only a bound (a timed game's clock
+        left: at most that; an untimed game's time on the move: at least that): ``player`` is to move, on a turn this
+        client did not see begin (:attr:`turn_seen_live`). Our own turn is never one: our thinking counts from our
+        verifying the line that gave it, whenever that came."""
+        return player == self.turn and not self._turn_live and player != self.my_player
 
     def _last_turn_line(self, before: int | None = None) -> Message | None:
         """The last line that gave a turn (a move, or the reveal), of the whole chain or before seq ``before``."""
@@ -649,9 +669,10 @@ class GameCore:
         return int(think), int(left)
 
     # -- lines in ------------------------------------------------------------------
-    def feed(self, data: bytes | str) -> Step:
-        """A line the transport delivered."""
-        return self._after(self.session.receive(data))
+    def feed(self, data: bytes | str, stored: bool = False) -> Step:
+        """A line the transport delivered (``stored``: from the relay's store, MQTT's retain flag: a catch-up, or the
+        relay asked again; not live, as it was sent)."""
+        return self._after(self.session.receive(data), stored=stored)
 
     # -- intents in -------------------------------------------------------------------
     def act(self, intent: Intent) -> Step:
@@ -732,8 +753,10 @@ class GameCore:
         return Publish(out.topic, out.line)
 
     # -- what follows from each step ----------------------------------------------------
-    def _after(self, events: list[Event], own: Outgoing | None = None, *, secret: str | None = None) -> Step:
-        """What a step caused: lines to journal (all applied ones), to publish (ours, copies, automatic answers)."""
+    def _after(self, events: list[Event], own: Outgoing | None = None, *, secret: str | None = None,
+               stored: bool = False) -> Step:
+        """What a step caused: lines to journal (all applied ones), to publish (ours, copies, automatic answers)
+        (``stored``: a line that came from the relay's store caused it, :meth:`feed`)."""
         publish: list[Publish] = []
         shown: list[Event] = []
         journal: list[str] = []
@@ -771,7 +794,7 @@ class GameCore:
                 publish.append(Publish(follow.topic, follow.line))
         if own is not None:
             publish.insert(0, Publish(own.topic, own.line))
-        self._note_turn()
+        self._note_turn(live=not stored)
         return Step(tuple(publish), tuple(shown), tuple(journal), secret, tuple(proofs), resubscribe)
 
     def _automatic(self, event: Event) -> Outgoing | None:

@@ -15,7 +15,7 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from client.board_words import clock_left_text, clock_text, export_text, game_over_text, resume_text, watch_again_text
+from client.board_words import export_text, game_over_text, resume_text, watch_again_text
 from client.commands import END_WORD, NO_HINT, handle_typed, help_row, leaving_sentence, players_only
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
@@ -24,10 +24,11 @@ from client.words import (
     claim_brief,
     claim_due_text,
     claim_text,
-    clock_now_ms,
+    clock_shown,
     describe,
     hurried,
     leaving_warning,
+    move_time_shown,
     my_turn_text,
     out_of_time_now,
     shown_now,
@@ -132,11 +133,11 @@ class NetworkTable(Table):
             mine = " (you)" if key is not None and key == core.me else ""
             present = core.present(key) if key is not None and key == opponent else None
             here = "" if key != opponent else " here" if present else " gone" if present is False else " not seen"
-            left = clock_now_ms(core, player)  # a timed game's official clock; untimed, the side to move's turn so far
-            if left is not None:
-                shown = f" {clock_left_text(left, core.unexplained_ms(player))}"
+            clock = clock_shown(core, player)  # a timed game's official clock; untimed, the side to move's turn so far
+            if clock is not None:
+                shown = f" {clock}"
             else:  # as every client sees it, from its own seeing the turn begin: the same for players and watchers
-                shown = f" {clock_text(core.thinking_ms() / 1000)}" if player == core.turn else ""
+                shown = f" {move_time_shown(core)}" if player == core.turn else ""
             part = f"{player} {who}{mine}{shown}{here}"
             parts.append(Urgent(part) if player == low else part)
         claim = claim_brief(core)

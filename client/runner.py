@@ -387,7 +387,7 @@ class GameRunner:
             self._restore(topic, kept)  # a line of ours vanished from the relay (or was replaced): again
         if not payload:
             return  # a retained line cleared: nothing to judge
-        step = self.core.feed(payload)
+        step = self.core.feed(payload, stored=retained)
         if any(isinstance(event, LineRejected) for event in step.events):
             step = self._count_refused(step, topic)
         elif retained and opponent is not None and key == opponent.text:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from client.board_words import GAME_WORDS, LOW_MS, clock_left_text, clock_text
+from client.board_words import (AT_LEAST, AT_MOST, BOUND_WHY, GAME_WORDS, LOW_MS, clock_left_text, clock_text,
+                                 move_time_text)
 from protocol.clock import TimeControl, claim_after
 from client.core import ClaimReady, ClockLow, Connection, GameCore, Notice, ProofSaved, UiEvent, duration_text
 from client.record import branch_text, clocks_text, confirmation_text, moves_before, out_of_time, proof_text
@@ -62,6 +63,23 @@ def clock_now_ms(core: GameCore, player: str) -> int | None:
     if player == out_of_time(core.session):
         return 0
     return core.clock_left(player)
+
+
+def clock_shown(core: GameCore, player: str) -> str | None:
+    """``player``'s clock as every toolbar shows it: :func:`clock_now_ms` with the thinking the receipts leave
+    unexplained beside it, ``≤`` before it when it is only an upper bound (:meth:`GameCore.clock_is_bound`: a turn
+    this client did not see begin); ``None`` untimed."""
+    left = clock_now_ms(core, player)
+    if left is None:
+        return None
+    return clock_left_text(left, core.unexplained_ms(player), at_most=core.clock_is_bound(player))
+
+
+def move_time_shown(core: GameCore) -> str:
+    """An untimed game's time on the move so far, as this client saw the turn begin: ``0:20``, or ``≥0:20`` when it
+    did not see it begin (:meth:`GameCore.clock_is_bound`)."""
+    turn = core.turn
+    return move_time_text(core.thinking_ms(), at_least=turn is not None and core.clock_is_bound(turn))
 
 
 def ticking(core: GameCore) -> str | None:
@@ -317,12 +335,14 @@ def clock_report(core: GameCore) -> str:
     if control is None:
         if turn is None:
             return f"{head}: nobody is to move"
-        return (f"{head}: {turn} to move, {clock_text(core.thinking_ms() / 1000)} on this move (a player silent for "
-                f"7 days may be claimed against)")
-    clocks = ", ".join(f"{player} {clock_left_text(clock_now_ms(core, player) or 0)} left"
-                       f"{' (to move)' if player == turn else ''}" for player in board.PLAYERS)
+        bound = f"; {AT_LEAST}: {BOUND_WHY}" if core.clock_is_bound(turn) else ""
+        return (f"{head}: {turn} to move, {move_time_shown(core)} on this move (a player silent for 7 days may be "
+                f"claimed against){bound}")
+    clocks = ", ".join(f"{player} {clock_left_text(clock_now_ms(core, player) or 0, at_most=core.clock_is_bound(player))}"
+                       f" left{' (to move)' if player == turn else ''}" for player in board.PLAYERS)
     unexplained = ", ".join(f"{player} {core.unexplained_ms(player) / 1000:.1f} s" for player in board.PLAYERS)
-    return f"{head}: {clocks}; unexplained (each side's, as the other's receipts measure it): {unexplained}"
+    bound = f"; {AT_MOST}: {BOUND_WHY}" if any(core.clock_is_bound(player) for player in board.PLAYERS) else ""
+    return f"{head}: {clocks}; unexplained (each side's, as the other's receipts measure it): {unexplained}{bound}"
 
 
 def shown_now(core: GameCore, name: str) -> str | None:

@@ -17,6 +17,7 @@ from client.plain import plain_front
 from client.console import clocks_text as console_clocks, prompt_text
 from client.words import claim_brief, claim_text, clocks_now_text, describe, duration_text, my_turn_text, who
 from protocol import GameSession, LineApplied, Superseded, verify_transcript
+from protocol.clock import GRACE_MS
 from protocol.domain import ResultReason
 from protocol_helpers import GUEST, HOST
 from test_client_clock import Clock, movers, play, timed_game
@@ -142,6 +143,81 @@ def test_claim_auto_flags_and_ends_the_game_as_time_passes():
     clock.now += 1.5
     relay.publish(first.tick(), first)
     assert watcher.session.result is not None and watcher.session.result.reason == ResultReason.TIME
+
+
+def slow_exchange(relay: Relay, clock: Clock, mover: GameCore, away: GameCore, out: float, back: float) -> None:
+    """``mover`` plays after a second's thought; its lines reach ``away`` (a player off the test relay) ``out`` s later,
+    and the receipt ``away`` signs at once comes back ``back`` s after that: a round trip of ``out + back``."""
+    clock.now += 1.0
+    step = mover.act(Intent("move", mover.board.legal_moves()[0].text()))
+    relay.publish(step, mover)
+    clock.now += out
+    answers: list[Publish] = []
+    for item in step.publish:
+        fed = away.feed(item.line)
+        relay.record(away, fed)
+        answers.extend(fed.publish)
+    clock.now += back
+    relay.publish(Step(tuple(answers)))
+
+
+def test_a_claim_waits_the_95th_percentile_of_the_round_trips_beyond_the_clock_and_the_grace():
+    """The claimant's lines took 0.3 s, 0.8 s and 0.5 s to come back receipted (the 95th percentile of three is the
+    largest): its claim waits the other's clock, the second's grace and 0.8 s, to the millisecond, where the protocol
+    alone would take it 0.8 s sooner."""
+    relay, clock, host, guest, watcher = timed_game("1+0", "olix")
+    claimant, other = movers(host, guest)
+    relay.cores.remove(other)  # off the relay: its lines are carried by hand, slowly
+    for out, back in ((0.1, 0.2), (0.5, 0.3), (0.25, 0.25)):
+        slow_exchange(relay, clock, claimant, other, out, back)
+        clock.now += 1.0
+        relay.publish(other.act(Intent("move", other.board.legal_moves()[0].text())), other)
+    name = other.my_player or ""
+    trips = [answer.round_trip for answer in watcher.session.answers() if answer.player == name]
+    assert trips == [300, 800, 500]  # every receiver reads them from the claimant's receipts
+    assert claimant.round_trip_ms() == 800
+    slow_exchange(relay, clock, claimant, other, 0.0, 0.0)  # its last move: then the other goes quiet
+    began = claimant.turn_seen
+    assert began is not None
+    remaining = claimant.session.clocks[name]
+    clock.now = began[1] + (remaining + GRACE_MS + 800 - 1) / 1000
+    assert claimant.claim_in_ms() == 1 and claimant.claim_ready() is None
+    with pytest.raises(IntentRefused, match="you may claim in 1 s"):
+        claimant.act(Intent("claim"))
+    clock.now += 0.001
+    assert claimant.claim_in_ms() == 0 and claimant.claim_ready() == ClaimReady("flag", name)
+    claim(relay, claimant)
+    flag = watcher.session.flag_of(claimant.me)
+    assert flag is not None and flag.now - flag.sent == remaining + GRACE_MS + 800
+
+
+@pytest.mark.parametrize("control, window", [pytest.param("15+0", 45.0, id="live-5%-of-the-base"),
+                                             pytest.param("days:3", 86_400.0, id="correspondence-a-day")])
+def test_a_claim_is_answered_within_its_window_then_claim_wins_on_time(control, window):
+    """The answer window of a live game with a base over 10 minutes is 5% of it (15+0: 45 s, not the least 30 s), a
+    correspondence game's a day: ``claim`` is refused a second before it has passed, and wins on time once it has,
+    for every receiver and offline."""
+    relay, clock, host, guest, watcher = timed_game(control)
+    first, second = movers(host, guest)
+    play(relay, first)
+    relay.cores.remove(second)  # gone: nothing answers
+    clocks = first.session.clocks
+    assert clocks is not None
+    clock.now += (clocks[second.my_player or ""] + GRACE_MS) / 1000
+    claim(relay, first)
+    assert watcher.session.flag_of(first.me) is not None
+    assert claim_brief(first) == f"{second.my_player} has {duration_text(round(window * 1000))} to answer"
+    clock.now += window - 1.0
+    with pytest.raises(IntentRefused, match=r"has 1 s to answer it"):
+        first.act(Intent("claim"))
+    assert not watcher.session.over
+    clock.now += 1.0
+    claim(relay, first)
+    for core in (first, watcher):
+        result = core.session.result
+        assert result is not None and result.reason == ResultReason.TIME and result.winner == first.my_player
+    session, bad, _ = verify_transcript(watcher.session.record)
+    assert bad is None and session.result == watcher.session.result
 
 
 def test_claims_are_never_signed_for_a_player_who_did_not_set_them_up():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 
 import pytest
 
@@ -564,3 +565,83 @@ def test_leaving_asks_first_while_a_claim_is_open_against_you_or_your_clock_runs
     assert leaving_warning(first) is None  # the claimant's clock does not run
     _, _, host, guest, _ = timed_game("days:3")
     assert leaving_warning(movers(host, guest)[0]) is None  # a correspondence game: days to come back
+
+
+# -- a turn this client did not see begin: its time shown as a bound ----------------------------------------------
+def late_watcher(relay: Relay, core: GameCore) -> GameCore:
+    """A watcher that arrives now: the relay's stored lines first (MQTT's retain flag), then live ones."""
+    late = GameCore(GameSession(core.game_id), watching=True, clock=core.clock)
+    for line in list(relay.retained.values()):
+        late.feed(line, stored=True)
+    relay.attach(late)  # live from now on (what it has already changes nothing)
+    return late
+
+
+def test_a_watcher_arriving_mid_turn_shows_the_clock_to_move_as_at_most_until_a_turn_begins_live():
+    """A watcher arriving 20 s into a 1+0 turn cannot know when it began (the relay gives no time; the lines carry
+    only each signer's own monotonic times): where the players show 0:40, its toolbars (the line console's and the
+    full screen's) show ``≤1:00`` for the side to move, which is true, and ``clock`` says why; the other clock is the
+    record's, exact. Once a move comes live, its clocks are every other client's."""
+    from types import SimpleNamespace
+
+    from client.board_words import BOUND_WHY
+    from client.console import clocks_text, toolbar_text
+    from client.network_screen import NetworkTable
+    from client.words import clock_report
+
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    clock.now += 2.0
+    play(relay, first)
+    clock.now += 20.0
+    late = late_watcher(relay, first)
+    mover, waiter = second.my_player, first.my_player
+    assert not late.turn_seen_live and late.clock_is_bound(mover) and not late.clock_is_bound(waiter)
+    for core in (first, second, watcher):
+        assert f"{mover} 0:40*" in clocks_text(core) and "\u2264" not in clocks_text(core)
+    shown = clocks_text(late)
+    assert f"{mover} \u22641:00*" in shown and f"{waiter} 0:58" in shown and f"{waiter} \u2264" not in shown, shown
+    assert f"{mover} \u22641:00*" in toolbar_text(late, {"connected": True})
+    table = NetworkTable(SimpleNamespace(core=late, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
+    assert f" \u22641:00" in " | ".join(table.status(lambda player: 0.0))
+    report = clock_report(late)
+    assert f"{mover} \u22641:00 left (to move)" in report and report.endswith(f"; \u2264: {BOUND_WHY}"), report
+    clock.now += 5.0
+    assert f"{mover} \u22640:55*" in clocks_text(late)  # it runs all the same
+    play(relay, second)  # live
+    clock.now += 3.0
+    assert late.turn_seen_live and not late.clock_is_bound(waiter)
+    assert clocks_text(late) == clocks_text(watcher) == clocks_text(first) and "\u2264" not in clocks_text(late)
+    assert "\u2264" not in clock_report(late)
+
+
+def test_a_turn_begun_from_the_relays_store_is_shown_at_least_in_an_untimed_game_and_never_on_ones_own_turn():
+    """Untimed, the full screen shows the side to move's time on this move: a late watcher's is at least that
+    (``≥0:05``). A player's own turn is never a bound: its thinking counts from its verifying the line that gave it,
+    whenever that came, even from the relay's store."""
+    from types import SimpleNamespace
+
+    from client.console import clocks_text
+    from client.network_screen import NetworkTable
+
+    relay, clock, host, guest = untimed_on_a_clock()
+    first, second = movers(host, guest)
+    play(relay, first)
+    clock.now += 20.0
+    late = late_watcher(relay, first)
+    clock.now += 5.0
+    for core, shown in ((late, f"{second.my_player} \\S+ \u22650:05"), (second, f"{second.my_player} \\S+ \\(you\\) 0:25")):
+        table = NetworkTable(SimpleNamespace(core=core, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
+        status = " | ".join(table.status(lambda player: 0.0))
+        assert re.search(shown, status), status
+
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    last = first.session.chain[-1].line
+    back = GameCore(GameSession.restore([line for line in watcher.session.transcript if line != last],
+                                        second.session.identity), clock=clock)
+    assert back.clock_is_bound(first.my_player)  # made mid-turn, no journal to say when: the other's clock, at most
+    back.feed(last, stored=True)  # its turn, from the relay's store: its own clock is its own measure
+    assert back.turn_seen_live is False and not back.clock_is_bound(second.my_player)
+    assert "\u2264" not in clocks_text(back)

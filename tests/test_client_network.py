@@ -199,6 +199,32 @@ async def test_the_lobby_lists_open_offers_only(relay, tmp_path):
     await asyncio.gather(hosting_for, return_exceptions=True)
 
 
+async def test_the_lobby_lists_each_offers_time_control_in_its_clock_column(relay, tmp_path):
+    """Offers under ``5+3``, ``days:3`` and no clock, published as a host publishes them: the lobby's CLOCK column
+    reads ``5+3``, ``3 days a move`` and ``untimed``, each under its head."""
+    from protocol import topic_for
+    from protocol.clock import TimeControl
+
+    hosts = {term: Identity.generate() for term in ("clock:300+3", "days:3", "")}
+    games = {}
+    async with relay.client() as publisher:
+        for term, identity in hosts.items():
+            terms = ",".join(sorted(["rules:1", *([term] if term else [])]))
+            session, out = GameSession.offer("oxono", identity, terms=terms)
+            games[term] = session.game_id
+            await publisher.publish(topic_for(out.message), out.line.encode(), qos=1, retain=True)
+    lobby = Seat(tmp_path, "lobby", relay)
+    assert await network.games(lobby.options) == 0
+    head = lobby.lines[0]
+    column = head.index("CLOCK")
+    listed = {line.split()[0]: line for line in lobby.lines[1:]}
+    assert TimeControl.parse("5+3").term == "clock:300+3"
+    for term, shown in (("clock:300+3", "5+3"), ("days:3", "3 days a move"), ("", "untimed")):
+        line = listed[games[term]]
+        assert line[column:head.index("HOST")].rstrip() == shown, (head, line)
+        assert f"host {hosts[term].public.fingerprint}" in line
+
+
 async def test_a_guest_whose_host_never_seats_it_closes_the_game_on_its_side(relay, tmp_path, capsys):
     """The host offers and is gone before anyone joins (its offer stays on the relay): the guest joins, is told that
     nothing binds it, and quits; the game is closed on its side (nothing signed), gone from the unfinished games, and

@@ -697,3 +697,19 @@ async def test_a_stalled_client_with_claim_auto_claims_once_the_hold_is_over_and
         watch.cancel()
         await asyncio.gather(watch, return_exceptions=True)
     assert len(flags_signed(runner)) == 1
+
+
+async def test_a_watchers_runner_tells_its_core_whether_the_line_that_began_the_turn_came_from_the_relays_store():
+    """The retain flag the link passes reaches the core: a turn begun by a line from the relay's store (a catch-up) is
+    one the watcher did not see begin, and the next, begun by a line delivered live, is."""
+    from protocol import GameSession
+
+    host, guest = start("olix")
+    runner = GameRunner(GameCore(GameSession(host.game_id), watching=True), FakeLink)  # type: ignore[arg-type]
+    for line in host.transcript:
+        await runner._received("topic", line.encode(), True)
+    assert runner.core.started and not runner.core.turn_seen_live
+    mover, other = (host, guest) if host.actor == host.identity.public else (guest, host)
+    move = mover.move(mover.board.legal_moves()[0].text())
+    await runner._received("topic", move.line.encode(), False)
+    assert runner.core.moves == 1 and runner.core.turn_seen_live

@@ -734,3 +734,38 @@ async def test_a_clock_under_ten_seconds_shows_in_the_warning_style_and_quit_ask
         pipe.send_text("/quit\r")
         async with asyncio.timeout(10):
             assert await screen == 0
+
+
+async def test_the_full_screen_shows_the_seconds_a_players_moves_leave_unexplained_beside_its_clock():
+    """A watcher of a 5+5 game in which one player thought 6 s and said 0.1 s: the toolbar shows ``(+5.8s)`` beside that
+    player's clock (what the receipts leave unexplained, the slack aside), and nothing beside the other's."""
+    from types import SimpleNamespace
+
+    from client.core import GameCore
+    from client.screen import run_screen
+    from protocol import GameSession
+    from test_protocol_receipts import table
+
+    seated = table("clock:300+5,rules:1")
+    for _ in range(3):
+        seated.play(500)
+    cheat = seated.watcher.player_of(seated.mover().identity.public)
+    seated.play(6000, claimed=100)
+    seated.play(500)
+    core = GameCore(GameSession(seated.watcher.game_id), watching=True)
+    for line in seated.watcher.transcript:  # as they came, live: it saw the turn begin
+        core.feed(line)
+    honest = next(player for player in ("first", "second") if player != cheat)
+    assert core.unexplained_ms(cheat) == 5800 and core.unexplained_ms(honest) == 0
+    runner = SimpleNamespace(core=core, link=SimpleNamespace(connected=True), events=asyncio.Queue())
+    terminal = Terminal()
+    with create_pipe_input() as pipe:
+        screen = asyncio.create_task(run_screen(NetworkTable(runner), input=pipe, output=terminal.output()))  # type: ignore[arg-type]
+        await wait_for(terminal, "(+5.8s)")
+        toolbar = next(line for line in terminal.screen.display if "(+5.8s)" in line)
+        assert re.search(rf"{cheat} \S+ \d:\d\d \(\+5\.8s\)", toolbar), toolbar
+        assert re.search(rf"{honest} \S+ \d:\d\d(?! \(\+)", toolbar), toolbar
+        assert toolbar.count("(+") == 1, toolbar
+        pipe.send_text("/quit\r")
+        async with asyncio.timeout(10):
+            assert await screen == 0

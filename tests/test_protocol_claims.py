@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from protocol import GameSession, check_equivocation_proof, verify_transcript
-from protocol.clock import ABANDONED_MS, DAY_MS, GRACE_MS, answer_window, dispute_bound
+from protocol.clock import ABANDONED_MS, DAY_MS, GRACE_MS, LAG_MOST_MS, SLACK_MS, answer_window, dispute_bound
 from protocol.domain import ResultReason
 from protocol.errors import LocalProtocolError
 from protocol.events import GameOver
@@ -217,6 +217,89 @@ def test_a_cheat_that_reports_no_thinking_shows_and_cannot_turn_the_claim():
     everyone(seated, timeout)
     result = seated.watcher.result
     assert result is not None and result.reason == ResultReason.TIME and result.winner == seated.watcher.player_of(HOST.public)
+
+
+def test_a_live_game_with_a_base_over_ten_minutes_answers_a_claim_within_5_percent_of_it():
+    """15+0: the window is 45 s, not the least 30 s; a timeout within it is refused, and one at its end wins."""
+    seated = table("clock:900+0,rules:1")
+    for _ in range(4):
+        seated.play(800)
+    assert answer_window(seated.watcher.clock) == 45_000
+    waiter, sent = waiter_of(seated)
+    flagged = sent + remaining(seated) + GRACE_MS
+    everyone(seated, waiter.flag(sent, flagged).line)
+    for early in (30_000, 44_999):
+        with pytest.raises(LocalProtocolError, match="within its 45000 ms answer window"):
+            waiter.timeout(flagged + early)
+    assert not waiter.over
+    everyone(seated, waiter.timeout(flagged + 45_000).line)
+    result = seated.watcher.result
+    assert result is not None and result.reason == ResultReason.TIME
+    assert result.winner == seated.watcher.player_of(waiter.identity.public)
+
+
+def test_a_correspondence_claim_waits_the_days_then_a_day_to_answer_and_wins_on_time():
+    """days:3: the claim waits 3 days and the grace, its answer window is a day; then the claimant wins on time for
+    every receiver and offline. No bound applies (a correspondence client may be closed for days between moves): the
+    claimant's own hours left out of its thinking do not turn its win into a dispute, as they would in a live game."""
+    seated = table("days:3,rules:1")
+    for _ in range(4):
+        seated.play(800)
+    claimant = seated.watcher.player_of(seated.mover().identity.public) or ""
+    seated.play(5 * 3600_000, claimed=1000)  # away five hours, its thinking says a second
+    assert seated.watcher.time_used()[claimant].unexplained > 5 * 3600_000 - 2000
+    waiter, sent = waiter_of(seated)
+    assert seated.watcher.player_of(waiter.identity.public) == claimant and remaining(seated) == 3 * DAY_MS
+    loser = seated.watcher.player_of(seated.mover().identity.public)
+    with pytest.raises(LocalProtocolError, match="early-claim"):
+        waiter.flag(sent, sent + 3 * DAY_MS + GRACE_MS - 1)
+    flagged = sent + 3 * DAY_MS + GRACE_MS
+    flag = waiter.flag(sent, flagged)
+    everyone(seated, flag.line)
+    with pytest.raises(LocalProtocolError, match="within its 86400000 ms answer window"):
+        waiter.timeout(flagged + DAY_MS - 1)
+    assert not seated.watcher.over
+    timeout = waiter.timeout(flagged + DAY_MS)
+    everyone(seated, timeout.line)
+    for session in (seated.host, seated.guest, seated.watcher):
+        result = session.result
+        assert result is not None and result.reason == ResultReason.TIME and result.winner == claimant
+        assert result.sentence() == f"{claimant} wins on time: {loser}'s clock ran out and the claim went unanswered"
+    assert [(line.line, status) for line, status in seated.watcher.claims()] == [(flag.line, "closed")]
+    replayed, bad, problem = verify_transcript(seated.watcher.record)
+    assert (bad, problem) == (None, None) and replayed.result == seated.watcher.result
+
+
+@pytest.mark.parametrize("cheats, ending", [(2, ResultReason.TIME), (3, ResultReason.DISPUTE)])
+def test_a_claimant_that_delays_its_receipts_and_under_reports_its_thinking_gets_a_dispute_past_the_bound(
+        cheats, ending):
+    """The host thinks 5 s a move and says 1 s, and holds each receipt of the guest's moves back 3 s so that the round
+    trips the guest measures pass its thinking off as the network's: that hides the lag allowance (1 s less the
+    network's own 40 ms) and no more, so 2.94 s a move still shows. Then it claims the guest's turn: within the bound
+    of a 5+5 game (6 s: two such moves, 5.88 s) a win on time; past it (three) a time dispute with the figure, never
+    a win."""
+    seated = table(LIVE)
+    host = seated.watcher.player_of(HOST.public) or ""
+    while seated.watcher.time_used()[host].measured < cheats:
+        if seated.mover() is seated.host:
+            seated.play(5000, claimed=1000)
+        else:
+            seated.play(800, receipt_delay=3000)  # the host, receiving, holds its receipt back
+    hidden = 4000 - (LAG_MOST_MS - 2 * seated.delay) - SLACK_MS
+    assert seated.watcher.time_used()[host].unexplained == cheats * hidden
+    waiter, flag, timeout = claim(seated)
+    assert waiter is seated.host
+    everyone(seated, timeout)
+    result = seated.watcher.result
+    assert result is not None and result.reason == ending, result
+    if ending == ResultReason.DISPUTE:
+        assert result.winner is None
+        assert result.sentence().endswith(f", and {host}'s own moves leave {cheats * hidden / 1000:.1f} s unexplained "
+                                          "(a claim wins with 6.0 s at most)")
+    else:
+        assert result.winner == host
+    replayed, bad, problem = verify_transcript(seated.watcher.record)
+    assert (bad, problem) == (None, None) and replayed.result == result
 
 
 def test_an_untimed_game_ends_for_the_player_that_walked_away_after_seven_days():

@@ -133,3 +133,43 @@ def test_a_time_dispute_whose_record_holds_two_receipts_of_the_set_aside_move_ve
     result = run_verify(write(tmp_path, watcher.record))
     assert result.returncode == 4, result.stdout + result.stderr
     assert watcher.result.sentence() in result.stdout and "(receipt " in result.stdout
+
+
+@pytest.mark.parametrize("vector, claims", [
+    ("olix-timed-flag-unanswered.txt", "second against first after 6 moves (closed)"),
+    ("olix-timed-flag-conceded.txt", "second against first after 6 moves (conceded)"),
+    ("olix-correspondence-flag-unanswered.txt", "second against first after 4 moves (closed)"),
+])
+def test_verify_says_how_each_claim_on_time_of_a_vector_stands(vector, claims, capsys):
+    from client.cli import main
+    from vector_maker import VECTORS
+
+    assert main(["verify", str(VECTORS / vector)]) == 0
+    assert f"; claims on time: {claims}; " in capsys.readouterr().out
+    assert main(["verify", str(VECTORS / "olix-timed-receipts.txt")]) == 0  # a timed game without a claim
+    assert "claims on time" not in capsys.readouterr().out
+
+
+def test_verify_lists_an_answered_claim_and_an_open_one(tmp_path, capsys):
+    """A claim answered by a move in time, then the same claimant's claim of a later turn, still open: both, in the
+    order of the turns claimed, on a record that is not finished (exit 3)."""
+    from client.cli import main
+    from protocol.clock import GRACE_MS
+    from test_protocol_claims import everyone, remaining, waiter_of
+    from test_protocol_receipts import table
+
+    seated = table("clock:300+5,rules:1")
+    for _ in range(4):
+        seated.play(800)
+    for _ in range(2):
+        waiter, sent = waiter_of(seated)
+        everyone(seated, waiter.flag(sent, sent + remaining(seated) + GRACE_MS).line)
+        if seated.watcher.moves == 4:
+            seated.play(2000)  # in time: it answers the claim
+            seated.play(800)
+    claimant = seated.watcher.name_of(waiter.identity.public)
+    other = seated.watcher.name_of(seated.mover().identity.public)
+    assert main(["verify", str(write(tmp_path, seated.watcher.record))]) == 3
+    printed = capsys.readouterr().out
+    assert (f"; claims on time: {claimant} against {other} after 4 moves (answered), {claimant} against {other} after "
+            "6 moves (open)") in printed

@@ -268,6 +268,19 @@ def _flagged(ending: str) -> Callable[[], GameSession]:
     return game
 
 
+def _correspondence_flagged() -> GameSession:
+    """A correspondence Olix game (``days:3``) on the timeline: four moves, then the player to move is silent. Its
+    opponent claims once the 3 days and the grace have passed, and closes the claim when its day's window has passed
+    unanswered: a win on time."""
+    line = _Timeline("days:3,rules:1")
+    rng = random.Random(8)
+    for _ in range(4):
+        line.play(rng, rng.choice([60_000, 3_600_000, 30_000_000]))
+    line.flag(3 * 86_400_000 + 1000)
+    line.timeout(4 * 86_400_000 + 1000)
+    return line.host
+
+
 def _abandoned() -> GameSession:
     """An untimed Olix game: four moves, then the player to move walks away; after 7 days and a second its opponent
     claims, and closes the claim a day later: a win by abandonment."""
@@ -297,6 +310,7 @@ GAMES: dict[str, Callable[[], GameSession]] = {
     "olix-timed-flag-conceded": _confirmed(_flagged("conceded")),
     "olix-timed-flag-disputed": _confirmed(_flagged("disputed")),
     "olix-untimed-abandoned": _confirmed(_abandoned),
+    "olix-correspondence-flag-unanswered": _confirmed(_correspondence_flagged),
 }
 
 
