@@ -360,8 +360,10 @@ static int state_in(PyObject *obj, State *s) {
     bb_t pawns = bits[0] | bits[1], totems = ((bb_t)1 << small[0]) | ((bb_t)1 << small[1]);
     int counts_ok = 1;
     for (int i = 2; i < 6; i++) counts_ok &= small[i] >= 0 && small[i] <= PAWNS_IN_ALL / 4;
+    int own = popcount(bits[0]), opp = popcount(bits[1]);
     if (bits[0] & bits[1] || bits[2] & ~pawns || pawns & totems || small[0] == small[1] || !counts_ok ||
-        popcount(pawns) + small[2] + small[3] + small[4] + small[5] != PAWNS_IN_ALL) {
+        own + small[2] + small[3] != PAWNS_IN_ALL / 2 || opp + small[4] + small[5] != PAWNS_IN_ALL / 2 ||
+        (own != opp && own != opp - 1)) {
         PyErr_SetString(PyExc_ValueError, "a state no game reaches");
         return -1;
     }
@@ -413,7 +415,11 @@ static PyObject *result_out(int result) {
 static PyObject *py_completions(PyObject *self, PyObject *arg) {
     unsigned long long s = PyLong_AsUnsignedLongLong(arg);
     if (s == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-    return PyLong_FromUnsignedLongLong(completions(s & BOARD));
+    if (s & ~BOARD) {
+        PyErr_SetString(PyExc_ValueError, "squares off the board");
+        return NULL;
+    }
+    return PyLong_FromUnsignedLongLong(completions(s));
 }
 
 static PyObject *py_winning_move(PyObject *self, PyObject *arg) {
@@ -485,6 +491,7 @@ static PyObject *py_forced_win(PyObject *self, PyObject *const *args, Py_ssize_t
     }
     if (state_in(args[0], &s) < 0) return NULL;
     if (nargs == 2 && (moves = PyLong_AsLong(args[1])) == -1 && PyErr_Occurred()) return NULL;
+    if (moves > PAWNS_IN_ALL) moves = PAWNS_IN_ALL; /* no game lasts longer: the same answer */
     int found = forced_win(&s, (int)moves, &m);
     if (found < 0) return PyErr_NoMemory();
     if (found) return move_out(m);
@@ -498,6 +505,10 @@ static double draw(PyObject *random) {
     double v = PyFloat_AsDouble(r);
     Py_DECREF(r);
     if (v == -1.0 && PyErr_Occurred()) return -1.0;
+    if (!(v >= 0.0 && v < 1.0)) { /* NaN too */
+        PyErr_SetString(PyExc_ValueError, "random() must return a number in [0, 1)");
+        return -1.0;
+    }
     return v;
 }
 
@@ -509,6 +520,10 @@ static int pick(bb_t b, int index) {
 /* bot_oxono.random_move: 0, or -1 with the error set. */
 static int random_move(const State *s, PyObject *random, Move *m) {
     int symbol;
+    if (!s->lx && !s->lo) {
+        PyErr_SetString(PyExc_ValueError, "no move: the player to move has no pawn left");
+        return -1;
+    }
     if (s->lx && s->lo) {
         double r = draw(random);
         if (r < 0) return -1;
@@ -552,6 +567,10 @@ static PyObject *py_playout(PyObject *self, PyObject *const *args, Py_ssize_t na
     if (state_in(args[0], &s) < 0) return NULL;
     if ((plies = PyLong_AsLong(args[2])) == -1 && PyErr_Occurred()) return NULL;
     if ((tries = PyLong_AsLong(args[3])) == -1 && PyErr_Occurred()) return NULL;
+    if (tries < 1 || plies < 0) {
+        PyErr_SetString(PyExc_ValueError, "playout: tries must be at least 1, plies at least 0");
+        return NULL;
+    }
     PyObject *random = args[1];
     double sign = 1.0;
     for (long ply = 0; ply < plies; ply++) {
@@ -679,7 +698,11 @@ static int solve_rec(const State *s, int alpha, int beta, Solve *run, int ply) {
         run->failed = 1;
         return 0;
     }
-    if ((run->budget & 1023) == 0 && isfinite(run->deadline)) {
+    if ((run->budget & 1023) == 0 && PyErr_CheckSignals() < 0) { /* Ctrl-C */
+        run->failed = 2;
+        return 0;
+    }
+    if ((run->budget & 1023) == 0 && run->deadline < INFINITY) {
         PyObject *now = PyObject_CallNoArgs(perf_counter);
         if (now == NULL) {
             run->failed = 2;
@@ -732,6 +755,10 @@ static int solve_args(PyObject *const *args, Py_ssize_t nargs, const char *name,
         return -1;
     }
     if (state_in(args[0], s) < 0) return -1;
+    if (!s->lx && !s->lo) {
+        PyErr_Format(PyExc_ValueError, "%s: no move: the board is full", name);
+        return -1;
+    }
     if (!PyObject_TypeCheck(args[1], &TableType)) {
         PyErr_Format(PyExc_TypeError, "%s: the table must be a Table", name);
         return -1;
@@ -739,6 +766,7 @@ static int solve_args(PyObject *const *args, Py_ssize_t nargs, const char *name,
     run->table = (Table *)args[1];
     run->budget = PyLong_AsLongLong(args[2]);
     if (run->budget == -1 && PyErr_Occurred()) return -1;
+    if (run->budget < 0) run->budget = 0; /* none: and no overflow below */
     run->deadline = nargs == 4 ? PyFloat_AsDouble(args[3]) : INFINITY;
     if (run->deadline == -1.0 && PyErr_Occurred()) return -1;
     run->failed = 0;

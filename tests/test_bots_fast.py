@@ -8,6 +8,7 @@ random numbers; a whole seeded search must make the same move with the same stat
 from __future__ import annotations
 
 import importlib.util
+import math
 import random
 
 import pytest
@@ -130,3 +131,58 @@ def test_bad_states_are_refused_with_an_error_not_a_crash(bad):
         fast.solve(state, {}, 10)  # the C solver takes its own table only
     with pytest.raises(ZeroDivisionError):
         fast.playout(state, lambda: 1 / 0, 8, 3)  # the caller's random number generator failing is its error
+
+
+# A full board: every pawn placed, nobody's line (a draw), as the hostile review found accepted before.
+FULL = (64296062473, 4412928496, 62717758384, 1, 23, 0, 0, 0, 0)
+ONE_SIDE_SHORT = (1, 0, 0, 2, 3, 8, 8, 8, 7)  # 32 pawns in all, but 17 and 15 a side: refused too
+
+
+@pytest.mark.parametrize("random_number", [1.0, -0.5, -1.0, float("nan"), 1e300])
+def test_a_random_number_outside_0_1_is_an_error_not_a_square_off_the_board(random_number):
+    state = bot_oxono.state_of(new_board("oxono"))
+    with pytest.raises(ValueError, match=r"\[0, 1\)"):
+        fast.random_move(state, lambda: random_number)
+    with pytest.raises(ValueError, match=r"\[0, 1\)"):
+        fast.playout(state, lambda: random_number, 8, 3)
+
+
+def test_what_no_search_asks_is_refused_or_bounded():
+    """The hostile review's inputs: each crashed, hung, read memory it had not written, or disagreed with the
+    reference before."""
+    state = bot_oxono.state_of(new_board("oxono"))
+    assert bot_oxono.pawns_left(FULL) == 0
+    with pytest.raises(ValueError, match="no pawn left"):
+        fast.random_move(FULL, random.Random(1).random)
+    with pytest.raises(ValueError, match="no pawn left"):
+        fast.playout(FULL, random.Random(1).random, 8, 1)
+    for solver in (fast.solve, fast.best_move):
+        with pytest.raises(ValueError, match="board is full"):
+            solver(FULL, fast.Table(), 100)
+    with pytest.raises(ValueError):
+        fast.legal_moves(ONE_SIDE_SHORT)
+    with pytest.raises(ValueError, match="tries"):
+        fast.playout(state, random.Random(1).random, 10**18, 0)  # looped for ever on unwritten memory
+    with pytest.raises(ValueError, match="tries"):
+        fast.playout(state, random.Random(1).random, -1, 3)
+    assert fast.solve(state, fast.Table(), -2**63) is None  # no nodes (the count wrapped round: no end)
+    assert fast.solve(state, fast.Table(), 10**6, -math.inf) is None  # a deadline long past (it was never looked at)
+    with pytest.raises(ValueError, match="off the board"):
+        fast.completions(1 << 40)
+    deep = next(s for s in positions(60, 5) if fast.forced_win(s, 3) is not None)
+    assert fast.forced_win(deep, 2**32 + 1) == fast.forced_win(deep, 32)  # not cut to 1
+
+
+def test_a_long_solve_stops_for_ctrl_c():
+    """The solver looks for signals at its checkpoints, as the Python reference is interrupted between bytecodes."""
+    import signal
+
+    state = bot_oxono.state_of(new_board("oxono"))
+    previous = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with pytest.raises(KeyboardInterrupt):
+            fast.solve(state, fast.Table(), 1 << 62)  # the whole game: far beyond 0.05 s
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
