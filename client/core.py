@@ -486,13 +486,15 @@ class GameCore:
     def window_left_ms(self, flag: Message) -> int:
         """How long (ms) the answer window of ``flag`` (a claim against the turn being played) stays open, as this
         client measures it: from the other's claim's coming here; else (our own, or one known only from a resume) from
-        the claim's own times and this client's seeing the turn begin (a resumed client's clock starts anew)."""
+        the claim's own times and this client's seeing the turn begin (a resumed client's clock starts anew). Never more
+        than the whole window: a client that saw the turn begin after the claim (a watcher arriving late) knows only
+        that much (:meth:`clock_is_bound`)."""
         assert flag.sent is not None and flag.now is not None
         window = answer_window(self.session.clock)
         seen = self._flags_seen.get(flag.hash)
         if flag.signer != self.me and seen is not None:  # the other's claim: from its coming here (its times are not
             return max(0, window - (self._now_ms() - seen))  # on our clock; the network's delay is ours to lose)
-        return max(0, window - (self.thinking_ms() - (flag.now - flag.sent)))
+        return max(0, min(window, window - (self.thinking_ms() - (flag.now - flag.sent))))
 
     @property
     def disputable(self) -> bool:

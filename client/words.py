@@ -236,6 +236,8 @@ def _claim_words(core: GameCore) -> tuple[str, str] | None:
         if window:
             return f"your claim is open: {theirs} has {left} to answer it", f"{theirs} has {left} to answer"
         return f"{theirs} has not answered your claim: type claim to end the game on time", "unanswered: claim ends it"
+    if core.clock_is_bound(theirs):  # a turn this client did not see begin: the window's start unknown too
+        left = f"{AT_MOST}{left}"
     return f"{name} claims {theirs}'s time ran out: {left} left to answer", f"{left} left to answer"
 
 

@@ -269,6 +269,23 @@ def test_a_player_back_after_a_disconnect_sees_the_claim_open_against_it():
                                 "client concedes the game")
 
 
+def test_a_watcher_arriving_after_the_claim_shows_its_window_as_at_most_the_whole_window():
+    """A watcher arriving 20 s after the claim cannot know when the window began: it showed 50 s and more left to
+    answer (its turn seen begin only now), where every other client showed 10 s; now at most the whole window, marked
+    (the newcomer's walk)."""
+    from test_client_clock import late_watcher
+
+    relay, clock, first, second, watcher = claimed_while_away()
+    clock.now += 20.0
+    late = late_watcher(relay, first)
+    flag = first.my_flag()
+    assert flag is not None and late.window_left_ms(flag) == 30_000 and watcher.window_left_ms(flag) == 10_000
+    name, theirs = first.my_player, second.my_player
+    assert claim_text(watcher) == f"{name} claims {theirs}'s time ran out: 10 s left to answer"
+    assert claim_text(late) == f"{name} claims {theirs}'s time ran out: \u226430 s left to answer"
+    assert claim_brief(late) == "\u226430 s left to answer"
+
+
 def test_a_player_claimed_against_is_told_the_lesser_of_the_window_and_its_own_clock():
     """It saw its turn begin 50 s late (the network): 10 s on its clock where the claim's window has 30; it is told
     10 s, in the sentence and in the toolbar's few words; once its clock is out, that its client concedes, which the
