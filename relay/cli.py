@@ -55,7 +55,8 @@ def _adduser(args: argparse.Namespace) -> int:
     print(f"{'added' if new else 'gave a new password to'} {args.name} in {args.users}")
     if given is None:
         print(f"password: {token}")
-        print("  shown this once and kept only hashed: give it to the player, who sets OLIXONO_RELAY_PASSWORD to it")
+        print("  shown this once and kept only hashed: give it to the player, who types it when olixono asks "
+              "(or sets OLIXONO_RELAY_PASSWORD to it)")
     print("a running embedded relay picks this up at the next connection; Mosquitto after `kill -HUP <its pid>`")
     return 0
 
