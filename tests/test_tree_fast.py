@@ -1,9 +1,10 @@
 """Oxono's tree search in C (``_oxono_fast.Tree``, driven by ``bot_oxono.FastMcts``) against what it must do.
 
-It runs :class:`~olixono.mcts.Mcts`'s algorithm with its own shuffle, so its statistics are not the Python search's:
-what is checked is what the algorithm guarantees (wins in one taken and proven, wins in two not allowed where they can
-be avoided, proofs exact, the budget honoured, the tree kept between moves, determinism for a seed) and that hostile
-inputs give errors, never a crash. Every test uses fixed seeds and iteration budgets (no timing).
+It runs :class:`~olixono.mcts.Mcts`'s algorithm with a shuffle of its own (Fisher-Yates on ``random()``): given the
+Python search that shuffle, the two give the same statistics, bit for bit. Besides, what the algorithm guarantees is
+checked (wins in one taken and proven, wins in two not allowed where they can be avoided, proofs exact, the budget
+honoured, the tree kept between moves, determinism for a seed), and that hostile inputs give errors, never a crash.
+Every test uses fixed seeds and iteration budgets (no timing).
 """
 
 from __future__ import annotations
@@ -78,6 +79,62 @@ def test_the_pure_python_search_stays_with_olixono_pure_python():
     mp.undo()
     _, search = module.searcher(OxonoBoard(), random.Random(1))
     assert type(search) is Mcts
+
+
+class SameShuffle(Mcts):
+    """The Python search, its moves shuffled as the C search shuffles them (and tried in the same order)."""
+
+    def _expand(self, node, view) -> None:
+        moves = view.moves()
+        for i in range(len(moves) - 1, 0, -1):
+            j = min(int(self.rng.random() * (i + 1)), i)
+            moves[i], moves[j] = moves[j], moves[i]
+        moves.reverse()  # popped from the end
+        node.untried = moves
+
+
+@pytest.mark.parametrize("plies, left", [(2, None), (7, None), (12, None), (None, 12), (None, 7)])
+def test_the_c_search_is_the_python_search(plies, left):
+    """With the same shuffle, the same settings and seed: the same candidates, values, proofs and line, and the same
+    again when both go on from their kept trees after the move and reply they expected."""
+    for seed in range(4):
+        board = midgame(plies, seed=seed * 10) if plies is not None else endgame(seed, left)
+        settings = {"solver": bot_oxono.OxonoSearch.solve if left is None else None,  # endgames: the tree's proofs
+                    "check": bot_oxono.CHECKS, "new_table": bot_oxono.new_table, **bot_oxono.FAST_SEARCH}
+        python, c = SameShuffle(random.Random(seed), **settings), bot_oxono.FastMcts(random.Random(seed), **settings)
+        ours = c.search(bot_oxono.OxonoSearch(board), iterations=1000)
+        theirs = python.search(bot_oxono.OxonoSearch(board), iterations=1000)
+        assert (ours.candidates, ours.pv, ours.iterations) == (theirs.candidates, theirs.pv, theirs.iterations)
+        line = ours.pv[:2]
+        if len(line) < 2 or _ends(board, line):
+            continue
+        trees = []
+        for result in (ours, theirs):
+            node = result.tree
+            for move in line:
+                node = next(ch for ch in node.children if bot_oxono.board_move(ch.move) == move)
+            trees.append(node)
+        for move in line:
+            board.push(move)
+        ours = c.search(bot_oxono.OxonoSearch(board), iterations=300, tree=trees[0])
+        theirs = python.search(bot_oxono.OxonoSearch(board), iterations=300, tree=trees[1])
+        assert ours.candidates == theirs.candidates and ours.pv == theirs.pv
+        if ours.iterations:  # (not a position decided at once: a win in one, or the solver's)
+            assert sum(c.visits for c in ours.candidates) > ours.iterations  # the kept subtree came along
+
+
+def _ends(board: OxonoBoard, line) -> bool:
+    """Whether the game ends within ``line``'s moves."""
+    done = 0
+    for move in line:
+        board.push(move)
+        done += 1
+        if board.outcome() is not None:
+            break
+    ended = board.outcome() is not None
+    for _ in range(done):
+        board.pop()
+    return ended
 
 
 def test_a_win_in_one_is_never_missed_and_is_proven():
