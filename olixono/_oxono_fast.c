@@ -2,9 +2,12 @@
  *
  * bot_oxono.py is the reference: every function here returns exactly what its namesake there returns, for every
  * state, and draws the same random numbers in the same order (``random`` is the caller's own ``rng.random``), so a
- * seeded search makes the same moves with this module or without it (tests/test_bots_fast.py checks it). The solver
- * keeps its table of proven bounds in a ``Table`` object of its own (a fixed-size hash table) where the reference
- * keeps a dict; values are exact either way.
+ * seeded search (mcts.Mcts) makes the same moves with this module or without it (tests/test_bots_fast.py checks it).
+ * The solver keeps its table of proven bounds in a ``Table`` object of its own (a fixed-size hash table) where the
+ * reference keeps a dict; values are exact either way.
+ *
+ * The tree search's loop is here too (``Tree``: mcts.Mcts's iterations, checks and proofs on nodes in C arrays, for
+ * bot_oxono.FastMcts); mcts.py is its reference, and gives the same statistics given the same shuffle.
  *
  * A state is the tuple (own, opp, xs, tx, to, own_lx, own_lo, opp_lx, opp_lo) of bot_oxono.py; a move the tuple
  * (symbol, dest, pawn). Squares: rank * 6 + file, a1 = 0. Built by setuptools as an optional extension: where it
@@ -1042,7 +1045,8 @@ static int iterate(Tree *t, PyObject *random) {
         c->q = c->total / (double)c->visits;
         c->u = 1.0 / sqrt((double)c->visits);
         int32_t parent = c->parent;
-        if (parent >= 0 && t->nodes[parent].proven == UNPROVEN && c->proven != UNPROVEN) prove_parent(t, index, parent);
+        if (parent >= 0 && t->nodes[parent].proven == UNPROVEN && c->proven != UNPROVEN)
+            prove_parent(t, index, parent);
         value = -value;
         index = parent;
     }
@@ -1135,7 +1139,8 @@ static PyObject *tree_run(Tree *t, PyObject *random, long long limit, double dea
     if (timed && now_of(clock, &begun) < 0) return NULL;
     now = begun;
     long long done = 0;
-    while (done < limit && t->nodes[0].proven == UNPROVEN && (done == 0 || now + (now - begun) / (double)done < deadline)) {
+    while (done < limit && t->nodes[0].proven == UNPROVEN &&
+           (done == 0 || now + (now - begun) / (double)done < deadline)) {
         int ran = iterate(t, random);
         if (ran < 0) return NULL;
         if (ran) break; /* no room for more nodes: the search ends here */
@@ -1201,7 +1206,8 @@ static PyObject *Tree_decide(Tree *t, PyObject *const *args, Py_ssize_t nargs) {
         return NULL;
     }
     int n = legal_moves(&t->root, list), legal = 0;
-    for (int i = 0; i < n && !legal; i++) legal = list[i].symbol == m.symbol && list[i].dest == m.dest && list[i].pawn == m.pawn;
+    for (int i = 0; i < n && !legal; i++)
+        legal = list[i].symbol == m.symbol && list[i].dest == m.dest && list[i].pawn == m.pawn;
     if (!legal) {
         PyErr_SetString(PyExc_ValueError, "decide: not a legal move of the root");
         return NULL;

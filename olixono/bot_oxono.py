@@ -484,11 +484,14 @@ MOST_ITERATIONS = 1 << 62
 class FastMcts(Mcts):
     """:class:`~olixono.mcts.Mcts` with Oxono's settings, its iterations in C (``_oxono_fast.Tree``): the same
     algorithm (no move ordering, the root solver in Python first, every new node asked for a win in two with
-    ``refute_new``, the principal variation and the best moves checked), several times as many iterations a second.
-    Its random numbers are drawn from ``rng.random`` as the Python search's are, but the moves are shuffled in C, so
-    a seeded search differs from :class:`~olixono.mcts.Mcts`'s in detail.
+    ``refute_new``, the principal variation and the best moves checked), about four times as many iterations a
+    second. Its random numbers are drawn from ``rng.random`` as the Python search's are, but it shuffles the moves
+    its own way (Fisher-Yates on ``rng.random``), so a seeded search is not :class:`~olixono.mcts.Mcts`'s; given that
+    shuffle, the Python search gives the same statistics bit for bit (``tests/test_tree_fast.py``).
 
-    Its trees are C trees, handed out as :class:`TreeNode` handles (``SearchResult.tree``).
+    Its trees are C trees, handed out as :class:`TreeNode` handles (``SearchResult.tree``); the nodes are kept until
+    the next search goes on from one of them (then only its subtree is kept), at most ``_oxono_fast.MOST_NODES`` of
+    them (a search that would need more stops there).
     """
 
     def search(
@@ -528,7 +531,6 @@ class FastMcts(Mcts):
             if tree.tree.state == state:
                 return tree.tree
         return self._new_tree(state)
-
 
 
 def searcher(board: OxonoBoard, rng: random.Random) -> tuple[OxonoSearch, Mcts]:

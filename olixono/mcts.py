@@ -241,7 +241,8 @@ class Mcts:
     def _decided(self, view: SearchView[Any], iterations: int | None, seconds: float | None, start: float,
                  tree: SearchTree | None) -> tuple[float, Any] | None:
         """The root's value and move when there is nothing to search: a win in one, or what the solver proves (a win
-        or a draw; a proven loss is left to the search, which picks the move that resists best)."""
+        or a draw; a proven loss is left to the search, which picks the move that resists best). A search without a
+        budget is refused here."""
         if iterations is None and seconds is None:
             raise ValueError("a search needs a budget: iterations, seconds or both")
         win = view.winning_move()
@@ -264,7 +265,7 @@ class Mcts:
         statistics the search goes on from; its moves must be the view's. A node of another kind of tree (not a
         :class:`Node`) is not used: the search starts afresh.
         """
-        start = time.perf_counter()
+        start = self.clock()
         decided = self._decided(view, iterations, seconds, start, tree)
         deadline = start + seconds if seconds is not None else math.inf
         limit = iterations if iterations is not None else 1 << 62
@@ -284,16 +285,16 @@ class Mcts:
             if not root.untried and not root.children:
                 raise ValueError("no legal move to search")
             # Stop before an iteration that would likely end past the deadline (at the mean pace so far).
-            now = begun = time.perf_counter()
+            now = begun = self.clock()
             while done < limit and root.proven is None and (done == 0 or now + (now - begun) / done < deadline):
                 self._iterate(root, view)
                 done += 1
                 if self.check and not done % CHECK_EVERY:
                     self._check_line(root, view)
-                now = time.perf_counter()
+                now = self.clock()
         if self.check and root.proven is None:
             self._check(root, view)
-        elapsed = time.perf_counter() - start
+        elapsed = self.clock() - start
         return self._result(root, view, done, elapsed)
 
     def _check_line(self, root: Node, view: Any) -> None:
