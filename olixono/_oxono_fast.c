@@ -2,9 +2,12 @@
  *
  * bot_oxono.py is the reference: every function here returns exactly what its namesake there returns, for every
  * state, and draws the same random numbers in the same order (``random`` is the caller's own ``rng.random``), so a
- * seeded search makes the same moves with this module or without it (tests/test_bots_fast.py checks it). The solver
- * keeps its table of proven bounds in a ``Table`` object of its own (a fixed-size hash table) where the reference
- * keeps a dict; values are exact either way.
+ * seeded search (mcts.Mcts) makes the same moves with this module or without it (tests/test_bots_fast.py checks it).
+ * The solver keeps its table of proven bounds in a ``Table`` object of its own (a fixed-size hash table) where the
+ * reference keeps a dict; values are exact either way.
+ *
+ * The tree search's loop is here too (``Tree``: mcts.Mcts's iterations, checks and proofs on nodes in C arrays, for
+ * bot_oxono.FastMcts); mcts.py is its reference, and gives the same statistics given the same shuffle.
  *
  * A state is the tuple (own, opp, xs, tx, to, own_lx, own_lo, opp_lx, opp_lo) of bot_oxono.py; a move the tuple
  * (symbol, dest, pawn). Squares: rank * 6 + file, a1 = 0. Built by setuptools as an optional extension: where it
@@ -556,10 +559,40 @@ static PyObject *py_random_move(PyObject *self, PyObject *const *args, Py_ssize_
     return move_out(m);
 }
 
-/* bot_oxono.playout */
+#define PLAYOUT_SCALE 10.0 /* bot_oxono.PLAYOUT_SCALE: evaluation points that make a playout's value tanh(1) */
+
+/* bot_oxono.playout: 0 and the value in ``*value``, or -1 with the error set. */
+static int playout(const State *start, PyObject *random, long plies, long tries, double *value) {
+    State s = *start, after;
+    double sign = 1.0;
+    for (long ply = 0; ply < plies; ply++) {
+        int threat = 0;
+        for (long t = 0; t < tries; t++) {
+            Move m, unused;
+            if (random_move(&s, random, &m) < 0) return -1;
+            int result = play(&s, m, &after);
+            if (result >= 0) {
+                *value = sign * (double)result;
+                return 0;
+            }
+            threat = winning_move(&after, &unused);
+            if (!threat) break;
+        }
+        s = after;
+        if (threat) {
+            *value = -sign;
+            return 0;
+        }
+        sign = -sign;
+    }
+    *value = sign * tanh(evaluate(&s) / PLAYOUT_SCALE);
+    return 0;
+}
+
 static PyObject *py_playout(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    State s, after;
+    State s;
     long plies, tries;
+    double value;
     if (nargs != 4) {
         PyErr_SetString(PyExc_TypeError, "playout(state, random, plies, tries)");
         return NULL;
@@ -571,23 +604,8 @@ static PyObject *py_playout(PyObject *self, PyObject *const *args, Py_ssize_t na
         PyErr_SetString(PyExc_ValueError, "playout: tries must be at least 1, plies at least 0");
         return NULL;
     }
-    PyObject *random = args[1];
-    double sign = 1.0;
-    for (long ply = 0; ply < plies; ply++) {
-        int threat = 0;
-        for (long t = 0; t < tries; t++) {
-            Move m, unused;
-            if (random_move(&s, random, &m) < 0) return NULL;
-            int result = play(&s, m, &after);
-            if (result >= 0) return PyFloat_FromDouble(sign * (double)result);
-            threat = winning_move(&after, &unused);
-            if (!threat) break;
-        }
-        s = after;
-        if (threat) return PyFloat_FromDouble(-sign);
-        sign = -sign;
-    }
-    return PyFloat_FromDouble(sign * tanh(evaluate(&s) / 10.0));
+    if (playout(&s, args[1], plies, tries, &value) < 0) return NULL;
+    return PyFloat_FromDouble(value);
 }
 
 /* -- the solver, and its table ------------------------------------------------------------------- */
@@ -824,6 +842,570 @@ static PyObject *py_best_move(PyObject *self, PyObject *const *args, Py_ssize_t 
     return Py_BuildValue("(iN)", best, move_out(choice));
 }
 
+/* -- the tree search, in C arrays ---------------------------------------------------------------- */
+/* mcts.Mcts's search with Oxono's settings (no move ordering: the moves shuffled at expansion), for
+ * bot_oxono.FastMcts: the iterations (Mcts._iterate), the checks of the principal variation (Mcts._check_line) and of
+ * the best root moves (Mcts._check), and MCTS-Solver's proofs (mcts._prove_parent) all run here, the nodes kept in one
+ * growable array. The root solver and the ranking of the result stay in Python (mcts.py). The random numbers come
+ * from the caller's ``random()``, as the playouts' do, so a seeded search is deterministic; its shuffle is not
+ * Python's ``random.shuffle`` (Fisher-Yates on ``random()``), so its moves differ from mcts.py's in detail, not in
+ * kind.
+ *
+ * A node's moves are made into nodes all at once when it is expanded, consecutive, shuffled: the first ``tried`` of
+ * them are its children (Node.children), the rest its untried moves (Node.untried), tried in order. */
+
+#define UNPROVEN 2            /* Node.proven: not proven; else 1 won, 0 drawn, -1 lost, for the player who moved */
+#define CHECK_EVERY 64        /* mcts.CHECK_EVERY: iterations between checks of the principal variation ... */
+#define CHECK_DEPTH 3         /* mcts.CHECK_DEPTH: ... this deep ... */
+#define CHECK_VISITS 8        /* mcts.CHECK_VISITS: ... each move once it has this many visits */
+#define WIN_IN 2              /* refuted: the player to move has a forced_win within this many moves */
+#define SIGNALS_EVERY 64      /* iterations between looks for Ctrl-C */
+#define FIRST_NODES 4096      /* the node array's first size; it doubles when full ... */
+#define MOST_NODES (1 << 22)  /* ... up to this many nodes (56 bytes each): a search that needs more stops there */
+
+typedef struct {
+    double total, q, u;   /* q = total / visits and u = 1 / sqrt(visits), kept by the backup for the selection */
+    long long visits;
+    int32_t parent;       /* -1 for the root */
+    int32_t first;        /* the node of its first move (its moves' nodes are consecutive); -1 before expansion */
+    uint16_t moves, tried; /* its legal moves; how many of them are children (nodes first .. first + tried - 1) */
+    unsigned char symbol, dest, pawn; /* the move into it */
+    signed char proven;   /* UNPROVEN, or the exact result of its move for its mover */
+    unsigned char checked; /* whether ``refuted`` was asked of its move */
+} Node;
+
+typedef struct {
+    PyObject_HEAD
+    Node *nodes;
+    int32_t used, size, most; /* nodes in use, room for, and at most (MOST_NODES, or fewer if asked) */
+    int busy;             /* being searched: its ``random`` or ``clock`` may not change it (they are Python's) */
+    State root;           /* the root's position (the nodes hold moves only) */
+    double exploration;   /* UCT's constant (Mcts.exploration) */
+    int refute_new;       /* Mcts.refute_new: every new node asked for a win in two, not only a win in one */
+    long plies, tries;    /* the playouts' (bot_oxono.PLAYOUT_PLIES, PLAYOUT_TRIES) */
+    long long generation; /* how many times it was rerooted: its node numbers change then */
+} Tree;
+
+static inline Move move_of(const Node *n) {
+    Move m = {n->symbol, n->dest, n->pawn};
+    return m;
+}
+
+static void node_init(Node *n, Move m, int32_t parent) {
+    memset(n, 0, sizeof(Node));
+    n->parent = parent;
+    n->first = -1;
+    n->symbol = (unsigned char)m.symbol;
+    n->dest = (unsigned char)m.dest;
+    n->pawn = (unsigned char)m.pawn;
+    n->proven = UNPROVEN;
+}
+
+/* Room for ``n`` more nodes: 0, 1 when that would pass MOST_NODES, -1 with the error set. */
+static int tree_reserve(Tree *t, int n) {
+    if ((long long)t->used + n > t->most) return 1;
+    if (t->used + n <= t->size) return 0;
+    int32_t size = t->size;
+    while (size < t->used + n) size = size * 2 < t->most ? size * 2 : t->most;
+    Node *grown = PyMem_Realloc(t->nodes, sizeof(Node) * (size_t)size);
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->nodes = grown;
+    t->size = size;
+    return 0;
+}
+
+/* Mcts._expand: the moves of ``index`` (whose position is ``s``) made into nodes, shuffled. 0, 1 (no room), or -1
+ * with the error set; nothing changes but on success. */
+static int expand(Tree *t, int32_t index, const State *s, PyObject *random) {
+    Move list[MOST_MOVES];
+    int n = legal_moves(s, list), room = tree_reserve(t, n);
+    if (room) return room;
+    for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
+        double r = draw(random);
+        if (r < 0) return -1;
+        int j = (int)(r * (i + 1));
+        if (j > i) j = i; /* r * (i + 1) rounded up to i + 1 */
+        Move m = list[i];
+        list[i] = list[j];
+        list[j] = m;
+    }
+    for (int i = 0; i < n; i++) node_init(&t->nodes[t->used + i], list[i], index);
+    t->nodes[index].first = t->used;
+    t->nodes[index].moves = (uint16_t)n;
+    t->nodes[index].tried = 0;
+    t->used += n;
+    return 0;
+}
+
+/* mcts._prove_parent: ``child`` (a move of ``parent``'s) is proven: whether that proves ``parent``. */
+static int prove_parent(Tree *t, int32_t child, int32_t parent) {
+    Node *p = &t->nodes[parent];
+    if (t->nodes[child].proven == 1) {
+        p->proven = -1;
+    } else if (p->tried == p->moves) {
+        int best = -1;
+        for (int32_t i = p->first; i < p->first + p->tried; i++) {
+            if (t->nodes[i].proven == UNPROVEN) return 0;
+            if (t->nodes[i].proven > best) best = t->nodes[i].proven;
+        }
+        p->proven = (signed char)-best;
+    }
+    return p->proven != UNPROVEN;
+}
+
+/* Mcts._prove_up: ``index`` was just proven: what that proves above it. */
+static void prove_up(Tree *t, int32_t index) {
+    int32_t parent;
+    while ((parent = t->nodes[index].parent) >= 0 && t->nodes[parent].proven == UNPROVEN &&
+           prove_parent(t, index, parent))
+        index = parent;
+}
+
+/* OxonoSearch.refuted, or only a win in one: 1, 0, or -1 with the error set. */
+static int refuted(const State *s, int moves) {
+    Move unused;
+    int found = forced_win(s, moves, &unused);
+    if (found < 0) PyErr_NoMemory();
+    return found;
+}
+
+/* Mcts._iterate: one iteration from the root. 0, 1 (the tree is full: nothing done), or -1 with the error set. */
+static int iterate(Tree *t, PyObject *random) {
+    int32_t index = 0;
+    State s = t->root, after;
+    double value;
+    for (;;) {
+        Node *n = &t->nodes[index];
+        if (n->proven != UNPROVEN) {
+            value = n->proven;
+            break;
+        }
+        if (n->first < 0) {
+            int expanded = expand(t, index, &s, random);
+            if (expanded) return expanded;
+            n = &t->nodes[index]; /* the array may have moved */
+        }
+        if (n->tried < n->moves) { /* a new node: judged at once, or by a playout */
+            int32_t child = n->first + n->tried++;
+            Node *c = &t->nodes[child];
+            int result = play(&s, move_of(c), &after);
+            if (result >= 0) {
+                c->proven = (signed char)result;
+                value = result;
+            } else {
+                int lost = refuted(&after, t->refute_new ? WIN_IN : 1);
+                double leaf = 0.0;
+                if (lost < 0 || (!lost && playout(&after, random, t->plies, t->tries, &leaf) < 0)) {
+                    n->tried--; /* left untried */
+                    return -1;
+                }
+                if (lost) {
+                    c->proven = -1;
+                    c->checked = 1;
+                    value = -1.0;
+                } else {
+                    value = -leaf;
+                }
+            }
+            index = child;
+            break;
+        }
+        /* Select: UCT among the moves not proven lost; if every move is lost, this node is won. */
+        double scale = t->exploration * sqrt(log(n->visits ? (double)n->visits : 1.0)), best_score = -INFINITY;
+        int32_t best = -1;
+        for (int32_t i = n->first; i < n->first + n->tried; i++) {
+            const Node *c = &t->nodes[i];
+            double q;
+            if (c->proven == UNPROVEN) q = c->q;
+            else if (c->proven == -1) continue;
+            else q = c->proven;
+            double score = q + scale * c->u;
+            if (score > best_score) {
+                best = i;
+                best_score = score;
+            }
+        }
+        if (best < 0) {
+            n->proven = 1;
+            value = 1.0;
+            break;
+        }
+        play(&s, move_of(&t->nodes[best]), &after);
+        s = after;
+        index = best;
+    }
+    /* Back up: ``value`` is for the player who moved into ``index``. */
+    while (index >= 0) {
+        Node *c = &t->nodes[index];
+        c->visits += 1;
+        c->total += value;
+        c->q = c->total / (double)c->visits;
+        c->u = 1.0 / sqrt((double)c->visits);
+        int32_t parent = c->parent;
+        if (parent >= 0 && t->nodes[parent].proven == UNPROVEN && c->proven != UNPROVEN)
+            prove_parent(t, index, parent);
+        value = -value;
+        index = parent;
+    }
+    return 0;
+}
+
+/* Mcts._check_line: the principal variation's moves, from the root down, each checked once for a win in two it
+ * allows; a refuted move is lost, and that goes up the tree. 0, or -1 with the error set. */
+static int check_line(Tree *t) {
+    int32_t index = 0;
+    State s = t->root, after;
+    for (int depth = 0; depth < CHECK_DEPTH; depth++) {
+        const Node *n = &t->nodes[index];
+        int32_t best = -1;
+        for (int32_t i = n->first; n->first >= 0 && i < n->first + n->tried; i++)
+            if (t->nodes[i].proven == UNPROVEN && (best < 0 || t->nodes[i].visits > t->nodes[best].visits)) best = i;
+        if (best < 0 || t->nodes[best].visits < CHECK_VISITS) break;
+        play(&s, move_of(&t->nodes[best]), &after);
+        s = after;
+        if (!t->nodes[best].checked) {
+            t->nodes[best].checked = 1;
+            int lost = refuted(&s, WIN_IN);
+            if (lost < 0) return -1;
+            if (lost) {
+                t->nodes[best].proven = -1;
+                prove_up(t, best);
+                break;
+            }
+        }
+        index = best;
+    }
+    return 0;
+}
+
+/* The search's clock (``clock()``, seconds): 0, or -1 with the error set. */
+static int now_of(PyObject *clock, double *now) {
+    PyObject *r = PyObject_CallNoArgs(clock);
+    if (r == NULL) return -1;
+    *now = PyFloat_AsDouble(r);
+    Py_DECREF(r);
+    return *now == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* Whether the tree may be changed now: not from within its own search's ``random`` or ``clock``. */
+static int tree_free(const Tree *t) {
+    if (!t->busy) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "the tree is being searched");
+    return 0;
+}
+
+static PyObject *tree_run(Tree *t, PyObject *random, long long limit, double deadline, int checking, PyObject *clock);
+
+/* Tree.run: Mcts.search's loop. */
+static PyObject *Tree_run(Tree *t, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "run(random, iterations, deadline, check_line, clock)");
+        return NULL;
+    }
+    PyObject *random = args[0], *clock = args[4];
+    long long limit = PyLong_AsLongLong(args[1]);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    if (limit < 0) {
+        PyErr_SetString(PyExc_ValueError, "run: iterations must be at least 0");
+        return NULL;
+    }
+    double deadline = PyFloat_AsDouble(args[2]);
+    if (deadline == -1.0 && PyErr_Occurred()) return NULL;
+    int checking = PyObject_IsTrue(args[3]);
+    if (checking < 0 || !tree_free(t)) return NULL;
+    t->busy = 1;
+    PyObject *done = tree_run(t, random, limit, deadline, checking, clock);
+    t->busy = 0;
+    return done;
+}
+
+static PyObject *tree_run(Tree *t, PyObject *random, long long limit, double deadline, int checking, PyObject *clock) {
+    Node *root = &t->nodes[0];
+    if (root->first < 0) {
+        int expanded = expand(t, 0, &t->root, random);
+        if (expanded < 0) return NULL;
+        root = &t->nodes[0];
+    }
+    if (root->moves == 0) {
+        PyErr_SetString(PyExc_ValueError, "no legal move to search");
+        return NULL;
+    }
+    /* Stop before an iteration that would likely end past the deadline (at the mean pace so far). */
+    int timed = deadline < INFINITY;
+    double now = 0.0, begun = 0.0;
+    if (timed && now_of(clock, &begun) < 0) return NULL;
+    now = begun;
+    long long done = 0;
+    while (done < limit && t->nodes[0].proven == UNPROVEN &&
+           (done == 0 || now + (now - begun) / (double)done < deadline)) {
+        int ran = iterate(t, random);
+        if (ran < 0) return NULL;
+        if (ran) break; /* no room for more nodes: the search ends here */
+        done++;
+        if (checking && done % CHECK_EVERY == 0 && check_line(t) < 0) return NULL;
+        if (done % SIGNALS_EVERY == 0 && PyErr_CheckSignals() < 0) return NULL; /* Ctrl-C */
+        if (timed && now_of(clock, &now) < 0) return NULL;
+    }
+    return PyLong_FromLongLong(done);
+}
+
+static int by_visits(const void *a, const void *b) {
+    const Node *x = *(const Node *const *)a, *y = *(const Node *const *)b;
+    if (x->visits != y->visits) return x->visits < y->visits ? 1 : -1;
+    return x < y ? -1 : x > y; /* stable: the order of the children */
+}
+
+/* Tree.check: Mcts._check: the most visited root moves not proven, in turn (at most ``count``), until one is not
+ * refuted; each refuted one is lost. */
+static PyObject *Tree_check(Tree *t, PyObject *arg) {
+    long count = PyLong_AsLong(arg);
+    if ((count == -1 && PyErr_Occurred()) || !tree_free(t)) return NULL;
+    const Node *root = &t->nodes[0];
+    if (root->first < 0 || count <= 0) Py_RETURN_NONE;
+    Node **ranked = PyMem_Malloc(sizeof(Node *) * (root->tried ? root->tried : 1));
+    if (ranked == NULL) return PyErr_NoMemory();
+    int n = 0;
+    for (int32_t i = root->first; i < root->first + root->tried; i++)
+        if (t->nodes[i].proven == UNPROVEN) ranked[n++] = &t->nodes[i];
+    qsort(ranked, (size_t)n, sizeof(Node *), by_visits);
+    int failed = 0;
+    for (int k = 0; k < n && k < count; k++) {
+        Node *child = ranked[k];
+        if (child->checked) break;
+        child->checked = 1;
+        State after;
+        play(&t->root, move_of(child), &after);
+        int lost = refuted(&after, WIN_IN);
+        if (lost <= 0) {
+            failed = lost < 0;
+            break;
+        }
+        child->proven = -1;
+        prove_up(t, (int32_t)(child - t->nodes));
+    }
+    PyMem_Free(ranked);
+    if (failed) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* Tree.decide: a fresh tree whose root's move is known (a win in one, or the solver's): that move, proven. */
+static PyObject *Tree_decide(Tree *t, PyObject *const *args, Py_ssize_t nargs) {
+    Move m, list[MOST_MOVES];
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "decide(move, value)");
+        return NULL;
+    }
+    if (move_in(args[0], &m) < 0 || !tree_free(t)) return NULL;
+    long value = PyLong_AsLong(args[1]);
+    if (value == -1 && PyErr_Occurred()) return NULL;
+    if (value < -1 || value > 1 || t->nodes[0].first >= 0) {
+        PyErr_SetString(PyExc_ValueError, "decide: a value of -1, 0 or 1, on a tree not searched yet");
+        return NULL;
+    }
+    int n = legal_moves(&t->root, list), legal = 0;
+    for (int i = 0; i < n && !legal; i++)
+        legal = list[i].symbol == m.symbol && list[i].dest == m.dest && list[i].pawn == m.pawn;
+    if (!legal) {
+        PyErr_SetString(PyExc_ValueError, "decide: not a legal move of the root");
+        return NULL;
+    }
+    if (tree_reserve(t, 1) != 0) return NULL; /* room for one node: a fresh tree has it */
+    Node *child = &t->nodes[1];
+    node_init(child, m, 0);
+    child->proven = (signed char)value;
+    child->visits = 1;
+    child->total = child->q = (double)value;
+    child->u = 1.0;
+    t->nodes[0].first = 1;
+    t->nodes[0].moves = t->nodes[0].tried = 1;
+    t->nodes[0].proven = (signed char)-value;
+    t->used = 2;
+    Py_RETURN_NONE;
+}
+
+static int index_in(Tree *t, PyObject *arg, int32_t *index) {
+    long i = PyLong_AsLong(arg);
+    if (i == -1 && PyErr_Occurred()) return -1;
+    if (i < 0 || i >= t->used) {
+        PyErr_SetString(PyExc_IndexError, "no such node in the tree");
+        return -1;
+    }
+    *index = (int32_t)i;
+    return 0;
+}
+
+/* Tree.reroot: the node ``index`` becomes the root (Mcts.search's ``tree``): its subtree is copied to the front of a
+ * new array, the rest dropped, and the root's position played down to it. */
+static PyObject *Tree_reroot(Tree *t, PyObject *arg) {
+    int32_t index;
+    if (index_in(t, arg, &index) < 0 || !tree_free(t)) return NULL;
+    if (index == 0) Py_RETURN_NONE;
+    int32_t parent = t->nodes[index].parent;
+    if (index - t->nodes[parent].first >= t->nodes[parent].tried) {
+        PyErr_SetString(PyExc_ValueError, "reroot: a move not searched yet");
+        return NULL;
+    }
+    Move path[MOST_PLIES];
+    int depth = 0;
+    for (int32_t i = index; i > 0; i = t->nodes[i].parent) {
+        if (depth == MOST_PLIES) { /* no game is longer: a tree cannot be deeper */
+            PyErr_SetString(PyExc_SystemError, "reroot: a tree deeper than a game");
+            return NULL;
+        }
+        path[depth++] = move_of(&t->nodes[i]);
+    }
+    Node *nodes = PyMem_Malloc(sizeof(Node) * (size_t)t->size);
+    int32_t *from = PyMem_Malloc(sizeof(int32_t) * (size_t)t->size); /* each new node's old number */
+    if (nodes == NULL || from == NULL) {
+        PyMem_Free(nodes);
+        PyMem_Free(from);
+        return PyErr_NoMemory();
+    }
+    nodes[0] = t->nodes[index];
+    nodes[0].parent = -1;
+    from[0] = index;
+    int32_t used = 1;
+    for (int32_t k = 0; k < used; k++) { /* breadth first: each node's moves stay consecutive */
+        const Node *old = &t->nodes[from[k]];
+        if (old->first < 0) continue;
+        nodes[k].first = used;
+        for (int j = 0; j < old->moves; j++) {
+            nodes[used + j] = t->nodes[old->first + j];
+            nodes[used + j].parent = k;
+            from[used + j] = old->first + j;
+        }
+        used += old->moves;
+    }
+    PyMem_Free(from);
+    PyMem_Free(t->nodes);
+    t->nodes = nodes;
+    t->used = used;
+    for (int d = depth - 1; d >= 0; d--) {
+        State after;
+        play(&t->root, path[d], &after);
+        t->root = after;
+    }
+    t->generation++;
+    Py_RETURN_NONE;
+}
+
+/* Tree.node: (move or None for the root, visits, total, proven or None, checked). */
+static PyObject *Tree_node(Tree *t, PyObject *arg) {
+    int32_t index;
+    if (index_in(t, arg, &index) < 0) return NULL;
+    const Node *n = &t->nodes[index];
+    PyObject *move = index == 0 ? Py_NewRef(Py_None) : move_out(move_of(n));
+    if (move == NULL) return NULL;
+    PyObject *proven = n->proven == UNPROVEN ? Py_NewRef(Py_None) : PyFloat_FromDouble((double)n->proven);
+    if (proven == NULL) {
+        Py_DECREF(move);
+        return NULL;
+    }
+    return Py_BuildValue("(NLdNO)", move, n->visits, n->total, proven, n->checked ? Py_True : Py_False);
+}
+
+/* Tree.children: the numbers of a node's children (its moves tried), in the order they were tried. */
+static PyObject *Tree_children(Tree *t, PyObject *arg) {
+    int32_t index;
+    if (index_in(t, arg, &index) < 0) return NULL;
+    const Node *n = &t->nodes[index];
+    int tried = n->first < 0 ? 0 : n->tried;
+    PyObject *out = PyList_New(tried);
+    if (out == NULL) return NULL;
+    for (int i = 0; i < tried; i++) {
+        PyObject *k = PyLong_FromLong(n->first + i);
+        if (k == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, k);
+    }
+    return out;
+}
+
+static PyObject *Tree_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *state;
+    double exploration;
+    int refute_new;
+    long plies, tries, most = MOST_NODES;
+    if (!PyArg_ParseTuple(args, "Odpll|l:Tree", &state, &exploration, &refute_new, &plies, &tries, &most)) return NULL;
+    State s;
+    if (state_in(state, &s) < 0) return NULL;
+    if (!(exploration >= 0.0 && exploration < INFINITY) || plies < 0 || tries < 1 || most < 2 || most > MOST_NODES) {
+        PyErr_Format(PyExc_ValueError, "Tree: exploration must be finite and at least 0, plies at least 0, tries at "
+                                       "least 1, most_nodes from 2 to %d", MOST_NODES);
+        return NULL;
+    }
+    Tree *t = (Tree *)type->tp_alloc(type, 0);
+    if (t == NULL) return NULL;
+    t->size = most < FIRST_NODES ? (int32_t)most : FIRST_NODES;
+    t->most = (int32_t)most;
+    t->busy = 0;
+    t->nodes = PyMem_Malloc(sizeof(Node) * (size_t)t->size);
+    if (t->nodes == NULL) {
+        Py_DECREF(t);
+        return PyErr_NoMemory();
+    }
+    t->used = 1;
+    Move none = {0, 0, 0};
+    node_init(&t->nodes[0], none, -1);
+    t->root = s;
+    t->exploration = exploration;
+    t->refute_new = refute_new;
+    t->plies = plies;
+    t->tries = tries;
+    t->generation = 0;
+    return (PyObject *)t;
+}
+
+static void Tree_dealloc(Tree *t) {
+    PyMem_Free(t->nodes);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+static Py_ssize_t Tree_len(Tree *t) { return (Py_ssize_t)t->used; }
+
+static PyObject *Tree_get_state(Tree *t, void *closure) { return state_out(&t->root); }
+
+static PyObject *Tree_get_generation(Tree *t, void *closure) { return PyLong_FromLongLong(t->generation); }
+
+static PyMethodDef Tree_methods[] = {
+    {"run", (PyCFunction)(void (*)(void))Tree_run, METH_FASTCALL,
+     "run(random, iterations, deadline, check_line, clock): iterations until the budget, the deadline (on "
+     "``clock()``, seconds), a proven root or a full tree; how many were done"},
+    {"check", (PyCFunction)Tree_check, METH_O, "check(count): Mcts._check on the root's moves"},
+    {"decide", (PyCFunction)(void (*)(void))Tree_decide, METH_FASTCALL,
+     "decide(move, value): the root's move proven, without a search"},
+    {"reroot", (PyCFunction)Tree_reroot, METH_O, "reroot(index): that node becomes the root; the rest is dropped"},
+    {"node", (PyCFunction)Tree_node, METH_O, "node(index): (move, visits, total, proven, checked)"},
+    {"children", (PyCFunction)Tree_children, METH_O, "children(index): the numbers of its children"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Tree_getset[] = {
+    {"state", (getter)Tree_get_state, NULL, "the root's position", NULL},
+    {"generation", (getter)Tree_get_generation, NULL, "how many times rerooted (node numbers change then)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PySequenceMethods Tree_as_sequence = {.sq_length = (lenfunc)Tree_len};
+
+static PyTypeObject TreeType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "olixono._oxono_fast.Tree",
+    .tp_basicsize = sizeof(Tree),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Tree(state, exploration, refute_new, plies, tries, most_nodes=MOST_NODES): Mcts's search tree from "
+              "``state``, searched in C.",
+    .tp_new = Tree_new,
+    .tp_dealloc = (destructor)Tree_dealloc,
+    .tp_methods = Tree_methods,
+    .tp_getset = Tree_getset,
+    .tp_as_sequence = &Tree_as_sequence,
+};
+
 static PyMethodDef methods[] = {
     {"completions", py_completions, METH_O, "bot_oxono.completions"},
     {"winning_move", py_winning_move, METH_O, "bot_oxono.winning_move"},
@@ -846,7 +1428,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__oxono_fast(void) {
     make_tables();
-    if (PyType_Ready(&TableType) < 0) return NULL;
+    if (PyType_Ready(&TableType) < 0 || PyType_Ready(&TreeType) < 0) return NULL;
     PyObject *time = PyImport_ImportModule("time");
     if (time == NULL) return NULL;
     perf_counter = PyObject_GetAttrString(time, "perf_counter");
@@ -857,6 +1439,16 @@ PyMODINIT_FUNC PyInit__oxono_fast(void) {
     Py_INCREF(&TableType);
     if (PyModule_AddObject(m, "Table", (PyObject *)&TableType) < 0) {
         Py_DECREF(&TableType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&TreeType);
+    if (PyModule_AddObject(m, "Tree", (PyObject *)&TreeType) < 0) {
+        Py_DECREF(&TreeType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (PyModule_AddIntConstant(m, "MOST_NODES", MOST_NODES) < 0) {
         Py_DECREF(m);
         return NULL;
     }

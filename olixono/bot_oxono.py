@@ -23,7 +23,7 @@ import random
 import time
 from typing import Any, Callable, TypeAlias
 
-from olixono.mcts import Mcts
+from olixono.mcts import Mcts, SearchResult, SearchTree, SearchView
 from olixono.oxono import (
     ALL_WINDOWS,
     BOARD,
@@ -433,12 +433,114 @@ the time: 58% with it, 22% without, 40 games each); the root solver from 20 pawn
 20 positions for each iteration of an iteration budget (a position costs it about a twentieth of an iteration)."""
 
 
+class TreeNode:
+    """A node of a search tree kept in C (``_oxono_fast.Tree``), as :class:`~olixono.mcts.SearchTree`: what the
+    result, the bots' kept tree (``bots._Kept.subtree``) and the next search (``tree=``) ask of it.
+
+    A handle: the tree is rerooted (its nodes renumbered) when a search goes on from one of its nodes, after which
+    the handles made before refer to nothing and say so.
+    """
+
+    __slots__ = ("tree", "index", "generation")
+
+    def __init__(self, tree: _fast.Tree, index: int) -> None:
+        self.tree = tree
+        self.index = index
+        self.generation: int = tree.generation
+
+    def _node(self) -> tuple[Move | None, int, float, float | None, bool]:
+        if self.generation != self.tree.generation:
+            raise ValueError("a node of a tree searched on from another of its nodes since")
+        return self.tree.node(self.index)
+
+    @property
+    def move(self) -> Move | None:
+        return self._node()[0]
+
+    @property
+    def visits(self) -> int:
+        return self._node()[1]
+
+    @property
+    def proven(self) -> float | None:
+        return self._node()[3]
+
+    @property
+    def children(self) -> list[TreeNode]:
+        self._node()
+        return [TreeNode(self.tree, index) for index in self.tree.children(self.index)]
+
+    def mean(self) -> float:
+        _, visits, total, proven, _ = self._node()
+        if proven is not None:
+            return proven
+        return total / visits if visits else 0.0
+
+
+MOST_ITERATIONS = 1 << 62
+"""An iteration budget larger than this is this (no search gets near it): the C search counts in 64 bits."""
+
+
+class FastMcts(Mcts):
+    """:class:`~olixono.mcts.Mcts` with Oxono's settings, its iterations in C (``_oxono_fast.Tree``): the same
+    algorithm (no move ordering, the root solver in Python first, every new node asked for a win in two with
+    ``refute_new``, the principal variation and the best moves checked), about four times as many iterations a
+    second. Its random numbers are drawn from ``rng.random`` as the Python search's are, but it shuffles the moves
+    its own way (Fisher-Yates on ``rng.random``), so a seeded search is not :class:`~olixono.mcts.Mcts`'s; given that
+    shuffle, the Python search gives the same statistics bit for bit (``tests/test_tree_fast.py``).
+
+    Its trees are C trees, handed out as :class:`TreeNode` handles (``SearchResult.tree``); the nodes are kept until
+    the next search goes on from one of them (then only its subtree is kept), at most ``_oxono_fast.MOST_NODES`` of
+    them (a search that would need more stops there).
+    """
+
+    def search(
+        self, view: SearchView[Any], *, iterations: int | None = None, seconds: float | None = None,
+        tree: SearchTree | None = None,
+    ) -> SearchResult:
+        """:meth:`Mcts.search`'s budget, result and ``tree`` (a :class:`TreeNode` of an earlier search's, else
+        nothing is kept), on an :class:`OxonoSearch`."""
+        assert isinstance(view, OxonoSearch)
+        start = self.clock()
+        decided = self._decided(view, iterations, seconds, start, tree)
+        state = view.stack[-1]
+        done = 0
+        if decided is not None:  # nothing to search
+            value, move = decided
+            root = self._new_tree(state)
+            root.decide(move, int(value))
+        else:
+            root = self._tree_from(tree, state)
+            deadline = start + seconds if seconds is not None else math.inf
+            limit = min(iterations, MOST_ITERATIONS) if iterations is not None else MOST_ITERATIONS
+            done = root.run(self.rng.random, limit, deadline, bool(self.check), self.clock)
+        handle = TreeNode(root, 0)
+        if self.check and handle.proven is None:
+            root.check(self.check)
+        return self._result(handle, view, done, self.clock() - start)
+
+    def _new_tree(self, state: State) -> _fast.Tree:
+        if self.order is not None or self.width is not None:
+            raise ValueError("the search in C searches every move, unordered: no order or width")
+        return _fast.Tree(state, self.exploration, self.refute_new, PLAYOUT_PLIES, PLAYOUT_TRIES)
+
+    def _tree_from(self, tree: SearchTree | None, state: State) -> _fast.Tree:
+        """The C tree to search on: ``tree``'s, rerooted at its node, if it is a live handle of this position's."""
+        if isinstance(tree, TreeNode) and tree.generation == tree.tree.generation:
+            tree.tree.reroot(tree.index)
+            if tree.tree.state == state:
+                return tree.tree
+        return self._new_tree(state)
+
+
 def searcher(board: OxonoBoard, rng: random.Random) -> tuple[OxonoSearch, Mcts]:
     """The tree search's view of ``board`` and the search itself: every move searched, short playouts, an exact solver
     for the last plies and wins in two, the best moves (with the C helpers: every new move) checked for a win in two
-    they allow."""
-    return OxonoSearch(board), Mcts(rng, solver=OxonoSearch.solve, check=CHECKS, new_table=new_table,
-                                    **(FAST_SEARCH if FAST else {}))
+    they allow. With the C helpers, the search's loop runs in C too (:class:`FastMcts`)."""
+    if FAST:
+        return OxonoSearch(board), FastMcts(rng, solver=OxonoSearch.solve, check=CHECKS, new_table=new_table,
+                                            **FAST_SEARCH)
+    return OxonoSearch(board), Mcts(rng, solver=OxonoSearch.solve, check=CHECKS, new_table=new_table)
 
 
 # -- the same functions in C, where they could be built ------------------------------------------------------------

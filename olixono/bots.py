@@ -45,7 +45,7 @@ from typing import Any, Protocol
 
 from olixono.common import Board, GameOverError, MoveLike
 from olixono.games import game_of
-from olixono.mcts import Candidate, Mcts, Node, SearchResult, SearchView
+from olixono.mcts import Candidate, Mcts, SearchResult, SearchTree, SearchView
 
 LEVELS = ("random", "greedy", "mcts")
 """The bots, by what they are (``make_bot``'s names)."""
@@ -207,17 +207,17 @@ class _Kept:
 
     kind: str
     search: Mcts
-    root: Node
+    root: SearchTree
     position: str
     moves: list[Any]
 
-    def subtree(self, board: Board[Any], view: SearchView[Any]) -> Node | None:
+    def subtree(self, board: Board[Any], view: SearchView[Any]) -> SearchTree | None:
         """The node of ``board``'s position, if ``board`` went on from the kept root by moves the tree holds."""
         done = len(self.moves)
         stack = board.move_stack
         if len(stack) < done or stack[:done] != self.moves:
             return None
-        node: Node | None = self.root
+        node: SearchTree | None = self.root
         for move in stack[done:]:
             assert node is not None
             node = next((ch for ch in node.children if view.board_move(ch.move) == move), None)

@@ -22,7 +22,9 @@ Three pieces of game knowledge make the tree sharp at little cost:
   short forced loss it did not see is not played.
 
 The tree of one search can be handed to the next (``tree``) when the game
-went on by moves it holds.
+went on by moves it holds. A tree is :class:`Node`'s here; a search kept
+elsewhere (Oxono's in C: ``bot_oxono.FastMcts``) hands out nodes of its own
+that offer what :class:`SearchTree` asks.
 
 Values are kept from the side of the player who made the node's move. The
 budget is a number of iterations, a wall time checked between iterations, or
@@ -35,7 +37,7 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, TypeVar
+from typing import Any, Callable, Protocol, Sequence, TypeVar
 
 from olixono.common import MoveLike
 
@@ -64,6 +66,25 @@ class SearchView(Protocol[ViewMove]):
     def refuted(self) -> bool: ...
 
     def board_move(self, move: ViewMove) -> MoveLike: ...
+
+
+class SearchTree(Protocol):
+    """What the result and the bots ask of a node of a search's tree (:class:`Node`, or a node of a tree kept in C):
+    its move (``None`` at the root), visits, proven value, mean value, and the moves tried below it."""
+
+    @property
+    def move(self) -> Any: ...
+
+    @property
+    def visits(self) -> int: ...
+
+    @property
+    def proven(self) -> float | None: ...
+
+    @property
+    def children(self) -> Sequence[SearchTree]: ...
+
+    def mean(self) -> float: ...
 
 
 class Node:
@@ -114,7 +135,7 @@ class SearchResult:
     pv: tuple[MoveLike, ...]
     iterations: int
     seconds: float
-    tree: Node | None = field(default=None, repr=False, compare=False)
+    tree: SearchTree | None = field(default=None, repr=False, compare=False)
     """The root of the tree searched (for :meth:`Mcts.search`'s ``tree`` on a later move)."""
 
 
@@ -205,60 +226,75 @@ class Mcts:
         moves.reverse()
         node.untried = moves
 
+    @staticmethod
+    def clock() -> float:
+        """The search's clock, in seconds (``time.perf_counter``, looked up in this module when called, so that a test
+        can put a clock of its own there)."""
+        return time.perf_counter()
+
     def _solve(self, view: SearchView[Any], nodes: int, deadline: float, most_plies: int) -> tuple[float, Any] | None:
         assert self.solver is not None
         if len(self.table) > TABLE_LIMIT:
             self.table.clear()
         return self.solver(view, self.table, nodes, deadline, most_plies)
 
+    def _decided(self, view: SearchView[Any], iterations: int | None, seconds: float | None, start: float,
+                 tree: SearchTree | None) -> tuple[float, Any] | None:
+        """The root's value and move when there is nothing to search: a win in one, or what the solver proves (a win
+        or a draw; a proven loss is left to the search, which picks the move that resists best). A search without a
+        budget is refused here."""
+        if iterations is None and seconds is None:
+            raise ValueError("a search needs a budget: iterations, seconds or both")
+        win = view.winning_move()
+        if win is not None:
+            return 1.0, win
+        if self.solver is None or (tree is not None and tree.proven is not None):
+            return None
+        nodes = self.solve_nodes * iterations if iterations is not None else 1 << 62
+        share = start + seconds * ROOT_SOLVE_SHARE if seconds is not None else math.inf
+        solved = self._solve(view, nodes, share, self.solve_plies)
+        return solved if solved is not None and solved[0] >= 0 else None
+
     def search(
         self, view: SearchView[Any], *, iterations: int | None = None, seconds: float | None = None,
-        tree: Node | None = None,
+        tree: SearchTree | None = None,
     ) -> SearchResult:
         """Search from the view's position for ``iterations`` or ``seconds`` (whichever ends first).
 
         ``tree``: the node of this position in an earlier search's tree (:attr:`SearchResult.tree`), whose
-        statistics the search goes on from; its moves must be the view's.
+        statistics the search goes on from; its moves must be the view's. A node of another kind of tree (not a
+        :class:`Node`) is not used: the search starts afresh.
         """
-        if iterations is None and seconds is None:
-            raise ValueError("a search needs a budget: iterations, seconds or both")
-        start = time.perf_counter()
+        start = self.clock()
+        decided = self._decided(view, iterations, seconds, start, tree)
         deadline = start + seconds if seconds is not None else math.inf
         limit = iterations if iterations is not None else 1 << 62
         done = 0
-        win = view.winning_move()
-        solved = None
-        if win is None and self.solver is not None and (tree is None or tree.proven is None):
-            nodes = self.solve_nodes * iterations if iterations is not None else 1 << 62
-            share = start + seconds * ROOT_SOLVE_SHARE if seconds is not None else math.inf
-            solved = self._solve(view, nodes, share, self.solve_plies)
-            if solved is not None and solved[0] < 0:
-                solved = None  # lost whatever it plays: the search picks the move that resists best
-        if win is not None or solved is not None:  # nothing to search
-            value, move = (1.0, win) if win is not None else solved  # type: ignore[misc]
+        if decided is not None:  # nothing to search
+            value, move = decided
             root = Node(None, None)
             child = Node(move, root)
             child.proven, child.visits, child.total, child.q, child.u = value, 1, value, value, 1.0
             root.children.append(child)
             root.untried, root.proven = [], -value
         else:
-            root = tree if tree is not None else Node(None, None)
+            root = tree if isinstance(tree, Node) else Node(None, None)
             root.parent = None
             if root.untried is None:
                 self._expand(root, view)
             if not root.untried and not root.children:
                 raise ValueError("no legal move to search")
             # Stop before an iteration that would likely end past the deadline (at the mean pace so far).
-            now = begun = time.perf_counter()
+            now = begun = self.clock()
             while done < limit and root.proven is None and (done == 0 or now + (now - begun) / done < deadline):
                 self._iterate(root, view)
                 done += 1
                 if self.check and not done % CHECK_EVERY:
                     self._check_line(root, view)
-                now = time.perf_counter()
+                now = self.clock()
         if self.check and root.proven is None:
             self._check(root, view)
-        elapsed = time.perf_counter() - start
+        elapsed = self.clock() - start
         return self._result(root, view, done, elapsed)
 
     def _check_line(self, root: Node, view: Any) -> None:
@@ -374,8 +410,8 @@ class Mcts:
             value = -value
             climbing = parent
 
-    def _result(self, root: Node, view: SearchView[Any], done: int, elapsed: float) -> SearchResult:
-        def rank(node: Node) -> tuple[bool, bool, int, float]:
+    def _result(self, root: SearchTree, view: SearchView[Any], done: int, elapsed: float) -> SearchResult:
+        def rank(node: SearchTree) -> tuple[bool, bool, int, float]:
             return (node.proven == 1.0, node.proven != -1.0, node.visits, node.mean())
 
         children = sorted(root.children, key=rank, reverse=True)
