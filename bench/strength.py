@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for bench/levels.py
 
 from olixono.bots import make_bot  # noqa: E402
 from olixono.games import new_board  # noqa: E402

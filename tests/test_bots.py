@@ -318,7 +318,8 @@ def test_strength_benchmark_plays_the_mcts_of_another_commit():
     assert float(figures["oxono_mcts_vs_oldx2_search_iterations_per_s"]) > 0
 
 
-def test_wilson_interval():
+def _strength():
+    """bench/strength.py, loaded as a module."""
     spec = importlib.util.spec_from_file_location("strength", ROOT / "bench" / "strength.py")
     strength = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = strength  # dataclasses look their module up
@@ -326,6 +327,24 @@ def test_wilson_interval():
         spec.loader.exec_module(strength)
     finally:
         del sys.modules[spec.name]
+    return strength
+
+
+def test_strength_openings_are_paired_and_games_distinct():
+    """The strength bench opens each two games alike (one from either seat) and the pairs differently: without it
+    two searches that draw nothing at random (Olix's) replay one game."""
+    strength = _strength()
+    tally = strength.run_pairing("olix", "mcts", "mctsx2", 4, strength.Budget(20), lambda text: None, None, 4)
+    games = sorted(tally.distinct)
+    assert tally.games == 4 and len(games) == 4
+    openings = {game[:4] for game in games}
+    assert len(openings) == 2  # games 0 and 1 share one, 2 and 3 another
+    plain = strength.run_pairing("olix", "mcts", "mctsx2", 4, strength.Budget(20), lambda text: None, None, 0)
+    assert len(plain.distinct) == 2  # the old way: one game from each seat, twice
+
+
+def test_wilson_interval():
+    strength = _strength()
     low, high = strength.Tally(wins=95, losses=5).interval()
     assert round(low, 3) == 0.888 and round(high, 3) == 0.978  # Wilson, n = 100, p = 0.95
     assert strength.Tally(wins=10).interval()[1] == 1.0
