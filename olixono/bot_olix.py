@@ -124,26 +124,32 @@ def _runs_at_least(stones: int, length: int, directions: tuple[tuple[int, int, i
     return out
 
 
-def win_candidates(stones: int, best: tuple[int, ...], empty: int) -> int:
+def win_candidates(stones: int, empty: int) -> int:
     """Empty squares where one more stone might win at once; every real one is included.
 
-    Exact for ``I`` and ``X`` (a line of eight); for ``L`` (9) the stone must
-    make an orthogonal line of three (an arm), for ``O`` (10) it must have two
-    orthogonal neighbours (on the rectangle's edge) unless an ``O`` of 9
-    exists already (then it may go inside: every square is a candidate).
+    Exact for ``I`` and ``X`` (a line of eight). An ``L`` of 9 has arms of at
+    least 3 adding up to 10, so one arm holds 5 or more: the stone makes a
+    line of five (it is on that arm), or such a line stands already and the
+    stone makes an arm of three. An ``O`` of 10 is the whole boundary of a
+    rectangle of 2 × 5, 3 × 4 or more (a 3 × 3 with its centre is worth 9,
+    and a stone inside a whole boundary comes too late: the boundary has won
+    already), so the stone goes on that boundary, between two orthogonal
+    neighbours of its own, and on one of its long sides (it makes a line of
+    four) unless those stand already.
     """
     count = stones.bit_count()
     if count < WIN_RUN - 1:
         return 0
     cands = _runs_at_least(stones, WIN_RUN)
+    orthogonal = _DIRECTIONS[:2]
     if count >= 8:
-        cands |= _runs_at_least(stones, 3, _DIRECTIONS[:2])
+        five = _runs_at_least(stones, 5, orthogonal)
+        cands |= _runs_at_least(stones, 3, orthogonal) if five & stones else five
     if count >= 9:
         a, b = (stones << 1) & _DIRECTIONS[0][1], (stones >> 1) & _DIRECTIONS[0][2]
         c, d = (stones << WIDTH) & BOARD, stones >> WIDTH
-        cands |= (a & (b | c | d)) | (b & (c | d)) | (c & d)
-        if best[0] >= FIELDS["O"][-1]:
-            cands = BOARD
+        four = _runs_at_least(stones, 4, orthogonal)
+        cands |= ((a & (b | c | d)) | (b & (c | d)) | (c & d)) & (BOARD if four & stones else four)
     return cands & empty
 
 
@@ -201,10 +207,15 @@ class OlixSearch:
         theirs = tuple(f.value for f in board.formations(them).values())
         return board.stones(me), board.stones(them), mine, theirs
 
+    def stones(self) -> tuple[int, int]:
+        """The mover's stones and the opponent's (:meth:`sides` without the formations)."""
+        board = self.board
+        return board.stones(board.turn), board.stones(PLAYERS[1 - PLAYERS.index(board.turn)])
+
     def winning_squares(self, first_only: bool = False) -> list[int]:
         """Squares where the player to move wins at once (checked by pushing each candidate)."""
-        own, opp, mine, _ = self.sides()
-        cands = win_candidates(own, mine, BOARD & ~(own | opp))
+        own, opp = self.stones()
+        cands = win_candidates(own, BOARD & ~(own | opp))
         found = []
         while cands:
             low = cands & -cands
@@ -226,9 +237,9 @@ class OlixSearch:
         game. A candidate that cannot be checked so (the game ends whatever we
         play) is kept.
         """
-        own, opp, _, theirs = self.sides()
+        own, opp = self.stones()
         empty = BOARD & ~(own | opp)
-        untested = win_candidates(opp, theirs, empty)
+        untested = win_candidates(opp, empty)
         found = []
         for ours in (empty & ~untested, untested):  # a non-candidate square first
             while ours and untested:
@@ -333,7 +344,7 @@ def ordered_moves(view: OlixSearch) -> list[int]:
     threats = view.threat_squares()
     if threats:
         return threats
-    own, opp, _, _ = view.sides()
+    own, opp = view.stones()
     empty = BOARD & ~(own | opp)
     if not own | opp:
         return [5 * WIDTH + 5]
@@ -374,7 +385,7 @@ VCF_DEPTH = 4
 def threat_moves(view: OlixSearch) -> list[int]:
     """Squares where a stone of the player to move may make a win in one for its next turn: a line of seven (one
     short of an automatic ``I``/``X``), or an ``L`` of at least seven made longer (a superset; checked by pushing)."""
-    own, opp, _, _ = view.sides()
+    own, opp = view.stones()
     empty = BOARD & ~(own | opp)
     cands = _runs_at_least(own, 7)
     shape = view.board.formations(view.board.turn)["L"]

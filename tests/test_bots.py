@@ -20,6 +20,9 @@ from olixono.games import new_board
 from olixono.olix import OlixBoard
 from olixono.oxono import OxonoBoard
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import olix_reference as ref  # noqa: E402  (tests/olix_reference.py)
+
 # Pink to move wins with Xd2d1 (a1-d1 all pink).
 OXONO_WIN = "x1o1x1/6/6/6/6/XOX3 pink d3 c4"
 # Black threatens Xd2d1 (a1-d1 all black): pink must stop it.
@@ -272,6 +275,86 @@ def test_olix_wins_and_threats_in_one_agree_with_the_engine():
         else:
             board.pop()
         assert board.position() == view.board.position()
+
+
+TOPS = {"O": 9, "L": 8, "I": 7, "X": 7}  # a value above its track's top wins at once (rule 10)
+
+
+def _planted(rng: random.Random) -> list[int]:
+    """One player's stones: scattered ones, and a formation one stone short of an automatic win (an ``O`` of 10 on
+    a 2 × 5 or 3 × 4 boundary or larger, an ``L`` of 9 or more, a line of eight), or two, its gap anywhere."""
+    n = ref.N
+    cells: set[int] = {s for s in range(ref.SQUARES) if rng.random() < rng.choice((0.1, 0.2, 0.3))}
+    for _ in range(rng.choice((1, 2))):
+        kind = rng.choice("OLI")
+        if kind == "O":
+            h, w = rng.choice(((2, 5), (5, 2), (3, 4), (4, 3), (3, 5), (4, 4)))
+            r0, f0 = rng.randrange(n - h + 1), rng.randrange(n - w + 1)
+            shape = [ref.square(r0 + r, f0 + f) for r in range(h) for f in range(w) if r in (0, h - 1) or f in (0, w - 1)]
+        elif kind == "L":
+            a, b = rng.randint(3, 7), rng.randint(3, 7)
+            a = max(a, 10 - b)
+            r0, f0 = rng.randrange(n), rng.randrange(n)
+            dr, df = rng.choice((1, -1)), rng.choice((1, -1))
+            shape = [ref.square(r0, f0 + df * i) for i in range(a)] + [ref.square(r0 + dr * i, f0) for i in range(1, b)]
+            if not all(0 <= f0 + df * i < n for i in range(a)) or not all(0 <= r0 + dr * i < n for i in range(b)):
+                shape = []
+        else:
+            dr, df = rng.choice(((0, 1), (1, 0), (1, 1), (1, -1)))
+            r0, f0 = rng.randrange(n), rng.randrange(n)
+            shape = [ref.square(r0 + dr * i, f0 + df * i) for i in range(8)
+                     if 0 <= r0 + dr * i < n and 0 <= f0 + df * i < n]
+        cells |= set(shape)
+        if shape:
+            cells.discard(rng.choice(shape))
+    return sorted(cells)
+
+
+def test_olix_win_candidates_hold_every_winning_square():
+    """``win_candidates`` narrows the squares the search tries for a win in one: never a real one left out, over
+    stones of one player with formations planted one stone short of a win (the slow reference decides)."""
+    rng = random.Random(22)
+    found = tested = 0
+    while tested < 60:
+        cells = [None] * ref.SQUARES
+        for square in _planted(rng):
+            cells[square] = 0
+        values = ref.best_values(cells, 0)
+        if any(values[k] > TOPS[k] for k in TOPS):
+            continue  # won already: no game goes on from here
+        tested += 1
+        stones = sum(1 << q for q in range(ref.SQUARES) if cells[q] == 0)
+        empty = ~stones & bot_olix.BOARD
+        candidates = bot_olix.win_candidates(stones, empty)
+        for square in range(ref.SQUARES):
+            if cells[square] is not None:
+                continue
+            cells[square] = 0
+            after = ref.best_values(cells, 0)
+            cells[square] = None
+            if any(after[k] > TOPS[k] for k in TOPS):
+                found += 1
+                assert candidates >> square & 1, (square, after, sorted(q for q in range(ref.SQUARES) if cells[q] == 0))
+    assert found >= 40  # the planted formations do give wins to find
+
+
+@pytest.mark.parametrize("shape, gap", [
+    ([(r, f) for r in range(3, 6) for f in range(3, 7) if r in (3, 5) or f in (3, 6)], (4, 3)),  # O: a short side
+    ([(r, f) for r in range(3, 5) for f in range(2, 7)], (3, 2)),  # O of 2 x 5: a corner
+    ([(2, f) for f in range(1, 8)] + [(3, 1), (4, 1)], (4, 1)),  # L of 7 + 3: the short arm's end
+    ([(2, f) for f in range(1, 6)] + [(r, 1) for r in range(3, 7)], (2, 3)),  # L of 5 + 5: the middle of an arm
+])
+def test_olix_win_candidates_hold_the_hard_cases(shape, gap):
+    """The squares the narrowing reasons about (``win_candidates``): the stone on a rectangle's short side, or on an
+    ``L``'s short arm, where the long side stands already."""
+    cells = [None] * ref.SQUARES
+    for r, f in shape:
+        cells[ref.square(r, f)] = 0
+    assert any(value > TOPS[k] for k, value in ref.best_values(cells, 0).items())  # the gap wins...
+    cells[ref.square(*gap)] = None
+    assert not any(value > TOPS[k] for k, value in ref.best_values(cells, 0).items())  # ... and nothing else has
+    stones = sum(1 << ref.square(r, f) for r, f in shape if (r, f) != gap)
+    assert bot_olix.win_candidates(stones, bot_olix.BOARD & ~stones) >> ref.square(*gap) & 1
 
 
 def _formation_win(board: OlixBoard, move) -> bool:
