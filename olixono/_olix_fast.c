@@ -934,7 +934,7 @@ static PyObject *Position_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     pos->stones = n_first + n_second;
     pos->reason = ENDED_NOT;
     pos->winner = DRAW;
-    if (over) { /* ended (how does not matter: nothing is played from here) */
+    if (over || pos->stones >= STONES_IN_ALL) { /* ended (how does not matter: nothing is played from here) */
         pos->reason = ENDED_SETTLED;
         pos->winner = leader(pos->side[0].best, pos->side[1].best);
     }

@@ -307,6 +307,11 @@ def test_hostile_inputs_raise_clear_errors():
         fast.Position((1 << 51) - 1, (1 << 121) - (1 << 70), 0, 0, False)  # 51 stones
     with pytest.raises(ValueError):
         fast.Position(0b111, 0b111000, 0b1, 0, False)  # not an L of those stones
+    first, second = (1 << 50) - 1, ((1 << 100) - 1) ^ ((1 << 50) - 1)
+    full = fast.Position(first, second, fast.l_squares(first), fast.l_squares(second), False)
+    assert full.moves() == [] and full.outcome() is not None  # all 100 stones placed: over
+    with pytest.raises(ValueError, match="over"):
+        full.push(120)
     for length in (0, 12, -3):
         with pytest.raises(ValueError):
             fast.runs_through(1, length)
