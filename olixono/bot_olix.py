@@ -18,13 +18,20 @@ computed here on bitboards:
   or lengthen an ``L`` (:func:`l_extensions`), then the rest.
 
 A search move is a square number; :func:`board_move` gives the engine's move.
+
+With the C helpers built (``olixono/_olix_fast.c``, :data:`FAST`), the tree
+search works on :class:`FastOlixSearch` instead: the position kept in C, with
+the engine's push and pop, and the wins in one, threats, evaluation and move
+order above computed there, with the same results; the functions here are its
+reference (``tests/test_olix_fast.py``).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import random
-from typing import Iterator
+from typing import Iterator, Protocol
 
 from olixono.mcts import Mcts
 from olixono.olix import BOARD, FIELDS, KINDS, MOVES, PLAYERS, WIDTH, OlixBoard, OlixMove
@@ -108,10 +115,11 @@ def runs_through(stones: int, length: int) -> list[int]:
     return out
 
 
-def _runs_at_least(stones: int, length: int, directions: tuple[tuple[int, int, int], ...] = _DIRECTIONS) -> int:
-    """Squares where one more stone makes an unbroken line of at least ``length`` in one of ``directions``."""
+def _runs_at_least(stones: int, length: int, directions: int = 4) -> int:
+    """Squares where one more stone makes an unbroken line of at least ``length`` along one of the first
+    ``directions`` of :data:`_DIRECTIONS` (2: the orthogonal ones)."""
     out = 0
-    for step, up_ok, down_ok in directions:
+    for step, up_ok, down_ok in _DIRECTIONS[:directions]:
         fwd, bwd = BOARD, BOARD
         fs, bs = [BOARD], [BOARD]
         for _ in range(length - 1):
@@ -141,7 +149,7 @@ def win_candidates(stones: int, empty: int) -> int:
     if count < WIN_RUN - 1:
         return 0
     cands = _runs_at_least(stones, WIN_RUN)
-    orthogonal = _DIRECTIONS[:2]
+    orthogonal = 2  # the first two directions: east, north
     if count >= 8:
         five = _runs_at_least(stones, 5, orthogonal)
         cands |= _runs_at_least(stones, 3, orthogonal) if five & stones else five
@@ -263,6 +271,13 @@ class OlixSearch:
         found = self.winning_squares(first_only=True)
         return found[0] if found else None
 
+    def best_ls(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The mover's best ``L`` and the opponent's, each as (value, squares): the squares the engine reports."""
+        board = self.board
+        me, them = board.turn, PLAYERS[1 - PLAYERS.index(board.turn)]
+        mine, theirs = board.formations(me)["L"], board.formations(them)["L"]
+        return (mine.value, mine.squares), (theirs.value, theirs.squares)
+
     def evaluate(self) -> float:
         """The position for the player to move, in evaluation points (see :data:`EVAL_SCALE`)."""
         own, opp, mine, theirs = self.sides()
@@ -275,6 +290,96 @@ class OlixSearch:
     def refuted(self) -> bool:
         """Whether the player to move (after the move to check) has a win by continuous threats
         (:func:`forced_win`)."""
+        return forced_win(self) is not None
+
+    @staticmethod
+    def board_move(square: int) -> OlixMove:
+        return MOVES[square]
+
+
+class OlixView(Protocol):
+    """What the functions below ask of a search view (:class:`OlixSearch`, :class:`FastOlixSearch`)."""
+
+    def moves(self) -> list[int]: ...
+
+    def push(self, square: int) -> int | None: ...
+
+    def pop(self) -> None: ...
+
+    def sides(self) -> tuple[int, int, tuple[int, ...], tuple[int, ...]]: ...
+
+    def stones(self) -> tuple[int, int]: ...
+
+    def best_ls(self) -> tuple[tuple[int, int], tuple[int, int]]: ...
+
+    def winning_squares(self, first_only: bool = False) -> list[int]: ...
+
+    def threat_squares(self) -> list[int]: ...
+
+    def winning_move(self) -> int | None: ...
+
+    def evaluate(self) -> float: ...
+
+
+class FastOlixSearch:
+    """:class:`OlixSearch` with the position kept in C (``_olix_fast.Position``): the engine's push and pop (the same
+    incremental formations, the same ``L`` where several tie, the same endings: automatic win, all stones placed,
+    settled), and the wins in one, the opponent's threats, the evaluation and :func:`ordered_moves` computed there,
+    each giving what :class:`OlixSearch` and the functions of this module give (their reference). Only with the C
+    helpers built (:data:`FAST`)."""
+
+    def __init__(self, board: OlixBoard) -> None:
+        shapes = [board.formations(player)["L"].squares for player in PLAYERS]
+        self.position = _fast.Position(board.stones(PLAYERS[0]), board.stones(PLAYERS[1]), shapes[0], shapes[1],
+                                       board.outcome() is not None)
+
+    def moves(self) -> list[int]:
+        return self.position.moves()
+
+    def push(self, square: int) -> int | None:
+        """Place a stone; how the game ended for its player: 1 won, 0 drawn, -1 lost, ``None`` not yet."""
+        return self.position.push(square)
+
+    def pop(self) -> None:
+        self.position.pop()
+
+    def sides(self) -> tuple[int, int, tuple[int, ...], tuple[int, ...]]:
+        """The mover's stones, the opponent's, and their best values (O L I X)."""
+        return self.position.sides()
+
+    def stones(self) -> tuple[int, int]:
+        """The mover's stones and the opponent's."""
+        return self.position.stones()
+
+    def best_ls(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The mover's best ``L`` and the opponent's, each as (value, squares): the squares the engine reports."""
+        return self.position.best_ls()
+
+    def winning_squares(self, first_only: bool = False) -> list[int]:
+        """Squares where the player to move wins at once (:meth:`OlixSearch.winning_squares`)."""
+        return self.position.winning_squares(first_only)
+
+    def threat_squares(self) -> list[int]:
+        """Squares where the opponent would win at once if it were their move (:meth:`OlixSearch.threat_squares`)."""
+        return self.position.threat_squares()
+
+    def winning_move(self) -> int | None:
+        return self.position.winning_move()
+
+    def ordered_moves(self) -> list[int]:
+        """:func:`ordered_moves` of this view."""
+        return self.position.ordered_moves()
+
+    def evaluate(self) -> float:
+        """The position for the player to move, in evaluation points (:meth:`OlixSearch.evaluate`)."""
+        return self.position.evaluate()
+
+    def leaf_value(self, rng: random.Random) -> float:
+        """The evaluation squashed into -1..1 (:meth:`OlixSearch.leaf_value`)."""
+        return math.tanh(self.position.evaluate() / EVAL_SCALE)
+
+    def refuted(self) -> bool:
+        """Whether the player to move has a win by continuous threats (:func:`forced_win`)."""
         return forced_win(self) is not None
 
     @staticmethod
@@ -332,7 +437,7 @@ def l_extensions(shape: int) -> int:
     )
 
 
-def ordered_moves(view: OlixSearch) -> list[int]:
+def ordered_moves(view: OlixView) -> list[int]:
     """The squares worth playing, most promising first (the search takes :data:`SEARCH_WIDTH` at a time).
 
     A threat to block comes alone (any other square loses at once). Otherwise:
@@ -350,9 +455,7 @@ def ordered_moves(view: OlixSearch) -> list[int]:
         return [5 * WIDTH + 5]
     mine = runs_through(own, 7)
     theirs = runs_through(opp, 7)
-    board = view.board
-    mover, other = board.turn, PLAYERS[1 - PLAYERS.index(board.turn)]
-    my_l, their_l = board.formations(mover)["L"], board.formations(other)["L"]
+    my_l, their_l = view.best_ls()
     chosen: list[int] = []
     taken = 0
     tiers = []
@@ -360,9 +463,9 @@ def ordered_moves(view: OlixSearch) -> list[int]:
         tiers.append(mine[k] & empty)
         tiers.append(theirs[k] & empty)
         if k == 7:  # a longer L: one short of the automatic win (9) is as sharp as a line of seven
-            for shape in (my_l, their_l):
-                if shape.value >= L_WATCH:
-                    tiers.append(l_extensions(shape.squares) & empty)
+            for value, squares in (my_l, their_l):
+                if value >= L_WATCH:
+                    tiers.append(l_extensions(squares) & empty)
     tiers.append(_grow(own) & empty)
     tiers.append(_grow(opp) & empty)
     tiers.append(empty)
@@ -382,19 +485,19 @@ VCF_DEPTH = 4
 """How many threats in a row :func:`forced_win` tries, at most."""
 
 
-def threat_moves(view: OlixSearch) -> list[int]:
+def threat_moves(view: OlixView) -> list[int]:
     """Squares where a stone of the player to move may make a win in one for its next turn: a line of seven (one
     short of an automatic ``I``/``X``), or an ``L`` of at least seven made longer (a superset; checked by pushing)."""
     own, opp = view.stones()
     empty = BOARD & ~(own | opp)
     cands = _runs_at_least(own, 7)
-    shape = view.board.formations(view.board.turn)["L"]
-    if shape.value >= 7:
-        cands |= l_extensions(shape.squares)
+    (value, squares), _ = view.best_ls()
+    if value >= 7:
+        cands |= l_extensions(squares)
     return [low.bit_length() - 1 for low in _bits(cands & empty)]
 
 
-def forced_win(view: OlixSearch, depth: int = VCF_DEPTH) -> int | None:
+def forced_win(view: OlixView, depth: int = VCF_DEPTH) -> int | None:
     """A first move of a win by continuous threats for the player to move, if one is found: every move of the line
     makes a win in one (the opponent must take that square, and has no win in one of its own), and the last makes
     two, or wins. A win in one is itself a forced win."""
@@ -406,7 +509,7 @@ def forced_win(view: OlixSearch, depth: int = VCF_DEPTH) -> int | None:
     return _forced_win(view, depth)
 
 
-def _forced_win(view: OlixSearch, depth: int) -> int | None:
+def _forced_win(view: OlixView, depth: int) -> int | None:
     for square in threat_moves(view):
         result = view.push(square)
         found = False
@@ -426,7 +529,7 @@ def _forced_win(view: OlixSearch, depth: int) -> int | None:
     return None
 
 
-def solve(view: OlixSearch, table: dict[object, object], nodes: int, deadline: float,
+def solve(view: OlixView, table: dict[object, object], nodes: int, deadline: float,
           most_plies: int) -> tuple[float, int] | None:
     """The search's solver (:data:`olixono.mcts.Solver`) for Olix: a win by continuous threats (:func:`forced_win`),
     found or not (it proves no loss or draw)."""
@@ -434,8 +537,28 @@ def solve(view: OlixSearch, table: dict[object, object], nodes: int, deadline: f
     return None if square is None else (1.0, square)
 
 
-def searcher(board: OlixBoard, rng: random.Random) -> tuple[OlixSearch, Mcts]:
+def searcher(board: OlixBoard, rng: random.Random) -> tuple[OlixSearch | FastOlixSearch, Mcts]:
     """The tree search's view of ``board`` and the search itself: the :data:`SEARCH_WIDTH` most promising squares of
-    each position (:func:`ordered_moves`) before the rest, exploring little (:data:`EXPLORATION`)."""
+    each position (:func:`ordered_moves`) before the rest, exploring little (:data:`EXPLORATION`). With the C helpers
+    (:data:`FAST`), the view is :class:`FastOlixSearch`: the same search, several times the iterations a second."""
+    if FAST:
+        return FastOlixSearch(board), Mcts(rng, exploration=EXPLORATION, order=FastOlixSearch.ordered_moves,
+                                           width=SEARCH_WIDTH, solver=solve, check=CHECKS)
     return OlixSearch(board), Mcts(rng, exploration=EXPLORATION, order=ordered_moves, width=SEARCH_WIDTH, solver=solve,
                                    check=CHECKS)
+
+
+# -- the same functions in C, where they could be built ------------------------------------------------------------
+try:
+    from olixono import _olix_fast as _fast
+    FAST = not os.environ.get("OLIXONO_PURE_PYTHON")
+except ImportError:  # not built (no compiler where it was installed): the functions above serve
+    FAST = False
+"""Whether the C helpers (``olixono/_olix_fast.c``) serve: built, and ``OLIXONO_PURE_PYTHON`` not set. The tree search
+then works on :class:`FastOlixSearch`, and the bitboard functions below are C's; they return what the functions above
+return (their reference, ``tests/test_olix_fast.py``)."""
+if FAST:
+    runs_through = _fast.runs_through
+    _runs_at_least = _fast.runs_at_least
+    win_candidates = _fast.win_candidates
+    _window_score = _fast.window_score
