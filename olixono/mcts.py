@@ -356,8 +356,6 @@ class Mcts:
                 break
             if node.untried is None:
                 self._expand(node, view)
-            if not node.untried and node.reserve and all(ch.proven is not None for ch in node.children):
-                self._widen(node)
             if node.untried:
                 move = node.untried.pop()
                 result = view.push(move)
@@ -375,18 +373,24 @@ class Mcts:
                     value = -view.leaf_value(rng)
                 node = child
                 break
-            # Select: UCT among the moves not proven lost; if every move is lost, this node is won.
+            # Select: UCT among the moves not proven lost; if every move is proven and more wait in reserve, they come
+            # in (widening); if every move is lost, this node is won.
             scale = c * sqrt(log(node.visits or 1))
             best, best_score = None, -math.inf
+            open_moves = False
             for child in node.children:
                 q = child.proven
                 if q is None:
                     q = child.q
+                    open_moves = True
                 elif q == -1.0:
                     continue
                 score = q + scale * child.u
                 if score > best_score:
                     best, best_score = child, score
+            if not open_moves and node.reserve:
+                self._widen(node)
+                continue
             if best is None:
                 node.proven = 1.0
                 value = 1.0

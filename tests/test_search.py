@@ -284,3 +284,51 @@ def test_copies_made_for_a_clock_share_the_kept_tree():
     thinker = within(bot, 60.0)
     thinker.choose(board)
     assert sum(c.visits for c in thinker.analysis.candidates) > thinker.analysis.iterations
+
+
+class _Toy:
+    """A search view of a made-up game of two plies: the first player's moves 0-3 and the second's answers 0-3. The
+    first player's moves 0, 1 and 2 lose at once (they end the game lost); after move 3 every answer is a draw."""
+
+    def __init__(self) -> None:
+        self.line: list[int] = []
+
+    def moves(self) -> list[int]:
+        return [0, 1, 2, 3]
+
+    def push(self, move: int) -> int | None:
+        self.line.append(move)
+        if len(self.line) == 1:
+            return -1 if move < 3 else None
+        return 0
+
+    def pop(self) -> None:
+        self.line.pop()
+
+    def winning_move(self) -> int | None:
+        return None
+
+    def leaf_value(self, rng: random.Random) -> float:
+        return 0.0
+
+    def refuted(self) -> bool:
+        return False
+
+    def board_move(self, move: int) -> object:
+        class Move:
+            def text(self) -> str:
+                return str(move)
+        return Move()
+
+
+@pytest.mark.parametrize("width", [1, 2, 3])
+def test_moves_beyond_the_width_come_in_when_every_searched_move_loses(width):
+    """The search tries the first ``width`` ordered moves; when all are proven lost, it brings in the next (widening),
+    until it finds the one that holds: here the fourth, a draw, proven."""
+    search = Mcts(random.Random(1), order=lambda view: view.moves(), width=width)
+    result = search.search(_Toy(), iterations=200)
+    assert result.move.text() == "3"
+    assert result.candidates[0].proven == "drawn"
+    assert sorted(c.move.text() for c in result.candidates) == ["0", "1", "2", "3"]
+    assert all(c.proven == "lost" for c in result.candidates[1:])
+    assert result.iterations < 200  # proven: the search stops
