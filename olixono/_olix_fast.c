@@ -776,7 +776,8 @@ static int bb_in(PyObject *obj, bb_t *out, const char *what) {
         PyErr_Format(PyExc_TypeError, "%s must be an int (a set of squares), not %.80s", what, Py_TYPE(obj)->tp_name);
         return -1;
     }
-    PyObject *high = PyNumber_Rshift(obj, SIXTY_FOUR);
+    /* int's own shift, not a subclass's __rshift__ (which could run any code and answer anything) */
+    PyObject *high = PyLong_Type.tp_as_number->nb_rshift(obj, SIXTY_FOUR);
     if (high == NULL) return -1;
     int overflow;
     long long h = PyLong_AsLongLongAndOverflow(high, &overflow);

@@ -346,3 +346,25 @@ def test_a_full_game_pushed_and_popped_leaves_the_start():
         position.pop()
     assert position.sides() == (0, 0, (0, 0, 0, 0), (0, 0, 0, 0)) and position.outcome() is None
     assert position.turn == 0
+
+
+def _squares(*names: str) -> int:
+    return sum(1 << MOVES.index(next(m for m in MOVES if m.text() == name)) for name in names)
+
+
+def test_an_int_subclass_cannot_smuggle_squares_off_the_board():
+    """The range check uses int's own shift: a subclass's ``__rshift__`` neither runs nor hides the high bits."""
+    calls = []
+
+    class Sly(int):
+        def __rshift__(self, other: object) -> int:
+            calls.append(other)
+            return 0
+
+    for value in (Sly((1 << 200) | 0b1111), Sly(1 << 121)):
+        with pytest.raises(ValueError, match="off the board"):
+            fast.best_values(value)
+        with pytest.raises(ValueError, match="off the board"):
+            fast.Position(value, 0, 0, 0, False)
+    assert fast.best_values(Sly(0b1111)) == (0, 0, 4, 0)
+    assert calls == []
