@@ -58,7 +58,8 @@ static const int STEP[4] = {1, WIDTH, WIDTH + 1, WIDTH - 1};
 #define ENDED_FORMATION 1
 #define ENDED_STONES 2
 #define ENDED_SETTLED 3
-static const char *const REASONS[4] = {NULL, "formation", "stones", "settled"};
+#define ENDED_OTHER 4 /* ended before this position's stones end it: resigned or agreed (Position's ``over``) */
+static const char *const REASONS[5] = {NULL, "formation", "stones", "settled", "ended"};
 #define DRAW (-1)
 #define RESULT_NONE 2 /* the game goes on */
 
@@ -899,7 +900,8 @@ static PyObject *py_window_score(PyObject *self, PyObject *const *args, Py_ssize
 
 /* -- the Position type --------------------------------------------------------------------------- */
 /* Position(first, second, l_first, l_second, over): both players' stones and the squares of their best L as the
- * engine reports them (their values are worked out here), and whether the game is over already. */
+ * engine reports them (their values are worked out here), and whether the game is over already (the stones' own
+ * endings are found here whatever ``over`` says; ``over`` adds a resigned or agreed ending). */
 static PyObject *Position_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *objs[4];
     int over;
@@ -935,9 +937,27 @@ static PyObject *Position_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     pos->stones = n_first + n_second;
     pos->reason = ENDED_NOT;
     pos->winner = DRAW;
-    if (over || pos->stones >= STONES_IN_ALL) { /* ended (how does not matter: nothing is played from here) */
+    /* How the stones end the game, as olix.OlixBoard loads a position: an automatic win belongs to the player who
+     * moved last (one held by the player to move cannot arise), then all stones placed, then settled. ``over``
+     * without any of these: ended otherwise (resigned or agreed). */
+    int last = 1 - pos->turn;
+    if (wins_outright(pos->side[pos->turn].best)) {
+        Py_DECREF(pos);
+        PyErr_SetString(PyExc_ValueError, "the player to move holds an automatic win: no game reaches that");
+        return NULL;
+    }
+    if (wins_outright(pos->side[last].best)) {
+        pos->reason = ENDED_FORMATION;
+        pos->winner = last;
+    } else if (pos->stones >= STONES_IN_ALL) {
+        pos->reason = ENDED_STONES;
+        pos->winner = leader(pos->side[0].best, pos->side[1].best);
+    } else if (!find_witness(pos)) {
         pos->reason = ENDED_SETTLED;
         pos->winner = leader(pos->side[0].best, pos->side[1].best);
+    } else if (over) {
+        pos->reason = ENDED_OTHER;
+        pos->winner = DRAW;
     }
     return (PyObject *)pos;
 }
