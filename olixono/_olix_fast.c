@@ -899,6 +899,23 @@ static PyObject *py_window_score(PyObject *self, PyObject *const *args, Py_ssize
 }
 
 /* -- the Position type --------------------------------------------------------------------------- */
+/* Whether ``shape`` is an L of value ``value`` (rule 6): a horizontal and a vertical run of at least 3 squares each,
+ * sharing an end square (the corner); no squares at all for value 0. */
+static int is_l(bb_t shape, int value) {
+    if (!value) return shape == 0;
+    for (bb_t rest = shape; rest; rest &= rest - 1) {
+        int corner = lowest(rest), rank = corner / WIDTH, file = corner % WIDTH;
+        int east = arm_length(shape, rank, file, 0, 1), west = arm_length(shape, rank, file, 0, -1);
+        int north = arm_length(shape, rank, file, 1, 0), south = arm_length(shape, rank, file, -1, 0);
+        if ((east > 1) == (west > 1) || (north > 1) == (south > 1)) continue; /* the corner ends both arms */
+        int across = east > west ? east : west, up = north > south ? north : south;
+        bb_t arms = (east > 1 ? run_bits(corner, 1, east) : run_bits(corner - west + 1, 1, west)) |
+                    (north > 1 ? run_bits(corner, WIDTH, north) : run_bits(corner - WIDTH * (south - 1), WIDTH, south));
+        if (across >= 3 && up >= 3 && across + up - 1 == value && arms == shape) return 1;
+    }
+    return 0;
+}
+
 /* Position(first, second, l_first, l_second, over): both players' stones and the squares of their best L as the
  * engine reports them (their values are worked out here), and whether the game is over already (the stones' own
  * endings are found here whatever ``over`` says; ``over`` adds a resigned or agreed ending). */
@@ -926,7 +943,7 @@ static PyObject *Position_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     if (pos == NULL) return NULL;
     for (int p = 0; p < 2; p++) {
         side_of(stones[p], &pos->side[p]);
-        if (shapes[p] & ~stones[p] || (popcount(shapes[p]) != pos->side[p].best[L_])) {
+        if (shapes[p] & ~stones[p] || !is_l(shapes[p], pos->side[p].best[L_])) {
             Py_DECREF(pos);
             PyErr_Format(PyExc_ValueError, "l_%s is not a best L of that player's stones", p ? "second" : "first");
             return NULL;

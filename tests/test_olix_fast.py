@@ -409,3 +409,17 @@ def test_a_position_ends_as_its_stones_end_it_whatever_over_says():
     # ``over`` with nothing in the stones to end the game: resigned or agreed
     assert fast.Position(1, 0, 0, 0, True).outcome() == (None, "ended")
     assert fast.Position(1, 0, 0, 0, False).outcome() is None
+
+
+def test_the_l_given_must_be_an_l_of_that_value():
+    """``l_first``/``l_second`` must be a real L of the player's best L value, not any stones of the right count."""
+    first = _squares("a1", "b1", "c1", "a2", "a3", "e5", "f5")
+    second = _squares(*(f"{c}10" for c in "abcdefg"))
+    assert fast.best_values(first)[1] == 5
+    real = fast.l_squares(first)
+    assert real == _squares("a1", "b1", "c1", "a2", "a3")
+    assert fast.Position(first, second, real, 0, False).best_ls()[0] == (5, real)
+    for bogus in (_squares("a1", "b1", "c1", "e5", "f5"), _squares("a1", "b1", "c1", "a2", "e5"),
+                  _squares("b1", "c1", "a2", "a3", "e5")):
+        with pytest.raises(ValueError, match="not a best L"):
+            fast.Position(first, second, bogus, 0, False)
