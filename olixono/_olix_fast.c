@@ -58,7 +58,8 @@ static const int STEP[4] = {1, WIDTH, WIDTH + 1, WIDTH - 1};
 #define ENDED_FORMATION 1
 #define ENDED_STONES 2
 #define ENDED_SETTLED 3
-static const char *const REASONS[4] = {NULL, "formation", "stones", "settled"};
+#define ENDED_OTHER 4 /* ended before this position's stones end it: resigned or agreed (Position's ``over``) */
+static const char *const REASONS[5] = {NULL, "formation", "stones", "settled", "ended"};
 #define DRAW (-1)
 #define RESULT_NONE 2 /* the game goes on */
 
@@ -776,7 +777,8 @@ static int bb_in(PyObject *obj, bb_t *out, const char *what) {
         PyErr_Format(PyExc_TypeError, "%s must be an int (a set of squares), not %.80s", what, Py_TYPE(obj)->tp_name);
         return -1;
     }
-    PyObject *high = PyNumber_Rshift(obj, SIXTY_FOUR);
+    /* int's own shift, not a subclass's __rshift__ (which could run any code and answer anything) */
+    PyObject *high = PyLong_Type.tp_as_number->nb_rshift(obj, SIXTY_FOUR);
     if (high == NULL) return -1;
     int overflow;
     long long h = PyLong_AsLongLongAndOverflow(high, &overflow);
@@ -897,8 +899,26 @@ static PyObject *py_window_score(PyObject *self, PyObject *const *args, Py_ssize
 }
 
 /* -- the Position type --------------------------------------------------------------------------- */
+/* Whether ``shape`` is an L of value ``value`` (rule 6): a horizontal and a vertical run of at least 3 squares each,
+ * sharing an end square (the corner); no squares at all for value 0. */
+static int is_l(bb_t shape, int value) {
+    if (!value) return shape == 0;
+    for (bb_t rest = shape; rest; rest &= rest - 1) {
+        int corner = lowest(rest), rank = corner / WIDTH, file = corner % WIDTH;
+        int east = arm_length(shape, rank, file, 0, 1), west = arm_length(shape, rank, file, 0, -1);
+        int north = arm_length(shape, rank, file, 1, 0), south = arm_length(shape, rank, file, -1, 0);
+        if ((east > 1) == (west > 1) || (north > 1) == (south > 1)) continue; /* the corner ends both arms */
+        int across = east > west ? east : west, up = north > south ? north : south;
+        bb_t arms = (east > 1 ? run_bits(corner, 1, east) : run_bits(corner - west + 1, 1, west)) |
+                    (north > 1 ? run_bits(corner, WIDTH, north) : run_bits(corner - WIDTH * (south - 1), WIDTH, south));
+        if (across >= 3 && up >= 3 && across + up - 1 == value && arms == shape) return 1;
+    }
+    return 0;
+}
+
 /* Position(first, second, l_first, l_second, over): both players' stones and the squares of their best L as the
- * engine reports them (their values are worked out here), and whether the game is over already. */
+ * engine reports them (their values are worked out here), and whether the game is over already (the stones' own
+ * endings are found here whatever ``over`` says; ``over`` adds a resigned or agreed ending). */
 static PyObject *Position_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *objs[4];
     int over;
@@ -923,7 +943,7 @@ static PyObject *Position_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     if (pos == NULL) return NULL;
     for (int p = 0; p < 2; p++) {
         side_of(stones[p], &pos->side[p]);
-        if (shapes[p] & ~stones[p] || (popcount(shapes[p]) != pos->side[p].best[L_])) {
+        if (shapes[p] & ~stones[p] || !is_l(shapes[p], pos->side[p].best[L_])) {
             Py_DECREF(pos);
             PyErr_Format(PyExc_ValueError, "l_%s is not a best L of that player's stones", p ? "second" : "first");
             return NULL;
@@ -934,9 +954,27 @@ static PyObject *Position_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     pos->stones = n_first + n_second;
     pos->reason = ENDED_NOT;
     pos->winner = DRAW;
-    if (over || pos->stones >= STONES_IN_ALL) { /* ended (how does not matter: nothing is played from here) */
+    /* How the stones end the game, as olix.OlixBoard loads a position: an automatic win belongs to the player who
+     * moved last (one held by the player to move cannot arise), then all stones placed, then settled. ``over``
+     * without any of these: ended otherwise (resigned or agreed). */
+    int last = 1 - pos->turn;
+    if (wins_outright(pos->side[pos->turn].best)) {
+        Py_DECREF(pos);
+        PyErr_SetString(PyExc_ValueError, "the player to move holds an automatic win: no game reaches that");
+        return NULL;
+    }
+    if (wins_outright(pos->side[last].best)) {
+        pos->reason = ENDED_FORMATION;
+        pos->winner = last;
+    } else if (pos->stones >= STONES_IN_ALL) {
+        pos->reason = ENDED_STONES;
+        pos->winner = leader(pos->side[0].best, pos->side[1].best);
+    } else if (!find_witness(pos)) {
         pos->reason = ENDED_SETTLED;
         pos->winner = leader(pos->side[0].best, pos->side[1].best);
+    } else if (over) {
+        pos->reason = ENDED_OTHER;
+        pos->winner = DRAW;
     }
     return (PyObject *)pos;
 }

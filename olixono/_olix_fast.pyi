@@ -3,8 +3,11 @@ functions."""
 
 class Position:
     """An Olix position to search: both players' stones with the engine's push and pop (``bot_olix.FastOlixSearch``).
-    ``l_first``/``l_second``: the squares of each player's best ``L`` as the engine reports them; ``over``: whether
-    the game has ended already."""
+    ``l_first``/``l_second``: the squares of each player's best ``L`` as the engine reports them (a real ``L`` of
+    that value); ``over``: whether the game has ended already. The stones' own endings (automatic win of the player
+    who moved last, all stones placed, settled) are found whatever ``over`` says; ``over`` alone is a resigned or
+    agreed ending, whose :meth:`outcome` is ``(None, "ended")``. A position where the player to move holds an
+    automatic win is refused, as the engine refuses it."""
 
     def __init__(self, first: int, second: int, l_first: int, l_second: int, over: bool) -> None: ...
     @property

@@ -307,9 +307,15 @@ def test_hostile_inputs_raise_clear_errors():
         fast.Position((1 << 51) - 1, (1 << 121) - (1 << 70), 0, 0, False)  # 51 stones
     with pytest.raises(ValueError):
         fast.Position(0b111, 0b111000, 0b1, 0, False)  # not an L of those stones
-    first, second = (1 << 50) - 1, ((1 << 100) - 1) ^ ((1 << 50) - 1)
+    ended = OlixBoard()  # a game that ends with all 100 stones placed
+    for square in ref.random_squares("uniform", 0):
+        ended.push(MOVES[square])
+    outcome = ended.outcome()
+    assert outcome is not None and outcome.reason == "stones"
+    first, second = ended.stones(PLAYERS[0]), ended.stones(PLAYERS[1])
     full = fast.Position(first, second, fast.l_squares(first), fast.l_squares(second), False)
-    assert full.moves() == [] and full.outcome() is not None  # all 100 stones placed: over
+    assert full.moves() == []  # all 100 stones placed: over
+    assert full.outcome() == (None if outcome.winner is None else PLAYERS.index(outcome.winner), "stones")
     with pytest.raises(ValueError, match="over"):
         full.push(120)
     for length in (0, 12, -3):
@@ -346,3 +352,74 @@ def test_a_full_game_pushed_and_popped_leaves_the_start():
         position.pop()
     assert position.sides() == (0, 0, (0, 0, 0, 0), (0, 0, 0, 0)) and position.outcome() is None
     assert position.turn == 0
+
+
+def _squares(*names: str) -> int:
+    return sum(1 << MOVES.index(next(m for m in MOVES if m.text() == name)) for name in names)
+
+
+def test_an_int_subclass_cannot_smuggle_squares_off_the_board():
+    """The range check uses int's own shift: a subclass's ``__rshift__`` neither runs nor hides the high bits."""
+    calls = []
+
+    class Sly(int):
+        def __rshift__(self, other: object) -> int:
+            calls.append(other)
+            return 0
+
+    for value in (Sly((1 << 200) | 0b1111), Sly(1 << 121)):
+        with pytest.raises(ValueError, match="off the board"):
+            fast.best_values(value)
+        with pytest.raises(ValueError, match="off the board"):
+            fast.Position(value, 0, 0, 0, False)
+    assert fast.best_values(Sly(0b1111)) == (0, 0, 4, 0)
+    assert calls == []
+
+
+def test_a_position_ends_as_its_stones_end_it_whatever_over_says():
+    """The engine's loading rules: an automatic win of the player who moved last ends the game (won by that player,
+    ``formation``), one held by the player to move cannot arise, a settled position is over; ``over`` alone (resigned
+    or agreed) ends it without a winner to tell."""
+    for text in ("11/11/11/11/11/11/11/X10/OOOOOOO4/O10/XXXXXXXX3 second",):
+        board = OlixBoard.from_position(text)
+        expected = board.outcome()
+        assert expected is not None and expected.reason == "formation"
+        first, second = board.stones(PLAYERS[0]), board.stones(PLAYERS[1])
+        for over in (False, True):
+            position = fast.Position(first, second, fast.l_squares(first), fast.l_squares(second), over)
+            assert position.outcome() == (PLAYERS.index(expected.winner), "formation")
+            assert position.moves() == [] and position.winning_squares() == [] and position.ordered_moves() == []
+            with pytest.raises(ValueError, match="over"):
+                position.push(_empty(board))
+    # the player to move holding an automatic win: the engine refuses that position, and so does Position
+    first, second = _squares("a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1"), _squares(*(f"{c}3" for c in "abcdefgh"))
+    with pytest.raises(ValueError, match="automatic win"):
+        fast.Position(first, second, 0, 0, False)
+    # a settled position (the lattice game that settles first) is over without ``over``
+    board = OlixBoard()
+    for square in ref.random_squares("lattice", 0):
+        board.push(MOVES[square])
+        if board.outcome() is not None:
+            break
+    if board.outcome() is not None and board.outcome().reason == "settled":
+        first, second = board.stones(PLAYERS[0]), board.stones(PLAYERS[1])
+        position = fast.Position(first, second, fast.l_squares(first), fast.l_squares(second), False)
+        winner = board.outcome().winner
+        assert position.outcome() == (None if winner is None else PLAYERS.index(winner), "settled")
+    # ``over`` with nothing in the stones to end the game: resigned or agreed
+    assert fast.Position(1, 0, 0, 0, True).outcome() == (None, "ended")
+    assert fast.Position(1, 0, 0, 0, False).outcome() is None
+
+
+def test_the_l_given_must_be_an_l_of_that_value():
+    """``l_first``/``l_second`` must be a real L of the player's best L value, not any stones of the right count."""
+    first = _squares("a1", "b1", "c1", "a2", "a3", "e5", "f5")
+    second = _squares(*(f"{c}10" for c in "abcdefg"))
+    assert fast.best_values(first)[1] == 5
+    real = fast.l_squares(first)
+    assert real == _squares("a1", "b1", "c1", "a2", "a3")
+    assert fast.Position(first, second, real, 0, False).best_ls()[0] == (5, real)
+    for bogus in (_squares("a1", "b1", "c1", "e5", "f5"), _squares("a1", "b1", "c1", "a2", "e5"),
+                  _squares("b1", "c1", "a2", "a3", "e5")):
+        with pytest.raises(ValueError, match="not a best L"):
+            fast.Position(first, second, bogus, 0, False)
