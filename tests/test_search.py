@@ -91,7 +91,12 @@ def test_proven_values_are_exact(seed):
     board.pop()
     assert reached == value
     result = Mcts(random.Random(seed)).search(bot_oxono.OxonoSearch(board), iterations=3000)
-    proven = [c for c in result.candidates if c.proven]
+    assert_proofs_exact(board, result.candidates)
+
+
+def assert_proofs_exact(board: OxonoBoard, candidates) -> None:
+    """Some of ``candidates`` (a search's from ``board``) are proven, and each as brute-force minimax values it."""
+    proven = [c for c in candidates if c.proven]
     assert proven
     for candidate in proven:
         board.push(candidate.move)

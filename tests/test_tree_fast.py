@@ -23,7 +23,7 @@ from olixono.games import new_board
 from olixono.mcts import Mcts
 from olixono.oxono import OxonoBoard
 from test_bots_fast import FULL
-from test_search import ALLOWS_WIN_IN_TWO, endgame, midgame, minimax, wins_in_two
+from test_search import ALLOWS_WIN_IN_TWO, assert_proofs_exact, endgame, midgame, minimax, wins_in_two
 
 fast = pytest.importorskip("olixono._oxono_fast", reason="the C helpers are not built here")
 
@@ -175,14 +175,7 @@ def test_proven_values_are_exact(seed):
     minimax values it, and the root solver's answer agrees with the tree's best."""
     board = endgame(seed, 5)
     result = searcher(seed, solver=False).search(bot_oxono.OxonoSearch(board), iterations=3000)
-    proven = [c for c in result.candidates if c.proven]
-    assert proven
-    for candidate in proven:
-        board.push(candidate.move)
-        outcome = board.outcome()
-        exact = -minimax(board) if outcome is None else (0 if outcome.winner is None else 1)
-        board.pop()
-        assert {"won": 1, "drawn": 0, "lost": -1}[candidate.proven] == exact, (board.position(), candidate)
+    assert_proofs_exact(board, result.candidates)
     value = minimax(board)
     best = result.candidates[0]
     if best.proven:
