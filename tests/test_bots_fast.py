@@ -20,18 +20,24 @@ from olixono.mcts import Mcts
 fast = pytest.importorskip("olixono._oxono_fast", reason="the C helpers are not built here")
 
 
-@pytest.fixture(scope="module")
-def pure():
-    """``bot_oxono`` as it is without the C helpers."""
+def without_c(bot_module, name: str):
+    """A fresh copy of ``bot_module`` (``bot_oxono``, ``bot_olix``) loaded under ``name`` with ``OLIXONO_PURE_PYTHON``
+    set: the module as it is without its C helpers (the one imported keeps them)."""
     mp = pytest.MonkeyPatch()
     mp.setenv("OLIXONO_PURE_PYTHON", "1")
-    spec = importlib.util.spec_from_file_location("bot_oxono_pure", bot_oxono.__file__)
+    spec = importlib.util.spec_from_file_location(name, bot_module.__file__)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     mp.undo()
-    assert not module.FAST and bot_oxono.FAST
+    assert not module.FAST and bot_module.FAST
     return module
+
+
+@pytest.fixture(scope="module")
+def pure():
+    """``bot_oxono`` as it is without the C helpers."""
+    return without_c(bot_oxono, "bot_oxono_pure")
 
 
 def positions(games: int, seed: int) -> list[bot_oxono.State]:

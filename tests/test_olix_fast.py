@@ -8,7 +8,6 @@ many games, and a whole seeded search must make the same move with the same stat
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from olixono.olix import KINDS, MOVES, PLAYERS, OlixBoard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import olix_reference as ref  # noqa: E402  (tests/olix_reference.py)
+from test_bots_fast import without_c  # noqa: E402  (tests/test_bots_fast.py: a bot module without its C)
 
 fast = pytest.importorskip("olixono._olix_fast", reason="the C helpers are not built here")
 
@@ -29,15 +29,7 @@ N = ref.N
 @pytest.fixture(scope="module")
 def pure():
     """``bot_olix`` as it is without the C helpers."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("OLIXONO_PURE_PYTHON", "1")
-    spec = importlib.util.spec_from_file_location("bot_olix_pure", bot_olix.__file__)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    mp.undo()
-    assert not module.FAST and bot_olix.FAST
-    return module
+    return without_c(bot_olix, "bot_olix_pure")
 
 
 # -- stone sets: scattered, dense, and planted formations ------------------------------------------------------------

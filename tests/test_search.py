@@ -160,6 +160,7 @@ def test_searching_on_from_the_kept_tree_is_a_longer_search():
     assert once.choose(board) == move
     assert once.analysis.candidates == twice.analysis.candidates
     assert twice.analysis.iterations == 300
+    assert sum(c.visits for c in twice.analysis.candidates) == 600
 
 
 def test_the_tree_is_kept_where_the_game_went_as_expected():

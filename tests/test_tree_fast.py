@@ -9,7 +9,6 @@ Every test uses fixed seeds and iteration budgets (no timing).
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 import time
@@ -22,7 +21,7 @@ from olixono.bots import MctsBot, make_bot
 from olixono.games import new_board
 from olixono.mcts import Mcts
 from olixono.oxono import OxonoBoard
-from test_bots_fast import FULL
+from test_bots_fast import FULL, without_c
 from test_search import ALLOWS_WIN_IN_TWO, assert_proofs_exact, endgame, midgame, minimax, wins_in_two
 
 fast = pytest.importorskip("olixono._oxono_fast", reason="the C helpers are not built here")
@@ -70,13 +69,7 @@ def test_the_bots_search_is_the_c_one():
 
 
 def test_the_pure_python_search_stays_with_olixono_pure_python():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("OLIXONO_PURE_PYTHON", "1")
-    spec = importlib.util.spec_from_file_location("bot_oxono_pure_tree", bot_oxono.__file__)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    mp.undo()
+    module = without_c(bot_oxono, "bot_oxono_pure_tree")
     _, search = module.searcher(OxonoBoard(), random.Random(1))
     assert type(search) is Mcts
 
@@ -252,16 +245,6 @@ def test_a_rerooted_tree_is_the_subtree_it_was():
         board.push(bot_oxono.board_move(move))
     assert tree.state == bot_oxono.state_of(board)
     assert run(tree, 2, 300) == 300  # and it searches on from there
-
-
-def test_searching_twice_is_one_longer_search():
-    board = midgame(6, seed=1)
-    twice = make_bot("mcts", seed=5, iterations=300)
-    twice.answer_end(board, board.turn)
-    move = twice.choose(board)
-    once = make_bot("mcts", seed=5, iterations=600)
-    assert once.choose(board) == move
-    assert sum(c.visits for c in twice.analysis.candidates) == 600
 
 
 def test_a_game_against_greedy_runs_to_its_end():
