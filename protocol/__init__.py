@@ -2,7 +2,8 @@
 
 ``protocol.domain`` names the protocol's words as types, ``protocol.messages`` is the grammar (one canonical line per message),
 ``protocol.keys`` the Ed25519 identities, ``protocol.rules`` the table of who may send what,
-``protocol.judge`` the state machine that is fed lines and yields events (``protocol.events``),
+``protocol.judge`` the state machine that is fed lines and yields events (``protocol.events``), holding its
+owners ``protocol.seating``, ``protocol.evidence`` and ``protocol.claims``,
 ``protocol.session`` a player's session that also signs, ``protocol.transcript`` whole records checked offline,
 ``protocol.topics`` the MQTT topic names. The specification for other
 implementers is ``PROTOCOL.md``.

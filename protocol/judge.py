@@ -13,6 +13,14 @@ for every receiver whatever the order of arrival: the record stops before the
 point and the result is a forfeit (``equivocation``). Players confirm how a
 game ended with ``confirm`` lines, which never change the game.
 
+What is kept beside the chain has an owner each, with its own state (h11's
+manner), which the receiver holds together and asks: :mod:`protocol.seating`
+(joins, the host's accepts, the canonical seat), :mod:`protocol.evidence` (what
+each key signed, the proofs, the forfeit point) and :mod:`protocol.claims` (a
+timed game's receipts and flag claims, the answers they time, a timeout's
+verdict). The receiver keeps the chain, its races and the forfeit, and the
+arrival-order loop that releases waiting lines.
+
 The local player's side (signing) is :class:`protocol.session.GameSession`, a
 receiver that also signs; whole records are checked by :mod:`protocol.transcript`.
 """
@@ -20,12 +28,12 @@ receiver that also signs; whole records are checked by :mod:`protocol.transcript
 from __future__ import annotations
 
 from collections import deque
-from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
 from olixono.common import Board, EndReason, GameKind, InvalidMoveError, Outcome
 from olixono.games import new_board
-from protocol.clock import Answer, TimeControl, TimeUsed, answer_window, claim_after, dispute_bound, time_used
+from protocol.claims import ANSWERS, Claims
+from protocol.clock import Answer, TimeControl, TimeUsed, time_used
 from protocol.domain import Code, MessageType, Presence, ResultReason
 from protocol.errors import RemoteProtocolError
 from protocol.events import (
@@ -49,21 +57,18 @@ from protocol.events import (
     ResyncNeeded,
     Superseded,
 )
+from protocol.evidence import Evidence, ForfeitPoint
 from protocol.keys import Identity, PublicKey
-from protocol.messages import NUMBERED_APART, Message, decode, line_hash
+from protocol.messages import Message, decode, line_hash
+from protocol.seating import Seating
 from protocol.waiting import WaitingRoom
 from protocol.rules import (
     CONFIRMED,
     DISPUTED,
-    FINAL,
     GUEST,
     HOST,
     MAX_CHAIN,
     MAX_JOINS,
-    MAX_JOINS_PER_KEY,
-    MAX_NAMED,
-    MAX_PROOFS_PER_KEY,
-    MAX_PROVEN_LINES,
     MAX_SUPERSEDED,
     Phase,
     REMARKS,
@@ -71,10 +76,7 @@ from protocol.rules import (
     SIDE_LINES,
     Sender,
     UNSEEN,
-    acknowledged,
-    contradicts,
     refused_on_sight,
-    waited,
     State,
     check_terms,
     commitment,
@@ -97,8 +99,6 @@ class Receiver:
         self.identity = identity
         self.kind: GameKind | None = None
         self.terms: str | None = None
-        self.clock: TimeControl | None = None
-        """The game's time control, from its offer's terms (``None``: untimed)."""
         self.invite: PublicKey | None = None
         self._host: PublicKey | None = None
         self._board: Board[Any] | None = None
@@ -106,36 +106,27 @@ class Receiver:
         self._chain: list[Message] = []
         self._before: list[State] = []  # the state before each chain line, to judge races and roll back
         self._transcript: list[str] = []
-        self._joins: dict[PublicKey, Message] = {}
-        # by raw key bytes (cheap to hash): (key, slot): every main-chain line placed or set aside, and chat
-        self._seen: dict[tuple[bytes, str], Message] = {}
-        self._last: dict[bytes, Message] = {}  # each key's highest main-chain line
-        self._finals: dict[bytes, list[Message]] = {}  # each key's final lines (agree, resign, abort), one a slot
+        # the owners of what is kept beside the chain, each with its own state (h11's manner): who may sit where,
+        # what each key signed and the proofs, the receipts and claims on time
+        self._seating = Seating()
+        self._evidence = Evidence()
+        self._claims = Claims()
         self._superseded: dict[str, Message] = {}
         self._chats: dict[PublicKey, tuple[int, str]] = {}  # each seated key's chat head: (seq, hash)
         self._presence: dict[PublicKey, tuple[int, bool]] = {}  # each seated key's latest presence: (seq, here)
-        self._proofs: dict[PublicKey, list[EquivocationDetected]] = {}
         self._confirms: dict[PublicKey, dict[int, Message]] = {}  # each seated key's confirmations, by number
-        self._receipts: dict[PublicKey, dict[int, Message]] = {}  # each seated key's receipts, by the seq they receipt
-        self._receipt_changes = 0
-        self._flags: dict[PublicKey, dict[int, Message]] = {}  # each seated key's flag claims, by the turn's first line
-        self._displaced: dict[str, Message] = {}  # lines of the mover a claimant's timeout set aside: answers, late or not
-        self._doubled: set[tuple[bytes, str]] = set()  # (key, slot) of receipts and flag claims signed twice
-        # each seated key's word that the other's line at a seq came, at first sight: its receipt with the earliest
-        # recv, its confirmation by the rules with the lowest hash (by type; the same whatever the order)
-        self._acknowledged: dict[bytes, dict[int, dict[MessageType, Message]]] = {}
-        self._answers: tuple[tuple[int, str, int], list[Answer]] | None = None  # the answers, and what they are of
         self._cut: dict[str, Message] = {}  # main-chain lines cut from the record by a forfeit, by hash
         self._forfeited_at: int | None = None  # where the forfeit the state holds cut the record, if any
-        self._host_accepts: dict[str, Message] = {}  # the host's accepts (seq 2) by hash, a few: its seating
         self._released: list[str] = []  # tokens to release besides those a judged line gives (a seat made elsewhere)
-        self._proven_lines: dict[bytes, int] = {}  # lines known only as more evidence of a proof already held, a key
-        self._join_lines: dict[str, Message] = {}  # every join kept, by hash (a few a key)
         self._forfeit_base = self._state  # the state before that forfeit
         self._known: set[str] = set()  # every line applied, joined or set aside
-        self._named: set[PublicKey] = set()  # guests named by the host's waiting accepts
         self._waiting = WaitingRoom(self._seated)
         self._secret: str | None = None
+
+    @property
+    def clock(self) -> TimeControl | None:
+        """The game's time control, from its offer's terms (``None``: untimed)."""
+        return self._claims.clock
 
     # -- read-only views ---------------------------------------------------------
     @property
@@ -163,8 +154,8 @@ class Receiver:
         what ``olixono verify`` checks."""
         confirms = [self._confirms[key][n].line for key in (self._host, self._state.guest)
                     if key is not None and key in self._confirms for n in sorted(self._confirms[key])]
-        beside = [line.line for store in (self._receipts, self._flags) for key in (self._host, self._state.guest)
-                  if key is not None for _, line in sorted(self._on_chain(store, key).items())]
+        beside = [line.line for kept in (self._claims.receipts_of, self._claims.flags_of) for key in self._seated_keys()
+                  for _, line in sorted(kept(key, self._chain).items())]
         return (*self._transcript, *confirms, *beside)
 
     @property
@@ -186,7 +177,7 @@ class Receiver:
     @property
     def joins(self) -> Mapping[PublicKey, Message]:
         """The join candidates kept for the host to choose from."""
-        return MappingProxyType(self._joins)
+        return self._seating.candidates
 
     @property
     def seats(self) -> dict[str, PublicKey]:
@@ -212,55 +203,38 @@ class Receiver:
     def moves(self) -> int:
         return self._state.moves
 
-    # -- receipts ----------------------------------------------------------------------------
+    # -- receipts and claims (:mod:`protocol.claims`) --------------------------------------------
     def _receipts_of(self, key: PublicKey) -> dict[int, Message]:
-        """``key``'s receipts of lines that are on the chain as it stands (a receipt of a line a race or a forfeit cut
-        is kept, and counts again should the line come back)."""
-        return self._on_chain(self._receipts, key)
-
-    def _on_chain(self, store: dict[PublicKey, dict[int, Message]], key: PublicKey) -> dict[int, Message]:
-        """``key``'s lines in ``store`` (receipts, flag claims) that name a line the chain holds as it stands."""
-        chain = self._chain
-        return {seq: line for seq, line in store.get(key, {}).items() if seq < len(chain) and chain[seq].hash == line.prev}
+        """``key``'s receipts of lines that are on the chain as it stands."""
+        return self._claims.receipts_of(key, self._chain)
 
     def flag_of(self, key: PublicKey) -> Message | None:
         """``key``'s flag claim against the turn now being played (the player to move's, unanswered), if any."""
         began = self._turn_began(len(self._chain))
         if self._state.phase is not Phase.PLAYING or began is None:
             return None
-        return self._on_chain(self._flags, key).get(began.seq)
+        return self._claims.flags_of(key, self._chain).get(began.seq)
 
     def claims(self) -> list[tuple[Message, str]]:
         """Every flag claim on the record, in the order of the turns claimed, and how it stands: ``answered`` (the
         player to move moved), ``conceded``, ``closed`` (the claimant's timeout ended the game), ``ended`` (the game
         ended otherwise in that turn) or ``open``."""
-        chain, out = self._chain, []
-        for key in (self._host, self._state.guest):
-            for seq, flag in (self._on_chain(self._flags, key).items() if key is not None else ()):
-                status = "open"
-                for line in chain[seq + 1:]:
-                    if line.type is MessageType.MOVE:
-                        status = "answered"
-                    elif line.type is MessageType.TIMEOUT:
-                        status = "closed" if line.signer == key else "conceded"
-                    elif line.type in FINAL:
-                        status = "ended"
-                    else:
-                        continue
-                    break
-                out.append((flag, status))
-        return sorted(out, key=lambda item: (item[0].seq, item[0].hash))
+        return self._claims.statuses(self._chain, self._seated_keys())
+
+    def _seated_keys(self) -> tuple[PublicKey, ...]:
+        """The host and the guest, as far as they are known."""
+        return tuple(key for key in (self._host, self._state.guest) if key is not None)
 
     @property
     def answerable(self) -> Message | None:
         """The other player's timeout that ended the game on this receiver's own turn (its identity's), while this
         player has signed nothing for that slot: a move in time may still answer it (set aside, it makes the ending a
-        time dispute, :meth:`_claim_result`)."""
+        time dispute, :meth:`protocol.claims.Claims.verdict`)."""
         head = self._chain[-1] if self._chain else None
         me = self.identity.public if self.identity is not None else None
         if me is None or head is None or head.type is not MessageType.TIMEOUT or head.now is None or head.signer == me:
             return None
-        if self._actor(self._before[head.seq]) != me or (me.raw, head.slot) in self._seen:
+        if self._actor(self._before[head.seq]) != me or self._evidence.signed(me, head.slot):
             return None
         return head
 
@@ -269,7 +243,7 @@ class Receiver:
         """The other player's move, at the head, that came after this receiver's own flag claim against its turn (its
         identity's), while this player has signed nothing for its place nor confirmed the ending it made: the claimant
         may close its claim's window over it all the same, a timeout in its place that sets it aside (a time dispute,
-        never a win: :meth:`_claim_result`)."""
+        never a win: :meth:`protocol.claims.Claims.verdict`)."""
         late = self._late()
         return late[0] if late is not None else None
 
@@ -283,12 +257,12 @@ class Receiver:
         head = self._chain[-1] if self._chain else None
         me = self.identity.public if self.identity is not None else None
         if me is None or head is None or head.type is not MessageType.MOVE or head.signer == me \
-                or self._forfeited_at is not None or (me.raw, head.slot) in self._seen:
+                or self._forfeited_at is not None or self._evidence.signed(me, head.slot):
             return None
-        if MessageType.CONFIRM in self._acknowledged.get(me.raw, {}).get(head.seq, {}):
+        if MessageType.CONFIRM in self._evidence.said(me, head.seq):
             return None
         began = self._turn_began(head.seq)
-        flag = self._on_chain(self._flags, me).get(began.seq) if began is not None else None
+        flag = self._claims.flags_of(me, self._chain).get(began.seq) if began is not None else None
         return (head, flag) if flag is not None else None
 
     def _turn_began(self, seq: int) -> Message | None:
@@ -301,35 +275,10 @@ class Receiver:
     def answers(self) -> list[Answer]:
         """Every move of a timed game as the receipts show it (:class:`protocol.clock.Answer`), in order; empty for an
         untimed game. The same for every receiver with the same lines."""
-        if self.clock is None or self._state.seats is None:
+        if self.clock is None or self._state.seats is None or self._host is None or self._state.guest is None:
             return []
-        key = (len(self._chain), self._chain[-1].hash, self._receipt_changes)
-        if self._answers is not None and self._answers[0] == key:
-            return list(self._answers[1])
-        receipts = {seat: self._receipts_of(seat) for seat in (self._host, self._state.guest) if seat is not None}
-        answers: list[Answer] = []
-        answered: int | None = None  # the last line that gave a turn: the one each move answers
-        for move in self._chain:
-            if move.type is not MessageType.MOVE:
-                answered = move.seq if move.type is MessageType.REVEAL else answered
-                continue
-            answering, answered = answered, move.seq
-            player = self.player_of(move.signer) or ""
-            think = int(move.value("think"))
-            other = self._host if move.signer != self._host else self._state.guest
-            theirs = receipts.get(other, {}).get(move.seq) if other is not None else None
-            if theirs is not None and (theirs.signer.raw, theirs.slot) in self._doubled:
-                theirs = None  # its signer signed two: neither is its word
-            if theirs is None or theirs.sent is None:  # not measured: no receipt, or nothing of theirs answered
-                answers.append(Answer(player, think))
-                continue
-            # the other's measure alone, on their clock: from sending the line this move answers to verifying it
-            elapsed, ack = theirs.recv - theirs.sent, theirs.ack
-            mine = receipts.get(move.signer, {}).get(answering) if answering is not None else None
-            offset = None if mine is None or ack is None else mine.recv - (theirs.sent + ack) // 2
-            answers.append(Answer(player, think, elapsed, None if ack is None else ack - theirs.sent, offset))
-        self._answers = (key, answers)
-        return list(answers)
+        return self._claims.answers(self._chain, (self._host, self._state.guest), self.player_of,
+                                    self._evidence.doubled)
 
     def time_used(self) -> dict[str, TimeUsed]:
         """Each player's thinking and unexplained time so far (:func:`protocol.clock.time_used`); empty untimed."""
@@ -360,12 +309,12 @@ class Receiver:
 
     @property
     def proofs(self) -> tuple[EquivocationDetected, ...]:
-        return tuple(proof for proofs in self._proofs.values() for proof in proofs)
+        return self._evidence.proofs
 
     @property
     def compromised_by(self) -> frozenset[PublicKey]:
         """The seated keys proven to have equivocated."""
-        return frozenset(key for key in self._proofs if self.role_of(key) is not None)
+        return frozenset(key for key in self._evidence.proven() if self.role_of(key) is not None)
 
     @property
     def waiting(self) -> tuple[str, ...]:
@@ -396,16 +345,15 @@ class Receiver:
         head = self._chain[-1] if self._chain else None
         if head is None or head.type is not MessageType.TIMEOUT or head.now is None or not self.over:
             return ()
-        return tuple(move.line for move in sorted(self._displaced.values(), key=lambda move: (move.seq, move.hash))
-                     if move.signer != head.signer and move.seq == head.seq)
+        return tuple(move.line for move in self._claims.displaced(head))
 
     @property
     def forfeit_pending(self) -> int | None:
         """The point at which a seated key's proof will end the game, while the lines before it have not all come."""
         point = self._forfeit_point()
-        if point is None or self._forfeited_at is not None or len(self._chain) >= point[0]:
+        if point is None or self._forfeited_at is not None or len(self._chain) >= point.cut:
             return None
-        return point[2]
+        return point.slot
 
     @property
     def branch(self) -> tuple[Message, Message] | None:
@@ -417,10 +365,10 @@ class Receiver:
         if self._forfeited_at is None or result is None or result.by is None or result.slot is None:
             return None
         at, equivocator = result.slot, result.by
-        candidates = {line for proof in self._proofs.get(equivocator, []) if proof.point == at
+        candidates = {line for proof in self._evidence.proofs_of(equivocator) if proof.point == at
                       for line in (proof.first, proof.second)}
         opponent = result.winner_key
-        answer = self._seen.get((opponent.raw, str(at + 1))) if opponent is not None else None
+        answer = self._evidence.seen(opponent, str(at + 1)) if opponent is not None else None
         if answer is None:
             return None
         for line in candidates:
@@ -436,7 +384,7 @@ class Receiver:
         confirms = self._confirms.get(key)
         if not confirms:
             return None
-        if any(proof.slot.startswith("confirm-") for proof in self._proofs.get(key, ())):
+        if any(proof.slot.startswith("confirm-") for proof in self._evidence.proofs_of(key)):
             return DISPUTED  # it confirmed two endings under one number: neither counts
         latest = confirms[max(confirms)]
         result = self._state.result
@@ -535,11 +483,11 @@ class Receiver:
         kind = message.type
         if kind == MessageType.MOVE:
             move = self._check_move(message.move)
-            self._check_clock(message, state)
+            self._claims.check_move(message, state.clocks[state.turn] if state.clocks is not None else None)
             return move
         mine = state.turn if sender is Sender.ACTOR else 1 - state.turn
         if kind == MessageType.TIMEOUT:
-            self._check_timeout(message, state, sender)
+            self._claims.check_timeout(message, sender is Sender.ACTOR, _remaining(state))
         elif kind == MessageType.REVEAL:
             if commitment(message.secret) != self._chain[1].commit:
                 raise RemoteProtocolError(Code.BAD_REVEAL, "SHA-256 of secret= is not the join's commit=")
@@ -557,25 +505,6 @@ class Receiver:
         if kind in (MessageType.AGREE, MessageType.DECLINE) and state.proposal != 1 - mine:
             raise RemoteProtocolError(Code.WRONG_SEAT, f"{kind} answers the other player's proposal, and none is open")
         return None
-
-    def _check_clock(self, message: Message, state: State) -> None:
-        """A timed game's move carries its thinking time and the mover's clock after it, which must follow from the
-        rule (:meth:`protocol.clock.TimeControl.after`); an untimed game's carries neither."""
-        think, left = message.get("think"), message.get("left")
-        assert (self.clock is None) == (state.clocks is None), "a timed game's clocks start with its seats"
-        if self.clock is None or state.clocks is None:
-            if think is not None or left is not None:
-                raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game's moves carry no think= or left=")
-            return
-        if think is None or left is None:
-            raise RemoteProtocolError(Code.BAD_CLOCK, f"a move of a {self.clock.text()} game carries think= and left=")
-        try:
-            expected = self.clock.after(state.clocks[state.turn], int(think))
-        except ValueError as exc:
-            raise RemoteProtocolError(Code.BAD_CLOCK, str(exc)) from None
-        if int(left) != expected:
-            raise RemoteProtocolError(Code.BAD_CLOCK, f"left={left} does not follow: after think={think} the clock "
-                                                      f"shows {expected}")
 
     def _check_move(self, text: str) -> object:
         """The legal move ``text`` spells in canonical form, or :class:`RemoteProtocolError`."""
@@ -662,7 +591,7 @@ class Receiver:
         role = self.role_of(message.signer)
         if role == HOST and message.type is MessageType.ACCEPT and message.seq == 2:
             self._host_accept(message, events)
-        if (role is not None or self._evident(message.signer)) and self._equivocates(message, events):
+        if (role is not None or self._seating.evident(message.signer)) and self._equivocates(message, events):
             return []
         if role is None and self._state.guest is not None:
             raise RemoteProtocolError(Code.WRONG_SIGNER, f"{message.signer.fingerprint} is not a player here")
@@ -695,15 +624,14 @@ class Receiver:
         """The host's accept: seat the join it names (kept until that join comes)."""
         join = self._join_by_hash(message.prev)
         if join is None:
-            if message.signer == self._host and message.peer is not None and len(self._named) < MAX_NAMED:
-                self._named.add(message.peer)
+            if message.signer == self._host and message.peer is not None and self._seating.name(message.peer):
                 self._reclassify(events)
             return self._keep(message, message.prev)
         self._rank(message, self._state)
         guest = message.peer
         if guest != join.signer:
             raise RemoteProtocolError(Code.BAD_FIELD, "guest= is not the key that signed the join")
-        problem = self._join_problem(join)
+        problem = self._seating.problem(join)
         if problem is not None:
             raise RemoteProtocolError(problem.code, f"the accept seats a join that is refused: {problem.detail}")
         assert guest is not None
@@ -712,21 +640,12 @@ class Receiver:
         self._seat_guest(guest, events)
         return [join.hash, message.hash, f"seat {guest.text}"]
 
-    def _evident(self, key: PublicKey) -> bool:
-        """Whether ``key``'s lines go into its history even while it holds no seat: a guest the host accepted (the
-        host may have signed more than one accept; its canonical one decides the seat, :meth:`_canonical_seating`)."""
-        return any(accept.peer == key for accept in self._host_accepts.values())
-
     def _host_accept(self, message: Message, events: list[Event]) -> None:
         """Keep one of the host's accepts (a few): the guest it names is evident from now on, its waiting lines
         go into its history."""
-        if message.hash in self._host_accepts or len(self._host_accepts) >= MAX_NAMED:
-            return
-        peer = message.peer
-        new = peer is not None and not self._evident(peer)
-        self._host_accepts[message.hash] = message
-        if new and peer is not None:  # its lines so far, into its history: its joins, and the lines waiting
-            for seen in [*(join for join in self._join_lines.values() if join.signer == peer),
+        peer = self._seating.add_accept(message)
+        if peer is not None:  # its lines so far, into its history: its joins, and the lines waiting
+            for seen in [*self._seating.joins_of(peer),
                          *(line for line in self._waiting.lines_of(peer) if line.type not in SIDE_LINES)]:
                 self._equivocates(seen, events)
             self._released.append(f"seat {peer.text}")  # its confirmations are kept from now on
@@ -736,7 +655,7 @@ class Receiver:
         the host may have accepted that one)."""
         if len(self._chain) > 1 and self._chain[1].hash == digest:
             return self._chain[1]
-        return self._join_lines.get(digest)
+        return self._seating.join(digest)
 
     def _race(self, message: Message, events: list[Event]) -> list[str]:
         """A line for a sequence number another key's line holds: judge both as of before it; the higher rank stands."""
@@ -750,13 +669,13 @@ class Receiver:
         rank = self._rank(message, before)
         if rank <= self._rank_held(held, before):
             if held.type is MessageType.TIMEOUT and message.type in ANSWERS:
-                self._displaced[message.hash] = message  # an answer to the claim at its own seq, checked as of before it
+                self._claims.displace(message)  # an answer to the claim at its own seq, checked as of before it
             return self._set_aside(message, held, events)
         for later in reversed(self._chain[seq:]):  # at most the rest of one turn, all by the other key
             self._unplace()
             self._superseded[later.hash] = later
             if message.type is MessageType.TIMEOUT and later.type in ANSWERS and later.seq == seq:
-                self._displaced[later.hash] = later  # (a line after a proposal in that turn is not: in every order)
+                self._claims.displace(later)  # (a line after a proposal in that turn is not: in every order)
             events.append(Superseded(later, message))
         return self._place(message, events)
 
@@ -769,32 +688,12 @@ class Receiver:
         if len(self._superseded) >= MAX_SUPERSEDED:
             raise RemoteProtocolError(Code.SUPERSEDED, "and no more lines are kept for this game")
         self._superseded[message.hash] = message
-        self._note(message)
+        self._evidence.note(message)
         self._remember(message)
         events.append(Superseded(message, by))
         return [message.hash]
 
-    # -- equivocation: one key, one history ------------------------------------------
-    def _conflicts(self, message: Message) -> list[Message]:
-        """The lines ``message``'s signer signed before that cannot stand with it: another line for its slot, a
-        final line before it, or (``message`` being final) a line after it, or (a timeout) its word that the other's
-        line for that place came (:func:`protocol.rules.contradicts`)."""
-        key = message.signer.raw
-        earlier = self._seen.get((key, message.slot))
-        out = [earlier] if earlier is not None and earlier.line != message.line else []
-        finals = self._finals.get(key)
-        if finals:
-            out.extend(final for final in finals if final.seq < message.seq)
-        if message.type in FINAL:
-            last = self._last.get(key)
-            if last is not None and last.seq > message.seq:
-                out.append(last)
-            acknowledged = self._acknowledged.get(key)
-            said = acknowledged.get(message.seq) if acknowledged else None
-            if said:
-                out.extend(line for line in said.values() if contradicts(line, message))
-        return out
-
+    # -- equivocation: one key, one history (:mod:`protocol.evidence`) ---------------------------------
     def _equivocates(self, message: Message, events: list[Event]) -> bool:
         """Keep ``message`` in its (seated) signer's history, with a proof for every line it cannot stand with;
         whether there was any (the line then goes no further: the forfeit rule decides).
@@ -802,33 +701,19 @@ class Receiver:
         Every main-chain line of a seated key is kept at first sight, whether it is then placed, kept waiting or
         refused, so that which proofs exist does not depend on the order in which the lines came.
         """
-        conflicts = self._conflicts(message)
-        self._note(message)
+        conflicts = self._evidence.conflicts(message)
+        self._evidence.note(message)
         for earlier in conflicts:
             self._proof(earlier, message, events)
         return bool(conflicts)
 
     def _proof(self, first: Message, second: Message, events: list[Event]) -> None:
-        proofs = self._proofs.setdefault(first.signer, [])
-        point, played_on = _point(first, second)
-        where = _where(point, second.slot)
-        if any(_where(kept.point, kept.slot) == where for kept in proofs):
-            # proven already: one proof a point is enough; the line is known (a record may hold it), a few a key only
-            seen = self._proven_lines.get(first.signer.raw, 0)
-            if seen < MAX_PROVEN_LINES and second.line not in self._known:
-                self._proven_lines[first.signer.raw] = seen + 1
-                self._remember(second)
-            return
-        proof = EquivocationDetected(first.signer, second.slot, first.line, second.line, point, played_on)
-        if len(proofs) >= MAX_PROOFS_PER_KEY:  # keep the proofs that decide the game: the lowest points
-            worst = max(proofs, key=lambda kept: _rank_of_point(kept.point))
-            if _rank_of_point(point) >= _rank_of_point(worst.point):
-                raise RemoteProtocolError(Code.EQUIVOCATION, f"{first.signer.fingerprint} equivocated again")
-            proofs.remove(worst)
-        proofs.append(proof)
-        self._remember(first)
-        self._remember(second)
-        events.append(proof)
+        """Two lines of one key that cannot both stand: kept as a proof (one a point), its lines known."""
+        proven = self._evidence.prove(first, second, self._known.__contains__)
+        for line in proven.known:
+            self._remember(line)
+        if proven.proof is not None:
+            events.append(proven.proof)
 
     # -- the forfeit: whoever signed two lines that cannot both stand loses the game at that point ---------
     def _cut_point(self, key: PublicKey, point: int) -> int:
@@ -843,32 +728,14 @@ class Receiver:
         return 3 if self._canonical_seating() is not None else 1
 
     def _canonical_seating(self) -> tuple[Message, Message] | None:
-        """Among the host's accepts whose join is known, the one with the lowest hash, and its join: whom a host
-        that signed more than one line for its seating seated, whichever line came first."""
-        best: tuple[Message, Message] | None = None
-        for accept in self._host_accepts.values():
-            join = self._join_by_hash(accept.prev)
-            if join is not None and join.signer == accept.peer and self._join_problem(join) is None and (
-                    best is None or accept.hash < best[1].hash):
-                best = (join, accept)
-        return best
+        """Whom a host that signed more than one line for its seating seated (:meth:`protocol.seating.Seating.canonical`)."""
+        return self._seating.canonical(self._chain[1] if len(self._chain) > 1 else None)
 
-    def _forfeit_point(self) -> tuple[int, list[PublicKey], int] | None:
+    def _forfeit_point(self) -> ForfeitPoint | None:
         """The lowest cut of a seated key's proof (:meth:`_cut_point`), who has one there, and where their lines are
         (the lowest such slot)."""
-        best: tuple[int, list[PublicKey], int] | None = None
-        for key, proofs in self._proofs.items():
-            if self.role_of(key) is None:
-                continue
-            for proof in proofs:
-                if proof.point is None:
-                    continue
-                cut = self._cut_point(key, proof.point)
-                if best is None or cut < best[0]:
-                    best = (cut, [key], proof.point)
-                elif cut == best[0]:
-                    best = (cut, best[1] if key in best[1] else [*best[1], key], min(best[2], proof.point))
-        return best
+        return self._evidence.forfeit_point(
+            lambda key, point: self._cut_point(key, point) if self.role_of(key) is not None else None)
 
     def _settle(self, events: list[Event]) -> None:
         """Apply the forfeit rule once the lines before its point are in: the same state in every order of arrival.
@@ -879,13 +746,13 @@ class Receiver:
         point = self._forfeit_point()
         if point is None:
             return
-        cut, keys, slot = point
+        cut, keys, slot = point.cut, point.keys, point.slot
         seating = self._canonical_seating() if cut == 3 and self._host in keys and self._host_seating_proof() else None
         if seating is not None and (len(self._chain) < 3 or self._chain[2].hash != seating[1].hash):
             self._reseat(*seating, events)  # the host's own canonical accept, whatever came first
             point = self._forfeit_point()  # the guest may be another one now
             assert point is not None
-            cut, keys, slot = point
+            cut, keys, slot = point.cut, point.keys, point.slot
         n = len(self._chain)
         if n < cut:
             return  # the lines before the point have not all come (a late spectator's view): later
@@ -905,7 +772,7 @@ class Receiver:
     def _host_seating_proof(self) -> bool:
         """Whether the host's decisive proof is one of its seating (two lines for seq 1 or 2)."""
         assert self._host is not None
-        return any(proof.point is not None and proof.point <= 2 for proof in self._proofs.get(self._host, []))
+        return any(proof.point is not None and proof.point <= 2 for proof in self._evidence.proofs_of(self._host))
 
     def _cut_head(self) -> None:
         cut = self._chain[-1]
@@ -924,7 +791,7 @@ class Receiver:
         self._seat_guest(accept.peer, events)
         self._released.extend([join.hash, accept.hash, f"seat {accept.peer.text}"])
 
-    def _forfeit_result(self, state: State, keys: list[PublicKey], slot: int) -> Result:
+    def _forfeit_result(self, state: State, keys: tuple[PublicKey, ...], slot: int) -> Result:
         if len(keys) > 1:
             return Result(ResultReason.EQUIVOCATION, scored=False, slot=slot)
         key = keys[0]
@@ -938,20 +805,6 @@ class Receiver:
                 return Result(ResultReason.EQUIVOCATION, GUEST, state.guest, key, HOST, slot=slot)
             return Result(ResultReason.EQUIVOCATION, None, None, key, HOST, scored=False, slot=slot)
         return Result(ResultReason.EQUIVOCATION, HOST, self._host, key, GUEST, slot=slot)
-
-    def _note(self, message: Message) -> None:
-        """Keep a main-chain line of ``message.signer`` in its history: the first line of each slot, every final
-        line, its highest line."""
-        key = message.signer.raw
-        slot = (key, message.slot)
-        if slot in self._seen:
-            return
-        self._seen[slot] = message
-        last = self._last.get(key)
-        if last is None or message.seq > last.seq:
-            self._last[key] = message
-        if message.type in FINAL:
-            self._finals.setdefault(key, []).append(message)
 
     # -- applying ------------------------------------------------------------------
     def _remember(self, message: Message) -> None:
@@ -967,10 +820,11 @@ class Receiver:
         check_terms(terms)
         kind = message.kind
         self.game_id, self.kind, self.terms = game, kind, terms
-        self.clock = TimeControl.of_terms(terms)  # checked with the terms: it names a control
+        self._claims.clock = TimeControl.of_terms(terms)  # checked with the terms: it names a control
         self._board = new_board(kind)
         self._host = message.signer
         self.invite = message.peer
+        self._seating.offer(message.signer, message.peer, terms)
         self._chain.append(message)
         self._before.append(self._state)
         self._state = State(Phase.OFFERED)
@@ -984,12 +838,8 @@ class Receiver:
     def _join(self, message: Message, events: list[Event]) -> list[str]:
         if message.prev != self._chain[0].hash:
             raise RemoteProtocolError(Code.BROKEN_LINK, "prev= of a join is the hash of the offer")
-        if message.signer != self._host and (
-                any(accept.prev == message.hash for accept in self._host_accepts.values())
-                or len(self._join_lines) < MAX_JOINS * MAX_JOINS_PER_KEY
-                and sum(join.signer == message.signer for join in self._join_lines.values()) < MAX_JOINS_PER_KEY):
-            self._join_lines[message.hash] = message  # whatever else it meets: the host may have accepted it
-        if self._evident(message.signer) or message.signer == self._state.guest:
+        self._seating.remember_join(message)  # whatever else it meets: the host may have accepted it
+        if self._seating.evident(message.signer) or message.signer == self._state.guest:
             self._equivocates(message, events)  # any other line of its for seq 1 (a second join too), whatever the phase
         state = self._state
         if state.phase is not Phase.OFFERED:
@@ -1001,32 +851,19 @@ class Receiver:
                     self._proof(self._chain[1], message, events)
                 return []
             raise RemoteProtocolError(Code.WRONG_SEAT, "the game already has its guest")
-        problem = self._join_problem(message)
+        problem = self._seating.problem(message)
         if problem is not None:
             raise problem
-        earlier = self._joins.get(message.signer)
+        earlier = self._seating.candidate(message.signer)
         if earlier is not None:
             self._proof(earlier, message, events)
             return [message.hash]  # the host may have accepted this one: its accept is judged again
-        if len(self._joins) >= MAX_JOINS and message.signer not in self._named:
+        if not self._seating.add_candidate(message):
             self._waiting.mark_dropped()
             raise RemoteProtocolError(Code.LIMIT, f"{MAX_JOINS} joins are waiting already")
-        self._joins[message.signer] = message
         self._remember(message)
         events.append(JoinRequested(message.signer))
         return [message.hash]
-
-    def _join_problem(self, join: Message) -> RemoteProtocolError | None:
-        """Why ``join`` can never be seated (the host's own, another key than the one invited, other terms than the
-        offer's), or ``None``: kept all the same (the judge remembers every join, for proofs), it is refused, and so
-        is an accept that names it."""
-        if join.signer == self._host:
-            return RemoteProtocolError(Code.WRONG_SEAT, "the host cannot join their own game")
-        if self.invite is not None and join.signer != self.invite:
-            return RemoteProtocolError(Code.WRONG_SIGNER, "the game is for the invited key only")
-        if join.terms != self.terms:
-            return RemoteProtocolError(Code.BAD_FIELD, "the join does not accept the offer's terms")
-        return None
 
     def _place(self, message: Message, events: list[Event], move: object | None = None) -> list[str]:
         """Append a judged main-chain line (``move``: a move's parse): the next state, the board, the events."""
@@ -1034,7 +871,7 @@ class Receiver:
         self._before.append(before)
         self._chain.append(message)
         self._transcript.append(message.line)
-        self._note(message)
+        self._evidence.note(message)
         self._remember(message)
         events.append(LineApplied(message))
         self._state = after = self._advance(before, message, move, events)
@@ -1111,38 +948,13 @@ class Receiver:
         return state._replace(phase=Phase.OVER, result=result, proposal=None)
 
     def _claim_result(self, state: State, timeout: Message) -> Result:
-        """How a claimant's timeout ends the game, from the lines held (so the same for every receiver that holds
-        them, whatever the order): a win on time (untimed, by abandonment), or a time dispute with the figures when the
-        player to move's answer is on the record after all (its move, or remark, for the timeout's place, checked as
-        of before it and set aside by it: :data:`ANSWERS`), or when the claimant's own moves leave more unexplained
-        than :func:`protocol.clock.dispute_bound`."""
-        assert state.seats is not None
+        """How a claimant's timeout ends the game (:meth:`protocol.claims.Claims.verdict`), judged in ``state``, the
+        state before it."""
+        assert state.seats is not None and self._board is not None
         mine, player, other = self._players(state, timeout)
-        loser = state.seats[1 - mine]
-        answers = [line for line in self._displaced.values() if line.signer == loser and line.seq == timeout.seq]
-        # (the record lists them: :attr:`displaced`)
-        assert timeout.sent is not None and timeout.flagged is not None
-        waited = _seconds(timeout.flagged - timeout.sent)
-        if answers:
-            answer = min(answers, key=lambda move: (move.seq, move.hash))
-            think = answer.get("think")
-            said = f" (it says it thought {_seconds(int(think))})" if think is not None else ""
-            what = f"move {answer.move}" if answer.type is MessageType.MOVE else str(answer.type)
-            return Result(ResultReason.DISPUTE, by=timeout.signer, by_name=player, scored=False,
-                          detail=f"{player} claimed {other} had not moved after {waited}, and {other}'s {what} for "
-                                 f"that place is on the record{said}")
-        bound = dispute_bound(self.clock)
-        if bound is not None and self._board is not None:
-            own = time_used(self.answers(), self._board.PLAYERS)[player].unexplained
-            if own > bound:
-                return Result(ResultReason.DISPUTE, by=timeout.signer, by_name=player, scored=False,
-                              detail=f"{player} claimed {other}'s clock ran out, and {player}'s own moves leave "
-                                     f"{_seconds(own)} unexplained (a claim wins with {_seconds(bound)} at most)")
-        if self.clock is None:
-            return Result(ResultReason.ABANDONED, player, timeout.signer, timeout.signer, player,
-                          detail=f"{other} did not move for {waited}")
-        return Result(ResultReason.TIME, player, timeout.signer, timeout.signer, player,
-                      detail=f"{other}'s clock ran out and the claim went unanswered")
+        board = self._board
+        return self._claims.verdict(timeout, player, other, state.seats[1 - mine],
+                                    lambda: time_used(self.answers(), board.PLAYERS))
 
     def _claim_verdict(self, events: list[Event]) -> None:
         """Decide a claimant's timeout again once more lines are in (a receipt, an answer the timeout set aside): its
@@ -1205,10 +1017,8 @@ class Receiver:
 
     def _seat_guest(self, guest: PublicKey, events: list[Event]) -> None:
         """The guest is known: forget the other candidates and every waiting line no seated key signed."""
-        self._joins = {key: join for key, join in self._joins.items() if key == guest}
-        self._proofs = {key: proofs for key, proofs in self._proofs.items()
-                        if key in (guest, self._host) or self._evident(key)}
-        self._named = set()
+        self._seating.seat(guest)
+        self._evidence.keep_proofs_of(lambda key: key in (guest, self._host) or self._seating.evident(key))
         assert self._host is not None
         for waiting in self._waiting.drop_others((guest, self._host)):
             events.append(LineRejected(Code.WRONG_SIGNER, f"{waiting.signer.fingerprint} is not a player here", waiting.line[:200]))
@@ -1224,12 +1034,11 @@ class Receiver:
             if self.guest is not None:
                 raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
             return self._keep(message, f"seat {key.text}")
-        earlier = self._seen.get((key.raw, message.slot))
+        earlier = self._evidence.seen(key, message.slot)
         if earlier is not None and earlier.line != message.line:
             self._proof(earlier, message, events)
             return []
-        if earlier is None:  # kept at first sight, placed or not: which proofs exist does not depend on the order
-            self._seen[(key.raw, message.slot)] = message
+        self._evidence.note(message)  # kept at first sight, placed or not: which proofs exist does not depend on the order
         seq, head = self._chats.get(key, (0, self._chain[0].hash))
         if message.seq > seq + 1:
             return self._keep(message, message.prev)
@@ -1238,7 +1047,6 @@ class Receiver:
         if message.prev != head:
             raise RemoteProtocolError(Code.BROKEN_LINK, "prev= is not the hash of this key's previous chat")
         self._chats[key] = (message.seq, message.hash)
-        self._seen[(key.raw, message.slot)] = message
         self._transcript.append(message.line)
         self._remember(message)
         events.append(LineApplied(message))
@@ -1283,26 +1091,15 @@ class Receiver:
         if receipted.type not in (MessageType.MOVE, MessageType.REVEAL) or receipted.signer == key:
             raise RemoteProtocolError(Code.WRONG_SEAT, "a receipt is of the other player's move, or the host's of the "
                                                        "reveal")
-        self._receipt_changes += 1
-        return self._by_line(self._receipts, message, events)
+        return self._by_line(message, events)
 
     def _acknowledge(self, message: Message, events: list[Event]) -> None:
-        """Keep a seated player's word that the other's line for a seq came (:func:`protocol.rules.acknowledged`), at
-        first sight, one of each type a seq, whatever the order: the receipt that waited least (the one that
-        contradicts if any does, :func:`protocol.rules.waited`), the confirmation with the lowest hash. With a timeout
-        of its own there it is a proof (:func:`protocol.rules.contradicts`): a loser cannot take back the move that
-        beat it once its client has receipted or confirmed it."""
-        seq = acknowledged(message)
-        if seq is None:
-            return
-        key = message.signer.raw
-        kept = self._acknowledged.setdefault(key, {}).setdefault(seq, {})
-        held = kept.get(message.type)
-        if held is None or _weight(message) < _weight(held):
-            kept[message.type] = message
-        own = self._seen.get((key, str(seq)))
-        if own is not None and contradicts(message, own):
-            self._proof(message, own, events)
+        """Keep a seated player's word that the other's line for a seq came (:meth:`protocol.evidence.Evidence.acknowledge`):
+        with a timeout of its own there it is a proof (:func:`protocol.rules.contradicts`): a loser cannot take back
+        the move that beat it once its client has receipted or confirmed it."""
+        contradicted = self._evidence.acknowledge(message)
+        if contradicted is not None:
+            self._proof(message, contradicted, events)
 
     def _word(self, message: Message, events: list[Event]) -> None:
         """A seated player's line beside the chain that names a chain line (a receipt, a flag claim), at first sight,
@@ -1311,41 +1108,31 @@ class Receiver:
         :meth:`answers`); a receipt is its signer's word that the line it names came (:meth:`_acknowledge`). So which
         proofs exist never depends on the order of arrival."""
         self._acknowledge(message, events)
-        slot = (message.signer.raw, message.slot)
-        earlier = self._seen.get(slot)
-        if earlier is None:
-            self._seen[slot] = message
-        elif earlier.line != message.line:
-            self._doubled.add(slot)
+        earlier = self._evidence.word(message)
+        if earlier is not None:
             try:
                 self._proof(earlier, message, events)
             except RemoteProtocolError as exc:  # its proofs are full: said so, and the line judged on all the same, so
                 events.append(LineRejected(exc.code, exc.detail, message.line[:200]))  # that which of the two counts
                 # (:meth:`_by_line`) does not depend on the order of arrival
 
-    def _by_line(self, store: dict[PublicKey, dict[int, Message]], message: Message, events: list[Event]) -> list[str]:
+    def _by_line(self, message: Message, events: list[Event]) -> list[str]:
         """Keep a checked line that names a chain line (a receipt, a flag claim), one a line and signer: of two (a
         proof already, :meth:`_word`), the one with the lower hash counts, whichever came first, whatever the cap of
-        proofs."""
-        mine = store.setdefault(message.signer, {})
-        earlier = mine.get(message.seq)
-        if earlier is not None:
-            if message.hash < earlier.hash:
-                mine[message.seq] = message
-                self._remember(message)  # applied, so that a journal keeps it
-                events.append(LineApplied(message))
+        proofs (:meth:`protocol.claims.Claims.keep`)."""
+        kept = self._claims.keep(message)
+        if kept is None:
             return []
-        mine[message.seq] = message
-        self._remember(message)
+        self._remember(message)  # applied, so that a journal keeps it
         events.append(LineApplied(message))
-        return [message.hash]
+        return [message.hash] if kept else []
 
     def _of_a_player(self, message: Message) -> bool:
         """Whether a line beside the chain (a confirmation, a receipt, a flag claim) is a seated player's, or of a
         guest one of the host's accepts names; ``False``: keep it until the seats are known; a stranger's is refused
         once they are."""
         key = message.signer
-        if self.role_of(key) is not None or self._evident(key):
+        if self.role_of(key) is not None or self._seating.evident(key):
             return True
         if self.guest is not None:
             raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
@@ -1384,36 +1171,8 @@ class Receiver:
         assert after.seats is not None
         if message.signer.raw == after.seats[after.turn].raw:
             raise RemoteProtocolError(Code.WRONG_SEAT, "a flag claim is against the player to move, by the other")
-        self._check_wait(message.sent, message.now, after, "the flag claim")
-        return self._by_line(self._flags, message, events)
-
-    def _check_wait(self, sent: int | None, now: int | None, state: State, what: str) -> None:
-        """That a claimant's times show the player to move in ``state`` silent for as long as a claim needs."""
-        assert sent is not None and now is not None
-        remaining = state.clocks[state.turn] if state.clocks is not None else 0
-        needed = claim_after(self.clock, remaining)
-        if now - sent < needed:
-            raise RemoteProtocolError(Code.EARLY_CLAIM, f"{what} waited {now - sent} ms by its own times, and the "
-                                                        f"player to move had {needed} ms (its clock and the grace)")
-
-    def _check_timeout(self, message: Message, state: State, sender: Sender) -> None:
-        """The player to move concedes on time (a timed game's, carrying no times); or the other closes its flag
-        claim's answer window, restating the claim's times (``sent``, ``flagged``) and signing after the window."""
-        times = (message.sent, message.flagged, message.now)
-        if sender is Sender.ACTOR:
-            if self.clock is None:
-                raise RemoteProtocolError(Code.WRONG_SEAT, "an untimed game has no clock to concede on: resign")
-            if times != (None, None, None):
-                raise RemoteProtocolError(Code.BAD_FIELD, "a concession on time carries no times")
-            return
-        sent, flagged, now = times
-        if sent is None or flagged is None or now is None:
-            raise RemoteProtocolError(Code.BAD_FIELD, "a claimant's timeout carries sent=, flagged= and now=")
-        self._check_wait(sent, flagged, state, "the claim")
-        window = answer_window(self.clock)
-        if now - flagged < window:
-            raise RemoteProtocolError(Code.EARLY_CLAIM, f"the timeout came {now - flagged} ms after the claim, within "
-                                                        f"its {window} ms answer window")
+        self._claims.check_wait(message.sent, message.now, _remaining(after), "the flag claim")
+        return self._by_line(message, events)
 
     # -- presence ----------------------------------------------------------------------
     def present(self, key: PublicKey) -> bool | None:
@@ -1442,7 +1201,7 @@ class Receiver:
 
     # -- what a receiver keeps ----------------------------------------------------------
     def _seated(self, key: PublicKey) -> bool:
-        return key == self._host or key == self._state.guest or key in self._named
+        return key == self._host or key == self._state.guest or self._seating.named(key)
 
     def _keep(self, message: Message, token: str) -> list[str]:
         """Keep a line until what it waits for comes (``token``), within the limits; nothing to release."""
@@ -1460,49 +1219,9 @@ def quoted(data: bytes | str) -> str:
     return data[:200] if isinstance(data, str) else bytes(data[:200]).decode("utf-8", "replace")
 
 
-
-
-ANSWERS = frozenset({MessageType.MOVE, MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECLINE})
-"""The player to move's lines that a claimant's timeout may set aside: each answers the claim (a dispute)."""
-
-
-def _seconds(ms: int) -> str:
-    """A duration as a result's figures give it: ``62.0 s``, ``3 h 10 min``."""
-    if ms < 3_600_000:
-        return f"{ms / 1000:.1f} s"
-    hours, minutes = divmod(ms // 60_000, 60)
-    return f"{hours} h {minutes} min" if hours < 48 else f"{hours // 24} days {hours % 24} h"
-
-
-def _weight(said: Message) -> tuple[int, int, str]:
-    """Which of one key's receipts, or confirmations, for one seq counts: the least (of receipts, the one that waited
-    least, :func:`protocol.rules.waited`, which contradicts a claim if any does; one without ``sent`` last)."""
-    wait = waited(said) if said.type is MessageType.RECEIPT else 0
-    return (1, 0, said.hash) if wait is None else (0, wait, said.hash)
-
-
-def _rank_of_point(point: int | None) -> int:
-    """Proofs with a lower point decide the game first; those with none (chat, confirmations) come last."""
-    return MAX_CHAIN + 1 if point is None else point
-
-
-def _where(point: int | None, slot: str) -> str:
-    """What a proof proves: the point at which its signer loses, or for chat and confirmations the slot."""
-    return slot if point is None else str(point)
-
-
-def _point(a: Message, b: Message) -> tuple[int | None, bool]:
-    """Where two lines of one key conflict (a sequence number: the one slot they share, the final line's, or a
-    timeout's that the key's receipt or confirmation contradicts), and whether they are a final line and a later one;
-    ``None`` for two chat lines, confirmations, receipts or flag claims, which never change the game.
-    (Where the record stops for it is :meth:`GameSession._cut_point`.)"""
-    if {a.type, b.type} & NUMBERED_APART:
-        chained = [line for line in (a, b) if line.type not in NUMBERED_APART]
-        return (chained[0].seq, False) if chained else (None, False)  # a timeout a receipt or confirmation contradicts
-    if a.slot == b.slot:
-        return a.seq, False
-    final = a if a.type in FINAL and a.seq < b.seq else b
-    return final.seq, True
+def _remaining(state: State) -> int:
+    """The clock of the player to move in ``state`` (0 in an untimed game)."""
+    return state.clocks[state.turn] if state.clocks is not None else 0
 
 
 Transition = Callable[[Receiver, State, Message, "object | None", list[Event]], State]

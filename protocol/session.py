@@ -95,7 +95,7 @@ class GameSession(Receiver):
         if line is None or self.role_of(me) is None or line.type not in (MessageType.MOVE, MessageType.REVEAL) \
                 or line.signer == me:
             raise LocalProtocolError(f"seq {seq} is neither the other player's move nor the reveal: nothing to receipt")
-        if seq in self._receipts.get(me, {}):
+        if self._claims.kept(MessageType.RECEIPT, me, seq) is not None:
             return None
         fields = [("game", self.game_id or ""), ("seq", str(seq)), ("prev", chain[seq].hash), ("recv", str(recv_ms)),
                   *([("sent", str(sent_ms))] if sent_ms is not None else []),
@@ -111,7 +111,7 @@ class GameSession(Receiver):
         began = self._turn_began(len(self._chain))
         if self.phase is not Phase.PLAYING or began is None or self.actor == me or self.role_of(me) is None:
             raise LocalProtocolError("a flag claim is against the player to move, while the game is played")
-        earlier = self._flags.get(me, {}).get(began.seq)
+        earlier = self._claims.kept(MessageType.FLAG, me, began.seq)
         if earlier is not None and earlier.prev == began.hash:
             return Outgoing(earlier.line, earlier, topic_for(earlier), ())
         fields = [("game", self.game_id or ""), ("seq", str(began.seq)), ("prev", began.hash),
@@ -122,7 +122,7 @@ class GameSession(Receiver):
         """End the game on time: with ``now_ms`` (this client's clock, as its flag claim's), the claimant closes its
         unanswered claim's answer window (:func:`protocol.clock.answer_window`), or, over a move that came after the
         claim (:attr:`late_move`), disputes it; without, the player to move concedes (a timed game's)."""
-        last = self._last.get(self._me().raw)
+        last = self._evidence.last(self._me())
         if last is not None and last.type is MessageType.TIMEOUT and last.hash not in self._superseded:
             return Outgoing(last.line, last, topic_for(last), ())  # asked again: never a second, other line
         if now_ms is None:
@@ -204,7 +204,7 @@ class GameSession(Receiver):
         The line is judged like anyone's, but its signature is not checked again: we just made it.
         """
         message = decode(line, verify=False)
-        conflicts = self._conflicts(message) if message.type not in SIDE_LINES else []
+        conflicts = self._evidence.conflicts(message) if message.type not in SIDE_LINES else []
         if conflicts:  # another process of this key's signed it (the journal lock forbids that)
             raise LocalProtocolError(f"refusing to send: this key signed another line for seq {conflicts[0].seq} "
                                      f"already ({conflicts[0].type}), which this one cannot stand with")
@@ -220,7 +220,7 @@ class GameSession(Receiver):
         """The same line again when the local player asks for what they just did (never a second, different line)."""
         if self.identity is None or kind == MessageType.CHAT:
             return None
-        last = self._last.get(self.identity.public.raw)
+        last = self._evidence.last(self.identity.public)
         same = extra[:1] if kind == MessageType.MOVE else extra  # a move asked again: its time was measured anew
         if last is None or last.type != kind or last.fields[3:3 + len(same)] != tuple(same) \
                 or (kind != MessageType.MOVE and len(last.fields) != 3 + len(extra)):
@@ -249,7 +249,7 @@ class GameSession(Receiver):
         session.receive_all(lines)
         if secret is not None:
             me = session._me()
-            join = session._joins.get(me)
+            join = session._seating.candidate(me)
             if join is None and session.guest == me:
                 join = session._chain[1]
             if join is None or join.commit != commitment(secret):
@@ -267,7 +267,7 @@ class GameSession(Receiver):
         me = self._me()
         if not self._chain:
             raise LocalProtocolError("cannot join before the offer has arrived")
-        mine = self._joins.get(me) or (self._chain[1] if self.guest == me else None)
+        mine = self._seating.candidate(me) or (self._chain[1] if self.guest == me else None)
         if mine is not None:
             if secret is not None and commitment(secret) != mine.commit:
                 raise LocalProtocolError("this key has joined already, with another secret")
@@ -293,7 +293,7 @@ class GameSession(Receiver):
             if accepted.peer != guest or (salt is not None and accepted.salt != salt):
                 raise LocalProtocolError("a guest is accepted already")
             return Outgoing(accepted.line, accepted, topic_for(accepted), ())
-        join = self._joins.get(guest)
+        join = self._seating.candidate(guest)
         if join is None:
             raise LocalProtocolError(f"no join from {guest.fingerprint} has arrived")
         fields = [("game", self.game_id or ""), ("seq", "2"), ("prev", join.hash), ("guest", guest.text),

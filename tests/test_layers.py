@@ -37,6 +37,21 @@ CLIENT = {
 }
 FRONT_ENDS = {name for name, layer in CLIENT.items() if layer == 6}
 
+PROTOCOL = {
+    # the protocol's words, keys, the frozen Unicode tables, the clock's rule
+    "domain": 0, "keys": 0, "unicode_tables": 0, "clock": 0,
+    # who is at fault; the grammar
+    "errors": 1, "messages": 2,
+    # what a receiver tells; where lines go on MQTT; lines waiting for their parent
+    "events": 3, "topics": 3, "waiting": 3,
+    # the table of who may send what, the limits, the coin
+    "rules": 4,
+    # the judge's owners, side by side: who may sit where, what each key signed, the receipts and claims on time
+    "seating": 5, "evidence": 5, "claims": 5,
+    # the receiver, the signing session, whole records
+    "judge": 6, "session": 7, "transcript": 8, "__init__": 9,
+}
+
 
 def imports(path: Path) -> set[str]:
     """The project modules ``path`` imports (``client.screen``, ``protocol``…), wherever in the file."""
@@ -80,6 +95,22 @@ def test_client_modules_import_only_the_layers_below(path):
         assert CLIENT[other] < layer, f"client/{path.name} (layer {layer}) imports client.{other} (layer {CLIENT[other]})"
         if path.stem in FRONT_ENDS:
             assert other not in FRONT_ENDS, f"the front end {path.stem} imports the front end {other}"
+
+
+def test_every_protocol_module_has_a_layer():
+    assert {path.stem for path in modules("protocol")} == set(PROTOCOL)
+
+
+@pytest.mark.parametrize("path", modules("protocol"), ids=lambda path: path.stem)
+def test_protocol_modules_import_only_the_layers_below(path):
+    """The judge's owners stand side by side: none imports another, the receiver holds them together."""
+    layer = PROTOCOL[path.stem]
+    for name in imports(path):
+        parts = name.split(".")
+        if parts[0] != "protocol" or len(parts) < 2:
+            continue
+        assert PROTOCOL[parts[1]] < layer, \
+            f"protocol/{path.name} (layer {layer}) imports protocol.{parts[1]} (layer {PROTOCOL[parts[1]]})"
 
 
 def test_local_play_never_loads_the_protocol():

@@ -342,7 +342,7 @@ def test_a_stranger_flooding_joins_leaves_no_trace_in_memory():
         join = encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash),
                                ("terms", "rules:1"), ("commit", b64(n.to_bytes(32, "big")))], STRANGER)
         host.receive(join)
-    assert len(host._known) < 32 and len(host._join_lines) <= 4  # bounded, whatever the flood
+    assert len(host._known) < 32 and len(host._seating.joins_of(STRANGER.public)) <= 4  # bounded, whatever the flood
 
 
 def test_a_loser_who_keeps_changing_the_ending_cannot_make_the_winners_client_fail():
