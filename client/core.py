@@ -197,6 +197,7 @@ class GameCore:
         self._acks: dict[int, int] = {}  # when (ms) the other's receipt of each line of ours came, by its seq
         self._sent: dict[int, int] = {}  # when (ms) each turn line of ours left, by its seq
         self._flags_seen: dict[str, int] = {}  # when (ms) each flag claim came, by its hash
+        self._seating_kept: set[str] = set()  # lines of a host's seating journaled by this process (seating_lines)
         # the other's move that came after our claim, late: its hash, when it came (ms, our watch), the claim's clock
         # then, and how long we had waited for it by then (ms)
         self._late: tuple[str, int, int, int] | None = None
@@ -794,6 +795,11 @@ class GameCore:
             if follow is not None:
                 queue.extend(follow.events)
                 publish.append(Publish(follow.topic, follow.line))
+        for line in self.session.seating_lines():  # what decided a host's seating: a restored session decides alike
+            if line not in self._seating_kept:
+                self._seating_kept.add(line)
+                if line not in journal:
+                    journal.append(line)
         if own is not None:
             publish.insert(0, Publish(own.topic, own.line))
         self._note_turn(live=not stored)

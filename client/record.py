@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from client.board_words import clock_text
-from protocol import (CONFIRMED, DISPUTED, UNSEEN, EquivocationDetected, GameSession, MessageType, PublicKey,
+from protocol import (CONFIRMED, DISPUTED, UNSEEN, EquivocationDetected, GameSession, MessageType, PublicKey, decode,
                       ResultReason)
 
 Name = Callable[[PublicKey], str]
@@ -107,6 +107,45 @@ def open_claim_text(session: GameSession, me: PublicKey | None = None) -> str | 
 def seated_proofs(session: GameSession) -> list[EquivocationDetected]:
     """The equivocation proofs of keys that hold a seat (a stranger's are never held against the game)."""
     return [proof for proof in session.proofs if session.role_of(proof.key) is not None]
+
+
+def beside_text(session: GameSession) -> str | None:
+    """What a record holds beside the game that decides nothing by itself: the proofs of keys the host's accepts named
+    but that hold no seat, and what decided whom a host that signed two accepts seated (``None``: nothing)."""
+    parts = []
+    seating = session.seating_lines()
+    if seating:
+        kinds = [decode(line, verify=False).type for line in seating]
+        accepts, reveals = kinds.count(MessageType.ACCEPT), kinds.count(MessageType.REVEAL)
+        parts.append(f"the host signed {accepts} accepts: the record holds them, their joins and "
+                     f"{reveals} reveal{'s' if reveals != 1 else ''} of them, which decided the seat")
+    unseated = sorted({proof.key.fingerprint for proof in session.proofs if session.role_of(proof.key) is None})
+    if unseated:
+        parts.append(f"a proof by {', '.join(unseated)}, named by an accept of the host's but seated by none (it "
+                     f"decides nothing)")
+    return "; ".join(parts) or None
+
+
+def strangers_text(session: GameSession, lines: list[str]) -> str | None:
+    """What a record says of keys that hold no seat and that no accept of the host's names: ``2 lines of 1 key with
+    no seat (proofs a receiver reports, which decide nothing)``; ``None`` when it holds none."""
+    seating = set(session.seating_lines())
+    keys = set()
+    count = 0
+    for line in lines:
+        if line in seating or line == (session.chain[0].line if session.chain else None):
+            continue
+        try:
+            signer = decode(line, verify=False).signer
+        except ValueError:
+            continue
+        if session.role_of(signer) is None:
+            count += 1
+            keys.add(signer)
+    if not count:
+        return None
+    return (f"{count} line{'s' if count > 1 else ''} of {len(keys)} key{'s' if len(keys) > 1 else ''} with no seat "
+            f"(proofs a receiver reports, which decide nothing)")
 
 
 def default_name(session: GameSession) -> Name:

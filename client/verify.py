@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import sys
 
-from client.record import (PROVEN, claims_text, clocks_text, confirmation_text, moves_text, proof_text, seated_proofs,
-                           time_used_text)
+from client.record import (PROVEN, beside_text, claims_text, clocks_text, confirmation_text, moves_text, proof_text,
+                           seated_proofs, strangers_text, time_used_text)
 from protocol import GameSession, Phase, verify_transcript
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -51,6 +51,9 @@ def summary(session: GameSession) -> str:
         state += f"; {confirmed}"
     for proof in seated_proofs(session):
         state += f"; PROOF: {proof_text(session, proof)}"
+    beside = beside_text(session)
+    if beside is not None:
+        state += f"; {beside}"
     return f"{head}: {players}; {state}"
 
 
@@ -95,4 +98,6 @@ def load(path: str) -> tuple[int, str, GameSession | None]:
         return INVALID, f"{path}: line {number}: {problem.code}: {problem.sentence}", None
     if len(session.chain) == 1 and session.result is None:
         return INVALID, f"{path}: not a game: the transcript holds an offer and nothing more", None
-    return status(session), summary(session), session
+    text = summary(session)
+    strangers = strangers_text(session, [line.decode("utf-8", "replace") for line in lines])
+    return status(session), text + (f"; {strangers}" if strangers else ""), session

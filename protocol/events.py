@@ -84,6 +84,8 @@ class Result:
                 return f"no result: both players {what}"
             if winner is None:
                 return f"no game: the host {what}"
+            if winner == Role.GUEST and self.winner_key is None:
+                return f"the host forfeits: it {what}, and two guests revealed on its accepts, so neither is named"
             article = "the " if winner in (Role.HOST, Role.GUEST) else ""
             return f"{article}{winner} wins by forfeit: {'the ' if article else ''}{self.by_name} {what}"
         if reason == EndReason.AGREED:

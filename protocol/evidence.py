@@ -3,11 +3,16 @@
 One key, one history (``PROTOCOL.md`` §6): a key that signs two lines which
 cannot both be part of one game has *equivocated*, and the two lines are a
 portable proof. :class:`Evidence` keeps, for every key a receiver holds to
-account, the first line of each slot it signed (placed, waiting, refused or set
-aside: which proofs exist must not depend on the order of arrival), its final
-lines and its highest line, its word that the other player's line for a place
+account, a line of each slot it signed (placed, waiting, refused or set aside:
+which proofs exist must not depend on the order of arrival; of two, the lower
+hash), its final lines and its highest line, its word that the other player's line for a place
 came (a receipt, a confirmation by the rules), and the proofs; and it says where
 the lowest proof of a seated key stops the record (:meth:`Evidence.forfeit_point`).
+
+One proof is kept a point (a key loses once), and which two lines it shows does
+not depend on the order either: of the pairs that prove one point, the lowest by
+:func:`_order` (two lines for the slot before a final line and a later one, then
+the lower hashes), so that every receiver's record holds the same lines.
 
 Who is seated is the receiver's to say (:mod:`protocol.seating`); what a proof
 does to the game is the receiver's too (:mod:`protocol.judge`): this module only
@@ -23,7 +28,7 @@ from protocol.domain import Code, MessageType
 from protocol.errors import RemoteProtocolError
 from protocol.events import EquivocationDetected
 from protocol.keys import PublicKey
-from protocol.messages import NUMBERED_APART, Message
+from protocol.messages import NUMBERED_APART, Message, line_hash
 from protocol.rules import (
     FINAL,
     MAX_CHAIN,
@@ -37,8 +42,9 @@ from protocol.rules import (
 
 @dataclass(frozen=True, slots=True)
 class Proven:
-    """What one more conflicting pair of lines gave: a new proof (``None`` when the point is proven already), and the
-    lines a receiver now knows as part of a record (it ignores them when they come again)."""
+    """What one more conflicting pair of lines gave: a proof to tell (a new point, or a lower pair for a point proven
+    already; ``None`` otherwise), and the lines a receiver now knows as part of a record (it ignores them when they
+    come again)."""
 
     proof: EquivocationDetected | None
     known: tuple[Message, ...]
@@ -58,9 +64,9 @@ class Evidence:
     """The histories of the keys a receiver holds to account, and their proofs."""
 
     def __init__(self) -> None:
-        # by raw key bytes (cheap to hash): (key, slot): every main-chain line placed or set aside, chat, receipts
-        # and flag claims: the first line of each slot at first sight
-        self._seen: dict[tuple[bytes, str], Message] = {}
+        # by raw key bytes (cheap to hash), then slot: a line of each slot each key signed (main-chain lines placed,
+        # waiting or set aside, chat, receipts and flag claims), the one with the lowest hash
+        self._seen: dict[bytes, dict[str, Message]] = {}
         self._last: dict[bytes, Message] = {}  # each key's highest main-chain line
         self._finals: dict[bytes, list[Message]] = {}  # each key's final lines (agree, resign, abort, timeout)
         self._proofs: dict[PublicKey, list[EquivocationDetected]] = {}
@@ -72,12 +78,13 @@ class Evidence:
 
     # -- what a key signed ------------------------------------------------------------------
     def seen(self, key: PublicKey, slot: str) -> Message | None:
-        """The first line ``key`` was seen to sign for ``slot`` (``"17"``, ``"chat-3"``, ``"receipt-5"``…)."""
-        return self._seen.get((key.raw, slot))
+        """A line ``key`` was seen to sign for ``slot`` (``"17"``, ``"chat-3"``, ``"receipt-5"``…): of several, the
+        one with the lowest hash."""
+        return self._seen.get(key.raw, {}).get(slot)
 
     def signed(self, key: PublicKey, slot: str) -> bool:
         """Whether ``key`` was seen to sign a line for ``slot``."""
-        return (key.raw, slot) in self._seen
+        return slot in self._seen.get(key.raw, {})
 
     def last(self, key: PublicKey) -> Message | None:
         """``key``'s highest main-chain line seen."""
@@ -92,35 +99,38 @@ class Evidence:
         return (message.signer.raw, message.slot) in self._doubled
 
     def note(self, message: Message) -> None:
-        """Keep a line of ``message.signer`` in its history: the first line of each slot, every final line, its
-        highest line."""
+        """Keep a line of ``message.signer`` in its history: a line of each slot (the lowest hash), every final line,
+        its highest line."""
         key = message.signer.raw
-        slot = (key, message.slot)
-        if slot in self._seen:
-            return
-        self._seen[slot] = message
+        mine = self._seen.setdefault(key, {})
+        held = mine.get(message.slot)
+        if held is None or message.hash < held.hash:
+            mine[message.slot] = message
         if message.type in NUMBERED_APART:
             return
         last = self._last.get(key)
-        if last is None or message.seq > last.seq:
+        if last is None or message.seq > last.seq or message.seq == last.seq and message.hash < last.hash:
             self._last[key] = message
         if message.type in FINAL:
-            self._finals.setdefault(key, []).append(message)
+            finals = self._finals.setdefault(key, [])
+            if message not in finals:
+                finals.append(message)
 
     def conflicts(self, message: Message) -> list[Message]:
         """The lines ``message``'s signer signed before that cannot stand with it: another line for its slot, a
-        final line before it, or (``message`` being final) a line after it, or (a timeout) its word that the other's
-        line for that place came (:func:`protocol.rules.contradicts`)."""
+        final line before it, or (``message`` being final) every line after it, or (a timeout) its word that the
+        other's line for that place came (:func:`protocol.rules.contradicts`)."""
         key = message.signer.raw
-        earlier = self._seen.get((key, message.slot))
+        mine = self._seen.get(key, {})
+        earlier = mine.get(message.slot)
         out = [earlier] if earlier is not None and earlier.line != message.line else []
         finals = self._finals.get(key)
         if finals:
             out.extend(final for final in finals if final.seq < message.seq)
         if message.type in FINAL:
             last = self._last.get(key)
-            if last is not None and last.seq > message.seq:
-                out.append(last)
+            if last is not None and last.seq > message.seq:  # (every later line: the proof shows the lowest pair)
+                out.extend(line for line in mine.values() if line.type not in NUMBERED_APART and line.seq > message.seq)
             said = self._acknowledged.get(key, {}).get(message.seq)
             if said:
                 out.extend(line for line in said.values() if contradicts(line, message))
@@ -139,21 +149,23 @@ class Evidence:
         held = kept.get(message.type)
         if held is None or _weight(message) < _weight(held):
             kept[message.type] = message
-        own = self._seen.get((key, str(seq)))
+        own = self._seen.get(key, {}).get(str(seq))
         return own if own is not None and contradicts(message, own) else None
 
     def word(self, message: Message) -> Message | None:
         """A line beside the chain that names a chain line (a receipt, a flag claim), at first sight: kept; the
         earlier, other line its signer signed for that slot, if any (a proof that never decides the game, and neither
         line then counts: :meth:`doubled`)."""
-        slot = (message.signer.raw, message.slot)
-        earlier = self._seen.get(slot)
+        mine = self._seen.setdefault(message.signer.raw, {})
+        earlier = mine.get(message.slot)
         if earlier is None:
-            self._seen[slot] = message
+            mine[message.slot] = message
             return None
         if earlier.line == message.line:
             return None
-        self._doubled.add(slot)
+        self._doubled.add((message.signer.raw, message.slot))
+        if message.hash < earlier.hash:
+            mine[message.slot] = message
         return earlier
 
     # -- proofs ----------------------------------------------------------------------------------
@@ -176,16 +188,22 @@ class Evidence:
         """Two lines of one key that cannot both stand: a new proof, unless one of its point is held already (then the
         line is known as more evidence, a few a key); ``equivocation`` when the key's proofs are full and this one
         decides no sooner. ``known``: whether the receiver knows a line already."""
+        first, second = _pair(first, second)
         proofs = self._proofs.setdefault(first.signer, [])
         point, played_on = _point(first, second)
         where = _where(point, second.slot)
-        if any(_where(kept.point, kept.slot) == where for kept in proofs):
+        proof = EquivocationDetected(first.signer, second.slot, first.line, second.line, point, played_on)
+        for index, kept in enumerate(proofs):
+            if _where(kept.point, kept.slot) != where:
+                continue
+            if _order(proof) < _order(kept):  # the canonical pair of this point, whichever came first: told again
+                proofs[index] = proof
+                return Proven(proof, tuple(line for line in (first, second) if not known(line.line)))
             seen = self._proven_lines.get(first.signer.raw, 0)
             if seen < MAX_PROVEN_LINES and not known(second.line):
                 self._proven_lines[first.signer.raw] = seen + 1
                 return Proven(None, (second,))
             return Proven(None, ())
-        proof = EquivocationDetected(first.signer, second.slot, first.line, second.line, point, played_on)
         if len(proofs) >= MAX_PROOFS_PER_KEY:  # keep the proofs that decide the game: the lowest points
             worst = max(proofs, key=lambda kept: _rank_of_point(kept.point))
             if _rank_of_point(point) >= _rank_of_point(worst.point):
@@ -212,6 +230,22 @@ class Evidence:
                     keys = best.keys if key in best.keys else (*best.keys, key)
                     best = ForfeitPoint(cut, keys, min(best.slot, proof.point))
         return best
+
+
+def _pair(a: Message, b: Message) -> tuple[Message, Message]:
+    """Two conflicting lines in the order a proof shows them, whichever came first: a receipt's or a confirmation's
+    word before the timeout it contradicts; else the lower sequence number, then the lower hash, first."""
+    if (a.type in NUMBERED_APART) != (b.type in NUMBERED_APART):
+        return (a, b) if a.type in NUMBERED_APART else (b, a)
+    apart = a.type in NUMBERED_APART
+    return (a, b) if (0 if apart else a.seq, a.hash) <= (0 if apart else b.seq, b.hash) else (b, a)
+
+
+def _order(proof: EquivocationDetected) -> tuple[int, str, str]:
+    """Which of the pairs that prove one point a key keeps: two lines for one slot before a final line and a later
+    one, then the lower hashes."""
+    low, high = sorted((line_hash(proof.first), line_hash(proof.second)))
+    return (1 if proof.played_on else 0, low, high)
 
 
 def _weight(said: Message) -> tuple[int, int, str]:

@@ -27,6 +27,7 @@ receiver that also signs; whole records are checked by :mod:`protocol.transcript
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from typing import Any, Callable, Iterable, Mapping
 
@@ -59,8 +60,8 @@ from protocol.events import (
 )
 from protocol.evidence import Evidence, ForfeitPoint
 from protocol.keys import Identity, PublicKey
-from protocol.messages import Message, decode, line_hash
-from protocol.seating import Seating
+from protocol.messages import VERSION, Message, decode, line_hash
+from protocol.seating import Seated, Seating
 from protocol.waiting import WaitingRoom
 from protocol.rules import (
     CONFIRMED,
@@ -115,7 +116,6 @@ class Receiver:
         self._chats: dict[PublicKey, tuple[int, str]] = {}  # each seated key's chat head: (seq, hash)
         self._presence: dict[PublicKey, tuple[int, bool]] = {}  # each seated key's latest presence: (seq, here)
         self._confirms: dict[PublicKey, dict[int, Message]] = {}  # each seated key's confirmations, by number
-        self._cut: dict[str, Message] = {}  # main-chain lines cut from the record by a forfeit, by hash
         self._forfeited_at: int | None = None  # where the forfeit the state holds cut the record, if any
         self._released: list[str] = []  # tokens to release besides those a judged line gives (a seat made elsewhere)
         self._forfeit_base = self._state  # the state before that forfeit
@@ -309,7 +309,10 @@ class Receiver:
 
     @property
     def proofs(self) -> tuple[EquivocationDetected, ...]:
-        return self._evidence.proofs
+        """The proofs of the keys that hold a seat, or may (a guest one of the host's accepts names); a stranger's
+        are reported as they come (:class:`~protocol.events.EquivocationDetected`), never kept against the game."""
+        return tuple(proof for proof in self._evidence.proofs
+                     if self.role_of(proof.key) is not None or self._seating.evident(proof.key))
 
     @property
     def compromised_by(self) -> frozenset[PublicKey]:
@@ -327,11 +330,15 @@ class Receiver:
 
     @property
     def record(self) -> tuple[str, ...]:
-        """What a game's record holds: the transcript, then both lines of every proof not in it (``olixono export``
-        writes it, ``olixono verify`` reads it and reaches the same result)."""
+        """What a game's record holds: the transcript, then both lines of every seated key's proof not in it, the
+        lines a claimant's timeout set aside (:attr:`displaced`) and what decided a host's seating
+        (:meth:`seating_lines`): ``olixono export`` writes it, ``olixono verify`` reads it and reaches the same
+        result. A key without a seat decides nothing: its proofs are reported as they come."""
         lines = list(self.transcript)
         held = set(lines)
-        for line in [*(line for proof in self.proofs for line in (proof.first, proof.second)), *self.displaced]:
+        proofs = [proof for proof in self.proofs if self.role_of(proof.key) is not None]  # (strangers': reported only)
+        for line in [*(line for proof in proofs for line in (proof.first, proof.second)), *self.displaced,
+                     *self.seating_lines()]:
             if line not in held:
                 held.add(line)
                 lines.append(line)
@@ -591,15 +598,12 @@ class Receiver:
         role = self.role_of(message.signer)
         if role == HOST and message.type is MessageType.ACCEPT and message.seq == 2:
             self._host_accept(message, events)
+        if message.type is MessageType.REVEAL:
+            self._seating.reveal(message)  # at first sight: a guest's reveal may decide whom the host seated
         if (role is not None or self._seating.evident(message.signer)) and self._equivocates(message, events):
             return []
-        if role is None and self._state.guest is not None:
-            raise RemoteProtocolError(Code.WRONG_SIGNER, f"{message.signer.fingerprint} is not a player here")
         if role is None:
-            # no guest is seated: perhaps the guest's (even after a withdrawal, which a second line of the host's may
-            # undo): judged, and kept in its history, once its seat is known; so that no line of the guest's is
-            # refused in one order of arrival and held against it in another
-            return self._keep(message, f"seat {message.signer.text}")
+            return self._unseated(message)
         if message.type is MessageType.ACCEPT and message.seq != 2:
             raise RemoteProtocolError(Code.WRONG_SEAT, "an accept is always seq 2, after the join it names")
         if message.prev in self._superseded:
@@ -644,11 +648,16 @@ class Receiver:
         """Keep one of the host's accepts (a few): the guest it names is evident from now on, its waiting lines
         go into its history."""
         peer = self._seating.add_accept(message)
+        if message.peer is not None:  # its guest's reveal of it may have come first, and be waiting
+            for waiting in self._waiting.lines_of(message.peer):
+                if waiting.type is MessageType.REVEAL:
+                    self._seating.reveal(waiting)
         if peer is not None:  # its lines so far, into its history: its joins, and the lines waiting
             for seen in [*self._seating.joins_of(peer),
                          *(line for line in self._waiting.lines_of(peer) if line.type not in SIDE_LINES)]:
                 self._equivocates(seen, events)
             self._released.append(f"seat {peer.text}")  # its confirmations are kept from now on
+            self._reclassify(events)  # its lines may have been refused while another guest sat: the game again
 
     def _join_by_hash(self, digest: str) -> Message | None:
         """The join with this hash, if known: a candidate's first, or one it signed after it (kept, a few a key, since
@@ -725,11 +734,37 @@ class Receiver:
             return point
         if key != self._host:
             return 3
-        return 3 if self._canonical_seating() is not None else 1
+        seated = self._canonical_seating()
+        return 3 if seated is not None and not seated.ambiguous else 1
 
-    def _canonical_seating(self) -> tuple[Message, Message] | None:
-        """Whom a host that signed more than one line for its seating seated (:meth:`protocol.seating.Seating.canonical`)."""
-        return self._seating.canonical(self._chain[1] if len(self._chain) > 1 else None)
+    def _canonical_seating(self) -> Seated | None:
+        """Whom a host that signed more than one line for its seating seated (:meth:`protocol.seating.Seating.canonical`:
+        a guest that revealed first, one whose own record of its seating is clean before the rest)."""
+        return self._seating.canonical(self._placed_join(), self._clean,
+                                       lambda key, reveal: self._first_move(key, reveal) is not None)
+
+    def _placed_join(self) -> Message | None:
+        return self._chain[1] if len(self._chain) > 1 else None
+
+    def _first_move(self, key: PublicKey, reveal: Message) -> Message | None:
+        """``key``'s first move after ``reveal``, if it signed one (the lowest hash of its lines for seq 4)."""
+        line = self._evidence.seen(key, "4")
+        return line if line is not None and line.type is MessageType.MOVE and line.prev == reveal.hash else None
+
+    def seating_lines(self) -> tuple[str, ...]:
+        """When the host signed more than one line for its seating: what decided whom it seated, beside the chain
+        (each accept, its join, the reveals of it and the first move after one, and the proofs of the guests they
+        name for seq 1 to 3), so that a reader of the record decides alike; else nothing."""
+        if self._host is None or not self._host_seating_proof():
+            return ()
+        lines = [line.line for line in self._seating.lines(self._placed_join(), self._first_move)]
+        lines += [line for proof in self.proofs if proof.key != self._host and proof.point is not None
+                  and proof.point <= 3 for line in (proof.first, proof.second)]
+        return tuple(lines)
+
+    def _clean(self, key: PublicKey) -> bool:
+        """Whether ``key`` signed no two lines that cannot both stand before the play (seq 1 to 3)."""
+        return not any(proof.point is not None and proof.point <= 3 for proof in self._evidence.proofs_of(key))
 
     def _forfeit_point(self) -> ForfeitPoint | None:
         """The lowest cut of a seated key's proof (:meth:`_cut_point`), who has one there, and where their lines are
@@ -747,9 +782,10 @@ class Receiver:
         if point is None:
             return
         cut, keys, slot = point.cut, point.keys, point.slot
-        seating = self._canonical_seating() if cut == 3 and self._host in keys and self._host_seating_proof() else None
-        if seating is not None and (len(self._chain) < 3 or self._chain[2].hash != seating[1].hash):
-            self._reseat(*seating, events)  # the host's own canonical accept, whatever came first
+        seated = self._canonical_seating() if cut == 3 and self._host in keys and self._host_seating_proof() else None
+        if seated is not None and seated.join is not None and seated.accept is not None and (
+                len(self._chain) < 3 or self._chain[2].hash != seated.accept.hash):
+            self._reseat(seated.join, seated.accept, events)  # the host's own canonical accept, whatever came first
             point = self._forfeit_point()  # the guest may be another one now
             assert point is not None
             cut, keys, slot = point.cut, point.keys, point.slot
@@ -758,8 +794,12 @@ class Receiver:
             return  # the lines before the point have not all come (a late spectator's view): later
         if self._forfeited_at is None and self._state.phase is Phase.OVER and n <= cut:
             return  # the game ended (at n - 1) before the point: the proof is reported, the result stands
+        guest = self._state.guest
         while len(self._chain) > cut:
-            self._cut_head()
+            self._unplace()
+        if guest is not None and self._state.guest is None:
+            self._unseat(guest)  # cut back before its seat: its chat waits again, as a guest's before the seating
+            self._reclassify(events)  # what was refused while it sat may be another's: the game again
         base = self._forfeit_base if self._forfeited_at is not None else self._state  # the same point: another key?
         result = self._forfeit_result(base, keys, slot)
         if self._forfeited_at == cut and self._state.result == result:
@@ -774,22 +814,49 @@ class Receiver:
         assert self._host is not None
         return any(proof.point is not None and proof.point <= 2 for proof in self._evidence.proofs_of(self._host))
 
-    def _cut_head(self) -> None:
-        cut = self._chain[-1]
-        self._unplace()
-        self._cut[cut.hash] = cut
+    def _unseated(self, message: Message) -> list[str]:
+        """A line of a key that holds no seat. While no guest is seated it may be the guest's (even after a
+        withdrawal, which a second line of the host's may undo), and while one is, a guest that one of the host's
+        accepts names may yet take the seat (:mod:`protocol.seating`): such a line is kept until its seat is known,
+        judged then and kept in its history, so that no line of the guest's is refused in one order of arrival and
+        held against it in another. Any other key's is refused; since an accept may yet name that key, a receiver
+        that refused one asks for the game again when a seat changes (``ResyncNeeded``)."""
+        if self._state.guest is None or self._seating.evident(message.signer):
+            return self._keep(message, f"seat {message.signer.text}")
+        self._waiting.mark_dropped()
+        raise RemoteProtocolError(Code.WRONG_SIGNER, f"{message.signer.fingerprint} is not a player here")
 
     def _reseat(self, join: Message, accept: Message, events: list[Event]) -> None:
-        """Seat the guest of the host's canonical accept in place of whatever seating came first."""
+        """Seat the guest of the host's canonical accept in place of whatever seating came first: the lines the
+        guest it displaces had applied beside the chain (its chat) wait again, as the lines of a guest an accept
+        names do."""
+        displaced = self._state.guest if self._forfeited_at is None else self._forfeit_base.guest
         if self._forfeited_at is not None:  # a forfeit before anyone was seated: undone, it is decided again
             self._state, self._forfeited_at = self._forfeit_base, None
         while len(self._chain) > 1:
-            self._cut_head()
+            self._unplace()
+        if displaced is not None:  # (the same key too: its chat comes after its join again)
+            self._unseat(displaced)
         assert accept.peer is not None
         self._place(join, events)
         self._place(accept, events)
         self._seat_guest(accept.peer, events)
         self._released.extend([join.hash, accept.hash, f"seat {accept.peer.text}"])
+
+    def _unseat(self, guest: PublicKey) -> None:
+        """A guest the host's canonical accept no longer seats: what it applied beside the chain (its chat, its
+        presence) is taken back, its chat lines waiting again for its seat (it stays evident: it may be seated again
+        as more lines come)."""
+        mine = [line for line in self._transcript
+                if line.startswith(_CHAT_PREFIX) and decode(line, verify=False).signer == guest]
+        for line in mine:
+            self._transcript.remove(line)
+            self._known.discard(line)
+        self._chats.pop(guest, None)
+        self._presence.pop(guest, None)
+        for line in mine:
+            with contextlib.suppress(RemoteProtocolError):  # no room: the game is asked for again at the next seat
+                self._keep(decode(line, verify=False), f"seat {guest.text}")
 
     def _forfeit_result(self, state: State, keys: tuple[PublicKey, ...], slot: int) -> Result:
         if len(keys) > 1:
@@ -803,6 +870,9 @@ class Receiver:
         if key == self._host:
             if state.phase is Phase.ACCEPTED and state.guest is not None:
                 return Result(ResultReason.EQUIVOCATION, GUEST, state.guest, key, HOST, slot=slot)
+            seated = self._canonical_seating()
+            if seated is not None and seated.ambiguous:  # two guests revealed: it loses, and neither is named
+                return Result(ResultReason.EQUIVOCATION, GUEST, None, key, HOST, slot=slot)
             return Result(ResultReason.EQUIVOCATION, None, None, key, HOST, scored=False, slot=slot)
         return Result(ResultReason.EQUIVOCATION, HOST, self._host, key, GUEST, slot=slot)
 
@@ -1020,7 +1090,8 @@ class Receiver:
         self._seating.seat(guest)
         self._evidence.keep_proofs_of(lambda key: key in (guest, self._host) or self._seating.evident(key))
         assert self._host is not None
-        for waiting in self._waiting.drop_others((guest, self._host)):
+        for waiting in self._waiting.drop_others((guest, self._host, *self._seating.evident_keys())):
+            self._waiting.mark_dropped()  # an accept may yet name its key: the game again when one does
             events.append(LineRejected(Code.WRONG_SIGNER, f"{waiting.signer.fingerprint} is not a player here", waiting.line[:200]))
         for waiting in self._waiting.lines_of(guest):  # seen before the seat was known: into the guest's history now
             if waiting.type not in SIDE_LINES:
@@ -1031,9 +1102,7 @@ class Receiver:
     def _chat(self, message: Message, events: list[Event]) -> list[str]:
         key = message.signer
         if self.role_of(key) is None:
-            if self.guest is not None:
-                raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
-            return self._keep(message, f"seat {key.text}")
+            return self._unseated(message)
         earlier = self._evidence.seen(key, message.slot)
         if earlier is not None and earlier.line != message.line:
             self._proof(earlier, message, events)
@@ -1058,7 +1127,7 @@ class Receiver:
         """A player's confirmation of an ending: kept (it never changes the game), judged by :meth:`confirmation`."""
         key = message.signer
         if not self._of_a_player(message):
-            return self._keep(message, f"seat {key.text}")
+            return []
         self._acknowledge(message, events)
         mine = self._confirms.setdefault(key, {})
         earlier = mine.get(message.seq)
@@ -1081,7 +1150,7 @@ class Receiver:
         the game; :meth:`answers` reads it."""
         key = message.signer
         if not self._of_a_player(message):
-            return self._keep(message, f"seat {key.text}")
+            return []
         self._word(message, events)  # its signer said it, whether or not the line it names is here (a timeout set it
         if self.clock is None:  # aside) and whether or not the game is timed
             raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game has no receipts")
@@ -1129,13 +1198,12 @@ class Receiver:
 
     def _of_a_player(self, message: Message) -> bool:
         """Whether a line beside the chain (a confirmation, a receipt, a flag claim) is a seated player's, or of a
-        guest one of the host's accepts names; ``False``: keep it until the seats are known; a stranger's is refused
-        once they are."""
+        guest one of the host's accepts names; ``False``: it was kept until its seat is known, or refused
+        (:meth:`_unseated`)."""
         key = message.signer
         if self.role_of(key) is not None or self._seating.evident(key):
             return True
-        if self.guest is not None:
-            raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
+        self._unseated(message)  # kept, or refused
         return False
 
     def _line_named(self, message: Message) -> Message | list[str]:
@@ -1155,7 +1223,7 @@ class Receiver:
         turn began, ``now``: when it signed). Kept beside the chain, it never changes the game: it opens the answer
         window, which the claimant's ``timeout`` closes (:meth:`_check_timeout`)."""
         if not self._of_a_player(message):
-            return self._keep(message, f"seat {message.signer.text}")
+            return []
         self._word(message, events)  # a second claim for its slot is a proof, whatever the chain holds
         began = self._line_named(message)
         if not isinstance(began, Message):
@@ -1188,9 +1256,7 @@ class Receiver:
         """
         key = message.signer
         if self.role_of(key) is None:
-            if self.guest is not None:
-                raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is not a player here")
-            return self._keep(message, f"seat {key.text}")
+            return self._unseated(message)
         here = message.state is Presence.HERE
         latest = self._presence.get(key)
         if latest is None or message.seq > latest[0] or (message.seq == latest[0] and latest[1] and not here):
@@ -1201,7 +1267,7 @@ class Receiver:
 
     # -- what a receiver keeps ----------------------------------------------------------
     def _seated(self, key: PublicKey) -> bool:
-        return key == self._host or key == self._state.guest or self._seating.named(key)
+        return key == self._host or key == self._state.guest or self._seating.named(key) or self._seating.evident(key)
 
     def _keep(self, message: Message, token: str) -> list[str]:
         """Keep a line until what it waits for comes (``token``), within the limits; nothing to release."""
@@ -1217,6 +1283,9 @@ class Receiver:
 def quoted(data: bytes | str) -> str:
     """The start of a line as an event quotes it (at most 200 characters, whatever its bytes)."""
     return data[:200] if isinstance(data, str) else bytes(data[:200]).decode("utf-8", "replace")
+
+
+_CHAT_PREFIX = f"{VERSION} {MessageType.CHAT} "
 
 
 def _remaining(state: State) -> int:

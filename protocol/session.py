@@ -212,7 +212,7 @@ class GameSession(Receiver):
         if line not in self._known and line not in self._waiting:  # judged like anyone's line, and refused
             mine = line[:200]
             problem = next((e for e in events if isinstance(e, LineRejected) and e.line == mine
-                            or isinstance(e, EquivocationDetected) and e.second == line), None)
+                            or isinstance(e, EquivocationDetected) and line in (e.first, e.second)), None)
             raise LocalProtocolError(f"refusing to send: {problem}")
         return Outgoing(line, message, topic_for(message), tuple(events))
 

@@ -39,11 +39,15 @@ def verify_transcript(lines: Iterable[bytes | str]) -> tuple[GameSession, int | 
     The lines of an equivocation proof of a seated key are part of a record
     (``GameSession.record``): they need not apply, and the session ends the
     game by the forfeit rule; so are the moves a claimant's timeout set aside
-    (``displaced``), which make its ending a time dispute.
+    (``displaced``), which make its ending a time dispute, and what decided whom
+    a host that signed two accepts seated (``seating_lines``). A proof of a key
+    without a seat (a stranger's two joins, in a record made before receivers
+    left them out) need not apply either: it is reported, and decides nothing.
     """
     session = GameSession()
     problems: list[tuple[int, LineRejected, str]] = []
     read: set[str] = set()
+    told: set[str] = set()  # the lines of every proof told on the way, a stranger's too (reported, never kept)
     for number, line in enumerate(lines, 1):
         text = _text(line)
         again = text in read
@@ -55,6 +59,7 @@ def verify_transcript(lines: Iterable[bytes | str]) -> tuple[GameSession, int | 
             if isinstance(event, LineRejected) and event.line == shown:
                 problem = event
             elif isinstance(event, EquivocationDetected):
+                told.update((event.first, event.second))
                 problem = LineRejected(Code.EQUIVOCATION, f"{event.slot} signed twice", shown)
             elif isinstance(event, Superseded):
                 problem = LineRejected(Code.SUPERSEDED, f"seq {event.message.seq} holds two players' lines", shown)
@@ -70,12 +75,36 @@ def verify_transcript(lines: Iterable[bytes | str]) -> tuple[GameSession, int | 
             problem = LineRejected(Code.GAP, why, shown)
         if problem is not None:
             problems.append((number, problem, text))
-    proven = {line for proof in session.proofs if session.role_of(proof.key) is not None
-              for line in (proof.first, proof.second)} | set(session.displaced)
+    proven = {line for proof in session.proofs for line in (proof.first, proof.second)} | set(session.displaced) \
+        | set(session.seating_lines()) | told | unseated_proofs(session, [text for _, _, text in problems])
     for number, problem, text in problems:
         if text not in proven:
             return session, number, problem
     return session, None, None
+
+
+def unseated_proofs(session: GameSession, lines: list[str]) -> set[str]:
+    """Of ``lines``, those that are halves of a portable proof (:func:`check_equivocation_proof`) by a key that holds
+    no seat in ``session``'s game: a stranger's two joins, which a receiver reports and which a record may hold."""
+    by_key: dict[str, list[str]] = {}
+    for line in lines:
+        try:
+            signer = decode(line).signer
+        except RemoteProtocolError:
+            continue
+        if session.role_of(signer) is None:
+            by_key.setdefault(signer.text, []).append(line)
+    found: set[str] = set()
+    for mine in by_key.values():
+        for index, first in enumerate(mine[:MAX_UNSEATED_PAIRS]):
+            for second in mine[index + 1:MAX_UNSEATED_PAIRS]:
+                if check_equivocation_proof(first, second) is not None:
+                    found.update((first, second))
+    return found
+
+
+MAX_UNSEATED_PAIRS = 16
+"""Lines of one key without a seat that :func:`unseated_proofs` pairs (a proof needs two)."""
 
 
 def check_equivocation_proof(first: str, second: str) -> PublicKey | None:

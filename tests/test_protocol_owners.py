@@ -16,7 +16,8 @@ from protocol.evidence import Evidence
 from protocol.keys import Identity, b64
 from protocol.messages import Message, decode, encode
 from protocol.rules import MAX_JOINS, MAX_JOINS_PER_KEY, MAX_NAMED, MAX_PROOFS_PER_KEY, MAX_PROVEN_LINES
-from protocol.seating import Seating
+from protocol.rules import commitment
+from protocol.seating import Seated, Seating
 from protocol_helpers import GUEST, HOST, STRANGER
 
 GAME = b64(bytes(16))
@@ -108,6 +109,24 @@ def test_an_accepted_guest_is_evident_once_and_the_accepts_kept_are_few():
     assert len(seats.accepts) == MAX_NAMED
 
 
+def reveal_of(joined: Message, accepted: Message, n: int = 0) -> Message:
+    """The reveal of ``joined``'s guest on ``accepted``, opening the commitment of :func:`join` (``n``)."""
+    return line("reveal", GUEST if joined.signer == GUEST.public else STRANGER, 3, accepted.hash, ("secret", token(n)))
+
+
+def joined_with(who: Identity, n: int) -> Message:
+    """A join whose commitment :func:`reveal_of` opens."""
+    return line("join", who, 1, OFFER_HASH, ("terms", TERMS), ("commit", commitment(token(n))))
+
+
+def clean(key) -> bool:
+    return True
+
+
+def unmoved(key, reveal) -> bool:
+    return False
+
+
 @pytest.mark.parametrize("order", list(itertools.permutations(range(3))))
 def test_the_canonical_seating_is_the_lowest_accept_with_a_valid_join_in_any_order(order):
     joins = [join(GUEST), join(STRANGER), join(HOST)]
@@ -117,17 +136,46 @@ def test_the_canonical_seating_is_the_lowest_accept_with_a_valid_join_in_any_ord
         seats.remember_join(joins[index])
         seats.add_accept(accepts[index])
     valid = sorted(accepts[:2], key=lambda each: each.hash)  # the host's own join is never a seat
-    assert seats.canonical(None) == (next(j for j in joins if j.hash == valid[0].prev), valid[0])
+    best = seats.canonical(None, clean, unmoved)
+    assert best == Seated(next(j for j in joins if j.hash == valid[0].prev), valid[0])
     placed = joins[0]
     only = seating()
     only.add_accept(accepts[0])
-    assert only.canonical(None) is None  # its join unknown
-    assert only.canonical(placed) == (placed, accepts[0])  # the join the chain holds
-    assert seating().canonical(None) is None
+    assert only.canonical(None, clean, unmoved) is None  # its join unknown
+    assert only.canonical(placed, clean, unmoved) == Seated(placed, accepts[0])  # the join the chain holds
+    assert seating().canonical(None, clean, unmoved) is None
     wrong = seating()
     wrong.remember_join(joins[0])
     wrong.add_accept(accept(joins[0], guest=STRANGER))  # guest= is not the join's signer
-    assert wrong.canonical(None) is None
+    assert wrong.canonical(None, clean, unmoved) is None
+
+
+def test_once_a_guest_revealed_no_accept_reseats_the_game():
+    """A host's later accept, ground to the lowest hash, seats nobody once the first accept's guest revealed; a
+    reveal that does not open the join's commitment is no reveal; a guest that signed two lines for seq 1 to 3 comes
+    after a clean one; two clean guests that revealed cannot be told apart (the host forfeits, nobody is named),
+    unless the first move followed one reveal only."""
+    played, puppet = joined_with(GUEST, 1), joined_with(STRANGER, 2)
+    first = accept(played, salt=1)
+    later = min((accept(puppet, salt=n) for n in range(2, 40)), key=lambda each: each.hash)
+    assert later.hash < first.hash
+    seats = seating()
+    for each in (played, puppet):
+        seats.remember_join(each)
+    seats.add_accept(first)
+    seats.add_accept(later)
+    assert seats.canonical(None, clean, unmoved) == Seated(puppet, later)  # nobody revealed: the lowest hash
+    seats.reveal(line("reveal", GUEST, 3, first.hash, ("secret", token(9))))  # opens nothing
+    assert seats.canonical(None, clean, unmoved) == Seated(puppet, later)
+    honest = reveal_of(played, first, 1)
+    seats.reveal(honest)
+    assert seats.canonical(None, clean, unmoved) == Seated(played, first)
+    assert seats.reveals(first, played) == [honest]
+    seats.reveal(reveal_of(puppet, later, 2))
+    assert seats.canonical(None, clean, unmoved) == Seated(ambiguous=True)
+    assert seats.canonical(None, lambda key: key != GUEST.public, unmoved) == Seated(puppet, later)
+    assert seats.canonical(None, clean, lambda key, reveal: reveal == honest) == Seated(played, first)
+    assert seats.first_mover(first, honest) in (HOST.public, GUEST.public)
 
 
 # -- evidence -----------------------------------------------------------------------------------------
@@ -176,16 +224,24 @@ def test_of_a_keys_receipts_for_one_line_the_one_that_waited_least_is_its_word_i
         assert evidence.said(HOST.public, 9)[MessageType.RECEIPT] == quick
 
 
-def test_a_point_is_proven_once_and_later_lines_are_known_a_few_a_key():
+def test_a_point_is_proven_once_by_its_lowest_pair_whatever_came_first():
+    lines = [move(GUEST, 4, text) for text in ("Oc6c5", "Xa3a2", "Xb1a2", "Xc1a2", "Xd1a2", "Xe1a2")]
+    low = sorted(lines, key=lambda each: each.hash)[:2]
+    for order in (lines, lines[::-1], sorted(lines, key=lambda each: each.hash, reverse=True)):
+        evidence, known = Evidence(), set()
+        for each in order:
+            for earlier in evidence.conflicts(each):
+                proven = evidence.prove(earlier, each, known.__contains__)
+                known.update(line.line for line in proven.known)
+            evidence.note(each)
+        (proof,) = evidence.proofs_of(GUEST.public)
+        assert {proof.first, proof.second} == {each.line for each in low} and proof.point == 4 and proof.slot == "4"
     evidence = Evidence()
-    known: set[str] = set()
-    first, second = move(GUEST, 4), move(GUEST, 4, "Xa3a2")
-    proven = evidence.prove(first, second, known.__contains__)
-    assert proven.proof is not None and proven.proof.point == 4 and proven.known == (first, second)
-    again = [evidence.prove(first, move(GUEST, 4, f"X{c}1a2"), known.__contains__) for c in "bcdef" * 4]
-    assert all(each.proof is None for each in again)
-    assert sum(len(each.known) for each in again) == MAX_PROVEN_LINES
-    assert len(evidence.proofs_of(GUEST.public)) == 1
+    first = evidence.prove(lines[0], lines[1], lambda text: False)
+    assert first.proof is not None and first.known
+    again = [evidence.prove(lines[0], line(*args), lambda text: False)
+             for args in [("move", GUEST, 4, b64(bytes(32)), ("move", f"X{c}2a2")) for c in "abcdef" * 4]]
+    assert sum(len(each.known) for each in again if each.proof is None) <= MAX_PROVEN_LINES
 
 
 def test_a_keys_proofs_keep_the_lowest_points():

@@ -13,8 +13,9 @@ when it asks (``ResyncNeeded``, as a client subscribes again). The properties:
 5. a game its seated, revealed players ended, then re-seated by the host with a puppet of its own, stays won by
    the same winner.
 
-Each fails today (marked ``xfail``, strict: the fix removes the marker); the named tests below them are the
-distinct failures, each reduced to a handful of lines.
+Each failed on the judge as it was (a host's puppet re-seated a game it lost; lines of a guest a later accept seated
+were lost; records differed or failed ``verify``); the named tests below them are those failures, each reduced to a
+handful of lines.
 """
 
 from __future__ import annotations
@@ -220,7 +221,7 @@ def failures(check: Callable[[Judged], str | None], seeds: Iterable[int], budget
 
 
 class PropertyFails(AssertionError):
-    """A property does not hold (what the ``xfail`` markers expect: a crash of the generator is no such failure)."""
+    """A property does not hold (a crash of the generator is no such failure)."""
 
 
 def holds(name: str) -> None:
@@ -230,35 +231,23 @@ def holds(name: str) -> None:
 
 
 # -- the properties over the CI seeds ------------------------------------------------------------------------
-def xfail(reason: str, raises: type[AssertionError] = PropertyFails):
-    return pytest.mark.xfail(strict=True, raises=raises, reason=reason)
 
-
-LOST_LINES = ("the lines of a key that a later accept seats are refused, or dropped from the waiting room, while "
-              "another guest sits, and nothing asks for them again (judge: _process, _seat_guest, _reseat)")
-
-
-@xfail(LOST_LINES)
 def test_every_order_reaches_the_same_result_and_chain():
     holds("result and chain")
 
 
-@xfail(LOST_LINES + "; of three lines for one slot, the two a proof shows are the first two that came (_proof)")
 def test_every_order_holds_the_same_proofs():
     holds("proofs")
 
 
-@xfail("a displaced guest's chat stays in the transcript (_reseat), and the proofs differ (above)")
 def test_every_order_exports_the_same_record():
     holds("record")
 
 
-@xfail("the record holds proofs of keys without a seat, and a displaced guest's chat, which verify refuses")
 def test_verify_accepts_every_receivers_record_and_reaches_its_result():
     holds("verify")
 
 
-@xfail("the canonical accept is the lowest hash of any accept, even one signed after the end (_canonical_seating)")
 def test_a_game_its_players_ended_stays_won_by_its_winner_when_the_host_reseats():
     holds("winner kept")
 
@@ -284,7 +273,6 @@ def test_the_cast_cheats_in_every_way_it_knows():
 
 
 @pytest.mark.slow
-@xfail("as the properties above")
 def test_every_property_over_two_thousand_seeds():
     """The larger run (about two minutes): how many seeds fail each property, and the first failure of each."""
     deadline = time.monotonic() + 600
@@ -333,7 +321,6 @@ def cast() -> Cast:
 
 
 @pytest.mark.parametrize("lost", ["dropped while waiting", "refused on arrival"])
-@xfail("seating guest-b drops or refuses guest-a's lines, and re-seating guest-a asks for nothing again")
 def test_a_guests_lines_count_when_a_later_accept_seats_it(cast, lost):
     """The host accepts guest-a (lower hash) and guest-b; guest-a signs a reveal and an abort for seq 3. Both
     players equivocated at the seating: no result. But a receiver that seats guest-b first (its join and accept came
@@ -357,7 +344,6 @@ def test_a_guests_lines_count_when_a_later_accept_seats_it(cast, lost):
 
 
 @pytest.mark.parametrize("seated", ["another guest", "the same guest's other join"])
-@xfail("_reseat cuts the chain but leaves the chat the first seating let in where it stands in the transcript")
 def test_a_reseat_leaves_a_transcript_that_verify_replays(cast, seated):
     """guest-a chats; the host accepts guest-a, then (lower hash) guest-b or guest-a's second join. A receiver that
     had seated guest-a first keeps its chat in the transcript, before the new seating's join and accept: ``verify``
@@ -378,7 +364,6 @@ def test_a_reseat_leaves_a_transcript_that_verify_replays(cast, seated):
 
 
 @pytest.mark.parametrize("unseated", ["a stranger's double join, nobody seated", "a guest a lesser accept names"])
-@xfail("the record holds the proof of a key without a seat, which verify does not excuse (only a seated key's)")
 def test_a_proof_by_a_key_without_a_seat_leaves_a_record_verify_accepts(cast, unseated):
     """A proof by a key that holds no seat is reported, never held against the game; but ``record`` writes its two
     lines, and ``verify`` excuses only a seated key's proof: a stranger's two joins while nobody is seated (a
@@ -419,7 +404,6 @@ def played(cast: Cast, kind: str = "olix") -> tuple[GameSession, GameSession, Id
 
 
 @pytest.mark.parametrize("lines", ["three accepts", "an abort beside the reveal and a move", "a withdrawal"])
-@xfail("_proof keeps the first pair of lines it saw for a point, and names the second one's slot")
 def test_every_receiver_holds_the_same_proof_of_one_point(cast, lines):
     """One proof a point is kept: the first two conflicting lines that came. Where a key signed three lines for one
     slot (the host's three accepts), or a line that conflicts with two (the guest's abort for 3, beside its reveal and
@@ -457,7 +441,6 @@ def test_every_receiver_holds_the_same_proof_of_one_point(cast, lines):
 
 
 @pytest.mark.parametrize("puppet", ["accepted", "reveals and aborts at 3"])
-@xfail("the canonical accept is the lowest hash of any accept, whenever signed: a host grinds one after the end")
 def test_a_host_who_lost_cannot_reseat_a_puppet(cast, puppet):
     """The guest wins (the host resigns). Then the host signs a join for a puppet key of its own and an accept of it,
     its salt ground below the real accept's hash. The forfeit rule seats the canonical accept's guest: the puppet

@@ -375,7 +375,7 @@ def test_equivocation_is_caught_even_when_both_lines_arrive_before_their_parent(
     spectator = GameSession(host.game_id)
     assert spectator.receive(first) == [] and spectator.receive(second) == []  # both wait for the offer
     events = spectator.receive_all(host.transcript[: len(mine.transcript) - 1])
-    assert [e.second for e in events if isinstance(e, EquivocationDetected)] == [second]
+    assert [{e.first, e.second} for e in events if isinstance(e, EquivocationDetected)] == [{first, second}]
     assert spectator.compromised_by == {key.public}
 
 

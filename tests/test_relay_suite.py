@@ -19,8 +19,9 @@ import pytest
 
 from harness.mqtt import bare_client
 from protocol import GameSession, Identity
-from protocol.messages import MAX_LINE_BYTES
-from protocol.topics import GAMES, game_filter
+from protocol.keys import b64
+from protocol.messages import MAX_LINE_BYTES, encode, line_hash
+from protocol.topics import GAMES, copy_topic, game_filter
 from relay_fixtures import (
     KINDS,
     WRITER,
@@ -103,6 +104,51 @@ async def test_a_full_signed_game_with_a_spectator(relays):
         watcher = GameSession(final.game_id)
         watcher.receive_all(seen.values())
     assert watcher.transcript == final.transcript and watcher.result == final.result
+
+
+async def test_a_host_who_lost_cannot_reseat_a_puppet_through_the_relay(relays):
+    """The host resigns; then it signs a join for a puppet key of its own and a second accept of it, its salt ground
+    below the first accept's hash, and publishes them (the accept, which its own slot refuses on the embedded relay,
+    as a copy). A watcher who comes later still sees the guest win: once a guest revealed, no accept re-seats the game
+    (PROTOCOL.md §6), on either relay. (The embedded relay refuses the puppet's lines outright, once the seats are
+    known; Mosquitto keeps them, and the judge sets them aside.)"""
+    relay = await relays()
+    host, guest, puppet = Identity.generate(), Identity.generate(), Identity.generate()
+    h, offer = GameSession.offer("oxono", host)
+    g = GameSession(h.game_id, guest)
+    g.receive(offer.line)
+    join = g.join()
+    h.receive(join.line)
+    accept = h.accept(guest.public)
+    g.receive(accept.line)
+    reveal = g.reveal()
+    h.receive(reveal.line)
+    resign = h.resign()
+    g.receive(resign.line)
+    assert g.result is not None and g.result.winner_key == guest.public
+    p = GameSession(h.game_id, puppet)
+    p.receive(offer.line)
+    puppet_join = p.join()
+    fields = [("game", h.game_id), ("seq", "2"), ("prev", puppet_join.message.hash), ("guest", puppet.public.text)]
+    ground = min((encode("accept", [*fields, ("salt", b64(n.to_bytes(16, "big")))], host) for n in range(200)),
+                 key=line_hash)
+    assert line_hash(ground) < accept.message.hash
+    async with relay.client() as a, relay.client() as b:
+        for client, out in ((a, offer), (b, join), (a, accept), (b, reveal), (a, resign)):
+            await client.publish(out.topic, out.line.encode(), qos=1, retain=True)
+            holder = guest if client is a else host  # each player keeps copies of the other's lines (§7)
+            await client.publish(copy_topic(out.message, holder.public), out.line.encode(), qos=1, retain=True)
+        await b.publish(puppet_join.topic, puppet_join.line.encode(), qos=1, retain=True)
+        await a.publish(game_topic(h.game_id, host.public.text, "2"), ground.encode(), qos=1, retain=True)
+        await a.publish(f"{GAMES}/{h.game_id}/{host.public.text}/copy/{line_hash(ground)}", ground.encode(), qos=1,
+                        retain=True)
+    async with relay.client() as late:
+        await late.subscribe(game_filter(h.game_id), qos=1)
+        seen = await gather_messages(late, game_filter(h.game_id), timeout=2.0)
+    watcher = GameSession(h.game_id)
+    watcher.receive_all(seen.values())
+    assert watcher.guest == guest.public and watcher.result is not None
+    assert watcher.result.winner_key == guest.public, watcher.result.sentence()
 
 
 # -- private mode ------------------------------------------------------------------

@@ -173,3 +173,44 @@ def test_verify_lists_an_answered_claim_and_an_open_one(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert (f"; claims on time: {claimant} against {other} after 4 moves (answered), {claimant} against {other} after "
             "6 moves (open)") in printed
+
+
+def test_a_record_of_a_host_that_seated_twice_verifies_and_says_what_decided_the_seat(tmp_path):
+    """The host resigns, then signs a second accept (a puppet's, ground below the first): the guest's record holds
+    both accepts, their joins and the guest's reveal, and verify reaches the guest's win from them, saying so."""
+    from protocol import GameSession, Identity
+    from protocol.keys import b64
+    from protocol.messages import encode, line_hash
+
+    host, guest = start("oxono")
+    puppet = GameSession(host.game_id, Identity.from_seed(bytes(range(7, 39))))
+    puppet.receive(host.transcript[0])
+    join = puppet.join().line
+    fields = [("game", host.game_id), ("seq", "2"), ("prev", line_hash(join)), ("guest", puppet.identity.public.text)]
+    ground = min((encode("accept", [*fields, ("salt", b64(n.to_bytes(16, "big")))], host.identity) for n in range(200)),
+                 key=line_hash)
+    guest.receive_all([host.resign().line, join, ground])
+    assert guest.result is not None and guest.result.winner_key == guest.identity.public
+    result = run_verify(write(tmp_path, guest.record))
+    assert result.returncode == 4, result.stderr  # the host's proof is in the record
+    assert "the guest wins by forfeit: the host signed two lines" in result.stdout
+    assert "the host signed 2 accepts: the record holds them, their joins and 1 reveal of them" in result.stdout
+
+
+def test_an_older_record_with_a_strangers_proof_verifies(tmp_path):
+    """A stranger's two joins while nobody sat: a receiver reports them and keeps them out of its record, but a record
+    that holds them (exported before) verifies all the same."""
+    from protocol import Identity
+    from protocol.keys import b64
+    from protocol.messages import encode
+
+    host, _ = offered("oxono")
+    stranger = Identity.from_seed(bytes(range(9, 41)))
+    joins = [encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash), ("terms", "rules:1"),
+                             ("commit", b64(bytes([n]) * 32))], stranger) for n in (1, 2)]
+    host.receive_all(joins)
+    lines = [*host.transcript, host.abort().line, *joins]
+    result = run_verify(write(tmp_path, lines))
+    assert result.returncode == 0, result.stderr
+    assert "withdrawn by the host" in result.stdout
+    assert "2 lines of 1 key with no seat (proofs a receiver reports, which decide nothing)" in result.stdout

@@ -18,7 +18,7 @@ import ed25519_reference as ref
 from protocol import GameSession, Identity, Outgoing, copy_topic, topic_for
 from protocol.keys import FIELD_P, GROUP_L, SMALL_ORDER_ENCODINGS, b64, unb64
 from protocol.messages import MAX_LINE_BYTES, decode, encode, line_hash
-from protocol.rules import MAX_CHAIN, MAX_CHAT_LINES, MAX_CONFIRMS
+from protocol.rules import MAX_CHAIN, MAX_CHAT_LINES, MAX_CONFIRMS, MAX_PROOFS_PER_KEY
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 SEEDS = {"host": bytes([0x11]) * 32, "guest": bytes([0x22]) * 32, "stranger": bytes([0x33]) * 32}
@@ -355,11 +355,13 @@ def cases() -> list[dict[str, Any]]:
     too_many = encode("chat", [("game", chat_host.game_id or ""), ("seq", str(MAX_CHAT_LINES + 1)),
                                ("prev", line_hash(last_chat)), ("text", "one-more")], KEYS["host"])
     superseded_move = mover_session.move(legal[0]).line
-    joins = []
-    for secret in (SECRET, SALT):
-        candidate = GameSession(host.game_id, KEYS["stranger"])
-        candidate.receive(host.transcript[0])
-        joins.append(candidate.join(secret).line)
+    twice_host, _ = _start("oxono")  # a player who signs two chat lines for each of its first five: the fifth
+    twice = list(twice_host.transcript)  # proof is one more than a receiver keeps (four a key, the lowest points)
+    for n in range(1, MAX_PROOFS_PER_KEY + 2):
+        previous = twice_host.chain[0].hash if n == 1 else line_hash(twice[-2])
+        twice.append(twice_host.chat(f"chat {n}").line)
+        twice.append(encode("chat", [("game", twice_host.game_id or ""), ("seq", str(n)), ("prev", previous),
+                                     ("text", f"other-{n}")], KEYS["host"]))
     second_host, second_guest = _start("oxono")
     first_session, second_session = _sides(second_host, second_guest)
     second_prefix = list(second_host.transcript)
@@ -487,8 +489,9 @@ def cases() -> list[dict[str, Any]]:
              encode("move", [*fields, ("move", legal[0]), ("think", "1500"), ("left", "60000")], mover)),
         case("illegal-move", "illegal-move", "a well-formed move the position forbids",
              encode("move", [*fields, ("move", "Xa1a1")], mover)),
-        case("equivocation", "equivocation", "a key with no seat signs two joins (a seated key's two lines are a "
-             "forfeit instead: see forfeits)", joins[1], [offer_line, joins[0]]),
+        case("equivocation", "equivocation", f"a player signs two chat lines for each of its first "
+             f"{MAX_PROOFS_PER_KEY + 1}: the last proof is one more than a receiver keeps (the lines of a proof it "
+             "keeps need not apply: see forfeits)", twice[-1], twice[:-1]),
         case("after-end", "after-end", "a move after a resignation", after, list(over_host.transcript)),
         case("superseded", "superseded", "a move, then the other player's resignation for the same seq (sent while "
              "they waited): a transcript holds only the resignation", superseding_resign, prefix + [superseded_move]),
