@@ -103,8 +103,9 @@ LIMIT_OPTIONS = [
      "subscriptions a second per account or address, after a burst of {limits.subscribe_burst} (each sends a "
      "whole game's retained lines)"),
     ("--max-delivery-rate", "delivery_rate", _not_negative_rate,
-     "messages a second the relay sends for one account or address (its lines to each subscriber, its "
-     "subscriptions' retained lines), after a burst of {limits.delivery_burst}"),
+     "messages a second the relay sends for one account or address, after a burst of {limits.delivery_burst}, in "
+     "two budgets: its lines to each subscriber (its publishes wait), its subscriptions' retained lines (its "
+     "subscriptions wait)"),
     ("--max-lines-per-key", "lines_per_key", _not_negative,
      "retained lines one key may hold in one game (a long game needs about 600); more are refused"),
     ("--max-bytes-per-key", "bytes_per_key", _not_negative, "bytes of retained lines one key may hold in one game"),

@@ -39,8 +39,11 @@ test in ``tests/test_relay_embedded.py``:
 9. cost: amqtt matches every retained message against each new filter
    (formatting a debug line for each) and asks the plugins once per
    subscriber of every line; the relay looks only at the filter's game, asks
-   its read rules directly, and charges what each line and subscription makes
-   it send to its owner (``Limits.delivery_rate``).
+   its read rules directly, and charges what each line makes it send to its
+   publisher's owner, and what each subscription makes it send to the
+   subscriber's, in two budgets (``Limits.delivery_rate``): a line waits for
+   the first, a subscription for the second, so that catching up on a game
+   never delays the subscriber's own next line.
 
 Beyond amqtt: on a game's topics the relay keeps only what may stand there
 (:mod:`relay.lines`): no empty line, only a validly signed line of that game
@@ -95,6 +98,11 @@ VERIFIED_KEPT = 100_000
 
 BROADCAST_BACKLOG = 10_000
 """Messages waiting in amqtt's broadcast queue above which the relay stops reading from clients."""
+
+PAID_BEFORE = {"publish": "deliveries", "subscribe": "catch-up"}
+"""What a PUBLISH, or a SUBSCRIBE, waits for besides its own budget: the debt of what the owner's earlier lines made
+the relay send (to every subscriber), or of what its earlier subscriptions did (their retained lines). Apart, so that
+a client's catch-up on a game never delays its own next line."""
 
 
 # -- plugins ------------------------------------------------------------------
@@ -220,7 +228,7 @@ class _GuardedReader(StreamReaderAdapter):
         self._header_bytes = 0
         self._length = 0
         self._kind = 0  # the current packet's type (3: PUBLISH, 8: SUBSCRIBE)
-        self._throttle = 0  # a PUBLISH's or SUBSCRIBE's body comes next: take a token from the owner's bucket first
+        self._throttle = 0  # a PUBLISH's or SUBSCRIBE's body comes next: take a token from the owner's buckets first
         self.owner: str | None = None
         """Whose budgets this connection spends: its account, or its address (set once connected)."""
 
@@ -239,8 +247,9 @@ class _GuardedReader(StreamReaderAdapter):
         if self._throttle:
             kind, self._throttle = self._throttle, 0
             if self.owner is not None:
-                await self._broker.budget(self.owner, subscribe=kind == 8)
-                await self._broker.budget(self.owner, deliveries=True)  # what its lines and subscriptions cost
+                budget = "subscribe" if kind == 8 else "publish"
+                await self._broker.budget(self.owner, budget)
+                await self._broker.budget(self.owner, PAID_BEFORE[budget])  # what its lines, or subscriptions, cost
         data: bytes = await super().read(n)
         self._follow(data)
         return data
@@ -491,11 +500,13 @@ class RelayBroker(Broker):
         return granted
 
     def _bucket(self, owner: str, kind: str) -> _Bucket | None:
-        """``owner``'s token bucket for ``kind`` (publish, subscribe, deliveries); ``None`` when it is not limited."""
+        """``owner``'s token bucket for ``kind`` (publish, subscribe, deliveries, catch-up); ``None`` when it is not
+        limited."""
         limits = self.limits
         rate, burst = {"publish": (limits.publish_rate, limits.publish_burst),
                        "subscribe": (limits.subscribe_rate, limits.subscribe_burst),
-                       "deliveries": (limits.delivery_rate, limits.delivery_burst)}[kind]
+                       "deliveries": (limits.delivery_rate, limits.delivery_burst),
+                       "catch-up": (limits.delivery_rate, limits.delivery_burst)}[kind]
         if not rate:
             return None
         bucket = self._buckets.get((kind, owner))
@@ -506,20 +517,21 @@ class RelayBroker(Broker):
             bucket = self._buckets[(kind, owner)] = _Bucket(rate, burst, now)
         return bucket
 
-    async def budget(self, owner: str, *, subscribe: bool = False, deliveries: bool = False) -> None:
-        """Wait until ``owner`` may publish (or subscribe) once more, or (``deliveries``) until what its earlier
-        lines and subscriptions made the relay send is paid for (token buckets, :class:`Limits`)."""
-        bucket = self._bucket(owner, "deliveries" if deliveries else "subscribe" if subscribe else "publish")
+    async def budget(self, owner: str, kind: str) -> None:
+        """Wait until ``owner`` may publish (or subscribe) once more, or until what its earlier lines (``deliveries``)
+        or subscriptions (``catch-up``) made the relay send is paid for (token buckets, :class:`Limits`)."""
+        bucket = self._bucket(owner, kind)
         if bucket is not None:
-            await bucket.take(0 if deliveries else 1)
+            await bucket.take(1 if kind in PAID_BEFORE else 0)
 
-    def _charge(self, session: Session | None, deliveries: int) -> None:
-        """``deliveries`` messages sent for ``session``'s owner (its line's subscribers, or its subscription's
-        retained lines): its next packet waits until they are paid for."""
+    def _charge(self, session: Session | None, kind: str, deliveries: int) -> None:
+        """``deliveries`` messages sent for ``session``'s owner: its line's subscribers (``deliveries``: its next
+        publish waits until they are paid for), or its subscription's retained lines (``catch-up``: its next
+        subscription waits)."""
         owner = getattr(session, "relay_owner", None)
         if owner is None or not deliveries:
             return
-        bucket = self._bucket(owner, "deliveries")
+        bucket = self._bucket(owner, kind)
         if bucket is not None:
             bucket.spend(deliveries, asyncio.get_running_loop().time())
 
@@ -556,7 +568,7 @@ class RelayBroker(Broker):
             if retained is not None and self._matches(topic, topic_filter):
                 tasks.append(asyncio.ensure_future(handler.mqtt_publish(
                     retained.topic, retained.data, min(qos, retained.qos or qos), retain=True)))
-        self._charge(session, len(tasks))
+        self._charge(session, "catch-up", len(tasks))
         if tasks:
             await asyncio.wait(tasks)
 
@@ -580,7 +592,7 @@ class RelayBroker(Broker):
                     running_tasks.append(asyncio.ensure_future(handler.mqtt_publish(
                         topic, broadcast["data"], broadcast.get("qos", sub_qos), retain=False)))
                     sent += 1
-        self._charge(broadcast.get("session"), sent)
+        self._charge(broadcast.get("session"), "deliveries", sent)
 
 
 # -- configuration and running ------------------------------------------------

@@ -124,10 +124,11 @@ class Limits:
     send every retained line it matches (a whole game), so they are paced like publishes."""
     subscribe_burst: int = 60
     delivery_rate: float = 1000.0
-    """Messages a second the relay sends for one owner: its lines to every subscriber, its subscriptions' retained
-    lines; after a burst of ``delivery_burst``. Past it that owner's next packets are read more slowly, so a flood
-    fanned out to many subscriptions of its own costs everyone else little (a line of a game with 3 watchers costs
-    5; a late watcher's catch-up, the game's few hundred lines)."""
+    """Messages a second the relay sends for one owner, in two budgets of this size, each after a burst of
+    ``delivery_burst``: its lines to every subscriber (past it that owner's next publishes are read more slowly, so a
+    flood fanned out to many subscriptions of its own costs everyone else little: a line of a game with 3 watchers
+    costs 5), and apart, its subscriptions' retained lines (past it, its next subscriptions wait: a catch-up, the
+    game's few hundred lines, never delays the subscriber's own lines)."""
     delivery_burst: int = 5000
     lines_per_key: int = 2000
     """Retained lines one key may hold in one game: its own lines and the copies it keeps (a long game needs about
