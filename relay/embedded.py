@@ -50,15 +50,20 @@ Beyond amqtt: on a game's topics the relay keeps only what may stand there
 by the topic's key for the topic's slot (or a copy whose hash the topic
 names), and a slot keeps its first line (presence moves forward by its
 ``seq``). A will must be such a presence line. So nobody, with or without an
-account, can erase or replace a game's retained lines here.
+account, can erase or replace a game's retained lines here. Once a game's two
+seats are known (:mod:`relay.seats`: its offer, and the host's accept or the
+offer's invitation), only its players' lines and their copies of each other's
+are taken, live or retained.
 
 And what one owner (an account, or in anonymous mode a source address, however
 many connections it opens) may take is bounded (:class:`relay.rules.Limits`):
 publishes and subscriptions a second (token buckets: past them the relay reads
 that owner's connections more slowly), and the retained lines it may leave, per
-key in a game, per owner in a game and per owner in all (:mod:`relay.quotas`:
-past a cap a new line is refused, live and retained). Refusals are logged in a
-few lines however many there are.
+owner in a game and per owner in all; a game's lines are also counted in shares
+(:mod:`relay.quotas`): each key's own lines, apart from the copies a player holds
+of the players' lines (so nobody but a key can fill its own share), and the lines
+of everyone who is not a player, per game. Past a cap a new line is refused, live
+and retained. Refusals are logged in a few lines however many there are.
 """
 
 from __future__ import annotations
@@ -85,6 +90,7 @@ from relay import rules, users
 from relay.lines import is_game_topic, refusal, replacing
 from relay.mosquitto import mosquitto_sub_command
 from relay.quotas import Quotas
+from relay.seats import Seats
 from relay.store import DATABASE_NAME, RetainedStore
 from relay.rules import DEFAULT_HOST, DEFAULT_PORT, MAX_PACKET_BYTES, Limits
 
@@ -337,7 +343,8 @@ class RelayBroker(Broker):
         self._per_address: dict[str, int] = {}
         self._buckets: dict[tuple[str, str], _Bucket] = {}
         self._verified: set[bytes] = set()  # lines whose signature was checked (relay.lines): a copy is not again
-        self.quotas = Quotas(self.limits)
+        self.seats = Seats(self._held_line)
+        self.quotas = Quotas(self.limits, self.seats)
         self._by_game: dict[str, dict[str, None]] = {}  # each game's retained topics, in order (WORKAROUND 9)
         self._refused: dict[str, int] = {}  # lines refused from each owner, to log a flood in a few lines
         # WORKAROUND (5): Broker._run_broadcast awaits while it iterates self._subscriptions.items().
@@ -361,15 +368,17 @@ class RelayBroker(Broker):
         if topic_name is not None and is_game_topic(topic_name):
             held = self._retained_messages.get(topic_name)
             owner = _owner(source_session)
-            why = replacing(topic_name, bytes(data or b""), held.data if held is not None else None)
-            new = held is None and bool(data)
+            line = bytes(data or b"")
+            why = replacing(topic_name, line, held.data if held is not None else None)
+            why = why or self.seats.refusal(topic_name, line)
+            new = held is None and bool(line)
             if why is None and new:
-                why = self.quotas.refusal(topic_name, len(data or b""), owner)
+                why = self.quotas.refusal(topic_name, line, owner)
             if why is not None:  # checked again here, with no await before the line is stored
                 self._refuse(owner or "the relay", topic_name, why)
                 return
+            self.quotas.keep(topic_name, line, owner, new=new)
             if new:
-                self.quotas.add(topic_name, len(data or b""), owner)
                 self._index(topic_name)
         await super().retain_message(source_session, topic_name, data, qos)
         if self._store is not None and topic_name is not None:
@@ -387,14 +396,20 @@ class RelayBroker(Broker):
                 self._verified.clear()
             data = bytes(message.data or b"")
             why = refusal(topic, data, held.data if held is not None else None, self._verified)
+            why = why or self.seats.refusal(topic, data)  # a seated game's strangers: refused live too
             packet = getattr(message, "publish_packet", None)
             if why is None and held is None and packet is not None and packet.retain_flag:
-                why = self.quotas.refusal(topic, len(data), _owner(client_session))  # refused live too: a flood
+                why = self.quotas.refusal(topic, data, _owner(client_session))  # refused live too: a flood
             if why is not None:
                 self._refuse(_owner(client_session) or _peer(client_session), topic, why)
                 return True
         delivered: bool = await super()._handle_message_delivery(client_session, handler, wait_deliver)
         return delivered
+
+    def _held_line(self, topic: str) -> bytes | None:
+        """The line the relay keeps on ``topic``, if any."""
+        held = self._retained_messages.get(topic)
+        return bytes(held.data) if held is not None and held.data else None
 
     def _index(self, topic: str) -> None:
         game = _game_of_filter(topic)
