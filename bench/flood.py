@@ -12,7 +12,7 @@ through a late watcher (``olixono watch GAME --plain``, a process) joins and fol
 
 Figures: the relay's peak memory, the new clients' round trips (p50, p99), whether the game finished (both players'
 transcripts the same and verified), the players' and the watcher's peak memory, what the flood published and what the
-relay kept of it. Targets (issue 19): relay under 300 MB, round trip p50 under 20 ms, the game finishes, the watcher
+relay kept of it (what a late subscriber to the finished game is sent: lines in all, and those under no player's key). Targets (issue 19): relay under 300 MB, round trip p50 under 20 ms, the game finishes, the watcher
 under 150 MB.
 """
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -106,7 +107,7 @@ async def play(role: str, port: int, pace: float, folder: Path, ids: Any) -> dic
     async with asyncio.timeout(600):
         await runner.run(front)
     return {"game": game, "transcript": list(core.session.transcript), "seconds": time.monotonic() - started,
-            "notices": runner.ignored.lines}
+            "notices": runner.ignored.lines, "key": identity.public.text}
 
 
 def player_process(role: str, port: int, pace: float, folder: str, ids: Any, results: Any) -> None:
@@ -187,6 +188,20 @@ async def probe(port: int, until: float) -> tuple[list[float], list[float], int]
     return trips, connects, failed
 
 
+async def catch_up(port: int, game: str, players: set[str]) -> tuple[int, int]:
+    """What a late subscriber to the game is sent once it is over: lines in all, and those not under a player's key."""
+    topics: set[str] = set()
+    async with bare_client(port, bind_address=PROBE_FROM, timeout=30) as client:
+        await client.subscribe(f"olixono/1/games/{game}/#", qos=1)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(120):
+                while True:
+                    async with asyncio.timeout(2.0):  # two quiet seconds: the catch-up is over
+                        message = await anext(client.messages)
+                    topics.add(message.topic.value)
+    return len(topics), sum(1 for topic in topics if topic.split("/")[4] not in players)
+
+
 def watcher(port: int, game: str, home: Path) -> tuple[int, float, str]:
     """``olixono watch GAME --plain`` to the end of the game: its status, peak memory, and what it printed."""
     env = dict(os.environ, XDG_CONFIG_HOME=str(home / "config"), XDG_STATE_HOME=str(home / "state"),
@@ -246,6 +261,8 @@ def main() -> int:
         for process in (*players, flood):
             process.join(60)
         watching.join(600)
+        caught_up, strangers_kept = asyncio.run(catch_up(port, outcomes["host"]["game"],
+                                                         {outcomes[role]["key"] for role in ("host", "guest")}))
         relay_peak = max(relay_peak, peak_mib(relay.pid))
     finally:
         relay.terminate()
@@ -270,6 +287,7 @@ def main() -> int:
         "watcher_saw_result": int("result: " in watched.get("output", "")),
         "watcher_output_lines": len(watched.get("output", "").splitlines()),
         "relay_log_refusal_lines": junk_kept,
+        "late_catch_up_lines": caught_up, "late_catch_up_strangers_lines": strangers_kept,
     }
     for name, value in figures.items():
         print(f"{name}: {value:.1f}" if isinstance(value, float) else f"{name}: {value}")

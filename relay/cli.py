@@ -103,11 +103,16 @@ LIMIT_OPTIONS = [
      "subscriptions a second per account or address, after a burst of {limits.subscribe_burst} (each sends a "
      "whole game's retained lines)"),
     ("--max-delivery-rate", "delivery_rate", _not_negative_rate,
-     "messages a second the relay sends for one account or address (its lines to each subscriber, its "
-     "subscriptions' retained lines), after a burst of {limits.delivery_burst}"),
+     "messages a second the relay sends for one account or address, after a burst of {limits.delivery_burst}, in "
+     "two budgets: its lines to each subscriber (its publishes wait), its subscriptions' retained lines (its "
+     "subscriptions wait)"),
     ("--max-lines-per-key", "lines_per_key", _not_negative,
-     "retained lines one key may hold in one game (a long game needs about 600); more are refused"),
+     "retained lines one key may hold in one game (a long game needs about 600), and apart its copies of the "
+     "players' lines; more are refused"),
     ("--max-bytes-per-key", "bytes_per_key", _not_negative, "bytes of retained lines one key may hold in one game"),
+    ("--max-non-player-lines-per-game", "non_player_lines_per_game", _not_negative,
+     "retained lines of one game that are no seated player's (candidates' joins, strangers' lines before the seats "
+     "are known); a player's own lines never count"),
     ("--max-lines-per-game", "lines_per_owner_game", _not_negative,
      "retained lines one account, or one address when anonymous, may publish in one game, all its keys together"),
     ("--max-lines-per-owner", "lines_per_owner", _not_negative,
@@ -159,10 +164,10 @@ def add_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
         description="Run an MQTT relay for olixono games on this machine (MQTT 3.1.1, amqtt); with a SUBCOMMAND, "
                     "manage its accounts or configure Mosquitto instead. The relay stores and forwards signed lines "
                     "and is trusted with nothing: it keeps on a game's topics only validly signed lines of that "
-                    "game, and a slot keeps its first line, so nobody can erase or replace a game's line here. It is "
-                    "for friends or a small club (one Python process, about 200 concurrent games); for a public "
-                    "relay run Mosquitto (`olixono relay mosquitto-config`). docs/relay.md says what each kind of "
-                    "relay protects, and how.",
+                    "game, and a slot keeps its first line, so nobody can erase or replace a game's line here; once "
+                    "a game's seats are known it takes only its players' lines. It is for friends or a small club "
+                    "(one Python process, about 200 concurrent games); for a public relay run Mosquitto (`olixono "
+                    "relay mosquitto-config`). docs/relay.md says what each kind of relay protects, and how.",
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST}; 0.0.0.0 for every interface)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one and prints it)")

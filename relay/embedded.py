@@ -39,23 +39,31 @@ test in ``tests/test_relay_embedded.py``:
 9. cost: amqtt matches every retained message against each new filter
    (formatting a debug line for each) and asks the plugins once per
    subscriber of every line; the relay looks only at the filter's game, asks
-   its read rules directly, and charges what each line and subscription makes
-   it send to its owner (``Limits.delivery_rate``).
+   its read rules directly, and charges what each line makes it send to its
+   publisher's owner, and what each subscription makes it send to the
+   subscriber's, in two budgets (``Limits.delivery_rate``): a line waits for
+   the first, a subscription for the second, so that catching up on a game
+   never delays the subscriber's own next line.
 
 Beyond amqtt: on a game's topics the relay keeps only what may stand there
 (:mod:`relay.lines`): no empty line, only a validly signed line of that game
 by the topic's key for the topic's slot (or a copy whose hash the topic
 names), and a slot keeps its first line (presence moves forward by its
 ``seq``). A will must be such a presence line. So nobody, with or without an
-account, can erase or replace a game's retained lines here.
+account, can erase or replace a game's retained lines here. Once a game's two
+seats are known (:mod:`relay.seats`: its offer, and the host's accept or the
+offer's invitation), only its players' lines and their copies of each other's
+are taken, live or retained.
 
 And what one owner (an account, or in anonymous mode a source address, however
 many connections it opens) may take is bounded (:class:`relay.rules.Limits`):
 publishes and subscriptions a second (token buckets: past them the relay reads
 that owner's connections more slowly), and the retained lines it may leave, per
-key in a game, per owner in a game and per owner in all (:mod:`relay.quotas`:
-past a cap a new line is refused, live and retained). Refusals are logged in a
-few lines however many there are.
+owner in a game and per owner in all; a game's lines are also counted in shares
+(:mod:`relay.quotas`): each key's own lines, apart from the copies a player holds
+of the players' lines (so nobody but a key can fill its own share), and the lines
+of everyone who is not a player, per game. Past a cap a new line is refused, live
+and retained. Refusals are logged in a few lines however many there are.
 """
 
 from __future__ import annotations
@@ -82,6 +90,7 @@ from relay import rules, users
 from relay.lines import is_game_topic, refusal, replacing
 from relay.mosquitto import mosquitto_sub_command
 from relay.quotas import Quotas
+from relay.seats import Seats
 from relay.store import DATABASE_NAME, RetainedStore
 from relay.rules import DEFAULT_HOST, DEFAULT_PORT, MAX_PACKET_BYTES, Limits
 
@@ -95,6 +104,11 @@ VERIFIED_KEPT = 100_000
 
 BROADCAST_BACKLOG = 10_000
 """Messages waiting in amqtt's broadcast queue above which the relay stops reading from clients."""
+
+PAID_BEFORE = {"publish": "deliveries", "subscribe": "catch-up"}
+"""What a PUBLISH, or a SUBSCRIBE, waits for besides its own budget: the debt of what the owner's earlier lines made
+the relay send (to every subscriber), or of what its earlier subscriptions did (their retained lines). Apart, so that
+a client's catch-up on a game never delays its own next line."""
 
 
 # -- plugins ------------------------------------------------------------------
@@ -220,7 +234,7 @@ class _GuardedReader(StreamReaderAdapter):
         self._header_bytes = 0
         self._length = 0
         self._kind = 0  # the current packet's type (3: PUBLISH, 8: SUBSCRIBE)
-        self._throttle = 0  # a PUBLISH's or SUBSCRIBE's body comes next: take a token from the owner's bucket first
+        self._throttle = 0  # a PUBLISH's or SUBSCRIBE's body comes next: take a token from the owner's buckets first
         self.owner: str | None = None
         """Whose budgets this connection spends: its account, or its address (set once connected)."""
 
@@ -239,8 +253,9 @@ class _GuardedReader(StreamReaderAdapter):
         if self._throttle:
             kind, self._throttle = self._throttle, 0
             if self.owner is not None:
-                await self._broker.budget(self.owner, subscribe=kind == 8)
-                await self._broker.budget(self.owner, deliveries=True)  # what its lines and subscriptions cost
+                budget = "subscribe" if kind == 8 else "publish"
+                await self._broker.budget(self.owner, budget)
+                await self._broker.budget(self.owner, PAID_BEFORE[budget])  # what its lines, or subscriptions, cost
         data: bytes = await super().read(n)
         self._follow(data)
         return data
@@ -328,7 +343,8 @@ class RelayBroker(Broker):
         self._per_address: dict[str, int] = {}
         self._buckets: dict[tuple[str, str], _Bucket] = {}
         self._verified: set[bytes] = set()  # lines whose signature was checked (relay.lines): a copy is not again
-        self.quotas = Quotas(self.limits)
+        self.seats = Seats(self._held_line)
+        self.quotas = Quotas(self.limits, self.seats)
         self._by_game: dict[str, dict[str, None]] = {}  # each game's retained topics, in order (WORKAROUND 9)
         self._refused: dict[str, int] = {}  # lines refused from each owner, to log a flood in a few lines
         # WORKAROUND (5): Broker._run_broadcast awaits while it iterates self._subscriptions.items().
@@ -352,15 +368,17 @@ class RelayBroker(Broker):
         if topic_name is not None and is_game_topic(topic_name):
             held = self._retained_messages.get(topic_name)
             owner = _owner(source_session)
-            why = replacing(topic_name, bytes(data or b""), held.data if held is not None else None)
-            new = held is None and bool(data)
+            line = bytes(data or b"")
+            why = replacing(topic_name, line, held.data if held is not None else None)
+            why = why or self.seats.refusal(topic_name, line)
+            new = held is None and bool(line)
             if why is None and new:
-                why = self.quotas.refusal(topic_name, len(data or b""), owner)
+                why = self.quotas.refusal(topic_name, line, owner)
             if why is not None:  # checked again here, with no await before the line is stored
                 self._refuse(owner or "the relay", topic_name, why)
                 return
+            self.quotas.keep(topic_name, line, owner, new=new)
             if new:
-                self.quotas.add(topic_name, len(data or b""), owner)
                 self._index(topic_name)
         await super().retain_message(source_session, topic_name, data, qos)
         if self._store is not None and topic_name is not None:
@@ -378,14 +396,20 @@ class RelayBroker(Broker):
                 self._verified.clear()
             data = bytes(message.data or b"")
             why = refusal(topic, data, held.data if held is not None else None, self._verified)
+            why = why or self.seats.refusal(topic, data)  # a seated game's strangers: refused live too
             packet = getattr(message, "publish_packet", None)
             if why is None and held is None and packet is not None and packet.retain_flag:
-                why = self.quotas.refusal(topic, len(data), _owner(client_session))  # refused live too: a flood
+                why = self.quotas.refusal(topic, data, _owner(client_session))  # refused live too: a flood
             if why is not None:
                 self._refuse(_owner(client_session) or _peer(client_session), topic, why)
                 return True
         delivered: bool = await super()._handle_message_delivery(client_session, handler, wait_deliver)
         return delivered
+
+    def _held_line(self, topic: str) -> bytes | None:
+        """The line the relay keeps on ``topic``, if any."""
+        held = self._retained_messages.get(topic)
+        return bytes(held.data) if held is not None and held.data else None
 
     def _index(self, topic: str) -> None:
         game = _game_of_filter(topic)
@@ -491,11 +515,13 @@ class RelayBroker(Broker):
         return granted
 
     def _bucket(self, owner: str, kind: str) -> _Bucket | None:
-        """``owner``'s token bucket for ``kind`` (publish, subscribe, deliveries); ``None`` when it is not limited."""
+        """``owner``'s token bucket for ``kind`` (publish, subscribe, deliveries, catch-up); ``None`` when it is not
+        limited."""
         limits = self.limits
         rate, burst = {"publish": (limits.publish_rate, limits.publish_burst),
                        "subscribe": (limits.subscribe_rate, limits.subscribe_burst),
-                       "deliveries": (limits.delivery_rate, limits.delivery_burst)}[kind]
+                       "deliveries": (limits.delivery_rate, limits.delivery_burst),
+                       "catch-up": (limits.delivery_rate, limits.delivery_burst)}[kind]
         if not rate:
             return None
         bucket = self._buckets.get((kind, owner))
@@ -506,20 +532,21 @@ class RelayBroker(Broker):
             bucket = self._buckets[(kind, owner)] = _Bucket(rate, burst, now)
         return bucket
 
-    async def budget(self, owner: str, *, subscribe: bool = False, deliveries: bool = False) -> None:
-        """Wait until ``owner`` may publish (or subscribe) once more, or (``deliveries``) until what its earlier
-        lines and subscriptions made the relay send is paid for (token buckets, :class:`Limits`)."""
-        bucket = self._bucket(owner, "deliveries" if deliveries else "subscribe" if subscribe else "publish")
+    async def budget(self, owner: str, kind: str) -> None:
+        """Wait until ``owner`` may publish (or subscribe) once more, or until what its earlier lines (``deliveries``)
+        or subscriptions (``catch-up``) made the relay send is paid for (token buckets, :class:`Limits`)."""
+        bucket = self._bucket(owner, kind)
         if bucket is not None:
-            await bucket.take(0 if deliveries else 1)
+            await bucket.take(1 if kind in PAID_BEFORE else 0)
 
-    def _charge(self, session: Session | None, deliveries: int) -> None:
-        """``deliveries`` messages sent for ``session``'s owner (its line's subscribers, or its subscription's
-        retained lines): its next packet waits until they are paid for."""
+    def _charge(self, session: Session | None, kind: str, deliveries: int) -> None:
+        """``deliveries`` messages sent for ``session``'s owner: its line's subscribers (``deliveries``: its next
+        publish waits until they are paid for), or its subscription's retained lines (``catch-up``: its next
+        subscription waits)."""
         owner = getattr(session, "relay_owner", None)
         if owner is None or not deliveries:
             return
-        bucket = self._bucket(owner, "deliveries")
+        bucket = self._bucket(owner, kind)
         if bucket is not None:
             bucket.spend(deliveries, asyncio.get_running_loop().time())
 
@@ -556,7 +583,7 @@ class RelayBroker(Broker):
             if retained is not None and self._matches(topic, topic_filter):
                 tasks.append(asyncio.ensure_future(handler.mqtt_publish(
                     retained.topic, retained.data, min(qos, retained.qos or qos), retain=True)))
-        self._charge(session, len(tasks))
+        self._charge(session, "catch-up", len(tasks))
         if tasks:
             await asyncio.wait(tasks)
 
@@ -580,7 +607,7 @@ class RelayBroker(Broker):
                     running_tasks.append(asyncio.ensure_future(handler.mqtt_publish(
                         topic, broadcast["data"], broadcast.get("qos", sub_qos), retain=False)))
                     sent += 1
-        self._charge(broadcast.get("session"), sent)
+        self._charge(broadcast.get("session"), "deliveries", sent)
 
 
 # -- configuration and running ------------------------------------------------

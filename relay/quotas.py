@@ -1,49 +1,82 @@
-"""How much of a relay's retained store one key, one account or one address may fill: counts and caps, no I/O.
+"""How much of a relay's retained store each key, each game's non-players and each owner may fill: counts and caps.
 
 A relay keeps every retained line for ever (with ``--data``, across restarts), and in anonymous mode anyone can
 mint keys and sign lines of any game under them: without caps a stranger fills the relay's memory, and every late
-watcher of the game is sent all of it. The embedded relay counts each retained topic it stores against:
+watcher of the game is sent all of it. The embedded relay counts each retained topic it stores in one **share** of
+its game (``olixono/1/games/<game>/<key>/…``), as the game's seats stand (:mod:`relay.seats`):
 
-- the **key** the topic names, in its game (``olixono/1/games/<game>/<key>/…``: a key's own lines and the copies
-  it holds): a real player needs about 600 lines a game (``Limits.lines_per_key``);
-- the **owner** who published it, in that game and in all games: the account (private mode), or the source
-  address (anonymous mode), so that a flood from one address spread over many connections and many keys counts
-  as one. A bridge account carries every player of another relay: only the per-key caps apply to it.
+- a key's **own lines** (``…/<key>/<slot>``: only that key can sign them), any key's: a real player needs about 600
+  lines a game (``Limits.lines_per_key``, ``bytes_per_key``). The offer always counts as its host's;
+- the **copies a player holds of a player's line** (``…/<player>/copy/<hash>``), apart, against the same caps: only
+  the players can sign such lines, so no stranger can fill a player's share, nor a flood of copies refuse a player's
+  own line;
+- everything else in the game, the lines of everyone who is not (yet) a player: candidates' joins, strangers' lines
+  before the game is seated, copies held by non-players or of non-players' lines (``Limits.non_player_lines_per_game``),
+  so that a late watcher's catch-up of a game is bounded. A seated game takes no more of them (:mod:`relay.seats`);
+  when a seat becomes known, what its key left before moves to the players' shares.
+
+Each line also counts against the **owner** who published it, in that game and in all games: the account (private
+mode), or the source address (anonymous mode), so that a flood from one address spread over many connections and
+many keys counts as one. A bridge account carries every player of another relay: only the per-key and per-game caps
+apply to it.
 
 A line that would pass a cap is refused (the relay logs it, summarised); what a topic already holds may be replaced
 as before (presence), since that adds no topic. The counts of lines loaded from ``--data`` are made again at
-start: per key always, per owner in private mode (where a player's account is its key); an anonymous relay does
-not know who published what it loaded, so its per-address counts start at zero.
+start (the seats first): per key and per game always, per owner in private mode (where a player's account is its
+key); an anonymous relay does not know who published what it loaded, so its per-address counts start at zero.
 """
 
 from __future__ import annotations
 
-from protocol.topics import game_and_key
+from typing import TypeVar
+
+from relay.lines import is_copy, place, signer_text
 from relay.rules import Limits, is_key_text
+from relay.seats import Seats
+
+Where = TypeVar("Where")
 
 
 class Quotas:
-    """The retained lines (and bytes) counted per key in a game, per owner in a game, and per owner."""
+    """The retained lines (and bytes) counted per key and share in a game, per game for non-players, and per owner."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, seats: Seats) -> None:
         self.limits = limits
-        self._key: dict[tuple[str, str], list[int]] = {}  # (game, key): [lines, bytes]
+        self.seats = seats
+        self._own: dict[tuple[str, str], list[int]] = {}  # (game, key): [lines, bytes] on its own slots
+        self._copies: dict[tuple[str, str], list[int]] = {}  # (game, player): [lines, bytes], copies of players' lines
+        self._others: dict[str, dict[str, tuple[str, int]]] = {}  # game: {topic: (signer, bytes)} in no player's share
         self._owner_game: dict[tuple[str, str], int] = {}  # (owner, game): lines
         self._owner: dict[str, list[int]] = {}  # owner: [lines, bytes]
 
-    def refusal(self, topic: str, size: int, owner: str | None) -> str | None:
-        """Why a new retained line of ``size`` bytes on ``topic``, published by ``owner`` (``None``: no owner caps),
-        would pass a cap; ``None`` if it may be kept."""
-        where = game_and_key(topic)
+    def _players(self, game: str, key: str, slot: str, signer: str) -> bool:
+        """Whether a line on ``…/<key>/<slot>`` signed by ``signer`` is in a player's share (else: non-players')."""
+        if slot == "offer":
+            return True
+        players = self.seats.players(game)
+        return key in players and (not is_copy(slot) or signer in players)
+
+    def refusal(self, topic: str, line: bytes, owner: str | None) -> str | None:
+        """Why ``line``, new on ``topic`` and published by ``owner`` (``None``: no owner caps), would pass a cap;
+        ``None`` if it may be kept."""
+        where = place(topic)
         if where is None:
             return None
-        game, key = where
-        limits = self.limits
-        lines, held = self._key.get(where, (0, 0))
-        if limits.lines_per_key and lines >= limits.lines_per_key:
-            return f"key {key[:12]}… holds {lines} lines in this game already (the most a key may hold)"
-        if limits.bytes_per_key and held + size > limits.bytes_per_key:
-            return f"key {key[:12]}… holds {held} bytes in this game already (at most {limits.bytes_per_key})"
+        game, key, slot = where
+        limits, size = self.limits, len(line)
+        copy = is_copy(slot)
+        players = self._players(game, key, slot, signer_text(line) if copy else key)
+        if not copy or players:
+            lines, held = (self._copies if copy else self._own).get((game, key), (0, 0))
+            holds, what = f"key {key[:12]}… holds", "copies of the players' lines" if copy else "lines of its own"
+            if limits.lines_per_key and lines >= limits.lines_per_key:
+                return f"{holds} {lines} {what} in this game already (the most a key may)"
+            if limits.bytes_per_key and held + size > limits.bytes_per_key:
+                return f"{holds} {held} bytes of {what} in this game already (at most {limits.bytes_per_key})"
+        if not players:
+            others = len(self._others.get(game, ()))
+            if limits.non_player_lines_per_game and others >= limits.non_player_lines_per_game:
+                return f"this game holds {others} lines of keys that are not its players already (the most it may)"
         if owner is None:
             return None
         in_game = self._owner_game.get((owner, game), 0)
@@ -56,28 +89,70 @@ class Quotas:
             return f"{owner[:50]} has published {total_bytes} bytes kept on this relay already (at most {limits.bytes_per_owner})"
         return None
 
-    def add(self, topic: str, size: int, owner: str | None) -> None:
-        """Count a retained line stored on a topic that held none."""
-        where = game_and_key(topic)
+    def keep(self, topic: str, line: bytes, owner: str | None, *, new: bool = True) -> None:
+        """Note a retained line stored on ``topic``: counted if the topic held none (``new``), and what it says of the
+        game's seats (a replaced line may be the first valid one there)."""
+        where = place(topic)
         if where is None:
             return
-        held = self._key.setdefault(where, [0, 0])
-        held[0] += 1
-        held[1] += size
+        if new:
+            self._count(topic, where, line, owner)
+        if self.seats.learn(topic, line):
+            self._reseat(where[0])
+
+    def _count(self, topic: str, where: tuple[str, str, str], line: bytes, owner: str | None) -> None:
+        game, key, slot = where
+        size = len(line)
+        copy = is_copy(slot)
+        signer = signer_text(line) if copy else key
+        players = self._players(game, key, slot, signer)
+        if not copy:
+            _add(self._own, (game, key), size)
+        elif players:
+            _add(self._copies, (game, key), size)
+        if not players:
+            self._others.setdefault(game, {})[topic] = (signer, size)
         if owner is not None:
-            self._owner_game[(owner, where[0])] = self._owner_game.get((owner, where[0]), 0) + 1
-            total = self._owner.setdefault(owner, [0, 0])
-            total[0] += 1
-            total[1] += size
+            self._owner_game[(owner, game)] = self._owner_game.get((owner, game), 0) + 1
+            _add(self._owner, owner, size)
+
+    def _reseat(self, game: str) -> None:
+        """A seat became known: what its key left in the game so far is in a player's share now."""
+        others = self._others.get(game, {})
+        for topic, (signer, size) in list(others.items()):
+            where = place(topic)
+            if where is not None and self._players(game, where[1], where[2], signer):
+                del others[topic]
+                if is_copy(where[2]):
+                    _add(self._copies, (game, where[1]), size)
 
     def load(self, retained: dict[str, bytes], *, private: bool) -> None:
-        """Count what the relay loaded from its store: per key, and in private mode per account (the topic's key)."""
-        for topic, data in retained.items():
-            where = game_and_key(topic)
-            owner = where[1] if private and where is not None and is_key_text(where[1]) else None
-            self.add(topic, len(data), owner)
+        """Count what the relay loaded from its store, once every seat it tells is known: per key and per game, and in
+        private mode per account (the topic's key)."""
+        for topic, line in retained.items():
+            self.seats.learn(topic, line)
+        for topic, line in retained.items():
+            where = place(topic)
+            if where is not None:
+                owner = where[1] if private and is_key_text(where[1]) else None
+                self._count(topic, where, line, owner)
 
     def held(self, owner: str) -> tuple[int, int]:
         """The lines and bytes ``owner`` has published that the relay keeps."""
         lines, size = self._owner.get(owner, (0, 0))
         return lines, size
+
+    def shares(self, game: str, key: str) -> tuple[int, int]:
+        """The lines ``key`` holds in ``game``: its own, and its copies of the players' lines."""
+        return self._own.get((game, key), [0])[0], self._copies.get((game, key), [0])[0]
+
+    def non_players(self, game: str) -> int:
+        """The lines of ``game`` in no player's share."""
+        return len(self._others.get(game, ()))
+
+
+def _add(counts: dict[Where, list[int]], where: Where, size: int) -> None:
+    """One more line of ``size`` bytes in ``counts[where]`` (lines, bytes)."""
+    held = counts.setdefault(where, [0, 0])
+    held[0] += 1
+    held[1] += size

@@ -124,16 +124,22 @@ class Limits:
     send every retained line it matches (a whole game), so they are paced like publishes."""
     subscribe_burst: int = 60
     delivery_rate: float = 1000.0
-    """Messages a second the relay sends for one owner: its lines to every subscriber, its subscriptions' retained
-    lines; after a burst of ``delivery_burst``. Past it that owner's next packets are read more slowly, so a flood
-    fanned out to many subscriptions of its own costs everyone else little (a line of a game with 3 watchers costs
-    5; a late watcher's catch-up, the game's few hundred lines)."""
+    """Messages a second the relay sends for one owner, in two budgets of this size, each after a burst of
+    ``delivery_burst``: its lines to every subscriber (past it that owner's next publishes are read more slowly, so a
+    flood fanned out to many subscriptions of its own costs everyone else little: a line of a game with 3 watchers
+    costs 5), and apart, its subscriptions' retained lines (past it, its next subscriptions wait: a catch-up, the
+    game's few hundred lines, never delays the subscriber's own lines)."""
     delivery_burst: int = 5000
     lines_per_key: int = 2000
-    """Retained lines one key may hold in one game: its own lines and the copies it keeps (a long game needs about
-    600). Past a cap (:mod:`relay.quotas`) a new line is refused, never queued."""
+    """Retained lines one key may hold in one game on its own slots (a long game needs about 600), and apart, as a
+    player, in its copies of the players' lines. Past a cap (:mod:`relay.quotas`) a new line is refused, never
+    queued."""
     bytes_per_key: int = 1_000_000
-    """Bytes of retained lines one key may hold in one game."""
+    """Bytes of retained lines one key may hold in one game, on its own slots, and apart in its copies."""
+    non_player_lines_per_game: int = 2000
+    """Retained lines one game may hold that are in no seated player's share: candidates' joins, strangers' lines
+    before the seats are known, copies held by non-players (a game needs a few dozen; a seated game takes no more).
+    It bounds a late watcher's catch-up, and never refuses a seated player's own line."""
     lines_per_owner_game: int = 5000
     """Retained lines one account (private mode) or address (anonymous mode) may publish in one game, all its keys
     together (two players behind one address, with their copies, need about 2,500)."""

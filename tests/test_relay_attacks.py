@@ -152,8 +152,9 @@ async def test_no_acknowledged_message_is_lost_when_its_publisher_leaves_at_once
 async def test_a_clean_stop_keeps_every_retained_line_written_in_a_burst(tmp_path):
     """Medium: with --data, amqtt's persistence lost lines under a burst ("database is locked": 10,000 in memory,
     9,997 on disk after a clean stop)."""
-    unlimited = Limits(publish_rate=0, lines_per_owner_game=0, lines_per_owner=0, bytes_per_owner=0)
-    settings = RelaySettings(port=0, data_dir=tmp_path / "data", limits=unlimited)  # 20 publishers, one address
+    unlimited = Limits(publish_rate=0, lines_per_owner_game=0, lines_per_owner=0, bytes_per_owner=0,
+                       non_player_lines_per_game=0)
+    settings = RelaySettings(port=0, data_dir=tmp_path / "data", limits=unlimited)  # 20 publishers (no players), one address
     expected: set[str] = set()
     bursts = {number: {topic(key(f"p{number}"), str(n)): line(key(f"p{number}"), str(n)) for n in range(1, 501)}
               for number in range(20)}
