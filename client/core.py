@@ -444,11 +444,9 @@ class GameCore:
         """How long (ms) until this player may claim against the other's silence, by its own watch (0: now; ``None``:
         no claim applies: not playing, or our turn)."""
         silent = self.silent_ms()
-        clocks, other = self.session.clocks, self.session.actor
-        if silent is None or other is None:
+        remaining = self.session.claim_remaining()  # the other's clock as our receipts watched it
+        if silent is None or remaining is None:
             return None
-        player = self.session.player_of(other)
-        remaining = clocks[player] if clocks is not None and player is not None else 0
         return max(0, claim_after(self.session.clock, remaining) + self.round_trip_ms() - silent)
 
     @property

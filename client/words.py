@@ -9,6 +9,7 @@ from client.core import ClaimReady, ClockLow, Connection, GameCore, Notice, Proo
 from client.record import branch_text, clocks_text, confirmation_text, moves_before, out_of_time, proof_text
 from protocol import (
     ChatReceived,
+    ClaimVoided,
     ConfirmationReceived,
     EndDeclined,
     EndProposed,
@@ -307,6 +308,9 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
         number = moves_before(core.session, event.message.seq) + 1  # as the moves are numbered, not by seq
         return (f"set aside {event.message.type} {number} by {who(core, event.message.signer)}: "
                 f"{who(core, event.by.signer)}'s {event.by.type} stands")
+    if isinstance(event, ClaimVoided):
+        return (f"claim voided: the time witnesses saw {who(core, event.timeout.signer)}'s timeout come before the "
+                "claim's window had passed, or after the answer: the game goes on")
     if isinstance(event, LineRejected):
         return f"warning: line rejected: {event.code} {event.detail}"
     if isinstance(event, EquivocationDetected):

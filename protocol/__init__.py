@@ -13,6 +13,7 @@ from protocol.domain import Code, MessageType, Presence, ResultReason, Role
 from protocol.errors import CODES, LocalProtocolError, RemoteProtocolError
 from protocol.events import (
     ChatReceived,
+    ClaimVoided,
     ConfirmationReceived,
     EndDeclined,
     EndProposed,
@@ -41,7 +42,7 @@ from protocol.transcript import check_equivocation_proof, verify_transcript
 from protocol.topics import copy_topic, game_filter, lobby_filter, player_filter, topic_for
 
 __all__ = [
-    "CODES", "NUMBERED_APART", "Code", "MessageType", "Presence", "ResultReason", "Role", "CONFIRMED", "DISPUTED", "UNSEEN", "VERSION", "ChatReceived", "ConfirmationReceived", "EndDeclined", "EndProposed", "EquivocationDetected", "Event", "GameOver",
+    "CODES", "NUMBERED_APART", "Code", "MessageType", "Presence", "ResultReason", "Role", "CONFIRMED", "DISPUTED", "UNSEEN", "VERSION", "ChatReceived", "ClaimVoided", "ConfirmationReceived", "EndDeclined", "EndProposed", "EquivocationDetected", "Event", "GameOver",
     "GameSession", "GameStarted", "GuestAccepted", "Identity", "JoinRequested", "LineApplied", "LineRejected",
     "LocalProtocolError", "Message", "MoveApplied", "OfferReceived", "Outgoing", "Phase", "PresenceChanged",
     "ProposalWithdrawn",

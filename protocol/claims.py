@@ -26,8 +26,12 @@ from protocol.keys import PublicKey
 from protocol.messages import Message
 from protocol.rules import FINAL
 
-ANSWERS = frozenset({MessageType.MOVE, MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECLINE})
-"""The player to move's lines that a claimant's timeout may set aside: each answers the claim (a dispute)."""
+ANSWERS = frozenset({MessageType.MOVE, MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECLINE,
+                     MessageType.ABORT})
+"""The player to move's lines that a claimant's timeout may set aside: each answers the claim (a dispute); an abort
+too, which ranks below the timeout (no abort escapes a valid claim)."""
+MAX_EARLY = 4
+"""Early claims of one key held to be judged again as its receipts grow."""
 
 
 class Claims:
@@ -41,6 +45,8 @@ class Claims:
         self._changes = 0  # receipts kept so far: what the answers were computed from
         self._displaced: dict[str, Message] = {}  # the mover's lines a claimant's timeout set aside, by hash
         self._answers: tuple[tuple[int, str, int], list[Answer]] | None = None  # the answers, and what they are of
+        self._claimed: dict[tuple[PublicKey, str], dict[tuple[int | None, int | None], Message]] = {}  # by times
+        self._early: dict[PublicKey, dict[str, Message]] = {}  # claims refused as early, to judge again
 
     # -- keeping -----------------------------------------------------------------------------------
     def keep(self, message: Message) -> bool | None:
@@ -56,6 +62,34 @@ class Claims:
         if message.type is MessageType.RECEIPT:
             self._changes += 1
         return earlier is None
+
+    def note_claim(self, flag: Message) -> None:
+        """Keep a checked flag claim's times (every one a key signed for a turn, a few: a timeout may restate any)."""
+        times = self._claimed.setdefault((flag.signer, flag.prev), {})
+        if len(times) < MAX_EARLY:
+            held = times.setdefault((flag.sent, flag.now), flag)
+            if flag.hash < held.hash:  # (two claims with the same times: the lower hash, whichever came first)
+                times[(flag.sent, flag.now)] = flag
+
+    def claimed(self, timeout: Message, began: Message) -> bool:
+        """Whether the claim a claimant's ``timeout`` closes is on record: a flag claim of its signer against the turn
+        ``began`` began, with the times it restates (``sent``, ``flagged``)."""
+        return self.claim_of(timeout, began) is not None
+
+    def claim_of(self, timeout: Message, began: Message) -> Message | None:
+        """The flag claim a claimant's ``timeout`` closes (:meth:`claimed`), if on record."""
+        return self._claimed.get((timeout.signer, began.hash), {}).get((timeout.sent, timeout.flagged))
+
+    def hold_early(self, claim: Message) -> None:
+        """A flag claim or a claimant's timeout refused as early: held (a few a key) to be judged again when the
+        claimant's receipts grow (its watch of the other's clock, :meth:`take_early`)."""
+        held = self._early.setdefault(claim.signer, {})
+        if len(held) < MAX_EARLY:
+            held[claim.hash] = claim
+
+    def take_early(self, key: PublicKey) -> list[Message]:
+        """``key``'s claims held as early, to judge again (taken out)."""
+        return list(self._early.pop(key, {}).values())
 
     def kept(self, kind: MessageType, key: PublicKey, seq: int) -> Message | None:
         """``key``'s receipt of the line at ``seq``, or its flag claim against the turn that line began (``kind``),
@@ -186,17 +220,18 @@ class Claims:
                                                         f"its {window} ms answer window")
 
     def verdict(self, timeout: Message, claimant: str, other: str, loser: PublicKey,
-                used: Callable[[], dict[str, TimeUsed]]) -> Result:
+                used: Callable[[], dict[str, TimeUsed]], *, witnessed: bool = False) -> Result:
         """How a claimant's timeout ends the game, from the lines held (so the same for every receiver that holds
         them, whatever the order): a win on time (untimed, by abandonment), or a time dispute with the figures when the
         player to move's answer is on the record after all (its move, or remark, for the timeout's place, set aside by
         it: :data:`ANSWERS`), or when the claimant's own moves leave more unexplained than
         :func:`protocol.clock.dispute_bound`. ``claimant`` and ``other`` are the players' names, ``loser`` the key of
-        the player to move, ``used`` each player's time so far."""
+        the player to move, ``used`` each player's time so far; ``witnessed``: the game's time witnesses hold the
+        claim good (a win on time, whatever came after it)."""
         answers = [line for line in self.displaced(timeout) if line.signer == loser]
         assert timeout.sent is not None and timeout.flagged is not None
         waited = seconds(timeout.flagged - timeout.sent)
-        if answers:
+        if answers and not witnessed:
             answer = answers[0]
             think = answer.get("think")
             said = f" (it says it thought {seconds(int(think))})" if think is not None else ""
@@ -205,17 +240,18 @@ class Claims:
                           detail=f"{claimant} claimed {other} had not moved after {waited}, and {other}'s {what} for "
                                  f"that place is on the record{said}")
         bound = dispute_bound(self.clock)
-        if bound is not None:
+        if bound is not None and not witnessed:
             own = used()[claimant].unexplained
             if own > bound:
                 return Result(ResultReason.DISPUTE, by=timeout.signer, by_name=claimant, scored=False,
                               detail=f"{claimant} claimed {other}'s clock ran out, and {claimant}'s own moves leave "
                                      f"{seconds(own)} unexplained (a claim wins with {seconds(bound)} at most)")
+        seen = ", as the time witnesses saw it" if witnessed else ""
         if self.clock is None:
             return Result(ResultReason.ABANDONED, claimant, timeout.signer, timeout.signer, claimant,
-                          detail=f"{other} did not move for {waited}")
+                          detail=f"{other} did not move for {waited}{seen}")
         return Result(ResultReason.TIME, claimant, timeout.signer, timeout.signer, claimant,
-                      detail=f"{other}'s clock ran out and the claim went unanswered")
+                      detail=f"{other}'s clock ran out and the claim went unanswered{seen}")
 
 
 def seconds(ms: int) -> str:

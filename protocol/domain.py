@@ -31,6 +31,7 @@ class MessageType(StrEnum):
     RECEIPT = "receipt"
     FLAG = "flag"
     TIMEOUT = "timeout"
+    WITNESS = "witness"
 
 
 class Role(StrEnum):

@@ -202,6 +202,15 @@ class Superseded:
 
 
 @dataclass(frozen=True, slots=True)
+class ClaimVoided:
+    """The game's time witnesses void a claimant's ``timeout``: its claim came before the other's clock, as they timed
+    it, had run out, or the timeout before the claim's window had passed, or after the other's line for its place.
+    The game goes on from before it (or that line stands); a record keeps the timeout (``PROTOCOL.md`` §3)."""
+
+    timeout: Message
+
+
+@dataclass(frozen=True, slots=True)
 class LineRejected:
     code: Code
     detail: str
@@ -250,7 +259,7 @@ class ResyncNeeded:
 
 Event = (LineApplied | OfferReceived | JoinRequested | GuestAccepted | GameStarted | MoveApplied | EndProposed
          | ProposalWithdrawn | EndDeclined | ChatReceived | PresenceChanged | GameOver | Superseded | LineRejected
-         | EquivocationDetected | ConfirmationReceived | ResyncNeeded)
+         | EquivocationDetected | ConfirmationReceived | ResyncNeeded | ClaimVoided)
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,6 +75,14 @@ class Evidence:
         # each key's word that the other's line at a seq came, at first sight: its receipt that waited least, its
         # confirmation by the rules with the lowest hash (by type; the same whatever the order)
         self._acknowledged: dict[bytes, dict[int, dict[MessageType, Message]]] = {}
+        self.witnessed = False
+        """Whether the game has time witnesses: a claimant's timeout is then no final line (the witnesses may void it,
+        and its signer play on), only a concession is."""
+
+    def final(self, message: Message) -> bool:
+        """Whether ``message`` is a line after which its signer never signs another main-chain line."""
+        return message.type in FINAL and not (self.witnessed and message.type is MessageType.TIMEOUT
+                                               and message.now is not None)
 
     # -- what a key signed ------------------------------------------------------------------
     def seen(self, key: PublicKey, slot: str) -> Message | None:
@@ -111,7 +119,7 @@ class Evidence:
         last = self._last.get(key)
         if last is None or message.seq > last.seq or message.seq == last.seq and message.hash < last.hash:
             self._last[key] = message
-        if message.type in FINAL:
+        if self.final(message):
             finals = self._finals.setdefault(key, [])
             if message not in finals:
                 finals.append(message)
@@ -127,7 +135,7 @@ class Evidence:
         finals = self._finals.get(key)
         if finals:
             out.extend(final for final in finals if final.seq < message.seq)
-        if message.type in FINAL:
+        if self.final(message):
             last = self._last.get(key)
             if last is not None and last.seq > message.seq:  # (every later line: the proof shows the lowest pair)
                 out.extend(line for line in mine.values() if line.type not in NUMBERED_APART and line.seq > message.seq)

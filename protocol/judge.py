@@ -34,11 +34,12 @@ from typing import Any, Callable, Iterable, Mapping
 from olixono.common import Board, EndReason, GameKind, InvalidMoveError, Outcome
 from olixono.games import new_board
 from protocol.claims import ANSWERS, Claims
-from protocol.clock import Answer, TimeControl, TimeUsed, time_used
+from protocol.clock import LAG_MOST_MS, SLACK_MS, Answer, TimeControl, TimeUsed, answer_window, claim_after, time_used
 from protocol.domain import Code, MessageType, Presence, ResultReason
 from protocol.errors import RemoteProtocolError
 from protocol.events import (
     ChatReceived,
+    ClaimVoided,
     ConfirmationReceived,
     EndDeclined,
     EndProposed,
@@ -63,6 +64,7 @@ from protocol.keys import Identity, PublicKey
 from protocol.messages import VERSION, Message, decode, line_hash
 from protocol.seating import Seated, Seating
 from protocol.waiting import WaitingRoom
+from protocol.witness import Witnesses
 from protocol.rules import (
     CONFIRMED,
     DISPUTED,
@@ -82,6 +84,7 @@ from protocol.rules import (
     check_terms,
     commitment,
     host_moves_first,
+    witnesses_of,
 )
 
 
@@ -112,12 +115,15 @@ class Receiver:
         self._seating = Seating()
         self._evidence = Evidence()
         self._claims = Claims()
+        self._witnesses = Witnesses()
+        self._void: dict[str, Message] = {}  # claimants' timeouts the witnesses void (early, or after the answer)
         self._superseded: dict[str, Message] = {}
         self._chats: dict[PublicKey, tuple[int, str]] = {}  # each seated key's chat head: (seq, hash)
         self._presence: dict[PublicKey, tuple[int, bool]] = {}  # each seated key's latest presence: (seq, here)
         self._confirms: dict[PublicKey, dict[int, Message]] = {}  # each seated key's confirmations, by number
         self._forfeited_at: int | None = None  # where the forfeit the state holds cut the record, if any
         self._released: list[str] = []  # tokens to release besides those a judged line gives (a seat made elsewhere)
+        self._again: list[Message] = []  # refused lines to judge again (early claims, once the claimant's receipts grow)
         self._forfeit_base = self._state  # the state before that forfeit
         self._known: set[str] = set()  # every line applied, joined or set aside
         self._waiting = WaitingRoom(self._seated)
@@ -149,14 +155,28 @@ class Receiver:
 
     @property
     def transcript(self) -> tuple[str, ...]:
-        """The verified lines in the order they were applied (chat included), then the players' confirmations (the
-        host's, then the guest's, each by number: they never change the game, so every receiver lists them alike):
-        what ``olixono verify`` checks."""
+        """The verified lines in the order they were applied (chat included), each chain line followed by the players'
+        receipts of it and flag claims against the turn it began (the host's, then the guest's: a claimant's timeout
+        comes after its claim, and a claim after the receipts that show the other's clock), then the players'
+        confirmations (the host's, then the guest's, each by number: they never change the game, so every receiver
+        lists them alike): what ``olixono verify`` checks."""
         confirms = [self._confirms[key][n].line for key in (self._host, self._state.guest)
                     if key is not None and key in self._confirms for n in sorted(self._confirms[key])]
-        beside = [line.line for kept in (self._claims.receipts_of, self._claims.flags_of) for key in self._seated_keys()
-                  for _, line in sorted(kept(key, self._chain).items())]
-        return (*self._transcript, *confirms, *beside)
+        beside: dict[int, list[str]] = {}
+        for kept in (self._claims.receipts_of, self._claims.flags_of):
+            for key in self._seated_keys():
+                for seq, line in sorted(kept(key, self._chain).items()):
+                    beside.setdefault(seq, []).append(line.line)
+        if not beside:
+            return (*self._transcript, *confirms)
+        placed = {message.line: message.seq for message in self._chain}
+        lines: list[str] = []
+        for text in self._transcript:
+            lines.append(text)
+            at = placed.get(text)
+            if at is not None:
+                lines.extend(beside.get(at, ()))
+        return (*lines, *confirms)
 
     @property
     def head(self) -> Message | None:
@@ -272,6 +292,28 @@ class Receiver:
                 return line
         return None
 
+    def claim_remaining(self) -> int | None:
+        """While the game is played: the clock of the player to move as a claim against this turn is judged (ms, at
+        the turn's start; :meth:`_claim_remaining`); ``None`` otherwise."""
+        began = self._turn_began(len(self._chain))
+        if self._state.phase is not Phase.PLAYING or began is None:
+            return None
+        return self._claim_remaining(self._state, began.seq)
+
+    def _claim_remaining(self, state: State, began: int) -> int:
+        """The clock of the player to move in ``state`` (whose turn the line at ``began`` began) as a claim against it
+        is judged (``PROTOCOL.md`` §3, flag claims): in a live game, what the record says less the thinking its moves
+        before left unexplained by the claimant's receipts (the claimant's own watch of that clock, whatever its
+        ``think`` said); else the record's."""
+        remaining = _remaining(state)
+        if self.clock is None or self.clock.days or state.seats is None or self._board is None:
+            return remaining
+        player = self._board.PLAYERS[state.turn]
+        moves = [line.seq for line in self._chain if line.type is MessageType.MOVE]
+        unexplained = sum(answer.unexplained or 0 for seq, answer in zip(moves, self.answers())
+                          if seq < began + 1 and answer.player == player)
+        return max(0, remaining - unexplained)
+
     def answers(self) -> list[Answer]:
         """Every move of a timed game as the receipts show it (:class:`protocol.clock.Answer`), in order; empty for an
         untimed game. The same for every receiver with the same lines."""
@@ -332,13 +374,15 @@ class Receiver:
     def record(self) -> tuple[str, ...]:
         """What a game's record holds: the transcript, then both lines of every seated key's proof not in it, the
         lines a claimant's timeout set aside (:attr:`displaced`) and what decided a host's seating
-        (:meth:`seating_lines`): ``olixono export`` writes it, ``olixono verify`` reads it and reaches the same
-        result. A key without a seat decides nothing: its proofs are reported as they come."""
+        (:meth:`seating_lines`), the claimants' timeouts the time witnesses voided and the second lines that prove a
+        witness lies: ``olixono export`` writes it, ``olixono verify`` reads it and reaches the same result. A key
+        without a seat decides nothing: its proofs are reported as they come."""
         lines = list(self.transcript)
         held = set(lines)
         proofs = [proof for proof in self.proofs if self.role_of(proof.key) is not None]  # (strangers': reported only)
         for line in [*(line for proof in proofs for line in (proof.first, proof.second)), *self.displaced,
-                     *self.seating_lines()]:
+                     *self.seating_lines(), *(timeout.line for timeout in self._void.values()),
+                     *(line.line for line in self._witnesses.conflicts())]:
             if line not in held:
                 held.add(line)
                 lines.append(line)
@@ -494,7 +538,9 @@ class Receiver:
             return move
         mine = state.turn if sender is Sender.ACTOR else 1 - state.turn
         if kind == MessageType.TIMEOUT:
-            self._claims.check_timeout(message, sender is Sender.ACTOR, _remaining(state))
+            began = self._turn_began(message.seq)
+            self._claims.check_timeout(message, sender is Sender.ACTOR,
+                                       self._claim_remaining(state, began.seq if began is not None else 0))
         elif kind == MessageType.REVEAL:
             if commitment(message.secret) != self._chain[1].commit:
                 raise RemoteProtocolError(Code.BAD_REVEAL, "SHA-256 of secret= is not the join's commit=")
@@ -551,14 +597,21 @@ class Receiver:
                 except RemoteProtocolError as exc:
                     events.append(LineRejected(exc.code, exc.detail, message.line[:200]))
                     released = []
+                    if exc.code == Code.EARLY_CLAIM:  # early by the receipts held: perhaps not once more come
+                        self._claims.hold_early(message)
                 for token in [*released, *self._released]:
                     work.extend(self._waiting.release(token))
                 self._released.clear()
+                work.extend(self._again)
+                self._again.clear()
             self._settle(events)
+            self._witness_claims(events)
             self._claim_verdict(events)
             for token in self._released:
                 work.extend(self._waiting.release(token))
             self._released.clear()
+            work.extend(sorted(self._again, key=lambda line: (line.seq, line.hash)))
+            self._again.clear()
             if not work:
                 break
         return events
@@ -619,6 +672,16 @@ class Receiver:
             if message.seq == n and not (reopened or self.over):
                 raise RemoteProtocolError(Code.BROKEN_LINK, f"prev= is not the hash of seq {n - 1}")
             return self._keep(message, message.prev)
+        if message.type is MessageType.TIMEOUT and None not in (message.sent, message.flagged, message.now) \
+                and message.seq <= n:
+            state = self._before[message.seq] if message.seq < n else self._state
+            began = self._turn_began(message.seq)
+            if self._sender(message.signer, state) is Sender.WAITER and began is not None \
+                    and not self._claims.claimed(message, began):
+                return self._keep(message, _flag_token(message.signer, began.hash))  # the claim it closes first
+            if message.hash in self._void or self._witnessed_claim(message) is False:
+                self._void_claim(message, events)
+                return []
         if message.seq < n:
             return self._race(message, events)
         _, move = self._judge(message, self._state)
@@ -895,6 +958,8 @@ class Receiver:
         self._host = message.signer
         self.invite = message.peer
         self._seating.offer(message.signer, message.peer, terms)
+        self._witnesses.name(witnesses_of(terms))
+        self._evidence.witnessed = bool(self._witnesses.keys)
         self._chain.append(message)
         self._before.append(self._state)
         self._state = State(Phase.OFFERED)
@@ -1024,7 +1089,8 @@ class Receiver:
         mine, player, other = self._players(state, timeout)
         board = self._board
         return self._claims.verdict(timeout, player, other, state.seats[1 - mine],
-                                    lambda: time_used(self.answers(), board.PLAYERS))
+                                    lambda: time_used(self.answers(), board.PLAYERS),
+                                    witnessed=self._witnessed_claim(timeout) is True)
 
     def _claim_verdict(self, events: list[Event]) -> None:
         """Decide a claimant's timeout again once more lines are in (a receipt, an answer the timeout set aside): its
@@ -1194,6 +1260,8 @@ class Receiver:
             return []
         self._remember(message)  # applied, so that a journal keeps it
         events.append(LineApplied(message))
+        if message.type is MessageType.RECEIPT:  # the claimant's watch of the other's clock grew: its early claims again
+            self._again.extend(self._claims.take_early(message.signer))
         return [message.hash] if kept else []
 
     def _of_a_player(self, message: Message) -> bool:
@@ -1239,8 +1307,129 @@ class Receiver:
         assert after.seats is not None
         if message.signer.raw == after.seats[after.turn].raw:
             raise RemoteProtocolError(Code.WRONG_SEAT, "a flag claim is against the player to move, by the other")
-        self._claims.check_wait(message.sent, message.now, _remaining(after), "the flag claim")
-        return self._by_line(message, events)
+        self._claims.check_wait(message.sent, message.now, self._claim_remaining(after, began.seq), "the flag claim")
+        self._claims.note_claim(message)
+        return [*self._by_line(message, events), _flag_token(message.signer, message.prev)]  # its timeout may wait
+
+    # -- time witnesses (:mod:`protocol.witness`) --------------------------------------------
+    def _witness_line(self, message: Message, events: list[Event]) -> list[str]:
+        """A line of one of the game's time witnesses: the next of its chain gives the lines it names their times; a
+        second line for one of its ``seq``, or times that go back, prove it lies (its times then count for nothing)."""
+        key = message.signer
+        if not self._witnesses.named(key):
+            raise RemoteProtocolError(Code.WRONG_SIGNER, f"{key.fingerprint} is no witness the game's terms name")
+        held = self._witnesses.held(message)
+        if held is not None:
+            if held.line != message.line:
+                self._witnesses.conflict(message)
+                self._remember(message)
+            return []
+        seq, head = self._witnesses.head(key, self._chain[0].hash)
+        if message.seq > seq + 1:
+            return self._keep(message, message.prev)
+        if message.prev != head:
+            raise RemoteProtocolError(Code.BROKEN_LINK, "prev= is not the hash of this witness's previous line")
+        self._witnesses.apply(message)
+        self._transcript.append(message.line)
+        self._remember(message)
+        events.append(LineApplied(message))
+        return [message.hash]
+
+    @property
+    def witnesses(self) -> tuple[PublicKey, ...]:
+        """The time witnesses the game's terms name (none: the game has none)."""
+        return self._witnesses.keys
+
+    def witness_lies(self) -> dict[PublicKey, str]:
+        """The witnesses proven to lie (their times count for nothing), and why."""
+        self._hold_witnesses()
+        return self._witnesses.lies
+
+    def _hold_witnesses(self) -> None:
+        """Hold the witnesses to the order of the game: each chain line after the line it follows, each flag claim
+        after the line that began the turn it claims."""
+        chain = self._chain
+        follows = [(line.prev, line.hash) for line in chain[1:]]
+        follows += [(flag.prev, flag.hash) for key in self._seated_keys()
+                    for flag in self._claims.flags_of(key, chain).values()]
+        self._witnesses.check(follows)
+
+    def _witnessed_claim(self, timeout: Message) -> bool | None:
+        """Whether the witnesses hold a claimant's ``timeout`` good: its claim came when the other's clock as they
+        timed it, and the grace, had run out since the turn began, the timeout a whole answer window after the claim,
+        and before any line of the other's for its place (the first of them they saw stands). ``False``: they void
+        it; ``None``: they do not tell (no witness, or none saw the lines yet): the rules without a witness hold."""
+        if not self._witnesses.keys or timeout.now is None or timeout.seq > len(self._chain):
+            return None
+        began = self._turn_began(timeout.seq)
+        claim = self._claims.claim_of(timeout, began) if began is not None else None
+        if began is None or claim is None:
+            return None
+        self._hold_witnesses()
+        duration = self._witnesses.duration
+        waited, window = duration(began.hash, claim.hash), duration(claim.hash, timeout.hash)
+        if waited is None or window is None:
+            return None
+        state = self._before[timeout.seq] if timeout.seq < len(self._chain) else self._state
+        needed = claim_after(self.clock, self._witnessed_remaining(state, began.seq))
+        if waited < needed or window < answer_window(self.clock):
+            return False
+        answers = self._claims.displaced(timeout)
+        if timeout.seq < len(self._chain) and self._chain[timeout.seq].signer != timeout.signer:
+            answers.append(self._chain[timeout.seq])  # the other's line that holds its place now
+        for answer in answers:
+            first = duration(answer.hash, timeout.hash)
+            if first is None:
+                return None
+            if first > 0:
+                return False  # the other's line for its place came first: it stands
+        return True
+
+    def _witnessed_remaining(self, state: State, began: int) -> int:
+        """The clock of the player to move in ``state`` (whose turn the line at ``began`` began) as the witnesses
+        timed its moves: what the record says less what each of its moves before took beyond its ``think`` (and the
+        lag allowed a move), by the witnesses' durations; the record's for a correspondence or untimed game."""
+        remaining = _remaining(state)
+        if self.clock is None or self.clock.days or state.seats is None:
+            return remaining
+        mover, start, beyond = state.seats[state.turn], None, 0
+        for line in self._chain[:began + 1]:
+            if line.type is MessageType.MOVE and line.signer == mover and start is not None:
+                took = self._witnesses.duration(start.hash, line.hash)
+                if took is not None:
+                    beyond += max(0, took - int(line.value("think")) - LAG_MOST_MS - SLACK_MS)
+            if line.type in (MessageType.MOVE, MessageType.REVEAL):
+                start = line
+        return max(0, remaining - beyond)
+
+    def _witness_claims(self, events: list[Event]) -> None:
+        """Void a claimant's timeout at the head that the witnesses void, putting back the other's lines it set aside;
+        and put back one they voided that they no longer do (a witness proven to lie since)."""
+        head = self._chain[-1] if self._chain else None
+        if head is not None and head.type is MessageType.TIMEOUT and head.now is not None \
+                and self._forfeited_at is None and self._witnessed_claim(head) is False:
+            self._unplace()
+            self._void_claim(head, events)
+        for timeout in list(self._void.values()):
+            if self._witnessed_claim(timeout) is not False:
+                del self._void[timeout.hash]
+                self._known.discard(timeout.line)
+                self._again.append(timeout)
+
+    def _void_claim(self, timeout: Message, events: list[Event]) -> None:
+        """A claimant's timeout the witnesses void: kept aside (a record holds it), and the other's lines it had set
+        aside, and what followed them, judged again."""
+        self._void[timeout.hash] = timeout
+        self._remember(timeout)
+        events.append(ClaimVoided(timeout))
+        self._waiting.mark_dropped()  # the claimant's lines after it were refused as after the end: the game again
+        self._reclassify(events)
+        again = sorted((line for line in self._superseded.values() if line.seq >= timeout.seq
+                        and line.signer != timeout.signer), key=lambda line: (line.seq, line.hash))
+        for line in again:
+            del self._superseded[line.hash]
+            self._known.discard(line.line)
+        self._again.extend(again)
 
     # -- presence ----------------------------------------------------------------------
     def present(self, key: PublicKey) -> bool | None:
@@ -1288,6 +1477,11 @@ def quoted(data: bytes | str) -> str:
 _CHAT_PREFIX = f"{VERSION} {MessageType.CHAT} "
 
 
+def _flag_token(key: PublicKey, began: str) -> str:
+    """What a claimant's timeout waits for: its flag claim against the turn that the line ``began`` (a hash) began."""
+    return f"flag {key.text} {began}"
+
+
 def _remaining(state: State) -> int:
     """The clock of the player to move in ``state`` (0 in an untimed game)."""
     return state.clocks[state.turn] if state.clocks is not None else 0
@@ -1316,6 +1510,7 @@ BESIDE_THE_CHAIN: dict[MessageType, Callable[[Receiver, Message, list[Event]], l
     MessageType.RECEIPT: Receiver._receipt,
     MessageType.FLAG: Receiver._flag,
     MessageType.JOIN: Receiver._join,
+    MessageType.WITNESS: Receiver._witness_line,
 }
 """The lines judged beside the main chain's table, once the offer is in: each type's handler (the offer's is
 :meth:`Receiver._offer`); it returns the tokens whose waiting lines it may unblock."""

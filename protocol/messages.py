@@ -42,7 +42,11 @@ _B64 = "[A-Za-z0-9_-]"
 B64_16 = f"{_B64}{{21}}[AQgw]"
 B64_32 = f"{_B64}{{42}}[AEIMQUYcgkosw048]"
 B64_64 = f"{_B64}{{85}}[AQgw]"
-_TERM = "[a-z][a-z0-9-]{0,15}:[A-Za-z0-9.+-]{1,32}"
+MAX_WITNESSES = 3
+"""Time witnesses an offer may name (``witness:`` term, §3): the median of their times decides."""
+MAX_WITNESSED = 32
+"""Lines one ``witness`` line may say it saw."""
+_TERM = f"[a-z][a-z0-9-]{{0,15}}:(?:[A-Za-z0-9.+-]{{1,32}}|{B64_32}(?:\\.{B64_32}){{0,{MAX_WITNESSES - 1}}})"
 _PATTERNS = {
     "kind": "|".join(GameKind),
     "game": B64_16,
@@ -68,6 +72,8 @@ _PATTERNS = {
     "final": "0|[1-9][0-9]{0,5}",
     "result": "[a-z]{1,16}(?:-[a-z]{1,16})?",
     "text": "(?:[A-Za-z0-9._~-]|%[0-9A-F]{2}){1,1500}",
+    "time": "0|[1-9][0-9]{0,12}",
+    "lines": f"{B64_32}(?:\\.{B64_32}){{0,{MAX_WITNESSED - 1}}}",
 }
 _VALUE = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 _BINARY = {"game": GAME_ID_BYTES, "prev": HASH_BYTES, "commit": HASH_BYTES, "nonce": TOKEN_BYTES,
@@ -76,10 +82,11 @@ KEY_FIELDS = ("invite", "guest")
 """Fields whose value is a public key: decoded once into :attr:`Message.peer`."""
 
 _CHAIN = ("game", "seq", "prev")
-NUMBERED_APART = frozenset({MessageType.CHAT, MessageType.CONFIRM, MessageType.RECEIPT, MessageType.FLAG})
-"""Types whose lines sit beside the chain, each signer's numbered on its own (``chat-<n>``, ``confirm-<n>``; a
-receipt by the sequence number of the line it acknowledges, ``receipt-<n>``; a flag claim by the line that began the
-turn it claims, ``flag-<n>``)."""
+NUMBERED_APART = frozenset({MessageType.CHAT, MessageType.CONFIRM, MessageType.RECEIPT, MessageType.FLAG,
+                            MessageType.WITNESS})
+"""Types whose lines sit beside the chain, each signer's numbered on its own (``chat-<n>``, ``confirm-<n>``,
+``witness-<n>``; a receipt by the sequence number of the line it acknowledges, ``receipt-<n>``; a flag claim by the
+line that began the turn it claims, ``flag-<n>``)."""
 SCHEMAS: dict[str, tuple[str, ...]] = {
     MessageType.OFFER: ("kind", "nonce", "terms", "at", "invite?"),
     MessageType.JOIN: (*_CHAIN, "terms", "commit"),
@@ -99,6 +106,7 @@ SCHEMAS: dict[str, tuple[str, ...]] = {
     MessageType.RECEIPT: (*_CHAIN, "recv", "sent?", "ack?"),
     MessageType.FLAG: (*_CHAIN, "sent", "now"),
     MessageType.TIMEOUT: (*_CHAIN, "sent?", "flagged?", "now?"),
+    MessageType.WITNESS: (*_CHAIN, "time", "lines"),
 }
 """Each message type's fields (keyed by :class:`MessageType`) in their fixed order; ``?`` marks an optional field."""
 
@@ -398,6 +406,8 @@ def _check_value(name: str, value: str) -> str | None:
             decode_text(value)
         elif name == "terms":
             parse_terms(value)
+        elif name == "lines" and len(set(value.split("."))) != value.count(".") + 1:
+            raise ValueError("a line is named once")
     except ValueError as exc:
         return f"{name}: {exc}"
     return None

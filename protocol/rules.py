@@ -11,8 +11,8 @@ every receiver whatever the order of arrival:
     accepted  guest    reveal, abort (walks away: the host wins by forfeit)     2
               host     claim (the guest never revealed: forfeit)                  1
     playing   actor    move, propose, withdraw, decline (the turn stays),       1
-                       agree, resign, abort (the first seat, before its move),   3
-                       timeout (concedes on time)
+                       abort (the first seat, before its move)
+                       agree, resign, timeout (concedes on time)                 3
               waiter   timeout (its flag claim went unanswered)                   2
                        resign                                                     4
 
@@ -35,8 +35,8 @@ from protocol.errors import RemoteProtocolError
 from protocol.events import (
     Result,
 )
-from protocol.keys import PublicKey, b64, unb64
-from protocol.messages import Message, parse_terms
+from protocol.keys import KEY_BYTES, PublicKey, b64, unb64
+from protocol.messages import MAX_WITNESSES, Message, parse_terms, public_key
 
 # -- limits: what one game may make a receiver keep, whatever strangers publish ------------------
 MAX_JOINS = 64
@@ -56,6 +56,8 @@ MAX_CONFIRMS = 32
 """Confirmations per player (an honest client signs a new one only when the ending it saw changed)."""
 MAX_PROVEN_LINES = 16
 """Further lines of a key that prove again what one of its proofs proves, known (a record may hold them) per key."""
+MAX_WITNESS_LINES = 1024
+"""Witness lines one witness may sign for one game (a game's lines, one a line at most, and a few more)."""
 MAX_JOINS_PER_KEY = 4
 """Joins kept per candidate key (one is honest; the host may have accepted a later one of an equivocating guest)."""
 
@@ -63,6 +65,9 @@ TERMS = {"rules": ("1",)}
 """The terms every offer names, and the values this implementation knows."""
 TIMED = ("clock", "days")
 """The terms that name a time control (:class:`protocol.clock.TimeControl`), which an offer may name (one)."""
+WITNESS_TERM = "witness"
+"""The term that names the game's time witnesses (``witness:KEY[.KEY…]``, §3 "A time witness"), which an offer may
+name: one to three keys, sorted, each once."""
 DEFAULT_TERMS = "rules:1"
 
 HOST, GUEST = Role.HOST, Role.GUEST
@@ -89,7 +94,7 @@ RULES: dict[Phase, dict[Sender, dict[str, int]]] = {
     Phase.ACCEPTED: {Sender.GUEST: {MessageType.REVEAL: 2, MessageType.ABORT: 2}, Sender.HOST: {MessageType.CLAIM: 1}},
     Phase.PLAYING: {
         Sender.ACTOR: {MessageType.MOVE: 1, MessageType.PROPOSE: 1, MessageType.WITHDRAW: 1, MessageType.DECLINE: 1,
-                       MessageType.AGREE: 3, MessageType.RESIGN: 3, MessageType.ABORT: 3, MessageType.TIMEOUT: 3},
+                       MessageType.AGREE: 3, MessageType.RESIGN: 3, MessageType.TIMEOUT: 3, MessageType.ABORT: 1},
         Sender.WAITER: {MessageType.RESIGN: 4, MessageType.TIMEOUT: 2},
     },
     Phase.OVER: {},
@@ -161,6 +166,10 @@ def refused_on_sight(line: Message) -> RemoteProtocolError | None:
         if line.seq > MAX_CHAT_LINES:
             return RemoteProtocolError(Code.LIMIT, f"at most {MAX_CHAT_LINES} chat lines a player")
         return None
+    if kind is MessageType.WITNESS:
+        if line.seq > MAX_WITNESS_LINES:
+            return RemoteProtocolError(Code.LIMIT, f"at most {MAX_WITNESS_LINES} witness lines a witness")
+        return None
     if kind is MessageType.CONFIRM:
         if line.seq > MAX_CONFIRMS:
             return RemoteProtocolError(Code.LIMIT, f"at most {MAX_CONFIRMS} confirmations a player")
@@ -212,11 +221,30 @@ def host_moves_first(secret: str, salt: str) -> bool:
     return hashlib.sha256(unb64(secret, 16) + unb64(salt, 16)).digest()[0] & 1 == 0
 
 
+def witnesses_of(terms: str | None) -> tuple[PublicKey, ...]:
+    """The time witnesses an offer's ``terms=`` names (none: the game has none); ``unknown-term`` for a ``witness:``
+    term that names no keys, or names them out of order, twice, or weak."""
+    for name, value in parse_terms(terms or ""):
+        if name != WITNESS_TERM:
+            continue
+        texts = value.split(".")
+        if texts != sorted(set(texts)) or len(texts) > MAX_WITNESSES:
+            raise RemoteProtocolError(Code.UNKNOWN_TERM, f"witness: names 1 to {MAX_WITNESSES} keys, sorted, each once")
+        try:
+            return tuple(public_key(unb64(text, KEY_BYTES)) for text in texts)
+        except ValueError as exc:  # not a key (or one anyone could sign for)
+            raise RemoteProtocolError(Code.UNKNOWN_TERM, f"witness:{value[:50]}: {exc}") from None
+    return ()
+
+
 def check_terms(value: str) -> None:
     """Raise ``unknown-term`` unless every term of an offer is one this implementation plays under (the rules, and
     at most one time control: :mod:`protocol.clock`)."""
     for name, val in parse_terms(value):
         if name in TIMED:
+            continue
+        if name == WITNESS_TERM:
+            witnesses_of(value)
             continue
         if val not in TERMS.get(name, ()):
             raise RemoteProtocolError(Code.UNKNOWN_TERM, f"{name}:{val}")

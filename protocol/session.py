@@ -15,9 +15,9 @@ from typing import Iterable
 from olixono.common import InvalidMoveError
 from protocol.domain import MessageType, Presence
 from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.events import EquivocationDetected, LineRejected, Outgoing
+from protocol.events import EquivocationDetected, Event, LineApplied, LineRejected, Outgoing, Superseded
 from protocol.keys import Identity, PublicKey, random_token
-from protocol.messages import Message, check_text, decode, encode, encode_text
+from protocol.messages import MAX_WITNESSED, Message, check_text, decode, encode, encode_text
 from protocol.judge import Receiver
 from protocol.rules import CONFIRMED, DEFAULT_TERMS, FINAL, MAX_CHAT_LINES, MAX_CONFIRMS, SIDE_LINES, Phase, State, commitment
 from protocol.topics import topic_for
@@ -373,3 +373,57 @@ class GameSession(Receiver):
             raise LocalProtocolError(f"cannot send that chat: {problem}", reason=problem)
         _, fields = self._draft(MessageType.CHAT, [("text", encoded)])
         return self._publish(encode(MessageType.CHAT, fields, self._identity()))
+
+
+class Witnessing(Receiver):
+    """A time witness of one game (``PROTOCOL.md`` §3, "A time witness"): a receiver of the game that signs, on its own
+    chain of ``witness`` lines, the lines it verified and when, by its own clock (ms; any origin, never going back).
+
+    Feed it the game's lines (:meth:`receive`); :meth:`attest` signs what it verified since its last line. Its own
+    earlier lines, fed back (a witness that restarts reads the game again), are its chain: it goes on from them, and
+    never names a line twice.
+    """
+
+    def __init__(self, game_id: str | None, identity: Identity) -> None:
+        super().__init__(game_id)
+        self.signer = identity
+        self._named: set[str] = set()  # every line its witness lines name
+        self._due: list[str] = []  # lines verified since its last witness line, in order
+
+    def receive(self, data: bytes | str) -> list[Event]:
+        events = super().receive(data)
+        for event in events:
+            if isinstance(event, Superseded):  # a line set aside (an answer to a claim, say) was seen all the same
+                self._due.append(event.message.hash)
+            if not isinstance(event, LineApplied):
+                continue
+            line = event.message
+            if line.type is MessageType.WITNESS and line.signer == self.signer.public:
+                self._named.update(line.value("lines").split("."))
+            elif line.type not in (MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM, MessageType.RECEIPT,
+                                   MessageType.WITNESS):
+                self._due.append(line.hash)
+        return events
+
+    @property
+    def witnessing(self) -> bool:
+        """Whether the game's terms name this witness (else it has nothing to sign)."""
+        return self.signer.public in self.witnesses
+
+    def attest(self, now_ms: int) -> Outgoing | None:
+        """The witness line for the lines verified since the last (a few dozen at most), at ``now_ms`` on this
+        witness's clock (never before its last line's); ``None`` when there is nothing new, or the game does not
+        name this witness."""
+        self._due = [digest for digest in dict.fromkeys(self._due) if digest not in self._named]
+        due = self._due[:MAX_WITNESSED]
+        if not due or not self.witnessing or not self._chain:
+            return None
+        me = self.signer.public
+        seq, head = self._witnesses.head(me, self._chain[0].hash)
+        fields = [("game", self.game_id or ""), ("seq", str(seq + 1)), ("prev", head),
+                  ("time", str(max(now_ms, self._witnesses.head_time(me)))), ("lines", ".".join(due))]
+        line = encode(MessageType.WITNESS, fields, self.signer)
+        message = decode(line, verify=False)
+        events = self.receive(line)
+        self._due = self._due[len(due):]
+        return Outgoing(line, message, topic_for(message), tuple(events))

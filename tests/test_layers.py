@@ -46,8 +46,9 @@ PROTOCOL = {
     "events": 3, "topics": 3, "waiting": 3,
     # the table of who may send what, the limits, the coin
     "rules": 4,
-    # the judge's owners, side by side: who may sit where, what each key signed, the receipts and claims on time
-    "seating": 5, "evidence": 5, "claims": 5,
+    # the judge's owners, side by side: who may sit where, what each key signed, the receipts and claims on time, the
+    # time witnesses' times
+    "seating": 5, "evidence": 5, "claims": 5, "witness": 5,
     # the receiver, the signing session, whole records
     "judge": 6, "session": 7, "transcript": 8, "__init__": 9,
 }

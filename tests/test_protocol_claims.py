@@ -397,17 +397,29 @@ def test_a_claimants_timeout_never_stands_over_the_player_to_moves_ending(ending
     assert len(results) == 1
 
 
-def test_a_move_that_ends_the_game_met_by_a_timeout_is_a_dispute_in_every_order():
-    """The claimant's made-up timeout against the move that wins the game for the player to move: its word against
-    the move's, a dispute, never the claimant's win (what PROTOCOL.md calls the claimant's one power: a dispute)."""
+@pytest.mark.parametrize("flagged", [False, True], ids=["no claim", "a made-up claim"])
+def test_a_move_that_ends_the_game_met_by_a_made_up_timeout(flagged):
+    """The loser's made-up timeout against the move that wins the game for the player to move. Without a flag claim on
+    record it closes no claim: it waits for one, and the win stands in every order. With a made-up claim as well,
+    without a time witness: its word against the move's, a dispute, never the claimant's win (what PROTOCOL.md calls
+    a claimant's one power without a witness: a dispute)."""
     seated, mover, move = _winning_move()
-    fake = _made_up_timeout(seated, seated.other(mover), move.message)
+    loser = seated.other(mover)
+    fake = [_made_up_flag(seated, loser, move.message)] if flagged else []
+    fake.append(_made_up_timeout(seated, loser, move.message))
     results = set()
-    for order in ([move.line, fake], [fake, move.line]):
+    for order in itertools.permutations([move.line, *fake]):
         watcher = GameSession(seated.watcher.game_id)
         watcher.receive_all([*seated.watcher.transcript, *order])
         results.add(watcher.result)
-    assert len(results) == 1 and results.pop().reason == ResultReason.DISPUTE
+        replayed, bad, problem = verify_transcript(watcher.record)
+        assert bad is None and replayed.result == watcher.result, problem
+    result = results.pop()
+    assert not results
+    if flagged:
+        assert result.reason == ResultReason.DISPUTE
+    else:
+        assert result.winner_key == mover.identity.public and result.reason != ResultReason.DISPUTE
 
 
 def test_a_loser_that_confirmed_the_move_that_beat_it_cannot_take_it_back_with_a_timeout():
@@ -563,6 +575,14 @@ def _winning_move(sign: bool = True):
     if ending is None:
         pytest.skip("no game-ending move came up")
     return seated, mover, mover.move(ending.text(), think_ms=300) if sign else ending
+
+
+def _made_up_flag(seated: Table, signer: GameSession, move) -> str:
+    """A flag claim against the turn ``move`` answers, signed by ``signer`` with times it made up (those of
+    :func:`_made_up_timeout`)."""
+    began = next(line for line in reversed(seated.watcher.chain[:move.seq]) if line.type in ("move", "reveal"))
+    return encode("flag", [("game", seated.watcher.game_id or ""), ("seq", str(began.seq)), ("prev", began.hash),
+                           ("sent", "0"), ("now", str(10**9))], signer.identity)
 
 
 def _made_up_timeout(seated: Table, signer: GameSession, move) -> str:
@@ -839,3 +859,42 @@ def test_a_pair_proves_offline_exactly_what_every_receiver_acts_on():
             watcher.receive_all([*prefix, *order])
             proofs = [(proof.key, {proof.first, proof.second}) for proof in watcher.proofs]
             assert proofs == ([(key, set(pair))] if key is not None else []), (name, order)
+
+
+@pytest.mark.parametrize("answer", ["never", "late"])
+def test_a_player_who_hides_its_thinking_is_claimed_against_by_the_clock_its_opponent_watched(answer):
+    """A 1+0 game: one player takes 50 s a move while signing 0.1 s, so that the record's clock never runs down. Its
+    opponent's receipts show the 48.8 s each move leaves unexplained, and its claim on the clock it watched (the
+    record's less that) is taken, 12 s into the next such turn, though the record says 59 s are left: unanswered, a
+    win on time; answered late, a time dispute. Never the hider's win. Every receiver agrees, whatever came first
+    (a claim that comes before the receipts that show it is judged again when they come), and so does verify."""
+    seated = table("clock:60+0,rules:1")
+    seated.play(800)  # the honest one moves (the player seated first)
+    hider = seated.mover()
+    seated.play(50_000, 100)  # the hider: 50 s, signed 0.1 s
+    seated.play(800)
+    assert seated.mover() is hider and remaining(seated) > 59_000
+    waiter, sent = waiter_of(seated)
+    flagged = sent + 12_000
+    flag = waiter.flag(sent, flagged)
+    everyone(seated, flag.line)
+    timeout = waiter.timeout(flagged + answer_window(seated.watcher.clock)).line
+    lines = [timeout]
+    if answer == "late":
+        late = hider.move(hider.board.legal_moves()[0].text(), think_ms=100).line
+        lines = [late, timeout]
+    chain_only = [line for line in seated.watcher.transcript if " receipt " not in line]
+    receipts = [line for line in seated.watcher.transcript if " receipt " in line]
+    results = set()
+    for order in ([*seated.watcher.transcript, *lines], [*chain_only, flag.line, *lines, *receipts]):
+        watcher = GameSession(seated.watcher.game_id)
+        watcher.receive_all(order)
+        results.add(watcher.result)
+        replayed, bad, problem = verify_transcript(watcher.record)
+        assert bad is None and replayed.result == watcher.result, problem
+    result = results.pop()
+    assert not results and result is not None
+    if answer == "never":
+        assert result.reason == ResultReason.TIME and result.winner_key == waiter.identity.public
+    else:
+        assert result.reason == ResultReason.DISPUTE

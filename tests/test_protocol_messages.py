@@ -38,6 +38,11 @@ CASES = [
     ("timeout", [("game", GAME), ("seq", "10"), ("prev", HASH)]),
     ("timeout", [("game", GAME), ("seq", "10"), ("prev", HASH), ("sent", "5"), ("flagged", "301005"),
                  ("now", "331005")]),
+    ("witness", [("game", GAME), ("seq", "1"), ("prev", HASH), ("time", "0"), ("lines", HASH)]),
+    ("witness", [("game", GAME), ("seq", "12"), ("prev", HASH), ("time", "1790000000123"),
+                 ("lines", f"{HASH}.{GAME}AAAAAAAAAAAAAAAAAAAAA")]),
+    ("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", f"clock:60+0,rules:1,witness:{HOST.public.text}"),
+               ("at", "1")]),
 ]
 
 

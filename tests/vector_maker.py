@@ -21,7 +21,8 @@ from protocol.messages import MAX_LINE_BYTES, decode, encode, line_hash
 from protocol.rules import MAX_CHAIN, MAX_CHAT_LINES, MAX_CONFIRMS, MAX_PROOFS_PER_KEY
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
-SEEDS = {"host": bytes([0x11]) * 32, "guest": bytes([0x22]) * 32, "stranger": bytes([0x33]) * 32}
+SEEDS = {"host": bytes([0x11]) * 32, "guest": bytes([0x22]) * 32, "stranger": bytes([0x33]) * 32,
+         "witness": bytes([0x44]) * 32}
 KEYS = {name: Identity.from_seed(seed) for name, seed in SEEDS.items()}
 NONCE, SECRET, SALT = "AAECAwQFBgcICQoLDA0ODw", "EBESExQVFhcYGRobHB0eHw", "ICEiIyQlJicoKSorLC0uLw"
 AT = 1_790_000_000
@@ -293,6 +294,34 @@ def _abandoned() -> GameSession:
     return line.host
 
 
+def _witnessed(answer: str) -> Callable[[], GameSession]:
+    """A 1+0 Olix game with a time witness (the offer's ``witness:`` term), on the witness tests' timeline: one
+    player takes 50 s a move and signs 0.1 s; its opponent's claim, 13 s into its next turn, is on the clock the
+    receipts and the witness timed; the timeout comes when the window has passed, and then (``late``) the hider's move:
+    the claimant wins on time, as the witness saw it. ``early``: the hider's move comes (as the witness saw it)
+    within the window, before the timeout: the witness voids the timeout, and the game goes on (the claimant
+    resigns)."""
+    def game() -> GameSession:
+        import test_protocol_witness as witnessed
+
+        line = witnessed.timeline(host=KEYS["host"], guest=KEYS["guest"], witness=KEYS["witness"])
+        line.play(800)
+        line.play(50_000, 100)
+        line.play(800)
+        waiter, flag = line.claim(13_000)
+        hider = line.other(waiter)
+        move = hider.move(sorted(m.text() for m in hider.board.legal_moves())[0], think_ms=100).line
+        if answer == "early":
+            line.send(move, 1_000)
+            line.send(line.close(waiter, flag))
+            line.send(waiter.resign().line, 5_000)  # the game went on: the claimant resigns
+        else:
+            line.send(line.close(waiter, flag))
+            line.send(move, 2_000)
+        return line.watcher
+    return game
+
+
 GAMES: dict[str, Callable[[], GameSession]] = {
     "oxono-game": _confirmed(lambda: _full("oxono", 7)),
     "olix-game": lambda: _full("olix", 3),
@@ -311,6 +340,8 @@ GAMES: dict[str, Callable[[], GameSession]] = {
     "olix-timed-flag-disputed": _confirmed(_flagged("disputed")),
     "olix-untimed-abandoned": _confirmed(_abandoned),
     "olix-correspondence-flag-unanswered": _confirmed(_correspondence_flagged),
+    "olix-witnessed-claim-answered-late": _witnessed("late"),
+    "olix-witnessed-claim-voided": _witnessed("early"),
 }
 
 
