@@ -266,3 +266,25 @@ def _ends(board, move) -> bool:
     after = board.copy()
     after.push(move)
     return after.outcome() is not None
+
+
+@pytest.mark.parametrize("witnessed", [False, True], ids=["no witness", "witness"])
+def test_a_correspondence_game_is_held_to_its_days_by_the_witness(witnessed):
+    """A 1-day correspondence game: the player to move answers two days late, saying it thought an hour; its
+    opponent had claimed after a day and closed the claim a day later. Without a witness its word against the
+    claimant's: a dispute (correspondence games have no bound). With one: a win on time."""
+    day = 86_400_000
+    game = timeline("days:1,rules:1", witnessed=witnessed)
+    game.play(3_600_000)
+    game.play(3_600_000)
+    waiter, flag = game.claim(day + GRACE_MS)
+    game.send(game.close(waiter, flag))
+    late = game.other(waiter)
+    game.send(encode("move", [("game", game.host.game_id), ("seq", str(len(game.watcher.chain) - 1)),
+                              ("prev", game.watcher.chain[-2].hash), ("move", late.board.legal_moves()[0].text()),
+                              ("think", "3600000"), ("left", str(day))], late.identity), 3_600_000)
+    result = everyone_agrees(game)
+    if witnessed:
+        assert result.reason == ResultReason.TIME and result.winner_key == waiter.identity.public
+    else:
+        assert result.reason == ResultReason.DISPUTE
