@@ -186,6 +186,7 @@ def _network(args: argparse.Namespace) -> int:
         auto_claim=getattr(args, "claim", "ask") == "auto",
         commands=sys.stdin if plain and args.command != "watch" else None, screen=screen,
         anyway=getattr(args, "anyway", False), all_games=getattr(args, "all", False),
+        witnesses=getattr(args, "witness", None) or [],
     )
     if options.bot is None and (options.iterations is not None or options.seconds is not None):
         print(f"olixono {args.command}: --iterations and --seconds set a --bot's (or --level's) budget",
@@ -198,6 +199,7 @@ def _network(args: argparse.Namespace) -> int:
         "resume": lambda: network.resume(args.id, options),
         "games": lambda: network.games(options),
         "export": lambda: network.export(args.id, options),
+        "witness": lambda: network.witness(options, args.key, args.max_games),
     }
     interruptible()  # what is imported from here on is imported inside asyncio.run: its Ctrl-C is caught below
     for attempt in range(2):
@@ -221,6 +223,17 @@ def _network(args: argparse.Namespace) -> int:
             print(f"\n{_interrupted(args)}", file=sys.stderr)
             _leave_at_once(130)
     return 1
+
+
+def _relay_witness(args: argparse.Namespace, settings: Any) -> Any:
+    """``olixono relay --witness``: the time witness beside the relay (:func:`client.network.relay_witness`)."""
+    from client import network
+
+    try:
+        return network.relay_witness(args, settings)
+    except network.Failure as exc:
+        print(f"olixono relay: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
 
 
 def _leave_at_once(status: int) -> NoReturn:
@@ -456,6 +469,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "minute and a half); the clock comes from the signed moves, the same for every receiver")
     timed.add_argument("--days", type=_correspondence, metavar="N",
                        help="a correspondence game: N days a move (at most 30)")
+    host.add_argument("--witness", action="append", metavar="KEY",
+                      help="a time witness of the game (its key, as `olixono witness` or `olixono relay --witness` "
+                           "prints it; up to 3): clocks and claims are decided on when it saw each line, so that "
+                           "neither player's word decides them. Name one neither player runs")
     _relay_options(host)
     _seat_options(host)
     host.set_defaults(func=_network)
@@ -501,9 +518,24 @@ def build_parser() -> argparse.ArgumentParser:
     _relay_options(export)
     export.set_defaults(func=_network)
 
+    witness = sub.add_parser(
+        "witness", help="be a time witness on a relay: sign when each line of the games that name you came",
+        description="Follow, on a relay, every game whose offer names this witness's key, and sign, line by line, "
+        "when it saw each one: clocks and claims on time in those games are decided on its times, not on the "
+        "players' word. It prints its key; a host names it with `olixono host GAME --witness KEY`. Runs until "
+        "Ctrl-C; what it signed is kept in its state folder, so it goes on where it stopped.")
+    witness.add_argument("--key", type=Path, metavar="FILE",
+                         help="the witness's key file (default: ~/.config/olixono/witness, made on first use; never "
+                              "your player identity)")
+    witness.add_argument("--max-games", type=_positive_int, metavar="N",
+                         help="games followed at once, one subscription each (default: what an embedded relay lets "
+                              "one connection follow, with room to spare); more wait their turn")
+    _relay_options(witness)
+    witness.set_defaults(func=_network)
+
     from relay.cli import add_subparser as add_relay
 
-    add_relay(sub)
+    add_relay(sub, witness=_relay_witness)
     return parser
 
 

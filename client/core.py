@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -58,7 +58,7 @@ from protocol import (
     topic_for,
 )
 from protocol.clock import Answer, TimeControl, answer_window, claim_after, dispute_bound
-from protocol.rules import DEFAULT_TERMS
+from protocol.rules import DEFAULT_TERMS, witness_term
 
 
 ORIGIN_MS = 365 * 24 * 3600 * 1000
@@ -151,6 +151,12 @@ _TURN_LINES = (MessageType.MOVE, MessageType.REVEAL)
 """The lines that give the turn, which a timed game's players receipt."""
 
 NO_UNDO = "a network game has no undo: its moves are signed, and stand"
+
+
+WITNESS_MARGIN_MS = 2000
+"""In a game with time witnesses, how much longer than its own watch says a claimant waits before its flag claim: the
+witnesses judge it on their times (``PROTOCOL.md`` §3), which may have seen the turn begin a little later than this
+client did, and a claim they find early is void."""
 
 
 def duration_text(ms: int) -> str:
@@ -447,7 +453,8 @@ class GameCore:
         remaining = self.session.claim_remaining()  # the other's clock as our receipts watched it
         if silent is None or remaining is None:
             return None
-        return max(0, claim_after(self.session.clock, remaining) + self.round_trip_ms() - silent)
+        margin = WITNESS_MARGIN_MS if self.session.witnesses else 0
+        return max(0, claim_after(self.session.clock, remaining) + self.round_trip_ms() + margin - silent)
 
     @property
     def answering(self) -> bool:
@@ -916,10 +923,11 @@ class GameCore:
     # -- starting a game ------------------------------------------------------------------
     @classmethod
     def hosting(cls, kind: str, identity: Identity, *, invite: PublicKey | None = None,
-                control: TimeControl | None = None) -> tuple[GameCore, Step]:
-        """A new game hosted by ``identity`` (``control``: its time control; none, untimed): the core, and the offer
-        to journal and publish."""
-        terms = ",".join(sorted([DEFAULT_TERMS, *([control.term] if control is not None else [])]))
+                control: TimeControl | None = None, witnesses: Sequence[PublicKey] = ()) -> tuple[GameCore, Step]:
+        """A new game hosted by ``identity`` (``control``: its time control; none, untimed; ``witnesses``: the time
+        witnesses it names, none to three): the core, and the offer to journal and publish."""
+        terms = ",".join(sorted([DEFAULT_TERMS, *([control.term] if control is not None else []),
+                                 *([witness_term(witnesses)] if witnesses else [])]))
         session, out = GameSession.offer(kind, identity, invite=invite, terms=terms)
         core = cls(session)
         return core, core._after(list(out.events), out)

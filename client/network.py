@@ -1,4 +1,5 @@
-"""The network commands: ``olixono host``, ``join``, ``watch``, ``resume``, ``games`` and ``export``.
+"""The network commands: ``olixono host``, ``join``, ``watch``, ``resume``, ``games``, ``export`` and ``witness``
+(and the time witness that ``olixono relay --witness`` runs beside the relay).
 
 Each finds the relay (``--relay``, else ``OLIXONO_RELAY``, else
 ``mqtt://127.0.0.1:1883``; ``host`` starts the embedded relay in its own
@@ -23,22 +24,23 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from client.board_words import resume_text
-from client.words import claim_text, clocks_now_text, control_text, control_words
+from client.words import claim_text, clocks_now_text, control_text, control_words, witness_words
 from client.core import GameCore
 
 from client.intents import IntentRefused
-from client.identity import IdentityError, get_identity
-from client.journal import Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired
+from client.identity import IdentityError, config_dir, get_identity
+from client.journal import Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired, state_dir
 from client.record import (PROVEN, code_text, confirmation_text, moves_text, open_claim_text, proof_text,
                            seated_proofs)
 from client.commands import Write
 from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
 from client.transport import LinkFactory, Link, RelayAddress, RelayError, reach, try_login
+from client.witness import MOST_GAMES, TimeWitness, witness_folder
 from protocol.clock import TimeControl
 from protocol import GameSession, Identity, MessageType, Phase, PublicKey, ResyncNeeded, Role, game_filter, lobby_filter
 from protocol.messages import decode
-from protocol.rules import MAX_CONFIRMS
+from protocol.rules import MAX_CONFIRMS, witness_term
 from protocol.topics import DEFAULT_RELAY, slot_filter
 
 PASSWORD_VARIABLE = "OLIXONO_RELAY_PASSWORD"
@@ -75,6 +77,8 @@ class Options:
     invite: str | None = None
     control: TimeControl | None = None
     """``host``: the game's time control (``--clock``, ``--days``; none: untimed)."""
+    witnesses: list[str] = field(default_factory=list)
+    """``host``: the keys of the game's time witnesses (``--witness``, none to three)."""
     auto_claim: bool = False
     """``--claim auto``: claims on time are signed for the player as soon as they may be (:meth:`GameCore.tick`)."""
     journal_dir: Path | None = None
@@ -233,6 +237,17 @@ def account_identity(options: Options) -> Identity | None:
     return None
 
 
+def witness_keys(texts: list[str]) -> list[PublicKey]:
+    """The time witnesses ``--witness`` names; :class:`Failure` for a key that is none, or too many."""
+    try:
+        keys = [PublicKey.from_text(text) for text in texts]
+        if keys:
+            witness_term(keys)
+    except ValueError as exc:
+        raise Failure(f"--witness needs a time witness's public key, as `olixono witness` prints it: {exc}") from None
+    return keys
+
+
 def invite_key(text: str | None) -> PublicKey | None:
     if text is None:
         return None
@@ -246,10 +261,12 @@ def invite_key(text: str | None) -> PublicKey | None:
 async def host(kind: str, options: Options) -> int:
     identity = load_identity(options)
     invite = invite_key(options.invite)
+    witnesses = witness_keys(options.witnesses)
     async with relay_for_host(options) as (address, ran_relay):
         _, default = relay_address(options)
         await log_in(options, address, identity)  # before a game is made that could never be published
-        core, _ = GameCore.hosting(kind, identity, invite=invite, control=options.control)  # published on connecting
+        core, _ = GameCore.hosting(kind, identity, invite=invite, control=options.control,  # published on connecting
+                                   witnesses=witnesses)
         core.auto_claim = options.auto_claim
         game = core.session.game_id or ""
         journal = _seat(Journal.create(JournalMeta(game, kind, Role.HOST, identity.public.text, address.url,
@@ -257,6 +274,8 @@ async def host(kind: str, options: Options) -> int:
         who = "the invited key" if invite else "your opponent"
         timed = "" if options.control is None else f", {control_words(options.control)},"
         options.say(f"Hosting {kind} game {game}{timed} as {identity.fingerprint}.")
+        for line in witness_words(core.session.witnesses, identity.public, None):
+            options.say(line)
         options.invitation = join_command(game, address, default)
         options.say(f"Tell {who} to type:  {options.invitation}")
         options.say(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
@@ -309,6 +328,8 @@ def joining(options: Options, identity: Identity, address: RelayAddress) -> Fron
         clock = "" if session.clock is None else f", {control_words(session.clock)}"  # the control it accepts
         options.say(f"Joining {session.kind} game {game}{clock}, hosted by {session.host.fingerprint}: "
                     "check that it is the fingerprint your host told you.")
+        for line in witness_words(session.witnesses, session.host, identity.public):
+            options.say(line)
         runner.attach(_seat(Journal.create(JournalMeta(game, session.kind, Role.GUEST, identity.public.text, address.url,
                                                        cafile=_cafile(options)), options.journal_dir)))
         try:
@@ -350,6 +371,9 @@ async def watch(game: str, options: Options) -> int:
 
     async def run(runner: GameRunner) -> int:
         await _offer(runner, game, options.timeout or OFFER_WAIT, options.write)
+        for line in witness_words(core.session.witnesses, core.session.host,
+                                  account.public if account is not None else None):
+            options.say(line)
         return await inner(runner)
 
     return await run_game(runner, run)
@@ -633,3 +657,67 @@ def _game_id(text: str) -> str:
         return check_game_id(text.strip())
     except JournalError as exc:
         raise Failure(str(exc)) from None
+
+
+# -- a time witness ------------------------------------------------------------------------------------
+WITNESS_KEY = "witness"
+"""The time witness's key file in the config folder (apart from the player's identity: a witness run by a player
+protects nobody from that player)."""
+
+
+def witness_identity(path: Path | None, environ: dict[str, str]) -> Identity:
+    """The time witness's key: ``path``, else the config folder's (made on first use)."""
+    try:
+        return get_identity(path or config_dir(environ) / WITNESS_KEY)[0]
+    except (IdentityError, OSError) as exc:
+        raise Failure(f"the time witness's key cannot be used: {exc}") from None
+
+
+def witness_told(identity: Identity) -> list[str]:
+    """What a time witness says of itself when it starts: its key, as a host names it."""
+    return [f"time witness {identity.fingerprint}: it signs when it saw each line of every game that names it",
+            f"  a host names it with:  olixono host oxono --witness {identity.public.text}"]
+
+
+async def witness(options: Options, key: Path | None, most: int | None) -> int:
+    """``olixono witness``: be a time witness on a relay until Ctrl-C."""
+    identity = witness_identity(key, options.environ)
+    address, _ = relay_address(options)
+    await log_in(options, address, identity)
+    for line in witness_told(identity):
+        options.write(line)
+    options.write(f"  on the relay at {address}; stop with Ctrl-C")
+    keeper = TimeWitness(identity, witness_folder(state_dir(options.environ), identity.public),
+                         most=most or MOST_GAMES, announce=options.write)
+    try:
+        await keeper.run(make_link(options, address, identity), asyncio.Event())
+    except RelayError as exc:
+        raise Failure(str(exc)) from None
+    return 0
+
+
+def relay_witness(args: Any, settings: Any) -> Callable[[Any, asyncio.Event], Any]:
+    """``olixono relay --witness``: a time witness beside the relay, in its process (:data:`relay.cli.WitnessHook`),
+    on a listener of its own (and in private mode an account of its own, in memory)."""
+    import secrets
+
+    identity = witness_identity(args.witness_key, dict(os.environ))
+    settings.inner_listener = True
+    password = None
+    if settings.private:
+        password = secrets.token_urlsafe(24)
+        settings.inner_accounts[identity.public.text] = password
+    folder = settings.data_dir / "witness" if settings.data_dir is not None else witness_folder(
+        state_dir(), identity.public)
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    async def run(relay: Any, stop: asyncio.Event) -> None:
+        for line in witness_told(identity):
+            say(line)
+        connect = functools.partial(Link, RelayAddress.parse(relay.inner_url),
+                                    username=identity.public.text if password else None, password=password)
+        await TimeWitness(identity, folder, announce=say).run(connect, stop)
+
+    return run

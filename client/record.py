@@ -6,6 +6,7 @@ One place for these sentences, below every front end: ``olixono verify``, ``watc
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from client.board_words import clock_text
@@ -139,13 +140,35 @@ def strangers_text(session: GameSession, lines: list[str]) -> str | None:
             signer = decode(line, verify=False).signer
         except ValueError:
             continue
-        if session.role_of(signer) is None:
+        if session.role_of(signer) is None and signer not in session.witnesses:
             count += 1
             keys.add(signer)
     if not count:
         return None
     return (f"{count} line{'s' if count > 1 else ''} of {len(keys)} key{'s' if len(keys) > 1 else ''} with no seat "
             f"(proofs a receiver reports, which decide nothing)")
+
+
+def witnesses_text(session: GameSession, lines: list[str]) -> str | None:
+    """What a record says of the game's time witnesses: ``time witness 1a2b-…: 12 witness lines``, and any proven to
+    lie (their times counted for nothing); ``None`` for a game with none."""
+    if not session.witnesses:
+        return None
+    signed = {key: 0 for key in session.witnesses}
+    for line in lines:
+        if " witness " in line:
+            with contextlib.suppress(ValueError):
+                message = decode(line, verify=False)
+                if message.type is MessageType.WITNESS and message.signer in signed:
+                    signed[message.signer] += 1
+    lies = session.witness_lies()
+    parts = []
+    for key, count in signed.items():
+        part = f"time witness {key.fingerprint}: {count} witness line{'s' if count != 1 else ''}"
+        if key in lies:
+            part += f", PROVEN TO LIE ({lies[key]}): its times counted for nothing"
+        parts.append(part)
+    return "; ".join(parts)
 
 
 def default_name(session: GameSession) -> Name:

@@ -358,7 +358,8 @@ class GameRunner:
         subscribed to (the game, or the two players' topics)."""
         opponent = self.core.opponent
         if self.narrowed and opponent is not None:
-            await self.link.resubscribe(player_filter(self._game or "", opponent))
+            for key in (opponent, *self.core.session.witnesses):
+                await self.link.resubscribe(player_filter(self._game or "", key))
         else:
             for topic_filter in list(self.link.subscriptions):
                 await self.link.resubscribe(topic_filter)
@@ -416,7 +417,8 @@ class GameRunner:
             self.emit(Notice(f"a request to the relay failed: {error!r} (in the log)", warning=True))
 
     async def _narrow(self) -> None:
-        """Once a player's seats are both known and the relay's lines are in: receive only the two players' topics.
+        """Once a player's seats are both known and the relay's lines are in: receive only the two players' topics
+        (and the game's time witnesses' lines).
 
         Strangers' lines never concern a seated player, nor the opponent's copies of our lines but when one is asked
         for (:mod:`client.liveness`: most lines are answered by the opponent's next one), nor our own copies (each
@@ -427,17 +429,18 @@ class GameRunner:
         if opponent is not None and me is not None and self._can_narrow():
             self.narrowed = True  # the opponent's lines, and ours: to see any of ours vanish, and publish it again
             game = self._game or ""
-            await self.link.narrow(player_filter(game, opponent), player_filter(game, me))
-            # then, the catch-ups of later connections: the two players' lines and copies, never a stranger's (what
-            # strangers leave in the game costs a reconnecting player nothing)
-            self.link.follow(own_filter(game, opponent), own_filter(game, me))
+            witnesses = [player_filter(game, key) for key in self.core.session.witnesses]  # their witness lines
+            await self.link.narrow(player_filter(game, opponent), player_filter(game, me), *witnesses)
+            # then, the catch-ups of later connections: the two players' lines and copies, and the time witnesses'
+            # lines, never a stranger's (what strangers leave in the game costs a reconnecting player nothing)
+            self.link.follow(own_filter(game, opponent), own_filter(game, me), *witnesses)
 
     def _remember(self, topic: str) -> bool:
         """Which topics the link remembers (a hash each): the seated keys' and this client's; while a seat is unknown,
         a bounded number of others' (a stranger's topics cost nothing once the seats are known)."""
         key = _topic_key(topic)
         session = self.core.session
-        if key in _key_texts(session.host, session.guest, self.core.me):
+        if key in _key_texts(session.host, session.guest, self.core.me, *session.witnesses):
             return True
         return session.guest is None and len(self.link.seen) < SEEN_UNSEATED
 

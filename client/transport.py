@@ -448,6 +448,17 @@ class Link:
             except aiomqtt.MqttError as exc:
                 self._failed(exc)
 
+    async def unsubscribe(self, topic_filter: str) -> None:
+        """No longer receive ``topic_filter``, on this connection or the next ones."""
+        if topic_filter in self.subscriptions:
+            self.subscriptions.remove(topic_filter)
+        client = self._client
+        if client is not None:
+            try:
+                await client.unsubscribe(topic_filter)
+            except aiomqtt.MqttError as exc:
+                self._failed(exc)
+
     def follow(self, *topic_filters: str) -> None:
         """From the next connection on, subscribe to ``topic_filters`` instead of what :meth:`subscribe` was given
         (this connection keeps what it has)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 
 from client.record import (PROVEN, beside_text, claims_text, clocks_text, confirmation_text, moves_text, proof_text,
-                           seated_proofs, strangers_text, time_used_text)
+                           seated_proofs, strangers_text, time_used_text, witnesses_text)
 from protocol import GameSession, Phase, verify_transcript
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -99,5 +99,8 @@ def load(path: str) -> tuple[int, str, GameSession | None]:
     if len(session.chain) == 1 and session.result is None:
         return INVALID, f"{path}: not a game: the transcript holds an offer and nothing more", None
     text = summary(session)
-    strangers = strangers_text(session, [line.decode("utf-8", "replace") for line in lines])
-    return status(session), text + (f"; {strangers}" if strangers else ""), session
+    texts = [line.decode("utf-8", "replace") for line in lines]
+    for beside in (witnesses_text(session, texts), strangers_text(session, texts)):
+        if beside:
+            text += f"; {beside}"
+    return status(session), text, session

@@ -44,6 +44,23 @@ def control_words(clock: TimeControl | None) -> str:
     return f"{clock.text()} ({duration_text(clock.base_ms)} each, {added})"
 
 
+def witness_words(witnesses: tuple[PublicKey, ...] | list[PublicKey], host: PublicKey | None,
+                  me: PublicKey | None) -> list[str]:
+    """What a host, a guest or a watcher is told of a game's time witnesses (none: nothing): who they are, and a
+    warning when one is the host's own key, or the reader's (a witness run by a player protects nobody from it)."""
+    if not witnesses:
+        return []
+    told = [f"Time witnesses: {', '.join(key.fingerprint for key in witnesses)}: clocks and claims on time are "
+            "decided on when they saw each line, not on the players' word."]
+    if host is not None and host in witnesses:
+        told.append(f"Warning: the host's own key ({host.fingerprint}) is a time witness of this game: a witness run by "
+                    "a player protects nobody from that player.")
+    if me is not None and me in witnesses and me != host:
+        told.append(f"Warning: your own key ({me.fingerprint}) is a time witness of this game: a witness run by a "
+                    "player protects nobody from that player.")
+    return told
+
+
 def who(core: GameCore, key: PublicKey) -> str:
     """A key as people see it: its player name or role, its fingerprint, and ``(you)`` for this client's."""
     name = core.seat_name(key)

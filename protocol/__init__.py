@@ -37,7 +37,7 @@ from protocol.events import (
 from protocol.keys import Identity, PublicKey, WeakKeyError, fingerprint
 from protocol.messages import NUMBERED_APART, VERSION, Message, decode, encode
 from protocol.rules import CONFIRMED, DISPUTED, UNSEEN, Phase
-from protocol.session import GameSession
+from protocol.session import GameSession, Witnessing
 from protocol.transcript import check_equivocation_proof, verify_transcript
 from protocol.topics import copy_topic, game_filter, lobby_filter, player_filter, topic_for
 
@@ -47,6 +47,7 @@ __all__ = [
     "LocalProtocolError", "Message", "MoveApplied", "OfferReceived", "Outgoing", "Phase", "PresenceChanged",
     "ProposalWithdrawn",
     "PublicKey", "RemoteProtocolError", "Result", "ResyncNeeded", "Superseded", "WeakKeyError",
+    "Witnessing",
     "check_equivocation_proof", "copy_topic", "decode", "encode", "fingerprint", "game_filter", "lobby_filter", "player_filter",
     "topic_for", "verify_transcript",
 ]

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 from olixono.common import RULE_REASONS
 from protocol.clock import TimeControl
@@ -235,6 +235,15 @@ def witnesses_of(terms: str | None) -> tuple[PublicKey, ...]:
         except ValueError as exc:  # not a key (or one anyone could sign for)
             raise RemoteProtocolError(Code.UNKNOWN_TERM, f"witness:{value[:50]}: {exc}") from None
     return ()
+
+
+def witness_term(keys: Iterable[PublicKey]) -> str:
+    """The ``witness:`` term that names ``keys`` (1 to :data:`MAX_WITNESSES`, each once: sorted, as the offer names
+    them); :class:`ValueError` for none, too many, or one named twice."""
+    texts = [key.text for key in keys]
+    if not 0 < len(texts) <= MAX_WITNESSES or len(set(texts)) != len(texts):
+        raise ValueError(f"a game names 1 to {MAX_WITNESSES} time witnesses, each once")
+    return f"{WITNESS_TERM}:{'.'.join(sorted(texts))}"
 
 
 def check_terms(value: str) -> None:

@@ -381,20 +381,22 @@ class Witnessing(Receiver):
 
     Feed it the game's lines (:meth:`receive`); :meth:`attest` signs what it verified since its last line. Its own
     earlier lines, fed back (a witness that restarts reads the game again), are its chain: it goes on from them, and
-    never names a line twice.
+    never names a line twice. A line it did not see live (``live=False``: what a catch-up brings, a relay's store,
+    after the witness started or reconnected) it never names: its time would be late, and every duration from it
+    wrong; for such a line the rules without a witness hold.
     """
 
     def __init__(self, game_id: str | None, identity: Identity) -> None:
         super().__init__(game_id)
         self.signer = identity
-        self._named: set[str] = set()  # every line its witness lines name
+        self._named: set[str] = set()  # every line its witness lines name, or that it never names (seen late)
         self._due: list[str] = []  # lines verified since its last witness line, in order
 
-    def receive(self, data: bytes | str) -> list[Event]:
+    def receive(self, data: bytes | str, *, live: bool = True) -> list[Event]:
         events = super().receive(data)
         for event in events:
             if isinstance(event, Superseded):  # a line set aside (an answer to a claim, say) was seen all the same
-                self._due.append(event.message.hash)
+                (self._due.append if live else self._named.add)(event.message.hash)
             if not isinstance(event, LineApplied):
                 continue
             line = event.message
@@ -402,7 +404,7 @@ class Witnessing(Receiver):
                 self._named.update(line.value("lines").split("."))
             elif line.type not in (MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM, MessageType.RECEIPT,
                                    MessageType.WITNESS):
-                self._due.append(line.hash)
+                (self._due.append if live else self._named.add)(line.hash)
         return events
 
     @property

@@ -14,7 +14,8 @@ import asyncio
 import logging
 import re
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Coroutine, Sequence
+from typing import Any
 from pathlib import Path
 
 from relay import rules, users
@@ -35,9 +36,14 @@ def _run(args: argparse.Namespace) -> int:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(OneLineFormatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])
+    beside = None
+    if args.witness:
+        if args.witness_hook is None:
+            return _fail("--witness: the time witness is the olixono client's (run `olixono relay --witness`)")
+        beside = args.witness_hook(args, settings)
     try:
         settings.broker_config()  # check the options before starting anything
-        asyncio.run(serve(settings, announce=lambda line: print(line, flush=True)))
+        asyncio.run(serve(settings, announce=lambda line: print(line, flush=True), beside=beside))
     except (ValueError, OSError) as exc:
         return _fail(str(exc), 1)
     except KeyboardInterrupt:  # a second Ctrl-C during shutdown
@@ -156,8 +162,16 @@ def _mosquitto_config(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``relay`` (and its ``adduser``, ``deluser``, ``mosquitto-config``) on the ``olixono`` parser."""
+WitnessHook = Callable[[argparse.Namespace, Any], Callable[[Any, asyncio.Event], Coroutine[Any, Any, None]]]
+"""What runs a time witness beside the relay (``--witness``), given the options and the relay's settings (which it may
+change: an account and a listener of its own): what :func:`relay.embedded.serve` runs beside the relay. The client
+gives it (a witness verifies games as a player does); ``python -m relay`` has none."""
+
+
+def add_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+                  witness: WitnessHook | None = None) -> None:
+    """Register ``relay`` (and its ``adduser``, ``deluser``, ``mosquitto-config``) on the ``olixono`` parser
+    (``witness``: what runs ``--witness``)."""
     parser = subparsers.add_parser(
         "relay",
         help="run a relay for your friends or club (an embedded MQTT broker), or configure Mosquitto",
@@ -182,7 +196,13 @@ def add_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--no-limits", action="store_true",
                         help="lift every limit above: for a relay that only your own clients reach (benchmarks and "
                              "tests on one machine, where every client has the same address)")
-    parser.set_defaults(func=_run)
+    parser.add_argument("--witness", action="store_true",
+                        help="sign as a time witness of every game on this relay whose offer names the witness's key "
+                             "(printed at start; hosts name it with `olixono host GAME --witness KEY`): clocks and "
+                             "claims are then decided on its times, not on the players' word")
+    parser.add_argument("--witness-key", type=Path, metavar="FILE",
+                        help="the witness's key file (default: ~/.config/olixono/witness, made on first use)")
+    parser.set_defaults(func=_run, witness_hook=witness)
     sub = parser.add_subparsers(dest="relay_command", metavar="[SUBCOMMAND]")
 
     add = sub.add_parser("adduser", help="add an account (or give it a new password) in a users file",

@@ -70,9 +70,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,9 @@ class AccountAuthPlugin(BaseAuthPlugin):
     class Config:
         users_file: str | None = None
         """The accounts file; ``None`` lets everyone in (anonymous mode)."""
+        inner: dict[str, str] = field(default_factory=dict)
+        """The accounts of this process's own clients (a time witness beside the relay): name to password, in
+        memory only."""
 
     def __init__(self, context: Any) -> None:
         super().__init__(context)
@@ -149,7 +153,10 @@ class AccountAuthPlugin(BaseAuthPlugin):
             log.error("cannot re-read the users file: %s", exc)
         hashed = self._users.get(session.username)
         password = session.password or ""
-        if hashed is None:
+        inner = self.config.inner.get(session.username)
+        if inner is not None:
+            ok = hmac.compare_digest(inner.encode(), password.encode())
+        elif hashed is None:
             ok = False
         elif hashed.slow:  # a $7$ (PBKDF2) hash: off the event loop, so other clients are not held up
             ok = await asyncio.to_thread(hashed.verify, password)
@@ -623,6 +630,11 @@ class RelaySettings:
     tls_key: Path | None = None
     limits: Limits = field(default_factory=Limits)
     extra_plugins: dict[str, dict[str, Any]] = field(default_factory=dict)
+    inner_accounts: dict[str, str] = field(default_factory=dict)
+    """Accounts for this process's own clients in private mode (name: password), kept in memory only."""
+    inner_listener: bool = False
+    """A second listener, plain MQTT on a free port of 127.0.0.1, for this process's own clients (a time witness
+    beside a relay that listens with TLS, or on another address)."""
 
     @property
     def private(self) -> bool:
@@ -638,12 +650,16 @@ class RelaySettings:
         if self.users_file is not None and not self.users_file.exists():
             raise FileNotFoundError(f"no users file at {self.users_file} (create it with `olixono relay adduser`)")
         plugins: dict[str, dict[str, Any]] = {
-            "relay.embedded.AccountAuthPlugin": {"users_file": str(self.users_file) if self.users_file else None},
+            "relay.embedded.AccountAuthPlugin": {"users_file": str(self.users_file) if self.users_file else None,
+                                                 "inner": dict(self.inner_accounts)},
             "relay.embedded.GameTopicPlugin": {"private": self.private},
             "relay.embedded.ConnectionLogPlugin": {},
         }
         plugins |= self.extra_plugins
-        return {"listeners": {"default": listener}, "plugins": plugins}
+        listeners = {"default": listener}
+        if self.inner_listener:
+            listeners["inner"] = {"type": "tcp", "bind": "127.0.0.1:0", "max_connections": 0}
+        return {"listeners": listeners, "plugins": plugins}
 
 
 class EmbeddedRelay:
@@ -653,6 +669,7 @@ class EmbeddedRelay:
         self.settings = settings or RelaySettings()
         self.broker: RelayBroker | None = None
         self.port: int | None = None
+        self.inner_port: int | None = None
         self._store: RetainedStore | None = None
 
     @property
@@ -666,8 +683,19 @@ class EmbeddedRelay:
                                   limits=self.settings.limits)
         self._store = store
         await self.broker.start()
-        server = self.broker._servers["default"].instance  # amqtt offers no public way to read the bound port
-        self.port = server.sockets[0].getsockname()[1]
+        self.port = self._bound("default")
+        if self.settings.inner_listener:
+            self.inner_port = self._bound("inner")
+
+    def _bound(self, listener: str) -> int:
+        assert self.broker is not None
+        server = self.broker._servers[listener].instance  # amqtt offers no public way to read the bound port
+        return int(server.sockets[0].getsockname()[1])
+
+    @property
+    def inner_url(self) -> str:
+        """Where this process's own clients connect: the inner listener, if there is one, else the relay's address."""
+        return f"mqtt://127.0.0.1:{self.inner_port}" if self.inner_port is not None else self.url
 
     async def stop(self) -> None:
         if self.broker is not None:
@@ -705,8 +733,11 @@ def quiet_amqtt() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
-async def serve(settings: RelaySettings, announce: Any = print, stop: asyncio.Event | None = None) -> None:
-    """Run a relay until Ctrl-C, SIGTERM or ``stop`` is set, then shut it down cleanly."""
+async def serve(settings: RelaySettings, announce: Any = print, stop: asyncio.Event | None = None,
+                beside: Callable[[EmbeddedRelay, asyncio.Event], Coroutine[Any, Any, None]] | None = None) -> None:
+    """Run a relay until Ctrl-C, SIGTERM or ``stop`` is set, then shut it down cleanly; with ``beside``, run it too
+    once the relay listens (a time witness, given the relay and the event that stops both), and stop it first. A
+    failure of ``beside`` stops the relay and is raised."""
     quiet_amqtt()
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -719,8 +750,13 @@ async def serve(settings: RelaySettings, announce: Any = print, stop: asyncio.Ev
         async with EmbeddedRelay(settings) as relay:
             for line in describe(relay):
                 announce(line)
+            task = asyncio.create_task(beside(relay, stop)) if beside is not None else None
+            if task is not None:
+                task.add_done_callback(lambda _: stop.set())
             await stop.wait()
             announce("stopping the relay...")
+            if task is not None:
+                await task  # it ends by itself once stop is set (its error, if any, is raised here)
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)

@@ -134,6 +134,21 @@ def test_the_witness_signs_every_line_it_verified_once_on_its_own_chain():
     assert all(line in game.watcher.transcript for line in game.lines if line.startswith("olixono/1 witness "))
 
 
+def test_a_witness_never_names_a_line_it_did_not_see_live():
+    """A catch-up's lines (the relay's store) come late to a witness: it names none of them, only what comes after."""
+    game = timeline()
+    for took in (900, 1200):
+        game.play(took)
+    late = Witnessing(game.watcher.game_id, WITNESS)  # the game's witness, restarted with nothing kept
+    for message in game.watcher.chain:
+        late.receive(message.line, live=False)
+    assert late.attest(5_000) is None  # it saw nothing live
+    game.play(800)
+    late.receive(game.watcher.chain[-1].line)
+    out = late.attest(6_000)
+    assert out is not None and out.message.value("lines") == game.watcher.chain[-1].hash
+
+
 @pytest.mark.parametrize("witnessed", [False, True], ids=["no witness", "witness"])
 def test_a_hider_that_answers_a_claim_late_loses_on_time_with_a_witness(witnessed):
     """The hider takes 50 s a move in a 1+0 game and signs 0.1 s; the claim against its next turn comes 13 s in, the
