@@ -618,6 +618,11 @@ class RelayBroker(Broker):
 
 
 # -- configuration and running ------------------------------------------------
+INNER_LISTENER = "default"
+"""The name of the inner listener (:attr:`RelaySettings.inner_listener`) in amqtt's configuration, where there is one
+(:meth:`RelaySettings.broker_config` says why); the relay's own is then ``relay``, else ``default``."""
+
+
 @dataclass
 class RelaySettings:
     """How to run an embedded relay (the ``olixono relay`` options)."""
@@ -656,10 +661,17 @@ class RelaySettings:
             "relay.embedded.ConnectionLogPlugin": {},
         }
         plugins |= self.extra_plugins
-        listeners = {"default": listener}
+        listeners = {self.main_listener: listener}
         if self.inner_listener:
-            listeners["inner"] = {"type": "tcp", "bind": "127.0.0.1:0", "max_connections": 0}
+            # amqtt gives every listener the "default" one's settings where its own are amqtt's defaults (ssl off
+            # among them), so the plain inner listener is "default", and the relay's own is the other
+            listeners[INNER_LISTENER] = {"type": "tcp", "bind": "127.0.0.1:0", "max_connections": 0}
         return {"listeners": listeners, "plugins": plugins}
+
+    @property
+    def main_listener(self) -> str:
+        """The name of the relay's own listener in amqtt's configuration."""
+        return "relay" if self.inner_listener else "default"
 
 
 class EmbeddedRelay:
@@ -683,9 +695,9 @@ class EmbeddedRelay:
                                   limits=self.settings.limits)
         self._store = store
         await self.broker.start()
-        self.port = self._bound("default")
+        self.port = self._bound(self.settings.main_listener)
         if self.settings.inner_listener:
-            self.inner_port = self._bound("inner")
+            self.inner_port = self._bound(INNER_LISTENER)
 
     def _bound(self, listener: str) -> int:
         assert self.broker is not None

@@ -256,3 +256,45 @@ def test_a_claimant_waits_a_little_beyond_its_own_watch_when_witnesses_decide(ki
         assert host.session.witnesses == witnesses
         waits[bool(witnesses)] = first.claim_in_ms()
     assert waits[True] == waits[False] + WITNESS_MARGIN_MS
+
+
+async def test_the_relays_own_witness_has_its_own_listener_and_account_on_a_private_tls_relay(tmp_path):
+    """``olixono relay --witness --users F --tls-cert C --tls-key K``: the witness beside the relay connects on a plain
+    loopback listener of its own, with an account nobody else has, and signs as the games that name it ask."""
+    import argparse
+    import ssl
+
+    import aiomqtt
+
+    from relay.embedded import EmbeddedRelay, RelaySettings
+    from relay_fixtures import make_accounts, make_tls
+
+    accounts = make_accounts(tmp_path / "users", 1)
+    cert, key = make_tls(tmp_path)
+    settings = RelaySettings(port=0, users_file=tmp_path / "users", tls_cert=cert, tls_key=key,
+                             data_dir=tmp_path / "data")
+    beside = network.relay_witness(argparse.Namespace(witness_key=tmp_path / "witness.key"), settings)
+    witness_key = network.witness_identity(tmp_path / "witness.key", {}).public
+    assert settings.inner_listener and list(settings.inner_accounts) == [witness_key.text]
+    stopping = asyncio.Event()
+    async with EmbeddedRelay(settings) as relay:
+        assert relay.inner_url.startswith("mqtt://127.0.0.1:") and relay.inner_port != relay.port
+        witnessing = asyncio.create_task(beside(relay, stopping))
+        host = accounts[0]
+        session, out = GameSession.offer("oxono", host.identity, terms=f"rules:1,witness:{witness_key.text}")
+        tls = ssl.create_default_context(cafile=str(cert))
+        async with aiomqtt.Client("127.0.0.1", relay.port, username=host.name, password=host.password,
+                                  tls_context=tls, timeout=5) as player:
+            await asyncio.sleep(0.5)  # the witness is in, reading the lobby
+            await player.subscribe(game_filter(session.game_id), qos=1)
+            await player.publish(out.topic, out.line.encode(), qos=1, retain=True)
+            seen = await gather_messages(player, game_filter(session.game_id), count=2, timeout=5)
+        with pytest.raises(aiomqtt.MqttError):  # the witness's account is its own: no one else logs in with it
+            async with aiomqtt.Client("127.0.0.1", relay.inner_port, username=witness_key.text, password="guess",
+                                      timeout=5):
+                pass
+        stopping.set()
+        await witnessing
+    signed = [decode(line) for line in seen.values() if decode(line).type is MessageType.WITNESS]
+    assert len(signed) == 1 and signed[0].signer == witness_key and signed[0].value("lines") == out.message.hash
+    assert (tmp_path / "data" / "witness" / f"{session.game_id}.lines").exists()  # kept with the relay's data
