@@ -8,7 +8,8 @@ module is the shell around it:
   subscription a game, at most ``most`` games at once (an embedded relay allows a connection 32 subscriptions): more
   wait their turn, in the order they were found;
 - within :data:`BATCH` s of a new line of a game it signs one witness line for every line verified since its last,
-  at the time it signs, by the wall clock in ms (a witness's time never goes back: its chain would prove it lies);
+  at the time it signs, in ms (:func:`steady_clock_ms`: a witness's time never goes back, or its chain would prove it
+  lies);
   only lines it saw live: what a catch-up brings (the relay's store, when it starts following a game or after a lost
   connection) it never names, since its time for them would be late (for those lines the rules without a witness
   hold);
@@ -76,7 +77,7 @@ class TimeWitness:
         self.folder = folder
         self.most = most
         self.announce = announce
-        self._clock_ms = clock_ms or (lambda: time.time_ns() // 1_000_000)
+        self._clock_ms = clock_ms or steady_clock_ms()
         self.games: dict[str, Followed] = {}
         self.waiting: dict[str, None] = {}
         """Games found that name this witness and wait for a place, in the order found."""
@@ -217,6 +218,14 @@ class TimeWitness:
             file.write(line + "\n")
             file.flush()
             os.fsync(file.fileno())
+
+
+def steady_clock_ms() -> Callable[[], int]:
+    """The witness's clock: the wall clock at start, then the monotonic clock's progress (a wall clock set back by NTP
+    or a person would shorten every duration across it; a restart anchors it again, and a witness's times never go
+    back along its chain, whatever its clock says)."""
+    wall, start = time.time_ns() // 1_000_000, time.monotonic_ns() // 1_000_000
+    return lambda: wall + time.monotonic_ns() // 1_000_000 - start
 
 
 def witness_folder(state: Path, key: PublicKey) -> Path:

@@ -298,3 +298,29 @@ async def test_the_relays_own_witness_has_its_own_listener_and_account_on_a_priv
     signed = [decode(line) for line in seen.values() if decode(line).type is MessageType.WITNESS]
     assert len(signed) == 1 and signed[0].signer == witness_key and signed[0].value("lines") == out.message.hash
     assert (tmp_path / "data" / "witness" / f"{session.game_id}.lines").exists()  # kept with the relay's data
+
+
+async def test_games_past_the_most_wait_their_turn_and_get_it_when_one_ends(any_relay, tmp_path, monkeypatch):
+    monkeypatch.setattr(witness_module, "FOLLOW_AFTER_END", 0.3)
+    keeper = TimeWitness(Identity.generate(), tmp_path / "witness", most=1, announce=lambda _: None)
+    stopping = asyncio.Event()
+    witnessing = asyncio.create_task(keeper.run(connect(any_relay), stopping))
+    hosts = [GameSession.offer("olix", Identity.generate(), terms=f"rules:1,witness:{keeper.key.text}")
+             for _ in range(2)]
+    async with any_relay.client() as publisher:
+        await asyncio.sleep(0.3)
+        for _, out in hosts:
+            await publisher.publish(out.topic, out.line.encode(), qos=1, retain=True)
+        async with asyncio.timeout(10):
+            while len(keeper.games) + len(keeper.waiting) < 2:
+                await asyncio.sleep(0.05)
+        first, second = hosts if hosts[0][0].game_id in keeper.games else hosts[::-1]
+        assert list(keeper.waiting) == [second[0].game_id]
+        aborted = first[0].abort()
+        await publisher.publish(aborted.topic, aborted.line.encode(), qos=1, retain=True)
+        async with asyncio.timeout(10):
+            while second[0].game_id not in keeper.games:
+                await asyncio.sleep(0.05)
+    assert first[0].game_id in keeper.done and keeper.waiting == {}
+    stopping.set()
+    await witnessing
