@@ -23,10 +23,11 @@ import hashlib
 
 from protocol.domain import MessageType, Presence
 from protocol.errors import RemoteProtocolError
-from protocol.messages import Message, decode
+from protocol.messages import VERSION, Message, decode
 from protocol.topics import GAMES
 
 _GAMES = GAMES + "/"
+_WITNESS_LINE = f"{VERSION} {MessageType.WITNESS.value} ".encode()
 
 
 def is_game_topic(topic: str) -> bool:
@@ -50,6 +51,11 @@ def signer_text(line: bytes) -> str:
     """The ``by=`` key of a line the relay has checked already (:func:`refusal`), read without decoding it again (a
     long chat line takes half a millisecond to decode); for anything else, whatever stands there."""
     return line.rpartition(b" by=")[2][:43].decode("ascii", "replace")
+
+
+def is_witness_line(line: bytes) -> bool:
+    """Whether a line the relay has checked already (:func:`refusal`) is a time witness's ``witness`` line."""
+    return line.startswith(_WITNESS_LINE)
 
 
 def refusal(topic: str, payload: bytes, held: bytes | None, verified: set[bytes] | None = None) -> str | None:

@@ -6,14 +6,17 @@ watcher of the game is sent all of it. The embedded relay counts each retained t
 its game (``olixono/1/games/<game>/<key>/…``), as the game's seats stand (:mod:`relay.seats`):
 
 - a key's **own lines** (``…/<key>/<slot>``: only that key can sign them), any key's: a real player needs about 600
-  lines a game (``Limits.lines_per_key``, ``bytes_per_key``). The offer always counts as its host's;
-- the **copies a player holds of a player's line** (``…/<player>/copy/<hash>``), apart, against the same caps: only
-  the players can sign such lines, so no stranger can fill a player's share, nor a flood of copies refuse a player's
-  own line;
-- everything else in the game, the lines of everyone who is not (yet) a player: candidates' joins, strangers' lines
-  before the game is seated, copies held by non-players or of non-players' lines (``Limits.non_player_lines_per_game``),
-  so that a late watcher's catch-up of a game is bounded. A seated game takes no more of them (:mod:`relay.seats`);
-  when a seat becomes known, what its key left before moves to the players' shares.
+  lines a game (``Limits.lines_per_key``, ``bytes_per_key``), a time witness at most ``MAX_WITNESS_LINES`` (1,024).
+  The offer always counts as its host's;
+- the **copies a player holds of a party's line** (``…/<player>/copy/<hash>``: of a player's line, or of a named time
+  witness's witness line), apart, one share for each signer, against the same caps: only the game's parties can sign
+  such lines, so no stranger can fill a player's share, nor a flood of copies refuse a player's own line, and a
+  witness that signs junk fills only the share of copies of its own lines;
+- everything else in the game, the lines of everyone who is not (yet) a party: candidates' joins, strangers' lines
+  before the game is seated (a key's witness lines too, if the offer does not name it), a witness's lines other than
+  its witness lines, copies held by non-players or of non-parties' lines (``Limits.non_player_lines_per_game``), so
+  that a late watcher's catch-up of a game is bounded. A seated game takes no more of them (:mod:`relay.seats`);
+  when a seat becomes known, what its key left before, and the players' copies of it, move to the parties' shares.
 
 Each line also counts against the **owner** who published it, in that game and in all games: the account (private
 mode), or the source address (anonymous mode), so that a flood from one address spread over many connections and
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from relay.lines import is_copy, place, signer_text
+from relay.lines import is_copy, is_witness_line, place, signer_text
 from relay.rules import Limits, is_key_text
 from relay.seats import Seats
 
@@ -38,23 +41,22 @@ Where = TypeVar("Where")
 
 
 class Quotas:
-    """The retained lines (and bytes) counted per key and share in a game, per game for non-players, and per owner."""
+    """The retained lines (and bytes) counted per key and share in a game, per game for non-parties, and per owner."""
 
     def __init__(self, limits: Limits, seats: Seats) -> None:
         self.limits = limits
         self.seats = seats
         self._own: dict[tuple[str, str], list[int]] = {}  # (game, key): [lines, bytes] on its own slots
-        self._copies: dict[tuple[str, str], list[int]] = {}  # (game, player): [lines, bytes], copies of players' lines
-        self._others: dict[str, dict[str, tuple[str, int]]] = {}  # game: {topic: (signer, bytes)} in no player's share
+        # (game, player): {signer: [lines, bytes]}, the copies a player holds of each party's lines
+        self._copies: dict[tuple[str, str], dict[str, list[int]]] = {}
+        # game: {topic: (signer, witness line, bytes)} in no party's share
+        self._others: dict[str, dict[str, tuple[str, bool, int]]] = {}
         self._owner_game: dict[tuple[str, str], int] = {}  # (owner, game): lines
         self._owner: dict[str, list[int]] = {}  # owner: [lines, bytes]
 
-    def _players(self, game: str, key: str, slot: str, signer: str) -> bool:
-        """Whether a line on ``…/<key>/<slot>`` signed by ``signer`` is in a player's share (else: non-players')."""
-        if slot == "offer":
-            return True
-        players = self.seats.players(game)
-        return key in players and (not is_copy(slot) or signer in players)
+    def _party(self, game: str, key: str, slot: str, signer: str, witness_line: bool) -> bool:
+        """Whether a line on ``…/<key>/<slot>`` signed by ``signer`` is in a party's share (else: non-parties')."""
+        return slot == "offer" or self.seats.party(game, key, slot, signer, witness_line)
 
     def refusal(self, topic: str, line: bytes, owner: str | None) -> str | None:
         """Why ``line``, new on ``topic`` and published by ``owner`` (``None``: no owner caps), would pass a cap;
@@ -65,18 +67,21 @@ class Quotas:
         game, key, slot = where
         limits, size = self.limits, len(line)
         copy = is_copy(slot)
-        players = self._players(game, key, slot, signer_text(line) if copy else key)
-        if not copy or players:
-            lines, held = (self._copies if copy else self._own).get((game, key), (0, 0))
-            holds, what = f"key {key[:12]}… holds", "copies of the players' lines" if copy else "lines of its own"
+        signer = signer_text(line) if copy else key
+        party = self._party(game, key, slot, signer, is_witness_line(line))
+        if not copy or party:
+            counted = self._copies.get((game, key), {}).get(signer) if copy else self._own.get((game, key))
+            lines, held = counted or (0, 0)
+            holds = f"key {key[:12]}… holds"
+            what = f"copies of key {signer[:12]}…'s lines" if copy else "lines of its own"
             if limits.lines_per_key and lines >= limits.lines_per_key:
                 return f"{holds} {lines} {what} in this game already (the most a key may)"
             if limits.bytes_per_key and held + size > limits.bytes_per_key:
                 return f"{holds} {held} bytes of {what} in this game already (at most {limits.bytes_per_key})"
-        if not players:
+        if not party:
             others = len(self._others.get(game, ()))
             if limits.non_player_lines_per_game and others >= limits.non_player_lines_per_game:
-                return f"this game holds {others} lines of keys that are not its players already (the most it may)"
+                return f"this game holds {others} lines of keys that are not its parties already (the most it may)"
         if owner is None:
             return None
         in_game = self._owner_game.get((owner, game), 0)
@@ -105,26 +110,28 @@ class Quotas:
         size = len(line)
         copy = is_copy(slot)
         signer = signer_text(line) if copy else key
-        players = self._players(game, key, slot, signer)
+        witness_line = is_witness_line(line)
+        party = self._party(game, key, slot, signer, witness_line)
         if not copy:
             _add(self._own, (game, key), size)
-        elif players:
-            _add(self._copies, (game, key), size)
-        if not players:
-            self._others.setdefault(game, {})[topic] = (signer, size)
+        elif party:
+            _add(self._copies.setdefault((game, key), {}), signer, size)
+        if not party:
+            self._others.setdefault(game, {})[topic] = (signer, witness_line, size)
         if owner is not None:
             self._owner_game[(owner, game)] = self._owner_game.get((owner, game), 0) + 1
             _add(self._owner, owner, size)
 
     def _reseat(self, game: str) -> None:
-        """A seat became known: what its key left in the game so far is in a player's share now."""
+        """A seat (or the witnesses an offer names) became known: what its key left in the game so far, and the
+        players' copies of it, are in a party's share now."""
         others = self._others.get(game, {})
-        for topic, (signer, size) in list(others.items()):
+        for topic, (signer, witness_line, size) in list(others.items()):
             where = place(topic)
-            if where is not None and self._players(game, where[1], where[2], signer):
+            if where is not None and self._party(game, where[1], where[2], signer, witness_line):
                 del others[topic]
                 if is_copy(where[2]):
-                    _add(self._copies, (game, where[1]), size)
+                    _add(self._copies.setdefault((game, where[1]), {}), signer, size)
 
     def load(self, retained: dict[str, bytes], *, private: bool) -> None:
         """Count what the relay loaded from its store, once every seat it tells is known: per key and per game, and in
@@ -143,11 +150,12 @@ class Quotas:
         return lines, size
 
     def shares(self, game: str, key: str) -> tuple[int, int]:
-        """The lines ``key`` holds in ``game``: its own, and its copies of the players' lines."""
-        return self._own.get((game, key), [0])[0], self._copies.get((game, key), [0])[0]
+        """The lines ``key`` holds in ``game``: its own, and its copies of the parties' lines (of all signers)."""
+        return (self._own.get((game, key), [0])[0],
+                sum(counted[0] for counted in self._copies.get((game, key), {}).values()))
 
     def non_players(self, game: str) -> int:
-        """The lines of ``game`` in no player's share."""
+        """The lines of ``game`` in no party's share (no player's, no named witness's)."""
         return len(self._others.get(game, ()))
 
 
