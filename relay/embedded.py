@@ -332,10 +332,13 @@ class _Bucket:
             self._refill(loop.time())
         self.tokens -= tokens
 
-    def spend(self, tokens: int, now: float) -> None:
-        """Take ``tokens`` at once, into debt if need be: the next :meth:`take` waits until it is paid."""
+    def spend(self, tokens: int, now: float, *, most_debt: float | None = None) -> None:
+        """Take ``tokens`` at once, into debt if need be (at most ``most_debt``): the next :meth:`take` waits until it
+        is paid."""
         self._refill(now)
         self.tokens -= tokens
+        if most_debt is not None:
+            self.tokens = max(self.tokens, -most_debt)
 
 
 class RelayBroker(Broker):
@@ -555,7 +558,10 @@ class RelayBroker(Broker):
             return
         bucket = self._bucket(owner, kind)
         if bucket is not None:
-            bucket.spend(deliveries, asyncio.get_running_loop().time())
+            # a catch-up's debt is one burst at most: a client that reconnects, or asks for a game again, while it is
+            # in debt would otherwise wait longer on each subscription, past its own timeout, and reconnect, for ever
+            bucket.spend(deliveries, asyncio.get_running_loop().time(),
+                         most_debt=bucket.burst if kind == "catch-up" else None)
 
     def connections(self) -> int:
         """Connections the listener counts as open."""

@@ -128,7 +128,8 @@ class Limits:
     ``delivery_burst``: its lines to every subscriber (past it that owner's next publishes are read more slowly, so a
     flood fanned out to many subscriptions of its own costs everyone else little: a line of a game with 3 watchers
     costs 5), and apart, its subscriptions' retained lines (past it, its next subscriptions wait: a catch-up, the
-    game's few hundred lines, never delays the subscriber's own lines)."""
+    game's few hundred lines, never delays the subscriber's own lines; that debt is one burst at most, so that no
+    subscription waits past a client's timeout, however many of one address ask at once)."""
     delivery_burst: int = 5000
     lines_per_key: int = 2000
     """Retained lines one key may hold in one game on its own slots (a long game needs about 600), and apart, as a
