@@ -53,7 +53,8 @@ names), and a slot keeps its first line (presence moves forward by its
 account, can erase or replace a game's retained lines here. Once a game's two
 seats are known (:mod:`relay.seats`: its offer, and the host's accept or the
 offer's invitation), only its players' lines and their copies of each other's
-are taken, live or retained.
+(and the time witnesses' witness lines the offer names, and the players' copies
+of them) are taken, live or retained.
 
 And what one owner (an account, or in anonymous mode a source address, however
 many connections it opens) may take is bounded (:class:`relay.rules.Limits`):
