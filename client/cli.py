@@ -333,6 +333,14 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _witness_games(text: str) -> int:
+    value = _positive_int(text)
+    if value > 30:
+        raise argparse.ArgumentTypeError(f"at most 30 (an embedded relay lets a connection subscribe to 32 topic "
+                                         f"filters, the lobby's two among them), not {value}")
+    return value
+
+
 def _positive_float(text: str) -> float:
     value = float(text)
     if not 0 < value < float("inf"):
@@ -527,9 +535,9 @@ def build_parser() -> argparse.ArgumentParser:
     witness.add_argument("--key", type=Path, metavar="FILE",
                          help="the witness's key file (default: ~/.config/olixono/witness, made on first use; never "
                               "your player identity)")
-    witness.add_argument("--max-games", type=_positive_int, metavar="N",
-                         help="games followed at once, one subscription each (default: what an embedded relay lets "
-                              "one connection follow, with room to spare); more wait their turn")
+    witness.add_argument("--max-games", type=_witness_games, metavar="N",
+                         help="games followed at once, one subscription each (default 24, at most 30: an embedded "
+                              "relay refuses a connection more); more wait their turn")
     _relay_options(witness)
     witness.set_defaults(func=_network)
 

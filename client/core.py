@@ -154,9 +154,10 @@ NO_UNDO = "a network game has no undo: its moves are signed, and stand"
 
 
 WITNESS_MARGIN_MS = 2000
-"""In a game with time witnesses, how much longer than its own watch says a claimant waits before its flag claim: the
-witnesses judge it on their times (``PROTOCOL.md`` §3), which may have seen the turn begin a little later than this
-client did, and a claim they find early is void."""
+"""In a game with time witnesses, how much longer than its own watch says a claimant waits before its flag claim, and
+before the timeout that closes its window: the witnesses judge both on their times (``PROTOCOL.md`` §3), which may
+have seen the turn begin, or the claim come, a little later than this client did, and what they find early is
+void."""
 
 
 def duration_text(ms: int) -> str:
@@ -497,6 +498,8 @@ class GameCore:
         that much (:meth:`clock_is_bound`)."""
         assert flag.sent is not None and flag.now is not None
         window = answer_window(self.session.clock)
+        if flag.signer == self.me and self.session.witnesses:
+            window += WITNESS_MARGIN_MS  # our timeout must come a whole window after the claim as they time it too
         seen = self._flags_seen.get(flag.hash)
         if flag.signer != self.me and seen is not None:  # the other's claim: from its coming here (its times are not
             return max(0, window - (self._now_ms() - seen))  # on our clock; the network's delay is ours to lose)

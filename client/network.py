@@ -36,7 +36,7 @@ from client.commands import Write
 from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
 from client.transport import LinkFactory, Link, RelayAddress, RelayError, reach, try_login
-from client.witness import MOST_GAMES, TimeWitness, witness_folder
+from client.witness import MOST_GAMES, TimeWitness, WitnessBusy, witness_folder
 from protocol.clock import TimeControl
 from protocol import GameSession, Identity, MessageType, Phase, PublicKey, ResyncNeeded, Role, game_filter, lobby_filter
 from protocol.messages import decode
@@ -691,7 +691,7 @@ async def witness(options: Options, key: Path | None, most: int | None) -> int:
                          most=most or MOST_GAMES, announce=options.write)
     try:
         await keeper.run(make_link(options, address, identity), asyncio.Event())
-    except RelayError as exc:
+    except (RelayError, WitnessBusy) as exc:
         raise Failure(str(exc)) from None
     return 0
 
@@ -703,12 +703,9 @@ def relay_witness(args: Any, settings: Any) -> Callable[[Any, asyncio.Event], An
 
     identity = witness_identity(args.witness_key, dict(os.environ))
     settings.inner_listener = True
-    password = None
-    if settings.private:
-        password = secrets.token_urlsafe(24)
-        settings.inner_accounts[identity.public.text] = password
-    folder = settings.data_dir / "witness" if settings.data_dir is not None else witness_folder(
-        state_dir(), identity.public)
+    password = secrets.token_urlsafe(24)  # an account of its own, in either mode: no owner's caps are the witness's
+    settings.inner_accounts[identity.public.text] = password
+    folder = witness_folder(settings.data_dir if settings.data_dir is not None else state_dir(), identity.public)
 
     def say(line: str) -> None:
         print(line, flush=True)
@@ -716,8 +713,20 @@ def relay_witness(args: Any, settings: Any) -> Callable[[Any, asyncio.Event], An
     async def run(relay: Any, stop: asyncio.Event) -> None:
         for line in witness_told(identity):
             say(line)
-        connect = functools.partial(Link, RelayAddress.parse(relay.inner_url),
-                                    username=identity.public.text if password else None, password=password)
-        await TimeWitness(identity, folder, announce=say).run(connect, stop)
+        connect = functools.partial(Link, RelayAddress.parse(relay.inner_url), username=identity.public.text,
+                                    password=password)
+        delay = 1.0
+        while not stop.is_set():  # the relay serves on whatever befalls its witness (a full disk, say)
+            try:
+                await TimeWitness(identity, folder, announce=say).run(connect, stop)
+            except WitnessBusy:
+                raise  # another process witnesses with this key and folder: this one never may
+            except Exception as exc:  # noqa: BLE001: said, and the witness starts again
+                logging.getLogger("olixono.witness").error("the time witness failed: %r; starting again in %g s",
+                                                           exc, delay)
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(delay):
+                        await stop.wait()
+                delay = min(delay * 2, 60.0)
 
     return run

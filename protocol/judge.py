@@ -294,11 +294,15 @@ class Receiver:
 
     def claim_remaining(self) -> int | None:
         """While the game is played: the clock of the player to move as a claim against this turn is judged (ms, at
-        the turn's start; :meth:`_claim_remaining`); ``None`` otherwise."""
+        the turn's start; :meth:`_claim_remaining`), and in a game with time witnesses as they time it too
+        (:meth:`_witnessed_remaining`), whichever is more (a claim must hold by both); ``None`` otherwise."""
         began = self._turn_began(len(self._chain))
         if self._state.phase is not Phase.PLAYING or began is None:
             return None
-        return self._claim_remaining(self._state, began.seq)
+        remaining = self._claim_remaining(self._state, began.seq)
+        if self._witnesses.keys:
+            remaining = max(remaining, self._witnessed_remaining(self._state, began.seq))
+        return remaining
 
     def _claim_remaining(self, state: State, began: int) -> int:
         """The clock of the player to move in ``state`` (whose turn the line at ``began`` began) as a claim against it

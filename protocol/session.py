@@ -123,6 +123,9 @@ class GameSession(Receiver):
         unanswered claim's answer window (:func:`protocol.clock.answer_window`), or, over a move that came after the
         claim (:attr:`late_move`), disputes it; without, the player to move concedes (a timed game's)."""
         last = self._evidence.last(self._me())
+        if last is not None and last.type is MessageType.TIMEOUT and last.hash in self._void:
+            raise LocalProtocolError("the time witnesses voided your ending of this turn (they saw it too early, or "
+                                     "after the answer): the game goes on, and this turn has no other ending of yours")
         if last is not None and last.type is MessageType.TIMEOUT and last.hash not in self._superseded:
             return Outgoing(last.line, last, topic_for(last), ())  # asked again: never a second, other line
         if now_ms is None:

@@ -74,7 +74,7 @@ import contextlib
 import hmac
 import logging
 import signal
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Collection, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,6 +143,12 @@ class AccountAuthPlugin(BaseAuthPlugin):
             self._stamp = stamp
 
     async def authenticate(self, *, session: Session) -> bool:
+        inner = self.config.inner.get(session.username or "")
+        if inner is not None:  # this process's own client (a time witness), in either mode: its password only
+            ok = hmac.compare_digest(inner.encode(), (session.password or "").encode())
+            if not ok:
+                log.info("refused %s: bad password for the relay's own account %r", _peer(session), session.username)
+            return ok
         if self._path is None:
             return True
         if not session.username:
@@ -154,10 +160,7 @@ class AccountAuthPlugin(BaseAuthPlugin):
             log.error("cannot re-read the users file: %s", exc)
         hashed = self._users.get(session.username)
         password = session.password or ""
-        inner = self.config.inner.get(session.username)
-        if inner is not None:
-            ok = hmac.compare_digest(inner.encode(), password.encode())
-        elif hashed is None:
+        if hashed is None:
             ok = False
         elif hashed.slow:  # a $7$ (PBKDF2) hash: off the event loop, so other clients are not held up
             ok = await asyncio.to_thread(hashed.verify, password)
@@ -346,9 +349,10 @@ class RelayBroker(Broker):
     """amqtt's broker with the relay's workarounds (see the module docstring)."""
 
     def __init__(self, *args: Any, private: bool = False, store: RetainedStore | None = None,
-                 limits: Limits | None = None, **kwargs: Any) -> None:
+                 limits: Limits | None = None, inner: Collection[str] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._private = private
+        self._inner = frozenset(inner)  # the accounts of this process's own clients (RelaySettings.inner_accounts)
         self.limits = limits or Limits()
         self._store = store
         self._per_address: dict[str, int] = {}
@@ -480,6 +484,8 @@ class RelayBroker(Broker):
                 session.will_flag = False
         # whose budgets and caps it spends: an account's, or (anonymous) its address's, however many connections
         owner = session.username if self._private else remote_address
+        if session.username in self._inner:  # this process's own client (a time witness): no owner's budgets or caps
+            owner = None
         if isinstance(reader, _GuardedReader):
             reader.owner = owner
         session.relay_owner = None if owner is not None and rules.is_bridge_name(owner) else owner
@@ -643,7 +649,8 @@ class RelaySettings:
     limits: Limits = field(default_factory=Limits)
     extra_plugins: dict[str, dict[str, Any]] = field(default_factory=dict)
     inner_accounts: dict[str, str] = field(default_factory=dict)
-    """Accounts for this process's own clients in private mode (name: password), kept in memory only."""
+    """Accounts for this process's own clients (name: password), kept in memory only, in either mode: their lines
+    count against no owner's budgets or caps (a bridge's do not either), only the per-key and per-game ones."""
     inner_listener: bool = False
     """A second listener, plain MQTT on a free port of 127.0.0.1, for this process's own clients (a time witness
     beside a relay that listens with TLS, or on another address)."""
@@ -699,7 +706,7 @@ class EmbeddedRelay:
     async def start(self) -> None:
         store = RetainedStore(self.settings.data_dir) if self.settings.data_dir is not None else None
         self.broker = RelayBroker(self.settings.broker_config(), private=self.settings.private, store=store,
-                                  limits=self.settings.limits)
+                                  limits=self.settings.limits, inner=set(self.settings.inner_accounts))
         self._store = store
         await self.broker.start()
         self.port = self._bound(self.settings.main_listener)

@@ -303,3 +303,48 @@ def test_a_correspondence_game_is_held_to_its_days_by_the_witness(witnessed):
         assert result.reason == ResultReason.TIME and result.winner_key == waiter.identity.public
     else:
         assert result.reason == ResultReason.DISPUTE
+
+
+def hidden_thinking(took: int, moves: int, rtt: int = 40) -> Timeline:
+    """A witnessed 1+0 game where one player takes ``took`` ms more than the 2 s it signs on each of its moves, while
+    the other's moves take 1 s and every receipt is prompt (a round trip of ``rtt``); the hider to move, silent."""
+    game = timeline()
+
+    def play(spent: int, says: int) -> None:
+        mover = game.mover()
+        other = game.other(mover)
+        game.now += spent
+        line = mover.move(mover.board.legal_moves()[0].text(), think_ms=says).line
+        game.send(line)
+        game.sent[id(mover)] = game.turn_began = game.now
+        sent = game.sent.get(id(other))
+        receipt = other.receipt(decode(line).seq, game.now, sent, None if sent is None else sent + rtt)
+        game.send(receipt.line)
+
+    hider = game.mover()
+    for _ in range(moves):
+        play(2000 + took, 2000) if game.mover() is hider else play(1000, 1000)
+    if game.mover() is not hider:
+        play(1000, 1000)
+    return game
+
+
+def test_a_claimant_that_waits_what_claim_remaining_says_is_never_voided_by_the_witnesses():
+    """The hider's moves took 4 s where it signed 2 s: the witnesses allow a move 1.1 s of lag, the claimant's own
+    receipts only the round trip, so they time its clock longer than the claimant's watch does. A claim on the
+    claimant's watch alone (plus the client's 2 s margin) was voided, and its ending could only be sent again; the
+    claimant now waits for the clock as both time it, and wins on time."""
+    from client.core import WITNESS_MARGIN_MS
+
+    for honest in (False, True):
+        game = hidden_thinking(2000, 9)
+        waiter = game.other(game.mover())
+        remaining = waiter.claim_remaining() if honest else waiter._claim_remaining(waiter._state, len(waiter.chain) - 1)
+        _, flag = game.claim(remaining + GRACE_MS + 40 + WITNESS_MARGIN_MS)
+        game.send(game.close(waiter, flag))
+        if honest:
+            assert game.watcher.result is not None and game.watcher.result.reason is ResultReason.TIME
+        else:  # the old wait: voided, and no second ending of this turn
+            assert game.watcher.result is None
+            with pytest.raises(LocalProtocolError, match="voided your ending"):
+                waiter.timeout(ORIGIN)
