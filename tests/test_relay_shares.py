@@ -325,7 +325,7 @@ async def test_a_catch_up_never_delays_the_subscribers_next_line():
             await player.subscribe(game_filter(t.game), qos=1)  # the catch-up's debt is paid here
             again = time.monotonic() - started
     assert first < 1.5 and second < 1.5, (first, second)
-    assert again >= 0.9  # the debt (500 lines, one burst of 100 at most) at 100 a second
+    assert again >= 0.5  # the debt (500 lines, one burst of 100 at most, a little paid meanwhile) at 100 a second
 
 
 async def test_clients_of_one_address_that_ask_for_a_game_again_are_never_kept_waiting_past_their_timeout():
