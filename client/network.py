@@ -36,7 +36,7 @@ from client.commands import Write
 from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
 from client.transport import LinkFactory, Link, RelayAddress, RelayError, reach, try_login
-from client.witness import MOST_GAMES, TimeWitness, WitnessBusy, witness_folder
+from client.witness import MOST_GAMES, TimeWitness, WitnessBusy, hold, witness_folder, witness_lock
 from protocol.clock import TimeControl
 from protocol import GameSession, Identity, MessageType, Phase, PublicKey, ResyncNeeded, Role, game_filter, lobby_filter
 from protocol.messages import decode
@@ -687,8 +687,9 @@ async def witness(options: Options, key: Path | None, most: int | None) -> int:
     for line in witness_told(identity):
         options.write(line)
     options.write(f"  on the relay at {address}; stop with Ctrl-C")
-    keeper = TimeWitness(identity, witness_folder(state_dir(options.environ), identity.public),
-                         most=most or MOST_GAMES, announce=options.write)
+    state = state_dir(options.environ)
+    keeper = TimeWitness(identity, witness_folder(state, identity.public), most=most or MOST_GAMES,
+                         announce=options.write, lock=witness_lock(state, identity.public))
     try:
         await keeper.run(make_link(options, address, identity), asyncio.Event())
     except (RelayError, WitnessBusy) as exc:
@@ -706,6 +707,11 @@ def relay_witness(args: Any, settings: Any) -> Callable[[Any, asyncio.Event], An
     password = secrets.token_urlsafe(24)  # an account of its own, in either mode: no owner's caps are the witness's
     settings.inner_accounts[identity.public.text] = password
     folder = witness_folder(settings.data_dir if settings.data_dir is not None else state_dir(), identity.public)
+    lock = witness_lock(state_dir(), identity.public)
+    try:  # another process witnessing with this key: said now, before the relay starts
+        os.close(hold(lock))
+    except WitnessBusy as exc:
+        raise Failure(f"--witness: {exc}") from None
 
     def say(line: str) -> None:
         print(line, flush=True)
@@ -718,9 +724,10 @@ def relay_witness(args: Any, settings: Any) -> Callable[[Any, asyncio.Event], An
         delay = 1.0
         while not stop.is_set():  # the relay serves on whatever befalls its witness (a full disk, say)
             try:
-                await TimeWitness(identity, folder, announce=say).run(connect, stop)
-            except WitnessBusy:
-                raise  # another process witnesses with this key and folder: this one never may
+                await TimeWitness(identity, folder, announce=say, lock=lock).run(connect, stop)
+            except WitnessBusy as exc:  # another process took the key meanwhile: the relay serves on without it
+                logging.getLogger("olixono.witness").error("the time witness stops: %s", exc)
+                return
             except Exception as exc:  # noqa: BLE001: said, and the witness starts again
                 logging.getLogger("olixono.witness").error("the time witness failed: %r; starting again in %g s",
                                                            exc, delay)

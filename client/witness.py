@@ -7,8 +7,8 @@ module is the shell around it:
 - it reads the relay's lobby (every game's offer) and follows each game whose offer verifies and names its key, one
   subscription a game, at most ``most`` games at once (an embedded relay allows a connection 32 subscriptions): more
   wait their turn, in the order they were found. Anyone can publish offers that name a witness, so a game that has
-  seated nobody for :data:`UNSEATED_FOR` s gives its place up while others wait, and is followed again once its host
-  accepts someone (the witness reads every host's accept);
+  seated nobody for :data:`UNSEATED_FOR` s gives its place up while others wait, and is followed again, first of
+  the games waiting, once its host accepts someone (the witness reads every host's accept);
 - within :data:`BATCH` s of a new line of a game it signs one witness line for every line verified since its last,
   at one time for all the games it signs in (:func:`steady_clock_ms`: a witness's time never goes back, or its chain
   would prove it lies); only lines it saw live: what a catch-up brings (the relay's store, when it starts following
@@ -17,7 +17,8 @@ module is the shell around it:
 - each witness line is written to the game's file in its folder (one flush to disk a pass) before it is published,
   retained; on every connection what it signed is published again (a relay that lost it gets it back), and a witness
   that restarts reads its files first and goes on from its chain: it never signs a second line for one ``seq``,
-  which would prove it lies. One process at a time holds the folder (a lock): two would do just that;
+  which would prove it lies. One process at a time witnesses with a key (a lock, :func:`witness_lock`): two would do
+  just that;
 - a game that ends is followed :data:`FOLLOW_AFTER_END` s more (a move set aside by a timeout may still come), then
   left, and marked done in its folder (a restart does not follow it again); a game over when it was found is left at
   once.
@@ -86,17 +87,21 @@ class TimeWitness:
     """A witness's games on one relay; :meth:`run` it with a :data:`client.transport.LinkFactory`."""
 
     def __init__(self, identity: Identity, folder: Path, *, most: int = MOST_GAMES,
-                 announce: Callable[[str], object] = print, clock_ms: Callable[[], int] | None = None) -> None:
+                 announce: Callable[[str], object] = print, clock_ms: Callable[[], int] | None = None,
+                 lock: Path | None = None) -> None:
         self.identity = identity
         self.folder = folder
+        self.lock = lock or folder / "lock"
+        """The file one process at a time holds while it witnesses with this key (:func:`witness_lock`)."""
         self.most = most
         self.announce = announce
         self._clock_ms = clock_ms or steady_clock_ms()
         self.games: dict[str, Followed] = {}
         self.waiting: dict[str, None] = {}
         """Games found that name this witness and wait for a place, in the order found."""
-        self.parked: dict[str, None] = {}
-        """Unseated games that gave their place up, followed again once their host accepts someone."""
+        self.parked: dict[str, str] = {}
+        """Unseated games that gave their place up (and their hosts' keys), followed again once the host accepts
+        someone."""
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.done = {path.stem for path in folder.glob("*.done")}
         """Games it followed to their end (a restart does not follow them again)."""
@@ -131,14 +136,7 @@ class TimeWitness:
 
     def _take_folder(self) -> None:
         """Hold the folder for this process alone (an advisory lock, released when it ends however it ends)."""
-        handle = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(handle)
-            raise WitnessBusy(f"another process witnesses with this key from {self.folder} already: one at a time "
-                              "(two would sign two lines for one place, which proves a witness lies)") from None
-        self._lock = handle
+        self._lock = hold(self.lock)
 
     def _give_folder(self) -> None:
         if self._lock is not None:
@@ -160,9 +158,12 @@ class TimeWitness:
         if followed is None:
             if topic.endswith("/offer"):
                 await self.found(game, payload, live=not retained)
-            elif game in self.parked and topic.endswith("/2"):  # its host accepted someone: follow it again
-                del self.parked[game]
-                await self.place(game)
+            elif self.parked.get(game) == where[1] and topic.endswith("/2"):  # its host accepted someone: again,
+                del self.parked[game]  # first of the games waiting (it had a place, and gave it up for them)
+                if len(self.games) < self.most:
+                    await self.follow(game)
+                else:
+                    self.waiting = {game: None, **self.waiting}
             return
         # what a catch-up brings it never names (its time for it would be late); a relay sends a subscription's
         # retained lines before anything live, so the first live line says the relay's lines of the game are in
@@ -213,13 +214,14 @@ class TimeWitness:
     async def leave(self, game: str, *, done: bool = True) -> None:
         """Stop following ``game``: over long enough ago (``done``: marked so), or unseated while others wait (parked,
         followed again once seated); its place to a waiting game."""
-        self.games.pop(game, None)
+        followed = self.games.pop(game, None)
+        host = followed.session.host if followed is not None else None
         if done:
             (self.folder / f"{game}.done").touch()
             self.done.add(game)
             self.announce(f"done with game {game}")
-        elif len(self.parked) < MOST_PARKED:
-            self.parked[game] = None
+        elif len(self.parked) < MOST_PARKED and host is not None:
+            self.parked[game] = host.text
             log.info("game %s has seated nobody in %g s while others wait: its place goes to one", game, UNSEATED_FOR)
         assert self.link is not None
         await self.link.unsubscribe(game_filter(game))
@@ -291,6 +293,26 @@ class TimeWitness:
                 file.write("".join(line + "\n" for line in lines))
                 file.flush()
                 os.fsync(file.fileno())
+
+
+def hold(path: Path) -> int:
+    """Hold the lock file ``path`` for this process alone (an advisory lock, released when the process ends however
+    it ends, or its descriptor is closed); :class:`WitnessBusy` when another process holds it."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(handle)
+        raise WitnessBusy(f"another process witnesses with this key already ({path}): one at a time (two would sign "
+                          "two lines for one place, which proves a witness lies)") from None
+    return handle
+
+
+def witness_lock(state: Path, key: PublicKey) -> Path:
+    """The lock a witness of ``key`` holds, wherever it keeps its lines (``olixono witness`` in the state folder,
+    ``olixono relay --witness --data DIR`` in DIR): one file a key under the state folder."""
+    return state / "witness" / f"{key.text}.lock"
 
 
 def steady_clock_ms() -> Callable[[], int]:

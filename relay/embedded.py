@@ -556,7 +556,7 @@ class RelayBroker(Broker):
         if bucket is not None:
             await bucket.take(1 if kind in PAID_BEFORE else 0)
 
-    def _charge(self, session: Session | None, kind: str, deliveries: int) -> None:
+    def _charge(self, session: Session | None, kind: str, deliveries: int, *, capped: bool = False) -> None:
         """``deliveries`` messages sent for ``session``'s owner: its line's subscribers (``deliveries``: its next
         publish waits until they are paid for), or its subscription's retained lines (``catch-up``: its next
         subscription waits)."""
@@ -565,10 +565,11 @@ class RelayBroker(Broker):
             return
         bucket = self._bucket(owner, kind)
         if bucket is not None:
-            # a catch-up's debt is one burst at most: a client that reconnects, or asks for a game again, while it is
-            # in debt would otherwise wait longer on each subscription, past its own timeout, and reconnect, for ever
-            bucket.spend(deliveries, asyncio.get_running_loop().time(),
-                         most_debt=bucket.burst if kind == "catch-up" else None)
+            # ``capped``: one game's catch-up (bounded by the game's caps) leaves a debt of one burst at most: a client
+            # that reconnects, or asks for its game again, from several connections would otherwise wait longer on
+            # each subscription, past its own timeout, and reconnect, for ever. A wildcard's catch-up (the whole
+            # store) is paid in full.
+            bucket.spend(deliveries, asyncio.get_running_loop().time(), most_debt=bucket.burst if capped else None)
 
     def connections(self) -> int:
         """Connections the listener counts as open."""
@@ -603,7 +604,7 @@ class RelayBroker(Broker):
             if retained is not None and self._matches(topic, topic_filter):
                 tasks.append(asyncio.ensure_future(handler.mqtt_publish(
                     retained.topic, retained.data, min(qos, retained.qos or qos), retain=True)))
-        self._charge(session, "catch-up", len(tasks))
+        self._charge(session, "catch-up", len(tasks), capped=game is not None)
         if tasks:
             await asyncio.wait(tasks)
 

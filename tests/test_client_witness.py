@@ -327,7 +327,7 @@ async def test_games_past_the_most_wait_their_turn_and_get_it_when_one_ends(any_
     await witnessing
 
 
-async def test_one_process_at_a_time_witnesses_from_a_folder(relay, tmp_path):
+async def test_one_process_at_a_time_witnesses_with_a_key(relay, tmp_path, monkeypatch):
     """Two witnesses of one key and folder (``olixono witness`` beside ``olixono relay --witness``, say) would sign
     two lines for one place, which proves a witness lies: the second is refused, and says why."""
     identity = Identity.generate()
@@ -339,6 +339,21 @@ async def test_one_process_at_a_time_witnesses_from_a_folder(relay, tmp_path):
         await TimeWitness(identity, tmp_path / "witness", announce=lambda _: None).run(connect(relay), asyncio.Event())
     stopping.set()
     await witnessing
+    # olixono witness and olixono relay --witness --data keep their lines apart, and hold one lock of the key
+    import argparse
+    import os
+
+    from relay.embedded import RelaySettings
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    key = network.witness_identity(tmp_path / "witness.key", {})
+    held = witness_module.hold(witness_module.witness_lock(tmp_path / "state" / "olixono", key.public))
+    try:
+        with pytest.raises(network.Failure, match="--witness: another process witnesses with this key"):
+            network.relay_witness(argparse.Namespace(witness_key=tmp_path / "witness.key"),
+                                  RelaySettings(data_dir=tmp_path / "data"))
+    finally:
+        os.close(held)
 
 
 async def test_an_offer_nobody_joins_gives_its_place_up_while_others_wait(relay, tmp_path, monkeypatch):

@@ -354,6 +354,24 @@ async def test_clients_of_one_address_that_ask_for_a_game_again_are_never_kept_w
     assert max(first) < 3.0 and max(again) < 3.0, (first, again)  # before: again 11 s (4 x 301 lines at 100 a second)
 
 
+async def test_a_catch_up_of_the_whole_store_is_paid_in_full():
+    """Only one game's catch-up leaves a capped debt (the game's caps bound it): a wildcard's is the whole store, and
+    asking for it again and again must cost its whole size each time, or a client would drain the relay every 5 s."""
+    t = table()
+    limits = Limits(publish_rate=0, delivery_rate=100.0, delivery_burst=100)
+    junk = [chat(throwaway(f"store {k}"), t.game, n) for k in range(3) for n in range(1, 101)]
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
+        await publish(relay.port, [own(t.offer), *junk], source="127.0.0.2")
+        await settle(relay)
+        async with bare_client(relay.port, timeout=30) as reader:
+            await reader.subscribe("olixono/1/#", qos=1)
+            await reader.unsubscribe("olixono/1/#")
+            started = time.monotonic()
+            await reader.subscribe("olixono/1/#", qos=1)
+            again = time.monotonic() - started
+    assert again >= 1.6, again  # 301 lines past a burst of 100, at 100 a second: 2 s (capped, it would be 1 s)
+
+
 def test_the_non_players_cap_has_an_option():
     parser = argparse.ArgumentParser()
     add_subparser(parser.add_subparsers(dest="command"))
