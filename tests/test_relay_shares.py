@@ -328,18 +328,26 @@ async def test_a_catch_up_never_delays_the_subscribers_next_line():
     assert again >= 0.5  # the debt (500 lines, one burst of 100 at most, a little paid meanwhile) at 100 a second
 
 
+@contextlib.asynccontextmanager
+async def slow_relay_with_an_open_game(name: str) -> AsyncIterator[tuple[EmbeddedRelay, Table]]:
+    """A relay that sends 100 lines a second past a burst of 100, holding an open game's offer and 300 strangers'
+    chat lines (a catch-up of 301 lines)."""
+    t = table()
+    limits = Limits(publish_rate=0, delivery_rate=100.0, delivery_burst=100)
+    junk = [chat(throwaway(f"{name} {k}"), t.game, n) for k in range(3) for n in range(1, 101)]
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
+        await publish(relay.port, [own(t.offer), *junk], source="127.0.0.2")
+        await settle(relay)
+        yield relay, t
+
+
 async def test_clients_of_one_address_that_ask_for_a_game_again_are_never_kept_waiting_past_their_timeout():
     """The soak's stuck game: a player reconnecting through a flapping link (its old connections not yet closed, its
     opponent at the same address) subscribed to the game from several connections at once, again and again. Each
     catch-up was charged to the address, all of them at once, so the next subscriptions waited for all of them: past
     the client's timeout (10 s), which then reconnected and asked again, and never caught up. Now a catch-up's debt
     is one burst at most: a subscription is answered within a burst's worth of time."""
-    t = table()
-    limits = Limits(publish_rate=0, delivery_rate=100.0, delivery_burst=100)
-    junk = [chat(throwaway(f"again {k}"), t.game, n) for k in range(3) for n in range(1, 101)]
-    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
-        await publish(relay.port, [own(t.offer), *junk], source="127.0.0.2")
-        await settle(relay)
+    async with slow_relay_with_an_open_game("again") as (relay, t):
         async with contextlib.AsyncExitStack() as stack:
             players = [await stack.enter_async_context(bare_client(relay.port, timeout=30)) for _ in range(4)]
 
@@ -357,12 +365,7 @@ async def test_clients_of_one_address_that_ask_for_a_game_again_are_never_kept_w
 async def test_a_catch_up_of_the_whole_store_is_paid_in_full():
     """Only one game's catch-up leaves a capped debt (the game's caps bound it): a wildcard's is the whole store, and
     asking for it again and again must cost its whole size each time, or a client would drain the relay every 5 s."""
-    t = table()
-    limits = Limits(publish_rate=0, delivery_rate=100.0, delivery_burst=100)
-    junk = [chat(throwaway(f"store {k}"), t.game, n) for k in range(3) for n in range(1, 101)]
-    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
-        await publish(relay.port, [own(t.offer), *junk], source="127.0.0.2")
-        await settle(relay)
+    async with slow_relay_with_an_open_game("store") as (relay, _):
         async with bare_client(relay.port, timeout=30) as reader:
             await reader.subscribe("olixono/1/#", qos=1)
             await reader.unsubscribe("olixono/1/#")
