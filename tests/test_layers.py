@@ -23,7 +23,7 @@ CLIENT = {
     # what a person reads and writes that needs no protocol
     "board_words": 0,
     # the cores, sans I/O: a network game's, a game at one terminal's; what the record says, what a quiet game needs
-    "core": 1, "local_game": 1, "record": 1, "liveness": 1,
+    "core": 1, "local_game": 1, "record": 1, "liveness": 1, "relays": 1,
     # what a person reads of a network game; what a person types, in either
     "words": 2, "commands": 2,
     # the shells: files, sockets, the runner that joins them to the core

@@ -1,0 +1,138 @@
+"""Several relays for one game, sans I/O: what arrives from any of them reaches the game once, what each relay lacks
+is known (so that it gets it from us), and each relay's state is said in words.
+
+The protocol trusts no relay with anything (signed lines, a hash chain, copies held by each player), so one game can
+travel over several at once: every line is published to each, read from all, and merged by the chain. This module
+is the merging's bookkeeping, without sockets (the links are :mod:`client.transport`'s), so that it can be tested
+on its own, the way :mod:`client.core` is:
+
+- :meth:`Relays.arrived` says whether a line that came from one relay is new to this client: a line that came from
+  another relay first is not given to the game again (it is the same signed line), but a relay that holds another
+  line on a topic than another relay does (a stranger replaced it there, on an anonymous broker) is news: the game
+  judges both;
+- :meth:`Relays.lacking` says which relays, caught up with, do not hold the line this client keeps on a topic: those
+  are sent it again, as a single relay that lost a line is today;
+- :meth:`Relays.connection` turns a relay's link going up or down into one sentence: ``relay lost: R2
+  (mqtt://b.example:1883): …; playing on through R1``, and ``all relays lost`` when none is left.
+
+Relays are numbered from 1 (``R1``, ``R2``) in the order they were given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MOST_RELAYS = 5
+"""Relays one game may travel over at once."""
+
+MOST_TOPICS_REMEMBERED = 20_000
+"""Topics whose lines are remembered per relay (a game's lines and copies are a few thousand; a stranger's junk on an
+anonymous broker is not remembered past this)."""
+
+
+def label(index: int) -> str:
+    """How people see relay number ``index`` (from 0): ``R1``, ``R2``…"""
+    return f"R{index + 1}"
+
+
+def distinct_relays(urls: Sequence[str]) -> list[str]:
+    """The relays a command was given, each once, in order; :class:`ValueError` with a sentence for none or too many."""
+    kept = list(dict.fromkeys(url.strip() for url in urls if url.strip()))
+    if not kept:
+        raise ValueError("no relay given")
+    if len(kept) > MOST_RELAYS:
+        raise ValueError(f"at most {MOST_RELAYS} relays for one game, not {len(kept)}")
+    return kept
+
+
+def digest(payload: bytes) -> bytes:
+    return hashlib.sha256(payload).digest()
+
+
+@dataclass
+class RelayState:
+    """One relay of the set, as this client last knew it."""
+
+    url: str
+    up: bool = False
+    caught_up: bool = False
+    """Whether its retained lines are in since the link last connected (only then does a missing line mean it lacks
+    it)."""
+    said: str = ""
+    """The last sentence its link gave for its state."""
+
+
+class Relays:
+    """The relays of one game, and what this client received from each."""
+
+    def __init__(self, urls: Sequence[str]) -> None:
+        self.states = [RelayState(url) for url in distinct_relays(urls)]
+        self._held: list[dict[str, bytes]] = [{} for _ in self.states]  # per relay: topic -> the digest it sent last
+        self._known: set[tuple[str, bytes]] = set()  # (topic, digest) given to the game already, from any relay
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    def name(self, index: int) -> str:
+        """``R2 (mqtt://b.example:1883)``."""
+        return f"{label(index)} ({self.states[index].url})"
+
+    # -- what arrives ----------------------------------------------------------------------------
+    def arrived(self, index: int, topic: str, payload: bytes) -> bool:
+        """A line (``payload`` on ``topic``) came from relay ``index``: whether it is new to this client (give it to
+        the game), or one another relay brought already (the same signed line: not again)."""
+        seen = digest(payload)
+        held = self._held[index]
+        if topic in held or len(held) < MOST_TOPICS_REMEMBERED:
+            held[topic] = seen
+        if (topic, seen) in self._known:
+            return False
+        if len(self._known) < MOST_TOPICS_REMEMBERED * MOST_RELAYS:  # past it (a flood), the game's own judging
+            self._known.add((topic, seen))  # drops a line it has already, as it does with one relay
+        return True
+
+    def holds(self, index: int, topic: str, payload: bytes) -> bool:
+        """Whether relay ``index`` sent ``payload`` on ``topic`` last (since its link last connected)."""
+        return self._held[index].get(topic) == digest(payload)
+
+    def lacking(self, topic: str, payload: bytes) -> list[int]:
+        """The relays, up and caught up, whose ``topic`` does not hold ``payload`` (a line this client keeps there): to
+        be sent it again."""
+        seen = digest(payload)
+        return [index for index, state in enumerate(self.states)
+                if state.up and state.caught_up and self._held[index].get(topic) != seen]
+
+    def caught_up(self, index: int) -> None:
+        """Relay ``index``'s retained lines are in (since its link last connected)."""
+        self.states[index].caught_up = True
+
+    # -- each relay's state ------------------------------------------------------------------------
+    @property
+    def up(self) -> list[int]:
+        return [index for index, state in enumerate(self.states) if state.up]
+
+    def connection(self, index: int, up: bool, sentence: str) -> str | None:
+        """Relay ``index``'s link went up or down (``sentence``: what it said); the words for the change, or ``None``
+        when its state is what it was. A relay that connects again has sent nothing yet on that connection."""
+        state = self.states[index]
+        changed = state.up != up
+        state.up, state.said = up, sentence
+        if up:
+            state.caught_up = False
+            self._held[index] = {}
+        if not changed:
+            return None
+        if len(self.states) == 1:
+            return sentence
+        others = [label(other) for other in self.up if other != index]
+        if up:
+            return f"relay back: {self.name(index)}" + (f"; playing through {', '.join(others + [label(index)])}")
+        if others:
+            return f"relay lost: {self.name(index)}: {sentence}; playing on through {', '.join(others)}"
+        return f"all relays lost: {self.name(index)} was the last: {sentence}"
+
+    def summary(self) -> str:
+        """Each relay's state in a few words: ``R1 up, R2 down``."""
+        return ", ".join(f"{label(index)} {'up' if state.up else 'down'}" for index, state in enumerate(self.states))

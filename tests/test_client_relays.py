@@ -1,0 +1,69 @@
+"""Several relays for one game, sans I/O (:mod:`client.relays`): what arrives from any relay reaches the game once,
+what a relay lacks is known, and a relay's going and coming back is one sentence."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from client.relays import MOST_RELAYS, Relays, distinct_relays
+
+A, B, C = "mqtt://a.example:1883", "mqtt://b.example:1883", "mqtts://c.example:8883"
+
+lines = st.lists(st.tuples(st.sampled_from(["t/1", "t/2", "t/presence", "t/copy/x"]), st.binary(min_size=1, max_size=4)),
+                 min_size=1, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines, st.lists(st.integers(0, 2), min_size=1, max_size=40), st.randoms(use_true_random=False))
+def test_every_line_reaches_the_game_once_whatever_relay_brings_it_first(sent, relays_of, rng):
+    """Each relay brings every line (in an order of its own, some more than once): each distinct line, and each other
+    line a relay holds on a topic, is given to the game exactly once."""
+    relays = Relays([A, B, C])
+    arrivals = [(index, topic, payload) for index in range(3) for topic, payload in sent]
+    arrivals += [(relays_of[n % len(relays_of)], *sent[n % len(sent)]) for n in range(len(relays_of))]  # again
+    rng.shuffle(arrivals)
+    given_to_game = [(topic, payload) for index, topic, payload in arrivals if relays.arrived(index, topic, payload)]
+    assert sorted(given_to_game) == sorted(set(sent))
+
+
+def test_a_relay_that_lacks_a_line_is_named_once_caught_up():
+    relays = Relays([A, B, C])
+    for index in range(3):
+        relays.connection(index, True, "connected")
+    relays.arrived(0, "t/3", b"move")
+    relays.arrived(1, "t/3", b"other")  # a stranger replaced it there (an anonymous broker)
+    assert relays.lacking("t/3", b"move") == []  # nobody is caught up yet: what is missing may still come
+    for index in range(3):
+        relays.caught_up(index)
+    assert relays.lacking("t/3", b"move") == [1, 2]
+    assert relays.holds(0, "t/3", b"move") and not relays.holds(1, "t/3", b"move")
+    relays.connection(2, False, "lost")
+    assert relays.lacking("t/3", b"move") == [1]  # a relay that is down is sent it when it is back
+    relays.connection(2, True, "connected")
+    assert relays.lacking("t/3", b"move") == [1]  # back, it has sent nothing yet: not before its catch-up
+    relays.caught_up(2)
+    assert relays.lacking("t/3", b"move") == [1, 2]
+
+
+def test_a_relays_going_and_coming_back_is_one_sentence():
+    relays = Relays([A, B])
+    assert relays.connection(0, True, "connected") == f"relay back: R1 ({A}); playing through R1"
+    assert relays.connection(1, True, "connected") == f"relay back: R2 ({B}); playing through R1, R2"
+    assert relays.connection(1, True, "connected") is None  # no change
+    assert relays.summary() == "R1 up, R2 up"
+    assert relays.connection(1, False, "the connection was lost") == \
+        f"relay lost: R2 ({B}): the connection was lost; playing on through R1"
+    assert relays.connection(0, False, "refused") == f"all relays lost: R1 ({A}) was the last: refused"
+    assert relays.summary() == "R1 down, R2 down"
+    single = Relays([A])
+    assert single.connection(0, False, "the relay went away") is None  # down from the start: no change
+    assert single.connection(0, True, "connected to it") == "connected to it"  # one relay: its own words, as today
+
+
+def test_the_relays_given_are_kept_once_each_in_order_and_bounded():
+    assert distinct_relays([B, A, B, " " + A]) == [B, A]
+    with pytest.raises(ValueError, match="no relay given"):
+        distinct_relays(["", " "])
+    with pytest.raises(ValueError, match=f"at most {MOST_RELAYS} relays"):
+        distinct_relays([f"mqtt://r{n}.example" for n in range(MOST_RELAYS + 1)])
