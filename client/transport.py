@@ -241,8 +241,11 @@ class Link:
                  on_connect: Hook | None = None, on_state: Callable[[bool, str], None] | None = None,
                  give_up: float | None = None, keepalive: int = 30,
                  on_line: Callable[[str, bytes, bool], Awaitable[None]] | None = None, bind_address: str = "",
-                 remember: Callable[[str], bool] | None = None) -> None:
+                 remember: Callable[[str], bool] | None = None, patient: bool = False) -> None:
         self.address = address
+        self.patient = patient
+        """Whether a first connection that fails is tried again, as a lost one is, rather than raised (one of several
+        relays: the game goes on through the others meanwhile); a refused login is raised all the same."""
         self.bind_address = bind_address
         self.on_line = on_line
         """Called with each line that arrives (topic, payload, and whether it came from the relay's store: the MQTT
@@ -375,7 +378,7 @@ class Link:
                         await asyncio.gather(reader, stopping, return_exceptions=True)
             except aiomqtt.MqttError as exc:
                 error = explain(self.address, exc, self.username)
-                if self.connections == 0 or error.fatal:
+                if (self.connections == 0 and not self.patient) or error.fatal:
                     raise error from None
                 self._lost(error)
             finally:

@@ -1,0 +1,155 @@
+"""One game over several relays at once: a :class:`Links` is a :class:`client.transport.Link` to each, seen as one.
+
+Every line this client sends goes to each relay; every line that arrives from any of them reaches the game once
+(:class:`client.relays.Relays` keeps the books); each relay's link keeps itself up on its own, and one that is down,
+or was never reachable, costs the others nothing: its lines are sent again when it is back, by the same hook that
+seeds a single relay that lost them (``on_connect``, called with that relay's own link). So a relay that dies,
+withholds one player's lines, delays or reorders them changes nothing a player sees beyond a notice, as long as one
+relay works; a relay that lies can only show lines the game's own judging refuses.
+
+It offers what the game's runner and the commands ask of a link (the same names as :class:`client.transport.Link`):
+what is asked of the whole set (subscriptions, sending) goes to every relay; what belongs to one connection
+(``on_connect``, ``settled``, ``seen``) is the single relay's link, passed to the hook.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from client.relays import Relays
+from client.transport import Hook, Link, LinkFactory, RelayAddress
+
+
+class Links:
+    """Links to several relays, one game's; ``async with links:`` keeps each up until the block ends."""
+
+    def __init__(self, factories: Sequence[LinkFactory], *, will: Callable[[], tuple[str, str] | None] | None = None,
+                 on_connect: Hook | None = None, on_state: Callable[[bool, str], None] | None = None,
+                 on_line: Callable[[str, bytes, bool], Awaitable[None]] | None = None,
+                 remember: Callable[[str], bool] | None = None) -> None:
+        self.on_connect, self.on_state, self.on_line = on_connect, on_state, on_line
+        self.links: list[Link] = [
+            factory(will=will, on_connect=self._connected, on_state=self._stated(index), on_line=self._arrived(index),
+                    remember=remember, patient=True)
+            for index, factory in enumerate(factories)]
+        self.relays = Relays([link.address.url for link in self.links])
+        self.incoming: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._stack: contextlib.AsyncExitStack | None = None
+
+    # -- what a link is asked --------------------------------------------------------------------------
+    @property
+    def address(self) -> RelayAddress:
+        """The first relay's address (where a command says it looks for a game: :attr:`addresses` has them all)."""
+        return self.links[0].address
+
+    @property
+    def addresses(self) -> list[RelayAddress]:
+        return [link.address for link in self.links]
+
+    @property
+    def connected(self) -> bool:
+        """Whether one relay at least is connected."""
+        return any(link.connected for link in self.links)
+
+    @property
+    def stopping(self) -> bool:
+        return self.links[0].stopping
+
+    @property
+    def subscriptions(self) -> list[str]:
+        return self.links[0].subscriptions
+
+    @property
+    def seen(self) -> dict[str, bytes]:
+        """What arrived last on each topic, from the relay that sent most (a count's measure, as one link's is)."""
+        return max((link.seen for link in self.links), key=len)
+
+    def stop(self) -> None:
+        for link in self.links:
+            link.stop()
+
+    def renew(self) -> None:
+        for link in self.links:
+            link.renew()
+
+    def send(self, topic: str, line: str) -> bool:
+        """Hand a line to each relay's connection; whether one took it (the others get it on their next connection)."""
+        return [link.send(topic, line) for link in self.links].count(True) > 0
+
+    async def publish(self, topic: str, line: str) -> bool:
+        return any(await asyncio.gather(*(link.publish(topic, line) for link in self.links)))
+
+    async def subscribe(self, topic_filter: str) -> None:
+        await asyncio.gather(*(link.subscribe(topic_filter) for link in self.links))
+
+    async def unsubscribe(self, topic_filter: str) -> None:
+        await asyncio.gather(*(link.unsubscribe(topic_filter) for link in self.links))
+
+    def follow(self, *topic_filters: str) -> None:
+        for link in self.links:
+            link.follow(*topic_filters)
+
+    async def narrow(self, *topic_filters: str) -> None:
+        await asyncio.gather(*(link.narrow(*topic_filters) for link in self.links))
+
+    async def peek(self, topic_filter: str, *, stop: bool = False) -> None:
+        await asyncio.gather(*(link.peek(topic_filter, stop=stop) for link in self.links))
+
+    async def resubscribe(self, topic_filter: str) -> None:
+        await asyncio.gather(*(link.resubscribe(topic_filter) for link in self.links))
+
+    async def settled(self, marker: tuple[str, str] | None = None) -> None:
+        """Until the relays that are up have sent their retained lines."""
+        await asyncio.gather(*(link.settled(marker) for link in self.links if link.connected))
+
+    def drain(self) -> list[tuple[str, bytes]]:
+        taken = []
+        while not self.incoming.empty():
+            taken.append(self.incoming.get_nowait())
+        return taken
+
+    # -- running -----------------------------------------------------------------------------------------
+    async def __aenter__(self) -> Links:
+        stack = contextlib.AsyncExitStack()
+        await stack.__aenter__()
+        try:
+            for link in self.links:
+                await stack.enter_async_context(link)
+        except BaseException:
+            await stack.aclose()
+            raise
+        self._stack = stack
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        stack, self._stack = self._stack, None
+        assert stack is not None
+        return await stack.__aexit__(*exc)
+
+    # -- each relay's hooks ---------------------------------------------------------------------------
+    async def _connected(self, link: Link) -> None:
+        """A relay's (new) connection: the game's own hook, with that relay's link (what it lacks goes to it); then
+        its lines are in."""
+        if self.on_connect is not None:
+            await self.on_connect(link)
+        self.relays.caught_up(self.links.index(link))
+
+    def _stated(self, index: int) -> Callable[[bool, str], None]:
+        def stated(connected: bool, sentence: str) -> None:
+            told = self.relays.connection(index, connected, sentence)
+            if told is not None and self.on_state is not None:
+                self.on_state(self.connected, told)
+        return stated
+
+    def _arrived(self, index: int) -> Callable[[str, bytes, bool], Awaitable[None]]:
+        async def arrived(topic: str, payload: bytes, retained: bool) -> None:
+            if not self.relays.arrived(index, topic, payload):
+                return  # another relay brought it first
+            if self.on_line is not None:
+                await self.on_line(topic, payload, retained)
+            else:
+                self.incoming.put_nowait((topic, payload))
+        return arrived

@@ -1,0 +1,106 @@
+"""One game over several relays (:class:`client.links.Links`), through real relays: every line goes to each relay,
+what arrives from any reaches the game once, and a relay that is down, or comes up late, costs the others nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+
+from client.links import Links
+from client.transport import Link, RelayAddress
+from relay.mosquitto import free_port
+from relay_fixtures import Relay, WRITER, game_id, gather_messages, signed_line, topic_of
+
+GAME = game_id("L")
+
+
+def factory(url: str) -> functools.partial[Link]:
+    return functools.partial(Link, RelayAddress.parse(url))
+
+
+async def started(tmp_path, name: str, kind: str = "embedded", port: int = 0) -> Relay:
+    relay = Relay(kind, tmp_path / name, port=port)
+    relay.workdir.mkdir()
+    return await relay.start()
+
+
+class Heard:
+    """What the game behind a :class:`Links` was given, and what it was told of the relays."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, bytes]] = []
+        self.told: list[tuple[bool, str]] = []
+        self.connected: list[str] = []
+
+    async def line(self, topic: str, payload: bytes, retained: bool) -> None:
+        self.lines.append((topic, payload))
+
+    def state(self, up: bool, sentence: str) -> None:
+        self.told.append((up, sentence))
+
+    async def connect(self, link: Link) -> None:
+        self.connected.append(link.address.url)
+
+    async def until(self, check, timeout: float = 10.0) -> None:
+        async with asyncio.timeout(timeout):
+            while not check():
+                await asyncio.sleep(0.02)
+
+
+def links_to(urls: list[str], heard: Heard) -> Links:
+    return Links([factory(url) for url in urls], on_line=heard.line, on_state=heard.state, on_connect=heard.connect)
+
+
+async def test_a_line_goes_to_every_relay_and_comes_back_once(tmp_path):
+    first, second = await started(tmp_path, "a"), await started(tmp_path, "b", "mosquitto")
+    heard = Heard()
+    links = links_to([first.url, second.url], heard)
+    topic, line = topic_of(GAME, WRITER, "chat-1"), signed_line(WRITER, GAME, "chat-1")
+    try:
+        await links.subscribe(f"olixono/1/games/{GAME}/#")
+        async with links:
+            await heard.until(lambda: len(heard.connected) == 2)
+            assert links.send(topic, line.decode())
+            other_topic, other = topic_of(GAME, WRITER, "chat-2"), signed_line(WRITER, GAME, "chat-2")
+            async with second.client() as stranger:  # a line only the second relay has: it comes once
+                await stranger.publish(other_topic, other, qos=1, retain=True)
+            await heard.until(lambda: (other_topic, other) in heard.lines and (topic, line) in heard.lines)
+            await asyncio.sleep(0.3)  # the echo of our line from the other relay too
+        assert heard.lines.count((topic, line)) == 1 and heard.lines.count((other_topic, other)) == 1
+        for relay in (first, second):  # each relay keeps our line
+            async with relay.client() as late:
+                await late.subscribe(topic, qos=1)
+                assert (await gather_messages(late, topic, count=1)).get(topic) == line
+    finally:
+        await first.stop()
+        await second.stop()
+
+
+async def test_a_relay_down_at_the_start_costs_nothing_and_is_seeded_when_it_comes_up(tmp_path):
+    first = await started(tmp_path, "a")
+    late_port = free_port()
+    heard = Heard()
+    late_url = f"mqtt://127.0.0.1:{late_port}"
+    links = links_to([first.url, late_url], heard)
+    topic, line = topic_of(GAME, WRITER, "chat-1"), signed_line(WRITER, GAME, "chat-1")
+    late = None
+    try:
+        await links.subscribe(f"olixono/1/games/{GAME}/#")
+        async with links:
+            await heard.until(lambda: heard.connected == [first.url])
+            assert links.connected and links.send(topic, line.decode())
+            await heard.until(lambda: (topic, line) in heard.lines)
+            late = await started(tmp_path, "b", port=late_port)  # it comes up: its link connects by itself
+            await heard.until(lambda: late_url in heard.connected, timeout=40)
+            assert any("relay back: R2" in said for _, said in heard.told)
+            await first.stop()  # and the first goes: the game plays on through the second
+            await heard.until(lambda: any("relay lost: R1" in said and "playing on through R2" in said
+                                          for _, said in heard.told), timeout=40)
+            assert links.connected
+            topic2, line2 = topic_of(GAME, WRITER, "chat-2"), signed_line(WRITER, GAME, "chat-2")
+            assert links.send(topic2, line2.decode())
+            await heard.until(lambda: (topic2, line2) in heard.lines)
+    finally:
+        await first.stop()
+        if late is not None:
+            await late.stop()
