@@ -179,7 +179,8 @@ def _network(args: argparse.Namespace) -> int:
     screen = full_screen(args) and bot is None
     plain = getattr(args, "plain", False) or not (screen or getattr(args, "line", False))  # no terminal: plain
     options = network.Options(
-        relay=args.relay, cafile=args.cafile, timeout=args.timeout, plain=plain, bot=bot,
+        relay=" ".join(args.relay) if args.relay else None, cafile=args.cafile, timeout=args.timeout, plain=plain,
+        bot=bot,
         iterations=getattr(args, "iterations", None), seconds=getattr(args, "seconds", None),
         seed=getattr(args, "seed", None), invite=getattr(args, "invite", None),
         control=getattr(args, "clock", None) or getattr(args, "days", None),
@@ -286,10 +287,11 @@ def _seconds_option(text: str) -> float:
 
 
 def _relay_options(parser: argparse.ArgumentParser, offer: bool = False) -> None:
-    parser.add_argument("--relay", metavar="URL",
+    parser.add_argument("--relay", metavar="URL", action="append",
                         help="the relay: mqtt://[user@]host[:port] or mqtts://… (default: $OLIXONO_RELAY, else "
                              f"{DEFAULT_RELAY_TEXT}); on a private relay the password comes from "
-                             "$OLIXONO_RELAY_PASSWORD or a hidden prompt")
+                             "$OLIXONO_RELAY_PASSWORD or a hidden prompt. Given more than once, the game travels over "
+                             "every relay named at once, and goes on while one of them works")
     parser.add_argument("--cafile", type=Path, metavar="FILE", help="trust this CA for an mqtts:// relay (default: the system's)")
     parser.add_argument("--timeout", type=_seconds_option, metavar="S",
                         help="give up when the relay stays unreachable this long" + (

@@ -21,7 +21,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from client.board_words import resume_text
 from client.words import claim_text, clocks_now_text, control_text, control_words, witness_words
@@ -35,6 +35,8 @@ from client.record import (PROVEN, code_text, confirmation_text, moves_text, ope
 from client.commands import Write
 from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
+from client.links import Links
+from client.relays import distinct_relays
 from client.transport import LinkFactory, Link, RelayAddress, RelayError, reach, try_login
 from client.witness import MOST_GAMES, TimeWitness, WitnessBusy, hold, witness_folder, witness_lock
 from protocol.clock import TimeControl
@@ -111,27 +113,49 @@ class Options:
 
 
 # -- the relay ---------------------------------------------------------------------------------
-def relay_address(options: Options) -> tuple[RelayAddress, bool]:
-    """The relay to use, and whether it is the default (no ``--relay``, no ``OLIXONO_RELAY``)."""
+def relay_addresses(options: Options) -> tuple[list[RelayAddress], bool]:
+    """The relays to use (``--relay`` once or more, else ``OLIXONO_RELAY``: URLs apart by spaces, else the default),
+    and whether it is the default."""
     text = options.relay or options.environ.get(RELAY_VARIABLE) or ""
     try:
-        return RelayAddress.parse(text or DEFAULT_RELAY), not text
+        return [RelayAddress.parse(url) for url in distinct_relays(text.split() or [DEFAULT_RELAY])], not text
     except ValueError as exc:
         raise Failure(str(exc)) from None
 
 
-def join_command(game: str, address: RelayAddress, default: bool) -> str:
-    """What the opponent types to join."""
-    return f"olixono join {game}" + ("" if default else f" --relay {address.url}")
+def relay_address(options: Options) -> tuple[RelayAddress, bool]:
+    """The relay to use (the first, when several are named), and whether it is the default."""
+    addresses, default = relay_addresses(options)
+    return addresses[0], default
+
+
+def played_at(options: Options, address: RelayAddress) -> str:
+    """What a journal keeps of where its game is played (``resume`` goes back there): the relay, or every relay, apart
+    by spaces."""
+    addresses, _ = relay_addresses(options)
+    return " ".join(one.url for one in addresses) if len(addresses) > 1 else address.url
+
+
+def relays_text(addresses: list[RelayAddress]) -> str:
+    """``mqtt://a:1883``, or ``mqtt://a:1883 and mqtt://b:1883``: where a command looks."""
+    urls = [address.url for address in addresses]
+    return urls[0] if len(urls) == 1 else ", ".join(urls[:-1]) + f" and {urls[-1]}"
+
+
+def join_command(game: str, address: RelayAddress | list[RelayAddress], default: bool) -> str:
+    """What the opponent types to join (every relay the game is on)."""
+    addresses = address if isinstance(address, list) else [address]
+    return f"olixono join {game}" + ("" if default else "".join(f" --relay {one.url}" for one in addresses))
 
 
 @contextlib.asynccontextmanager
 async def relay_for_host(options: Options, *, may_start: bool | None = None) -> AsyncIterator[tuple[RelayAddress, bool]]:
     """The relay a host plays through, and whether this process runs it: the one named, or at the default address, or
     one started here (when nothing answers there and ``may_start``: by default, when no relay was named)."""
-    address, default = relay_address(options)
+    addresses, default = relay_addresses(options)
+    address = addresses[0]
     problem = await reach(address)
-    if problem is None:
+    if problem is None or len(addresses) > 1:  # several: those that answer carry the game, the others join later
         yield address, False
         return
     if not (default if may_start is None else may_start) or address.tls:
@@ -161,10 +185,19 @@ def credentials(options: Options, address: RelayAddress, identity: Identity | No
 
 
 def make_link(options: Options, address: RelayAddress, identity: Identity | None) -> LinkFactory:
-    """What makes the link to the relay, given its callbacks (a runner's, or :func:`_collect`'s)."""
-    user, password = credentials(options, address, identity)
-    return functools.partial(Link, address, username=user, password=password, cafile=options.cafile,
-                             give_up=options.timeout)
+    """What makes the link to the relay (``address``), or to every relay the command names when it names several
+    (:class:`client.links.Links`: one game over all of them), given its callbacks (a runner's, or
+    :func:`_collect`'s)."""
+    addresses, _ = relay_addresses(options)
+    factories = []
+    for one in (addresses if len(addresses) > 1 else [address]):
+        user, password = credentials(options, one, identity)
+        factories.append(functools.partial(Link, one, username=user, password=password, cafile=options.cafile,
+                                           give_up=options.timeout))
+    if len(factories) == 1:
+        return factories[0]
+    # a Links offers every name of a Link the runner and the commands use (client/links.py): it stands in for one
+    return cast(LinkFactory, functools.partial(Links, factories))
 
 
 def cancelled_meanwhile() -> None:
@@ -179,15 +212,28 @@ def cancelled_meanwhile() -> None:
 async def log_in(options: Options, address: RelayAddress, identity: Identity | None) -> None:
     """Before anything is made or signed: whether the relay takes this account (or none). :class:`NeedsPassword`
     when it wants a password nobody gave, :class:`Failure` when it refuses the login; a relay that does not answer
-    is left to the link (it reconnects, and ``--timeout`` gives up)."""
-    user, password = credentials(options, address, identity)
-    problem = await try_login(address, user, password, options.cafile)
-    cancelled_meanwhile()
-    if problem is None:
-        return
-    if problem.needs_login and identity is not None and password is None:
-        raise NeedsPassword(str(problem), identity.fingerprint)
-    raise Failure(str(problem))
+    is left to the link (it reconnects, and ``--timeout`` gives up). With several relays, each is asked: one that
+    refuses the login is a failure, one that does not answer is not, as long as one does."""
+    addresses, _ = relay_addresses(options)
+    several = len(addresses) > 1
+    answered = False
+    problems = []
+    for one in (addresses if several else [address]):
+        user, password = credentials(options, one, identity)
+        problem = await try_login(one, user, password, options.cafile)
+        cancelled_meanwhile()
+        if problem is None:
+            answered = True
+            continue
+        if problem.needs_login and identity is not None and password is None:
+            raise NeedsPassword(str(problem), identity.fingerprint)
+        if problem.fatal or not several:
+            raise Failure(str(problem))
+        problems.append(str(problem))
+    if not answered:
+        raise Failure("no relay answered: " + "; ".join(problems))
+    for unanswered in problems:
+        options.warn(f"warning: {unanswered}; playing through the others meanwhile")
 
 
 async def run_game(runner: GameRunner, front: FrontEnd) -> int:
@@ -263,20 +309,20 @@ async def host(kind: str, options: Options) -> int:
     invite = invite_key(options.invite)
     witnesses = witness_keys(options.witnesses)
     async with relay_for_host(options) as (address, ran_relay):
-        _, default = relay_address(options)
+        addresses, default = relay_addresses(options)
         await log_in(options, address, identity)  # before a game is made that could never be published
         core, _ = GameCore.hosting(kind, identity, invite=invite, control=options.control,  # published on connecting
                                    witnesses=witnesses)
         core.auto_claim = options.auto_claim
         game = core.session.game_id or ""
-        journal = _seat(Journal.create(JournalMeta(game, kind, Role.HOST, identity.public.text, address.url,
+        journal = _seat(Journal.create(JournalMeta(game, kind, Role.HOST, identity.public.text, played_at(options, address),
                                                    ran_relay=ran_relay, cafile=_cafile(options)), options.journal_dir))
         who = "the invited key" if invite else "your opponent"
         timed = "" if options.control is None else f", {control_words(options.control)},"
         options.say(f"Hosting {kind} game {game}{timed} as {identity.fingerprint}.")
         for line in witness_words(core.session.witnesses, identity.public, None):
             options.say(line)
-        options.invitation = join_command(game, address, default)
+        options.invitation = join_command(game, addresses if len(addresses) > 1 else address, default)
         options.say(f"Tell {who} to type:  {options.invitation}")
         options.say(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
         if options.cafile is not None:
@@ -289,7 +335,9 @@ async def host(kind: str, options: Options) -> int:
 # -- join and watch ----------------------------------------------------------------------------------
 async def _offer(runner: GameRunner, game: str, timeout: float, say: Write) -> None:
     """Wait until the game's offer has arrived (saying so while it waits); :class:`Failure` if the relay has none."""
-    say(f"Looking for game {game} on the relay at {runner.link.address} (for up to {timeout:g} s)...")
+    where = relays_text(runner.link.addresses) if isinstance(runner.link, Links) else str(runner.link.address)
+    say(f"Looking for game {game} on the relay{'s' if isinstance(runner.link, Links) else ''} at {where} "
+        f"(for up to {timeout:g} s)...")
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while runner.core.session.phase is Phase.WAITING:
@@ -330,7 +378,7 @@ def joining(options: Options, identity: Identity, address: RelayAddress) -> Fron
                     "check that it is the fingerprint your host told you.")
         for line in witness_words(session.witnesses, session.host, identity.public):
             options.say(line)
-        runner.attach(_seat(Journal.create(JournalMeta(game, session.kind, Role.GUEST, identity.public.text, address.url,
+        runner.attach(_seat(Journal.create(JournalMeta(game, session.kind, Role.GUEST, identity.public.text, played_at(options, address),
                                                        cafile=_cafile(options)), options.journal_dir)))
         try:
             await runner.apply(core.join())

@@ -13,7 +13,8 @@ on its own, the way :mod:`client.core` is:
 - :meth:`Relays.lacking` says which relays, caught up with, do not hold the line this client keeps on a topic: those
   are sent it again, as a single relay that lost a line is today;
 - :meth:`Relays.connection` turns a relay's link going up or down into one sentence: ``relay lost: R2
-  (mqtt://b.example:1883): …; playing on through R1``, and ``all relays lost`` when none is left.
+  (mqtt://b.example:1883): …; playing on through R1``, ``relay back: R2 (…); playing through R1, R2``; whole
+  sentences, which a front end shows as they are (:data:`WHOLE`).
 
 Relays are numbered from 1 (``R1``, ``R2``) in the order they were given.
 """
@@ -23,6 +24,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+WHOLE = ("relay lost: R", "relay back: R")
+"""How :meth:`Relays.connection`'s sentences begin: a front end shows them as they are, not after its own ``relay
+lost:``."""
 
 MOST_RELAYS = 5
 """Relays one game may travel over at once."""
@@ -128,10 +133,10 @@ class Relays:
             return sentence
         others = [label(other) for other in self.up if other != index]
         if up:
-            return f"relay back: {self.name(index)}" + (f"; playing through {', '.join(others + [label(index)])}")
+            return f"relay back: {self.name(index)}; playing through {', '.join(sorted(others + [label(index)]))}"
         if others:
             return f"relay lost: {self.name(index)}: {sentence}; playing on through {', '.join(others)}"
-        return f"all relays lost: {self.name(index)} was the last: {sentence}"
+        return f"relay lost: {self.name(index)}, the last: {sentence}"
 
     def summary(self) -> str:
         """Each relay's state in a few words: ``R1 up, R2 down``."""

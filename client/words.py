@@ -6,6 +6,7 @@ from client.board_words import (AT_LEAST, AT_MOST, BOUND_WHY, GAME_WORDS, LOW_MS
                                  move_time_text)
 from protocol.clock import TimeControl, claim_after
 from client.core import ClaimReady, ClockLow, Connection, GameCore, Notice, ProofSaved, UiEvent, duration_text
+from client.relays import WHOLE
 from client.record import branch_text, clocks_text, confirmation_text, moves_before, out_of_time, proof_text
 from protocol import (
     ChatReceived,
@@ -335,6 +336,8 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
     if isinstance(event, ProofSaved):
         return f"warning: the proof is saved in {event.path}"
     if isinstance(event, Connection):
+        if event.sentence.startswith(WHOLE):  # one of several relays, said whole (client.relays)
+            return event.sentence
         return f"relay {'connected' if event.connected else 'lost'}: {event.sentence}"
     if isinstance(event, Notice):
         return f"{'warning' if event.warning else 'notice'}: {event.text}"

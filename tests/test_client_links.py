@@ -104,3 +104,46 @@ async def test_a_relay_down_at_the_start_costs_nothing_and_is_seeded_when_it_com
         await first.stop()
         if late is not None:
             await late.stop()
+
+
+class Both:
+    """Two relays, as a seat names them (``--relay A --relay B``)."""
+
+    def __init__(self, *relays: Relay) -> None:
+        self.url = " ".join(relay.url for relay in relays)
+
+
+async def test_two_players_on_two_relays_play_on_when_one_dies_and_either_relay_alone_has_the_game(tmp_path):
+    from client import network
+    from network_helpers import Seat, game_id_of, transcript
+    from protocol import GameSession, verify_transcript
+    from relay_fixtures import retained_topics
+
+    first, second = await started(tmp_path, "a"), await started(tmp_path, "b", "mosquitto")
+    try:
+        host = Seat(tmp_path, "host", Both(first, second), bot="random", seed=7)
+        hosting = asyncio.create_task(network.host("olix", host.options))
+        game = await game_id_of(host)
+        assert f"olixono join {game} --relay {first.url} --relay {second.url}" in host.text()
+        guest = Seat(tmp_path, "guest", Both(first, second), bot="random", seed=8)
+        joining = asyncio.create_task(network.join(game, guest.options))
+        async with asyncio.timeout(30):
+            while len(transcript(host, game)) < 12:
+                await asyncio.sleep(0.02)
+        await first.stop()  # the embedded relay dies mid-game: it plays on through Mosquitto
+        async with asyncio.timeout(90):
+            assert await joining == 0 and await hosting == 0
+        assert transcript(host, game) == transcript(guest, game)
+        assert any(f"relay back: R2 ({second.url})" in line for line in host.lines)  # said as it is, once
+        async with second.client() as late:  # a watcher on the surviving relay alone gets the whole game
+            await late.subscribe(f"olixono/1/games/{game}/#", qos=1)
+            kept = await gather_messages(late, f"olixono/1/games/{game}/#", timeout=2)
+        watcher = GameSession(game)
+        for payload in kept.values():
+            watcher.receive(payload)
+        session, _, problem = verify_transcript([line.encode() for line in watcher.transcript])
+        assert problem is None and session.result is not None
+        assert [line for line in watcher.transcript if " confirm " not in line[:20]] == transcript(host, game)
+    finally:
+        await first.stop()
+        await second.stop()

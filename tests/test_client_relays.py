@@ -54,7 +54,7 @@ def test_a_relays_going_and_coming_back_is_one_sentence():
     assert relays.summary() == "R1 up, R2 up"
     assert relays.connection(1, False, "the connection was lost") == \
         f"relay lost: R2 ({B}): the connection was lost; playing on through R1"
-    assert relays.connection(0, False, "refused") == f"all relays lost: R1 ({A}) was the last: refused"
+    assert relays.connection(0, False, "refused") == f"relay lost: R1 ({A}), the last: refused"
     assert relays.summary() == "R1 down, R2 down"
     single = Relays([A])
     assert single.connection(0, False, "the relay went away") is None  # down from the start: no change
