@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import functools
 
+import pytest
+
 from client.links import Links
 from client.transport import Link, RelayAddress
 from relay.mosquitto import free_port
@@ -144,6 +146,41 @@ async def test_two_players_on_two_relays_play_on_when_one_dies_and_either_relay_
         session, _, problem = verify_transcript([line.encode() for line in watcher.transcript])
         assert problem is None and session.result is not None
         assert [line for line in watcher.transcript if " confirm " not in line[:20]] == transcript(host, game)
+    finally:
+        await first.stop()
+        await second.stop()
+
+
+@pytest.mark.parametrize("trouble", ["withholds the host's lines", "delays everything by 2 s"])
+async def test_a_relay_that_withholds_or_delays_changes_nothing_while_another_works(tmp_path, trouble):
+    """One of two relays, behind the chaos proxy, never forwards the host's lines live, or holds every packet 2 s:
+    the lines come through the other, and the game ends as it would on one good relay, without asking again."""
+    from client import network
+    from harness.chaos import Chaos, ChaosProxy
+    from network_helpers import Seat, Via, game_id_of, transcript
+
+    first, second = await started(tmp_path, "a"), await started(tmp_path, "b", "mosquitto")
+    chaos = Chaos(seed=3, delay=2.0 if "delays" in trouble else 0.0)
+    try:
+        async with ChaosProxy(first.port, chaos) as proxy:
+            relays = Both(Via(proxy.port), second)
+            host = Seat(tmp_path, "host", relays, bot="random", seed=3)
+            guest = Seat(tmp_path, "guest", relays, bot="random", seed=4)
+            hosting = asyncio.create_task(network.host("oxono", host.options))
+            try:
+                game = await game_id_of(host, timeout=20)
+                if "withholds" in trouble:
+                    chaos.withhold = host.identity.public.text
+                async with asyncio.timeout(120):
+                    assert await network.join(game, guest.options) == 0, guest.text()
+                    assert await hosting == 0, host.text()
+            finally:
+                hosting.cancel()
+                await asyncio.gather(hosting, return_exceptions=True)
+        assert transcript(host, game) == transcript(guest, game)
+        assert "asked the relay again" not in guest.text()  # the other relay brought every line in time
+        if "withholds" in trouble:
+            assert proxy.counts.withheld > 0
     finally:
         await first.stop()
         await second.stop()
