@@ -1,6 +1,6 @@
 """Network play latency: prints one figure a line as ``name: value``.
 
-    python bench/latency.py [--relay embedded|mosquitto|both] [--moves 1000] [--quick]
+    python bench/latency.py [--relay embedded|mosquitto|both|two] [--moves 1000] [--quick]
 
 For each relay (the embedded relay as its own process, ``python -m relay``; Mosquitto from the generated
 configuration), on loopback:
@@ -17,6 +17,9 @@ Targets: ``move_p50_ms`` at most half the raw trip plus 0.5 ms; ``move_p99_ms`` 
 ``join_to_prompt_s``, the time from starting ``olixono join GAME`` in a terminal (a pty that answers the console's
 cursor-position request, as a terminal does) to its prompt drawn again after the board (target under 0.5 s), and
 ``watched_game_kib``, the memory one watched game holds (a finished Olix game, tracemalloc).
+
+``--relay two``: ``two_relays_move_*``, the same games over the embedded relay and Mosquitto at once (one game over
+both, :class:`client.links.Links`), to set beside either alone (target: as fast as through the faster one).
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ from client.core import GameCore  # noqa: E402
 from client.intents import Intent  # noqa: E402
 from client.identity import save_identity  # noqa: E402
 from client.journal import Journal, JournalMeta  # noqa: E402
+from client.links import Links  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
 from client.transport import Link, RelayAddress  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
@@ -163,11 +167,16 @@ async def raw_trips(port: int, count: int) -> list[float]:
 
 
 # -- moves between two runners, each in its own process ---------------------------------------------------
-async def play_games(role: str, port: int, games: int, seed: int, folder: Path, ids: Any) -> dict[str, list[Any]]:
+async def play_games(role: str, ports: tuple[int, ...], games: int, seed: int, folder: Path,
+                     ids: Any) -> dict[str, list[Any]]:
     """One player's side of ``games`` games in a row (the host offers each and sends its id over ``ids``; the guest
-    joins it): when each own move was submitted, and when each of the opponent's moves was applied (monotonic)."""
+    joins it), through the relay on each of ``ports`` (several: one game over all of them, :class:`Links`): when each
+    own move was submitted, and when each of the opponent's moves was applied (monotonic)."""
     rng = random.Random(seed)
-    address = RelayAddress(False, "127.0.0.1", port)
+    addresses = [RelayAddress(False, "127.0.0.1", port) for port in ports]
+    address = addresses[0]
+    connect = functools.partial(Link, address) if len(addresses) == 1 else functools.partial(
+        Links, [functools.partial(Link, one) for one in addresses])
     identity = Identity.generate()
     sent: list[tuple[str, int, float]] = []
     applied: list[tuple[str, int, float]] = []
@@ -184,7 +193,7 @@ async def play_games(role: str, port: int, games: int, seed: int, folder: Path, 
             game = await asyncio.to_thread(ids.get)
             core = GameCore(GameSession(game, identity))
             journal = None
-        runner = GameRunner(core, functools.partial(Link, address), journal)
+        runner = GameRunner(core, connect, journal)
 
         async def front(runner: GameRunner) -> int:
             core = runner.core
@@ -212,15 +221,18 @@ async def play_games(role: str, port: int, games: int, seed: int, folder: Path, 
     return {"sent": sent, "applied": applied}
 
 
-def player_process(role: str, port: int, games: int, seed: int, folder: str, ids: Any, results: Any) -> None:
-    results.put((role, asyncio.run(play_games(role, port, games, seed, Path(folder), ids))))
+def player_process(role: str, ports: tuple[int, ...], games: int, seed: int, folder: str, ids: Any,
+                   results: Any) -> None:
+    results.put((role, asyncio.run(play_games(role, ports, games, seed, Path(folder), ids))))
 
 
-def game_trips(port: int, games: int, folder: Path) -> list[float]:
-    """Each move's trip, from its player submitting it to the opponent's client having applied it."""
+def game_trips(ports: int | tuple[int, ...], games: int, folder: Path) -> list[float]:
+    """Each move's trip, from its player submitting it to the opponent's client having applied it (through the relay
+    on ``ports``, or every relay on them)."""
+    ports = (ports,) if isinstance(ports, int) else ports
     context = multiprocessing.get_context("spawn")
     ids, results = context.Queue(), context.Queue()
-    players = [context.Process(target=player_process, args=(role, port, games, seed, str(folder / role), ids, results))
+    players = [context.Process(target=player_process, args=(role, ports, games, seed, str(folder / role), ids, results))
                for seed, role in enumerate(("host", "guest"))]
     for process in players:
         process.start()
@@ -249,6 +261,19 @@ def measure(kind_of_relay: str, moves: int, folder: Path) -> dict[str, float]:
 
 
 # -- joining, as a person sees it ---------------------------------------------------------------------------
+def measure_two(moves: int, folder: Path) -> dict[str, float]:
+    """Moves through the embedded relay and Mosquitto at once (one game over both), as through either alone."""
+    embedded = RelayUnderTest("embedded", folder / "two-embedded").start()
+    mosquitto = RelayUnderTest("mosquitto", folder / "two-mosquitto").start()
+    try:
+        trips = game_trips((embedded.port, mosquitto.port), max(2, moves // 50), folder / "two-games")
+    finally:
+        embedded.stop()
+        mosquitto.stop()
+    return {"move_p50_ms": statistics.median(trips) * 1000, "move_p90_ms": percentile(trips, 0.90) * 1000,
+            "move_p99_ms": percentile(trips, 0.99) * 1000, "moves": len(trips)}
+
+
 def prompt_after_board(seen: bytes) -> bool:
     """The line console's board printed, and its prompt drawn again after it (the cursor shown)."""
     board = b"   a  b  c  d  e  f"
@@ -337,7 +362,8 @@ def watched_game_kib() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--relay", choices=["embedded", "mosquitto", "both"], default="both")
+    parser.add_argument("--relay", choices=["embedded", "mosquitto", "both", "two"], default="both",
+                        help="which relay, or both in turn (the default), or two: one game over both at once")
     parser.add_argument("--moves", type=int, default=1000, help="moves measured per relay (default 1000)")
     parser.add_argument("--quick", action="store_true", help="200 moves per relay")
     args = parser.parse_args()
@@ -345,6 +371,10 @@ def main() -> None:
     relays = ["embedded", "mosquitto"] if args.relay == "both" else [args.relay]
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
+        if args.relay == "two":
+            for name, value in measure_two(moves, folder).items():
+                print(f"two_relays_{name}: {value:.3f}" if isinstance(value, float) else f"two_relays_{name}: {value}")
+            return
         for relay in relays:
             figures = measure(relay, moves, folder)
             for name, value in figures.items():
