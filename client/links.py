@@ -15,12 +15,11 @@ what is asked of the whole set (subscriptions, sending) goes to every relay; wha
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from client.relays import Relays
-from client.transport import Hook, Link, LinkFactory, RelayAddress
+from client.transport import STOP_GRACE, Hook, Link, LinkFactory, RelayAddress, RelayError
 
 
 class Links:
@@ -37,7 +36,10 @@ class Links:
             for index, factory in enumerate(factories)]
         self.relays = Relays([link.address.url for link in self.links])
         self.incoming: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
-        self._stack: contextlib.AsyncExitStack | None = None
+        self._host: asyncio.Task[Any] | None = None  # the task inside ``async with``, cancelled if every relay ends
+        self._tasks: list[asyncio.Task[None]] = []
+        self._ended: dict[int, RelayError] = {}  # the relays whose links gave up, and why
+        self._failed_host = False
 
     # -- what a link is asked --------------------------------------------------------------------------
     @property
@@ -113,29 +115,44 @@ class Links:
 
     # -- running -----------------------------------------------------------------------------------------
     async def __aenter__(self) -> Links:
-        stack = contextlib.AsyncExitStack()
-        await stack.__aenter__()
-        try:
-            for link in self.links:
-                await stack.enter_async_context(link)
-        except BaseException:
-            await stack.aclose()
-            raise
-        self._stack = stack
+        """Keep each relay's link up, each in a task of its own: one that gives up (``--timeout``) or is refused for
+        good ends that relay only; the block is cancelled, and raises, only when every relay has ended."""
+        self._host = asyncio.current_task()
+        self._tasks = [asyncio.create_task(self._keep(index, link)) for index, link in enumerate(self.links)]
         return self
 
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        stack, self._stack = self._stack, None
-        assert stack is not None
-        return await stack.__aexit__(*exc)
+    async def _keep(self, index: int, link: Link) -> None:
+        try:
+            await link.run()
+        except RelayError as error:
+            self._ended[index] = error
+            if self.on_state is not None:
+                self.on_state(self.connected, self.relays.given_up(index, str(error)))
+            if len(self._ended) == len(self.links) and self._host is not None:
+                self._failed_host = True
+                self._host.cancel()  # as a task group would: the block stops, and __aexit__ raises the error
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        self._host = None
+        self.stop()
+        if exc_type is None or self._failed_host:
+            await asyncio.gather(*self._tasks, return_exceptions=True)  # each disconnects cleanly
+        else:  # the block failed or was cancelled from outside: a moment to end, then they go (as Link does)
+            _, pending = await asyncio.wait(self._tasks, timeout=STOP_GRACE)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        if self._failed_host:
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()  # the cancellation was ours: the relays' error stands in its place
+            raise next(iter(self._ended.values()))
 
     # -- each relay's hooks ---------------------------------------------------------------------------
     async def _connected(self, link: Link) -> None:
-        """A relay's (new) connection: the game's own hook, with that relay's link (what it lacks goes to it); then
-        its lines are in."""
+        """A relay's (new) connection: the game's own hook, with that relay's link (what it lacks goes to it)."""
         if self.on_connect is not None:
             await self.on_connect(link)
-        self.relays.caught_up(self.links.index(link))
 
     def _stated(self, index: int) -> Callable[[bool, str], None]:
         def stated(connected: bool, sentence: str) -> None:
@@ -146,8 +163,8 @@ class Links:
 
     def _arrived(self, index: int) -> Callable[[str, bytes, bool], Awaitable[None]]:
         async def arrived(topic: str, payload: bytes, retained: bool) -> None:
-            if not self.relays.arrived(index, topic, payload):
-                return  # another relay brought it first
+            if not self.relays.arrived(index, topic, payload, live=not retained):
+                return  # another relay brought it live first
             if self.on_line is not None:
                 await self.on_line(topic, payload, retained)
             else:

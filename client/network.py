@@ -216,24 +216,21 @@ async def log_in(options: Options, address: RelayAddress, identity: Identity | N
     refuses the login is a failure, one that does not answer is not, as long as one does."""
     addresses, _ = relay_addresses(options)
     several = len(addresses) > 1
-    answered = False
-    problems = []
-    for one in (addresses if several else [address]):
-        user, password = credentials(options, one, identity)
-        problem = await try_login(one, user, password, options.cafile)
-        cancelled_meanwhile()
-        if problem is None:
-            answered = True
-            continue
-        if problem.needs_login and identity is not None and password is None:
+    asked = addresses if several else [address]
+    problems = await asyncio.gather(*(try_login(one, *credentials(options, one, identity), options.cafile)
+                                      for one in asked))  # all at once: a relay that stalls delays nobody
+    cancelled_meanwhile()
+    for problem in problems:
+        if problem is not None and problem.needs_login and identity is not None \
+                and options.environ.get(PASSWORD_VARIABLE) is None:
             raise NeedsPassword(str(problem), identity.fingerprint)
-        if problem.fatal or not several:
-            raise Failure(str(problem))
-        problems.append(str(problem))
-    if not answered:
-        raise Failure("no relay answered: " + "; ".join(problems))
-    for unanswered in problems:
-        options.warn(f"warning: {unanswered}; playing through the others meanwhile")
+    failed = [str(problem) for problem in problems if problem is not None]
+    if not several and failed:
+        raise Failure(failed[0])
+    if len(failed) == len(asked):  # several, and not one takes us: what each said
+        raise Failure("no relay takes this game: " + "; ".join(failed))
+    for unanswered in failed:  # the game goes through the others; this one's link keeps trying (and says so)
+        options.warn(f"warning: {unanswered}; playing through the other relays meanwhile")
 
 
 async def run_game(runner: GameRunner, front: FrontEnd) -> int:

@@ -6,12 +6,12 @@ travel over several at once: every line is published to each, read from all, and
 is the merging's bookkeeping, without sockets (the links are :mod:`client.transport`'s), so that it can be tested
 on its own, the way :mod:`client.core` is:
 
-- :meth:`Relays.arrived` says whether a line that came from one relay is new to this client: a line that came from
-  another relay first is not given to the game again (it is the same signed line), but a relay that holds another
-  line on a topic than another relay does (a stranger replaced it there, on an anonymous broker) is news: the game
-  judges both;
-- :meth:`Relays.lacking` says which relays, caught up with, do not hold the line this client keeps on a topic: those
-  are sent it again, as a single relay that lost a line is today;
+- :meth:`Relays.arrived` says whether a line that came from one relay is new to this client: a line that came live
+  from another relay first is not given to the game again (it is the same signed line), but a relay that holds
+  another line on a topic than another relay does (a stranger replaced it there, on an anonymous broker) is news,
+  and so is everything a relay sends from its store (the game asked for it again, or catches up): the game judges
+  it. (What a relay lacks each relay's own link knows, ``Link.seen``: the game's ``on_connect`` hook sends it again
+  there, as to a single relay that lost a line.)
 - :meth:`Relays.connection` turns a relay's link going up or down into one sentence: ``relay lost: R2
   (mqtt://b.example:1883): …; playing on through R1``, ``relay back: R2 (…); playing through R1, R2``; whole
   sentences, which a front end shows as they are (:data:`WHOLE`).
@@ -32,9 +32,9 @@ lost:``."""
 MOST_RELAYS = 5
 """Relays one game may travel over at once."""
 
-MOST_TOPICS_REMEMBERED = 20_000
-"""Topics whose lines are remembered per relay (a game's lines and copies are a few thousand; a stranger's junk on an
-anonymous broker is not remembered past this)."""
+MOST_REMEMBERED = 100_000
+"""Live lines remembered (a game's lines and copies are a few thousand; a stranger's junk on an anonymous broker is
+not remembered past this)."""
 
 
 def label(index: int) -> str:
@@ -62,9 +62,6 @@ class RelayState:
 
     url: str
     up: bool = False
-    caught_up: bool = False
-    """Whether its retained lines are in since the link last connected (only then does a missing line mean it lacks
-    it)."""
     said: str = ""
     """The last sentence its link gave for its state."""
 
@@ -74,8 +71,7 @@ class Relays:
 
     def __init__(self, urls: Sequence[str]) -> None:
         self.states = [RelayState(url) for url in distinct_relays(urls)]
-        self._held: list[dict[str, bytes]] = [{} for _ in self.states]  # per relay: topic -> the digest it sent last
-        self._known: set[tuple[str, bytes]] = set()  # (topic, digest) given to the game already, from any relay
+        self._known: set[tuple[str, bytes]] = set()  # (topic, digest) given to the game live already, from any relay
 
     def __len__(self) -> int:
         return len(self.states)
@@ -85,33 +81,19 @@ class Relays:
         return f"{label(index)} ({self.states[index].url})"
 
     # -- what arrives ----------------------------------------------------------------------------
-    def arrived(self, index: int, topic: str, payload: bytes) -> bool:
-        """A line (``payload`` on ``topic``) came from relay ``index``: whether it is new to this client (give it to
-        the game), or one another relay brought already (the same signed line: not again)."""
-        seen = digest(payload)
-        held = self._held[index]
-        if topic in held or len(held) < MOST_TOPICS_REMEMBERED:
-            held[topic] = seen
-        if (topic, seen) in self._known:
+    def arrived(self, index: int, topic: str, payload: bytes, *, live: bool = True) -> bool:
+        """A line (``payload`` on ``topic``) came from relay ``index``: whether to give it to the game. A line that
+        came live from another relay first is the same signed line: not again. What a relay sends from its store (a
+        catch-up, an asking again: ``live=False``) always goes to the game, which knows what it has: it is asked
+        for because the game may have dropped it, and a line seen there first may still come live."""
+        if not live:
+            return True
+        seen = (topic, digest(payload))
+        if seen in self._known:
             return False
-        if len(self._known) < MOST_TOPICS_REMEMBERED * MOST_RELAYS:  # past it (a flood), the game's own judging
-            self._known.add((topic, seen))  # drops a line it has already, as it does with one relay
+        if len(self._known) < MOST_REMEMBERED:  # past it (a flood), the game's own judging drops a line it has
+            self._known.add(seen)
         return True
-
-    def holds(self, index: int, topic: str, payload: bytes) -> bool:
-        """Whether relay ``index`` sent ``payload`` on ``topic`` last (since its link last connected)."""
-        return self._held[index].get(topic) == digest(payload)
-
-    def lacking(self, topic: str, payload: bytes) -> list[int]:
-        """The relays, up and caught up, whose ``topic`` does not hold ``payload`` (a line this client keeps there): to
-        be sent it again."""
-        seen = digest(payload)
-        return [index for index, state in enumerate(self.states)
-                if state.up and state.caught_up and self._held[index].get(topic) != seen]
-
-    def caught_up(self, index: int) -> None:
-        """Relay ``index``'s retained lines are in (since its link last connected)."""
-        self.states[index].caught_up = True
 
     # -- each relay's state ------------------------------------------------------------------------
     @property
@@ -124,9 +106,6 @@ class Relays:
         state = self.states[index]
         changed = state.up != up
         state.up, state.said = up, sentence
-        if up:
-            state.caught_up = False
-            self._held[index] = {}
         if not changed:
             return None
         if len(self.states) == 1:
@@ -137,6 +116,14 @@ class Relays:
         if others:
             return f"relay lost: {self.name(index)}: {sentence}; playing on through {', '.join(others)}"
         return f"relay lost: {self.name(index)}, the last: {sentence}"
+
+    def given_up(self, index: int, sentence: str) -> str:
+        """Relay ``index``'s link gave up (``--timeout``, or a refusal for good): the words for it, whatever its state
+        was (a relay never reached is given up on too)."""
+        self.states[index].up, self.states[index].said = False, sentence
+        others = [label(other) for other in self.up]
+        rest = f"; playing on through {', '.join(others)}" if others else ""
+        return f"relay lost: {self.name(index)}: {sentence} (given up){rest}"
 
     def summary(self) -> str:
         """Each relay's state in a few words: ``R1 up, R2 down``."""

@@ -4,7 +4,9 @@ what arrives from any reaches the game once, and a relay that is down, or comes 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -53,29 +55,36 @@ def links_to(urls: list[str], heard: Heard) -> Links:
     return Links([factory(url) for url in urls], on_line=heard.line, on_state=heard.state, on_connect=heard.connect)
 
 
-async def test_a_line_goes_to_every_relay_and_comes_back_once(tmp_path):
-    first, second = await started(tmp_path, "a"), await started(tmp_path, "b", "mosquitto")
+@contextlib.asynccontextmanager
+async def linked_to_two(tmp_path, second_kind: str) -> AsyncIterator[tuple[Relay, Relay, Heard, Links]]:
+    """An embedded relay and another, and a Links to both subscribed to the game, once both are connected."""
+    first, second = await started(tmp_path, "a"), await started(tmp_path, "b", second_kind)
     heard = Heard()
     links = links_to([first.url, second.url], heard)
-    topic, line = topic_of(GAME, WRITER, "chat-1"), signed_line(WRITER, GAME, "chat-1")
     try:
         await links.subscribe(f"olixono/1/games/{GAME}/#")
         async with links:
             await heard.until(lambda: len(heard.connected) == 2)
-            assert links.send(topic, line.decode())
-            other_topic, other = topic_of(GAME, WRITER, "chat-2"), signed_line(WRITER, GAME, "chat-2")
-            async with second.client() as stranger:  # a line only the second relay has: it comes once
-                await stranger.publish(other_topic, other, qos=1, retain=True)
-            await heard.until(lambda: (other_topic, other) in heard.lines and (topic, line) in heard.lines)
-            await asyncio.sleep(0.3)  # the echo of our line from the other relay too
+            yield first, second, heard, links
+    finally:
+        await first.stop()
+        await second.stop()
+
+
+async def test_a_line_goes_to_every_relay_and_comes_back_once(tmp_path):
+    topic, line = topic_of(GAME, WRITER, "chat-1"), signed_line(WRITER, GAME, "chat-1")
+    other_topic, other = topic_of(GAME, WRITER, "chat-2"), signed_line(WRITER, GAME, "chat-2")
+    async with linked_to_two(tmp_path, "mosquitto") as (first, second, heard, links):
+        assert links.send(topic, line.decode())
+        async with second.client() as stranger:  # a line only the second relay has: it comes once
+            await stranger.publish(other_topic, other, qos=1, retain=True)
+        await heard.until(lambda: (other_topic, other) in heard.lines and (topic, line) in heard.lines)
+        await asyncio.sleep(0.3)  # the echo of our line from the other relay too
         assert heard.lines.count((topic, line)) == 1 and heard.lines.count((other_topic, other)) == 1
         for relay in (first, second):  # each relay keeps our line
             async with relay.client() as late:
                 await late.subscribe(topic, qos=1)
                 assert (await gather_messages(late, topic, count=1)).get(topic) == line
-    finally:
-        await first.stop()
-        await second.stop()
 
 
 async def test_a_relay_down_at_the_start_costs_nothing_and_is_seeded_when_it_comes_up(tmp_path):
@@ -106,6 +115,48 @@ async def test_a_relay_down_at_the_start_costs_nothing_and_is_seeded_when_it_com
         await first.stop()
         if late is not None:
             await late.stop()
+
+
+async def test_a_line_asked_for_again_reaches_the_game_again(tmp_path):
+    """The game asks a relay for its lines again when it dropped some (a resync): what the relays send from their
+    store then reaches it, though the same lines came before."""
+    topic, line = topic_of(GAME, WRITER, "chat-1"), signed_line(WRITER, GAME, "chat-1")
+    async with linked_to_two(tmp_path, "embedded") as (_, _, heard, links):
+        links.send(topic, line.decode())
+        await heard.until(lambda: (topic, line) in heard.lines)
+        await asyncio.sleep(0.3)
+        before = heard.lines.count((topic, line))
+        await links.resubscribe(f"olixono/1/games/{GAME}/#")
+        await heard.until(lambda: heard.lines.count((topic, line)) > before)
+
+
+async def test_a_relay_given_up_on_ends_that_relay_only(tmp_path):
+    """``--timeout``: a relay unreachable that long is given up on; the game goes on through the other, and only when
+    every relay has ended does the block end, with the error."""
+    from client.transport import RelayError
+
+    first = await started(tmp_path, "a")
+    dead = f"mqtt://127.0.0.1:{free_port()}"
+    heard = Heard()
+    links = Links([functools.partial(Link, RelayAddress.parse(url), give_up=0.5) for url in (first.url, dead)],
+                  on_line=heard.line, on_state=heard.state, on_connect=heard.connect)
+    topic, line = topic_of(GAME, WRITER, "chat-1"), signed_line(WRITER, GAME, "chat-1")
+    ended: RelayError | None = None
+    try:
+        await links.subscribe(f"olixono/1/games/{GAME}/#")
+        async with links:
+            await heard.until(lambda: any("relay lost: R2" in said and "given up" in said for _, said in heard.told),
+                              timeout=20)
+            assert links.send(topic, line.decode())
+            await heard.until(lambda: (topic, line) in heard.lines)
+            await first.stop()  # the last one goes: the block ends (cancelled), and raises the relays' error
+            await asyncio.sleep(60)
+    except RelayError as error:
+        ended = error
+    finally:
+        await first.stop()
+    assert ended is not None and "stayed unreachable" in str(ended)
+    assert any("relay lost: R1" in said for _, said in heard.told)
 
 
 class Both:
@@ -184,3 +235,30 @@ async def test_a_relay_that_withholds_or_delays_changes_nothing_while_another_wo
     finally:
         await first.stop()
         await second.stop()
+
+
+async def test_logging_in_asks_every_relay_at_once_and_a_silent_one_is_a_warning(tmp_path):
+    """A relay that accepts connections and never answers (a firewall, a hostile host) made the whole command fail,
+    after every relay was asked in turn: now they are asked at once, and it is a warning while another answers."""
+    from client import network
+    from protocol import Identity
+
+    first = await started(tmp_path, "a")
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1 << 16)  # the CONNECT, never answered
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    warned: list[str] = []
+    options = network.Options(relay=f"{first.url} mqtt://127.0.0.1:{port}", warn=warned.append, environ={})
+    try:
+        address, _ = network.relay_address(options)
+        await network.log_in(options, address, Identity.generate())
+        assert len(warned) == 1 and f"127.0.0.1:{port}" in warned[0] and "playing through the other" in warned[0]
+        options.relay = f"mqtt://127.0.0.1:{port}"
+        with pytest.raises(network.Failure):
+            await network.log_in(options, network.relay_address(options)[0], Identity.generate())
+    finally:
+        server.close()
+        await first.stop()
