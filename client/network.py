@@ -542,10 +542,15 @@ async def _collect(options: Options, filters: list[str], identity: Identity | No
     address, _ = relay_address(options)
     await log_in(options, address, identity)
     done = asyncio.Event()
+    ready: set[int] = set()
 
-    async def settled(link: Link) -> None:
-        await link.settled()
-        done.set()
+    async def settled(one: Link) -> None:
+        """One relay's lines are in: done once every relay connected has sent its own (several: a relay may hold
+        lines another lost)."""
+        await one.settled()
+        ready.add(id(one))
+        if all(id(each) in ready for each in getattr(link, "links", [link]) if each.connected):
+            done.set()
 
     link = make_link(options, address, identity)(on_connect=settled)
     for topic_filter in filters:
@@ -668,11 +673,12 @@ async def export(game: str, options: Options) -> int:
         except JournalError as exc:
             raise Failure(str(exc)) from None
         if damage:
-            address = relay_address(options if options.relay else replace(options, relay=journal.meta.relay))[0]
+            relays = options.relay or journal.meta.relay  # every relay the game was played on
+            address = relays_text(relay_addresses(replace(options, relay=relays))[0])
             merged = GameSession(game)
             merged.receive_all(journal.lines())
             try:
-                await _from_relay(game, replace(options, relay=address.url), merged)
+                await _from_relay(game, replace(options, relay=relays), merged)
             except Failure as exc:
                 raise Failure(f"the journal of game {game} is damaged ({damage_text(damage)}), and the relay cannot "
                               f"complete it ({exc}): not exporting a shorter game") from None
