@@ -65,6 +65,8 @@ nothing is signed before this client has seen what its own key already signed th
 MAX_RESTORES = 20
 """Times one connection publishes again a line of ours that vanished from the relay (or was replaced) before it
 stops, for a stranger who clears it as fast as it comes back."""
+WILLS_KEPT = 16
+"""How many of this client's latest wills (one a connection, each relay's own) it remembers the presence seq of."""
 STALLED = 1.0
 """A watch tick this much later than its period shows that the loop was stalled (the process stopped and continued,
 the machine asleep): what time alone calls for then waits :data:`STALL_HOLD` s..."""
@@ -96,8 +98,11 @@ class GameRunner:
         self.connections = journal.meta.connections if journal is not None else 0
         """This client's connections to the game so far (the presence ``seq``), kept in the journal when there is one."""
         self.narrowed = False
-        """Whether this connection receives only the opponent's topics (a seated player, once caught up)."""
-        self._caught_up = False
+        """Whether the relays were asked to send only the seated players' topics (a seated player, once caught up);
+        each later connection is narrowed again at the end of its own catch-up."""
+        self._catching: set[int] = set()  # the links (``id``) catching up with their relay now (several: one a relay)
+        self._will_seqs: dict[str, int] = {}  # each will (a ``gone`` line) left with a relay: its presence seq
+        self._first_ready = False  # the first catch-up is done, and what it calls for is yet to be signed
         self._tasks: set[asyncio.Task[None]] = set()  # requests to the relay the reader does not wait for
         self._copies: list[Publish] = []
         self._copies_since = self._last_line = 0.0
@@ -106,7 +111,7 @@ class GameRunner:
         """Set once the first connection's catch-up is done: the relay's retained lines are in."""
         self._kept: dict[str, str] = {}  # each topic where this client keeps a line (its own, or a copy): the line
         self._restores = 0
-        self._asked: set[str] = set()  # the opponent's copies of our lines asked for on this connection
+        self._asked: set[str] = set()  # the opponent's copies of our lines asked for, until each comes
         self.ignored = Ignored()
         """The refused lines this client counted rather than showed."""
         self._count_timer: asyncio.TimerHandle | None = None
@@ -416,7 +421,7 @@ class GameRunner:
             log.error("a request to the relay failed", exc_info=error)
             self.emit(Notice(f"a request to the relay failed: {error!r} (in the log)", warning=True))
 
-    async def _narrow(self) -> None:
+    async def _narrow(self, link: Link | None = None) -> None:
         """Once a player's seats are both known and the relay's lines are in: receive only the two players' topics
         (and the game's time witnesses' lines).
 
@@ -430,10 +435,11 @@ class GameRunner:
             self.narrowed = True  # the opponent's lines, and ours: to see any of ours vanish, and publish it again
             game = self._game or ""
             witnesses = [player_filter(game, key) for key in self.core.session.witnesses]  # their witness lines
-            await self.link.narrow(player_filter(game, opponent), player_filter(game, me), *witnesses)
+            link = link or self.link  # one relay's, just caught up; else every relay's
+            await link.narrow(player_filter(game, opponent), player_filter(game, me), *witnesses)
             # then, the catch-ups of later connections: the two players' lines and copies, and the time witnesses'
             # lines, never a stranger's (what strangers leave in the game costs a reconnecting player nothing)
-            self.link.follow(own_filter(game, opponent), own_filter(game, me), *witnesses)
+            link.follow(own_filter(game, opponent), own_filter(game, me), *witnesses)
 
     def _remember(self, topic: str) -> bool:
         """Which topics the link remembers (a hash each): the seated keys' and this client's; while a seat is unknown,
@@ -505,14 +511,37 @@ class GameRunner:
         self.connections += 1
         if self.journal is not None:
             self.journal.update(connections=self.connections)
+        self._will_seqs = {line: seq for line, seq in self._will_seqs.items() if seq > self.connections - WILLS_KEPT}
+        self._will_seqs[gone.line] = self.connections
         return gone.topic, gone.line
 
+    @property
+    def _caught_up(self) -> bool:
+        """Whether the relays' retained lines are in: the first catch-up is done, and no relay is catching up now (a
+        claim on time never races lines a relay holds)."""
+        return self.caught_up.is_set() and not self._catching
+
     async def _connected(self, link: Link) -> None:
-        """After each connection: say we are here, catch up on what the relay retains, publish what it lacks of what
-        we keep, and from then on (a seated player) receive only the opponent's topics."""
-        self.narrowed = self._caught_up = False
-        self._asked.clear()  # those were this connection's; its catch-up brings every copy
-        here = self.core.presence(True, self.connections)
+        """After each connection (to one relay, when there are several: ``link`` is that relay's): say we are here,
+        catch up on what the relay retains, publish what it lacks of what we keep, and from then on (a seated player)
+        receive only the opponent's topics."""
+        self._catching.add(id(link))
+        try:
+            await self._catch_up(link)
+        finally:
+            self._catching.discard(id(link))
+        if link.stopping:  # the runner is leaving (a Ctrl-C while it connected): it signs nothing more
+            return
+        if self._first_ready:  # what the catch-up calls for (an accept, a reveal, a confirmation), now safe to sign
+            self._first_ready = False
+            await self.apply(self.core.ready())
+        await self._narrow(link)
+
+    async def _catch_up(self, link: Link) -> None:
+        will = getattr(link, "last_will", None)
+        # the presence seq of the will this relay holds: the relay says "gone" only for the connection it lost
+        seq = self._will_seqs.get(will[1], self.connections) if will is not None else self.connections
+        here = self.core.presence(True, seq)
         if here is not None:
             link.send(here.topic, here.line)
         await link.settled((here.topic, here.line) if here is not None else None)
@@ -525,16 +554,11 @@ class GameRunner:
                 link.send(item.topic, item.line)  # ours, or (a watcher's) another's line the relay lacks
         if first:
             self._unanswered(link, kept)
-        self._caught_up = True
+            self._first_ready = True
         self.caught_up.set()
         missing = lacking_text(self.core.session)
         if missing is not None:
             self.emit(Notice(missing, warning=True))
-        if link.stopping:  # the runner is leaving (a Ctrl-C while it connected): it signs nothing more
-            return
-        if first:  # what the catch-up calls for (an accept, a reveal, a confirmation), now that it is safe to sign
-            await self.apply(self.core.ready())
-        await self._narrow()
 
     def _state(self, connected: bool, sentence: str) -> None:
         self.emit(Connection(connected, sentence))

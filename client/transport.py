@@ -253,6 +253,8 @@ class Link:
         in the reading task itself: one task hop fewer than :attr:`incoming`, which is used when it is ``None``."""
         self.username, self.password, self.cafile = username, password, cafile
         self.will = will
+        self.last_will: tuple[str, str] | None = None
+        """The will (topic, line) of the latest connection attempt: what the relay publishes should it lose it."""
         self.on_connect = on_connect
         self.on_state = on_state
         self.give_up = give_up
@@ -318,7 +320,7 @@ class Link:
             raise
 
     def client(self) -> _Client:
-        will = self.will() if self.will is not None else None
+        will = self.last_will = self.will() if self.will is not None else None
         return _Client(
             self.address.host, self.address.port, username=self.username, password=self.password,
             deliver=lambda topic, payload, retained: self._arrivals.put_nowait((topic, payload, retained)),

@@ -423,7 +423,7 @@ async def test_a_seated_player_narrows_to_the_players_lines_and_catches_up_on_th
     retained junk lines, within the relay's caps) costs a reconnecting player nothing."""
     runners = seated_runners()
     runner = runners[0]
-    runner._caught_up = True
+    runner.caught_up.set()
     await runner._narrow()
     game, me, opponent = runner.core.session.game_id, runner.core.me.text, runner.core.opponent.text
     assert runner.link.narrowed_to == [f"olixono/1/games/{game}/{opponent}/+", f"olixono/1/games/{game}/{me}/+"]
@@ -601,7 +601,7 @@ async def test_a_request_that_fails_in_its_own_task_is_shown_never_lost():
         raise RuntimeError("the relay's answer made no sense")
 
     runner.link.narrow = broken
-    runner._caught_up = True
+    runner.caught_up.set()
     runner.narrowed = False
     other = runners[1]
     gone = other.core.presence(False, 1)
@@ -632,7 +632,7 @@ def auto_claimant(monkeypatch) -> tuple[GameRunner, GameCore, object]:
     claimant.auto_claim = True
     runner = GameRunner(claimant, FakeLink)  # type: ignore[arg-type]
     runner.caught_up.set()
-    runner._caught_up = True  # as after its connection's catch-up
+    runner.caught_up.set()  # as after its connection's catch-up
     claimant.ready()
     return runner, other, clock
 
@@ -684,11 +684,11 @@ async def test_a_stalled_client_with_claim_auto_claims_once_the_hold_is_over_and
     try:
         await asyncio.sleep(0.1)
         clock.now += 103.0
-        runner._caught_up = False  # reconnecting: the relay's lines are not all in
+        runner._catching.add(0)  # reconnecting: the relay's lines are not all in
         time.sleep(0.3)  # noqa: ASYNC251 (the loop stalls)
         await asyncio.sleep(0.4)
         assert not flags_signed(runner)
-        runner._caught_up = True
+        runner._catching.clear()
         for _ in range(100):  # bounded: until its tick claims
             if core.my_flag() is not None:
                 break
@@ -713,3 +713,27 @@ async def test_a_watchers_runner_tells_its_core_whether_the_line_that_began_the_
     move = mover.move(mover.board.legal_moves()[0].text())
     await runner._received("topic", move.line.encode(), False)
     assert runner.core.moves == 1 and runner.core.turn_seen_live
+
+
+async def test_each_relay_hears_here_under_the_seq_of_the_will_it_holds_and_one_relays_catch_up_leaves_the_rest():
+    """Several relays: each connection leaves its own will (``gone`` at a seq of its own); the ``here`` line sent on
+    that connection carries the same seq, so that a relay which loses us says "gone" to whoever reads it alone (a
+    later seq taken by another relay's connection would have made its will too old to count). One relay catching up
+    again changes nothing the others' connections set up: the game stays narrowed, the copies asked for stay asked."""
+    from protocol.messages import decode
+
+    runner, other = seated_runners()
+    first, second = FakeLink(), FakeLink()
+    first.last_will, second.last_will = runner._will(), runner._will()  # both relays connect at once: seqs 1, 2
+    assert runner.connections == 2
+    runner.narrowed = True
+    runner._asked.add("asked-copy-topic")
+    await runner._connected(first)  # its catch-up ends after the second relay's connection took seq 2
+    here = decode(first.sent[0][2])
+    assert here.type.value == "presence" and here.seq == 1 and "state=here" in first.sent[0][2]
+    assert runner.narrowed and runner._asked == {"asked-copy-topic"} and first.narrowed_to
+    assert not runner._catching and runner._caught_up
+    gone = other._received  # a receiver of the first relay alone: here 1, then that relay's will, gone 1
+    await gone(first.sent[0][1], first.sent[0][2].encode())
+    await gone(first.last_will[0], first.last_will[1].encode())
+    assert other.core.session.present(runner.core.me) is False
