@@ -187,6 +187,7 @@ def _network(args: argparse.Namespace) -> int:
         auto_claim=getattr(args, "claim", "ask") == "auto",
         commands=sys.stdin if plain and args.command != "watch" else None, screen=screen,
         anyway=getattr(args, "anyway", False), all_games=getattr(args, "all", False),
+        check=getattr(args, "check", False), public=getattr(args, "public", False),
         witnesses=getattr(args, "witness", None) or [],
     )
     if options.bot is None and (options.iterations is not None or options.seconds is not None):
@@ -200,6 +201,7 @@ def _network(args: argparse.Namespace) -> int:
         "resume": lambda: network.resume(args.id, options),
         "games": lambda: network.games(options),
         "export": lambda: network.export(args.id, options),
+        "relays": lambda: network.relays(options),
         "witness": lambda: network.witness(options, args.key, args.max_games),
     }
     interruptible()  # what is imported from here on is imported inside asyncio.run: its Ctrl-C is caught below
@@ -288,10 +290,11 @@ def _seconds_option(text: str) -> float:
 
 def _relay_options(parser: argparse.ArgumentParser, offer: bool = False) -> None:
     parser.add_argument("--relay", metavar="URL", action="append",
-                        help="the relay: mqtt://[user@]host[:port] or mqtts://… (default: $OLIXONO_RELAY, else "
-                             f"{DEFAULT_RELAY_TEXT}); on a private relay the password comes from "
+                        help="the relay: mqtt://[user@]host[:port] or mqtts://… (default: $OLIXONO_RELAY, else the "
+                             f"settings file's relays, else {DEFAULT_RELAY_TEXT}); on a private relay the password comes from "
                              "$OLIXONO_RELAY_PASSWORD or a hidden prompt. Given more than once, the game travels over "
-                             "every relay named at once, and goes on while one of them works")
+                             "every relay named at once, and goes on while one of them works; `public` names the "
+                             "public brokers (olixono relays --public)")
     parser.add_argument("--cafile", type=Path, metavar="FILE", help="trust this CA for an mqtts:// relay (default: the system's)")
     parser.add_argument("--timeout", type=_seconds_option, metavar="S",
                         help="give up when the relay stays unreachable this long" + (
@@ -527,6 +530,19 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--anyway", action="store_true", help="exit 0 even when the record holds a proof")
     _relay_options(export)
     export.set_defaults(func=_network)
+
+    relays = sub.add_parser(
+        "relays", help="show the relays a game goes through (and the public brokers)",
+        description="The relays a game would go through, and where they were named: --relay (once or more), else "
+        "$OLIXONO_RELAY (URLs apart by spaces), else `relays` in the settings file (~/.config/olixono/config.toml, "
+        'such as relays = ["public"]), else the default. `public` names every public broker olixono keeps a '
+        "list of, at once; --public shows them. Exit status with --check: 0 when every relay answers, 1 when one "
+        "does not.")
+    relays.add_argument("--check", action="store_true", help="ask each relay for a session now, and say what it answers")
+    relays.add_argument("--public", action="store_true",
+                        help="the public brokers --relay public names: ports, TLS, and what their operators promise")
+    _relay_options(relays)
+    relays.set_defaults(func=_network)
 
     witness = sub.add_parser(
         "witness", help="be a time witness on a relay: sign when each line of the games that name you came",

@@ -29,6 +29,7 @@ from client.core import GameCore
 
 from client.intents import IntentRefused
 from client.identity import IdentityError, config_dir, get_identity
+from client.settings import SettingsError, load_settings, settings_path
 from client.journal import Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired, state_dir
 from client.record import (PROVEN, code_text, confirmation_text, moves_text, open_claim_text, proof_text,
                            seated_proofs)
@@ -36,7 +37,7 @@ from client.commands import Write
 from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
 from client.links import Links
-from client.relays import distinct_relays
+from client.relays import PUBLIC, PUBLIC_BROKERS, distinct_relays, expand, label, named, public_urls
 from client.transport import LinkFactory, Link, RelayAddress, RelayError, reach, try_login
 from client.witness import MOST_GAMES, TimeWitness, WitnessBusy, hold, witness_folder, witness_lock
 from protocol.clock import TimeControl
@@ -47,6 +48,8 @@ from protocol.topics import DEFAULT_RELAY, slot_filter
 
 PASSWORD_VARIABLE = "OLIXONO_RELAY_PASSWORD"
 RELAY_VARIABLE = "OLIXONO_RELAY"
+PUBLIC_VARIABLE = "OLIXONO_PUBLIC_RELAYS"
+"""What ``--relay public`` stands for, when set (URLs apart by spaces): instead of olixono's own list of brokers."""
 OFFER_WAIT = 10.0
 """Seconds ``join`` and ``watch`` wait for a game's offer before saying there is no such game."""
 
@@ -107,20 +110,46 @@ class Options:
     """``games``: every game on the relay, not only the open offers."""
     anyway: bool = False
     """``export``: exit 0 even when the record holds a proof of equivocation."""
+    check: bool = False
+    """``relays``: ask each relay whether it takes a session, and say what each answered."""
+    public: bool = False
+    """``relays``: the public brokers ``--relay public`` names, with what their operators say of them."""
     environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     identity: Identity | None = None
     """The player's identity (default: the one in the config folder, ``olixono id``)."""
 
 
 # -- the relay ---------------------------------------------------------------------------------
+def relay_choice(options: Options) -> tuple[list[str], str]:
+    """The relays named (``public`` expanded) and where they were named: ``--relay`` (once or more), else
+    ``OLIXONO_RELAY`` (URLs apart by spaces), else the settings file's ``relays``, else the default (``default``)."""
+    if options.relay:
+        text, source = options.relay, "--relay"
+    elif options.environ.get(RELAY_VARIABLE):
+        text, source = options.environ[RELAY_VARIABLE], RELAY_VARIABLE
+    else:
+        try:
+            settings = load_settings(options.environ)
+        except SettingsError as exc:
+            raise Failure(str(exc)) from None
+        if not settings.relays:
+            return [DEFAULT_RELAY], "default"
+        return expand(settings.relays, _public(options)), str(settings.path)
+    return expand(text.split(), _public(options)), source
+
+
+def _public(options: Options) -> list[str]:
+    """What ``public`` stands for: ``OLIXONO_PUBLIC_RELAYS``, else olixono's list (:data:`PUBLIC_BROKERS`)."""
+    return public_urls(options.environ.get(PUBLIC_VARIABLE, "").split())
+
+
 def relay_addresses(options: Options) -> tuple[list[RelayAddress], bool]:
-    """The relays to use (``--relay`` once or more, else ``OLIXONO_RELAY``: URLs apart by spaces, else the default),
-    and whether it is the default."""
-    text = options.relay or options.environ.get(RELAY_VARIABLE) or ""
+    """The relays to use (:func:`relay_choice`), and whether it is the default."""
+    urls, source = relay_choice(options)
     try:
-        return [RelayAddress.parse(url) for url in distinct_relays(text.split() or [DEFAULT_RELAY])], not text
+        return [RelayAddress.parse(url) for url in distinct_relays(urls)], source == "default"
     except ValueError as exc:
-        raise Failure(str(exc)) from None
+        raise Failure(f"{exc} (from {source})" if source != "--relay" else str(exc)) from None
 
 
 def relay_address(options: Options) -> tuple[RelayAddress, bool]:
@@ -142,10 +171,20 @@ def relays_text(addresses: list[RelayAddress]) -> str:
     return urls[0] if len(urls) == 1 else ", ".join(urls[:-1]) + f" and {urls[-1]}"
 
 
-def join_command(game: str, address: RelayAddress | list[RelayAddress], default: bool) -> str:
-    """What the opponent types to join (every relay the game is on)."""
+def join_command(game: str, address: RelayAddress | list[RelayAddress], default: bool,
+                 public: list[str] | None = None) -> str:
+    """What the opponent types to join (every relay the game is on; ``public`` for the public brokers)."""
     addresses = address if isinstance(address, list) else [address]
-    return f"olixono join {game}" + ("" if default else "".join(f" --relay {one.url}" for one in addresses))
+    words = named([one.url for one in addresses], [_normal(url) for url in public or public_urls()])
+    return f"olixono join {game}" + ("" if default else "".join(f" --relay {word}" for word in words))
+
+
+def _normal(url: str) -> str:
+    """``url`` as :attr:`RelayAddress.url` writes it (its port written out), or as it is when it names no relay."""
+    try:
+        return RelayAddress.parse(url).url
+    except ValueError:
+        return url
 
 
 @contextlib.asynccontextmanager
@@ -319,7 +358,7 @@ async def host(kind: str, options: Options) -> int:
         options.say(f"Hosting {kind} game {game}{timed} as {identity.fingerprint}.")
         for line in witness_words(core.session.witnesses, identity.public, None):
             options.say(line)
-        options.invitation = join_command(game, addresses if len(addresses) > 1 else address, default)
+        options.invitation = join_command(game, addresses if len(addresses) > 1 else address, default, _public(options))
         options.say(f"Tell {who} to type:  {options.invitation}")
         options.say(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
         if options.cafile is not None:
@@ -537,6 +576,38 @@ async def resume(game: str | None, options: Options) -> int:
 
 
 # -- games and export ------------------------------------------------------------------------------------
+async def relays(options: Options) -> int:
+    """The relays a game would go through, and where they were named (``--relay``, ``OLIXONO_RELAY``, the settings
+    file, the default); with ``check``, whether each takes a session now; with ``public``, the public brokers."""
+    if options.public:
+        options.write(f"public brokers (--relay {PUBLIC}: every one at once; or one by its name, --relay emqx):")
+        for broker in PUBLIC_BROKERS:
+            options.write(f"  {broker.name:10} {broker.url}  run by {broker.operator}, {broker.page}")
+            options.write(f"  {'':10} ports: {broker.ports}")
+            options.write(f"  {'':10} limits: {broker.limits}")
+        options.write("Each is open to everyone: it sees nothing secret (a game holds none) and changes nothing "
+                      "unseen (every line is signed and chained); it can delay or drop lines, or go away, which "
+                      "another relay beside it makes up for.")
+        return 0
+    _, source = relay_choice(options)
+    addresses, _ = relay_addresses(options)
+    where = {"default": "none named: the default, which `olixono host` starts itself when nothing answers there",
+             "--relay": "from --relay", RELAY_VARIABLE: f"from ${RELAY_VARIABLE}"}.get(source, f"from {source}")
+    options.write(f"relays ({where}):")
+    answers: list[RelayError | None] = [None] * len(addresses)
+    if options.check:
+        identity = account_identity(options) if any(address.user for address in addresses) else None
+        answers = list(await asyncio.gather(*(try_login(one, *credentials(options, one, identity), options.cafile,
+                                                        timeout=options.timeout or 5.0) for one in addresses)))
+    for index, (address, answer) in enumerate(zip(addresses, answers, strict=True)):
+        state = "" if not options.check else "  answers" if answer is None else f"  does not answer: {answer}"
+        options.write(f"  {label(index)}  {address.url}  {'TLS' if address.tls else 'no TLS'}{state}")
+    if source == "default" or source in ("--relay", RELAY_VARIABLE):
+        options.write(f"(the settings file {settings_path(options.environ)} names the relays used when none is "
+                      'given: relays = ["mqtts://relay.example.org", "public"])')
+    return 1 if any(answer is not None for answer in answers) else 0
+
+
 async def _collect(options: Options, filters: list[str], identity: Identity | None) -> list[bytes]:
     """Everything the relay retains on ``filters``, once it has all come in."""
     address, _ = relay_address(options)

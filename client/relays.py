@@ -37,6 +37,74 @@ MOST_REMEMBERED = 100_000
 not remembered past this)."""
 
 
+PUBLIC = "public"
+"""The word that, given as a relay (``--relay public``), stands for every broker of :data:`PUBLIC_BROKERS`."""
+
+
+@dataclass(frozen=True)
+class Broker:
+    """A free public MQTT broker, as its operator's own page describes it."""
+
+    name: str
+    url: str
+    """What olixono connects to: TLS, on a port whose certificate a system's own trust store accepts."""
+    operator: str
+    page: str
+    ports: str
+    limits: str
+
+
+PUBLIC_BROKERS = (
+    Broker("mosquitto", "mqtts://test.mosquitto.org:8886", "the Eclipse Mosquitto project", "https://test.mosquitto.org",
+           "1883 plain, 8883 TLS (the project's own CA), 8886 TLS (a Let's Encrypt certificate), 8080 WebSocket, "
+           "8081 WebSocket over TLS",
+           "a test server: no promise of service, sometimes running experimental builds, restarted at will (its "
+           "retained lines may go with a restart)"),
+    Broker("emqx", "mqtts://broker.emqx.io:8883", "EMQ Technologies", "https://www.emqx.com/en/mqtt/public-mqtt5-broker",
+           "1883 plain, 8883 TLS, 8083 WebSocket, 8084 WebSocket over TLS",
+           "for testing: no promise of service; shared by everyone who uses it"),
+    Broker("hivemq", "mqtts://broker.hivemq.com:8883", "HiveMQ", "https://www.hivemq.com/mqtt/public-mqtt-broker/",
+           "1883 plain, 8883 TLS, 8000 WebSocket, 8884 WebSocket over TLS",
+           "for testing: no promise of service, no account; shared by everyone who uses it"),
+)
+"""The public brokers ``--relay public`` plays through, all at once (each line goes to each): none is promised to be
+up, so the game goes on as long as one is. Each is anonymous and open to everyone, which the protocol was made for:
+a broker sees no secret (there is none in a game), changes nothing unseen (every line is signed and chained), and
+can only delay, drop or lose lines, or go away — what several relays at once are for."""
+
+
+def expand(words: Sequence[str], public: Sequence[str] | None = None) -> list[str]:
+    """The relay URLs that ``words`` name (``public`` stands for every one of ``public``, by default the URLs of
+    :data:`PUBLIC_BROKERS`; a broker's short name, such as ``emqx``, for that one), in order."""
+    brokers = {broker.name: broker.url for broker in PUBLIC_BROKERS}
+    urls: list[str] = []
+    for word in words:
+        if word.strip().lower() == PUBLIC:
+            urls.extend(public_urls(public))
+        else:
+            urls.append(brokers.get(word.strip().lower(), word))
+    return urls
+
+
+def public_urls(public: Sequence[str] | None = None) -> list[str]:
+    return list(public) if public else [broker.url for broker in PUBLIC_BROKERS]
+
+
+def named(urls: Sequence[str], public: Sequence[str] | None = None) -> list[str]:
+    """How to name ``urls`` on a command line: every public broker among them is ``public``, once, where the first of
+    them was (what :func:`expand` reads back)."""
+    public = public_urls(public)
+    if not all(url in urls for url in public):
+        return list(urls)
+    words: list[str] = []
+    for url in urls:
+        if url not in public:
+            words.append(url)
+        elif PUBLIC not in words:
+            words.append(PUBLIC)
+    return words
+
+
 def label(index: int) -> str:
     """How people see relay number ``index`` (from 0): ``R1``, ``R2``…"""
     return f"R{index + 1}"

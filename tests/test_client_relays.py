@@ -59,3 +59,17 @@ def test_the_relays_given_are_kept_once_each_in_order_and_bounded():
         distinct_relays(["", " "])
     with pytest.raises(ValueError, match=f"at most {MOST_RELAYS} relays"):
         distinct_relays([f"mqtt://r{n}.example" for n in range(MOST_RELAYS + 1)])
+
+
+def test_public_stands_for_every_public_broker_and_reads_back_from_a_command_line():
+    """``public`` names every broker of the kept list (TLS each), a broker's short name names that one, and a join
+    command written for a game on them says ``public`` again, where the first of them was."""
+    from client.relays import PUBLIC_BROKERS, expand, named
+
+    public = [broker.url for broker in PUBLIC_BROKERS]
+    assert expand(["public"]) == public and all(url.startswith("mqtts://") for url in public)
+    assert expand([A, "PUBLIC", B]) == [A, *public, B]
+    assert expand(["emqx", A]) == ["mqtts://broker.emqx.io:8883", A]
+    assert named([A, *public, B]) == [A, "public", B] and expand(named([A, *public, B])) == [A, *public, B]
+    assert named([A, public[0]]) == [A, public[0]]  # not every public broker: each by its URL
+    assert len(public) <= MOST_RELAYS and len({broker.name for broker in PUBLIC_BROKERS}) == len(public)

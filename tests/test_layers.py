@@ -27,7 +27,7 @@ CLIENT = {
     # what a person reads of a network game; what a person types, in either
     "words": 2, "commands": 2,
     # the shells: files, sockets, the runner that joins them to the core
-    "identity": 3, "journal": 3, "transport": 3, "thinking": 3, "runner": 4, "witness": 4, "links": 4,
+    "identity": 3, "journal": 3, "transport": 3, "thinking": 3, "settings": 4, "runner": 4, "witness": 4, "links": 4,
     # the full screen's drawing, shared by its tables
     "screen": 5,
     # the front ends, side by side
