@@ -18,8 +18,11 @@ Targets: ``move_p50_ms`` at most half the raw trip plus 0.5 ms; ``move_p99_ms`` 
 cursor-position request, as a terminal does) to its prompt drawn again after the board (target under 0.5 s), and
 ``watched_game_kib``, the memory one watched game holds (a finished Olix game, tracemalloc).
 
-``--relay two``: ``two_relays_move_*``, the same games over the embedded relay and Mosquitto at once (one game over
-both, :class:`client.links.Links`), to set beside either alone (target: as fast as through the faster one).
+``--relay two``: the same games over two relays at once (one game over both, :class:`client.links.Links`), to set
+beside one relay alone (target: as fast as through the faster one): ``two_relays_move_*`` over the embedded relay
+and Mosquitto, ``two_mosquittos_*`` over two Mosquittos (what the second relay costs the clients themselves),
+``two_one_slow_*`` with every packet of the second held 50 ms (the chaos proxy), ``two_one_killed_*`` with the
+second stopped 1 s in (``move_max_ms``: a dead relay costs no pause), and ``mosquitto_alone_move_p50_ms``.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import termios
 import time
 import tracemalloc
@@ -70,40 +74,60 @@ class RelayUnderTest:
     """A relay in its own process on a free port: ``embedded`` (``python -m relay`` with ``extra`` options) or
     ``mosquitto`` (the generated configuration); private with ``users_file``. ``start``/``stop``, or ``with``."""
 
-    def __init__(self, kind: str, workdir: Path, users_file: Path | None = None, extra: tuple[str, ...] = ()) -> None:
+    def __init__(self, kind: str, workdir: Path, users_file: Path | None = None, extra: tuple[str, ...] = (),
+                 delay: float = 0.0) -> None:
         self.kind, self.workdir, self.port = kind, workdir, free_port()
-        self.users_file, self.extra = users_file, extra
+        self.users_file, self.extra, self.delay = users_file, extra, delay
         self.process: subprocess.Popen[bytes] | None = None
         self.mosquitto: MosquittoProcess | None = None
+        self.proxy: subprocess.Popen[bytes] | None = None
 
     def start(self) -> RelayUnderTest:
+        if self.delay:  # the relay on a port of its own, behind the chaos proxy (every packet held ``delay`` s)
+            outer, self.port = self.port, free_port()
+            self._start()
+            self.proxy = subprocess.Popen([sys.executable, "-m", "harness.chaos", "--relay-port", str(self.port),
+                                           "--port", str(outer), "--delay", str(self.delay)], cwd=ROOT,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.port = outer
+            self._wait("the chaos proxy")
+            return self
+        return self._start()
+
+    def _wait(self, what: str) -> None:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise SystemExit(f"{what} did not start")
+
+    def _start(self) -> RelayUnderTest:
         if self.kind == "embedded":
             accounts = ("--users", str(self.users_file)) if self.users_file is not None else ()
             # every client connects from 127.0.0.1: the per-address limits, meant for strangers, are lifted
             self.process = subprocess.Popen([sys.executable, "-m", "relay", "--port", str(self.port), *accounts,
                                              "--no-limits", *self.extra], cwd=ROOT, stdout=subprocess.DEVNULL,
                                             stderr=subprocess.DEVNULL)
-            deadline = time.monotonic() + 15
-            while time.monotonic() < deadline:
-                try:
-                    socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                    return self
-                except OSError:
-                    time.sleep(0.1)
-            raise SystemExit("the embedded relay did not start")
+            self._wait("the embedded relay")
+            return self
         conf = write_config(self.workdir / "mosquitto", MosquittoSettings(
             port=self.port, users_file=self.users_file, run_as="root"))
         self.mosquitto = MosquittoProcess(conf, self.port).start()
         return self
 
     def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
+        for process in (self.proxy, self.process):
+            if process is None or process.poll() is not None:
+                continue
+            process.terminate()
             try:
-                self.process.wait(10)
+                process.wait(10)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+                process.kill()
+                process.wait(10)
         if self.mosquitto is not None:
             self.mosquitto.stop()
 
@@ -261,17 +285,35 @@ def measure(kind_of_relay: str, moves: int, folder: Path) -> dict[str, float]:
 
 
 # -- joining, as a person sees it ---------------------------------------------------------------------------
-def measure_two(moves: int, folder: Path) -> dict[str, float]:
-    """Moves through the embedded relay and Mosquitto at once (one game over both), as through either alone."""
-    embedded = RelayUnderTest("embedded", folder / "two-embedded").start()
-    mosquitto = RelayUnderTest("mosquitto", folder / "two-mosquitto").start()
+def measure_two(moves: int, folder: Path, kinds: tuple[str, str] = ("embedded", "mosquitto"), delay: float = 0.0,
+                kill_after: float | None = None) -> dict[str, float]:
+    """Moves through two relays at once (one game over both: by default the embedded relay and Mosquitto), as
+    through either alone; ``delay``: every packet of the second held that long (the chaos proxy); ``kill_after``:
+    the second stopped that many seconds into the games (its players play on through the first)."""
+    relays = [RelayUnderTest(kind, folder / f"two-{number}-{kind}-{delay}-{kill_after}",
+                             delay=delay if number else 0.0).start() for number, kind in enumerate(kinds)]
+    killer = threading.Timer(kill_after, relays[1].stop) if kill_after is not None else None
     try:
-        trips = game_trips((embedded.port, mosquitto.port), max(2, moves // 50), folder / "two-games")
+        if killer is not None:
+            killer.start()
+        trips = game_trips(tuple(relay.port for relay in relays), max(2, moves // 50),
+                           folder / f"two-games-{kinds[0]}-{delay}-{kill_after}")
     finally:
-        embedded.stop()
-        mosquitto.stop()
+        if killer is not None:
+            killer.cancel()
+            killer.join()
+        for relay in relays:
+            relay.stop()
     return {"move_p50_ms": statistics.median(trips) * 1000, "move_p90_ms": percentile(trips, 0.90) * 1000,
-            "move_p99_ms": percentile(trips, 0.99) * 1000, "moves": len(trips)}
+            "move_p99_ms": percentile(trips, 0.99) * 1000, "move_max_ms": max(trips) * 1000, "moves": len(trips)}
+
+
+TWO = {  # the cases of ``--relay two``: (relays, the second's delay, when the second is killed)
+    "two_relays": (("embedded", "mosquitto"), 0.0, None),
+    "two_mosquittos": (("mosquitto", "mosquitto"), 0.0, None),
+    "two_one_slow": (("mosquitto", "mosquitto"), 0.05, None),
+    "two_one_killed": (("mosquitto", "mosquitto"), 0.0, 1.0),
+}
 
 
 def prompt_after_board(seen: bytes) -> bool:
@@ -372,8 +414,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         if args.relay == "two":
-            for name, value in measure_two(moves, folder).items():
-                print(f"two_relays_{name}: {value:.3f}" if isinstance(value, float) else f"two_relays_{name}: {value}")
+            for prefix, (kinds, delay, kill_after) in TWO.items():
+                for name, value in measure_two(moves, folder, kinds, delay, kill_after).items():
+                    print(f"{prefix}_{name}: {value:.3f}" if isinstance(value, float) else f"{prefix}_{name}: {value}")
+            print(f"mosquitto_alone_move_p50_ms: {measure('mosquitto', moves, folder)['move_p50_ms']:.3f}")
             return
         for relay in relays:
             figures = measure(relay, moves, folder)

@@ -12,6 +12,10 @@ journal closed) and resumed from its journal; every ``--relay-kill-every`` s the
 started again on the same port (what it had on disk, or nothing). A stranger (127.0.0.2) floods the games the whole
 time with junk lines.
 
+``--second-relay``: each game also travels over a second relay at once (:class:`client.links.Links`), of the
+other kind (Mosquitto beside the embedded relay, and the embedded relay beside Mosquitto), with the same ``--data``
+or not, reached directly (not through the proxy); each relay kill picks one of the two at random.
+
 Figures (one a line, ``name: value``): games finished, moves lost (a move a player journaled that the final record
 lacks: must be 0), games stuck (not over for both players within ``--game-timeout``: must be 0), false proofs (an
 equivocation proof against an honest bot: must be 0), p50/p99 move latency (submitted to applied by the opponent),
@@ -48,6 +52,7 @@ from client.intents import Intent, IntentKind
 from client.journal import Journal, JournalMeta
 from client.core import Connection, Notice
 from client.runner import GameRunner
+from client.links import Links
 from client.transport import Link, LinkFactory, RelayAddress
 from harness.chaos import Chaos, ChaosProxy
 from harness.mqtt import bare_client
@@ -150,8 +155,10 @@ class Seat:
         self.notices: collections.deque[str] = collections.deque(maxlen=12)  # the latest, for a stuck game's report
 
     def link(self) -> LinkFactory:
-        return functools.partial(Link, RelayAddress(False, "127.0.0.1", self.soak.proxy.port), bind_address=self.bind,
-                                 keepalive=5)
+        ports = [self.soak.proxy.port] + ([self.soak.second.port] if self.soak.second is not None else [])
+        links = [functools.partial(Link, RelayAddress(False, "127.0.0.1", port), bind_address=self.bind, keepalive=5)
+                 for port in ports]
+        return links[0] if len(links) == 1 else functools.partial(Links, links)  # type: ignore[return-value]
 
     def runner(self, offer: Any = None) -> GameRunner:
         if self.role == "host" and self.journal is None:
@@ -239,9 +246,11 @@ class Seat:
         if self.core is None or self.last is None:
             return f"{self.role} never started"
         session, link = self.core.session, self.last.link
+        links = getattr(link, "links", [link])
         return (f"{self.role} {session.phase.value} at seq {session.next_seq} "
                 f"({'its' if self.core.my_turn else 'not its'} turn), "
-                f"{'connected' if link.connected else 'disconnected'} ({link.connections} connections), "
+                f"{'connected' if link.connected else 'disconnected'} "
+                f"({'+'.join(str(one.connections) for one in links)} connections), "
                 f"waiting on {self.last.liveness.waiting} acks, {len(session.proofs)} proofs; latest: "
                 + " | ".join(self.notices))
 
@@ -261,6 +270,7 @@ class Soak:
         self.tally = Tally()
         self.kill_share = args.kill_share
         self.proxy: ChaosProxy
+        self.second: SoakRelay | None = None  # ``--second-relay``: the phase's other relay
         self.rng = random.Random(args.seed)
         self.started = time.monotonic()
         self.live: set[str] = set()  # the games being played, which the stranger floods
@@ -334,6 +344,12 @@ class Soak:
     async def phase(self, kind: str, data: bool, games: int, first: int) -> dict[str, float]:
         relay = SoakRelay(kind, data, self.folder / f"relay-{kind}-{'data' if data else 'memory'}")
         await asyncio.to_thread(relay.start)
+        relays = [relay]
+        if self.args.second_relay:
+            other = "mosquitto" if kind == "embedded" else "embedded"
+            self.second = SoakRelay(other, data, self.folder / f"second-{other}-{'data' if data else 'memory'}")
+            await asyncio.to_thread(self.second.start)
+            relays.append(self.second)
         chaos = Chaos(seed=self.args.seed, loss=0.01, duplicate=0.01, reorder=0.01, jitter=0.005, disconnect=0.0005)
         stop = asyncio.Event()
         started = time.monotonic()
@@ -350,9 +366,10 @@ class Soak:
                     wait = self.args.relay_kill_every
                     if stop.is_set():
                         return
-                    await asyncio.to_thread(relay.kill)
+                    killed = self.rng.choice(relays)  # either of two
+                    await asyncio.to_thread(killed.kill)
                     await asyncio.sleep(self.rng.uniform(0.2, 2.0))
-                    await asyncio.to_thread(relay.start)
+                    await asyncio.to_thread(killed.start)
 
             killing = asyncio.create_task(killer())
             slots = asyncio.Semaphore(self.args.concurrent)
@@ -368,8 +385,11 @@ class Soak:
                 flood_lines = await flooding
                 await killing
             relay_mib = relay.rss()
-            await asyncio.to_thread(relay.stop)
-        return {"seconds": time.monotonic() - started, "relay_mib": relay_mib, "relay_kills": relay.kills,
+            for each in relays:
+                await asyncio.to_thread(each.stop)
+            self.second = None
+        return {"seconds": time.monotonic() - started, "relay_mib": relay_mib,
+                "relay_kills": sum(each.kills for each in relays),
                 "flood_lines": flood_lines, "proxy": proxy.counts.text()}  # type: ignore[dict-item]
 
 
@@ -449,6 +469,8 @@ def main() -> int:
                         help="seconds into each phase of its first relay kill (default: --relay-kill-every)")
     parser.add_argument("--game-timeout", type=float, default=240.0, help="seconds before a game counts as stuck")
     parser.add_argument("--flood-pause", type=float, default=0.01, help="seconds between two junk lines")
+    parser.add_argument("--second-relay", action="store_true",
+                        help="every game over a second relay too (of the other kind), either relay killed at random")
     parser.add_argument("--keep", action="store_true", help="keep the games' journals and the relays' logs")
     parser.add_argument("--quick", action="store_true", help="8 games, 4 at a time, a relay killed 1 s into each "
                         "phase (and every 20 s), half the players killed once or more: a minute or two, for CI")
