@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import Protocol
 
 from client import network
 from client.journal import Journal
@@ -38,6 +39,27 @@ def transcript(seat: Seat, game: str) -> list[str]:
     """The game as this seat's journal has it (the players' confirmations aside: each leaves once its own is out)."""
     journal = Journal.open(game, seat.options.journal_dir)
     return [line for line in GameSession.restore(journal.lines(), game_id=game).transcript if " confirm " not in line[:20]]
+
+
+async def started(tmp_path, name: str, kind: str = "embedded", port: int = 0) -> Relay:
+    """A relay of ``kind`` in its own folder ``tmp_path/name``, started (on ``port``, else a free one)."""
+    relay = Relay(kind, tmp_path / name, port=port)
+    relay.workdir.mkdir()
+    return await relay.start()
+
+
+class Addressed(Protocol):
+    """A relay, or a way to it, as a seat names it."""
+
+    @property
+    def url(self) -> str: ...
+
+
+class Both:
+    """Two relays or more, as a seat names them (``--relay A --relay B``)."""
+
+    def __init__(self, *relays: Addressed) -> None:
+        self.url = " ".join(relay.url for relay in relays)
 
 
 class Via:

@@ -13,6 +13,7 @@ import pytest
 from client.links import Links
 from client.transport import Link, RelayAddress
 from relay.mosquitto import free_port
+from network_helpers import Both, started
 from relay_fixtures import Relay, WRITER, game_id, gather_messages, signed_line, topic_of
 
 GAME = game_id("L")
@@ -20,12 +21,6 @@ GAME = game_id("L")
 
 def factory(url: str) -> functools.partial[Link]:
     return functools.partial(Link, RelayAddress.parse(url))
-
-
-async def started(tmp_path, name: str, kind: str = "embedded", port: int = 0) -> Relay:
-    relay = Relay(kind, tmp_path / name, port=port)
-    relay.workdir.mkdir()
-    return await relay.start()
 
 
 class Heard:
@@ -157,13 +152,6 @@ async def test_a_relay_given_up_on_ends_that_relay_only(tmp_path):
         await first.stop()
     assert ended is not None and "stayed unreachable" in str(ended)
     assert any("relay lost: R1" in said for _, said in heard.told)
-
-
-class Both:
-    """Two relays, as a seat names them (``--relay A --relay B``)."""
-
-    def __init__(self, *relays: Relay) -> None:
-        self.url = " ".join(relay.url for relay in relays)
 
 
 async def test_two_players_on_two_relays_play_on_when_one_dies_and_either_relay_alone_has_the_game(tmp_path):
