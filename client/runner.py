@@ -63,8 +63,13 @@ CATCH_UP_SECONDS = 15.0
 """How long an intent waits for the first catch-up with the relay (its retained lines in) before it is refused:
 nothing is signed before this client has seen what its own key already signed there."""
 MAX_RESTORES = 20
-"""Times one connection publishes again a line of ours that vanished from the relay (or was replaced) before it
-stops, for a stranger who clears it as fast as it comes back."""
+"""Times one connection publishes again one line of ours that vanished from the relay (or was replaced) before it
+stops, for a stranger who clears it as fast as it comes back (each line its own count: clearing one spends nothing of
+another's)."""
+CHECK_AFTER = 1.0
+"""A line of another's seen live on a topic where we keep one may be junk that changed nothing the relay keeps (a line
+published without being retained): the relay is asked what it keeps there this long after (one question a topic at a
+time, however many such lines come), and put right only if it lost ours."""
 WILLS_KEPT = 16
 """How many of this client's latest wills (one a connection, each relay's own) it remembers the presence seq of."""
 STALLED = 1.0
@@ -110,7 +115,9 @@ class GameRunner:
         self.caught_up = asyncio.Event()
         """Set once the first connection's catch-up is done: the relay's retained lines are in."""
         self._kept: dict[str, str] = {}  # each topic where this client keeps a line (its own, or a copy): the line
-        self._restores = 0
+        self._restores: dict[str, int] = {}  # each topic of ours put back on this connection: how often
+        self._doubts: set[str] = set()  # topics of ours where another line came live: the relay is asked what it keeps
+        self._doubt_timer: asyncio.TimerHandle | None = None
         self._asked: set[str] = set()  # the opponent's copies of our lines asked for, until each comes
         self.ignored = Ignored()
         """The refused lines this client counted rather than showed."""
@@ -150,7 +157,19 @@ class GameRunner:
                     await self._goodbye()
                 finally:
                     watch.cancel()
+                    self._let_go()
         return status
+
+    def _let_go(self) -> None:
+        """Leaving: nothing of this runner's may outlive the command (a timer or a request would hold it, its journal
+        and so its seat, a while longer, and tell something after the command ended)."""
+        self.send_copies()  # those still waiting for a quiet moment: now, while the connection is open
+        for timer in (self._count_timer, self._doubt_timer):
+            if timer is not None:
+                timer.cancel()
+        self._count_timer = self._doubt_timer = None
+        for task in self._tasks:
+            task.cancel()
 
     def _close_unseated(self) -> None:
         """A guest who leaves before the host seated it closes the game on its side (the journal says so: ``resume``
@@ -390,7 +409,10 @@ class GameRunner:
                 self._spawn(self.link.peek(topic, stop=True))  # the reader never waits for the relay's answers
         kept = self._kept.get(topic)
         if kept is not None and payload != kept.encode("utf-8"):
-            self._restore(topic, kept)  # a line of ours vanished from the relay (or was replaced): again
+            if retained or not payload:
+                self._restore(topic, kept)  # a line of ours vanished from the relay (or was replaced): again
+            else:
+                self._doubt(topic)  # perhaps junk the relay did not keep: ask it what it keeps there
         if not payload:
             return  # a retained line cleared: nothing to judge
         step = self.core.feed(payload, stored=retained)
@@ -479,14 +501,35 @@ class GameRunner:
         return True
 
     def _restore(self, topic: str, line: str) -> None:
-        if self._restores >= MAX_RESTORES:
+        times = self._restores.get(topic, 0)
+        if times >= MAX_RESTORES:
             return
-        self._restores += 1
+        self._restores[topic] = times + 1
         self.link.send(topic, line)
         where = topic.rsplit("/", 2)
         what = f"copy of {where[-1][:8]}…" if where[-2] == "copy" else where[-1]
-        note = " (no more this connection: someone keeps clearing them)" if self._restores == MAX_RESTORES else ""
+        note = " (no more this connection: someone keeps clearing it)" if times + 1 == MAX_RESTORES else ""
         self.emit(Notice(f"the relay lost a line of yours ({what}): published it again{note}"))
+
+    def _doubt(self, topic: str) -> None:
+        """Another's line came live on a topic of ours: a stranger's junk the relay did not keep changes nothing, but
+        one it kept replaced ours. Live, the two look alike (MQTT 3.1.1 clears the retain flag of what it delivers
+        live), so the relay is asked, :data:`CHECK_AFTER` s later, what it keeps there: its answer, from its store,
+        puts ours back if it differs."""
+        self._doubts.add(topic)
+        if self._doubt_timer is None:
+            self._doubt_timer = asyncio.get_running_loop().call_later(CHECK_AFTER, self._check_doubts)
+
+    def _check_doubts(self) -> None:
+        self._doubt_timer = None
+        for topic in sorted(self._doubts):
+            self._spawn(self._ask_kept(topic))
+        self._doubts.clear()
+
+    async def _ask_kept(self, topic: str) -> None:
+        await self.link.peek(topic)  # the relay sends what it keeps there, as retained: _received judges it
+        await asyncio.sleep(CHECK_AFTER)
+        await self.link.peek(topic, stop=True)
 
     def _can_narrow(self) -> bool:
         core = self.core
@@ -545,7 +588,7 @@ class GameRunner:
         if here is not None:
             link.send(here.topic, here.line)
         await link.settled((here.topic, here.line) if here is not None else None)
-        self._restores = 0
+        self._restores.clear()
         first = not self.caught_up.is_set()
         kept = self.core.republish()
         for item in kept:

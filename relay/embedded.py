@@ -43,7 +43,14 @@ test in ``tests/test_relay_embedded.py``:
    publisher's owner, and what each subscription makes it send to the
    subscriber's, in two budgets (``Limits.delivery_rate``): a line waits for
    the first, a subscription for the second, so that catching up on a game
-   never delays the subscriber's own next line.
+   never delays the subscriber's own next line;
+10. stopping: amqtt's shutdown cancels each client's reader and waits for it
+   to end, and a reader reading at that moment may swallow the cancellation
+   (CPython gh-86296, ``asyncio.wait_for`` on 3.11) and read on until the
+   client leaves, so a relay told to stop ran on while a player stayed. The
+   relay stops listening and cuts every connection first (their readers end
+   at once), bounds the shutdown to :data:`SHUTDOWN_SECONDS` and closes its
+   store whatever happens.
 
 Beyond amqtt: on a game's topics the relay keeps only what may stand there
 (:mod:`relay.lines`): no empty line, only a validly signed line of that game
@@ -100,6 +107,9 @@ log = logging.getLogger("relay")
 
 CONNECT_DEADLINE = 10.0
 """Seconds a new connection has to send its whole CONNECT packet."""
+
+SHUTDOWN_SECONDS = 2.0
+"""How long stopping waits for amqtt's shutdown, its connections cut (WORKAROUND 10), before it leaves it behind."""
 
 VERIFIED_KEPT = 100_000
 """Lines whose signature the relay remembers having checked (32 bytes each), before it starts again."""
@@ -571,6 +581,18 @@ class RelayBroker(Broker):
             # store) is paid in full.
             bucket.spend(deliveries, asyncio.get_running_loop().time(), most_debt=bucket.burst if capped else None)
 
+    def cut_connections(self) -> None:
+        """Stop listening, and end every client's connection at once (WORKAROUND 10): each reader ends on its own,
+        whatever became of the cancellation amqtt's shutdown sends it."""
+        for server in self._servers.values():
+            if server.instance is not None:
+                server.instance.close()
+        for _, handler in list(self._sessions.values()):
+            stream = getattr(getattr(handler, "writer", None), "_writer", None)  # amqtt's adapter of a StreamWriter
+            transport = getattr(stream, "transport", None)
+            if transport is not None:
+                transport.abort()
+
     def connections(self) -> int:
         """Connections the listener counts as open."""
         return sum(server.conn_count for server in self._servers.values())
@@ -725,10 +747,16 @@ class EmbeddedRelay:
         return f"mqtt://127.0.0.1:{self.inner_port}" if self.inner_port is not None else self.url
 
     async def stop(self) -> None:
+        """Stop listening, cut every connection, shut amqtt down (at most :data:`SHUTDOWN_SECONDS`) and close the
+        store (what it queued is on the disk) whatever happens (WORKAROUND 10)."""
         if self.broker is not None:
             broker, self.broker = self.broker, None
             try:
-                await broker.shutdown()
+                broker.cut_connections()
+                async with asyncio.timeout(SHUTDOWN_SECONDS):
+                    await broker.shutdown()
+            except TimeoutError:
+                log.warning("amqtt's shutdown took more than %s s: left behind", SHUTDOWN_SECONDS)
             finally:
                 if self._store is not None:
                     await asyncio.to_thread(self._store.close)  # everything queued is on disk

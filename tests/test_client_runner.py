@@ -737,3 +737,39 @@ async def test_each_relay_hears_here_under_the_seq_of_the_will_it_holds_and_one_
     await gone(first.sent[0][1], first.sent[0][2].encode())
     await gone(first.last_will[0], first.last_will[1].encode())
     assert other.core.session.present(runner.core.me) is False
+
+
+async def test_a_line_of_ours_erased_is_put_back_and_live_junk_only_makes_the_runner_ask_the_relay(monkeypatch):
+    """What the relay keeps on a topic of ours decides: an erasure (an empty line) or a line it sends from its store
+    puts ours back at once; a line seen live may be junk it never kept (a publication not retained), so the relay is
+    asked what it keeps there, once for any number of them, and junk spends nothing of the line's restores. A
+    stranger who clears a line as fast as it comes back meets a cap, the line's own."""
+    monkeypatch.setattr(runner_module, "CHECK_AFTER", 0.01)
+    runners = seated_runners()
+    rng = random.Random(5)
+    for _ in range(2):
+        await exchange(runners, rng)
+    await asyncio.sleep(0.1)  # the copies have left
+    mover = runners[0]
+    link = mover.link
+    (topic, line), (other, _) = list(mover._kept.items())[:2]  # two lines of ours (a move, a copy)
+    link.sent.clear()
+    put_back = lambda where: [sent for _, at, sent in link.sent if at == where]  # noqa: E731
+
+    for n in range(3 * runner_module.MAX_RESTORES):  # live junk: nothing put back, the relay asked once
+        await mover._received(topic, f"junk {n}".encode())
+    assert put_back(topic) == [] and link.peeks == []
+    await asyncio.sleep(0.05)
+    assert link.peeks == [topic, "stop " + topic]
+    await mover._received(topic, line.encode(), retained=True)  # the relay kept ours: nothing to do
+    assert put_back(topic) == []
+
+    await mover._received(topic, b"junk kept", retained=True)  # it kept junk in its place: ours again
+    await mover._received(topic, b"")  # erased: ours again
+    assert put_back(topic) == [line, line]
+
+    for _ in range(2 * runner_module.MAX_RESTORES):  # cleared as fast as it comes back
+        await mover._received(topic, b"")
+    assert len(put_back(topic)) == runner_module.MAX_RESTORES
+    await mover._received(other, b"")  # another line of ours has a count of its own
+    assert put_back(other) == [mover._kept[other]]
