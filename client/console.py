@@ -40,10 +40,11 @@ from client.words import (
     hurried,
     leaving_warning,
     out_of_time_now,
+    presence_word,
     shown_now,
     ticking,
 )
-from protocol import GameOver, GameStarted, MoveApplied, Phase, Presence, Superseded
+from protocol import GameOver, GameStarted, MoveApplied, Phase, Superseded
 
 
 TICK = 0.5
@@ -87,9 +88,7 @@ def toolbar_text(core: GameCore, link_state: dict[str, Any]) -> str:
         parts.insert(0, clocks)
     opponent = core.opponent
     if opponent is not None:
-        present = core.present(opponent)
-        state = Presence.HERE if present else Presence.GONE if present is False else "not seen yet"
-        parts.append(f"opponent {opponent.fingerprint}: {state}")
+        parts.append(f"opponent {opponent.fingerprint}: {presence_word(core, opponent, bool(link_state.get('connected')))}")
     if core.me is not None:
         parts.append(f"you {core.me.fingerprint}")
     parts.append(f"game {core.game_id}")

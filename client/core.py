@@ -194,6 +194,9 @@ class GameCore:
         """Whether this player set up claims on time to be signed for them (``--claim auto``: :meth:`tick`); else
         only the ``claim`` command signs one."""
         self.watching = watching or session.identity is None
+        self.host_relay = False
+        """Whether the relay of this game runs inside the host's program, as this client knows it (the host's own
+        process ran it, or a guest's journal kept it): see :attr:`relay_with_host`."""
         self.live = live
         """Whether the protocol's automatic answers (accept, reveal, confirm) may be signed: a runner holds them back
         until its first catch-up with the relay (:meth:`ready`), so that nothing is signed for a slot this key may
@@ -329,6 +332,13 @@ class GameCore:
     def present(self, key: PublicKey) -> bool | None:
         """Whether ``key``'s client is connected, by its presence lines (``None``: none seen yet)."""
         return self.session.present(key)
+
+    @property
+    def relay_with_host(self) -> bool:
+        """Whether the game's relay runs inside the host's program, so that it ends when the host leaves: as this
+        client knows it (:attr:`host_relay`), or as the host's presence says (``state=hosting``)."""
+        host = self.session.host
+        return self.host_relay or (host is not None and self.session.runs_relay(host))
 
     def seated(self, key: PublicKey | None) -> bool:
         """Whether ``key`` holds a seat."""
@@ -760,7 +770,8 @@ class GameCore:
         """This player's presence line for connection number ``connection`` (``None`` for a watcher)."""
         if self.watching or connection < 1:
             return None
-        out = self.session.presence(here, connection)
+        hosting = here and self.host_relay and self.me == self.session.host  # the guest learns the relay ends with us
+        out = self.session.presence(here, connection, hosting=hosting)
         return Publish(out.topic, out.line)
 
     # -- what follows from each step ----------------------------------------------------

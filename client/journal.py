@@ -97,8 +97,9 @@ class JournalMeta:
     """In a timed game: ``[moves played, wall-clock time]`` when this client saw the current turn begin, so that a
     resumed player's thinking counts the time it was away (:meth:`client.core.GameCore.resume_turn`)."""
     ran_relay: bool = False
-    """The host's own process ran the relay (the embedded one ``host`` starts when none answers): ``resume`` starts
-    it again when nothing answers there."""
+    """The host's own process ran the relay (the embedded one ``host`` starts when none answers): the host's
+    ``resume`` starts it again when nothing answers there; a guest's (which learnt it from the host's presence) says
+    that the relay comes back with the host."""
     left_unseated: bool = False
     """The guest left before the host seated it: nothing binds it, and the game is closed on its side (``resume``
     lists it no more; ``resume GAME`` takes it up again, should the host seat it after all)."""

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from client.board_words import resume_text
-from client.words import claim_text, clocks_now_text, control_text, control_words, witness_words
+from client.words import (HOST_RAN_RELAY_LATER, claim_text, clocks_now_text, control_text, control_words,
+                          witness_words)
 from client.core import GameCore
 
 from client.intents import IntentRefused
@@ -37,7 +38,7 @@ from client.commands import Write
 from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
 from client.links import Links
-from client.relays import PUBLIC, PUBLIC_BROKERS, distinct_relays, expand, label, named, public_urls
+from client.relays import PUBLIC, PUBLIC_BROKERS, START_ONE, distinct_relays, expand, label, named, public_urls
 from client.transport import LinkFactory, Link, RelayAddress, RelayError, reach, try_login
 from client.witness import MOST_GAMES, TimeWitness, WitnessBusy, hold, witness_folder, witness_lock
 from protocol.clock import TimeControl
@@ -188,9 +189,11 @@ def _normal(url: str) -> str:
 
 
 @contextlib.asynccontextmanager
-async def relay_for_host(options: Options, *, may_start: bool | None = None) -> AsyncIterator[tuple[RelayAddress, bool]]:
+async def relay_for_host(options: Options, *, may_start: bool | None = None,
+                         host_ran: str | None = None) -> AsyncIterator[tuple[RelayAddress, bool]]:
     """The relay a host plays through, and whether this process runs it: the one named, or at the default address, or
-    one started here (when nothing answers there and ``may_start``: by default, when no relay was named)."""
+    one started here (when nothing answers there and ``may_start``: by default, when no relay was named). ``host_ran``:
+    the game's id, where a guest knows that the relay ran in the host's program (nothing answering is said so)."""
     addresses, default = relay_addresses(options)
     address = addresses[0]
     problem = await reach(address)
@@ -198,6 +201,8 @@ async def relay_for_host(options: Options, *, may_start: bool | None = None) -> 
         yield address, False
         return
     if not (default if may_start is None else may_start) or address.tls:
+        if host_ran is not None:
+            raise Failure(f"{str(problem).removesuffix(START_ONE)}: {HOST_RAN_RELAY_LATER.format(game=host_ran)}")
         raise Failure(str(problem))  # before a game is made and journaled that could never be published
     from relay.embedded import EmbeddedRelay, RelaySettings, quiet_amqtt
 
@@ -350,6 +355,7 @@ async def host(kind: str, options: Options) -> int:
         core, _ = GameCore.hosting(kind, identity, invite=invite, control=options.control,  # published on connecting
                                    witnesses=witnesses)
         core.auto_claim = options.auto_claim
+        core.host_relay = ran_relay  # said in our presence: the guest learns the relay ends with this process
         game = core.session.game_id or ""
         journal = _seat(Journal.create(JournalMeta(game, kind, Role.HOST, identity.public.text, played_at(options, address),
                                                    ran_relay=ran_relay, cafile=_cafile(options)), options.journal_dir))
@@ -562,8 +568,10 @@ async def resume(game: str | None, options: Options) -> int:
     given = played_on(journal, options)
     # a host's game on the relay its own process ran, which ended with it: this process runs one again, as host did
     here = given is None and journal.meta.role == Role.HOST and journal.meta.ran_relay
-    async with relay_for_host(options, may_start=here) as (address, _):
+    guest_knows = journal.meta.ran_relay and journal.meta.role != Role.HOST  # learnt from the host's presence
+    async with relay_for_host(options, may_start=here, host_ran=game if guest_knows else None) as (address, running):
         core = GameCore(session, auto_claim=options.auto_claim)
+        core.host_relay = journal.meta.ran_relay and (running or journal.meta.role != Role.HOST)
         await log_in(options, address, identity)
         runner = GameRunner(core, make_link(options, address, identity), journal)
         clocks = clocks_now_text(core)  # the turn's start is the journal's now: the clocks, the window as they stand

@@ -29,6 +29,7 @@ from client.words import (
     hurried,
     leaving_warning,
     move_time_shown,
+    presence_word,
     my_turn_text,
     out_of_time_now,
     shown_now,
@@ -131,8 +132,7 @@ class NetworkTable(Table):
             key = core.seat_of(player)
             who = key.fingerprint[:9] if key is not None else "?"
             mine = " (you)" if key is not None and key == core.me else ""
-            present = core.present(key) if key is not None and key == opponent else None
-            here = "" if key != opponent else " here" if present else " gone" if present is False else " not seen"
+            here = f" {presence_word(core, key, self.connected)}" if key is not None and key == opponent else ""
             clock = clock_shown(core, player)  # a timed game's official clock; untimed, the side to move's turn so far
             if clock is not None:
                 shown = f" {clock}"

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 WHOLE = ("relay lost: R", "relay back: R")
 """How :meth:`Relays.connection`'s sentences begin: a front end shows them as they are, not after its own ``relay
 lost:``."""
+START_ONE = " (start one with `olixono relay`)"
+"""What the words for a relay that nothing answers at end with (where nobody knows whose relay it was)."""
 
 MOST_RELAYS = 5
 """Relays one game may travel over at once."""

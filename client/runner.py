@@ -28,6 +28,7 @@ from client import liveness
 from client.journal import Journal
 from client.liveness import Liveness
 from client.record import lacking_text
+from client.words import HOST_RELAY_GONE, relay_left_with_host
 from client.transport import Link, LinkFactory, digest
 from protocol import NUMBERED_APART, GuestAccepted, LineApplied, LineRejected, MessageType, Phase, PublicKey, decode, game_filter
 from protocol.messages import line_hash
@@ -210,6 +211,8 @@ class GameRunner:
             self._keep_turn(self.journal)
             if own:  # a timed move (or receipt) signed again would be another line (its times differ): on the disk first
                 self.journal.sync()
+        if self.journal is not None and not self.journal.meta.ran_relay and self.core.relay_with_host:
+            self.journal.update(ran_relay=True)  # a guest learnt it from the host's presence: its resume says so
         for event in step.events:
             self.emit(event)
             if self.core.seated_elsewhere(event):
@@ -627,6 +630,9 @@ class GameRunner:
         told = False
         while connected_for < GOODBYE_MOST and loop.time() - started < GOODBYE_CAP:
             if task is not None and task.cancelling():
+                break
+            if not self.link.connected and relay_left_with_host(core):
+                self.farewell(f"leaving now: {HOST_RELAY_GONE.format(game=core.game_id)}")
                 break
             if not self.caught_up.is_set():
                 if not over or not self._can_narrow():

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 import aiomqtt
 from paho.mqtt.client import topic_matches_sub
 
+from client.relays import START_ONE
 from protocol.keys import PublicKey
 from protocol.topics import DEFAULT_PORT, TLS_PORT
 
@@ -120,7 +121,7 @@ def explain(address: RelayAddress, exc: BaseException, username: str | None = No
     if isinstance(cause, socket.gaierror):
         return RelayError(f"cannot find the relay host {address.host!r}: check the name in the relay URL")
     if isinstance(cause, ConnectionRefusedError):
-        return RelayError(f"nothing answers at {where}: no relay runs there (start one with `olixono relay`)")
+        return RelayError(f"nothing answers at {where}: no relay runs there{START_ONE}")
     if isinstance(cause, ssl.SSLCertVerificationError):
         return RelayError(f"the relay at {where} shows a certificate this machine does not trust "
                           f"({cause.verify_message}); pass --cafile with its CA", fatal=True)

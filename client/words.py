@@ -6,7 +6,7 @@ from client.board_words import (AT_LEAST, AT_MOST, BOUND_WHY, GAME_WORDS, LOW_MS
                                  move_time_text)
 from protocol.clock import TimeControl, claim_after
 from client.core import ClaimReady, ClockLow, Connection, GameCore, Notice, ProofSaved, UiEvent, duration_text
-from client.relays import WHOLE
+from client.relays import START_ONE, WHOLE
 from client.record import branch_text, clocks_text, confirmation_text, moves_before, out_of_time, proof_text
 from protocol import (
     ChatReceived,
@@ -338,6 +338,8 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
     if isinstance(event, Connection):
         if event.sentence.startswith(WHOLE):  # one of several relays, said whole (client.relays)
             return event.sentence
+        if not event.connected and relay_left_with_host(core):
+            return f"relay lost: {event.sentence.removesuffix(START_ONE)}: {HOST_RAN_RELAY_LIVE.format(game=core.game_id)}"
         return f"relay {'connected' if event.connected else 'lost'}: {event.sentence}"
     if isinstance(event, Notice):
         return f"{'warning' if event.warning else 'notice'}: {event.text}"
@@ -377,6 +379,36 @@ def shown_now(core: GameCore, name: str) -> str | None:
     return clock_report(core) if name == "clock" else None
 
 
+HOST_RAN_RELAY = ("your host's program ran this relay, and it ended with it (they left, or their program stopped): the "
+                  "game waits for them to take it up again (`olixono resume`), which starts the relay again")
+"""Why a guest's relay is gone when it ran in the host's program."""
+HOST_RAN_RELAY_LIVE = HOST_RAN_RELAY + ("; this program connects by itself then, or leave and take the game up later "
+                                        "with `olixono resume {game}`")
+"""What a guest playing reads when the relay that ran in the host's program goes (``game``: its id)."""
+HOST_RAN_RELAY_LATER = HOST_RAN_RELAY + "; then take the game up again with `olixono resume {game}`"
+"""What a guest's ``resume`` says when nothing answers where the host's program ran the relay."""
+HOST_RELAY_GONE = ("the relay ended with your host's program, and nothing waits on it: your lines are kept here, and "
+                   "`olixono resume {game}` takes the game up once the host has taken it up again")
+"""What a guest reads on leaving while the relay that ran in the host's program is gone."""
+RELAY_ENDS_WITH_YOU = ("this program runs the relay {name} plays through: leaving ends it for them too, and the game "
+                       "waits until you take it up again with `olixono resume {game}`")
+"""What a host who runs the game's relay reads on leaving mid-game."""
+
+
+def presence_word(core: GameCore, key: PublicKey, connected: bool) -> str:
+    """A seated player's presence in a word, as a toolbar shows it: ``unknown`` while the relay is lost (what it said
+    last may be stale: a relay that ends with a player's program never sends their will)."""
+    if not connected:
+        return "unknown"
+    present = core.present(key)
+    return "here" if present else "gone" if present is False else "not seen"
+
+
+def relay_left_with_host(core: GameCore) -> bool:
+    """Whether this guest's relay ran in the host's program (and so went with it), in a game not over."""
+    return core.relay_with_host and core.me != core.session.host and not core.watching and not core.over
+
+
 def leaving_warning(core: GameCore, again: str = "quit") -> str | None:
     """Why leaving now may cost the game, asking to confirm (``again``: the command typed again, ``quit`` or ``/quit``):
     a claim on time open against us, or our turn in a live timed game (our clock runs while we are away); ``None``
@@ -398,4 +430,6 @@ def leaving_warning(core: GameCore, again: str = "quit") -> str | None:
     if core.my_turn and control is not None and not control.days:
         when = duration_text(claim_after(control, own or 0))
         return f"your clock runs while you are away: {name} may claim the game on time in {when}; {confirm}"
+    if core.host_relay and core.me == core.session.host and core.opponent is not None:
+        return f"{RELAY_ENDS_WITH_YOU.format(name=name, game=core.game_id)}; {confirm}"
     return None

@@ -42,10 +42,13 @@ class Role(StrEnum):
 
 
 class Presence(StrEnum):
-    """A presence line's ``state=``: the player's client is connected, or has left (its will, sent by the relay)."""
+    """A presence line's ``state=``: the player's client is connected, or has left (its will, sent by the relay); or
+    it is connected, and the relay this line is published on runs inside its program (the relay ``olixono host``
+    starts where none answers), so that it ends when that player leaves."""
 
     HERE = "here"
     GONE = "gone"
+    HOSTING = "hosting"
 
 
 class ResultReason(StrEnum):

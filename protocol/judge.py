@@ -120,6 +120,7 @@ class Receiver:
         self._superseded: dict[str, Message] = {}
         self._chats: dict[PublicKey, tuple[int, str]] = {}  # each seated key's chat head: (seq, hash)
         self._presence: dict[PublicKey, tuple[int, bool]] = {}  # each seated key's latest presence: (seq, here)
+        self._relay_runners: set[PublicKey] = set()  # the seated keys that said a relay of the game runs in their program
         self._confirms: dict[PublicKey, dict[int, Message]] = {}  # each seated key's confirmations, by number
         self._forfeited_at: int | None = None  # where the forfeit the state holds cut the record, if any
         self._released: list[str] = []  # tokens to release besides those a judged line gives (a seat made elsewhere)
@@ -1441,6 +1442,11 @@ class Receiver:
         latest = self._presence.get(key)
         return None if latest is None else latest[1]
 
+    def runs_relay(self, key: PublicKey) -> bool:
+        """Whether ``key`` (seated) said, in a presence line, that a relay of this game runs inside its program: that
+        relay ends when that player leaves. Advice, like all presence."""
+        return key in self._relay_runners
+
     def _presence_line(self, message: Message, events: list[Event]) -> list[str]:
         """The latest presence line of each seated key counts: the higher ``seq``, and at one ``seq`` ``gone``.
 
@@ -1450,7 +1456,9 @@ class Receiver:
         key = message.signer
         if self.role_of(key) is None:
             return self._unseated(message)
-        here = message.state is Presence.HERE
+        here = message.state is not Presence.GONE
+        if message.state is Presence.HOSTING:
+            self._relay_runners.add(key)
         latest = self._presence.get(key)
         if latest is None or message.seq > latest[0] or (message.seq == latest[0] and latest[1] and not here):
             self._presence[key] = (message.seq, here)

@@ -58,7 +58,7 @@ _PATTERNS = {
     "secret": B64_16,
     "terms": f"{_TERM}(?:,{_TERM}){{0,{MAX_TERMS - 1}}}",
     "at": "[1-9][0-9]{0,11}",
-    "state": "here|gone",
+    "state": "here|gone|hosting",
     "invite": B64_32,
     "guest": B64_32,
     "move": "[A-Za-z0-9]{2,8}",

@@ -137,8 +137,9 @@ class GameSession(Receiver):
         return self._send(MessageType.TIMEOUT, [("sent", str(claim.sent)), ("flagged", str(claim.now)),
                                                 ("now", str(now_ms))])
 
-    def presence(self, here: bool, seq: int) -> Outgoing:
-        """A presence line of the local player's (``seq``: this client's connection count for the game, from 1).
+    def presence(self, here: bool, seq: int, *, hosting: bool = False) -> Outgoing:
+        """A presence line of the local player's (``seq``: this client's connection count for the game, from 1;
+        ``hosting``: here, and the relay it goes to runs inside this program).
 
         It may be signed before the player holds a seat (a guest's first connection, before it joins): receivers
         keep it until the seat is known, and refuse it if it never is.
@@ -146,7 +147,8 @@ class GameSession(Receiver):
         self._me()
         if self.game_id is None:
             raise LocalProtocolError("no game yet: nothing to be present in")
-        fields = [("game", self.game_id or ""), ("seq", str(seq)), ("state", Presence.HERE if here else Presence.GONE)]
+        state = (Presence.HOSTING if hosting else Presence.HERE) if here else Presence.GONE
+        fields = [("game", self.game_id or ""), ("seq", str(seq)), ("state", state)]
         line = encode(MessageType.PRESENCE, fields, self._identity())  # not applied here: a will is signed long before it is sent
         message = decode(line, verify=False)
         return Outgoing(line, message, topic_for(message), ())

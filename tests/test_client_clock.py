@@ -225,6 +225,7 @@ class SyncedJournal(MemoryJournal):
         class Meta:
             turn: list[float] | None = None
             connections = 0
+            ran_relay = False
 
         self.meta = Meta()
 

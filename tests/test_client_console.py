@@ -90,7 +90,7 @@ def test_the_prompt_toolbar_and_completion_follow_the_game():
     text = prompt_text(core)
     assert ("(you) to move" in text) == mover and "vs " + host.identity.fingerprint in text
     toolbar = toolbar_text(core, {"connected": False})
-    assert "relay: RECONNECTING" in toolbar and f"opponent {host.identity.fingerprint}: not seen yet" in toolbar
+    assert "relay: RECONNECTING" in toolbar and f"opponent {host.identity.fingerprint}: unknown" in toolbar
     completer = make_completer(lambda word: completions(core, word))
     words = [c.text for c in completer.get_completions(Document("k1"), CompleteEvent())]
     if mover:

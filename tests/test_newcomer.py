@@ -1,4 +1,4 @@
-"""The path of a person new to olixono, through the real commands (issue 18): what it prints must work when typed.
+"""The path of a person new to olixono, through the real commands: what it prints must work when typed.
 
 Every process is started here and stopped by its PID; traffic goes to 127.0.0.1 only; every wait is bounded.
 """
@@ -7,11 +7,13 @@ from __future__ import annotations
 
 
 import asyncio
+import gc
 import re
 
 import pytest
 
 from cli_helpers import Terminal, home, read_until, run, spawn, stop
+from network_helpers import game_id_of
 from protocol import GameSession, Identity
 from relay.cli import protect_ids
 from relay.mosquitto import free_port
@@ -374,3 +376,87 @@ async def test_the_joiner_is_told_the_time_control_it_accepts(relay, tmp_path):
     assert f"Hosting oxono game {game}, {words}, as {host.identity.fingerprint}." in host.lines
     assert f"Joining oxono game {game}, {words}, hosted by {host.identity.fingerprint}: " in guest.text()
     assert f"offer {game} oxono by host {host.identity.fingerprint}, clock {words}" in guest.lines, guest.lines
+
+
+# -- 12. the relay that ran in the host's program, gone with it ---------------------------------------------------
+async def test_a_guest_is_told_the_relay_went_with_the_host_and_leaves_and_resumes_knowing_it(tmp_path, monkeypatch,
+                                                                                              capsys):
+    """A host with no relay named starts one in its own program (its presence says so: ``state=hosting``); once the
+    game has begun the host's program ends, and its relay with it. The guest reads why, and who takes the game up
+    (never ``start one with olixono relay``); its toolbar's word for the host is ``unknown`` (a relay killed with the
+    host never sends the host's will); its ``quit`` leaves at once rather than waiting for a relay that may never
+    come back; and its ``resume`` says again whose relay it was."""
+    import os
+    from types import SimpleNamespace
+
+    from network_helpers import Seat
+    from client import network
+    from client.core import GameCore
+    from client.journal import Journal
+    from client.words import leaving_warning, presence_word
+
+    port = free_port()
+    monkeypatch.setattr(network, "DEFAULT_RELAY", f"mqtt://127.0.0.1:{port}")
+    environ = {"XDG_CONFIG_HOME": str(tmp_path / "config")}  # no settings file, no OLIXONO_RELAY: the default relay
+    host = Seat(tmp_path, "host", SimpleNamespace(url=None), bot="random", seed=3, environ=environ)
+    read, write = os.pipe()
+    commands = os.fdopen(read, "r")
+    guest = Seat(tmp_path, "guest", SimpleNamespace(url=f"mqtt://127.0.0.1:{port}"), plain=True, commands=commands,
+                 environ=environ)
+    hosting = asyncio.create_task(network.host("olix", host.options))
+    joining: asyncio.Task[int] | None = None
+    try:
+        game = await game_id_of(host, timeout=20)
+        assert any("this process runs one there" in line for line in host.lines), host.lines
+        joining = asyncio.create_task(network.join(game, guest.options))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        while not any("your host's program ran this relay" in line for line in guest.lines):
+            assert not joining.done() and loop.time() < deadline, guest.text() + "\n--- host:\n" + host.text()
+            if not hosting.done() and any(line.startswith("seats ") for line in guest.lines):
+                hosting.cancel()  # the host's program ends mid-game, and its relay with it
+            await asyncio.sleep(0.05)
+        lost = next(line for line in guest.lines if "your host's program ran this relay" in line)
+        assert lost.startswith("relay lost: ") and "olixono relay" not in lost and f"olixono resume {game}" in lost
+        os.write(write, b"quit\n")
+        async with asyncio.timeout(20):  # not the minute a guest waits for a relay that may come back
+            assert await joining == 3
+        assert "leaving now: the relay ended with your host's program" in capsys.readouterr().err
+        journal = Journal.open(game, guest.options.journal_dir)
+        assert journal.meta.ran_relay  # learnt from the host's presence
+        core = GameCore(journal.restore(guest.identity)[0])
+        core.host_relay = True
+        assert presence_word(core, core.session.host, connected=False) == "unknown"
+        assert leaving_warning(core) is None  # the guest's leaving costs the host's relay nothing
+    finally:
+        for task in (hosting, joining):
+            if task is not None:
+                task.cancel()
+        await asyncio.gather(*(task for task in (hosting, joining) if task is not None), return_exceptions=True)
+        os.close(write)
+        commands.close()
+    gc.collect()  # the join's journal, and its seat with it, let go (a process of its own lets go as it ends)
+    resumed = Seat(tmp_path, "guest", SimpleNamespace(url=None), plain=True, environ=environ)
+    resumed.identity = resumed.options.identity = guest.identity
+    resumed.options.timeout = 3
+    try:
+        await asyncio.wait_for(network.resume(game, resumed.options), 30)
+    except network.Failure as failure:  # it gives up on the relay after its --timeout
+        resumed.lines.append(str(failure))
+    said = resumed.text()
+    assert "your host's program ran this relay" in said and "start one with" not in said, said
+
+
+def test_a_host_whose_program_runs_the_relay_is_asked_before_leaving_mid_game():
+    """Leaving ends the relay for the opponent too: the host is told so, and asked to type quit again."""
+    from client.core import GameCore
+    from client.words import leaving_warning
+    from protocol_helpers import start
+
+    host, _ = start("oxono")
+    core = GameCore(host)
+    assert leaving_warning(core) is None  # a relay of its own elsewhere: leaving costs nothing
+    core.host_relay = True
+    warning = leaving_warning(core)
+    assert warning is not None and "this program runs the relay" in warning and warning.endswith("again to leave")
+    assert f"olixono resume {core.game_id}" in warning

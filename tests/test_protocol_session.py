@@ -419,3 +419,20 @@ def test_presence_is_the_latest_line_of_each_player_and_never_part_of_the_game()
     stranger = encode("presence", [("game", host.game_id), ("seq", "9"), ("state", "here")], STRANGER)
     assert rejected(spectator.receive(stranger)) == ["wrong-signer"]
     assert verify_transcript([*host.transcript, here.line])[2].code == "gap"
+
+
+def test_a_player_may_say_its_program_runs_the_games_relay_and_is_here():
+    """``state=hosting``: here, and the relay the line is on runs in the signer's program (it ends with it). A
+    receiver counts it as here and remembers it of a seated key only."""
+    host, guest = start()
+    spectator = GameSession(host.game_id)
+    spectator.receive_all(host.transcript)
+    assert not spectator.runs_relay(HOST.public)
+    hosting = host.presence(True, 1, hosting=True)
+    assert "state=hosting" in hosting.line and host.presence(False, 1, hosting=True).message.state.value == "gone"
+    spectator.receive(hosting.line)
+    assert spectator.present(HOST.public) is True and spectator.runs_relay(HOST.public)
+    assert not spectator.runs_relay(GUEST.public)
+    stranger = encode("presence", [("game", host.game_id), ("seq", "9"), ("state", "hosting")], STRANGER)
+    assert rejected(spectator.receive(stranger)) == ["wrong-signer"] and not spectator.runs_relay(STRANGER.public)
+    assert spectator.transcript == host.transcript  # never part of the game
