@@ -9,7 +9,7 @@ runs, and an error in a task goes to the log, never to prompt-toolkit's "Press E
 What is on the table comes from a :class:`Table`, each in a module of its own, side by side: a network game
 (``client.network_screen.NetworkTable``, on the same core and runner as the line console), a game at one terminal
 (``client.local_screen.LocalTable``) or a transcript replayed (``client.replay.ReplayTable``). The screen itself owns only the drawing, the input line and the commands every table
-shares (``/help``, ``/flip``, ``/moves``, ``/quit``: asked twice where the table says leaving may cost the game,
+shares (Ctrl-Z suspends it to the shell, Ctrl-L redraws it whole; ``/help``, ``/flip``, ``/moves``, ``/quit``: asked twice where the table says leaving may cost the game,
 :meth:`Table.leaving`; its toolbar shows a table's :class:`Urgent` parts in the warning style). Moves are typed as in local play (Tab completes the legal ones,
 Oxono one segment at a time; a click on a square types it); commands start with ``/``, so text that is neither is
 refused, never sent as chat by accident.
@@ -610,6 +610,18 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
     def _quit(event: KeyPressEvent) -> None:
         asked, state.confirm_quit = state.confirm_quit, False
         leave(asked)
+
+    @keys.add("c-z")
+    def _suspend(event: KeyPressEvent) -> None:
+        """The shell's job control, as in every full-screen program: to the shell; on ``fg``, drawn again whole
+        (prompt-toolkit erases the screen before it stops, and redraws all of it after)."""
+        event.app.suspend_to_background()
+
+    @keys.add("c-l")
+    def _redraw(event: KeyPressEvent) -> None:
+        """Draw the whole screen again (another program wrote over it, or a stop left it garbled)."""
+        event.app.renderer.clear()
+        event.app.invalidate()
 
     @keys.add("pageup")
     def _up(event: KeyPressEvent) -> None:
