@@ -150,7 +150,7 @@ def behind_on_markers():
     raise AssertionError("nobody fell behind")
 
 
-async def console_typing(core: GameCore, *keys: str, leave: bool = True) -> tuple[list[str], list]:
+async def console_typing(core: GameCore, *keys: str, leave: bool = True, events: tuple = ()) -> tuple[list[str], list]:
     """``keys`` typed into the line console over ``core`` (``leave``: then Ctrl-C; else the keys end it): what it
     printed (its greeting aside, and its last line when ``leave``), and the intents it acted on."""
     from types import SimpleNamespace
@@ -161,6 +161,8 @@ async def console_typing(core: GameCore, *keys: str, leave: bool = True) -> tupl
         acted.append(intent)
 
     runner = SimpleNamespace(core=core, events=asyncio.Queue(), link=SimpleNamespace(connected=True), act=act)
+    for event in events:  # come from the relay
+        runner.events.put_nowait(event)
     printed: list[str] = []
     with create_pipe_input() as pipe:
         console = asyncio.create_task(line_console(input=pipe, output=DummyOutput(), write=printed.append)(runner))
@@ -204,3 +206,17 @@ async def test_olix_end_while_behind_says_it_loses_before_asking_to_confirm():
     assert [intent.kind for intent in acted] == [IntentKind.PROPOSE]
     printed, acted = await console_typing(GameCore(leader), "end\r")  # the one ahead: no question
     assert printed == [] and [intent.kind for intent in acted] == [IntentKind.PROPOSE]
+
+
+async def test_a_declined_proposal_reads_as_one_sentence():
+    """It read ``declined black refuses the proposal``: a verb twice."""
+    from protocol import EndDeclined
+    from protocol_helpers import mover
+
+    host, guest = start("oxono")
+    actor, waiter = mover(host, guest)
+    waiter.receive(actor.propose().line)
+    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)
+    declined = [event for event in actor.receive(waiter.decline().line) if isinstance(event, EndDeclined)]
+    printed, _ = await console_typing(GameCore(actor), events=tuple(declined))
+    assert printed == [f"declined by {waiter.player_of(waiter.identity.public)}: the proposal is off"], printed
