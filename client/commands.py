@@ -276,6 +276,49 @@ def parse(text: str, game: Game) -> Typed:
     return Typed(problem=f"not a move or a command: {line[:40]!r} ({example_of(game)}; help lists the commands)")
 
 
+def behind_text(game: Game) -> str | None:
+    """Olix: how ending now would lose for the player who proposes it (the one at this terminal, or at a table of two
+    the player to move), counted on markers as the game stands: ``first holds 1 marker, second 2: second leads``;
+    ``None`` when it would not (level, ahead, or not Olix)."""
+    board = game.board
+    if not isinstance(board, OlixBoard) or not game.started or game.over:
+        return None
+    player = getattr(game, "my_player", None) if not game.local else getattr(game, "human", None)
+    if player is None or game.local and getattr(game, "bot", None) is None:
+        player = board.turn
+    scoreboard = board.scoreboard()
+    leader = scoreboard.leader()
+    if leader is None or leader == player:
+        return None
+    other = next(name for name in board.PLAYERS if name != player)
+    mine, theirs = len(scoreboard.positions(player)), len(scoreboard.positions(other))
+    return (f"{player} holds {mine} marker{'' if mine == 1 else 's'}, {other} {theirs}: {leader} leads"
+            + ("" if mine != theirs else " on the higher fields"))
+
+
+def question(text: str, game: Game, *, slash: bool = False) -> str | None:
+    """What a console asks before it acts on ``text`` (the very next line, the same command, confirms it): a
+    resignation; Olix's proposal to end while behind on markers, which loses once agreed. ``None``: act at once.
+    The line consoles and the full screen (``slash``: its commands are said with their ``/``) ask alike; ``--plain``
+    asks nothing (a script answers nothing)."""
+    typed = parse(text, game)
+    intent, word = typed.intent, ("/" if slash else "") + text.strip().split(" ")[0].lower().removeprefix("/")
+    if intent is None or game.over:
+        return None
+    if intent.kind is IntentKind.RESIGN:
+        return f"Resign and lose the game? Type {word} again to confirm."
+    behind = behind_text(game) if intent.kind is IntentKind.PROPOSE else None
+    if behind is not None:
+        return f"Ending now loses on markers ({behind}). Type {word} again to propose it anyway."
+    return None
+
+
+def same_line(one: str, other: str) -> bool:
+    """Whether two typed lines ask the same (any letter case, with or without the ``/``): the second confirms the
+    first's :func:`question`."""
+    return one.strip().lower().removeprefix("/") == other.strip().lower().removeprefix("/")
+
+
 def legal_text(game: Game) -> str:
     board = game.board
     if board is None or not game.started:

@@ -6,7 +6,8 @@ of local play), every event in words. The prompt says whose turn it is and
 who the opponent is; the bottom toolbar shows the relay connection and whether
 the opponent is here. Moves complete from the legal ones; history is kept.
 Text that is not a move or a command, or a move out of turn, gets one line and
-is never sent. ``quit`` (or Ctrl-D, Ctrl-C) leaves; the game stays resumable. While a claim on time is open against
+is never sent. ``resign``, and Olix's ``end`` while behind on markers, ask to confirm first, as the full screen
+does (:func:`client.commands.question`). ``quit`` (or Ctrl-D, Ctrl-C) leaves; the game stays resumable. While a claim on time is open against
 the player, or on its turn in a live timed game, ``quit`` and Ctrl-D ask first (its clock runs while it is away);
 Ctrl-C leaves at once. A timed game's toolbar shows the clock of a side under 10 s on its turn in the warning style.
 """
@@ -28,7 +29,7 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import StdoutProxy
 from prompt_toolkit.styles import Style
 
-from client.commands import Write, completer, completions, handle_typed, leaving_sentence
+from client.commands import Write, completer, completions, handle_typed, leaving_sentence, question, same_line
 from client.core import Connection, GameCore
 from client.runner import GameRunner
 from client.board_words import export_text, game_over_text, status_text
@@ -190,6 +191,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             try:
                 out("Type help for the commands.")
                 asked = False  # leaving would cost something, and the person was asked to confirm
+                confirming: str | None = None  # the line that asked to confirm it (resign, …), when it was the last
                 while not core.over or core.unsettled:
                     now = False  # Ctrl-C: leave at once
                     try:
@@ -200,6 +202,12 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
                         text, now = "quit", True
                     if core.over and not core.unsettled:
                         break
+                    asking = None if confirming is not None and same_line(confirming, text) else question(text, core)
+                    confirming = None  # a confirmation is the very next line typed
+                    if asking is not None:
+                        out(asking)
+                        confirming, asked = text, False
+                        continue
                     if await handle_typed(runner, text, out, partial(shown_now, core)):
                         asked = False
                         continue

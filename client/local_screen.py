@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from client.board_words import clock_text, game_over_text, hint_text
-from client.commands import parse, shown
+from client.commands import Game, parse, shown
 from client.intents import IntentRefused
 from client.local_game import Ended, LocalCore, LocalStep, Played, describe
 from client.screen import Say, Table, game_commands, game_help
@@ -32,6 +32,10 @@ class LocalTable(Table):
         self.game = self.core.board
         self.wake = asyncio.Event()
         self.announced = False
+
+    @property
+    def typing_game(self) -> Game:
+        return self.core
 
     @property
     def kind(self) -> GameKind:

@@ -16,7 +16,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from client.board_words import export_text, game_over_text, resume_text, watch_again_text
-from client.commands import END_WORD, NO_HINT, handle_typed, help_row, leaving_sentence, players_only
+from client.commands import END_WORD, Game, NO_HINT, handle_typed, help_row, leaving_sentence, players_only
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
 from client.screen import Say, Table, Urgent, game_commands, game_help, run_screen
@@ -55,6 +55,10 @@ class NetworkTable(Table):
             self.leave = f"; {resume_text(game)}"
             self.refused = {"undo": NO_UNDO}  # /undo as undo typed: the same sentence
         self.refused["hint"] = NO_HINT
+
+    @property
+    def typing_game(self) -> Game:
+        return self.core
 
     @property
     def kind(self) -> GameKind:

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import re
 import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -196,7 +197,7 @@ class GameRunner:
                                     "before that; try again once it is connected") from None
         await self.apply(self.core.act(intent))
 
-    async def apply(self, step: Step, *, received: bool = False) -> None:
+    async def apply(self, step: Step, *, received: bool = False, topic: str = "") -> None:
         """Journal a step's lines, pass its events on, and send what it calls for to publish.
 
         The lines are written to the journal first (the operating system has them: a crash of this process cannot
@@ -204,6 +205,8 @@ class GameRunner:
         the step and the front end wrote, so that nothing waits for the disk: a move leaves, and a received move is
         shown (and may be answered), before the flush.
         """
+        if any(isinstance(event, LineRejected) for event in step.events):  # (lines kept waiting: judged with ours too)
+            step = self._count_refused(step, topic)
         self._record(step)
         own = any(not item.copy for item in step.publish)
         timed = self.core.session.clock is not None
@@ -419,14 +422,12 @@ class GameRunner:
         if not payload:
             return  # a retained line cleared: nothing to judge
         step = self.core.feed(payload, stored=retained)
-        if any(isinstance(event, LineRejected) for event in step.events):
-            step = self._count_refused(step, topic)
-        elif retained and opponent is not None and key == opponent.text:
+        if retained and opponent is not None and key == opponent.text:
             for event in step.events:
                 if isinstance(event, LineApplied) and event.message.signer == opponent \
                         and event.message.type not in NUMBERED_APART:
                     self._asked_for = max(self._asked_for, event.message.seq)
-        await self.apply(step, received=True)
+        await self.apply(step, received=True, topic=topic)
         if self._caught_up and not self.narrowed and self._can_narrow():
             self.narrowed = True  # in a task of its own: the reader never waits for the relay's answers
             self._spawn(self._narrow())
@@ -476,17 +477,33 @@ class GameRunner:
         return session.guest is None and len(self.link.seen) < SEEN_UNSEATED
 
     def _count_refused(self, step: Step, topic: str) -> Step:
-        """Show the first refused lines and count the rest (a flood of junk is one notice every few seconds)."""
+        """Show the first refused lines and count the rest (a flood of junk is one notice every few seconds).
+
+        Once the seats are known, a line of a key that holds none (a stranger, a candidate the host did not seat) is
+        no warning about the game: nothing it says can change it. The first is told once, quietly, as harmless; the
+        rest are counted (the running count is told only once they are more than a few: a flood)."""
         session = self.core.session
-        key = _topic_key(topic)
-        seat = key if key in _key_texts(session.host, session.guest) else None
-        events = tuple(event for event in step.events
-                       if not isinstance(event, LineRejected) or self.ignored.show(key, seat))
-        if self.ignored.lines > self.ignored.reported and self._count_timer is None:
+        seats = _key_texts(session.host, session.guest)
+        events: list[UiEvent] = []
+        for event in step.events:
+            if not isinstance(event, LineRejected):
+                events.append(event)
+                continue
+            key = _topic_key(topic)  # where it came from; a line kept waiting, judged with a later one: its signer
+            key = key if key not in seats else _signer_text(event.line) or key
+            seat = key if key in seats else None
+            if seat is None and len(seats) == 2:
+                self.ignored.count(key, None)
+                if self.ignored.quiet is None:
+                    self.ignored.quiet = self.ignored.lines + SHOWN_PER_PLAYER
+                    events.append(Notice(unseated_text(event)))
+            elif self.ignored.show(key, seat):
+                events.append(event)
+        if self.ignored.lines > max(self.ignored.reported, self.ignored.quiet or 0) and self._count_timer is None:
             loop = asyncio.get_running_loop()
             wait = max(0.0, self._counted_at + COUNT_EVERY - loop.time())
             self._count_timer = loop.call_later(wait, self._report_count)
-        return dataclasses.replace(step, events=events)
+        return dataclasses.replace(step, events=tuple(events))
 
     def _report_count(self) -> None:
         self._count_timer = None
@@ -673,6 +690,18 @@ def _slot(topic: str) -> str:
     return topic.rsplit("/", 1)[-1]
 
 
+def unseated_text(rejected: LineRejected) -> str:
+    """What a player or a watcher is told, once, of the lines of keys that hold no seat, the seats known."""
+    return (f"lines of keys that hold no seat here are ignored, harmless: they cannot change the game (the first: "
+            f"{rejected.code} {rejected.detail})")
+
+
+def _signer_text(line: str) -> str:
+    """The key a line names as its signer (its ``by=`` field; ``""``: none), verified or not: whose line was refused."""
+    found = re.search(r" by=([A-Za-z0-9_-]{43}) ", line)
+    return found.group(1) if found else ""
+
+
 def _topic_key(topic: str) -> str:
     """The key a game topic names (``olixono/1/games/<game>/<key>/…``), or ``""``."""
     where = game_and_key(topic)
@@ -698,6 +727,9 @@ class Ignored:
         self.keys: set[str] = set()
         self._shown: dict[str, int] = {}  # lines shown of each seated key, and "" for strangers
         self._players = False  # a seated key's lines are counted too
+        self.quiet: int | None = None
+        """Once the harmless lines of keys that hold no seat were told (:func:`unseated_text`): the count up to which
+        the running count stays untold."""
 
     def show(self, key: str, seat: str | None) -> bool:
         """Whether a line refused on ``key``'s topic is shown (``seat``: the key holds a seat); if not, it is counted."""
@@ -705,11 +737,15 @@ class Ignored:
         if shown < (SHOWN_PER_PLAYER if seat else 1):
             self._shown[seat or ""] = shown + 1
             return True
+        self.count(key, seat)
+        return False
+
+    def count(self, key: str, seat: str | None) -> None:
+        """A line refused on ``key``'s topic, counted, not shown."""
         self.lines += 1
         self._players |= seat is not None
         if len(self.keys) < self.MAX_KEYS:
             self.keys.add(key)
-        return False
 
     def text(self) -> str:
         """``ignored 90,000 lines from 3 strangers``: the running count."""

@@ -9,7 +9,7 @@ runs, and an error in a task goes to the log, never to prompt-toolkit's "Press E
 What is on the table comes from a :class:`Table`, each in a module of its own, side by side: a network game
 (``client.network_screen.NetworkTable``, on the same core and runner as the line console), a game at one terminal
 (``client.local_screen.LocalTable``) or a transcript replayed (``client.replay.ReplayTable``). The screen itself owns only the drawing, the input line and the commands every table
-shares (``/help``, ``/flip``, ``/moves``, ``/quit``: asked twice where the table says leaving may cost the game,
+shares (Ctrl-Z suspends it to the shell, Ctrl-L redraws it whole; ``/help``, ``/flip``, ``/moves``, ``/quit``: asked twice where the table says leaving may cost the game,
 :meth:`Table.leaving`; its toolbar shows a table's :class:`Urgent` parts in the warning style). Moves are typed as in local play (Tab completes the legal ones,
 Oxono one segment at a time; a click on a square types it); commands start with ``/``, so text that is neither is
 refused, never sent as chat by accident.
@@ -44,7 +44,8 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from client.commands import Game, candidates, command_names, completer, example_of, help_row, help_rows
+from client.commands import (Game, candidates, command_names, completer, example_of, help_row, help_rows, question,
+                             same_line)
 from client.journal import state_dir
 from olixono.common import Board, GameKind
 from olixono.olix import OlixBoard
@@ -144,8 +145,14 @@ class Table:
         raise NotImplementedError
 
     @property
+    def typing_game(self) -> Game | None:
+        """The game typed into, as the vocabulary reads it (``None``: no game to act on, a replay): the commands that
+        ask to confirm first (:func:`client.commands.question`) ask from it."""
+        return None
+
+    @property
     def commands(self) -> tuple[str, ...]:
-        """The table's own /commands (``resign`` is confirmed by the screen before it reaches :meth:`command`)."""
+        """The table's own /commands (``resign`` is confirmed by the screen before it reaches :meth:`command`: :attr:`typing_game`)."""
         return ()
 
     def board(self) -> Board[Any] | None:
@@ -436,7 +443,10 @@ class ScreenState:
     def __init__(self) -> None:
         self.log: list[str] = []
         self.flipped = False
-        self.confirm_resign = self.confirm_quit = False
+        self.confirm_resign: str | None = None
+        """The line that asked to confirm it (a resignation, …: :func:`client.commands.question`), when it was the last
+        line typed."""
+        self.confirm_quit = False
         self.moves_start: int | None = None
         """The first move the moves pane shows when scrolled by hand (``None``: it follows the game)."""
         self.thinking: dict[str, float] = {}
@@ -456,6 +466,19 @@ class ScreenState:
     def seconds(self, player: str, now: float) -> float:
         running = now - self.turn_started if player == self.turn_of and self.turn_started is not None else 0.0
         return self.thinking.get(player, 0.0) + running
+
+
+def asked_first(table: Table, text: str, asked: str | None) -> str | None:
+    """Whether ``text`` must be confirmed first (:func:`client.commands.question`, as in the line console: a
+    resignation, Olix's end while behind), unless it repeats ``asked``, the line just typed that asked: the
+    question."""
+    game = table.typing_game
+    if game is None or asked is not None and same_line(asked, text):
+        return None
+    return question(text, game, slash=True)
+
+
+
 
 
 def fill(buffer: Buffer, kind: GameKind, square: str, cell: str) -> None:
@@ -507,7 +530,7 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
 
     async def obey(text: str) -> None:
         resign_asked, quit_asked = state.confirm_resign, state.confirm_quit
-        state.confirm_resign = state.confirm_quit = False  # a confirmation is the very next line typed
+        state.confirm_resign, state.confirm_quit = None, False  # a confirmation is the very next line typed
         name, _, rest = text.removeprefix("/").partition(" ")
         name, names = name.lower(), table.commands + OWN_COMMANDS
         if name in table.refused:
@@ -524,9 +547,9 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
             state.add(" ".join(f"{n}.{move}" for n, (_, move) in enumerate(table.moves(), 1)) or "no moves yet")
         elif name == "quit":
             leave(quit_asked)
-        elif name == "resign" and not resign_asked and not table.over():
-            state.confirm_resign = True
-            state.add("Resign and lose the game? Type /resign again to confirm.")
+        elif (asking := asked_first(table, text, resign_asked)) is not None:
+            state.confirm_resign = text
+            state.add(asking)
         else:
             await table.command(name, rest.strip(), state.add)
 
@@ -610,6 +633,18 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
     def _quit(event: KeyPressEvent) -> None:
         asked, state.confirm_quit = state.confirm_quit, False
         leave(asked)
+
+    @keys.add("c-z")
+    def _suspend(event: KeyPressEvent) -> None:
+        """The shell's job control, as in every full-screen program: to the shell; on ``fg``, drawn again whole
+        (prompt-toolkit erases the screen before it stops, and redraws all of it after)."""
+        event.app.suspend_to_background()
+
+    @keys.add("c-l")
+    def _redraw(event: KeyPressEvent) -> None:
+        """Draw the whole screen again (another program wrote over it, or a stop left it garbled)."""
+        event.app.renderer.clear()
+        event.app.invalidate()
 
     @keys.add("pageup")
     def _up(event: KeyPressEvent) -> None:

@@ -315,9 +315,9 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
         answer = " (it stands: answer it on your turn with agree or decline)" if theirs else ""
         return f"proposal {event.player} {offer}{answer}"
     if isinstance(event, ProposalWithdrawn):
-        return f"withdrawn {event.player} takes back the proposal"
+        return f"withdrawn by {event.player}: the proposal is off"
     if isinstance(event, EndDeclined):
-        return f"declined {event.player} refuses the proposal"
+        return f"declined by {event.player}: the proposal is off"
     if isinstance(event, ChatReceived):
         return f"chat {who(core, event.key)}: {event.text}"
     if isinstance(event, PresenceChanged):

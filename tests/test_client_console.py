@@ -117,8 +117,6 @@ def test_the_prompt_says_what_a_player_waits_for_before_the_game_starts():
 async def test_quit_asks_first_while_the_players_clock_runs_and_clock_shows_the_clocks():
     """On its turn in a live timed game, quit (or Ctrl-D) says what leaving costs and asks again; anything typed in
     between asks anew; Ctrl-C leaves at once. ``clock`` prints both clocks."""
-    from types import SimpleNamespace
-
     from client.words import clock_report
     from test_client_clock import movers, timed_game
 
@@ -130,17 +128,95 @@ async def test_quit_asks_first_while_the_players_clock_runs_and_clock_shows_the_
     left = f"Left the game; olixono resume {first.game_id} takes it up again."
 
     async def typing(*keys: str) -> list[str]:
-        runner = SimpleNamespace(core=first, events=asyncio.Queue(), link=SimpleNamespace(connected=True))
-        printed: list[str] = []
-        with create_pipe_input() as pipe:
-            console = asyncio.create_task(line_console(input=pipe, output=DummyOutput(), write=printed.append)(runner))
-            for typed in keys:
-                assert not console.done(), printed
-                pipe.send_text(typed)
-                await asyncio.sleep(0.1)
-            async with asyncio.timeout(10):
-                assert await console == 0
-        return printed[1:]
+        return (await console_typing(first, *keys, leave=False))[0]
 
     assert await typing("\x04", "clock\r", "quit\r", "quit\r") == [warning, clock_report(first), warning, left]
     assert await typing("\x03") == [left]  # Ctrl-C
+
+
+def behind_on_markers():
+    """An Olix game between the helpers' two sessions, played at random until the player to move is behind on markers:
+    (that player's core, the other's session)."""
+    from protocol_helpers import mover
+
+    host, guest = start("olix")
+    rng = random.Random(5)
+    for _ in range(300):
+        mine, theirs = mover(host, guest)
+        leader = mine.board.scoreboard().leader()
+        if leader is not None and leader != mine.board.turn:
+            return GameCore(mine), theirs
+        theirs.receive(mine.move(rng.choice(mine.board.legal_moves()).text()).line)
+    raise AssertionError("nobody fell behind")
+
+
+async def console_typing(core: GameCore, *keys: str, leave: bool = True, events: tuple = ()) -> tuple[list[str], list]:
+    """``keys`` typed into the line console over ``core`` (``leave``: then Ctrl-C; else the keys end it): what it
+    printed (its greeting aside, and its last line when ``leave``), and the intents it acted on."""
+    from types import SimpleNamespace
+
+    acted: list = []
+
+    async def act(intent) -> None:
+        acted.append(intent)
+
+    runner = SimpleNamespace(core=core, events=asyncio.Queue(), link=SimpleNamespace(connected=True), act=act)
+    for event in events:  # come from the relay
+        runner.events.put_nowait(event)
+    printed: list[str] = []
+    with create_pipe_input() as pipe:
+        console = asyncio.create_task(line_console(input=pipe, output=DummyOutput(), write=printed.append)(runner))
+        for typed in keys:
+            assert not console.done(), printed
+            pipe.send_text(typed)
+            await asyncio.sleep(0.1)
+        if leave:
+            pipe.send_text("\x03")  # Ctrl-C: leave
+        async with asyncio.timeout(10):
+            assert await console == 0
+    return printed[1:-1] if leave else printed[1:], acted
+
+
+async def test_resign_asks_to_confirm_in_the_line_console_as_on_the_screen():
+    """The README says resigning asks first: ``resign`` asks, the very next ``resign`` does it; anything else between
+    asks anew."""
+    from client.intents import IntentKind
+
+    host, guest = start("oxono")
+    core = GameCore(host)
+    printed, acted = await console_typing(core, "resign\r", "legal\r", "resign\r")
+    assert printed[0] == "Resign and lose the game? Type resign again to confirm." and printed[-1] == printed[0]
+    assert acted == []  # asked twice, never confirmed
+    printed, acted = await console_typing(core, "resign\r", "RESIGN\r")
+    assert printed == ["Resign and lose the game? Type resign again to confirm."]
+    assert [intent.kind for intent in acted] == [IntentKind.RESIGN]
+
+
+async def test_olix_end_while_behind_says_it_loses_before_asking_to_confirm():
+    from client.intents import IntentKind
+
+    core, leader = behind_on_markers()
+    board = core.board
+    me, other = core.my_player, next(name for name in board.PLAYERS if name != core.my_player)
+    count = {name: len(board.scoreboard().positions(name)) for name in board.PLAYERS}
+    printed, acted = await console_typing(core, "end\r", "end\r")
+    assert printed[0].startswith(f"Ending now loses on markers ({me} holds {count[me]} marker")
+    assert f"{other} {count[other]}: {other} leads" in printed[0] and printed[0].endswith(
+        "Type end again to propose it anyway."), printed
+    assert [intent.kind for intent in acted] == [IntentKind.PROPOSE]
+    printed, acted = await console_typing(GameCore(leader), "end\r")  # the one ahead: no question
+    assert printed == [] and [intent.kind for intent in acted] == [IntentKind.PROPOSE]
+
+
+async def test_a_declined_proposal_reads_as_one_sentence():
+    """It read ``declined black refuses the proposal``: a verb twice."""
+    from protocol import EndDeclined
+    from protocol_helpers import mover
+
+    host, guest = start("oxono")
+    actor, waiter = mover(host, guest)
+    waiter.receive(actor.propose().line)
+    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)
+    declined = [event for event in actor.receive(waiter.decline().line) if isinstance(event, EndDeclined)]
+    printed, _ = await console_typing(GameCore(actor), events=tuple(declined))
+    assert printed == [f"declined by {waiter.player_of(waiter.identity.public)}: the proposal is off"], printed

@@ -295,3 +295,41 @@ async def test_local_play_and_a_replay_on_the_full_screen_in_a_real_terminal(tmp
         assert await asyncio.to_thread(tmux.wait_exit, 1) == 0
     finally:
         tmux.stop()
+
+
+@needs_tmux
+async def test_ctrl_z_suspends_the_full_screen_to_the_shell_and_ctrl_l_redraws_it(tmp_path):
+    """In a shell with job control: Ctrl-Z stops the screen (the shell's prompt and its ``Stopped``, no ``^Z`` typed
+    into the input line); ``fg`` draws it again whole; junk written over it goes with Ctrl-L."""
+    env, _ = home(tmp_path, "player")
+    tmux = Tmux(tmp_path)
+    try:
+        tmux.start(env, [])  # a first window, then the shell of the test's own in a second
+        tmux.run("new-window", "-t", "olixono", "env PS1='shell$ ' bash --norc --noprofile -i")
+        environment = " ".join(f"{name}={env[name]}" for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "PYTHONPATH"))
+        tmux.type(1, f"env {environment} TERM=xterm-256color {sys.executable} -m client play olix --vs random --seed 1")
+        await asyncio.to_thread(tmux.wait_for, 1, r"^your move \| first \(you\) ")
+        tmux.keys(1, "C-z")
+        await asyncio.to_thread(tmux.wait_for, 1, r"Stopped")
+        await asyncio.to_thread(tmux.wait_for, 1, r"^shell\$ $")
+        tmux.type(1, "fg")
+        await asyncio.to_thread(tmux.wait_for, 1, r"^your move \| first \(you\) ")
+        screen = tmux.screen(1)
+        assert "Stopped" not in screen and "shell$" not in screen and "^Z" not in screen, screen  # drawn whole
+        assert re.search(r"^ 6 \. \. \. \. \. \. ", screen, re.M) and "Type a move" in screen, screen
+        tty = tmux.run("display-message", "-p", "-t", "olixono:1", "#{pane_tty}").strip()
+        with open(tty, "w") as terminal:  # another program writes over the screen
+            terminal.write("\x1b[5;5HGARBLED GARBLED GARBLED")
+        await asyncio.to_thread(tmux.wait_for, 1, r"GARBLED")
+        tmux.keys(1, "C-l")
+        deadline = time.monotonic() + 10
+        while "GARBLED" in tmux.screen(1) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        screen = tmux.screen(1)
+        assert "GARBLED" not in screen and re.search(r"^your move \| first \(you\) ", screen, re.M), screen
+        tmux.type(1, "f6")  # and it plays on
+        await asyncio.to_thread(tmux.wait_for, 1, r"│ *2\. second ")
+        tmux.type(1, "/quit")
+        await asyncio.to_thread(tmux.wait_for, 1, r"^shell\$ ")
+    finally:
+        tmux.stop()

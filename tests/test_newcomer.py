@@ -460,3 +460,47 @@ def test_a_host_whose_program_runs_the_relay_is_asked_before_leaving_mid_game():
     warning = leaving_warning(core)
     assert warning is not None and "this program runs the relay" in warning and warning.endswith("again to leave")
     assert f"olixono resume {core.game_id}" in warning
+
+
+async def test_a_strangers_lines_are_said_once_quietly_not_warned_for_ever(relay, tmp_path):
+    """A stranger's presence, retained in a game before its guest is seated, was refused by both players once the seats
+    were known with ``warning: line rejected: wrong-signer …``. Such lines are no warning about the game: one notice says they are
+    ignored and harmless."""
+    from harness.mqtt import bare_client
+    from protocol import game_filter
+
+    envs = {name: home(tmp_path, name)[0] for name in ("host", "guest")}
+    host = await spawn(envs["host"], "host", "oxono", "--relay", relay.url, "--plain", stdin=True)
+    lines: list[str] = []
+    try:
+        game = (await read_until(host, r"olixono join (\S{22})", lines)).group(1)
+        stranger = GameSession(game, Identity.generate())
+        async with bare_client(int(relay.url.rsplit(":", 1)[1])) as client:
+            await client.subscribe(game_filter(game), qos=1)
+            async with asyncio.timeout(10):
+                async for message in client.messages:  # the offer, from the relay's store
+                    stranger.receive(bytes(message.payload))
+                    if stranger.host is not None:
+                        break
+            line = stranger.presence(True, 1)  # kept by every receiver until the seats are known, then refused
+            await client.publish(line.topic, line.line, qos=1, retain=True)
+        code, out, err = await run(envs["guest"], "join", "--relay", relay.url, "--plain", "--", game,
+                                   stdin_text="say hello\n")  # held until the seats are drawn
+        assert code == 3 and "seats " in out, (out, err)
+        assert "warning: line rejected" not in out, out
+        told = [line for line in out.splitlines() if "hold no seat" in line]
+        assert len(told) == 1 and told[0].startswith("notice: ") and "harmless" in told[0], out
+        for _ in range(2):  # every time the game is taken up again, the same
+            code, out, err = await run(envs["guest"], "resume", "--relay", relay.url, "--plain", "--", game,
+                                       stdin_text="legal\n")  # said once caught up with the relay
+            assert code == 3 and "warning: line rejected" not in out, (out, err)
+            told = [line for line in out.splitlines() if "hold no seat" in line]
+            assert len(told) <= 1 and all(line.startswith("notice: ") and "harmless" in line for line in told), out
+        host.stdin.write(b"resign\n")
+        await host.stdin.drain()
+        await read_until(host, r"^result: ", lines)
+        assert not any(line.startswith("warning: line rejected") for line in lines), lines
+        told = [line for line in lines if "hold no seat" in line]
+        assert len(told) == 1 and told[0].startswith("notice: ") and "harmless" in told[0], lines
+    finally:
+        await stop(host)
