@@ -429,12 +429,25 @@ class GameCore:
     def clock_left(self, player: str) -> int | None:
         """``player``'s clock (ms) now, for a timed game (``None`` when untimed, or before the seats are drawn): the
         official time after their last move (the same for every receiver, from the signed record), less, for the side
-        to move, the time since this client saw their turn begin."""
+        to move, the time since this client saw their turn begin (not on a first move that is off the clock,
+        ``rules:2``: :meth:`first_move_left_ms` runs instead)."""
         clocks, board = self.session.clocks, self.board
         if clocks is None or player not in clocks:
             return None
-        running = self.thinking_ms() if board is not None and player == self.turn else 0
+        running = self.thinking_ms() if board is not None and player == self.turn and not self.first_move else 0
         return max(0, clocks[player] - running)
+
+    @property
+    def first_move(self) -> bool:
+        """Whether the side to move is on its first move, off its clock (``rules:2``, a timed game): its clock starts
+        after it; a claim against a missing one aborts the game."""
+        return self.session.first_move_ms is not None
+
+    def first_move_left_ms(self) -> int | None:
+        """While the side to move is on its first move, off its clock (:attr:`first_move`): the time that move has
+        left, by this client's watch (``None`` otherwise)."""
+        limit = self.session.first_move_ms
+        return None if limit is None else max(0, limit - self.thinking_ms())
 
     def unexplained_ms(self, player: str) -> int:
         """What the receipts leave unexplained of ``player``'s thinking so far, in ms (0 untimed)."""
@@ -644,7 +657,7 @@ class GameCore:
             told.append(ready)
         player = self.my_player
         left = self.clock_left(player) if self.my_turn and player is not None else None
-        if left is not None and 0 < left < LOW_MS and self._told.get("low") != moves:
+        if left is not None and 0 < left < LOW_MS and not self.first_move and self._told.get("low") != moves:
             self._told["low"] = moves
             told.append(ClockLow(left))
         return told
@@ -937,10 +950,13 @@ class GameCore:
     # -- starting a game ------------------------------------------------------------------
     @classmethod
     def hosting(cls, kind: str, identity: Identity, *, invite: PublicKey | None = None,
-                control: TimeControl | None = None, witnesses: Sequence[PublicKey] = ()) -> tuple[GameCore, Step]:
+                control: TimeControl | None = None, witnesses: Sequence[PublicKey] = (),
+                rules: str = DEFAULT_TERMS) -> tuple[GameCore, Step]:
         """A new game hosted by ``identity`` (``control``: its time control; none, untimed; ``witnesses``: the time
-        witnesses it names, none to three): the core, and the offer to journal and publish."""
-        terms = ",".join(sorted([DEFAULT_TERMS, *([control.term] if control is not None else []),
+        witnesses it names, none to three; ``rules``: the rules term, ``rules:2`` unless a game must be played as
+        older clients play it, ``rules:1``, whose first moves are on the clock): the core, and the offer to journal
+        and publish."""
+        terms = ",".join(sorted([rules, *([control.term] if control is not None else []),
                                  *([witness_term(witnesses)] if witnesses else [])]))
         session, out = GameSession.offer(kind, identity, invite=invite, terms=terms)
         core = cls(session)

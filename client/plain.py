@@ -90,9 +90,11 @@ def turn_text(core: GameCore) -> str | None:
 
 def clock_out_in(core: GameCore) -> float | None:
     """Seconds until our clock runs out on our turn, a moment after it does (``None``: not our turn in a timed game,
-    or it has run out already): when ``--plain`` says so without an event to wake it."""
+    or it has run out already; on a first move off the clock, its time for that move): when ``--plain`` says so
+    without an event to wake it."""
     player = core.my_player
-    left = core.clock_left(player) if core.my_turn and player is not None else None
+    first = core.first_move_left_ms() if core.my_turn else None
+    left = first if first is not None else core.clock_left(player) if core.my_turn and player is not None else None
     return None if not left else left / 1000 + 0.05
 
 

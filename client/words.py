@@ -121,13 +121,17 @@ def clocks_now_text(core: GameCore) -> str | None:
     clocks = core.session.clocks
     if clocks is None:
         return None
-    return clocks_text(core.session, {player: clock_now_ms(core, player) or 0 for player in clocks})
+    text = clocks_text(core.session, {player: clock_now_ms(core, player) or 0 for player in clocks})
+    first = core.first_move_left_ms()
+    if text is None or first is None or core.turn is None:
+        return text
+    return f"{text}; {core.turn}'s first move: {clock_text(first / 1000)} left (the clock starts after it)"
 
 
 def out_of_time_now(core: GameCore) -> bool:
     """Whether it is our turn in a timed game and our clock has run out by our watch: no move of ours can count."""
     player = core.my_player
-    return core.my_turn and player is not None and core.clock_left(player) == 0
+    return core.my_turn and player is not None and (core.clock_left(player) == 0 or core.first_move_left_ms() == 0)
 
 
 def my_turn_text(core: GameCore) -> str | None:
@@ -139,6 +143,8 @@ def my_turn_text(core: GameCore) -> str | None:
         return "your move"
     name = _opponent_name(core)
     when = f"to {name}'s claim" if core.flag_against_me() is not None else f"when {name} claims it"
+    if core.first_move:
+        return f"your time for a first move ran out: you can no longer move, and the game is aborted {when}"
     return f"your time ran out: you can no longer move, and your client concedes the game {when}"
 
 
@@ -170,12 +176,15 @@ def _due_words(core: GameCore) -> tuple[str, str] | None:
     if ready is None or ready.what != "flag" or core.auto_claim:
         return None
     out = "out of time" if core.session.clock is not None else "silent"
+    out = "no first move" if core.first_move else out
     return _flag_sentence(core, ready.player), f"{ready.player} {out}: type claim"
 
 
 def _flag_sentence(core: GameCore, name: str) -> str:
     if core.session.clock is None:
         return f"{name} has not moved for 7 days: type claim to claim the game (abandoned)"
+    if core.first_move:
+        return f"{name} made no first move in time: type claim to abort the game"
     return f"{name}'s clock has run out: type claim to claim the game on time"
 
 
@@ -185,7 +194,7 @@ def ready_text(core: GameCore, ready: ClaimReady, *, bot: bool = False) -> str |
     if ready.what == "dispute":
         sentence = claim_text(core) if core.disputable else None
     elif ready.what == "timeout":
-        ended = "on time" if core.session.clock is not None else "(abandoned)"
+        ended = "(aborted)" if core.first_move else "on time" if core.session.clock is not None else "(abandoned)"
         sentence = f"{ready.player} has not answered your claim: type claim to end the game {ended}"
     else:
         sentence = _flag_sentence(core, ready.player)
@@ -239,6 +248,14 @@ def _claim_words(core: GameCore) -> tuple[str, str] | None:
         return None
     window = core.window_left_ms(flag)
     name, theirs = session.name_of(claimant), session.name_of(mover)
+    if core.me == mover and core.first_move:
+        own = core.first_move_left_ms()
+        if window and own:
+            left = duration_text(min(window, own))
+            return (f"{name} claims you made no first move: move within {left} or the game is aborted",
+                    f"move within {left}")
+        return f"{name} claims you made no first move, and your time for it ran out: the game is to be aborted", \
+            "no first move: aborting"
     if core.me == mover:
         player = core.my_player
         own = core.clock_left(player) if player is not None else None  # a move must come within both
@@ -254,10 +271,12 @@ def _claim_words(core: GameCore) -> tuple[str, str] | None:
     if core.me == claimant:
         if window:
             return f"your claim is open: {theirs} has {left} to answer it", f"{theirs} has {left} to answer"
-        return f"{theirs} has not answered your claim: type claim to end the game on time", "unanswered: claim ends it"
+        ended = "(aborted)" if core.first_move else "on time"
+        return f"{theirs} has not answered your claim: type claim to end the game {ended}", "unanswered: claim ends it"
     if core.clock_is_bound(theirs):  # a turn this client did not see begin: the window's start unknown too
         left = f"{AT_MOST}{left}"
-    return f"{name} claims {theirs}'s time ran out: {left} left to answer", f"{left} left to answer"
+    what = f"{theirs} made no first move" if core.first_move else f"{theirs}'s time ran out"
+    return f"{name} claims {what}: {left} left to answer", f"{left} left to answer"
 
 
 def conceded_text(core: GameCore, event: UiEvent) -> str | None:

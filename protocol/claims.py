@@ -40,6 +40,9 @@ class Claims:
     def __init__(self, clock: TimeControl | None = None) -> None:
         self.clock = clock
         """The game's time control (``None``: untimed)."""
+        self.first_free = False
+        """Whether each player's first move is off its clock (``rules:2``, a timed game: :meth:`check_move`), and a
+        claim against a missing one aborts the game (:meth:`verdict`)."""
         self._receipts: dict[PublicKey, dict[int, Message]] = {}  # each key's receipts, by the seq they receipt
         self._flags: dict[PublicKey, dict[int, Message]] = {}  # each key's flag claims, by the turn's first line
         self._changes = 0  # receipts kept so far: what the answers were computed from
@@ -170,10 +173,11 @@ class Claims:
         return sorted(out, key=lambda item: (item[0].seq, item[0].hash))
 
     # -- the rules ----------------------------------------------------------------------------------
-    def check_move(self, message: Message, remaining: int | None) -> None:
+    def check_move(self, message: Message, remaining: int | None, first: bool = False) -> None:
         """A timed game's move carries its thinking time and the mover's clock after it, which must follow from the
-        rule (:meth:`protocol.clock.TimeControl.after`; ``remaining``: the mover's clock before it); an untimed
-        game's carries neither."""
+        rule (:meth:`protocol.clock.TimeControl.after`; ``remaining``: the mover's clock before it; ``first``: the
+        mover's first move, off its clock, :meth:`protocol.clock.TimeControl.first`); an untimed game's carries
+        neither."""
         think, left = message.get("think"), message.get("left")
         assert (self.clock is None) == (remaining is None), "a timed game's clocks start with its seats"
         if self.clock is None or remaining is None:
@@ -183,7 +187,7 @@ class Claims:
         if think is None or left is None:
             raise RemoteProtocolError(Code.BAD_CLOCK, f"a move of a {self.clock.text()} game carries think= and left=")
         try:
-            expected = self.clock.after(remaining, int(think))
+            expected = self.clock.first(int(think)) if first else self.clock.after(remaining, int(think))
         except ValueError as exc:
             raise RemoteProtocolError(Code.BAD_CLOCK, str(exc)) from None
         if int(left) != expected:
@@ -199,14 +203,17 @@ class Claims:
             raise RemoteProtocolError(Code.EARLY_CLAIM, f"{what} waited {now - sent} ms by its own times, and the "
                                                         f"player to move had {needed} ms (its clock and the grace)")
 
-    def check_timeout(self, message: Message, conceding: bool, remaining: int) -> None:
-        """The player to move concedes on time (``conceding``: a timed game's, carrying no times); or the other closes
-        its flag claim's answer window, restating the claim's times (``sent``, ``flagged``) and signing after the
-        window."""
+    def check_timeout(self, message: Message, conceding: bool, remaining: int, first: bool = False) -> None:
+        """The player to move concedes on time (``conceding``: a timed game's, carrying no times; never on a first
+        move that is off the clock, ``first``); or the other closes its flag claim's answer window, restating the
+        claim's times (``sent``, ``flagged``) and signing after the window."""
         times = (message.sent, message.flagged, message.now)
         if conceding:
             if self.clock is None:
                 raise RemoteProtocolError(Code.WRONG_SEAT, "an untimed game has no clock to concede on: resign")
+            if first:
+                raise RemoteProtocolError(Code.WRONG_SEAT, "a first move is off the clock, with nothing to concede on "
+                                                        "time: the first player may abort, either may resign")
             if times != (None, None, None):
                 raise RemoteProtocolError(Code.BAD_FIELD, "a concession on time carries no times")
             return
@@ -220,14 +227,16 @@ class Claims:
                                                         f"its {window} ms answer window")
 
     def verdict(self, timeout: Message, claimant: str, other: str, loser: PublicKey,
-                used: Callable[[], dict[str, TimeUsed]], *, witnessed: bool = False) -> Result:
+                used: Callable[[], dict[str, TimeUsed]], *, witnessed: bool = False, first: bool = False) -> Result:
         """How a claimant's timeout ends the game, from the lines held (so the same for every receiver that holds
         them, whatever the order): a win on time (untimed, by abandonment), or a time dispute with the figures when the
         player to move's answer is on the record after all (its move, or remark, for the timeout's place, set aside by
         it: :data:`ANSWERS`), or when the claimant's own moves leave more unexplained than
         :func:`protocol.clock.dispute_bound`. ``claimant`` and ``other`` are the players' names, ``loser`` the key of
         the player to move, ``used`` each player's time so far; ``witnessed``: the game's time witnesses hold the
-        claim good (a win on time, whatever came after it)."""
+        claim good (a win on time, whatever came after it); ``first``: the turn claimed is the player to move's first
+        move, off its clock (``rules:2``), and where the claim would have won on time the game is aborted instead
+        (no result; the result names who made no first move)."""
         answers = [line for line in self.displaced(timeout) if line.signer == loser]
         assert timeout.sent is not None and timeout.flagged is not None
         waited = seconds(timeout.flagged - timeout.sent)
@@ -247,6 +256,9 @@ class Claims:
                               detail=f"{claimant} claimed {other}'s clock ran out, and {claimant}'s own moves leave "
                                      f"{seconds(own)} unexplained (a claim wins with {seconds(bound)} at most)")
         seen = ", as the time witnesses saw it" if witnessed else ""
+        if first:
+            return Result(ResultReason.ABORTED, by=timeout.signer, by_name=claimant, scored=False,
+                          detail=f"{other} made no first move in time{seen}")
         if self.clock is None:
             return Result(ResultReason.ABANDONED, claimant, timeout.signer, timeout.signer, claimant,
                           detail=f"{other} did not move for {waited}{seen}")

@@ -10,6 +10,11 @@ it (``left=``), which must follow from the signed record alone by :meth:`TimeCon
 
 so the clock is the same for both players and every watcher, computed from signed data; the network's
 delay is never charged to either side (``PROTOCOL.md`` §3).
+
+Under the rules of ``rules:2`` offers each player's clock starts with its first move, as on lichess: that move's
+thinking is not charged (:meth:`TimeControl.first`: ``left`` is the clock at the start, no increment added) but must be
+below :attr:`TimeControl.first_move_ms`, derived from the control (so every offer names it already); a player who
+makes no first move in that time can be claimed against like a flag, and the game then ends aborted, not lost.
 """
 
 from __future__ import annotations
@@ -25,6 +30,12 @@ MAX_DAYS = 30
 DAY_MS = 24 * 3600 * 1000
 MAX_THINK_MS = MAX_DAYS * DAY_MS
 """No move's ``think=`` is more (above 2**31, below 2**32: implementations count in 64-bit integers)."""
+
+FIRST_MOVE_MIN_MS = 30_000
+"""A live game's first-move limit is the larger of this (lichess's, for fast games) and :data:`FIRST_MOVE_SHARE` of
+the base; a correspondence game's is its N days."""
+FIRST_MOVE_SHARE = 10
+"""(one tenth of the base: a minute and a half for 15 minutes, 18 minutes for 3 hours)"""
 
 _CLOCK = re.compile(r"([1-9][0-9]{0,4})\+(0|[1-9][0-9]{0,2})")
 _DAYS = re.compile(r"[1-9][0-9]?")
@@ -111,17 +122,40 @@ class TimeControl:
         """Each clock at the start."""
         return self.days * DAY_MS if self.days else self.base_ms
 
+    @property
+    def first_move_ms(self) -> int:
+        """The time each player has for its first move, where the rules make that move free (``rules:2``): live, the
+        larger of 30 s and a tenth of the base; correspondence, the N days."""
+        if self.days:
+            return self.start_ms
+        return max(FIRST_MOVE_MIN_MS, self.base_ms // FIRST_MOVE_SHARE)
+
+    def first(self, think_ms: int) -> int:
+        """The mover's clock after its first move, where the rules make that move free (``rules:2``): the clock at the
+        start (its thinking not charged, no increment added); ``ValueError`` if the move took :attr:`first_move_ms` or
+        more (too late: the game is to be aborted)."""
+        _check_think(think_ms)
+        if think_ms >= self.first_move_ms:
+            raise ValueError(f"too late for a first move: think={think_ms} is not within the {self.first_move_ms} ms "
+                             f"a first move has")
+        return self.start_ms
+
     def after(self, remaining_ms: int, think_ms: int) -> int:
         """The mover's clock after a move that took ``think_ms`` with ``remaining_ms`` on it; ``ValueError`` if the
         move came after the clock ran out (a move in time beats a flag; one out of time is no move: a clock at zero
         has run out)."""
-        if not 0 <= think_ms <= MAX_THINK_MS:
-            raise ValueError(f"think={think_ms} is beyond any move's thinking ({MAX_THINK_MS} ms at most)")
+        _check_think(think_ms)
         if think_ms >= remaining_ms:
             raise ValueError(f"out of time: think={think_ms} is not within the {remaining_ms} ms the mover had left")
         if self.days:
             return self.start_ms
         return max(0, remaining_ms - max(think_ms, FLOOR_MS)) + self.increment_ms
+
+
+def _check_think(think_ms: int) -> None:
+    """``ValueError`` for a ``think=`` beyond any move's (:data:`MAX_THINK_MS`)."""
+    if not 0 <= think_ms <= MAX_THINK_MS:
+        raise ValueError(f"think={think_ms} is beyond any move's thinking ({MAX_THINK_MS} ms at most)")
 
 
 # -- claims: the end of a game whose player to move has run out of time, or walked away ------------------------

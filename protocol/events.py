@@ -47,7 +47,8 @@ class Result:
     slot: int | None = None
     """For ``equivocation``: the sequence number at which the game was lost (the record stops before it)."""
     detail: str | None = None
-    """For ``time``, ``abandoned`` and ``dispute``: what happened, in words (``black conceded``; a dispute's figures)."""
+    """For ``time``, ``abandoned`` and ``dispute``: what happened, in words (``black conceded``; a dispute's figures);
+    for ``aborted`` by a claim, who made no first move (``black made no first move in time``)."""
 
     def text(self) -> str:
         """The compact form: ``pink colour``, ``draw exhausted``, ``host forfeit``, ``aborted``."""
@@ -65,6 +66,8 @@ class Result:
         if reason == ResultReason.WITHDRAWN:
             return "withdrawn by the host before anyone was seated"
         if reason == ResultReason.ABORTED:
+            if self.detail is not None:  # the other's claim: a first move off the clock never came (rules:2)
+                return f"aborted: {self.detail}"
             return f"aborted by {self.by_name} before their first move"
         if reason == ResultReason.FORFEIT:
             if self.by_name == Role.GUEST:

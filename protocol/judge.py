@@ -82,6 +82,7 @@ from protocol.rules import (
     refused_on_sight,
     State,
     check_terms,
+    first_move_free,
     commitment,
     host_moves_first,
     witnesses_of,
@@ -134,6 +135,35 @@ class Receiver:
     def clock(self) -> TimeControl | None:
         """The game's time control, from its offer's terms (``None``: untimed)."""
         return self._claims.clock
+
+    @property
+    def first_move_ms(self) -> int | None:
+        """While the player to move has yet to make its first move, off its clock (``rules:2``, a timed game): the time
+        that move has (:attr:`protocol.clock.TimeControl.first_move_ms`); ``None`` otherwise (its clock runs)."""
+        clock = self.clock
+        if clock is None or self._state.phase is not Phase.PLAYING or not self._free_first(self._state):
+            return None
+        return clock.first_move_ms
+
+    def _free_first(self, state: State) -> bool:
+        """Whether the player to move in ``state`` is on its first move and that move is off its clock (``rules:2``, a
+        timed game: each player's clock starts with its first move, ``PROTOCOL.md`` §3). Plies alternate, so the
+        first two moves are each player's first."""
+        return self._claims.first_free and state.clocks is not None and state.moves < 2
+
+    def _turn_clock(self, state: State) -> int:
+        """The clock of the player to move in ``state`` as the record has it (0 in an untimed game); on a first move
+        off the clock, the time a first move has."""
+        if self._free_first(state):
+            assert self.clock is not None
+            return self.clock.first_move_ms
+        return _remaining(state)
+
+    def _charged(self, moves: int) -> bool:
+        """Whether the move numbered ``moves`` (from 0, in the order played) was on its mover's clock: its thinking,
+        and what the receipts or witnesses leave unexplained of it, count against that clock (not a first move off
+        the clock, ``rules:2``)."""
+        return not (self._claims.first_free and moves < 2)
 
     # -- read-only views ---------------------------------------------------------
     @property
@@ -310,13 +340,13 @@ class Receiver:
         is judged (``PROTOCOL.md`` §3, flag claims): in a live game, what the record says less the thinking its moves
         before left unexplained by the claimant's receipts (the claimant's own watch of that clock, whatever its
         ``think`` said); else the record's."""
-        remaining = _remaining(state)
+        remaining = self._turn_clock(state)
         if self.clock is None or self.clock.days or state.seats is None or self._board is None:
             return remaining
         player = self._board.PLAYERS[state.turn]
         moves = [line.seq for line in self._chain if line.type is MessageType.MOVE]
-        unexplained = sum(answer.unexplained or 0 for seq, answer in zip(moves, self.answers())
-                          if seq < began + 1 and answer.player == player)
+        unexplained = sum(answer.unexplained or 0 for ply, (seq, answer) in enumerate(zip(moves, self.answers()))
+                          if seq < began + 1 and answer.player == player and self._charged(ply))
         return max(0, remaining - unexplained)
 
     def answers(self) -> list[Answer]:
@@ -539,13 +569,15 @@ class Receiver:
         kind = message.type
         if kind == MessageType.MOVE:
             move = self._check_move(message.move)
-            self._claims.check_move(message, state.clocks[state.turn] if state.clocks is not None else None)
+            self._claims.check_move(message, state.clocks[state.turn] if state.clocks is not None else None,
+                                    self._free_first(state))
             return move
         mine = state.turn if sender is Sender.ACTOR else 1 - state.turn
         if kind == MessageType.TIMEOUT:
             began = self._turn_began(message.seq)
             self._claims.check_timeout(message, sender is Sender.ACTOR,
-                                       self._claim_remaining(state, began.seq if began is not None else 0))
+                                       self._claim_remaining(state, began.seq if began is not None else 0),
+                                       self._free_first(state))
         elif kind == MessageType.REVEAL:
             if commitment(message.secret) != self._chain[1].commit:
                 raise RemoteProtocolError(Code.BAD_REVEAL, "SHA-256 of secret= is not the join's commit=")
@@ -959,6 +991,7 @@ class Receiver:
         kind = message.kind
         self.game_id, self.kind, self.terms = game, kind, terms
         self._claims.clock = TimeControl.of_terms(terms)  # checked with the terms: it names a control
+        self._claims.first_free = first_move_free(terms)
         self._board = new_board(kind)
         self._host = message.signer
         self.invite = message.peer
@@ -1095,7 +1128,7 @@ class Receiver:
         board = self._board
         return self._claims.verdict(timeout, player, other, state.seats[1 - mine],
                                     lambda: time_used(self.answers(), board.PLAYERS),
-                                    witnessed=self._witnessed_claim(timeout) is True)
+                                    witnessed=self._witnessed_claim(timeout) is True, first=self._free_first(state))
 
     def _claim_verdict(self, events: list[Event]) -> None:
         """Decide a claimant's timeout again once more lines are in (a receipt, an answer the timeout set aside): its
@@ -1394,15 +1427,17 @@ class Receiver:
         """The clock of the player to move in ``state`` (whose turn the line at ``began`` began) as the witnesses
         timed its moves: what the record says less what each of its moves before took beyond its ``think`` (and the
         lag allowed a move), by the witnesses' durations; the record's for a correspondence or untimed game."""
-        remaining = _remaining(state)
+        remaining = self._turn_clock(state)
         if self.clock is None or self.clock.days or state.seats is None:
             return remaining
-        mover, start, beyond = state.seats[state.turn], None, 0
+        mover, start, beyond, ply = state.seats[state.turn], None, 0, 0
         for line in self._chain[:began + 1]:
-            if line.type is MessageType.MOVE and line.signer == mover and start is not None:
+            if line.type is MessageType.MOVE and line.signer == mover and start is not None and self._charged(ply):
                 took = self._witnesses.duration(start.hash, line.hash)
                 if took is not None:
                     beyond += max(0, took - int(line.value("think")) - LAG_MOST_MS - SLACK_MS)
+            if line.type is MessageType.MOVE:
+                ply += 1
             if line.type in (MessageType.MOVE, MessageType.REVEAL):
                 start = line
         return max(0, remaining - beyond)

@@ -61,14 +61,21 @@ MAX_WITNESS_LINES = 1024
 MAX_JOINS_PER_KEY = 4
 """Joins kept per candidate key (one is honest; the host may have accepted a later one of an equivocating guest)."""
 
-TERMS = {"rules": ("1",)}
-"""The terms every offer names, and the values this implementation knows."""
+TERMS = {"rules": ("1", "2")}
+"""The terms every offer names, and the values this implementation knows: ``rules:1``, the rules of ``RULES.md``;
+``rules:2``, the same but for a timed game's first moves (each player's clock starts with its first move:
+:data:`FIRST_MOVE_FREE`)."""
+FIRST_MOVE_FREE = "rules:2"
+"""The term under which each player's first move is off its clock and a missing one aborts the game
+(:meth:`protocol.clock.TimeControl.first`; ``PROTOCOL.md`` §3, the clock). Older records (``rules:1``) judge as they
+always did."""
 TIMED = ("clock", "days")
 """The terms that name a time control (:class:`protocol.clock.TimeControl`), which an offer may name (one)."""
 WITNESS_TERM = "witness"
 """The term that names the game's time witnesses (``witness:KEY[.KEY…]``, §3 "A time witness"), which an offer may
 name: one to three keys, sorted, each once."""
-DEFAULT_TERMS = "rules:1"
+DEFAULT_TERMS = FIRST_MOVE_FREE
+"""What a new offer names, beside its time control and witnesses."""
 
 HOST, GUEST = Role.HOST, Role.GUEST
 
@@ -244,6 +251,13 @@ def witness_term(keys: Iterable[PublicKey]) -> str:
     if not 0 < len(texts) <= MAX_WITNESSES or len(set(texts)) != len(texts):
         raise ValueError(f"a game names 1 to {MAX_WITNESSES} time witnesses, each once")
     return f"{WITNESS_TERM}:{'.'.join(sorted(texts))}"
+
+
+def first_move_free(terms: str | None) -> bool:
+    """Whether an offer's ``terms=`` make each player's first move free of its clock (:data:`FIRST_MOVE_FREE`, in a
+    timed game)."""
+    items = (terms or "").split(",")
+    return FIRST_MOVE_FREE in items and any(item.partition(":")[0] in TIMED for item in items)
 
 
 def check_terms(value: str) -> None:

@@ -337,8 +337,14 @@ class GameSession(Receiver):
             if not isinstance(think_ms, int) or isinstance(think_ms, bool) or think_ms < 0:
                 raise LocalProtocolError(f"a move of a {self.clock.text()} game needs its thinking time, in whole ms")
             try:
-                left = self.clock.after(clocks[state.turn], think_ms)
+                if self._free_first(state):
+                    left = self.clock.first(think_ms)
+                else:
+                    left = self.clock.after(clocks[state.turn], think_ms)
             except ValueError:
+                if self._free_first(state):
+                    raise LocalProtocolError("cannot move: your time for a first move ran out",
+                                             reason="your time for a first move ran out") from None
                 raise LocalProtocolError("cannot move: your time ran out", reason="your time ran out") from None
             fields += [("think", str(think_ms)), ("left", str(left))]
         return self._send(MessageType.MOVE, fields)

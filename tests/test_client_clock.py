@@ -28,12 +28,15 @@ class Clock:
         return self.now
 
 
-def timed_game(control: str = "1+2", kind: str = "oxono") -> tuple[Relay, Clock, GameCore, GameCore, GameCore]:
+def timed_game(control: str = "1+2", kind: str = "oxono",
+               rules: str = "rules:1") -> tuple[Relay, Clock, GameCore, GameCore, GameCore]:
     """A host, a guest and a watcher of a timed game (``control``: live, ``5+3``, or correspondence, ``days:3``) with
-    the seats drawn, all on one injected clock."""
+    the seats drawn, all on one injected clock. Under ``rules:1`` by default: every move on the clock from the reveal
+    on, as these tests of the clock's running have it (``rules:2``, whose first moves are off the clock, has its
+    own tests: ``test_client_first_move.py``)."""
     clock, relay = Clock(), Relay()
     timed = TimeControl.of_terms(control) if control.startswith("days:") else TimeControl.parse(control)
-    host, offer = GameCore.hosting(kind, HOST, control=timed)
+    host, offer = GameCore.hosting(kind, HOST, control=timed, rules=rules)
     host.clock = clock
     relay.attach(host)
     relay.publish(offer, host)

@@ -28,7 +28,7 @@ from protocol import (
 )
 from protocol.keys import b64
 from protocol.messages import encode
-from protocol.rules import MAX_CHAT_LINES, MAX_JOINS, commitment
+from protocol.rules import DEFAULT_TERMS, MAX_CHAT_LINES, MAX_JOINS, commitment
 from protocol.waiting import MAX_UNSEATED
 from protocol_helpers import AT, rejected, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, identity_of, mover, offered, play_moves, start
 
@@ -157,7 +157,7 @@ def junk(session: GameSession, keys: list[Identity], rng: random.Random) -> list
         elif kind == "chat":
             fields = [*fields[:2], ("prev", chain[0].hash), ("text", "spam")]
         elif kind == "join":
-            fields = [("game", session.game_id), ("seq", "1"), ("prev", chain[0].hash), ("terms", "rules:1"),
+            fields = [("game", session.game_id), ("seq", "1"), ("prev", chain[0].hash), ("terms", DEFAULT_TERMS),
                       ("commit", b64(rng.randbytes(32)))]
         elif kind == "reveal":
             fields.append(("secret", b64(rng.randbytes(16))))
@@ -203,7 +203,7 @@ def test_once_the_seats_are_known_strangers_lines_are_never_kept():
 def test_ten_thousand_joins_keep_a_bounded_few_and_the_game_still_starts():
     host, guest = offered()
     rng = random.Random(2)
-    flood = [encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", "rules:1"),
+    flood = [encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", DEFAULT_TERMS),
                              ("commit", b64(rng.randbytes(32)))], key) for key in strangers(MAX_JOINS * 3)]
     spectator = GameSession(host.game_id)
     spectator.receive(host.transcript[0])
@@ -220,7 +220,7 @@ def test_ten_thousand_joins_keep_a_bounded_few_and_the_game_still_starts():
 def test_a_spectator_whose_join_list_is_full_still_follows_the_accepted_guest():
     host, guest = offered()
     rng = random.Random(3)
-    flood = [encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", "rules:1"),
+    flood = [encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", DEFAULT_TERMS),
                              ("commit", b64(rng.randbytes(32)))], key) for key in strangers(MAX_JOINS)]
     join = guest.join(SECRET).line
     host.receive(join)
@@ -332,7 +332,7 @@ def test_the_host_may_claim_a_game_whose_guest_never_reveals_but_a_reveal_still_
 def test_a_key_that_never_held_a_seat_cannot_mark_the_game_compromised():
     host, _ = offered()
     key = strangers(1)[0]
-    joins = [encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", "rules:1"),
+    joins = [encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", DEFAULT_TERMS),
                              ("commit", b64(bytes([n]) * 32))], key) for n in range(2)]
     events = host.receive_all(joins)
     assert any(isinstance(e, EquivocationDetected) for e in events)
@@ -346,13 +346,14 @@ def test_a_host_signed_line_at_seq_0_is_malformed_not_an_equivocation():
 
 
 def test_unknown_terms_are_refused_and_a_join_must_accept_the_offers_terms():
-    for terms in ("handicap:1,rules:1", "clock:300+5,rules:2", "clock:300+5"):
+    for terms in ("handicap:1,rules:1", "clock:300+5,rules:3", "clock:300+5"):
         line = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", terms), ("at", "1790000000")], HOST)
         assert rejected(GameSession().receive(line)) == ["unknown-term"], terms
     timed = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("at", "1790000000")], HOST)
     assert not rejected(GameSession().receive(timed))  # a time control is a term this client knows
     host, _ = offered()
-    join = encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", "rules:2"),
+    other = "rules:1" if host.terms != "rules:1" else "rules:2"  # terms this client knows, but not the offer's
+    join = encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", other),
                            ("commit", commitment(SECRET))], GUEST)
     assert rejected(host.receive(join)) == ["bad-field"] and not host.joins
 

@@ -45,7 +45,7 @@ def test_set_up_coin_flip_and_seats():
     assert kinds(out.events) == ["LineApplied", "OfferReceived"] and out.topic == topic_for(out.message)
     guest = GameSession(host.game_id, GUEST)
     events = guest.receive(out.line)
-    assert events[1] == OfferReceived(host.game_id, "oxono", HOST.public, None, "rules:1", AT)
+    assert events[1] == OfferReceived(host.game_id, "oxono", HOST.public, None, "rules:2", AT)  # a new offer names the rules it plays
     assert guest.receive(out.line) == []  # a duplicate changes nothing
     join = guest.join(SECRET)
     assert host.receive(join.line) == [JoinRequested(GUEST.public)]

@@ -115,7 +115,7 @@ def _aborted_by_the_first_player() -> GameSession:
 
 
 def _accepted() -> tuple[GameSession, GameSession]:
-    host, offer = GameSession.offer("oxono", KEYS["host"], nonce=NONCE, at=AT)
+    host, offer = GameSession.offer("oxono", KEYS["host"], nonce=NONCE, at=AT, terms="rules:1")
     guest = GameSession(host.game_id, KEYS["guest"])
     guest.receive(offer.line)
     host.receive(guest.join(SECRET).line)
@@ -136,7 +136,7 @@ def _claimed() -> GameSession:
 
 
 def _withdrawn() -> GameSession:
-    host, _ = GameSession.offer("olix", KEYS["host"], nonce=NONCE, at=AT)
+    host, _ = GameSession.offer("olix", KEYS["host"], nonce=NONCE, at=AT, terms="rules:1")
     host.abort()
     return host
 
@@ -216,7 +216,7 @@ class _Timeline:
     def flag(self, after: int) -> Outgoing:
         """The player not to move claims ``after`` ms after its last line left (the mover hears of it at once)."""
         name, other = self.names()
-        sent = self.clock(other, self.sent[other])
+        sent = self.clock(other, self.sent.get(other, self.seen[other]))  # (the host's turn start: the reveal, verified)
         out = self.sessions[other].flag(sent, sent + after)
         self.sessions[name].receive(out.line)
         return out
@@ -224,7 +224,7 @@ class _Timeline:
     def timeout(self, after: int) -> Outgoing:
         """The claimant closes its claim ``after`` ms after its line left."""
         name, other = self.names()
-        out = self.sessions[other].timeout(self.clock(other, self.sent[other]) + after)
+        out = self.sessions[other].timeout(self.clock(other, self.sent.get(other, self.seen[other])) + after)
         self.sessions[name].receive(out.line)
         return out
 
@@ -294,6 +294,34 @@ def _abandoned() -> GameSession:
     return line.host
 
 
+def _first_moves_free() -> GameSession:
+    """A 1+2 Olix game under ``rules:2`` on the timeline: each player's first move takes 20 s and is not charged (its
+    ``left`` is the minute it started with, no increment), the moves after it are; six moves, then the first player
+    resigns."""
+    line = _Timeline("clock:60+2,rules:2")
+    rng = random.Random(31)
+    for ply in range(6):
+        line.play(rng, 20_000 if ply < 2 else rng.choice([700, 2500, 4000]))
+    line.host.receive(line.sessions[line.names()[0]].resign().line)
+    return line.host
+
+
+def _no_first_move(moves: int) -> Callable[[], GameSession]:
+    """A 1+0 Olix game under ``rules:2`` on the timeline: ``moves`` moves (0: the first player never moves; 1: the
+    second never answers), then the player to move is silent. Its opponent claims once the 30 s a first move has and
+    the grace have passed, and closes the claim when its 30 s window has passed unanswered: the game is aborted,
+    naming who made no first move."""
+    def game() -> GameSession:
+        line = _Timeline("clock:60+0,rules:2")
+        rng = random.Random(9)
+        for _ in range(moves):
+            line.play(rng, 3000)
+        line.flag(30_000 + 1000 + 1200)
+        line.timeout(30_000 + 1000 + 1200 + 30_000)
+        return line.host
+    return game
+
+
 def _witnessed(answer: str) -> Callable[[], GameSession]:
     """A 1+0 Olix game with a time witness (the offer's ``witness:`` term), on the witness tests' timeline: one
     player takes 50 s a move and signs 0.1 s; its opponent's claim, 13 s into its next turn, is on the clock the
@@ -342,6 +370,9 @@ GAMES: dict[str, Callable[[], GameSession]] = {
     "olix-correspondence-flag-unanswered": _confirmed(_correspondence_flagged),
     "olix-witnessed-claim-answered-late": _witnessed("late"),
     "olix-witnessed-claim-voided": _witnessed("early"),
+    "olix-first-moves-free": _confirmed(_first_moves_free),
+    "olix-no-first-move-aborted": _confirmed(_no_first_move(0)),
+    "olix-no-second-first-move-aborted": _confirmed(_no_first_move(1)),
 }
 
 
@@ -604,7 +635,7 @@ def forfeits() -> list[dict[str, Any]]:
     out.append(_forfeit("resigned-and-played-on", "a player resigns while the other moves, and also answers that move "
                         "(a final line, and a later line of the same key)", prefix, [resign, move, reply]))
 
-    host, offer = GameSession.offer("oxono", KEYS["host"], nonce=NONCE, at=AT)
+    host, offer = GameSession.offer("oxono", KEYS["host"], nonce=NONCE, at=AT, terms="rules:1")
     joins = []
     for secret in (SECRET, SALT):
         candidate = GameSession(host.game_id, KEYS["guest"])
@@ -615,7 +646,7 @@ def forfeits() -> list[dict[str, Any]]:
     out.append(_forfeit("guest-joined-twice", "the seated guest signed two joins (two coin commitments): the host wins "
                         "by forfeit, before the coin is revealed", [offer.line], [joins[0].line, joins[1].line, accept]))
 
-    host, offer = GameSession.offer("olix", KEYS["host"], nonce=NONCE, at=AT)
+    host, offer = GameSession.offer("olix", KEYS["host"], nonce=NONCE, at=AT, terms="rules:1")
     guest = GameSession(host.game_id, KEYS["guest"])
     guest.receive(offer.line)
     join = guest.join(SECRET).line
