@@ -158,9 +158,14 @@ async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
         code, out, err = await run(guest_env, "resume", "--relay", relay.url, "--plain", "--", game,
                                    stdin_text="resign\n")
         assert code == 0 and "game: oxono, 1 move, black to move" in out, out  # where it stands, taken up again
-        assert re.search(r"^result: \w+ wins: \w+ resigned \(\w+-resigned\)$", out, re.M), out  # forwards
+        # the sentence names who resigned; the code (unchanged) names the winner
+        assert re.search(r"^result: (\w+) wins by (?!\1)\w+'s resignation \(\1-resigned\)$", out, re.M), out
         await read_until(host, r"^result: ", lines)
         assert not any("not broadcasted" in line for line in lines)
+        await read_until(host, r"^confirmed by .*: result confirmed by both players", lines)
+        code, out, err = await run(guest_env, "games", "--all", "--relay", relay.url)
+        assert code == 0 and re.search(rf"^{game} .* finished: \w+ wins by the other's resignation, confirmed by both",
+                                       out, re.M), (out, err)  # the code names the winner: not "pink wins (resigned)"
     finally:
         await stop(host)
 
