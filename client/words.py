@@ -323,8 +323,9 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
         return f"offer {event.game} {event.kind} by host {event.host.fingerprint}{invite}{clock}"
     if isinstance(event, JoinRequested):
         return f"join asked by {event.key.fingerprint}" + (" (you)" if event.key == core.me else "")
-    if isinstance(event, GuestAccepted):
-        return f"seated {who(core, event.key)}"
+    if isinstance(event, GuestAccepted):  # by role: the host seats the guest before the coin is drawn (its colour
+        # then in the seats line), and every reader says it alike, the guest who learns its colour at once too
+        return f"seated guest {event.key.fingerprint}" + (" (you)" if event.key == core.me else "")
     if isinstance(event, GameStarted):
         return "seats " + ", ".join(f"{who(core, key)}" for _, key in event.seats) + f"; {event.seats[0][0]} moves first"
     if isinstance(event, EndProposed):

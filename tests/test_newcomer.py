@@ -146,6 +146,10 @@ async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
         assert out.count(" Oc6c5 ") == 2, out  # the legal moves, asked for with and without the /
         await read_until(host, r"^chat \w+ .*: hi there$", lines)  # held until seated, then sent
         host_first = next(line for line in lines if line.startswith("seats ")).split(",")[0].endswith("(you)")
+        asked = next(line for line in lines if line.startswith("join asked by ")).removeprefix("join asked by ")
+        seated = [line for line in lines if line.startswith("seated ")]
+        assert seated == [f"seated guest {asked}"], lines  # the host's and the guest's logs say it alike
+        assert f"seated guest {asked} (you)" in out.splitlines(), out
         if host_first:
             await read_until(host, r"^your move$", lines)
             host.stdin.write(b"Oc6c5\n")
