@@ -160,8 +160,11 @@ async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
             assert code == 3 and "your move" in out, out
         await read_until(host, r"^move 1 pink Oc6c5$", lines)  # the first move is move 1
         code, out, err = await run(guest_env, "resume", "--relay", relay.url, "--plain", "--", game,
-                                   stdin_text="resign\n")
+                                   stdin_text="board\nresign\n")
         assert code == 0 and "game: oxono, 1 move, black to move" in out, out  # where it stands, taken up again
+        shown = out.splitlines()
+        at = shown.index("6  .  . [O] .  .  .")  # board: the grid as it was, the last move on a line under it
+        assert shown[at + 8] == "last move: 1 pink Oc6c5 (totem O to c6, pawn on c5)", shown[at:at + 9]
         # the sentence names who resigned; the code (unchanged) names the winner
         assert re.search(r"^result: (\w+) wins by (?!\1)\w+'s resignation \(\1-resigned\)$", out, re.M), out
         await read_until(host, r"^result: ", lines)
