@@ -58,6 +58,25 @@ def status_text(board: Board[Any]) -> str:
     return text
 
 
+def last_move_text(board: Board[Any]) -> str | None:
+    """The move the board shows last, as the line under a printed board names it (the full screen marks its squares
+    instead): ``last move: 12 pink Oc6c5 (totem O to c6, pawn on c5)``, ``last move: 7 second c3`` (numbered as
+    ``move N`` numbers the moves); ``None`` before the first."""
+    if not board.move_stack:
+        return None
+    move = board.move_stack[-1].text()
+    player = board.PLAYERS[1 - board.turn_index]  # the turns alternate: the mover is the one not to move
+    where = "" if isinstance(board, OlixBoard) else f" (totem {move[0]} to {move[1:3]}, pawn on {move[3:5]})"
+    return f"last move: {len(board.move_stack)} {player} {move}{where}"
+
+
+def board_text(board: Board[Any]) -> str:
+    """A board as the line console and ``--plain`` print it (after a move; ``board``): :func:`status_text`, then the
+    last move (:func:`last_move_text`) on a line of its own."""
+    last = last_move_text(board)
+    return status_text(board) + (f"\n{last}" if last is not None else "")
+
+
 def export_text(game: str | None) -> str:
     """Where a finished network game's record is to be had."""
     return f"olixono export {game} > game.txt"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from client.board_words import GAME_WORDS, resume_text, status_text, watch_again_text
+from client.board_words import GAME_WORDS, board_text, resume_text, watch_again_text
 from client.intents import Intent, IntentKind, IntentRefused
 from olixono.common import Board, GameKind
 from olixono.olix import OlixBoard
@@ -345,7 +345,7 @@ def shown(game: Game, name: str) -> str:
     if name == "legal":
         return legal_text(game)
     if name == "board":
-        return status_text(board) if board is not None else "no board yet: the offer has not arrived"
+        return board_text(board) if board is not None else "no board yet: the offer has not arrived"
     if name == "formations":
         return formations_text(board) if isinstance(board, OlixBoard) else "no formations: this game is not Olix"
     if name == "clock":

@@ -32,7 +32,7 @@ from prompt_toolkit.styles import Style
 from client.commands import Write, completer, completions, handle_typed, leaving_sentence, question, same_line
 from client.core import Connection, GameCore
 from client.runner import GameRunner
-from client.board_words import export_text, game_over_text, status_text
+from client.board_words import board_text, export_text, game_over_text
 from client.words import (
     claim_brief,
     clock_shown,
@@ -164,7 +164,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
                 out(text)
             board = core.board
             if isinstance(event, (GameStarted, MoveApplied, Superseded)) and board is not None:
-                out(status_text(board))
+                out(board_text(board))
             if isinstance(event, GameOver):
                 out(f"{game_over_text(event.result.sentence())} The record: {export_text(core.game_id)}")
 

@@ -20,6 +20,7 @@ from client.intents import Intent, IntentKind, IntentRefused
 from client.record import PROVEN, moves_text, seated_proofs
 from client.runner import GameRunner
 from client.thinking import clock_budget, in_daemon_thread
+from protocol import CONFIRMED
 from client.board_words import resume_text
 from client.words import describe, my_turn_text, ready_text, shown_now
 
@@ -55,13 +56,18 @@ CONFIRM_WAIT = 3.0
 
 
 async def ended(runner: GameRunner, out: Write) -> int:
-    """Once the game is over: wait a moment for both players' confirmations (printing what comes meanwhile); the exit
-    status: 0, or 4 when a player's proof of equivocation was seen."""
+    """Once the game is over: wait a moment (:data:`CONFIRM_WAIT`) for both players' confirmations of this ending
+    (printing what comes meanwhile); the exit status: 0, or 4 when a player's proof of equivocation was seen.
+
+    A confirmation of another ending does not end the wait: in a race (a resignation sent while the other played a
+    winning move) the other's first confirmation names the ending it saw before the line that stands reached it, and
+    its next one, once it has, agrees. The last word said is then the one ``verify`` says."""
     core = runner.core
     session = core.session
     loop = asyncio.get_running_loop()
     deadline = loop.time() + CONFIRM_WAIT
-    while any(session.confirmation(key) is None for key in core.players) and loop.time() < deadline:
+    while (not runner.events.empty() or any(session.confirmation(key) != CONFIRMED for key in core.players)) \
+            and loop.time() < deadline:
         try:
             async with asyncio.timeout(deadline - loop.time()):
                 event = await runner.events.get()

@@ -258,7 +258,9 @@ def branch_text(session: GameSession, name: Name | None = None) -> str | None:
 
 
 def code_text(code: str) -> str:
-    """A result as a ``confirm`` line names it (``black-resigned``), in words: ``black wins (resigned)``."""
+    """A result as a ``confirm`` line names it (``black-resigned``: the winner, then why), in words: ``black wins
+    (time)``; a resignation, whose code names the winner, not who resigned: ``black wins by the other's
+    resignation``."""
     winner, _, reason = code.partition("-")
     if not reason:
         return {"aborted": "aborted", "withdrawn": "withdrawn by the host",
@@ -267,4 +269,6 @@ def code_text(code: str) -> str:
         return f"draw ({reason})"
     if reason == "equivocation":
         return f"{winner} wins by forfeit (the other signed two lines that cannot both stand)"
+    if reason == "resigned":
+        return f"{winner} wins by the other's resignation"
     return f"{winner} wins ({reason})"

@@ -57,6 +57,9 @@ MOVES_SHOWN = MOVES_ROWS - 1
 """Moves in the moves pane at once (its first row is the title); PageUp / PageDown scroll it."""
 MIN_COLUMNS, MIN_ROWS = 80, 24
 """The smallest terminal the screen is drawn in; below it, a message says so (and the game goes on)."""
+TOO_SMALL = (f"The terminal is too small: the screen needs {MIN_COLUMNS} x {MIN_ROWS} characters. Make it larger; the "
+             "game goes on meanwhile (/quit leaves).")
+"""What the screen says in place of the game below :data:`MIN_COLUMNS` x :data:`MIN_ROWS`."""
 LOG_LINES = 500
 OWN_COMMANDS = ("help", "flip", "moves", "quit")
 """The commands of every screen; a table adds its own."""
@@ -615,9 +618,9 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
     full = FloatContainer(  # Tab's candidates, in a menu over the log next to the input line
         HSplit([game_window, Window(height=1, char="─"), input_line(), Window(FormattedTextControl(toolbar), height=1)]),
         floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1))])
-    too_small = HSplit([Window(FormattedTextControl(
-        lambda: f"The terminal is too small: the screen needs {MIN_COLUMNS} x {MIN_ROWS} characters. "
-                "Make it larger; the game goes on meanwhile (/quit leaves)."), wrap_lines=True), input_line()])
+    too_small = HSplit([Window(FormattedTextControl(  # broken at spaces, never mid-word
+        lambda: "\n".join(wrap(TOO_SMALL, max(10, get_app().output.get_size().columns)))), wrap_lines=True),
+        input_line()])
 
     def root() -> Any:
         size = get_app().output.get_size()

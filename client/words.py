@@ -21,6 +21,7 @@ from protocol import (
     JoinRequested,
     LineApplied,
     LineRejected,
+    Message,
     MoveApplied,
     OfferReceived,
     PresenceChanged,
@@ -288,6 +289,23 @@ def conceded_text(core: GameCore, event: UiEvent) -> str | None:
     return f"your time ran out with {_opponent_name(core)}'s claim open: your client conceded the game on time"
 
 
+LINE_WORDS = {"resign": "resignation", "timeout": "timeout (the game's end on time)", "flag": "claim on time",
+              "propose": "proposal", "agree": "agreement", "decline": "refusal of the proposal",
+              "withdraw": "withdrawal of the proposal", "claim": "claim of the game (a forfeit)"}
+"""A line of the game, in a word or two, where it is named by itself (a line set aside): its type otherwise."""
+SEATING = frozenset({"join", "accept", "reveal", "claim"})
+
+
+def _line_words(core: GameCore, line: Message) -> str:
+    """A line of the game, in words: ``move 3 (Oc6c5)``; ``resignation in the turn of move 3``. The number is
+    the move's, as ``move N`` numbers them (a line's turn is the next move's), not the line's seq."""
+    number = moves_before(core.session, line.seq) + 1
+    if line.type == "move":
+        return f"move {number} ({line.move})"
+    words = LINE_WORDS.get(line.type, line.type)
+    return words if line.type in SEATING else f"{words} in the turn of move {number}"
+
+
 def _opponent_name(core: GameCore) -> str:
     other = core.opponent
     return core.session.name_of(other) if other is not None else "the other player"
@@ -324,8 +342,9 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
         return f"offer {event.game} {event.kind} by host {event.host.fingerprint}{invite}{clock}"
     if isinstance(event, JoinRequested):
         return f"join asked by {event.key.fingerprint}" + (" (you)" if event.key == core.me else "")
-    if isinstance(event, GuestAccepted):
-        return f"seated {who(core, event.key)}"
+    if isinstance(event, GuestAccepted):  # by role: the host seats the guest before the coin is drawn (its colour
+        # then in the seats line), and every reader says it alike, the guest who learns its colour at once too
+        return f"seated guest {event.key.fingerprint}" + (" (you)" if event.key == core.me else "")
     if isinstance(event, GameStarted):
         return "seats " + ", ".join(f"{who(core, key)}" for _, key in event.seats) + f"; {event.seats[0][0]} moves first"
     if isinstance(event, EndProposed):
@@ -342,9 +361,9 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
     if isinstance(event, PresenceChanged):
         return f"presence {who(core, event.key)} {'here' if event.here else 'gone'}"
     if isinstance(event, Superseded):
-        number = moves_before(core.session, event.message.seq) + 1  # as the moves are numbered, not by seq
-        return (f"set aside {event.message.type} {number} by {who(core, event.message.signer)}: "
-                f"{who(core, event.by.signer)}'s {event.by.type} stands")
+        set_aside, stands = (_line_words(core, line) for line in (event.message, event.by))
+        return (f"set aside: {who(core, event.message.signer)}'s {set_aside} does not count: "
+                f"{who(core, event.by.signer)}'s {stands} was sent for the same place in the game, and stands over it")
     if isinstance(event, ClaimVoided):
         return (f"claim voided: the time witnesses saw {who(core, event.timeout.signer)}'s timeout come before the "
                 "claim's window had passed, or after the answer: the game goes on")

@@ -104,11 +104,11 @@ class Outcome:
         return f"{self.winner or 'draw'} {self.reason}"
 
     def sentence(self, players: tuple[str, str]) -> str:
-        """Who won and why, in words: ``black wins: pink resigned``, ``first wins on markers after the game was
+        """Who won and why, in words: ``black wins by pink's resignation``, ``first wins on markers after the game was
         ended by agreement``. ``players``: the game's two player names (the board's ``PLAYERS``)."""
         winner, reason = self.winner, self.reason
         if reason == EndReason.RESIGNED and winner in players:
-            return f"{winner} wins: {players[1 - players.index(winner)]} resigned"
+            return f"{winner} wins by {players[1 - players.index(winner)]}'s resignation"
         if reason == EndReason.AGREED:
             if not self.markers:
                 return "draw by agreement"

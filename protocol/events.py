@@ -61,7 +61,7 @@ class Result:
         return self.text().replace(" ", "-")
 
     def sentence(self) -> str:
-        """Who won and why, in words: ``black wins: pink resigned``."""
+        """Who won and why, in words: ``black wins by pink's resignation``."""
         winner, reason = self.winner, self.reason
         if reason == ResultReason.WITHDRAWN:
             return "withdrawn by the host before anyone was seated"
@@ -80,7 +80,7 @@ class Result:
         if reason == ResultReason.DISPUTE:
             return f"no result, a time dispute: {self.detail}"
         if reason == EndReason.RESIGNED:
-            return f"{winner} wins: {self.by_name} resigned"
+            return f"{winner} wins by {self.by_name}'s resignation"
         if reason == ResultReason.EQUIVOCATION:
             what = f"signed two lines that cannot both stand (slot {self.slot})"
             if self.by is None:

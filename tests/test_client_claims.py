@@ -428,7 +428,9 @@ def test_a_claim_with_made_up_times_meets_the_move_of_a_player_in_time_a_dispute
         assert f"{mover} 1:00" in console_clocks(core)  # no loss on time: the clock as the record has it
     set_aside = [event for event in relay.events[id(watcher)] if isinstance(event, Superseded)]
     assert [describe(watcher, event) for event in set_aside] == [  # numbered as the moves are, not by seq
-        f"set aside move 2 by {who(watcher, second.me)}: {who(watcher, first.me)}'s timeout stands"]
+        f"set aside: {who(watcher, second.me)}'s move 2 ({set_aside[0].message.move}) does not count: "
+        f"{who(watcher, first.me)}'s timeout (the game's end on time) in the turn of move 2 was sent for the same "
+        "place in the game, and stands over it"]
     assert not second.answering and second.session.confirmation(second.me) is not None
     session, bad, _ = verify_transcript(watcher.session.record)
     assert bad is None and session.result == watcher.session.result

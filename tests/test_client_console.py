@@ -220,3 +220,22 @@ async def test_a_declined_proposal_reads_as_one_sentence():
     declined = [event for event in actor.receive(waiter.decline().line) if isinstance(event, EndDeclined)]
     printed, _ = await console_typing(GameCore(actor), events=tuple(declined))
     assert printed == [f"declined by {waiter.player_of(waiter.identity.public)}: the proposal is off"], printed
+
+
+async def test_the_board_printed_after_a_move_and_by_board_names_the_last_move():
+    """The full screen marks the last move's squares; the printed board says it on a line under it, numbered as the
+    ``move N`` lines number the moves, the board's own lines as they were (a script reading them reads them still)."""
+    from protocol import MoveApplied
+    from protocol_helpers import mover
+
+    host, guest = start("oxono")
+    actor, waiter = mover(host, guest)
+    text = actor.board.legal_moves()[0].text()
+    moved = [event for event in waiter.receive(actor.move(text).line) if isinstance(event, MoveApplied)]
+    core = GameCore(waiter)
+    printed, _ = await console_typing(core, "board\r", events=tuple(moved))
+    last = f"last move: 1 {actor.board.PLAYERS[0]} {text} (totem {text[0]} to {text[1:3]}, pawn on {text[3:5]})"
+    boards = [line for line in printed if "   a  b  c  d  e  f" in line]
+    assert len(boards) == 2, printed  # after the move, and as board shows it
+    for board in boards:
+        assert board.splitlines()[:-1] == waiter.board.show().splitlines() and board.splitlines()[-1] == last, board

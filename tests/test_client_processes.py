@@ -274,7 +274,7 @@ async def test_local_play_and_a_replay_on_the_full_screen_in_a_real_terminal(tmp
         tmux.type(0, "/resign")
         await asyncio.to_thread(tmux.wait_for, 0, r"again to confirm")
         tmux.type(0, "/resign")
-        await asyncio.to_thread(tmux.wait_for, 0, r"Game over: second wins: first resigned")
+        await asyncio.to_thread(tmux.wait_for, 0, r"Game over: second wins by first's resignation")
         tmux.type(0, "/quit")
 
         tmux.start(env, ["replay", str(ROOT / "protocol" / "vectors" / "oxono-game.txt")])

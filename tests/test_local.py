@@ -63,7 +63,7 @@ def test_bad_input_gets_a_clear_message_and_changes_nothing():
 def test_resign_ends_the_game():
     outcome, text, _ = run_game(["Oc6c5", "resign"])
     assert outcome.winner == "pink" and outcome.reason == "resigned"
-    assert "Game over: pink wins: black resigned." in text  # black, to move, resigned
+    assert "Game over: pink wins by black's resignation." in text  # black, to move, resigned
 
 
 def test_end_of_input_leaves_quietly():
@@ -140,7 +140,7 @@ def test_play_command_against_mcts_with_a_time_budget():
 
 
 @pytest.mark.parametrize("outcome, players, sentence", [
-    (Outcome("black", "resigned"), ("pink", "black"), "black wins: pink resigned"),
+    (Outcome("black", "resigned"), ("pink", "black"), "black wins by pink's resignation"),
     (Outcome("pink", "colour"), ("pink", "black"), "pink wins: four in a row of one colour"),
     (Outcome(None, "exhausted"), ("pink", "black"), "draw: all 32 pawns are placed"),
     (Outcome("first", "agreed", markers=True), ("first", "second"),

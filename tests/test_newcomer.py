@@ -146,6 +146,10 @@ async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
         assert out.count(" Oc6c5 ") == 2, out  # the legal moves, asked for with and without the /
         await read_until(host, r"^chat \w+ .*: hi there$", lines)  # held until seated, then sent
         host_first = next(line for line in lines if line.startswith("seats ")).split(",")[0].endswith("(you)")
+        asked = next(line for line in lines if line.startswith("join asked by ")).removeprefix("join asked by ")
+        seated = [line for line in lines if line.startswith("seated ")]
+        assert seated == [f"seated guest {asked}"], lines  # the host's and the guest's logs say it alike
+        assert f"seated guest {asked} (you)" in out.splitlines(), out
         if host_first:
             await read_until(host, r"^your move$", lines)
             host.stdin.write(b"Oc6c5\n")
@@ -156,11 +160,19 @@ async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
             assert code == 3 and "your move" in out, out
         await read_until(host, r"^move 1 pink Oc6c5$", lines)  # the first move is move 1
         code, out, err = await run(guest_env, "resume", "--relay", relay.url, "--plain", "--", game,
-                                   stdin_text="resign\n")
+                                   stdin_text="board\nresign\n")
         assert code == 0 and "game: oxono, 1 move, black to move" in out, out  # where it stands, taken up again
-        assert re.search(r"^result: \w+ wins: \w+ resigned \(\w+-resigned\)$", out, re.M), out  # forwards
+        shown = out.splitlines()
+        at = shown.index("6  .  . [O] .  .  .")  # board: the grid as it was, the last move on a line under it
+        assert shown[at + 8] == "last move: 1 pink Oc6c5 (totem O to c6, pawn on c5)", shown[at:at + 9]
+        # the sentence names who resigned; the code (unchanged) names the winner
+        assert re.search(r"^result: (\w+) wins by (?!\1)\w+'s resignation \(\1-resigned\)$", out, re.M), out
         await read_until(host, r"^result: ", lines)
         assert not any("not broadcasted" in line for line in lines)
+        await read_until(host, r"^confirmed by .*: result confirmed by both players", lines)
+        code, out, err = await run(guest_env, "games", "--all", "--relay", relay.url)
+        assert code == 0 and re.search(rf"^{game} .* finished: \w+ wins by the other's resignation, confirmed by both",
+                                       out, re.M), (out, err)  # the code names the winner: not "pink wins (resigned)"
     finally:
         await stop(host)
 

@@ -231,7 +231,7 @@ def test_abort_before_the_first_move_and_resign():
     events = theirs.receive(mine.resign().line)
     result = [e.result for e in events if isinstance(e, GameOver)][0]
     assert result.reason == "resigned" and result.winner != loser
-    assert result.sentence() == f"{result.winner} wins: {loser} resigned"
+    assert result.sentence() == f"{result.winner} wins by {loser}'s resignation"
     late = encode("move", [*next_fields(theirs), ("move", "Oc6c5")], identity_of(theirs))
     assert rejected(theirs.receive(late)) == ["after-end"]
 
