@@ -313,20 +313,25 @@ async def test_ctrl_z_suspends_the_full_screen_to_the_shell_and_ctrl_l_redraws_i
         await asyncio.to_thread(tmux.wait_for, 1, r"Stopped")
         await asyncio.to_thread(tmux.wait_for, 1, r"^shell\$ $")
         tmux.type(1, "fg")
-        await asyncio.to_thread(tmux.wait_for, 1, r"^your move \| first \(you\) ")
-        screen = tmux.screen(1)
-        assert "Stopped" not in screen and "shell$" not in screen and "^Z" not in screen, screen  # drawn whole
-        assert re.search(r"^ 6 \. \. \. \. \. \. ", screen, re.M) and "Type a move" in screen, screen
+
+        def whole(screen: str) -> bool:  # drawn whole: the board, its help and the toolbar, nothing of the shell's
+            return ("Stopped" not in screen and "shell$" not in screen and "^Z" not in screen and "GARBLED" not in screen
+                    and re.search(r"^ 6 \. \. \. \. \. \. ", screen, re.M) is not None and "Type a move" in screen
+                    and re.search(r"^your move \| first \(you\) ", screen, re.M) is not None)
+
+        async def drawn_whole() -> None:  # the redraw takes a moment: looked at until whole, at most 10 s
+            deadline = time.monotonic() + 10
+            while not whole(tmux.screen(1)) and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            assert whole(tmux.screen(1)), tmux.screen(1)
+
+        await drawn_whole()
         tty = tmux.run("display-message", "-p", "-t", "olixono:1", "#{pane_tty}").strip()
         with open(tty, "w") as terminal:  # another program writes over the screen
             terminal.write("\x1b[5;5HGARBLED GARBLED GARBLED")
         await asyncio.to_thread(tmux.wait_for, 1, r"GARBLED")
         tmux.keys(1, "C-l")
-        deadline = time.monotonic() + 10
-        while "GARBLED" in tmux.screen(1) and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
-        screen = tmux.screen(1)
-        assert "GARBLED" not in screen and re.search(r"^your move \| first \(you\) ", screen, re.M), screen
+        await drawn_whole()
         tmux.type(1, "f6")  # and it plays on
         await asyncio.to_thread(tmux.wait_for, 1, r"│ *2\. second ")
         tmux.type(1, "/quit")
