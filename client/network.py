@@ -40,6 +40,7 @@ from client.links import Links
 from client.relays import PUBLIC, PUBLIC_BROKERS, distinct_relays, expand, label, named, public_urls
 from client.transport import LinkFactory, Link, RelayAddress, RelayError, reach, try_login
 from client.witness import MOST_GAMES, TimeWitness, WitnessBusy, hold, witness_folder, witness_lock
+from olixono.bots import Bot, bot_for
 from protocol.clock import TimeControl
 from protocol import GameSession, Identity, MessageType, Phase, PublicKey, ResyncNeeded, Role, game_filter, lobby_filter
 from protocol.messages import decode
@@ -281,15 +282,25 @@ async def run_game(runner: GameRunner, front: FrontEnd) -> int:
 
 
 # -- front ends ----------------------------------------------------------------------------------
-def front_end(options: Options, player: bool) -> FrontEnd:
-    if options.bot is not None and player:
-        from olixono.bots import make_bot
+def seat_bot(options: Options) -> Bot | None:
+    """The bot that holds the seat (``--bot``, or ``--level``: any name :func:`olixono.bots.bot_for` knows, as
+    ``olixono play`` takes it), or ``None``. A seat command builds it before anything is published or journaled, so
+    that a budget the bot takes none of is one sentence and leaves no game behind."""
+    if options.bot is None:
+        return None
+    try:
+        return bot_for(options.bot, seed=options.seed, iterations=options.iterations, seconds=options.seconds)
+    except ValueError as exc:
+        raise Failure(str(exc)) from None
 
-        try:
-            bot = make_bot(options.bot, seed=options.seed, iterations=options.iterations, seconds=options.seconds)
-        except ValueError as exc:
-            raise Failure(str(exc)) from None
-        return bot_front(bot, options.write)
+
+def front_end(options: Options, player: bool, bot: Bot | None = None) -> FrontEnd:
+    """The seat's front end: ``bot`` (else :func:`seat_bot`'s) where one holds a player's seat, else ``--plain``, a
+    console a test gives, the full screen or the line console."""
+    if options.bot is not None and player:
+        chosen = bot if bot is not None else seat_bot(options)
+        assert chosen is not None  # options.bot names one
+        return bot_front(chosen, options.write)
     if options.plain:
         return plain_front(options.write, options.commands if player else None)
     if options.console is not None:
@@ -344,6 +355,7 @@ async def host(kind: str, options: Options) -> int:
     identity = load_identity(options)
     invite = invite_key(options.invite)
     witnesses = witness_keys(options.witnesses)
+    bot = seat_bot(options)  # every option checked before a relay starts or a game is made
     async with relay_for_host(options) as (address, ran_relay):
         addresses, default = relay_addresses(options)
         await log_in(options, address, identity)  # before a game is made that could never be published
@@ -365,7 +377,7 @@ async def host(kind: str, options: Options) -> int:
             options.say(f"They need the relay's CA too: --cafile FILE, with the file you were given ({options.cafile.name}).")
         runner = GameRunner(core, make_link(options, address, identity))
         runner.attach(journal)  # the offer journaled, as every line the runner journals from then on
-        return await run_game(runner, front_end(options, True))
+        return await run_game(runner, front_end(options, True, bot))
 
 
 # -- join and watch ----------------------------------------------------------------------------------
@@ -549,6 +561,7 @@ async def resume(game: str | None, options: Options) -> int:
         raise Failure(str(exc)) from None
     if journal.meta.key != identity.public.text:
         raise Failure(f"game {game} in the journal was played with another key than your identity")
+    bot = seat_bot(options)  # before the seat is taken up or a relay started
     _seat(journal)
     if journal.meta.left_unseated:
         journal.update(left_unseated=False)  # taken up again: open on this side too
@@ -572,7 +585,7 @@ async def resume(game: str | None, options: Options) -> int:
         claim = claim_text(core)
         if claim is not None:
             options.say(f"A claim on time is open: {claim}.")
-        return await run_game(runner, front_end(options, True))
+        return await run_game(runner, front_end(options, True, bot))
 
 
 # -- games and export ------------------------------------------------------------------------------------

@@ -374,3 +374,34 @@ async def test_the_joiner_is_told_the_time_control_it_accepts(relay, tmp_path):
     assert f"Hosting oxono game {game}, {words}, as {host.identity.fingerprint}." in host.lines
     assert f"Joining oxono game {game}, {words}, hosted by {host.identity.fingerprint}: " in guest.text()
     assert f"offer {game} oxono by host {host.identity.fingerprint}, clock {words}" in guest.lines, guest.lines
+
+
+# -- the third newcomer's walk: commands that fail as documented ------------------------------------------------
+async def test_a_network_seat_is_held_by_a_bot_chosen_by_its_level(relay, tmp_path):
+    """``host --level easy`` and ``join GAME --level hard``, as the README shows them (with a small budget, to be
+    quick): each seat played by that level's bot, to the end."""
+    from cli_helpers import finish
+
+    host_env, _ = home(tmp_path, "host")
+    guest_env, _ = home(tmp_path, "guest")
+    host = await spawn(host_env, "host", "oxono", "--level", "easy", "--iterations", "20", "--seed", "1",
+                       "--relay", relay.url)
+    lines: list[str] = []
+    try:
+        game = (await read_until(host, r"olixono join (\S{22})", lines)).group(1)
+        code, out, err = await run(guest_env, "join", game, "--level", "hard", "--iterations", "20", "--seed", "2",
+                                   "--relay", relay.url, timeout=120)
+        assert code == 0 and "result: " in out and "unknown bot level" not in err, (out, err)
+        assert await finish(host, lines) == 0 and any(line.startswith("result: ") for line in lines), lines
+    finally:
+        await stop(host)
+
+
+async def test_a_bad_seat_option_is_found_before_a_game_is_offered_or_journaled(relay, tmp_path):
+    env, _ = home(tmp_path, "host")
+    for bot in (["--bot", "random"], ["--level", "easy", "--claim", "auto", "--bot", "greedy"]):
+        code, out, err = await run(env, "host", "oxono", *bot, "--iterations", "5", "--relay", relay.url, timeout=30)
+        assert code in (1, 2) and "olixono host:" in err and "Traceback" not in err, (out, err)
+        assert "olixono join" not in out and "Hosting" not in out, out
+    code, out, err = await run(env, "resume")
+    assert code == 0 and "No unfinished game in the journal." in out, out  # no orphan game
