@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import os
 import signal
@@ -571,7 +572,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(protect_ids(sys.argv[1:] if argv is None else argv, option_strings(parser)))
     command: Callable[[argparse.Namespace], int] = args.func
-    return command(args)
+    try:
+        return command(args)
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """Standard output's reader has gone (``olixono play oxono --plain | head -3``): end quietly, with the status a Unix
+    tool that SIGPIPE ends has in the shell (141). What Python would still flush at its exit goes nowhere. (SIGPIPE
+    itself stays ignored, as Python leaves it: a relay's socket that closes must be an error, not the process's end.)"""
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

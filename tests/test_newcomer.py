@@ -7,6 +7,7 @@ from __future__ import annotations
 
 
 import asyncio
+import contextlib
 import re
 
 import pytest
@@ -405,3 +406,41 @@ async def test_a_bad_seat_option_is_found_before_a_game_is_offered_or_journaled(
         assert "olixono join" not in out and "Hosting" not in out, out
     code, out, err = await run(env, "resume")
     assert code == 0 and "No unfinished game in the journal." in out, out  # no orphan game
+
+
+@pytest.mark.parametrize("args, stdin", [
+    (["play", "oxono", "--level", "easy", "--plain"], ""),
+    (["engine"], "list_commands\n" * 5000),
+], ids=["play", "engine"])
+def test_a_closed_stdout_ends_the_command_quietly(tmp_path, args, stdin):
+    """``olixono play oxono --level easy --plain </dev/null | head -3``: the reader gone, the command ends without a
+    traceback, with the status a Unix tool ended by SIGPIPE has (141)."""
+    import subprocess
+    import sys
+    import threading
+
+    from cli_helpers import ROOT
+
+    env, _ = home(tmp_path, "newcomer")
+    process = subprocess.Popen([sys.executable, "-m", "client", *args], env=env, cwd=ROOT, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stdin is not None
+    commands = process.stdin
+
+    def type_in() -> None:  # beside the reading: the command answers as it reads
+        with contextlib.suppress(BrokenPipeError):
+            commands.write(stdin.encode())
+            commands.close()
+
+    typing = threading.Thread(target=type_in, daemon=True)
+    typing.start()
+    try:
+        process.stdout.readline()  # head -1, then gone
+        process.stdout.close()
+        assert process.wait(60) == 141
+        err = process.stderr.read().decode() if process.stderr is not None else ""
+        assert "Traceback" not in err and "BrokenPipe" not in err, err
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
