@@ -26,6 +26,10 @@ DEFAULT_RELAY_TEXT = "mqtt://127.0.0.1:1883"
 checks that the two agree)."""
 
 
+PASSWORD_TRIES = 3
+"""Passwords a person may type for a relay account before the command gives up (as sudo counts them)."""
+
+
 def interruptible() -> None:
     """From here on Ctrl-C is the command's own (a KeyboardInterrupt it handles): everything is imported."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -206,27 +210,31 @@ def _network(args: argparse.Namespace) -> int:
         "witness": lambda: network.witness(options, args.key, args.max_games),
     }
     interruptible()  # what is imported from here on is imported inside asyncio.run: its Ctrl-C is caught below
-    for attempt in range(2):
+    typed = 0  # passwords typed at the prompt so far
+    while True:
         try:
             return asyncio.run(commands[args.command]())
         except network.NeedsPassword as need:
-            if attempt or not sys.stdin.isatty():
-                where = "" if attempt else " (no terminal here to ask on: set it in OLIXONO_RELAY_PASSWORD)"
+            wrong = isinstance(need, network.PasswordRefused)
+            if (wrong and not typed) or typed == PASSWORD_TRIES or not sys.stdin.isatty():
+                where = ("" if wrong and not typed else f" ({PASSWORD_TRIES} tries)" if typed
+                         else " (no terminal here to ask on: set it in OLIXONO_RELAY_PASSWORD)")
                 print(f"olixono {args.command}: {need}{where}", file=sys.stderr)
                 return 1
+            if wrong:
+                print("The relay refused that password; try again.", file=sys.stderr)
             try:  # hidden, and outside the event loop: one Ctrl-C leaves
-                options.environ[network.PASSWORD_VARIABLE] = getpass.getpass(
-                    f"Relay password for your account ({need.fingerprint}): ")
+                options.environ[network.PASSWORD_VARIABLE] = getpass.getpass(f"Relay password for {need.account}: ")
             except (KeyboardInterrupt, EOFError):
                 print("\nInterrupted: nothing was sent.", file=sys.stderr)
                 return 130
+            typed += 1
         except network.Failure as exc:
             print(f"olixono {args.command}: {exc}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
             print(f"\n{_interrupted(args)}", file=sys.stderr)
             _leave_at_once(130)
-    return 1
 
 
 def _relay_witness(args: argparse.Namespace, settings: Any) -> Any:

@@ -38,7 +38,7 @@ from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
 from client.links import Links
 from client.relays import PUBLIC, PUBLIC_BROKERS, distinct_relays, expand, label, named, public_urls
-from client.transport import LinkFactory, Link, RelayAddress, RelayError, reach, try_login
+from client.transport import LinkFactory, Link, RelayAddress, RelayError, account_text, reach, try_login
 from client.witness import MOST_GAMES, TimeWitness, WitnessBusy, hold, witness_folder, witness_lock
 from olixono.bots import Bot, bot_for
 from protocol.clock import TimeControl
@@ -61,11 +61,16 @@ class Failure(Exception):
 
 class NeedsPassword(Failure):
     """The relay wants an account and no password was given: found before anything was made or signed, so that the
-    command line can ask for it (hidden, outside the event loop) and run the command again."""
+    command line can ask for it (hidden, outside the event loop) and run the command again. ``account`` is the
+    account in words (:func:`client.transport.account_text`: your key's by its fingerprint, or one the URL names)."""
 
-    def __init__(self, message: str, fingerprint: str) -> None:
+    def __init__(self, message: str, account: str) -> None:
         super().__init__(message)
-        self.fingerprint = fingerprint
+        self.account = account
+
+
+class PasswordRefused(NeedsPassword):
+    """The relay refused the password given: the command line asks again when a person typed it."""
 
 
 @dataclass
@@ -251,7 +256,8 @@ def cancelled_meanwhile() -> None:
 
 async def log_in(options: Options, address: RelayAddress, identity: Identity | None) -> None:
     """Before anything is made or signed: whether the relay takes this account (or none). :class:`NeedsPassword`
-    when it wants a password nobody gave, :class:`Failure` when it refuses the login; a relay that does not answer
+    when it wants a password nobody gave (the URL naming the account or not), :class:`PasswordRefused` when it refuses
+    the one given, :class:`Failure` when it refuses the session otherwise; a relay that does not answer
     is left to the link (it reconnects, and ``--timeout`` gives up). With several relays, each is asked: one that
     refuses the login is a failure, one that does not answer is not, as long as one does."""
     addresses, _ = relay_addresses(options)
@@ -260,10 +266,14 @@ async def log_in(options: Options, address: RelayAddress, identity: Identity | N
     problems = await asyncio.gather(*(try_login(one, *credentials(options, one, identity), options.cafile)
                                       for one in asked))  # all at once: a relay that stalls delays nobody
     cancelled_meanwhile()
-    for problem in problems:
-        if problem is not None and problem.needs_login and identity is not None \
-                and options.environ.get(PASSWORD_VARIABLE) is None:
-            raise NeedsPassword(str(problem), identity.fingerprint)
+    for one, problem in zip(asked, problems, strict=True):
+        user = credentials(options, one, identity)[0] or (identity.public.text if identity is not None else None)
+        if problem is None or user is None:
+            continue
+        if problem.needs_login and options.environ.get(PASSWORD_VARIABLE) is None:
+            raise NeedsPassword(str(problem), account_text(user))
+        if problem.wrong_password:
+            raise PasswordRefused(str(problem), account_text(user))
     failed = [str(problem) for problem in problems if problem is not None]
     if not several and failed:
         raise Failure(failed[0])

@@ -128,6 +128,36 @@ async def test_games_asks_for_the_password_and_one_ctrl_c_leaves_the_prompt(priv
     assert code == 1 and "set it in OLIXONO_RELAY_PASSWORD" in err, err
 
 
+
+async def test_a_url_that_names_the_account_asks_for_its_password_and_a_wrong_one_is_asked_again(private_relay,
+                                                                                                  tmp_path):
+    """``mqtt://KEY@host``, no password set: the hidden prompt asks for it (it was refused as a wrong password); a
+    mistyped password asks again, up to three times, as sudo does."""
+    relay, (alice, _) = private_relay
+    env, _ = home(tmp_path, "alice", alice.identity)
+    named = relay.url.replace("mqtt://", f"mqtt://{alice.identity.public.text}@")
+    prompt = r"Relay password for your account \(" + alice.identity.fingerprint + r"\): "
+    host = Terminal(env, "host", "oxono", "--relay", named, "--bot", "random", "--seed", "1")
+    try:
+        await asyncio.to_thread(host.read_until, prompt)
+        host.type("not the password\n")
+        await asyncio.to_thread(host.read_until, "The relay refused that password; try again.\r?\n" + prompt)
+        assert "Tell your opponent" not in host.seen
+        host.type(alice.password + "\n")
+        await asyncio.to_thread(host.read_until, r"olixono join \S{22}")
+    finally:
+        host.stop()
+    games = Terminal(env, "games", "--relay", named)
+    try:
+        for _ in range(3):
+            await asyncio.to_thread(games.read_until, prompt)
+            games.seen = ""
+            games.type("wrong\n")
+        assert await asyncio.to_thread(games.wait, 30) == 1
+        assert "wrong password, or no such account (3 tries)" in games.seen, games.seen
+    finally:
+        games.stop()
+
 # -- 6. --plain, for screen readers and scripts ------------------------------------------------------------
 async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
     """Commands piped before the seats are drawn are acted on once they are; moves are numbered as played; the turn
