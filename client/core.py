@@ -194,6 +194,9 @@ class GameCore:
         """Whether this player set up claims on time to be signed for them (``--claim auto``: :meth:`tick`); else
         only the ``claim`` command signs one."""
         self.watching = watching or session.identity is None
+        self.reach = ""
+        """The options that reach this game's relays (``--relay``, ``--cafile``), for the commands a watcher is told to
+        paste (a player's journal knows its relays: ``resume`` and ``export`` need none)."""
         self.live = live
         """Whether the protocol's automatic answers (accept, reveal, confirm) may be signed: a runner holds them back
         until its first catch-up with the relay (:meth:`ready`), so that nothing is signed for a slot this key may

@@ -16,6 +16,7 @@ import functools
 import contextlib
 import logging
 import os
+import shlex
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -178,11 +179,26 @@ def relays_text(addresses: list[RelayAddress]) -> str:
 
 
 def join_command(game: str, address: RelayAddress | list[RelayAddress], default: bool,
-                 public: list[str] | None = None) -> str:
-    """What the opponent types to join (every relay the game is on; ``public`` for the public brokers)."""
+                 public: list[str] | None = None, cafile: Path | None = None) -> str:
+    """What the opponent types to join: every relay the game is on (``public`` for the public brokers), and the
+    relay's CA when it was given (``--cafile``, as this machine names it)."""
     addresses = address if isinstance(address, list) else [address]
-    words = named([one.url for one in addresses], [_normal(url) for url in public or public_urls()])
-    return f"olixono join {game}" + ("" if default else "".join(f" --relay {word}" for word in words))
+    return f"olixono join {game}{reach_words(addresses, default, public, cafile)}"
+
+
+def reach_words(addresses: list[RelayAddress], default: bool, public: list[str] | None = None,
+                cafile: Path | None = None) -> str:
+    """The options a pasted command needs to reach the same relays: ``--relay`` for each (none for the default;
+    ``public`` for the public brokers), and ``--cafile`` when one was given."""
+    words = [] if default else named([one.url for one in addresses], [_normal(url) for url in public or public_urls()])
+    relays = "".join(f" --relay {shlex.quote(word)}" for word in words)
+    return relays + ("" if cafile is None else f" --cafile {shlex.quote(str(cafile))}")
+
+
+def relay_words(options: Options) -> str:
+    """:func:`reach_words` for the relays this command uses (:func:`relay_addresses`) and its ``--cafile``."""
+    addresses, default = relay_addresses(options)
+    return reach_words(addresses, default, _public(options), options.cafile)
 
 
 def _normal(url: str) -> str:
@@ -380,11 +396,13 @@ async def host(kind: str, options: Options) -> int:
         options.say(f"Hosting {kind} game {game}{timed} as {identity.fingerprint}.")
         for line in witness_words(core.session.witnesses, identity.public, None):
             options.say(line)
-        options.invitation = join_command(game, addresses if len(addresses) > 1 else address, default, _public(options))
-        options.say(f"Tell {who} to type:  {options.invitation}")
+        options.invitation = join_command(game, addresses if len(addresses) > 1 else address, default, _public(options),
+                                          options.cafile)
+        options.write(f"Tell {who} to type:  {options.invitation}")  # whole, on one line: the terminal wraps it only
+        options.notes.append(f"Tell {who} to type the command under the board (/copy copies it).")  # the screen's
         options.say(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
         if options.cafile is not None:
-            options.say(f"They need the relay's CA too: --cafile FILE, with the file you were given ({options.cafile.name}).")
+            options.say("--cafile names the relay's CA as this machine has it: they give the path of their copy.")
         runner = GameRunner(core, make_link(options, address, identity))
         runner.attach(journal)  # the offer journaled, as every line the runner journals from then on
         return await run_game(runner, front_end(options, True, bot))
@@ -456,7 +474,7 @@ async def join(game: str, options: Options) -> int:
             raise Failure(f"you host game {game} yourself (this identity, {identity.fingerprint}): your opponent joins "
                           f"with their own ({resume_text(game)}). To try both seats on one machine, give the second "
                           "terminal its own identity and journal: XDG_CONFIG_HOME=/tmp/seat2/config "
-                          f"XDG_STATE_HOME=/tmp/seat2/state olixono join {game}")
+                          f"XDG_STATE_HOME=/tmp/seat2/state olixono join {game}{relay_words(options)}")
         options.write(f"You are in game {game} already: taking it up again.")
         return await resume(game, options)
     address, _ = relay_address(options)
@@ -472,6 +490,7 @@ async def watch(game: str, options: Options) -> int:
     account = account_identity(options)
     await log_in(options, address, account)
     core = GameCore(GameSession(game), watching=True)
+    core.reach = relay_words(options)
     runner = GameRunner(core, make_link(options, address, account))
     inner = front_end(options, False)
 
@@ -696,9 +715,7 @@ async def games(options: Options) -> int:
                           f"{session.host.fingerprint}  {_age(now - session.chain[0].at):>9}  {lobby_state(session)}")
     if not offers:
         if not options.all_games:
-            address, default = relay_address(options)
-            options.write("No open game on this relay. Host one with: olixono host oxono"
-                          + ("" if default else f" --relay {address.url}"))
+            options.write(f"No open game on this relay. Host one with:  olixono host oxono{relay_words(options)}")
         return 0
     for session in offers:
         assert session.host is not None
@@ -818,10 +835,11 @@ def witness_identity(path: Path | None, environ: dict[str, str]) -> Identity:
         raise Failure(f"the time witness's key cannot be used: {exc}") from None
 
 
-def witness_told(identity: Identity) -> list[str]:
-    """What a time witness says of itself when it starts: its key, as a host names it."""
+def witness_told(identity: Identity, reach: str = "") -> list[str]:
+    """What a time witness says of itself when it starts: its key, as a host names it (``reach``: the options that
+    reach its relay, :func:`relay_words`)."""
     return [f"time witness {identity.fingerprint}: it signs when it saw each line of every game that names it",
-            f"  a host names it with:  olixono host oxono --witness {identity.public.text}"]
+            f"  a host names it with:  olixono host oxono --witness {identity.public.text}{reach}"]
 
 
 async def witness(options: Options, key: Path | None, most: int | None) -> int:
@@ -829,7 +847,7 @@ async def witness(options: Options, key: Path | None, most: int | None) -> int:
     identity = witness_identity(key, options.environ)
     address, _ = relay_address(options)
     await log_in(options, address, identity)
-    for line in witness_told(identity):
+    for line in witness_told(identity, relay_words(options)):
         options.write(line)
     options.write(f"  on the relay at {address}; stop with Ctrl-C")
     state = state_dir(options.environ)

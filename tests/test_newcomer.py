@@ -474,3 +474,34 @@ def test_a_closed_stdout_ends_the_command_quietly(tmp_path, args, stdin):
         if process.poll() is None:
             process.kill()
             process.wait(10)
+
+
+async def test_the_commands_printed_on_a_tls_relay_work_when_pasted(tmp_path):
+    """On a relay given --cafile: the lobby's host suggestion and the join command it then prints each name the relay
+    and the CA, on one line; pasted as they are (a bot added to hold each seat), they play a game to its end."""
+    import shlex
+
+    from cli_helpers import finish
+    from relay_fixtures import make_tls
+
+    relay = Relay("embedded", tmp_path / "relay", tls=make_tls(tmp_path))
+    relay.workdir.mkdir()
+    await relay.start()
+    host_env, _ = home(tmp_path, "host")
+    guest_env, _ = home(tmp_path, "guest")
+    host = None
+    try:
+        code, out, err = await run(host_env, "games", "--relay", relay.url, "--cafile", str(tmp_path / "cert.pem"))
+        suggested = re.search(r"^No open game on this relay\. Host one with:  (olixono host .*)$", out, re.M)
+        assert code == 0 and suggested, (out, err)
+        assert f"--relay {relay.url} --cafile {tmp_path / 'cert.pem'}" in suggested.group(1)
+        host = await spawn(host_env, *shlex.split(suggested.group(1))[1:], "--bot", "random", "--seed", "1")
+        lines: list[str] = []
+        told = (await read_until(host, r"^Tell your opponent to type:  (olixono join .*)$", lines)).group(1)
+        assert f"--relay {relay.url} --cafile {tmp_path / 'cert.pem'}" in told, told
+        code, out, err = await run(guest_env, *shlex.split(told)[1:], "--bot", "random", "--seed", "2", timeout=90)
+        assert code == 0 and "result: " in out, (out, err)
+        assert await finish(host, lines) == 0, lines
+    finally:
+        await stop(host)
+        await relay.stop()
