@@ -77,9 +77,10 @@ def board_text(board: Board[Any]) -> str:
     return status_text(board) + (f"\n{last}" if last is not None else "")
 
 
-def export_text(game: str | None) -> str:
-    """Where a finished network game's record is to be had."""
-    return f"olixono export {game} > game.txt"
+def export_command(game: str | None, reach: str = "") -> str:
+    """The command that saves a finished network game's record (``reach``: the options that reach its relays, for a
+    watcher, who has no journal of it)."""
+    return f"olixono export {game}{reach} > game.txt"
 
 
 def resume_text(game: str | None) -> str:
@@ -87,9 +88,9 @@ def resume_text(game: str | None) -> str:
     return f"olixono resume {game} takes it up again"
 
 
-def watch_again_text(game: str | None) -> str:
-    """How a watcher follows a game again."""
-    return f"olixono watch {game} follows it again"
+def watch_again_text(game: str | None, reach: str = "") -> str:
+    """How a watcher follows a game again (``reach``: the options that reach its relays)."""
+    return f"olixono watch {game}{reach} follows it again"
 
 
 def clock_text(seconds: float) -> str:

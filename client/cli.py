@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import os
 import signal
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
 DEFAULT_RELAY_TEXT = "mqtt://127.0.0.1:1883"
 """protocol.topics.DEFAULT_RELAY, written out so that ``--help`` and local play never import the protocol (a test
 checks that the two agree)."""
+
+
+PASSWORD_TRIES = 3
+"""Passwords a person may type for a relay account before the command gives up (as sudo counts them)."""
 
 
 def interruptible() -> None:
@@ -205,27 +210,31 @@ def _network(args: argparse.Namespace) -> int:
         "witness": lambda: network.witness(options, args.key, args.max_games),
     }
     interruptible()  # what is imported from here on is imported inside asyncio.run: its Ctrl-C is caught below
-    for attempt in range(2):
+    typed = 0  # passwords typed at the prompt so far
+    while True:
         try:
             return asyncio.run(commands[args.command]())
         except network.NeedsPassword as need:
-            if attempt or not sys.stdin.isatty():
-                where = "" if attempt else " (no terminal here to ask on: set it in OLIXONO_RELAY_PASSWORD)"
+            wrong = isinstance(need, network.PasswordRefused)
+            if (wrong and not typed) or typed == PASSWORD_TRIES or not sys.stdin.isatty():
+                where = ("" if wrong and not typed else f" ({PASSWORD_TRIES} tries)" if typed
+                         else " (no terminal here to ask on: set it in OLIXONO_RELAY_PASSWORD)")
                 print(f"olixono {args.command}: {need}{where}", file=sys.stderr)
                 return 1
+            if wrong:
+                print("The relay refused that password; try again.", file=sys.stderr)
             try:  # hidden, and outside the event loop: one Ctrl-C leaves
-                options.environ[network.PASSWORD_VARIABLE] = getpass.getpass(
-                    f"Relay password for your account ({need.fingerprint}): ")
+                options.environ[network.PASSWORD_VARIABLE] = getpass.getpass(f"Relay password for {need.account}: ")
             except (KeyboardInterrupt, EOFError):
                 print("\nInterrupted: nothing was sent.", file=sys.stderr)
                 return 130
+            typed += 1
         except network.Failure as exc:
             print(f"olixono {args.command}: {exc}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
             print(f"\n{_interrupted(args)}", file=sys.stderr)
             _leave_at_once(130)
-    return 1
 
 
 def _relay_witness(args: argparse.Namespace, settings: Any) -> Any:
@@ -571,7 +580,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(protect_ids(sys.argv[1:] if argv is None else argv, option_strings(parser)))
     command: Callable[[argparse.Namespace], int] = args.func
-    return command(args)
+    try:
+        return command(args)
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """Standard output's reader has gone (``olixono play oxono --plain | head -3``): end quietly, with the status a Unix
+    tool that SIGPIPE ends has in the shell (141). What Python would still flush at its exit goes nowhere. (SIGPIPE
+    itself stays ignored, as Python leaves it: a relay's socket that closes must be an error, not the process's end.)"""
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

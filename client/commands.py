@@ -194,7 +194,7 @@ def _help_of(command: Command, game: Game, mode: Mode) -> str:
         return f"{words.end_help} ({'the bot is asked' if getattr(game, 'bot', None) else 'both of you agree'})"
     if command.name == "resign" and mode is Mode.LOCAL and getattr(game, "bot", None) is None:
         return "give up the game: the player to move resigns"
-    return command.helps[mode].format(resume=resume_text(game.game_id), again=watch_again_text(game.game_id))
+    return command.helps[mode].format(resume=resume_text(game.game_id), again=watch_again_text(game.game_id, getattr(game, "reach", "")))
 
 
 def help_rows(game: Game, *, slash: bool = False, skip: tuple[str, ...] = ()) -> list[str]:
@@ -240,7 +240,7 @@ def leaving_sentence(game: Game) -> str:
 def leaving_text(game: Game) -> str:
     """What leaving means: a player's game stays resumable; a watcher can watch again."""
     if game.watching:
-        return f"stopped watching; {watch_again_text(game.game_id)}"
+        return f"stopped watching; {watch_again_text(game.game_id, getattr(game, 'reach', ''))}"
     return f"left the game; {resume_text(game.game_id)}"
 
 

@@ -32,7 +32,7 @@ from prompt_toolkit.styles import Style
 from client.commands import Write, completer, completions, handle_typed, leaving_sentence, question, same_line
 from client.core import Connection, GameCore
 from client.runner import GameRunner
-from client.board_words import board_text, export_text, game_over_text
+from client.board_words import board_text, export_command, game_over_text, status_text
 from client.words import (
     claim_brief,
     clock_shown,
@@ -166,7 +166,8 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             if isinstance(event, (GameStarted, MoveApplied, Superseded)) and board is not None:
                 out(board_text(board))
             if isinstance(event, GameOver):
-                out(f"{game_over_text(event.result.sentence())} The record: {export_text(core.game_id)}")
+                out(f"{game_over_text(event.result.sentence())} Save the record with:")
+                out(export_command(core.game_id, core.reach))  # on a line of its own, to paste
 
         async def printer() -> None:
             while True:

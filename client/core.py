@@ -197,6 +197,9 @@ class GameCore:
         self.host_relay = False
         """Whether the relay of this game runs inside the host's program, as this client knows it (the host's own
         process ran it, or a guest's journal kept it): see :attr:`relay_with_host`."""
+        self.reach = ""
+        """The options that reach this game's relays (``--relay``, ``--cafile``), for the commands a watcher is told to
+        paste (a player's journal knows its relays: ``resume`` and ``export`` need none)."""
         self.live = live
         """Whether the protocol's automatic answers (accept, reveal, confirm) may be signed: a runner holds them back
         until its first catch-up with the relay (:meth:`ready`), so that nothing is signed for a slot this key may

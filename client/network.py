@@ -16,6 +16,7 @@ import functools
 import contextlib
 import logging
 import os
+import shlex
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -39,8 +40,9 @@ from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
 from client.links import Links
 from client.relays import PUBLIC, PUBLIC_BROKERS, START_ONE, distinct_relays, expand, label, named, public_urls
-from client.transport import LinkFactory, Link, RelayAddress, RelayError, reach, try_login
+from client.transport import LinkFactory, Link, RelayAddress, RelayError, account_text, reach, try_login
 from client.witness import MOST_GAMES, TimeWitness, WitnessBusy, hold, witness_folder, witness_lock
+from olixono.bots import Bot, bot_for
 from protocol.clock import TimeControl
 from protocol import GameSession, Identity, MessageType, Phase, PublicKey, ResyncNeeded, Role, game_filter, lobby_filter
 from protocol.messages import decode
@@ -61,11 +63,16 @@ class Failure(Exception):
 
 class NeedsPassword(Failure):
     """The relay wants an account and no password was given: found before anything was made or signed, so that the
-    command line can ask for it (hidden, outside the event loop) and run the command again."""
+    command line can ask for it (hidden, outside the event loop) and run the command again. ``account`` is the
+    account in words (:func:`client.transport.account_text`: your key's by its fingerprint, or one the URL names)."""
 
-    def __init__(self, message: str, fingerprint: str) -> None:
+    def __init__(self, message: str, account: str) -> None:
         super().__init__(message)
-        self.fingerprint = fingerprint
+        self.account = account
+
+
+class PasswordRefused(NeedsPassword):
+    """The relay refused the password given: the command line asks again when a person typed it."""
 
 
 @dataclass
@@ -173,11 +180,26 @@ def relays_text(addresses: list[RelayAddress]) -> str:
 
 
 def join_command(game: str, address: RelayAddress | list[RelayAddress], default: bool,
-                 public: list[str] | None = None) -> str:
-    """What the opponent types to join (every relay the game is on; ``public`` for the public brokers)."""
+                 public: list[str] | None = None, cafile: Path | None = None) -> str:
+    """What the opponent types to join: every relay the game is on (``public`` for the public brokers), and the
+    relay's CA when it was given (``--cafile``, as this machine names it)."""
     addresses = address if isinstance(address, list) else [address]
-    words = named([one.url for one in addresses], [_normal(url) for url in public or public_urls()])
-    return f"olixono join {game}" + ("" if default else "".join(f" --relay {word}" for word in words))
+    return f"olixono join {game}{reach_words(addresses, default, public, cafile)}"
+
+
+def reach_words(addresses: list[RelayAddress], default: bool, public: list[str] | None = None,
+                cafile: Path | None = None) -> str:
+    """The options a pasted command needs to reach the same relays: ``--relay`` for each (none for the default;
+    ``public`` for the public brokers), and ``--cafile`` when one was given."""
+    words = [] if default else named([one.url for one in addresses], [_normal(url) for url in public or public_urls()])
+    relays = "".join(f" --relay {shlex.quote(word)}" for word in words)
+    return relays + ("" if cafile is None else f" --cafile {shlex.quote(str(cafile))}")
+
+
+def relay_words(options: Options) -> str:
+    """:func:`reach_words` for the relays this command uses (:func:`relay_addresses`) and its ``--cafile``."""
+    addresses, default = relay_addresses(options)
+    return reach_words(addresses, default, _public(options), options.cafile)
 
 
 def _normal(url: str) -> str:
@@ -255,7 +277,8 @@ def cancelled_meanwhile() -> None:
 
 async def log_in(options: Options, address: RelayAddress, identity: Identity | None) -> None:
     """Before anything is made or signed: whether the relay takes this account (or none). :class:`NeedsPassword`
-    when it wants a password nobody gave, :class:`Failure` when it refuses the login; a relay that does not answer
+    when it wants a password nobody gave (the URL naming the account or not), :class:`PasswordRefused` when it refuses
+    the one given, :class:`Failure` when it refuses the session otherwise; a relay that does not answer
     is left to the link (it reconnects, and ``--timeout`` gives up). With several relays, each is asked: one that
     refuses the login is a failure, one that does not answer is not, as long as one does."""
     addresses, _ = relay_addresses(options)
@@ -264,10 +287,14 @@ async def log_in(options: Options, address: RelayAddress, identity: Identity | N
     problems = await asyncio.gather(*(try_login(one, *credentials(options, one, identity), options.cafile)
                                       for one in asked))  # all at once: a relay that stalls delays nobody
     cancelled_meanwhile()
-    for problem in problems:
-        if problem is not None and problem.needs_login and identity is not None \
-                and options.environ.get(PASSWORD_VARIABLE) is None:
-            raise NeedsPassword(str(problem), identity.fingerprint)
+    for one, problem in zip(asked, problems, strict=True):
+        user = credentials(options, one, identity)[0] or (identity.public.text if identity is not None else None)
+        if problem is None or user is None:
+            continue
+        if problem.needs_login and options.environ.get(PASSWORD_VARIABLE) is None:
+            raise NeedsPassword(str(problem), account_text(user))
+        if problem.wrong_password:
+            raise PasswordRefused(str(problem), account_text(user))
     failed = [str(problem) for problem in problems if problem is not None]
     if not several and failed:
         raise Failure(failed[0])
@@ -286,15 +313,25 @@ async def run_game(runner: GameRunner, front: FrontEnd) -> int:
 
 
 # -- front ends ----------------------------------------------------------------------------------
-def front_end(options: Options, player: bool) -> FrontEnd:
-    if options.bot is not None and player:
-        from olixono.bots import make_bot
+def seat_bot(options: Options) -> Bot | None:
+    """The bot that holds the seat (``--bot``, or ``--level``: any name :func:`olixono.bots.bot_for` knows, as
+    ``olixono play`` takes it), or ``None``. A seat command builds it before anything is published or journaled, so
+    that a budget the bot takes none of is one sentence and leaves no game behind."""
+    if options.bot is None:
+        return None
+    try:
+        return bot_for(options.bot, seed=options.seed, iterations=options.iterations, seconds=options.seconds)
+    except ValueError as exc:
+        raise Failure(str(exc)) from None
 
-        try:
-            bot = make_bot(options.bot, seed=options.seed, iterations=options.iterations, seconds=options.seconds)
-        except ValueError as exc:
-            raise Failure(str(exc)) from None
-        return bot_front(bot, options.write)
+
+def front_end(options: Options, player: bool, bot: Bot | None = None) -> FrontEnd:
+    """The seat's front end: ``bot`` (else :func:`seat_bot`'s) where one holds a player's seat, else ``--plain``, a
+    console a test gives, the full screen or the line console."""
+    if options.bot is not None and player:
+        chosen = bot if bot is not None else seat_bot(options)
+        assert chosen is not None  # options.bot names one
+        return bot_front(chosen, options.write)
     if options.plain:
         return plain_front(options.write, options.commands if player else None)
     if options.console is not None:
@@ -349,6 +386,7 @@ async def host(kind: str, options: Options) -> int:
     identity = load_identity(options)
     invite = invite_key(options.invite)
     witnesses = witness_keys(options.witnesses)
+    bot = seat_bot(options)  # every option checked before a relay starts or a game is made
     async with relay_for_host(options) as (address, ran_relay):
         addresses, default = relay_addresses(options)
         await log_in(options, address, identity)  # before a game is made that could never be published
@@ -364,14 +402,16 @@ async def host(kind: str, options: Options) -> int:
         options.say(f"Hosting {kind} game {game}{timed} as {identity.fingerprint}.")
         for line in witness_words(core.session.witnesses, identity.public, None):
             options.say(line)
-        options.invitation = join_command(game, addresses if len(addresses) > 1 else address, default, _public(options))
-        options.say(f"Tell {who} to type:  {options.invitation}")
+        options.invitation = join_command(game, addresses if len(addresses) > 1 else address, default, _public(options),
+                                          options.cafile)
+        options.write(f"Tell {who} to type:  {options.invitation}")  # whole, on one line: the terminal wraps it only
+        options.notes.append(f"Tell {who} to type the command under the board (/copy copies it).")  # the screen's
         options.say(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
         if options.cafile is not None:
-            options.say(f"They need the relay's CA too: --cafile FILE, with the file you were given ({options.cafile.name}).")
+            options.say("--cafile names the relay's CA as this machine has it: they give the path of their copy.")
         runner = GameRunner(core, make_link(options, address, identity))
         runner.attach(journal)  # the offer journaled, as every line the runner journals from then on
-        return await run_game(runner, front_end(options, True))
+        return await run_game(runner, front_end(options, True, bot))
 
 
 # -- join and watch ----------------------------------------------------------------------------------
@@ -440,7 +480,7 @@ async def join(game: str, options: Options) -> int:
             raise Failure(f"you host game {game} yourself (this identity, {identity.fingerprint}): your opponent joins "
                           f"with their own ({resume_text(game)}). To try both seats on one machine, give the second "
                           "terminal its own identity and journal: XDG_CONFIG_HOME=/tmp/seat2/config "
-                          f"XDG_STATE_HOME=/tmp/seat2/state olixono join {game}")
+                          f"XDG_STATE_HOME=/tmp/seat2/state olixono join {game}{relay_words(options)}")
         options.write(f"You are in game {game} already: taking it up again.")
         return await resume(game, options)
     address, _ = relay_address(options)
@@ -456,6 +496,7 @@ async def watch(game: str, options: Options) -> int:
     account = account_identity(options)
     await log_in(options, address, account)
     core = GameCore(GameSession(game), watching=True)
+    core.reach = relay_words(options)
     runner = GameRunner(core, make_link(options, address, account))
     inner = front_end(options, False)
 
@@ -555,6 +596,7 @@ async def resume(game: str | None, options: Options) -> int:
         raise Failure(str(exc)) from None
     if journal.meta.key != identity.public.text:
         raise Failure(f"game {game} in the journal was played with another key than your identity")
+    bot = seat_bot(options)  # before the seat is taken up or a relay started
     _seat(journal)
     if journal.meta.left_unseated:
         journal.update(left_unseated=False)  # taken up again: open on this side too
@@ -580,7 +622,7 @@ async def resume(game: str | None, options: Options) -> int:
         claim = claim_text(core)
         if claim is not None:
             options.say(f"A claim on time is open: {claim}.")
-        return await run_game(runner, front_end(options, True))
+        return await run_game(runner, front_end(options, True, bot))
 
 
 # -- games and export ------------------------------------------------------------------------------------
@@ -681,9 +723,7 @@ async def games(options: Options) -> int:
                           f"{session.host.fingerprint}  {_age(now - session.chain[0].at):>9}  {lobby_state(session)}")
     if not offers:
         if not options.all_games:
-            address, default = relay_address(options)
-            options.write("No open game on this relay. Host one with: olixono host oxono"
-                          + ("" if default else f" --relay {address.url}"))
+            options.write(f"No open game on this relay. Host one with:  olixono host oxono{relay_words(options)}")
         return 0
     for session in offers:
         assert session.host is not None
@@ -803,10 +843,11 @@ def witness_identity(path: Path | None, environ: dict[str, str]) -> Identity:
         raise Failure(f"the time witness's key cannot be used: {exc}") from None
 
 
-def witness_told(identity: Identity) -> list[str]:
-    """What a time witness says of itself when it starts: its key, as a host names it."""
+def witness_told(identity: Identity, reach: str = "") -> list[str]:
+    """What a time witness says of itself when it starts: its key, as a host names it (``reach``: the options that
+    reach its relay, :func:`relay_words`)."""
     return [f"time witness {identity.fingerprint}: it signs when it saw each line of every game that names it",
-            f"  a host names it with:  olixono host oxono --witness {identity.public.text}"]
+            f"  a host names it with:  olixono host oxono --witness {identity.public.text}{reach}"]
 
 
 async def witness(options: Options, key: Path | None, most: int | None) -> int:
@@ -814,7 +855,7 @@ async def witness(options: Options, key: Path | None, most: int | None) -> int:
     identity = witness_identity(key, options.environ)
     address, _ = relay_address(options)
     await log_in(options, address, identity)
-    for line in witness_told(identity):
+    for line in witness_told(identity, relay_words(options)):
         options.write(line)
     options.write(f"  on the relay at {address}; stop with Ctrl-C")
     state = state_dir(options.environ)

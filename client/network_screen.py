@@ -15,7 +15,7 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from client.board_words import export_text, game_over_text, resume_text, watch_again_text
+from client.board_words import export_command, game_over_text, resume_text, watch_again_text
 from client.commands import END_WORD, Game, NO_HINT, handle_typed, help_row, leaving_sentence, players_only
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
@@ -47,7 +47,7 @@ class NetworkTable(Table):
         self.connected = runner.link.connected
         game = self.core.game_id
         if self.core.watching:
-            self.leave = f"; {watch_again_text(game)}"
+            self.leave = f"; {watch_again_text(game, self.core.reach)}"
             self.greeting = "Watching: every line is checked as the players check it. /help lists the commands."
             why = "you are watching this game: only its players can"
             self.refused = {name: f"{why} {'chat' if name == 'say' else name}" for name in players_only()}
@@ -76,9 +76,17 @@ class NetworkTable(Table):
         core = self.core
         if self.invitation is None or core.guest is not None or core.over:
             return super().waiting()
-        command, _, relay = self.invitation.partition(" --relay ")
-        return ["Waiting for your opponent.", "They type (/copy copies it):", "", command,
-                *([f"  --relay {relay}"] if relay else []), "", f"game id: {core.game_id}"]
+        return ["Waiting for your opponent.", "They type the command under the", "board (/copy copies it).", "",
+                f"game id: {core.game_id}"]
+
+    def paste(self) -> str | None:
+        """The join command until someone joins (a host's game), the export command once the game is over."""
+        core = self.core
+        if core.over:
+            return export_command(core.game_id, core.reach)
+        if self.invitation is None or core.guest is not None:
+            return None
+        return self.invitation
 
     def moves(self) -> list[tuple[str, str]]:
         return self.core.played()
@@ -90,7 +98,7 @@ class NetworkTable(Table):
         result = self.core.result
         if result is None:
             return []
-        return [game_over_text(result.sentence()), f"Save it: {export_text(self.core.game_id)}"]
+        return [game_over_text(result.sentence()), "Save its record: the command below."]
 
     def alert(self) -> list[str]:
         claim = claim_text(self.core) or claim_due_text(self.core)  # open, or one may be made
@@ -166,7 +174,7 @@ class NetworkTable(Table):
     async def command(self, name: str, rest: str, say: Say) -> None:
         if name == "copy" and self.invitation is not None:
             copy_to_clipboard(self.invitation)
-            return say(f"copied to the clipboard (where the terminal lets a program do it: OSC 52): {self.invitation}")
+            return say("copied the command to the clipboard (where the terminal lets a program do it: OSC 52)")
         await handle_typed(self.runner, f"{name} {rest}".strip(), say, partial(shown_now, self.core))
 
     async def follow(self, say: Say, changed: Callable[[], None]) -> None:
@@ -179,7 +187,7 @@ class NetworkTable(Table):
             if text is not None and not isinstance(event, MoveApplied):  # moves have their own pane
                 say(text)
             if isinstance(event, GameOver):
-                say(f"{game_over_text(event.result.sentence())} The record: {export_text(core.game_id)}; "
+                say(f"{game_over_text(event.result.sentence())} Save its record: the command under the board; "
                     "/quit leaves.")
             changed()
 

@@ -36,7 +36,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
-from prompt_toolkit.layout import Float, FloatContainer, HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout import ConditionalContainer, Float, FloatContainer, HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.containers import DynamicContainer
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
@@ -185,6 +185,11 @@ class Table:
         """What the screen says under the board, in red, while it lasts (a claim on time and its answer window)."""
         return []
 
+    def paste(self) -> str | None:
+        """A command the person may paste now (the join command to give, the one that saves the record): the screen
+        shows it whole on a row of its own across the terminal, above the input line (:func:`paste_rows`)."""
+        return None
+
     def movable(self) -> bool:
         """Whether a move typed now would be played (completion offers the legal moves only then)."""
         return False
@@ -296,6 +301,22 @@ def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], Non
 def wrap(text: str, width: int) -> list[str]:
     """``text`` in rows of ``width``, broken at spaces only (game ids and fingerprints hold hyphens)."""
     return textwrap.wrap(text, width, break_on_hyphens=False)
+
+
+def paste_rows(command: str | None, width: int) -> list[str]:
+    """``command`` on one row when it fits ``width``; else broken between its words, each row but the last ending in
+    `` \\`` (a shell reads the rows, pasted together, as the one command). Quoted words stay whole."""
+    if command is None:
+        return []
+    if len(command) <= width:
+        return [command]
+    rows: list[str] = []
+    for word in re.findall(r"'[^']*'\S*|\S+", command):
+        if rows and len(rows[-1]) + 1 + len(word) + 2 <= width:
+            rows[-1] += f" {word}"
+        else:
+            rows.append(f"  {word}" if rows else word)
+    return [f"{row} \\" for row in rows[:-1]] + rows[-1:]
 
 
 def wrap_hanging(text: str, width: int) -> list[str]:
@@ -580,7 +601,8 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
     def log_fragments() -> StyleAndTextTuples:
         """The newest lines that fit the log pane, wrapped to its width; errors and warnings in red."""
         size = get_app().output.get_size()
-        width, height = max(10, size.columns - BOARD_WIDTH - 1), max(1, size.rows - FIXED_ROWS)
+        pasted = len(paste_rows(table.paste(), size.columns))
+        width, height = max(10, size.columns - BOARD_WIDTH - 1), max(1, size.rows - FIXED_ROWS - pasted)
         shown: list[tuple[str, str]] = []
         for line in reversed(state.log):
             style = "class:error" if line.startswith(("error:", "warning:")) else ""
@@ -615,8 +637,16 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
             Window(FormattedTextControl(log_fragments)),
         ]),
     ])
+    def pasted() -> StyleAndTextTuples:
+        return [("class:title", "\n".join(paste_rows(table.paste(), get_app().output.get_size().columns)))]
+
+    paste_window = ConditionalContainer(  # a command to paste: whole, on rows of its own across the terminal
+        Window(FormattedTextControl(pasted), wrap_lines=False,
+               height=lambda: len(paste_rows(table.paste(), get_app().output.get_size().columns)) or 1),
+        filter=Condition(lambda: table.paste() is not None))
     full = FloatContainer(  # Tab's candidates, in a menu over the log next to the input line
-        HSplit([game_window, Window(height=1, char="─"), input_line(), Window(FormattedTextControl(toolbar), height=1)]),
+        HSplit([game_window, Window(height=1, char="─"), paste_window, input_line(),
+                Window(FormattedTextControl(toolbar), height=1)]),
         floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1))])
     too_small = HSplit([Window(FormattedTextControl(  # broken at spaces, never mid-word
         lambda: "\n".join(wrap(TOO_SMALL, max(10, get_app().output.get_size().columns)))), wrap_lines=True),

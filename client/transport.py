@@ -48,12 +48,15 @@ SETTLE_MAX = 3.0
 
 
 class RelayError(Exception):
-    """The relay cannot be used, in one sentence; ``fatal`` when trying again would not help (a refused login)."""
+    """The relay cannot be used, in one sentence; ``fatal`` when trying again would not help (a refused login);
+    ``needs_login`` when it wants a password nobody gave; ``wrong_password`` when it refused the one given."""
 
-    def __init__(self, message: str, *, fatal: bool = False, needs_login: bool = False) -> None:
+    def __init__(self, message: str, *, fatal: bool = False, needs_login: bool = False,
+                 wrong_password: bool = False) -> None:
         super().__init__(message)
         self.fatal = fatal
         self.needs_login = needs_login
+        self.wrong_password = wrong_password
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +109,10 @@ def account_text(username: str) -> str:
         return f"the account {username[:40]!r}"
 
 
-def explain(address: RelayAddress, exc: BaseException, username: str | None = None) -> RelayError:
-    """What an MQTT or socket failure means for a person, as a :class:`RelayError`."""
+def explain(address: RelayAddress, exc: BaseException, username: str | None = None,
+            password: str | None = None) -> RelayError:
+    """What an MQTT or socket failure means for a person, as a :class:`RelayError` (``username`` and ``password``: the
+    credentials the session was asked with: a refused login without a password wants one, with one is wrong)."""
     where = f"{address.host}:{address.port}"
     cause = exc.__context__ if isinstance(exc, aiomqtt.MqttError) and exc.__context__ is not None else exc
     code = str(exc.rc).lower() if isinstance(exc, aiomqtt.MqttCodeError) else ""
@@ -116,8 +121,11 @@ def explain(address: RelayAddress, exc: BaseException, username: str | None = No
             return RelayError(f"the relay at {where} wants an account: your account name is your key "
                               "(`olixono id` shows it); give its password in OLIXONO_RELAY_PASSWORD or when asked",
                               fatal=True, needs_login=True)
+        if password is None:  # mqtt://KEY@host: the account is named, its password is asked for
+            return RelayError(f"the relay at {where} wants the password of {account_text(username)}: give it in "
+                              "OLIXONO_RELAY_PASSWORD or when asked", fatal=True, needs_login=True)
         return RelayError(f"the relay at {where} refused the login of {account_text(username)}: wrong password, "
-                          "or no such account", fatal=True)
+                          "or no such account", fatal=True, wrong_password=True)
     if isinstance(cause, socket.gaierror):
         return RelayError(f"cannot find the relay host {address.host!r}: check the name in the relay URL")
     if isinstance(cause, ConnectionRefusedError):
@@ -380,7 +388,7 @@ class Link:
                             task.cancel()
                         await asyncio.gather(reader, stopping, return_exceptions=True)
             except aiomqtt.MqttError as exc:
-                error = explain(self.address, exc, self.username)
+                error = explain(self.address, exc, self.username, self.password)
                 if (self.connections == 0 and not self.patient) or error.fatal:
                     raise error from None
                 self._lost(error)
@@ -403,7 +411,7 @@ class Link:
     def _failed(self, exc: aiomqtt.MqttError) -> None:
         """A request on the connection failed (no answer in time: the connection may be half-open): say so, and
         make the connection again rather than wait for the keepalive to notice."""
-        self._lost(explain(self.address, exc, self.username))
+        self._lost(explain(self.address, exc, self.username, self.password))
         self.renew()
 
     def _lost(self, error: RelayError) -> None:
@@ -574,9 +582,9 @@ async def try_login(address: RelayAddress, username: str | None, password: str |
                                       tls_context=tls_context(cafile) if address.tls else None):
                 return None
     except aiomqtt.MqttError as exc:
-        error = explain(address, exc, username)
+        error = explain(address, exc, username, password)
     except (OSError, TimeoutError) as exc:
-        error = explain(address, exc, username)
+        error = explain(address, exc, username, password)
     if "did not answer in time" in str(error):
         return RelayError(f"something accepts connections at {address.host}:{address.port} but does not answer as an "
                           f"MQTT relay would (is it one? is it {'mqtt' if address.tls else 'mqtts'}://?)", fatal=True)

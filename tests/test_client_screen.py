@@ -7,6 +7,9 @@ import asyncio
 import logging
 import random
 import re
+import shutil
+import tempfile
+from pathlib import Path
 
 import pyte
 import pytest
@@ -291,7 +294,7 @@ def test_the_moves_pane_follows_the_shown_move_unless_scrolled():
 @pytest.mark.parametrize("name", ["olix-ended-by-agreement.txt", "olix-game.txt", "oxono-draw-agreed.txt"])
 def test_the_game_over_screen_fits_the_smallest_terminal(name):
     """The board, Olix's scoreboard and the ending in words with the export command: all in the board pane of an
-    80 x 24 terminal (21 rows above the divider, input line and toolbar; 39 columns)."""
+    80 x 24 terminal (20 rows above the divider, the export command's row, input line and toolbar; 39 columns)."""
     from pathlib import Path
 
     from client.verify import load
@@ -299,10 +302,10 @@ def test_the_game_over_screen_fits_the_smallest_terminal(name):
     _, _, session = load(str(Path(__file__).parent.parent / "protocol" / "vectors" / name))
     table = network_table(session)
     rows = "".join(fragment[1] for fragment in board_fragments(table, False)).splitlines()
-    assert len(rows) <= MIN_ROWS - 3 and max(map(len, rows)) <= 39, rows
+    assert len(rows) <= MIN_ROWS - 4 and max(map(len, rows)) <= 39, rows
     text = " ".join(rows)
     assert f"Game over: {session.result.sentence()}." in text
-    assert f"olixono export {session.game_id}" in text
+    assert "Save its record: the command below." in text and table.paste() == f"olixono export {session.game_id} > game.txt"
 
 
 def test_a_watcher_is_offered_no_player_commands():
@@ -625,29 +628,62 @@ def test_leaving_never_waits_for_a_bot_still_thinking():
     assert not runner.is_alive() and results == [0]
 
 
-async def test_the_host_sees_the_join_command_on_one_clean_line_and_can_copy_it(relay, tmp_path):
-    """The log pane wrapped the join command between board padding and its border: until someone joins, the
-    board's place shows it whole, on a line of its own, and /copy puts it on the clipboard (OSC 52)."""
+def pasted_rows(terminal: Terminal) -> list[str]:
+    """The rows between the divider under the game and the input line: the command to paste."""
+    rows = terminal.text().splitlines()
+    divider = max(index for index, row in enumerate(rows) if row.startswith("─" * 40))
+    prompt = next(index for index, row in enumerate(rows) if index > divider and row.startswith(("> ", "your move>",
+                                                                                                 "game over>")))
+    return [row.rstrip() for row in rows[divider + 1:prompt]]
+
+
+@pytest.mark.parametrize("tls", [False, True], ids=["mqtt", "mqtts-cafile"])
+async def test_the_host_sees_the_join_command_whole_across_the_terminal_and_can_copy_it(tmp_path, tls):
+    """At 80 columns the join command (a relay not the default; a TLS relay's --cafile too) is on a row of its own
+    across the terminal, never wrapped mid-word: one row when it fits, else rows that a shell reads, pasted, as the
+    one command (each but the last ends in a backslash). /copy puts it on the clipboard (OSC 52)."""
+    from relay_fixtures import Relay, make_tls
+
+    relay = Relay("embedded", tmp_path / "relay", tls=make_tls(tmp_path) if tls else None)
+    relay.workdir.mkdir()
+    await relay.start()
     terminal = Terminal(80, 24)
-    with create_pipe_input() as pipe:
-        host = Seat(tmp_path, "host", relay)
-        host.options.console = lambda runner: game_screen(
-            input=pipe, output=terminal.output(), invitation=host.options.invitation)(runner)
-        hosting = asyncio.create_task(network.host("oxono", host.options))
-        try:
-            game = await game_id_of(host)
-            await wait_for(terminal, f"olixono join {game}")
-            rows = [row.split("│")[0].strip() for row in terminal.text().splitlines()]
-            assert f"olixono join {game} --relay" not in rows  # the relay on a line of its own, the command whole
-            assert f"olixono join {game}" in rows and f"--relay {relay.url}" in rows and f"game id: {game}" in rows
-            pipe.send_text("/copy\r")
-            await wait_for(terminal, "copied to the clipboard")
-            pipe.send_text("/quit\r")
-            async with asyncio.timeout(20):
-                assert await hosting == 0
-        finally:
-            hosting.cancel()
-            await asyncio.gather(hosting, return_exceptions=True)
+    short = Path(tempfile.mkdtemp(prefix="ca"))  # a CA path as a person's is, shorter than a row (pytest's is not)
+    ca = short / "cert.pem"
+    if tls:
+        shutil.copy(tmp_path / "cert.pem", ca)
+    try:
+        with create_pipe_input() as pipe:
+            host = Seat(tmp_path, "host", relay, cafile=ca if tls else None)
+            host.options.console = lambda runner: game_screen(
+                input=pipe, output=terminal.output(), notes=host.options.notes,
+                invitation=host.options.invitation)(runner)
+            hosting = asyncio.create_task(network.host("oxono", host.options))
+            try:
+                game = await game_id_of(host)
+                command = host.options.invitation
+                assert command is not None and f"--relay {relay.url}" in command
+                assert (f"--cafile {ca}" in command) is tls
+                await wait_for(terminal, f"olixono join {game}")
+                rows = pasted_rows(terminal)
+                assert all(len(row) <= 80 for row in rows) and (len(rows) == 1) is (len(command) <= 80), rows
+                assert all(row.endswith(" \\") for row in rows[:-1]) and not rows[-1].endswith("\\"), rows
+                assert " ".join(row.removesuffix(" \\").strip() for row in rows) == command, rows
+                screen = terminal.text().splitlines()
+                assert "under the board (/copy copies it)." in terminal.text(), terminal.text()  # the log says where
+                assert sum(f"olixono join {game}" in row for row in screen) == 1, screen  # never in the log's width
+                assert f"game id: {game}" in terminal.text()
+                pipe.send_text("/copy\r")
+                await wait_for(terminal, "copied the command to the")
+                pipe.send_text("/quit\r")
+                async with asyncio.timeout(20):
+                    assert await hosting == 0
+            finally:
+                hosting.cancel()
+                await asyncio.gather(hosting, return_exceptions=True)
+    finally:
+        shutil.rmtree(short)
+        await relay.stop()
 
 
 @pytest.mark.parametrize("kind, moves", [("oxono", ["Xf3f4"]), ("olix", ["k1", "k10", "a9"])])

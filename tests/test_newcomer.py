@@ -7,6 +7,7 @@ from __future__ import annotations
 
 
 import asyncio
+import contextlib
 import gc
 import re
 
@@ -128,6 +129,36 @@ async def test_games_asks_for_the_password_and_one_ctrl_c_leaves_the_prompt(priv
     code, out, err = await run(env, "games", "--relay", relay.url)  # no terminal: the sentence says what to set
     assert code == 1 and "set it in OLIXONO_RELAY_PASSWORD" in err, err
 
+
+
+async def test_a_url_that_names_the_account_asks_for_its_password_and_a_wrong_one_is_asked_again(private_relay,
+                                                                                                  tmp_path):
+    """``mqtt://KEY@host``, no password set: the hidden prompt asks for it (it was refused as a wrong password); a
+    mistyped password asks again, up to three times, as sudo does."""
+    relay, (alice, _) = private_relay
+    env, _ = home(tmp_path, "alice", alice.identity)
+    named = relay.url.replace("mqtt://", f"mqtt://{alice.identity.public.text}@")
+    prompt = r"Relay password for your account \(" + alice.identity.fingerprint + r"\): "
+    host = Terminal(env, "host", "oxono", "--relay", named, "--bot", "random", "--seed", "1")
+    try:
+        await asyncio.to_thread(host.read_until, prompt)
+        host.type("not the password\n")
+        await asyncio.to_thread(host.read_until, "The relay refused that password; try again.\r?\n" + prompt)
+        assert "Tell your opponent" not in host.seen
+        host.type(alice.password + "\n")
+        await asyncio.to_thread(host.read_until, r"olixono join \S{22}")
+    finally:
+        host.stop()
+    games = Terminal(env, "games", "--relay", named)
+    try:
+        for _ in range(3):
+            await asyncio.to_thread(games.read_until, prompt)
+            games.seen = ""
+            games.type("wrong\n")
+        assert await asyncio.to_thread(games.wait, 30) == 1
+        assert "wrong password, or no such account (3 tries)" in games.seen, games.seen
+    finally:
+        games.stop()
 
 # -- 6. --plain, for screen readers and scripts ------------------------------------------------------------
 async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
@@ -516,3 +547,103 @@ async def test_a_strangers_lines_are_said_once_quietly_not_warned_for_ever(relay
         assert len(told) == 1 and told[0].startswith("notice: ") and "harmless" in told[0], lines
     finally:
         await stop(host)
+
+
+# -- the third newcomer's walk: commands that fail as documented ------------------------------------------------
+async def test_a_network_seat_is_held_by_a_bot_chosen_by_its_level(relay, tmp_path):
+    """``host --level easy`` and ``join GAME --level hard``, as the README shows them (with a small budget, to be
+    quick): each seat played by that level's bot, to the end."""
+    from cli_helpers import finish
+
+    host_env, _ = home(tmp_path, "host")
+    guest_env, _ = home(tmp_path, "guest")
+    host = await spawn(host_env, "host", "oxono", "--level", "easy", "--iterations", "20", "--seed", "1",
+                       "--relay", relay.url)
+    lines: list[str] = []
+    try:
+        game = (await read_until(host, r"olixono join (\S{22})", lines)).group(1)
+        code, out, err = await run(guest_env, "join", game, "--level", "hard", "--iterations", "20", "--seed", "2",
+                                   "--relay", relay.url, timeout=120)
+        assert code == 0 and "result: " in out and "unknown bot level" not in err, (out, err)
+        assert await finish(host, lines) == 0 and any(line.startswith("result: ") for line in lines), lines
+    finally:
+        await stop(host)
+
+
+async def test_a_bad_seat_option_is_found_before_a_game_is_offered_or_journaled(relay, tmp_path):
+    env, _ = home(tmp_path, "host")
+    for bot in (["--bot", "random"], ["--level", "easy", "--claim", "auto", "--bot", "greedy"]):
+        code, out, err = await run(env, "host", "oxono", *bot, "--iterations", "5", "--relay", relay.url, timeout=30)
+        assert code in (1, 2) and "olixono host:" in err and "Traceback" not in err, (out, err)
+        assert "olixono join" not in out and "Hosting" not in out, out
+    code, out, err = await run(env, "resume")
+    assert code == 0 and "No unfinished game in the journal." in out, out  # no orphan game
+
+
+@pytest.mark.parametrize("args, stdin", [
+    (["play", "oxono", "--level", "easy", "--plain"], ""),
+    (["engine"], "list_commands\n" * 5000),
+], ids=["play", "engine"])
+def test_a_closed_stdout_ends_the_command_quietly(tmp_path, args, stdin):
+    """``olixono play oxono --level easy --plain </dev/null | head -3``: the reader gone, the command ends without a
+    traceback, with the status a Unix tool ended by SIGPIPE has (141)."""
+    import subprocess
+    import sys
+    import threading
+
+    from cli_helpers import ROOT
+
+    env, _ = home(tmp_path, "newcomer")
+    process = subprocess.Popen([sys.executable, "-m", "client", *args], env=env, cwd=ROOT, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stdin is not None
+    commands = process.stdin
+
+    def type_in() -> None:  # beside the reading: the command answers as it reads
+        with contextlib.suppress(BrokenPipeError):
+            commands.write(stdin.encode())
+            commands.close()
+
+    typing = threading.Thread(target=type_in, daemon=True)
+    typing.start()
+    try:
+        process.stdout.readline()  # head -1, then gone
+        process.stdout.close()
+        assert process.wait(60) == 141
+        err = process.stderr.read().decode() if process.stderr is not None else ""
+        assert "Traceback" not in err and "BrokenPipe" not in err, err
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+
+
+async def test_the_commands_printed_on_a_tls_relay_work_when_pasted(tmp_path):
+    """On a relay given --cafile: the lobby's host suggestion and the join command it then prints each name the relay
+    and the CA, on one line; pasted as they are (a bot added to hold each seat), they play a game to its end."""
+    import shlex
+
+    from cli_helpers import finish
+    from relay_fixtures import make_tls
+
+    relay = Relay("embedded", tmp_path / "relay", tls=make_tls(tmp_path))
+    relay.workdir.mkdir()
+    await relay.start()
+    host_env, _ = home(tmp_path, "host")
+    guest_env, _ = home(tmp_path, "guest")
+    host = None
+    try:
+        code, out, err = await run(host_env, "games", "--relay", relay.url, "--cafile", str(tmp_path / "cert.pem"))
+        suggested = re.search(r"^No open game on this relay\. Host one with:  (olixono host .*)$", out, re.M)
+        assert code == 0 and suggested, (out, err)
+        assert f"--relay {relay.url} --cafile {tmp_path / 'cert.pem'}" in suggested.group(1)
+        host = await spawn(host_env, *shlex.split(suggested.group(1))[1:], "--bot", "random", "--seed", "1")
+        lines: list[str] = []
+        told = (await read_until(host, r"^Tell your opponent to type:  (olixono join .*)$", lines)).group(1)
+        assert f"--relay {relay.url} --cafile {tmp_path / 'cert.pem'}" in told, told
+        code, out, err = await run(guest_env, *shlex.split(told)[1:], "--bot", "random", "--seed", "2", timeout=90)
+        assert code == 0 and "result: " in out, (out, err)
+        assert await finish(host, lines) == 0, lines
+    finally:
+        await stop(host)
+        await relay.stop()
