@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, NoReturn, Sequence
 
+from client.bell import bell_wanted
 from olixono.analysis import DEFAULT_ITERATIONS, MISS_DROP, WON_VALUE
 from olixono.bots import BOTS, LEVELS, PEOPLE_LEVELS
 from olixono.engine import EngineSession, run
@@ -68,7 +69,7 @@ def _play(args: argparse.Namespace) -> int:
 
             table = LocalTable(args.game, vs=args.level or args.vs, human=args.seat, seed=args.seed,
                                iterations=args.iterations, seconds=args.seconds)
-            return asyncio.run(run_screen(table))
+            return asyncio.run(run_screen(table, bell=bell_wanted(args.no_bell, os.environ)))
         play_local(args.game, vs=args.level or args.vs, human=args.seat, seed=args.seed, iterations=args.iterations,
                    seconds=args.seconds)
     except KeyboardInterrupt:
@@ -189,6 +190,7 @@ def _network(args: argparse.Namespace) -> int:
         anyway=getattr(args, "anyway", False), all_games=getattr(args, "all", False),
         check=getattr(args, "check", False), public=getattr(args, "public", False),
         witnesses=getattr(args, "witness", None) or [],
+        bell=not plain and bell_wanted(getattr(args, "no_bell", False), os.environ),
     )
     if options.bot is None and (options.iterations is not None or options.seconds is not None):
         print(f"olixono {args.command}: --iterations and --seconds set a --bot's (or --level's) budget",
@@ -314,11 +316,18 @@ def _front_options(parser: argparse.ArgumentParser, plain: str, line: bool = Tru
     group.add_argument("--plain", action="store_true", help=f"{plain}; the default without a terminal")
 
 
+def _bell_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-bell", action="store_true",
+                        help="no terminal bell when the turn becomes yours or a claim on time is made against you "
+                             "(the consoles ring it; --plain never does; NO_BELL=1 silences it too)")
+
+
 def _seat_options(parser: argparse.ArgumentParser) -> None:
     _front_options(parser, "no console: print one event a line, in words, for screen readers, pipes and scripts; "
                            "read commands from stdin (held until the seats are drawn); exit 0 when the game ends, 3 "
                            "when you leave before it ends, 4 when a player's proof of equivocation was seen, 1 when "
                            "it cannot go on (docs/plain.md lists every line)")
+    _bell_option(parser)
     bots = parser.add_mutually_exclusive_group()
     bots.add_argument("--bot", choices=BOTS, metavar="BOT",
                       help=f"a bot holds your seat ({', '.join(BOTS)}), printing events as --plain does")
@@ -413,6 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--as", dest="seat", metavar="SEAT", help="your seat against a bot (pink/black, first/second; default: the first)")
     play.add_argument("--seed", type=int, help="seed for the bot (default: random)")
     _front_options(play, "one prompt, the board printed after every move, commands without the /", line=False)
+    _bell_option(play)
     _budget_options(play)
     play.set_defaults(func=_play)
 

@@ -95,6 +95,9 @@ class Options:
     """A front end to use instead of the line console (tests pass one built on pipe input)."""
     screen: bool = False
     """The full-screen console instead of the line console."""
+    bell: bool = False
+    """The consoles ring the terminal's bell when the turn becomes the player's, or a claim is made against them
+    (:mod:`client.bell`; on unless ``--no-bell`` or ``NO_BELL``)."""
     notes: list[str] = field(default_factory=list)
     """What was said before the front end started (the join command, the host's fingerprint): the full-screen
     console shows it again in its log, since it takes the whole terminal."""
@@ -302,10 +305,10 @@ def front_end(options: Options, player: bool) -> FrontEnd:
     if options.screen:
         from client.network_screen import game_screen
 
-        return game_screen(notes=options.notes, invitation=options.invitation)
+        return game_screen(notes=options.notes, invitation=options.invitation, bell=options.bell)
     from client.console import line_console
 
-    return line_console()
+    return line_console(bell=options.bell)
 
 
 def load_identity(options: Options) -> Identity:

@@ -194,13 +194,14 @@ def copy_to_clipboard(text: str) -> None:
 
 def game_screen(*, input: Input | None = None, output: Output | None = None,
                 clock: Callable[[], float] = time.monotonic, log_file: Path | None = None,
-                notes: list[str] | None = None, invitation: str | None = None) -> Callable[[GameRunner], Any]:
+                notes: list[str] | None = None, invitation: str | None = None,
+                bell: bool = False) -> Callable[[GameRunner], Any]:
     """The full-screen front end of a network game (see :func:`run_screen` for the arguments; ``invitation``: the
     command a host's opponent types, shown whole until someone joins)."""
 
     async def run(runner: GameRunner) -> int:
         status = await run_screen(NetworkTable(runner, invitation), input=input, output=output, clock=clock,
-                                  log_file=log_file, notes=notes or ())
+                                  log_file=log_file, notes=notes or (), bell=bell)
         if not runner.core.over:  # the screen is gone: what leaving means stays on the terminal
             print(leaving_sentence(runner.core))
         return status

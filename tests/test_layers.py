@@ -25,7 +25,7 @@ CLIENT = {
     # the cores, sans I/O: a network game's, a game at one terminal's; what the record says, what a quiet game needs
     "core": 1, "local_game": 1, "record": 1, "liveness": 1, "relays": 1,
     # what a person reads of a network game; what a person types, in either
-    "words": 2, "commands": 2,
+    "words": 2, "commands": 2, "bell": 2,
     # the shells: files, sockets, the runner that joins them to the core
     "identity": 3, "journal": 3, "transport": 3, "thinking": 3, "settings": 4, "runner": 4, "witness": 4, "links": 4,
     # the full screen's drawing, shared by its tables
