@@ -24,7 +24,8 @@ NO_BELL = "NO_BELL"
 
 
 def bell_wanted(no_bell: bool, environ: Mapping[str, str]) -> bool:
-    """Whether the bell may ring: not refused by ``--no-bell`` (``no_bell``) nor by ``NO_BELL`` (any non-empty value)."""
+    """Whether the bell may ring: refused neither by ``--no-bell`` (``no_bell``) nor by ``NO_BELL`` (any non-empty
+    value)."""
     return not no_bell and not environ.get(NO_BELL)
 
 

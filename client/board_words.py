@@ -63,6 +63,17 @@ def export_text(game: str | None) -> str:
     return f"olixono export {game} > game.txt"
 
 
+def finished_text(sentence: str, game: str | None) -> str:
+    """A finished game's result and where its record is to be had: said as it ends, and again once its full screen
+    is gone (so that it stays in the terminal's scrollback)."""
+    return f"{game_over_text(sentence)} The record: {export_text(game)}"
+
+
+def kept_text(game: str | None) -> str:
+    """Leaving a game at one terminal before its end: it is kept, not resumable (nobody else holds a seat)."""
+    return f"Left the game unfinished; it is kept (olixono history lists it): {export_text(game)}"
+
+
 def resume_text(game: str | None) -> str:
     """How a player takes a game up again."""
     return f"olixono resume {game} takes it up again"

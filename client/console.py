@@ -33,7 +33,7 @@ from client.bell import Bell
 from client.commands import Write, completer, completions, handle_typed, leaving_sentence, question, same_line
 from client.core import Connection, GameCore
 from client.runner import GameRunner
-from client.board_words import export_text, game_over_text, status_text
+from client.board_words import finished_text, status_text
 from client.words import (
     claim_brief,
     clock_shown,
@@ -170,7 +170,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             if isinstance(event, (GameStarted, MoveApplied, Superseded)) and board is not None:
                 out(status_text(board))
             if isinstance(event, GameOver):
-                out(f"{game_over_text(event.result.sentence())} The record: {export_text(core.game_id)}")
+                out(finished_text(event.result.sentence(), core.game_id))
 
         async def printer() -> None:
             while True:

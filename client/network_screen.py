@@ -15,7 +15,7 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from client.board_words import export_text, game_over_text, resume_text, watch_again_text
+from client.board_words import export_text, finished_text, game_over_text, resume_text, watch_again_text
 from client.commands import END_WORD, Game, NO_HINT, handle_typed, help_row, leaving_sentence, players_only
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
@@ -179,8 +179,7 @@ class NetworkTable(Table):
             if text is not None and not isinstance(event, MoveApplied):  # moves have their own pane
                 say(text)
             if isinstance(event, GameOver):
-                say(f"{game_over_text(event.result.sentence())} The record: {export_text(core.game_id)}; "
-                    "/quit leaves.")
+                say(f"{finished_text(event.result.sentence(), core.game_id)}; /quit leaves.")
             changed()
 
 
@@ -202,8 +201,11 @@ def game_screen(*, input: Input | None = None, output: Output | None = None,
     async def run(runner: GameRunner) -> int:
         status = await run_screen(NetworkTable(runner, invitation), input=input, output=output, clock=clock,
                                   log_file=log_file, notes=notes or (), bell=bell)
-        if not runner.core.over:  # the screen is gone: what leaving means stays on the terminal
-            print(leaving_sentence(runner.core))
+        core = runner.core  # the screen is gone: what leaving means, or the result, stays on the terminal
+        if not core.over:
+            print(leaving_sentence(core))
+        elif core.result is not None:
+            print(finished_text(core.result.sentence(), core.game_id))
         return status
 
     return run
