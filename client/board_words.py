@@ -83,6 +83,17 @@ def export_command(game: str | None, reach: str = "") -> str:
     return f"olixono export {game}{reach} > game.txt"
 
 
+def finished_text(sentence: str, game: str | None, reach: str = "") -> str:
+    """A finished game's result and where its record is to be had, the command on a line of its own (to paste): said
+    as it ends, and again once its full screen is gone (so that it stays in the terminal's scrollback)."""
+    return f"{game_over_text(sentence)} The record:\n{export_command(game, reach)}"
+
+
+def kept_text(game: str | None) -> str:
+    """Leaving a game at one terminal before its end: it is kept, not resumable (nobody else holds a seat)."""
+    return f"Left the game unfinished; it is kept (olixono history lists it):\n{export_command(game)}"
+
+
 def resume_text(game: str | None) -> str:
     """How a player takes a game up again."""
     return f"olixono resume {game} takes it up again"

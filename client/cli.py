@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, NoReturn, Sequence
 
+from client.bell import bell_wanted
 from olixono.analysis import DEFAULT_ITERATIONS, MISS_DROP, WON_VALUE
 from olixono.bots import BOTS, LEVELS, PEOPLE_LEVELS
 from olixono.engine import EngineSession, run
@@ -63,7 +64,12 @@ def full_screen(args: argparse.Namespace, environ: dict[str, str] | None = None)
 def _play(args: argparse.Namespace) -> int:
     from client.local import play_local
 
+    from client.board_words import export_command
+    from client.local_record import LocalRecord
+
     interruptible()
+    vs = args.level or args.vs
+    record = LocalRecord(args.game, vs=vs)  # kept in the journal folder, as a network game is
     try:
         if full_screen(args):
             import asyncio
@@ -71,13 +77,17 @@ def _play(args: argparse.Namespace) -> int:
             from client.local_screen import LocalTable
             from client.screen import run_screen
 
-            table = LocalTable(args.game, vs=args.level or args.vs, human=args.seat, seed=args.seed,
-                               iterations=args.iterations, seconds=args.seconds)
-            return asyncio.run(run_screen(table))
-        play_local(args.game, vs=args.level or args.vs, human=args.seat, seed=args.seed, iterations=args.iterations,
-                   seconds=args.seconds)
+            table = LocalTable(args.game, vs=vs, human=args.seat, seed=args.seed, iterations=args.iterations,
+                               seconds=args.seconds, record=record)
+            status = asyncio.run(run_screen(table, bell=bell_wanted(args.no_bell, os.environ)))
+            for line in table.afterwards():  # after the screen: it stays in the scrollback
+                print(line)
+            return status
+        play_local(args.game, vs=vs, human=args.seat, seed=args.seed, iterations=args.iterations,
+                   seconds=args.seconds, record=record)
     except KeyboardInterrupt:
-        print("\nInterrupted; the game was not finished.")
+        kept = record.game
+        print("\nInterrupted; the game was not finished" + (f" (it is kept: {export_command(kept)})." if kept else "."))
         return 130
     except ValueError as exc:  # a bad --as seat for this game, or a budget for a level that takes none
         print(f"olixono play: {exc}", file=sys.stderr)
@@ -102,6 +112,10 @@ def _id(args: argparse.Namespace) -> int:
     return 0
 
 
+FILE_HELP = ("the transcript: one signed message a line ('-' for stdin); or the id of a game kept on this machine "
+             "(olixono history lists them), its record read from the journal")
+
+
 def _verify(args: argparse.Namespace) -> int:
     from client.verify import verify_file
 
@@ -110,8 +124,15 @@ def _verify(args: argparse.Namespace) -> int:
     return status
 
 
+def _history(args: argparse.Namespace) -> int:
+    from client.history import history
+
+    return history()
+
+
 def _verified(args: argparse.Namespace) -> tuple[int, str, GameSession | None]:
-    """``args.file`` checked as ``olixono verify`` checks it; a bad one's errors printed as verify prints them."""
+    """``args.file`` checked as ``olixono verify`` checks it (a game kept on this machine, when it names one by its id
+    and no file); a bad one's errors printed as verify prints them."""
     from client.verify import load
 
     status, text, session = load(args.file)
@@ -194,6 +215,7 @@ def _network(args: argparse.Namespace) -> int:
         anyway=getattr(args, "anyway", False), all_games=getattr(args, "all", False),
         check=getattr(args, "check", False), public=getattr(args, "public", False),
         witnesses=getattr(args, "witness", None) or [],
+        bell=not plain and bell_wanted(getattr(args, "no_bell", False), os.environ),
     )
     if options.bot is None and (options.iterations is not None or options.seconds is not None):
         print(f"olixono {args.command}: --iterations and --seconds set a --bot's (or --level's) budget",
@@ -323,11 +345,18 @@ def _front_options(parser: argparse.ArgumentParser, plain: str, line: bool = Tru
     group.add_argument("--plain", action="store_true", help=f"{plain}; the default without a terminal")
 
 
+def _bell_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-bell", action="store_true",
+                        help="no terminal bell when the turn becomes yours or a claim on time is made against you "
+                             "(the consoles ring it; --plain never does; NO_BELL=1 silences it too)")
+
+
 def _seat_options(parser: argparse.ArgumentParser) -> None:
     _front_options(parser, "no console: print one event a line, in words, for screen readers, pipes and scripts; "
                            "read commands from stdin (held until the seats are drawn); exit 0 when the game ends, 3 "
                            "when you leave before it ends, 4 when a player's proof of equivocation was seen, 1 when "
                            "it cannot go on (docs/plain.md lists every line)")
+    _bell_option(parser)
     bots = parser.add_mutually_exclusive_group()
     bots.add_argument("--bot", choices=BOTS, metavar="BOT",
                       help=f"a bot holds your seat ({', '.join(BOTS)}), printing events as --plain does")
@@ -422,6 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--as", dest="seat", metavar="SEAT", help="your seat against a bot (pink/black, first/second; default: the first)")
     play.add_argument("--seed", type=int, help="seed for the bot (default: random)")
     _front_options(play, "one prompt, the board printed after every move, commands without the /", line=False)
+    _bell_option(play)
     _budget_options(play)
     play.set_defaults(func=_play)
 
@@ -442,7 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
         "player's proof of equivocation (two lines that cannot both stand: that player forfeits at that point); 1 "
         "for the first bad line (its number and reason) or a file that holds no game.",
     )
-    verify.add_argument("file", metavar="FILE", help="the transcript: one signed message a line ('-' for stdin)")
+    verify.add_argument("file", metavar="FILE", help=FILE_HELP)
     verify.set_defaults(func=_verify)
 
     replay = sub.add_parser(
@@ -453,7 +483,7 @@ def build_parser() -> argparse.ArgumentParser:
         "jump there; a (or /analyze) analyses every move as olixono analyze does, in the background; q (or /quit) "
         "leaves. Without a terminal (or with --plain) print every move and the board after it.",
     )
-    replay.add_argument("file", metavar="FILE", help="the transcript: one signed message a line ('-' for stdin)")
+    replay.add_argument("file", metavar="FILE", help=FILE_HELP)
     _front_options(replay, "print every move and the board after it", line=False)
     replay.add_argument("--analyze", action="store_true",
                         help="show olixono analyze's analysis beside the moves (the screen computes it in the "
@@ -472,7 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(docs/analysis.md). Exit status: as olixono "
         "verify's (0 finished, 3 not finished, 4 a proof of equivocation: analysed all the same; 1 a bad file).",
     )
-    analyze.add_argument("file", metavar="FILE", help="the transcript: one signed message a line ('-' for stdin)")
+    analyze.add_argument("file", metavar="FILE", help=FILE_HELP)
     analyze.add_argument("--json", action="store_true",
                          help="one JSON document for other programs (its schema: docs/analysis.md)")
     _analysis_options(analyze)
@@ -529,6 +559,14 @@ def build_parser() -> argparse.ArgumentParser:
     games.add_argument("--all", action="store_true", help="every game on the relay, not only the open offers")
     _relay_options(games)
     games.set_defaults(func=_network)
+
+    history = sub.add_parser(
+        "history", help="this machine's games, newest first (no relay): result and what to type to replay each",
+        description="Every game kept on this machine, newest first, from the journals alone (no relay is asked): "
+        "games at one terminal (olixono play) and network games, finished or not, each with its id, date, kind, "
+        "opponent and result, and what to type to replay, analyze or export it (replay, analyze and verify take a "
+        "kept game's id in place of a file). olixono games lists a relay's open offers.")
+    history.set_defaults(func=_history)
 
     export = sub.add_parser("export", help="print a game's verified record (for olixono verify)",
                             description="Print the verified record of GAME: its transcript and the lines of any proof "

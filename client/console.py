@@ -29,10 +29,11 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import StdoutProxy
 from prompt_toolkit.styles import Style
 
+from client.bell import Bell
 from client.commands import Write, completer, completions, handle_typed, leaving_sentence, question, same_line
 from client.core import Connection, GameCore
 from client.runner import GameRunner
-from client.board_words import board_text, export_command, game_over_text, status_text
+from client.board_words import board_text, finished_text, status_text
 from client.words import (
     claim_brief,
     clock_shown,
@@ -142,9 +143,11 @@ def patched_stdout() -> Iterator[None]:
             sys.stdout, sys.stderr = original
 
 
-def line_console(*, input: Input | None = None, output: Output | None = None, write: Write | None = None
-                 ) -> Callable[[GameRunner], Any]:
-    """The line console front end (``input``/``output``: prompt-toolkit's, for tests; ``write``: where lines go)."""
+def line_console(*, input: Input | None = None, output: Output | None = None, write: Write | None = None,
+                 bell: bool = False) -> Callable[[GameRunner], Any]:
+    """The line console front end (``input``/``output``: prompt-toolkit's, for tests; ``write``: where lines go;
+    ``bell``: ring the terminal's bell when the turn becomes the player's, or a claim on time is made against them:
+    :mod:`client.bell`)."""
 
     async def run(runner: GameRunner) -> int:
         core = runner.core
@@ -155,6 +158,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             refresh_interval=TICK if core.session.clock is not None else 0,  # a timed game's clocks tick
         )
         out = write or print
+        ringer = Bell(core, session.output.bell if bell else None)
 
         def show(event: Any) -> None:
             if isinstance(event, Connection):
@@ -166,12 +170,12 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             if isinstance(event, (GameStarted, MoveApplied, Superseded)) and board is not None:
                 out(board_text(board))
             if isinstance(event, GameOver):
-                out(f"{game_over_text(event.result.sentence())} Save the record with:")
-                out(export_command(core.game_id, core.reach))  # on a line of its own, to paste
+                out(finished_text(event.result.sentence(), core.game_id, core.reach))  # the command on a line of its own
 
         async def printer() -> None:
             while True:
                 show(await runner.events.get())
+                ringer()
                 app = session.app
                 if core.over and not core.unsettled and app.is_running:
                     app.exit(result="")  # stop prompting: the game is over

@@ -35,6 +35,11 @@ from protocol.errors import RemoteProtocolError
 from protocol.messages import game_id_problem
 
 
+LOCAL = "local"
+"""The role of a game played at one terminal (``olixono play``): both seats signed here, with keys made for that game
+alone (:mod:`client.local_record`); nothing to take up again, nothing on a relay."""
+
+
 class JournalError(Exception):
     """A journal that cannot be read or written, in one sentence."""
 
@@ -83,7 +88,7 @@ class JournalMeta:
     game: str
     kind: str
     role: str
-    """``host``, ``guest`` or ``watcher``."""
+    """``host``, ``guest``, ``watcher``, or ``local`` for a game at one terminal (:data:`LOCAL`)."""
     key: str
     """This player's public key (base64url); empty for a watcher."""
     relay: str
@@ -103,6 +108,10 @@ class JournalMeta:
     left_unseated: bool = False
     """The guest left before the host seated it: nothing binds it, and the game is closed on its side (``resume``
     lists it no more; ``resume GAME`` takes it up again, should the host seat it after all)."""
+    vs: str | None = None
+    """A game at one terminal (role :data:`LOCAL`): the bot the person played against (``None``: two people)."""
+    seat: str | None = None
+    """A game at one terminal against a bot: the person's seat (``pink``, ``first``, …)."""
     created: float = field(default_factory=time.time)
 
 
@@ -190,6 +199,27 @@ class Journal:
             self._unsynced = True
         except OSError as exc:
             raise JournalError(f"cannot write {self.lines_path}: {exc.strerror}") from None
+
+    def rewrite(self, lines: list[str]) -> None:
+        """Put ``lines`` in place of the file's (a new file renamed over the old one, flushed first): a game at one
+        terminal drops the lines of the moves taken back, which no opponent saw. Never for a network game's seat,
+        whose lines may have been published."""
+        if any("\n" in line or "\r" in line for line in lines):
+            raise JournalError("a journal line holds no line break")
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+        temporary = self.lines_path.with_suffix(".lines.tmp")
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write("".join(line + "\n" for line in lines))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, self.lines_path)
+        except OSError as exc:
+            raise JournalError(f"cannot write {self.lines_path}: {exc.strerror}") from None
+        self._unsynced = False
 
     def sync(self) -> None:
         """Flush what was written to the disk itself (a crash of the machine cannot lose it either); nothing to do

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from client.board_words import hint_text, status_text
+from client.board_words import export_command, hint_text, kept_text, status_text
 from client.commands import parse, shown
 from client.intents import IntentRefused
 from client.local_game import Ended, LocalCore, LocalStep, Played, TookBack, describe
+from client.local_record import LocalRecord
 from olixono.common import Outcome
 
 MAX_PROMPTS = 10_000
@@ -29,6 +30,7 @@ def play_local(
     seconds: float | None = None,
     read: Callable[[str], str] = input,
     write: Callable[[str], object] = print,
+    record: LocalRecord | None = None,
 ) -> Outcome | None:
     """Play one game of ``kind``; return its outcome (``None`` if left unfinished).
 
@@ -36,9 +38,23 @@ def play_local(
     ``hard``, or ``random``, ``greedy``, ``mcts``: :data:`olixono.bots.BOTS`);
     ``iterations`` / ``seconds`` set its search's budget. ``human``
     is the seat the person takes against a bot (the first by default).
+    ``record``: where the game is kept (``olixono play`` keeps it in the journal folder; ``None``: not kept).
     """
     core = LocalCore(kind, vs=vs, human=human, seed=seed, iterations=iterations, seconds=seconds)
+    if record is not None:
+        record.seat = core.human if core.bot is not None else None
+    outcome = _loop(core, read, write, record)
+    if record is not None and record.game is not None:
+        write(f"The record: {export_command(record.game)}" if outcome is not None else kept_text(record.game))
+        record.close()
+    return outcome
+
+
+def _loop(core: LocalCore, read: Callable[[str], str], write: Callable[[str], object],
+          record: LocalRecord | None) -> Outcome | None:
+    """The prompts of one game (:func:`play_local`)."""
     board = core.board
+    kind = core.kind
 
     def show(step: LocalStep) -> None:
         """Each event in a line (a person's own move needs none), the board after a move, the ending last."""
@@ -50,6 +66,9 @@ def play_local(
         for event in step.events:
             if isinstance(event, Ended):
                 write(describe(core, event))
+        warning = record.keep(board) if record is not None else None
+        if warning is not None:
+            write(warning)
 
     write(f"{kind}: {' vs '.join(board.PLAYERS)}. Type help for the commands.")
     write(status_text(board))

@@ -11,10 +11,11 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from client.board_words import clock_text, game_over_text, hint_text
+from client.board_words import clock_text, finished_text, game_over_text, hint_text, kept_text
 from client.commands import Game, parse, shown
 from client.intents import IntentRefused
 from client.local_game import Ended, LocalCore, LocalStep, Played, describe
+from client.local_record import LocalRecord
 from client.screen import Say, Table, game_commands, game_help
 from client.thinking import in_daemon_thread
 from olixono.common import Board, GameKind
@@ -23,11 +24,16 @@ class LocalTable(Table):
     """A game of ``kind`` at this terminal (``vs``: a bot level, or ``None`` for two people; ``human``: the person's
     seat against a bot, the first by default; ``seed``/``iterations``/``seconds``: the bot's)."""
 
-    leave = " (a game at one terminal is not kept)"
+    leave = " (a game at one terminal is kept once it has a move: olixono history lists it)"
 
     def __init__(self, kind: str, *, vs: str | None = None, human: str | None = None, seed: int | None = None,
-                 iterations: int | None = None, seconds: float | None = None) -> None:
+                 iterations: int | None = None, seconds: float | None = None,
+                 record: LocalRecord | None = None) -> None:
         self.core = LocalCore(kind, vs=vs, human=human, seed=seed, iterations=iterations, seconds=seconds)
+        self.record = record
+        """Where the game is kept (``olixono play`` keeps it in the journal folder; ``None``: not kept)."""
+        if record is not None:
+            record.seat = self.core.human if self.core.bot is not None else None
         self.vs, self.human, self.bot = vs, self.core.human, self.core.bot
         self.game = self.core.board
         self.wake = asyncio.Event()
@@ -56,7 +62,22 @@ class LocalTable(Table):
 
     def ending(self) -> list[str]:
         outcome = self.core.outcome
-        return [] if outcome is None else [game_over_text(outcome.sentence(self.game.PLAYERS)), "/quit leaves."]
+        if outcome is None:
+            return []
+        game = self.record.game if self.record is not None else None
+        sentence = outcome.sentence(self.game.PLAYERS)
+        return [game_over_text(sentence) if game is None else finished_text(sentence, game), "/quit leaves."]
+
+    def afterwards(self) -> list[str]:
+        """What stays on the terminal once the screen is gone: the result and where the record is, or that the game
+        left unfinished is kept (nothing when it is not kept)."""
+        game = self.record.game if self.record is not None else None
+        if self.record is not None:
+            self.record.close()
+        if game is None:
+            return []
+        outcome = self.core.outcome
+        return [kept_text(game) if outcome is None else finished_text(outcome.sentence(self.game.PLAYERS), game)]
 
     def bot_to_move(self) -> bool:
         return self.core.bot_to_move
@@ -91,6 +112,9 @@ class LocalTable(Table):
         """What a step did, in the log (the game's end once; the moves are the moves pane's); the bot is woken for its
         turn."""
         self.wake.set()
+        warning = self.record.keep(self.game) if self.record is not None else None
+        if warning is not None:
+            say(warning)
         for event in step.events:
             if isinstance(event, Ended):
                 if not self.announced:

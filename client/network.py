@@ -32,7 +32,8 @@ from client.core import GameCore
 from client.intents import IntentRefused
 from client.identity import IdentityError, config_dir, get_identity
 from client.settings import SettingsError, load_settings, settings_path
-from client.journal import Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired, state_dir
+from client.journal import (LOCAL, Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired,
+                            state_dir)
 from client.record import (PROVEN, code_text, confirmation_text, moves_text, open_claim_text, proof_text,
                            seated_proofs)
 from client.commands import Write
@@ -102,6 +103,9 @@ class Options:
     """A front end to use instead of the line console (tests pass one built on pipe input)."""
     screen: bool = False
     """The full-screen console instead of the line console."""
+    bell: bool = False
+    """The consoles ring the terminal's bell when the turn becomes the player's, or a claim is made against them
+    (:mod:`client.bell`; on unless ``--no-bell`` or ``NO_BELL``)."""
     notes: list[str] = field(default_factory=list)
     """What was said before the front end started (the join command, the host's fingerprint): the full-screen
     console shows it again in its log, since it takes the whole terminal."""
@@ -339,10 +343,10 @@ def front_end(options: Options, player: bool, bot: Bot | None = None) -> FrontEn
     if options.screen:
         from client.network_screen import game_screen
 
-        return game_screen(notes=options.notes, invitation=options.invitation)
+        return game_screen(notes=options.notes, invitation=options.invitation, bell=options.bell)
     from client.console import line_console
 
-    return line_console()
+    return line_console(bell=options.bell)
 
 
 def load_identity(options: Options) -> Identity:
@@ -554,7 +558,7 @@ def unfinished(options: Options) -> list[tuple[Journal, GameSession | None, str]
     """The games a player can take up again: each journal, its game, and what is wrong with it (or "")."""
     found: list[tuple[Journal, GameSession | None, str]] = []
     for journal in journals(options.journal_dir):
-        if journal.meta.role == "watcher" or journal.meta.left_unseated:
+        if journal.meta.role in ("watcher", LOCAL) or journal.meta.left_unseated:
             continue
         try:
             session, damage = journal.restore()
@@ -594,6 +598,9 @@ async def resume(game: str | None, options: Options) -> int:
         journal = Journal.open(game, options.journal_dir)
     except JournalError as exc:
         raise Failure(str(exc)) from None
+    if journal.meta.role == LOCAL:
+        raise Failure(f"game {game} was played at one terminal (olixono play): there is nothing to take up again, and "
+                      f"nobody to play it with; olixono replay {game} shows it")
     if journal.meta.key != identity.public.text:
         raise Failure(f"game {game} in the journal was played with another key than your identity")
     bot = seat_bot(options)  # before the seat is taken up or a relay started
@@ -791,6 +798,9 @@ async def export(game: str, options: Options) -> int:
             session, damage = journal.restore()
         except JournalError as exc:
             raise Failure(str(exc)) from None
+        if damage and journal.meta.role == LOCAL:
+            raise Failure(f"the journal of game {game} is damaged ({damage_text(damage)}), and a game played at one "
+                          "terminal is on no relay to complete it from: not exporting a shorter game")
         if damage:
             relays = options.relay or journal.meta.relay  # every relay the game was played on
             address = relays_text(relay_addresses(replace(options, relay=relays))[0])

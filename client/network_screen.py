@@ -15,7 +15,7 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from client.board_words import export_command, game_over_text, resume_text, watch_again_text
+from client.board_words import export_command, finished_text, game_over_text, resume_text, watch_again_text
 from client.commands import END_WORD, Game, NO_HINT, handle_typed, help_row, leaving_sentence, players_only
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
@@ -202,15 +202,19 @@ def copy_to_clipboard(text: str) -> None:
 
 def game_screen(*, input: Input | None = None, output: Output | None = None,
                 clock: Callable[[], float] = time.monotonic, log_file: Path | None = None,
-                notes: list[str] | None = None, invitation: str | None = None) -> Callable[[GameRunner], Any]:
+                notes: list[str] | None = None, invitation: str | None = None,
+                bell: bool = False) -> Callable[[GameRunner], Any]:
     """The full-screen front end of a network game (see :func:`run_screen` for the arguments; ``invitation``: the
     command a host's opponent types, shown whole until someone joins)."""
 
     async def run(runner: GameRunner) -> int:
         status = await run_screen(NetworkTable(runner, invitation), input=input, output=output, clock=clock,
-                                  log_file=log_file, notes=notes or ())
-        if not runner.core.over:  # the screen is gone: what leaving means stays on the terminal
-            print(leaving_sentence(runner.core))
+                                  log_file=log_file, notes=notes or (), bell=bell)
+        core = runner.core  # the screen is gone: what leaving means, or the result, stays on the terminal
+        if not core.over:
+            print(leaving_sentence(core))
+        elif core.result is not None:
+            print(finished_text(core.result.sentence(), core.game_id, core.reach))
         return status
 
     return run

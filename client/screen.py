@@ -46,6 +46,7 @@ from prompt_toolkit.styles import Style
 
 from client.commands import (Game, candidates, command_names, completer, example_of, help_row, help_rows, question,
                              same_line)
+from client.bell import Bell
 from client.journal import state_dir
 from olixono.common import Board, GameKind
 from olixono.olix import OlixBoard
@@ -513,11 +514,13 @@ def fill(buffer: Buffer, kind: GameKind, square: str, cell: str) -> None:
 
 async def run_screen(table: Table, *, input: Input | None = None, output: Output | None = None,
                      clock: Callable[[], float] = time.monotonic, log_file: Path | None = None,
-                     notes: Iterable[str] = (), mouse: bool = True) -> int:
+                     notes: Iterable[str] = (), mouse: bool = True, bell: bool = False) -> int:
     """Show ``table`` full screen until /quit (``input``/``output``: prompt-toolkit's, for tests; ``log_file``: where
     log records go meanwhile, by default ``$XDG_STATE_HOME/olixono/client.log``; ``notes``: what was said before it
-    started, shown first in its log)."""
+    started, shown first in its log; ``bell``: ring the terminal's bell when the turn becomes the person's, or a claim
+    on time is made against them: :mod:`client.bell`)."""
     state = ScreenState()
+    ringer = Bell(table.typing_game, None)  # its ring is the app's output's, once the app is made
     for note in notes:
         state.add(note)
     state.add(table.greeting)
@@ -525,6 +528,7 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
 
     def invalidate() -> None:
         follow_clock()
+        ringer()
         if app.is_running:
             app.invalidate()
 
@@ -692,6 +696,9 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
                       key_bindings=merge_key_bindings([keys, own]) if own is not None else keys,
                       full_screen=True, style=STYLE, input=input, output=output, refresh_interval=1.0,
                       mouse_support=mouse, color_depth=ColorDepth.from_env())  # NO_COLOR: glyphs and case suffice
+
+    if bell:
+        ringer.ring = app.output.bell
 
     def loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         error = context.get("exception")

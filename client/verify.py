@@ -13,10 +13,13 @@ CR.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
+from client.journal import Journal, JournalError, games_dir
 from client.record import (PROVEN, beside_text, claims_text, clocks_text, confirmation_text, moves_text, proof_text,
                            seated_proofs, strangers_text, time_used_text, witnesses_text)
 from protocol import GameSession, Phase, verify_transcript
+from protocol.messages import game_id_problem
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 FINISHED, INVALID, UNFINISHED = 0, 1, 3
@@ -79,7 +82,10 @@ def verify_file(path: str) -> tuple[int, str]:
 
 
 def load(path: str) -> tuple[int, str, GameSession | None]:
-    """Check the transcript at ``path`` as :func:`verify_file` does; the verified session too, unless it failed."""
+    """Check the transcript at ``path`` as :func:`verify_file` does; the verified session too, unless it failed.
+    ``path`` may name a game kept on this machine by its id, where no file has that name (:func:`load_game`)."""
+    if is_game_id(path):
+        return load_game(path)
     try:
         if path == "-":
             data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
@@ -90,7 +96,31 @@ def load(path: str) -> tuple[int, str, GameSession | None]:
         return INVALID, f"olixono verify: cannot read {path}: {exc.strerror}", None
     if len(data) > MAX_FILE_BYTES:
         return INVALID, f"olixono verify: {path} is larger than {MAX_FILE_BYTES} bytes", None
-    lines = split_lines(data)
+    return load_lines(split_lines(data), path)
+
+
+def load_game(game: str, directory: Path | None = None) -> tuple[int, str, GameSession | None]:
+    """The record of ``game`` as this machine's journal has it (what ``olixono export GAME`` writes when nothing in it
+    is damaged), checked as :func:`load` checks a file: ``replay`` and ``analyze`` take a game by its id."""
+    try:
+        journal = Journal.open(game, directory)
+        session, damage = journal.restore()
+    except JournalError as exc:
+        return INVALID, f"olixono verify: {exc}", None
+    if damage:
+        return INVALID, (f"olixono verify: the journal of game {game} is damaged (line {damage[0].number}: "
+                         f"{damage[0].why}): olixono export {game} completes it from the relay, or says why not"), None
+    return load_lines([line.encode("utf-8") for line in session.record], f"game {game}")
+
+
+def is_game_id(text: str, directory: Path | None = None) -> bool:
+    """Whether ``text`` names a game kept on this machine (and no file: a file of that name is read instead)."""
+    return game_id_problem(text) is None and not Path(text).exists() and \
+        (games_dir() if directory is None else directory).joinpath(f"{text}.json").exists()
+
+
+def load_lines(lines: list[bytes], path: str) -> tuple[int, str, GameSession | None]:
+    """:func:`load` of the lines of a record (``path``: what the messages call it)."""
     if not lines:
         return INVALID, f"{path}: not a game: the file holds no line", None
     session, number, problem = verify_transcript(lines)

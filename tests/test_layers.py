@@ -25,15 +25,15 @@ CLIENT = {
     # the cores, sans I/O: a network game's, a game at one terminal's; what the record says, what a quiet game needs
     "core": 1, "local_game": 1, "record": 1, "liveness": 1, "relays": 1,
     # what a person reads of a network game; what a person types, in either
-    "words": 2, "commands": 2,
+    "words": 2, "commands": 2, "bell": 2,
     # the shells: files, sockets, the runner that joins them to the core
-    "identity": 3, "journal": 3, "transport": 3, "thinking": 3, "settings": 4, "runner": 4, "witness": 4, "links": 4,
+    "identity": 3, "journal": 3, "transport": 3, "thinking": 3, "settings": 4, "runner": 4, "local_record": 4, "witness": 4, "links": 4,
     # the full screen's drawing, shared by its tables
     "screen": 5,
     # the front ends, side by side
     "plain": 6, "console": 6, "network_screen": 6, "local_screen": 6, "replay": 6, "local": 6,
     # the commands' flows, which pick a front end
-    "network": 7, "verify": 7, "analyze": 7, "cli": 8, "__main__": 9, "__init__": 9,
+    "network": 7, "verify": 7, "analyze": 7, "history": 7, "cli": 8, "__main__": 9, "__init__": 9,
 }
 FRONT_ENDS = {name for name, layer in CLIENT.items() if layer == 6}
 
