@@ -29,6 +29,7 @@ from protocol.events import (
     OfferReceived,
     Outgoing,
     PresenceChanged,
+    RematchAsked,
     ProposalWithdrawn,
     Result,
     ResyncNeeded,
@@ -44,7 +45,7 @@ from protocol.topics import copy_topic, game_filter, lobby_filter, player_filter
 __all__ = [
     "CODES", "NUMBERED_APART", "Code", "MessageType", "Presence", "ResultReason", "Role", "CONFIRMED", "DISPUTED", "UNSEEN", "VERSION", "ChatReceived", "ClaimVoided", "ConfirmationReceived", "EndDeclined", "EndProposed", "EquivocationDetected", "Event", "GameOver",
     "GameSession", "GameStarted", "GuestAccepted", "Identity", "JoinRequested", "LineApplied", "LineRejected",
-    "LocalProtocolError", "Message", "MoveApplied", "OfferReceived", "Outgoing", "Phase", "PresenceChanged",
+    "LocalProtocolError", "Message", "MoveApplied", "OfferReceived", "Outgoing", "Phase", "PresenceChanged", "RematchAsked",
     "ProposalWithdrawn",
     "PublicKey", "RemoteProtocolError", "Result", "ResyncNeeded", "Superseded", "WeakKeyError",
     "Witnessing",

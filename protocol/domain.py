@@ -32,6 +32,7 @@ class MessageType(StrEnum):
     FLAG = "flag"
     TIMEOUT = "timeout"
     WITNESS = "witness"
+    REMATCH = "rematch"
 
 
 class Role(StrEnum):

@@ -187,6 +187,15 @@ class PresenceChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class RematchAsked:
+    """A player, once the game was over, asked to play ``game`` next (``PROTOCOL.md`` §3, "A rematch"): the game it
+    hosts for the other player, or the other's that it agrees to."""
+
+    key: PublicKey
+    game: str
+
+
+@dataclass(frozen=True, slots=True)
 class GameOver:
     result: Result
 
@@ -262,7 +271,7 @@ class ResyncNeeded:
 
 Event = (LineApplied | OfferReceived | JoinRequested | GuestAccepted | GameStarted | MoveApplied | EndProposed
          | ProposalWithdrawn | EndDeclined | ChatReceived | PresenceChanged | GameOver | Superseded | LineRejected
-         | EquivocationDetected | ConfirmationReceived | ResyncNeeded | ClaimVoided)
+         | EquivocationDetected | ConfirmationReceived | ResyncNeeded | ClaimVoided | RematchAsked)
 
 
 @dataclass(frozen=True, slots=True)

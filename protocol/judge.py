@@ -50,6 +50,7 @@ from protocol.events import (
     GuestAccepted,
     JoinRequested,
     LineApplied,
+    RematchAsked,
     LineRejected,
     MoveApplied,
     OfferReceived,
@@ -120,6 +121,7 @@ class Receiver:
         self._void: dict[str, Message] = {}  # claimants' timeouts the witnesses void (early, or after the answer)
         self._superseded: dict[str, Message] = {}
         self._chats: dict[PublicKey, tuple[int, str]] = {}  # each seated key's chat head: (seq, hash)
+        self._rematches: dict[PublicKey, Message] = {}  # each player's rematch line (one a player), once the game is over
         self._presence: dict[PublicKey, tuple[int, bool]] = {}  # each seated key's latest presence: (seq, here)
         self._relay_runners: set[PublicKey] = set()  # the seated keys that said a relay of the game runs in their program
         self._confirms: dict[PublicKey, dict[int, Message]] = {}  # each seated key's confirmations, by number
@@ -1093,7 +1095,7 @@ class Receiver:
     def _revealed(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
         board, guest = self._board, state.guest
         assert board is not None and guest is not None and self._host is not None
-        host_first = host_moves_first(message.secret, self._chain[2].salt)
+        host_first = host_moves_first(message.secret, self._chain[2].salt, self.terms)
         seats = (self._host, guest) if host_first else (guest, self._host)
         events.append(GameStarted(tuple(zip(board.PLAYERS, seats))))
         clocks = None if self.clock is None else (self.clock.start_ms, self.clock.start_ms)
@@ -1501,6 +1503,45 @@ class Receiver:
                 events.append(PresenceChanged(key, here))
         return []
 
+    # -- rematch ------------------------------------------------------------------------
+    def rematch_of(self, key: PublicKey) -> str | None:
+        """The game ``key`` asked, once this one was over, to play next (its rematch line's ``next=``; ``None``: none)."""
+        line = self._rematches.get(key)
+        return None if line is None else line.next_game
+
+    @property
+    def rematch(self) -> str | None:
+        """The game both players agreed to play next (``None``: not both asked): of the games their rematch lines
+        name, the lower id (each names one it hosts, or the other's: ``PROTOCOL.md`` §3, "A rematch")."""
+        if len(self._rematches) < 2:
+            return None
+        return min(line.next_game for line in self._rematches.values())
+
+    def _rematch_line(self, message: Message, events: list[Event]) -> list[str]:
+        """A player asks for a rematch, naming the game's last line and the game to play next. It never changes this
+        game and is no part of its transcript (like presence): a receiver keeps each player's first, kept until the
+        line it names has come, and refuses it while the game is not over there, or once its signer asked already."""
+        key = message.signer
+        if not self._of_a_player(message):
+            return []
+        named = self._line_named(message)
+        if not isinstance(named, Message):
+            return named
+        if not self.over or named is not self._chain[-1]:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "a rematch is asked for once the game is over, naming its "
+                                                       "last line")
+        earlier = self._rematches.get(key)
+        if earlier is not None:
+            if earlier.line == message.line:
+                return []
+            raise RemoteProtocolError(Code.WRONG_SEAT, "this player asked for a rematch already")
+        if message.next_game == self.game_id:
+            raise RemoteProtocolError(Code.BAD_FIELD, "next= names this game, not the next")
+        self._rematches[key] = message
+        self._remember(message)
+        events.append(RematchAsked(key, message.next_game))
+        return []
+
     # -- what a receiver keeps ----------------------------------------------------------
     def _seated(self, key: PublicKey) -> bool:
         return key == self._host or key == self._state.guest or self._seating.named(key) or self._seating.evident(key)
@@ -1558,6 +1599,7 @@ BESIDE_THE_CHAIN: dict[MessageType, Callable[[Receiver, Message, list[Event]], l
     MessageType.FLAG: Receiver._flag,
     MessageType.JOIN: Receiver._join,
     MessageType.WITNESS: Receiver._witness_line,
+    MessageType.REMATCH: Receiver._rematch_line,
 }
 """The lines judged beside the main chain's table, once the offer is in: each type's handler (the offer's is
 :meth:`Receiver._offer`); it returns the tokens whose waiting lines it may unblock."""

@@ -50,6 +50,7 @@ _TERM = f"[a-z][a-z0-9-]{{0,15}}:(?:[A-Za-z0-9.+-]{{1,32}}|{B64_32}(?:\\.{B64_32
 _PATTERNS = {
     "kind": "|".join(GameKind),
     "game": B64_16,
+    "next": B64_16,
     "seq": "[1-9][0-9]{0,5}",
     "prev": B64_32,
     "commit": B64_32,
@@ -76,7 +77,7 @@ _PATTERNS = {
     "lines": f"{B64_32}(?:\\.{B64_32}){{0,{MAX_WITNESSED - 1}}}",
 }
 _VALUE = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
-_BINARY = {"game": GAME_ID_BYTES, "prev": HASH_BYTES, "commit": HASH_BYTES, "nonce": TOKEN_BYTES,
+_BINARY = {"game": GAME_ID_BYTES, "next": GAME_ID_BYTES, "prev": HASH_BYTES, "commit": HASH_BYTES, "nonce": TOKEN_BYTES,
            "salt": TOKEN_BYTES, "secret": TOKEN_BYTES, "invite": KEY_BYTES, "guest": KEY_BYTES}
 KEY_FIELDS = ("invite", "guest")
 """Fields whose value is a public key: decoded once into :attr:`Message.peer`."""
@@ -107,6 +108,7 @@ SCHEMAS: dict[str, tuple[str, ...]] = {
     MessageType.FLAG: (*_CHAIN, "sent", "now"),
     MessageType.TIMEOUT: (*_CHAIN, "sent?", "flagged?", "now?"),
     MessageType.WITNESS: (*_CHAIN, "time", "lines"),
+    MessageType.REMATCH: (*_CHAIN, "next"),
 }
 """Each message type's fields (keyed by :class:`MessageType`) in their fixed order; ``?`` marks an optional field."""
 
@@ -267,7 +269,7 @@ class Message:
     peer: PublicKey | None
     """The other key the message names: the offer's ``invite=``, the accept's ``guest=``."""
     slot: str
-    """Where the signer's line sits: ``offer``, its sequence number, ``chat-<n>``, ``confirm-<n>`` or ``presence``."""
+    """Where the signer's line sits: ``offer``, its sequence number, ``chat-<n>``, ``confirm-<n>``, ``presence`` or ``rematch``."""
 
     @classmethod
     def make(cls, type_: MessageType | str, fields: tuple[tuple[str, str], ...], signer: PublicKey, line: str,
@@ -279,6 +281,8 @@ class Message:
             game, seq, prev, slot = b64(digest[:GAME_ID_BYTES]), 0, "", "offer"
         elif type_ is MessageType.PRESENCE:
             game, seq, prev, slot = fields[0][1], int(fields[1][1]), "", "presence"
+        elif type_ is MessageType.REMATCH:  # one a signer: its seq names the game's last line, not its slot
+            game, seq, prev, slot = fields[0][1], int(fields[1][1]), fields[2][1], "rematch"
         else:
             game, slot, prev = fields[0][1], fields[1][1], fields[2][1]
             seq = int(slot)
@@ -354,6 +358,11 @@ class Message:
     def final(self) -> int:
         """A confirm's ``final=``: the sequence number of the last line of the game it confirms."""
         return int(self.value("final"))
+
+    @property
+    def next_game(self) -> str:
+        """A rematch line's ``next=``: the id of the game its signer asks to play next."""
+        return self.value("next")
 
     @property
     def result(self) -> str:

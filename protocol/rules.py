@@ -74,6 +74,10 @@ TIMED = ("clock", "days")
 WITNESS_TERM = "witness"
 """The term that names the game's time witnesses (``witness:KEY[.KEY…]``, §3 "A time witness"), which an offer may
 name: one to three keys, sorted, each once."""
+SEAT_TERM = "first"
+"""The term that seats the players without the coin (``first:host`` or ``first:guest``: who moves first), which an
+offer may name: a rematch's, whose colours are the last game's swapped (``PROTOCOL.md`` §3, "A rematch")."""
+SEATS = ("host", "guest")
 DEFAULT_TERMS = FIRST_MOVE_FREE
 """What a new offer names, beside its time control and witnesses."""
 
@@ -113,7 +117,7 @@ FINAL = frozenset({MessageType.AGREE, MessageType.RESIGN, MessageType.ABORT, Mes
 REMARKS = frozenset({MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECLINE})
 """Main-chain lines that leave the turn with the actor (each at most once a turn)."""
 SIDE_LINES = frozenset({MessageType.OFFER, MessageType.JOIN, MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM,
-                        MessageType.RECEIPT, MessageType.FLAG})
+                        MessageType.RECEIPT, MessageType.FLAG, MessageType.REMATCH})
 """Types that are not judged by the table of the main chain."""
 
 
@@ -197,7 +201,7 @@ def refused_on_sight(line: Message) -> RemoteProtocolError | None:
     return None
 
 
-UNCHAINED = frozenset({MessageType.OFFER, MessageType.PRESENCE})
+UNCHAINED = frozenset({MessageType.OFFER, MessageType.PRESENCE, MessageType.REMATCH})
 """Types whose lines sit in no slot that a second line could contend for."""
 CONFIRMED, DISPUTED, UNSEEN = "confirmed", "disputed", "unseen"
 """How a player's latest confirmation stands against a receiver's ending (:meth:`GameSession.confirmation`)."""
@@ -223,9 +227,24 @@ def commitment(secret: str) -> str:
     return b64(hashlib.sha256(unb64(secret, 16)).digest())
 
 
-def host_moves_first(secret: str, salt: str) -> bool:
-    """The coin: the low bit of SHA-256(secret bytes ‖ salt bytes); 0 seats the host first."""
+def host_moves_first(secret: str, salt: str, terms: str | None = None) -> bool:
+    """The coin: the low bit of SHA-256(secret bytes ‖ salt bytes); 0 seats the host first. Terms that name who moves
+    first (``first:host``, ``first:guest``: a rematch's) decide it instead."""
+    seat = first_seat(terms)
+    if seat is not None:
+        return seat == "host"
     return hashlib.sha256(unb64(secret, 16) + unb64(salt, 16)).digest()[0] & 1 == 0
+
+
+def first_seat(terms: str | None) -> str | None:
+    """Who the terms seat first, ``host`` or ``guest`` (``None``: the coin decides)."""
+    return next((value for name, value in parse_terms(terms or "") if name == SEAT_TERM), None)
+
+
+def rematch_terms(terms: str, first: str) -> str:
+    """The terms of a rematch of a game played under ``terms``: the same, but who moves first (``host``, ``guest``)."""
+    kept = [f"{name}:{value}" for name, value in parse_terms(terms) if name != SEAT_TERM]
+    return ",".join(sorted([*kept, f"{SEAT_TERM}:{first}"]))
 
 
 def witnesses_of(terms: str | None) -> tuple[PublicKey, ...]:
@@ -268,6 +287,8 @@ def check_terms(value: str) -> None:
             continue
         if name == WITNESS_TERM:
             witnesses_of(value)
+            continue
+        if name == SEAT_TERM and val in SEATS:
             continue
         if val not in TERMS.get(name, ()):
             raise RemoteProtocolError(Code.UNKNOWN_TERM, f"{name}:{val}")

@@ -167,7 +167,7 @@ class Seating:
 
     def first_mover(self, accept: Message, reveal: Message) -> PublicKey | None:
         """Who moves first on the seating ``accept`` and its guest's ``reveal`` draw (the coin, ``PROTOCOL.md`` §3)."""
-        return self.host if host_moves_first(reveal.secret, accept.salt) else accept.peer
+        return self.host if host_moves_first(reveal.secret, accept.salt, self.terms) else accept.peer
 
     def canonical(self, placed: Message | None, clean: Callable[[PublicKey], bool],
                   moved: Callable[[PublicKey, Message], bool]) -> Seated | None:

@@ -153,6 +153,23 @@ class GameSession(Receiver):
         message = decode(line, verify=False)
         return Outgoing(line, message, topic_for(message), ())
 
+    def ask_rematch(self, next_game: str) -> Outgoing:
+        """Sign the local player's rematch line, once the game is over: it asks to play ``next_game`` next (a game
+        this player hosts for the other, or the other's that it agrees to). One a player: asked again, the same line."""
+        me = self._me()
+        earlier = self._rematches.get(me)
+        if earlier is not None:
+            if earlier.next_game != next_game:
+                raise LocalProtocolError("you asked for a rematch already, of another game")
+            return Outgoing(earlier.line, earlier, topic_for(earlier), ())
+        if self.role_of(me) is None:
+            raise LocalProtocolError("only the players ask for a rematch")
+        if not self.over or not self._chain:
+            raise LocalProtocolError("a rematch is asked for once the game is over")
+        head = self._chain[-1]
+        fields = [("game", self.game_id or ""), ("seq", str(head.seq)), ("prev", head.hash), ("next", next_game)]
+        return self._publish(encode(MessageType.REMATCH, fields, self._identity()))
+
     # -- the local player's actions -------------------------------------------------------
     def _me(self) -> PublicKey:
         return self._identity().public

@@ -39,6 +39,7 @@ CASES = [
     ("timeout", [("game", GAME), ("seq", "10"), ("prev", HASH), ("sent", "5"), ("flagged", "301005"),
                  ("now", "331005")]),
     ("witness", [("game", GAME), ("seq", "1"), ("prev", HASH), ("time", "0"), ("lines", HASH)]),
+    ("rematch", [("game", GAME), ("seq", "41"), ("prev", HASH), ("next", GAME)]),
     ("witness", [("game", GAME), ("seq", "12"), ("prev", HASH), ("time", "1790000000123"),
                  ("lines", f"{HASH}.{GAME}AAAAAAAAAAAAAAAAAAAAA")]),
     ("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", f"clock:60+0,rules:1,witness:{HOST.public.text}"),
