@@ -129,6 +129,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("clock", dict.fromkeys((Mode.PLAYER, Mode.WATCHER), "both clocks, the time control and the unexplained "
                                    "seconds (untimed: the side to move's time on this move)")),
     Command("say", {Mode.PLAYER: "chat with your opponent"}, IntentKind.CHAT, usage="TEXT"),
+    Command("rematch", {Mode.PLAYER: "once the game is over: ask for a rematch (the same terms, colours swapped), or "
+                                     "accept your opponent's (yes does too)"}, IntentKind.REMATCH,
+            refusal="rematch is for the players of a network game, once it is over"),
     Command("help", dict.fromkeys(_EVERYWHERE, "show this text")),
     Command("quit", {Mode.PLAYER: "leave; the game stays resumable ({resume})", Mode.WATCHER: "stop watching ({again})",
                      Mode.LOCAL: "leave without finishing"}),
@@ -137,7 +140,7 @@ COMMANDS: tuple[Command, ...] = (
 END_WORD = {kind: words.end_word for kind, words in GAME_WORDS.items()}
 """The word that proposes to end a game before its end, in each game."""
 _BY_NAME = {command.name: command for command in COMMANDS}
-_ALIASES = {"propose": END, **{word: END for word in END_WORD.values()}}
+_ALIASES = {"propose": END, "yes": "rematch", **{word: END for word in END_WORD.values()}}
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,7 @@ from protocol import (
     topic_for,
 )
 from protocol.clock import Answer, TimeControl, answer_window, claim_after, dispute_bound
-from protocol.rules import DEFAULT_TERMS, witness_term
+from protocol.rules import DEFAULT_TERMS, rematch_terms, witness_term
 
 
 ORIGIN_MS = 365 * 24 * 3600 * 1000
@@ -125,6 +125,18 @@ class ClockLow:
     """This player's own clock went under :data:`client.board_words.LOW_MS` on its turn (told once a turn)."""
 
     left_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class NextGame:
+    """The rematch both players agreed to (``PROTOCOL.md`` §3, "A rematch"): the game's id, its host, the terms its
+    offer must name, and, when this client hosts it, its core and the step that publishes its offer."""
+
+    game: str
+    kind: GameKind
+    host: PublicKey
+    terms: str
+    hosting: tuple[GameCore, Step] | None = None
 
 
 UiEvent = Event | ProofSaved | Connection | Notice | ClaimReady | ClockLow
@@ -216,6 +228,7 @@ class GameCore:
         self._late: tuple[str, int, int, int] | None = None
         self._told: dict[str, int] = {}  # what time alone told the player (ClaimReady.what, "low"): in which turn
         self._turn_live = False  # whether this client saw the current turn begin as it happened (see turn_seen_live)
+        self._rematch: tuple[GameCore, Step] | None = None  # the rematch this player offers: its core and offer
         self._note_turn(live=False)  # a session restored mid-turn: its turn began before this core was made
 
     @property
@@ -719,7 +732,7 @@ class GameCore:
             raise IntentRefused("you are watching this game: only its players can act")
         if intent.kind is IntentKind.UNDO:
             raise IntentRefused(NO_UNDO)
-        if session.over and intent.kind is not IntentKind.CHAT and not (intent.kind is IntentKind.MOVE and self.answering) \
+        if intent.kind is not IntentKind.REMATCH and session.over and intent.kind is not IntentKind.CHAT and not (intent.kind is IntentKind.MOVE and self.answering) \
                 and not (intent.kind is IntentKind.CLAIM and self.disputable):
             assert session.result is not None
             raise IntentRefused(f"the game is over: {session.result.sentence()}")
@@ -738,14 +751,60 @@ class GameCore:
             return session.chat(intent.text)
         action = {IntentKind.RESIGN: session.resign, IntentKind.PROPOSE: session.propose,
                   IntentKind.WITHDRAW: session.withdraw, IntentKind.DECLINE: session.decline,
-                  IntentKind.AGREE: session.agree, IntentKind.ABORT: session.abort, IntentKind.CLAIM: self._claim}
+                  IntentKind.AGREE: session.agree, IntentKind.ABORT: session.abort, IntentKind.CLAIM: self._claim,
+                  IntentKind.REMATCH: self._ask_rematch}
         return action[intent.kind]()
+
+    # -- a rematch ----------------------------------------------------------------------
+    def rematch_terms(self, host: PublicKey) -> str:
+        """The terms of this game's rematch hosted by ``host``: the same, with the colours swapped (the player seated
+        first here is seated second there)."""
+        first_here = self.session.seats.get(self.session.board.PLAYERS[0]) if self.session.board is not None else None
+        return rematch_terms(self.session.terms or DEFAULT_TERMS, "guest" if first_here == host else "host")
+
+    def _ask_rematch(self) -> Outgoing:
+        """Agree to the other player's rematch, or (the first to ask) make the rematch's offer, inviting the other
+        player alone, and ask for it; :class:`LocalProtocolError` before the game is over."""
+        session, me, opponent = self.session, self.me, self.opponent
+        if me is None or opponent is None or not session.over or not session.seats:
+            raise LocalProtocolError("a rematch is asked for once a game whose seats were drawn is over",
+                                     reason="the game is not over")
+        asked = session.rematch_of(me) or session.rematch_of(opponent)
+        if asked is None:
+            identity = session.identity
+            assert identity is not None
+            offered, out = GameSession.offer(self.kind, identity, invite=opponent, terms=self.rematch_terms(me))
+            nxt = type(self)(offered, auto_claim=self.auto_claim)
+            self._rematch = (nxt, nxt._after(list(out.events), out))
+            asked = nxt.game_id
+        return session.ask_rematch(asked)
+
+    @property
+    def rematch_asked(self) -> PublicKey | None:
+        """Who asked for a rematch, when one did and the other has not answered yet (``None``: nobody, or both)."""
+        session = self.session
+        asking = [key for key in self.players if session.rematch_of(key) is not None]
+        return asking[0] if len(asking) == 1 else None
+
+    @property
+    def next_game(self) -> NextGame | None:
+        """The rematch both players agreed to (``None``: not agreed, or this client does not play it)."""
+        game, me, opponent = self.session.rematch, self.me, self.opponent
+        if game is None or me is None or opponent is None or self.watching:
+            return None
+        mine = self._rematch if self._rematch is not None and self._rematch[0].game_id == game else None
+        if mine is None and self.session.rematch_of(opponent) != game:
+            return None  # (the game we named, made by another process of ours: its offer is not here)
+        host = me if mine is not None else opponent
+        return NextGame(game, self.kind, host, self.rematch_terms(host), mine)
 
     def _why(self, intent: Intent, refused: LocalProtocolError) -> str:
         """One sentence for a refused intent, from the protocol's refusal."""
         session = self.session
         if intent.kind is IntentKind.MOVE:
             return str(refused)
+        if intent.kind is IntentKind.REMATCH:
+            return f"no rematch now: {refused.reason}"
         board = self.board
         if intent.kind is IntentKind.ABORT and session.phase is Phase.PLAYING:
             return "only the first player may abort, before their first move: resign instead"

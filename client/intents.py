@@ -13,7 +13,8 @@ from enum import StrEnum
 
 class IntentKind(StrEnum):
     """What the local person may ask for. In a network game each but ``chat`` signs the main-chain line of the same
-    name; ``undo`` is local play's alone."""
+    name; ``undo`` is local play's alone, and ``rematch`` signs a line of the game that is over (and, asking first, the
+    next game's offer)."""
 
     MOVE = "move"
     RESIGN = "resign"
@@ -25,6 +26,7 @@ class IntentKind(StrEnum):
     CLAIM = "claim"
     CHAT = "chat"
     UNDO = "undo"
+    REMATCH = "rematch"
 
 
 

@@ -27,7 +27,7 @@ from typing import Any, TextIO, cast
 from client.board_words import resume_text
 from client.words import (HOST_RAN_RELAY_LATER, claim_text, clocks_now_text, control_text, control_words,
                           witness_words)
-from client.core import GameCore
+from client.core import GameCore, NextGame
 
 from client.intents import IntentRefused
 from client.identity import IdentityError, config_dir, get_identity
@@ -316,6 +316,40 @@ async def run_game(runner: GameRunner, front: FrontEnd) -> int:
         raise Failure(str(error)) from None
 
 
+MOST_REMATCHES = 100
+"""Rematches one command plays on, one after the other."""
+
+
+async def play_on(runner: GameRunner, front: FrontEnd, options: Options, address: RelayAddress) -> int:
+    """A player's game, then each rematch both players agree to once it is over (:attr:`GameCore.next_game`), in the
+    same terminal: the rematch's host publishes its offer and seats the other, who joins it once it has checked the
+    offer (its host, the invitation, the kind and the terms, colours swapped). The last game's exit status."""
+    status = await run_game(runner, front)
+    for _ in range(MOST_REMATCHES):
+        nxt = runner.core.next_game
+        if nxt is None:
+            break
+        identity = load_identity(options)
+        options.invitation, options.notes = None, []
+        if nxt.hosting is not None:
+            core, _ = nxt.hosting
+            journal = _seat(Journal.create(JournalMeta(nxt.game, nxt.kind, Role.HOST, identity.public.text,
+                                                       played_at(options, address), cafile=_cafile(options)),
+                                           options.journal_dir))
+            options.say(f"Rematch: hosting {nxt.kind} game {nxt.game}, for your opponent alone (colours swapped).")
+            runner = GameRunner(core, make_link(options, address, identity))
+            runner.attach(journal)
+            front = front_end(options, True)
+        else:
+            options.say(f"Rematch: joining {nxt.kind} game {nxt.game}, hosted by {nxt.host.fingerprint} (colours "
+                        "swapped).")
+            core = GameCore(GameSession(nxt.game, identity), auto_claim=options.auto_claim)
+            runner = GameRunner(core, make_link(options, address, identity))
+            front = joining(options, identity, address, expected=nxt)
+        status = await run_game(runner, front)
+    return status
+
+
 # -- front ends ----------------------------------------------------------------------------------
 def seat_bot(options: Options) -> Bot | None:
     """The bot that holds the seat (``--bot``, or ``--level``: any name :func:`olixono.bots.bot_for` knows, as
@@ -415,7 +449,7 @@ async def host(kind: str, options: Options) -> int:
             options.say("--cafile names the relay's CA as this machine has it: they give the path of their copy.")
         runner = GameRunner(core, make_link(options, address, identity))
         runner.attach(journal)  # the offer journaled, as every line the runner journals from then on
-        return await run_game(runner, front_end(options, True, bot))
+        return await play_on(runner, front_end(options, True, bot), options, address)
 
 
 # -- join and watch ----------------------------------------------------------------------------------
@@ -437,8 +471,22 @@ async def _offer(runner: GameRunner, game: str, timeout: float, say: Write) -> N
                 await runner.changed.wait()
 
 
-def joining(options: Options, identity: Identity, address: RelayAddress) -> FrontEnd:
-    """Before the chosen front end: wait for the offer, show who hosts, journal it and ask for the seat."""
+def rematch_refusal(session: GameSession, identity: Identity, expected: NextGame) -> str | None:
+    """Why the offer of a rematch agreed to is not the one agreed (``None``: it is): its host, the invitation of this
+    player alone, the kind, the terms (the last game's, colours swapped)."""
+    if session.host != expected.host:
+        return f"the offer of game {expected.game} is not your opponent's"
+    if session.invite != identity.public:
+        return f"the offer of game {expected.game} does not invite you alone"
+    if session.kind != expected.kind or session.terms != expected.terms:
+        return (f"the offer of game {expected.game} is not the rematch agreed: {session.kind} under {session.terms}, "
+                f"not {expected.kind} under {expected.terms}")
+    return None
+
+
+def joining(options: Options, identity: Identity, address: RelayAddress, expected: NextGame | None = None) -> FrontEnd:
+    """Before the chosen front end: wait for the offer, show who hosts, journal it and ask for the seat (a rematch's
+    ``expected`` offer: nothing is signed unless it is the one agreed)."""
     inner = front_end(options, True)
 
     async def run(runner: GameRunner) -> int:
@@ -448,6 +496,8 @@ def joining(options: Options, identity: Identity, address: RelayAddress) -> Fron
         await _offer(runner, game, options.timeout or OFFER_WAIT, options.write)
         assert session.host is not None and session.kind is not None
         refusal = core.join_refusal(identity.public)
+        if refusal is None and expected is not None:
+            refusal = rematch_refusal(session, identity, expected)
         if refusal is not None:
             raise Failure(refusal)
         try:  # our key's lines on the relay, if any, before anything is signed
@@ -491,7 +541,7 @@ async def join(game: str, options: Options) -> int:
     await log_in(options, address, identity)
     core = GameCore(GameSession(game, identity), auto_claim=options.auto_claim)
     runner = GameRunner(core, make_link(options, address, identity))
-    return await run_game(runner, joining(options, identity, address))
+    return await play_on(runner, joining(options, identity, address), options, address)
 
 
 async def watch(game: str, options: Options) -> int:
@@ -629,7 +679,7 @@ async def resume(game: str | None, options: Options) -> int:
         claim = claim_text(core)
         if claim is not None:
             options.say(f"A claim on time is open: {claim}.")
-        return await run_game(runner, front_end(options, True, bot))
+        return await play_on(runner, front_end(options, True, bot), options, address)
 
 
 # -- games and export ------------------------------------------------------------------------------------

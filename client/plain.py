@@ -37,10 +37,19 @@ def stdout_writer(stream: TextIO | None = None) -> Write:
     return write
 
 
+_READING: dict[tuple[TextIO, asyncio.AbstractEventLoop], asyncio.Queue[str | None]] = {}
+"""The lines of each command stream being read (one thread a stream: a rematch's front end reads on where the last
+game's stopped)."""
+
+
 async def _lines_from(stream: TextIO) -> asyncio.Queue[str | None]:
-    """Lines read from ``stream`` by a daemon thread (``None`` at end of input): stdin never blocks the loop."""
+    """Lines read from ``stream`` by a daemon thread (``None`` at end of input, again for every later reader): stdin
+    never blocks the loop."""
     loop = asyncio.get_running_loop()
+    if (stream, loop) in _READING:
+        return _READING[stream, loop]
     queue: asyncio.Queue[str | None] = asyncio.Queue()
+    _READING[stream, loop] = queue
 
     def read() -> None:
         for line in stream:
@@ -55,9 +64,18 @@ CONFIRM_WAIT = 3.0
 """Seconds a front end whose game is over waits for the players' confirmations of the ending to come in."""
 
 
-async def ended(runner: GameRunner, out: Write) -> int:
+REMATCH_WAIT = 600.0
+"""Seconds a ``--plain`` player who asked for a rematch waits for the answer (unless it leaves, or the other does)."""
+REMATCH_GRACE = 5.0
+"""Seconds a ``--plain`` player whose commands go on stays once the game is over (and confirmed) for a rematch to be
+asked, by either player, before it leaves."""
+
+
+async def ended(runner: GameRunner, out: Write, typed: asyncio.Queue[str | None] | None = None,
+                held: list[str] | None = None) -> int:
     """Once the game is over: wait a moment (:data:`CONFIRM_WAIT`) for both players' confirmations of this ending
-    (printing what comes meanwhile); the exit status: 0, or 4 when a player's proof of equivocation was seen.
+    (printing what comes meanwhile), then see to a rematch (:func:`rematching`); the exit status: 0, or 4 when a
+    player's proof of equivocation was seen.
 
     A confirmation of another ending does not end the wait: in a race (a resignation sent while the other played a
     winning move) the other's first confirmation names the ending it saw before the line that stands reached it, and
@@ -76,7 +94,53 @@ async def ended(runner: GameRunner, out: Write) -> int:
         text = describe(core, event)
         if text is not None:
             out(text)
+    if not core.watching:
+        await rematching(runner, out, typed, held or [])
     return PROVEN if seated_proofs(session) else 0
+
+
+async def rematching(runner: GameRunner, out: Write, typed: asyncio.Queue[str | None] | None, held: list[str]) -> None:
+    """A player's ``--plain`` once the game is over stays while a rematch is in motion: it acts on the commands typed
+    (``rematch`` or ``yes`` asks for one, or accepts the other's; ``quit`` leaves); while its commands go on it waits
+    :data:`REMATCH_GRACE` for either player to ask; having asked, it waits for the answer (at most
+    :data:`REMATCH_WAIT`), and asked, for the person's while its commands go on. It returns once the rematch is agreed
+    (``core.next_game``: the command plays it next), or is no longer in motion: the person left, its commands ended
+    with the other's question unanswered, nobody asked within the grace, the other player left."""
+    core = runner.core
+    loop = asyncio.get_running_loop()
+    grace, deadline = loop.time() + REMATCH_GRACE, loop.time() + REMATCH_WAIT
+    no_more = typed is None
+    while core.next_game is None and loop.time() < deadline:
+        if held:
+            if not await handle_typed(runner, held.pop(0), out, partial(shown_now, core)):
+                return
+            continue
+        asked, opponent = core.rematch_asked, core.opponent
+        if asked != core.me and (no_more or asked is None and loop.time() >= grace):
+            return
+        if opponent is not None and core.present(opponent) is False:
+            out(f"notice: no rematch: {opponent.fingerprint} left")
+            return
+        waits: set[asyncio.Future[Any]] = {asyncio.ensure_future(runner.events.get())}
+        if typed is not None and not no_more:
+            waits.add(asyncio.ensure_future(typed.get()))
+        until = deadline if asked is not None else grace
+        done, pending = await asyncio.wait(waits, timeout=max(0.0, until - loop.time()),
+                                           return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        for task in done:
+            item = task.result()
+            if isinstance(item, str):
+                held.append(item)
+            elif item is None:
+                no_more = True
+                assert typed is not None
+                typed.put_nowait(None)  # the end, for whatever reads on
+            else:
+                text = describe(core, item)
+                if text is not None:
+                    out(text)
 
 
 LEFT = 3
@@ -146,7 +210,7 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
                     out(turn)
                 said = turn
                 if core.over and not core.unsettled:
-                    return await ended(runner, out)
+                    return await ended(runner, out, typed if not no_more else None, held)
                 if held and caught_up is None and not waits_for_seats(core, held[0]):  # one at a time: its events
                     # said first; quit leaves at once (a script's: nobody is there to confirm it)
                     if not await handle_typed(runner, held.pop(0), out, partial(shown_now, core)):
@@ -175,6 +239,8 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
                 item = typing.result()
                 if item is None:
                     no_more = True
+                    assert typed is not None
+                    typed.put_nowait(None)  # the end, for whatever reads on (a rematch's front end)
                 else:
                     held.append(item)
 

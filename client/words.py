@@ -9,6 +9,7 @@ from client.core import ClaimReady, ClockLow, Connection, GameCore, Notice, Proo
 from client.relays import START_ONE, WHOLE
 from client.record import branch_text, clocks_text, confirmation_text, moves_before, out_of_time, proof_text
 from protocol import (
+    RematchAsked,
     ChatReceived,
     ClaimVoided,
     ConfirmationReceived,
@@ -68,6 +69,18 @@ def who(core: GameCore, key: PublicKey) -> str:
     name = core.seat_name(key)
     mine = " (you)" if core.me == key else ""
     return f"{name} {key.fingerprint}{mine}" if name else f"{key.fingerprint}{mine}"
+
+
+def rematch_text(core: GameCore, key: PublicKey) -> str:
+    """What a player's rematch line says: ``rematch black 1a2b-… asks for a rematch (...)``, or that it is agreed."""
+    nxt = core.next_game
+    if nxt is not None:
+        host = "you host it" if nxt.host == core.me else f"{who(core, nxt.host)} hosts it"
+        return f"rematch agreed: game {nxt.game} ({host}; colours swapped)"
+    if key == core.me:
+        return f"rematch {who(core, key)} asks for a rematch: waiting for the answer (quit leaves)"
+    answer = ": type rematch (or yes) to play it, colours swapped" if core.playing else ""
+    return f"rematch {who(core, key)} asks for a rematch{answer}"
 
 
 # -- the clocks, as every front end shows them ----------------------------------------------------
@@ -360,6 +373,8 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
         return f"chat {who(core, event.key)}: {event.text}"
     if isinstance(event, PresenceChanged):
         return f"presence {who(core, event.key)} {'here' if event.here else 'gone'}"
+    if isinstance(event, RematchAsked):
+        return rematch_text(core, event.key)
     if isinstance(event, Superseded):
         set_aside, stands = (_line_words(core, line) for line in (event.message, event.by))
         return (f"set aside: {who(core, event.message.signer)}'s {set_aside} does not count: "

@@ -15,6 +15,7 @@ import pytest
 
 from client import network
 from protocol import GameSession, Identity, game_filter, verify_transcript
+from protocol.clock import TimeControl
 from protocol.messages import encode
 from network_helpers import Seat, game_id_of, transcript
 from relay_fixtures import Relay, RelayProcess, make_accounts, needs_mosquitto
@@ -540,3 +541,53 @@ async def test_a_cancellation_an_await_swallowed_still_ends_the_command(relay, t
     task.cancel()
     done, _ = await asyncio.wait({task}, timeout=5)  # the offer's wait alone is 10 s
     assert done and task.cancelled()
+
+
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+async def test_two_plain_players_agree_to_a_rematch_and_play_it_on_with_the_colours_swapped(relay, tmp_path, kind):
+    """The guest resigns, then asks for a rematch; the host, told of it, accepts with yes: the rematch is the guest's
+    new game, inviting the host alone, under the same terms with the colours swapped, and both play it in the same
+    command (the host resigns it). The first game's record is as it was: the rematch lines are no part of it."""
+    host_in, host_typing = await pipe()
+    guest_in, guest_typing = await pipe()
+    host = Seat(tmp_path, "host", relay, plain=True, commands=host_in, control=TimeControl.parse("60+1"))
+    guest = Seat(tmp_path, "guest", relay, plain=True, commands=guest_in)
+    hosting = asyncio.create_task(network.host(kind, host.options))
+    game = await game_id_of(host)
+    joining = asyncio.create_task(network.join(game, guest.options))
+
+    async def seen(seat: Seat, text: str, after: int = 0) -> None:
+        while text not in "\n".join(seat.lines[after:]):
+            await asyncio.sleep(0.05)
+
+    try:
+        async with asyncio.timeout(60):
+            await seen(guest, "seats ")
+            guest_typing.write("rematch\nresign\nrematch\n")  # a rematch before the end is refused
+            guest_typing.flush()
+            await seen(host, "asks for a rematch: type rematch (or yes)")
+            host_typing.write("yes\n")
+            host_typing.flush()
+            await seen(host, "Rematch: joining")
+            mark = len(host.lines)
+            await seen(host, "seats ", mark)
+            host_typing.write("resign\n")
+            host_typing.flush()
+            await seen(guest, "resigned", next(i for i, line in enumerate(guest.lines) if line.startswith("Rematch: ")))
+            host_typing.close()
+            guest_typing.close()
+            assert await hosting == 0 and await joining == 0
+    finally:
+        for task in (hosting, joining):
+            task.cancel()
+        await asyncio.gather(hosting, joining, return_exceptions=True)
+    assert "error: no rematch now: the game is not over" in guest.text()
+    rematch = next(line for line in guest.lines if line.startswith("Rematch: hosting")).split()[4].rstrip(",")
+    first = GameSession.restore(transcript(host, game))
+    second = GameSession.restore(transcript(guest, rematch))
+    assert first.result.reason == "resigned" and verify_transcript(transcript(host, game))[1] is None
+    assert second.host == guest.identity.public and second.invite == host.identity.public
+    assert second.kind == kind and second.clock == first.clock  # the same terms
+    players = first.board.PLAYERS
+    assert [second.seats[p] for p in players] == [first.seats[p] for p in reversed(players)]  # colours swapped
+    assert second.result.reason == "resigned" and second.result.winner_key == guest.identity.public
