@@ -50,6 +50,7 @@ from protocol import (
     Outgoing,
     Phase,
     PublicKey,
+    RematchAsked,
     Result,
     ResyncNeeded,
     Superseded,
@@ -885,6 +886,8 @@ class GameCore:
                     publish.append(self._placement(event.message))
             elif isinstance(event, ResyncNeeded):
                 resubscribe = True
+            elif isinstance(event, RematchAsked) and self.me is not None and event.key != self.me:
+                publish.append(self._placement(event.message))  # copied as every line: the sign that we have it
             follow = self._automatic(event)
             if follow is not None:
                 queue.extend(follow.events)

@@ -189,10 +189,12 @@ class PresenceChanged:
 @dataclass(frozen=True, slots=True)
 class RematchAsked:
     """A player, once the game was over, asked to play ``game`` next (``PROTOCOL.md`` §3, "A rematch"): the game it
-    hosts for the other player, or the other's that it agrees to."""
+    hosts for the other player, or the other's that it agrees to. ``message``: the rematch line, which the other
+    player copies as any line it verifies (§7)."""
 
     key: PublicKey
     game: str
+    message: Message
 
 
 @dataclass(frozen=True, slots=True)

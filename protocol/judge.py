@@ -1539,7 +1539,7 @@ class Receiver:
             raise RemoteProtocolError(Code.BAD_FIELD, "next= names this game, not the next")
         self._rematches[key] = message
         self._remember(message)
-        events.append(RematchAsked(key, message.next_game))
+        events.append(RematchAsked(key, message.next_game, message))
         return []
 
     # -- what a receiver keeps ----------------------------------------------------------

@@ -232,3 +232,20 @@ def test_a_join_step_carries_the_secret_and_the_join_to_journal():
     assert step.secret is not None and step.journal == (step.publish[0].line,)
     accepted = guest.feed(host.feed(step.publish[0].line).publish[0].line)
     assert step.publish[0].line not in accepted.journal  # journaled once, when it was signed
+
+
+def test_the_other_players_rematch_line_is_copied_as_every_line_it_verifies():
+    """A rematch line is no part of the record, but the other player copies it (``PROTOCOL.md`` §7) as any line: the
+    sign its signer's client waits for before it leaves for the rematch (without it, 15 s of waiting at every
+    rematch), never journaled."""
+    from protocol import copy_topic, decode
+
+    relay, host, guest, *_ = hosted("olix")
+    mover = host if host.my_turn else guest
+    other = guest if mover is host else host
+    other.feed(mover.act(Intent("resign")).publish[0].line)
+    asked = mover.act(Intent("rematch"))
+    line = next(item.line for item in asked.publish if item.topic.endswith("/rematch"))
+    fed = other.feed(line)
+    assert [item.topic for item in fed.publish] == [copy_topic(decode(line, verify=False), other.me)]
+    assert fed.journal == () and other.rematch_asked == mover.me
