@@ -7,7 +7,9 @@ who the opponent is; the bottom toolbar shows the relay connection and whether
 the opponent is here. Moves complete from the legal ones; history is kept.
 Text that is not a move or a command, or a move out of turn, gets one line and
 is never sent. ``resign``, and Olix's ``end`` while behind on markers, ask to confirm first, as the full screen
-does (:func:`client.commands.question`). ``quit`` (or Ctrl-D, Ctrl-C) leaves; the game stays resumable. While a claim on time is open against
+does (:func:`client.commands.question`). ``quit`` (or Ctrl-D, Ctrl-C) leaves; the game stays resumable. Once a
+player's game is over the console stays, saying how to ask for a rematch (``rematch`` or ``yes``, which also accepts
+the other's), until the person leaves or both agree: then it returns, and the command plays the rematch next. While a claim on time is open against
 the player, or on its turn in a live timed game, ``quit`` and Ctrl-D ask first (its clock runs while it is away);
 Ctrl-C leaves at once. A timed game's toolbar shows the clock of a side under 10 s on its turn in the warning style.
 """
@@ -43,6 +45,8 @@ from client.words import (
     leaving_warning,
     out_of_time_now,
     presence_word,
+    rematch_brief,
+    rematch_hint,
     shown_now,
     ticking,
 )
@@ -63,7 +67,8 @@ def prompt_text(core: GameCore) -> str:
     if core.answering:  # the timeout that ended the game on our turn: a move in time answers it
         return f"{core.my_player} (you) to move, answering the timeout{versus}> "
     if core.over:
-        return "game over> "
+        brief = rematch_brief(core, "yes") if core.rematch_asked is not None else None
+        return f"game over, {brief}> " if brief is not None else "game over> "
     if core.host is None:
         return "looking for the game on the relay> "
     if not core.playing and core.watching:
@@ -159,8 +164,10 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
         )
         out = write or print
         ringer = Bell(core, session.output.bell if bell else None)
+        hinted: bool | None = None  # how to ask for a rematch: said (True), to be said once the game is over (False)
 
         def show(event: Any) -> None:
+            nonlocal hinted
             if isinstance(event, Connection):
                 link_state["connected"] = event.connected
             text = describe(core, event)
@@ -171,14 +178,24 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
                 out(board_text(board))
             if isinstance(event, GameOver):
                 out(finished_text(event.result.sentence(), core.game_id, core.reach))  # the command on a line of its own
+                hinted = hinted or False  # once the ending is said: how to ask for a rematch, once
+            hint = None if hinted is not False else rematch_hint(core)
+            if hint is not None:
+                out(hint)
+                hinted = True
+
+        def staying() -> bool:
+            """Whether the console goes on prompting: the game goes on, or (a player's, over) a rematch may still be
+            asked or answered; it returns once the game is over for a watcher, or once a rematch is agreed."""
+            return not core.over or core.unsettled or core.rematch_open
 
         async def printer() -> None:
             while True:
                 show(await runner.events.get())
                 ringer()
                 app = session.app
-                if core.over and not core.unsettled and app.is_running:
-                    app.exit(result="")  # stop prompting: the game is over
+                if not staying() and app.is_running:
+                    app.exit(result="")  # stop prompting: the game is over, or its rematch agreed
                 elif app.is_running:
                     app.invalidate()  # the prompt and the toolbar follow the game
 
@@ -197,7 +214,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
                 out("Type help for the commands.")
                 asked = False  # leaving would cost something, and the person was asked to confirm
                 confirming: str | None = None  # the line that asked to confirm it (resign, …), when it was the last
-                while not core.over or core.unsettled:
+                while staying():
                     now = False  # Ctrl-C: leave at once
                     try:
                         text = await session.prompt_async(lambda: prompt_text(core), set_exception_handler=False)
@@ -205,7 +222,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
                         text = "quit"
                     except KeyboardInterrupt:
                         text, now = "quit", True
-                    if core.over and not core.unsettled:
+                    if not staying():
                         break
                     asking = None if confirming is not None and same_line(confirming, text) else question(text, core)
                     confirming = None  # a confirmation is the very next line typed
@@ -218,7 +235,8 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
                         continue
                     warning = None if asked or now else leaving_warning(core)
                     if warning is None:
-                        out(leaving_sentence(core))
+                        if not core.over:  # (a finished game's player, leaving rather than asking for a rematch)
+                            out(leaving_sentence(core))
                         return 0
                     out(warning)
                     asked = True

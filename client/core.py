@@ -781,6 +781,14 @@ class GameCore:
         return session.ask_rematch(asked)
 
     @property
+    def rematch_open(self) -> bool:
+        """Whether this player may still ask for a rematch, or answer the other's: the game is over (and settled), its
+        seats were drawn, this client holds one and no rematch is agreed yet. The consoles stay open while it is."""
+        session = self.session
+        return (not self.watching and self.me is not None and self.opponent is not None and session.over
+                and not self.unsettled and bool(session.seats) and session.rematch is None)
+
+    @property
     def rematch_asked(self) -> PublicKey | None:
         """Who asked for a rematch, when one did and the other has not answered yet (``None``: nobody, or both)."""
         session = self.session

@@ -8,6 +8,7 @@ Both print one event a line, in words (``move 12 pink Oc6c5``, ``result pink col
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import threading
 from collections.abc import Callable
@@ -52,9 +53,10 @@ async def _lines_from(stream: TextIO) -> asyncio.Queue[str | None]:
     _READING[stream, loop] = queue
 
     def read() -> None:
-        for line in stream:
-            loop.call_soon_threadsafe(queue.put_nowait, line.rstrip("\n"))
-        loop.call_soon_threadsafe(queue.put_nowait, None)
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody reads on
+            for line in stream:
+                loop.call_soon_threadsafe(queue.put_nowait, line.rstrip("\n"))
+            loop.call_soon_threadsafe(queue.put_nowait, None)
 
     threading.Thread(target=read, name="olixono-stdin", daemon=True).start()
     return queue

@@ -83,6 +83,26 @@ def rematch_text(core: GameCore, key: PublicKey) -> str:
     return f"rematch {who(core, key)} asks for a rematch{answer}"
 
 
+def rematch_hint(core: GameCore, typed: str = "rematch (or yes)", leave: str = "quit (or Ctrl-D)") -> str | None:
+    """What a console says once a player's game is over, while a rematch may be asked (:attr:`GameCore.rematch_open`):
+    how to ask (``typed``) and how to leave instead (``leave``); ``None`` when no rematch may be."""
+    if not core.rematch_open or core.rematch_asked is not None:
+        return None
+    return f"Type {typed} for a rematch (the same terms, colours swapped); {leave} leaves."
+
+
+def rematch_brief(core: GameCore, key: str) -> str | None:
+    """A rematch in a few words, for a toolbar or a prompt once the game is over (``key``: what asks, or accepts):
+    ``r: rematch``; asked, ``rematch asked: r accepts`` (by the other player) or ``rematch asked: waiting`` (by this
+    one); ``None`` when no rematch may be (:attr:`GameCore.rematch_open`)."""
+    if not core.rematch_open:
+        return None
+    asked = core.rematch_asked
+    if asked is None:
+        return f"{key}: rematch"
+    return "rematch asked: waiting" if asked == core.me else f"rematch asked: {key} accepts"
+
+
 # -- the clocks, as every front end shows them ----------------------------------------------------
 def clock_now_ms(core: GameCore, player: str) -> int | None:
     """``player``'s clock now (ms), as every front end shows it (``None`` untimed, or before the seats are drawn):

@@ -67,3 +67,34 @@ class Via:
 
     def __init__(self, port: int) -> None:
         self.url = f"mqtt://127.0.0.1:{port}"
+
+
+async def said(seat: Seat, text: str, after: int = 0, timeout: float = 20.0) -> int:
+    """The index of the first line this seat was told, from ``after`` on, that holds ``text`` (waited for)."""
+    try:
+        async with asyncio.timeout(timeout):
+            while True:
+                found = next((i for i, line in enumerate(seat.lines[after:], after) if text in line), None)
+                if found is not None:
+                    return found
+                await asyncio.sleep(0.05)
+    except TimeoutError:
+        raise AssertionError(f"never told {text!r} (from line {after}):\n{seat.text()}") from None
+
+
+def check_rematch(host: Seat, guest: Seat, game: str, rematch: str) -> None:
+    """``game``, which the guest resigned, and its ``rematch``: the host's new game, inviting the guest alone, its
+    colours swapped, which the guest resigned too."""
+    first, later = GameSession.restore(transcript(host, game)), GameSession.restore(transcript(guest, rematch))
+    assert first.result.reason == "resigned" and first.result.winner_key == host.identity.public
+    assert later.host == host.identity.public and later.invite == guest.identity.public
+    players = first.board.PLAYERS
+    assert [later.seats[p] for p in players] == [first.seats[p] for p in reversed(players)]  # colours swapped
+    assert later.result.reason == "resigned" and later.result.winner_key == host.identity.public
+
+
+async def cancelled(*tasks: asyncio.Task) -> None:
+    """``tasks`` cancelled, and waited for (what a test leaves running, on its way out)."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

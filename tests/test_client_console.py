@@ -37,7 +37,7 @@ async def typing(runner_box: dict, pipe, lines: list[str], rng: random.Random) -
     tried_out_of_turn = False
     for _ in range(400):
         if core.session.over:
-            return
+            break
         board = core.session.board
         if core.my_turn:
             pipe.send_text(rng.choice(board.legal_moves()).text().lower() + "\r")  # any letter case
@@ -45,6 +45,10 @@ async def typing(runner_box: dict, pipe, lines: list[str], rng: random.Random) -
             pipe.send_text(board.legal_moves()[0].text() + "\r")
             tried_out_of_turn = True
         await asyncio.sleep(0.1)
+    async with asyncio.timeout(10):  # over: the console stays for a rematch, until the person leaves
+        while not any(line.startswith("Type rematch (or yes) for a rematch") for line in lines):
+            await asyncio.sleep(0.05)
+    pipe.send_text("quit\r")
 
 
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
@@ -239,3 +243,63 @@ async def test_the_board_printed_after_a_move_and_by_board_names_the_last_move()
     assert len(boards) == 2, printed  # after the move, and as board shows it
     for board in boards:
         assert board.splitlines()[:-1] == waiter.board.show().splitlines() and board.splitlines()[-1] == last, board
+
+
+async def test_a_player_at_the_line_console_answers_a_rematch_then_asks_for_one(relay, tmp_path, monkeypatch):
+    """A person at the line console (the guest) plays a ``--plain`` host: once the game is over the console says how
+    to ask for a rematch and stays; the host asks, the console's yes agrees, and it hands over to the rematch (the
+    host's new game, the colours swapped), played on in the same command. There the console asks, the host agrees:
+    a third game. (One prompt-toolkit application a process: the other player is a ``--plain`` one.)"""
+    from client import plain
+    from network_helpers import cancelled, check_rematch, said as seen
+    from test_client_network import pipe
+
+    monkeypatch.setattr(plain, "REMATCH_GRACE", 30.0)  # the --plain host waits for its test's rematch, however slow
+    host_in, host_typing = await pipe()
+    host = Seat(tmp_path, "host", relay, plain=True, commands=host_in)
+    hosting = asyncio.create_task(network.host("olix", host.options))
+    game = await game_id_of(host)
+    with create_pipe_input() as guest_pipe:
+        guest = Seat(tmp_path, "guest", relay, console=line_console(input=guest_pipe, output=DummyOutput(),
+                                                                     write=lambda text: guest.lines.append(text)))
+        joining = asyncio.create_task(network.join(game, guest.options))
+
+        def typed(text: str) -> None:
+            host_typing.write(text + "\n")
+            host_typing.flush()
+
+        try:
+            async with asyncio.timeout(60):
+                await seen(guest, "seats ")
+                guest_pipe.send_text("resign\r")
+                await seen(guest, "Type resign again to confirm")
+                guest_pipe.send_text("resign\r")
+                over = await seen(guest, "Game over: ")
+                await seen(guest, "Type rematch (or yes) for a rematch (the same terms, colours swapped); quit", over)
+                await seen(host, "result: ")  # (typed before the host saw the end, it would be refused)
+                typed("rematch")
+                await seen(guest, "asks for a rematch: type rematch (or yes) to play it", over)
+                guest_pipe.send_text("yes\r")
+                second = await seen(guest, "Rematch: joining")
+                await seen(guest, "seats ", second)
+                guest_pipe.send_text("resign\r")
+                await seen(guest, "Type resign again to confirm", second)
+                guest_pipe.send_text("resign\r")
+                await seen(guest, "Type rematch (or yes) for a rematch", second)
+                guest_pipe.send_text("rematch\r")
+                await seen(guest, "asks for a rematch: waiting for the answer", second)
+                await seen(host, "asks for a rematch: type rematch (or yes)", next(
+                    i for i, line in enumerate(host.lines) if line.startswith("Rematch: ")))
+                typed("yes")
+                third = await seen(guest, "Rematch: hosting")
+                await seen(guest, "seats ", third)
+                guest_pipe.send_text("quit\r")  # leaves the third game, unfinished: it stays resumable
+                await seen(guest, "Left the game; ", third)
+                host_typing.close()
+                assert await joining == 0
+                assert await hosting in (0, 3)  # (the host leaves the third game too, at the end of its commands)
+        finally:
+            await cancelled(hosting, joining)
+    check_rematch(host, guest, game, guest.lines[second].split()[4].rstrip(","))
+    assert guest.lines[third].startswith("Rematch: hosting olix game ")
+    assert not any(line.startswith("Left the game") for line in guest.lines[:third])  # over: nothing to resume
