@@ -1,6 +1,8 @@
 """The full screen's network table (:class:`NetworkTable`): a network game on the core's verified session, typed
 through the runner as in the line console, and :func:`game_screen`, the front end that shows it (``client.screen``
-draws every table)."""
+draws every table). Once a player's game is over, :data:`REMATCH_KEY` (the input line empty) or ``/rematch`` asks for
+a rematch or accepts the other's (the toolbar says which); once both agree the screen closes
+(:meth:`NetworkTable.hands_over`) and the command shows the rematch on a screen of its own."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from prompt_toolkit.application import get_app
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
@@ -30,12 +34,18 @@ from client.words import (
     leaving_warning,
     move_time_shown,
     presence_word,
+    rematch_brief,
+    rematch_hint,
     my_turn_text,
     out_of_time_now,
     shown_now,
 )
 from olixono.common import Board, GameKind
 from protocol import GameOver, MoveApplied
+
+REMATCH_KEY = "r"
+"""The key that asks for a rematch (or accepts the other player's) once the game is over, the input line empty."""
+
 
 class NetworkTable(Table):
     """A network game: the core's verified session on the board, typing through the runner (as the line console)."""
@@ -94,6 +104,9 @@ class NetworkTable(Table):
     def over(self) -> bool:
         return self.core.over
 
+    def hands_over(self) -> bool:
+        return self.core.next_game is not None
+
     def ending(self) -> list[str]:
         result = self.core.result
         if result is None:
@@ -132,7 +145,7 @@ class NetworkTable(Table):
         core = self.core
         board = self.board()
         if core.over:
-            parts = ["game over"]
+            parts = ["game over", *filter(None, [rematch_brief(core, REMATCH_KEY)])]
         elif board is not None:
             mine = "your time ran out" if out_of_time_now(core) else "your move"
             parts = [mine if core.my_turn else f"{board.turn} to move"]
@@ -163,7 +176,9 @@ class NetworkTable(Table):
 
     def help(self) -> str:
         copy = [] if self.invitation is None else [help_row("/copy", "copy the command your opponent types", slash=True)]
-        return "\n".join([game_help(self.core), *copy])
+        key = [] if not self.core.playing else [help_row(REMATCH_KEY, "once the game is over, the input line empty: "
+                                                                      "/rematch", slash=True)]
+        return "\n".join([game_help(self.core), *copy, *key])
 
     def leaving(self) -> str | None:
         return leaving_warning(self.core, "/quit (or Ctrl-D)")
@@ -179,6 +194,7 @@ class NetworkTable(Table):
 
     async def follow(self, say: Say, changed: Callable[[], None]) -> None:
         core = self.core
+        hinted: bool | None = None  # how to ask for a rematch: said (True), to be said once the game is over (False)
         while True:
             event = await self.runner.events.get()
             if isinstance(event, Connection):
@@ -189,7 +205,22 @@ class NetworkTable(Table):
             if isinstance(event, GameOver):
                 say(f"{game_over_text(event.result.sentence())} Save its record: the command under the board; "
                     "/quit leaves.")
+                hinted = hinted or False  # once the ending is said: how to ask for a rematch, once
+            hint = None if hinted is not False else rematch_hint(core, f"/rematch (or {REMATCH_KEY})", "/quit")
+            if hint is not None:
+                say(hint)
+                hinted = True
             changed()
+
+    def bindings(self, empty: Condition, changed: Callable[[], None], enter: Say) -> KeyBindings:
+        keys = KeyBindings()
+
+        @keys.add(REMATCH_KEY, filter=empty & Condition(lambda: self.core.rematch_open))
+        def rematch(event: KeyPressEvent) -> None:
+            """The game over, the input line empty: ask for a rematch, or accept the other player's."""
+            enter("/rematch")
+
+        return keys
 
 
 def copy_to_clipboard(text: str) -> None:

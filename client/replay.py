@@ -158,7 +158,7 @@ class ReplayTable(Table):
         changed()
         await asyncio.Event().wait()  # nothing more comes
 
-    def bindings(self, empty: Condition, changed: Callable[[], None]) -> KeyBindings:
+    def bindings(self, empty: Condition, changed: Callable[[], None], enter: Say) -> KeyBindings:
         keys = KeyBindings()
 
         def stepper(target: Callable[[], int]) -> Callable[[KeyPressEvent], None]:

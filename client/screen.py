@@ -178,6 +178,11 @@ class Table:
     def over(self) -> bool:
         return False
 
+    def hands_over(self) -> bool:
+        """Whether the table's game hands over to the next (a rematch both players agreed to): the screen then closes,
+        and the command shows that game on a screen of its own."""
+        return False
+
     def ending(self) -> list[str]:
         """What the screen says under the board once the game is over: the result in words, what to type next."""
         return []
@@ -225,8 +230,9 @@ class Table:
     async def follow(self, say: Say, changed: Callable[[], None]) -> None:
         await asyncio.Event().wait()  # nothing comes from elsewhere
 
-    def bindings(self, empty: Condition, changed: Callable[[], None]) -> KeyBindings | None:
-        """Keys of the table's own (``empty``: true while the input line is empty)."""
+    def bindings(self, empty: Condition, changed: Callable[[], None], enter: Say) -> KeyBindings | None:
+        """Keys of the table's own (``empty``: true while the input line is empty; ``enter(text)``: acts on ``text``
+        as if it were typed into the input line)."""
         return None
 
 
@@ -529,7 +535,9 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
     def invalidate() -> None:
         follow_clock()
         ringer()
-        if app.is_running:
+        if app.is_running and table.hands_over():
+            app.exit(result=0)
+        elif app.is_running:
             app.invalidate()
 
     def follow_clock() -> None:
@@ -541,10 +549,13 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
             state.clock(board.turn, clock())
 
     def submit(buffer: Buffer) -> bool:
-        text = buffer.text.strip()
+        enter(buffer.text)
+        return False  # the input line is emptied; history keeps it
+
+    def enter(text: str) -> None:
+        text = text.strip()
         if text:
             asyncio.get_running_loop().create_task(typed(text))
-        return False  # the input line is emptied; history keeps it
 
     field = Buffer(multiline=False, history=InMemoryHistory(), accept_handler=submit,
                    completer=completer(lambda word: screen_candidates(table, word)), complete_while_typing=False)
@@ -691,7 +702,7 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
     def _down(event: KeyPressEvent) -> None:
         scroll(MOVES_SHOWN)
 
-    own = table.bindings(Condition(lambda: not field.text), invalidate)
+    own = table.bindings(Condition(lambda: not field.text), invalidate, enter)
     app = Application(layout=Layout(DynamicContainer(root), focused_element=field),
                       key_bindings=merge_key_bindings([keys, own]) if own is not None else keys,
                       full_screen=True, style=STYLE, input=input, output=output, refresh_interval=1.0,

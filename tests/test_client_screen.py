@@ -253,7 +253,7 @@ def test_completion_offers_the_legal_moves_and_the_slash_commands():
 
     host, guest = start("olix")
     table = network_table(host) if network_table(host).movable() else network_table(guest)
-    assert completed(table, "/re") == ["/resign"]
+    assert completed(table, "/res") == ["/resign"] and "/rematch" in completed(table, "/re")
     assert completed(table, "k1") == ["k1", "k10", "k11"]  # 1 is a prefix of 10 and 11
     waiting = network_table(guest) if table.core.session is host else network_table(host)
     assert completed(waiting, "k1") == []  # no moves out of turn
@@ -808,3 +808,66 @@ async def test_the_full_screen_shows_the_seconds_a_players_moves_leave_unexplain
         pipe.send_text("/quit\r")
         async with asyncio.timeout(10):
             assert await screen == 0
+
+
+async def test_the_game_over_screen_asks_for_a_rematch_with_a_key_and_hands_over_to_it(relay, tmp_path, monkeypatch):
+    """A person on the full screen (the guest) plays a ``--plain`` host. Once the game is over the screen says how to
+    ask for a rematch, its toolbar shows the key (``r: rematch``) and its help the key's row; the host asks, the
+    toolbar says so, and the key agrees: the screen closes and the rematch (the host's new game, colours swapped)
+    comes on a new screen in the same command. There the key asks, the host agrees: a third game, hosted by the
+    guest. (One prompt-toolkit application a process: the other player is a ``--plain`` one.)"""
+    from client import plain
+    from network_helpers import cancelled, check_rematch, said
+    from test_client_network import pipe
+
+    monkeypatch.setattr(plain, "REMATCH_GRACE", 30.0)  # the --plain host waits for its test's rematch, however slow
+    host_in, host_typing = await pipe()
+    host = Seat(tmp_path, "host", relay, plain=True, commands=host_in)
+    hosting = asyncio.create_task(network.host("oxono", host.options))
+    game = await game_id_of(host)
+    terminal = Terminal()
+
+    def typed(text: str) -> None:
+        host_typing.write(text + "\n")
+        host_typing.flush()
+
+    def toolbar() -> str:
+        return terminal.text().rstrip().splitlines()[-1]
+
+    with create_pipe_input() as keys:
+        guest = Seat(tmp_path, "guest", relay, console=game_screen(input=keys, output=terminal.output()))
+        joining = asyncio.create_task(network.join(game, guest.options))
+        try:
+            await wait_for(terminal, "seats ")
+            for _ in range(2):
+                keys.send_text("/resign\r")
+                await asyncio.sleep(0.2)
+            await wait_for(terminal, "Type /rematch (or r) for a rematch (the same terms, colours swapped);")
+            await wait_for(terminal, "game over | r: rematch | ")
+            keys.send_text("/help\r")
+            await wait_for(terminal, "  r                    once the game is over, the input line empty:")
+            await said(host, "result: ")  # (typed before the host saw the end, it would be refused)
+            typed("rematch")
+            await wait_for(terminal, "game over | rematch asked: r accepts | ")
+            keys.send_text("r")  # the key alone, the input line empty
+            second = await said(guest, "Rematch: joining")
+            await said(guest, "Joining oxono game", second)
+            await wait_for(terminal, "moves first")  # the rematch's screen, its seats drawn
+            for _ in range(2):
+                keys.send_text("/resign\r")
+                await asyncio.sleep(0.2)
+            await wait_for(terminal, "game over | r: rematch | ")
+            keys.send_text("r")
+            await wait_for(terminal, "game over | rematch asked: waiting | ")
+            await said(host, "asks for a rematch: type rematch (or yes)", await said(host, "Rematch: "))
+            typed("yes")
+            third = await said(guest, "Rematch: hosting", second)
+            await said(host, "seats ", await said(host, "Rematch: joining"))  # the third game, its seats drawn
+            keys.send_text("/quit\r")
+            host_typing.close()
+            async with asyncio.timeout(20):
+                assert await joining == 0 and await hosting in (0, 3)
+        finally:
+            await cancelled(hosting, joining)
+    check_rematch(host, guest, game, guest.lines[second].split()[4].rstrip(","))
+    assert guest.lines[third].startswith("Rematch: hosting oxono game ")
