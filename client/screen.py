@@ -690,9 +690,21 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
 
     @keys.add("c-l")
     def _redraw(event: KeyPressEvent) -> None:
-        """Draw the whole screen again (another program wrote over it, or a stop left it garbled)."""
-        event.app.renderer.clear()
-        event.app.invalidate()
+        """Draw the whole screen again (another program wrote over it, or a stop left it garbled), on the alternate
+        screen it is on.
+
+        WORKAROUND (prompt-toolkit 3.0.52): ``Renderer.clear()`` starts with ``Renderer.erase()``, which leaves the
+        alternate screen, then sends "erase screen" to the main one, the shell's, before the next render enters the
+        alternate screen again: the shell's lines are wiped (tmux, with its default ``scroll-on-clear``, pushes them
+        into the pane's scrollback, above the game) and the shell's screen flashes by. So the alternate screen is
+        kept: the renderer forgets what it drew (a full render follows), and the screen is erased with absolute
+        moves, since whatever wrote over it moved the cursor from where the renderer left it."""
+        app = event.app
+        app.renderer.erase(leave_alternate_screen=False)
+        app.output.erase_screen()
+        app.output.cursor_goto(0, 0)
+        app.output.flush()
+        app.invalidate()
 
     @keys.add("pageup")
     def _up(event: KeyPressEvent) -> None:

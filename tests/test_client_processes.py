@@ -300,7 +300,8 @@ async def test_local_play_and_a_replay_on_the_full_screen_in_a_real_terminal(tmp
 @needs_tmux
 async def test_ctrl_z_suspends_the_full_screen_to_the_shell_and_ctrl_l_redraws_it(tmp_path):
     """In a shell with job control: Ctrl-Z stops the screen (the shell's prompt and its ``Stopped``, no ``^Z`` typed
-    into the input line); ``fg`` draws it again whole; junk written over it goes with Ctrl-L."""
+    into the input line); ``fg`` draws it again whole; junk written over it goes with Ctrl-L, which redraws on the
+    alternate screen and leaves the shell's own screen (and its scrollback) as the shell left it."""
     env, _ = home(tmp_path, "player")
     tmux = Tmux(tmp_path)
     try:
@@ -335,6 +336,8 @@ async def test_ctrl_z_suspends_the_full_screen_to_the_shell_and_ctrl_l_redraws_i
         tmux.type(1, "f6")  # and it plays on
         await asyncio.to_thread(tmux.wait_for, 1, r"│ *2\. second ")
         tmux.type(1, "/quit")
-        await asyncio.to_thread(tmux.wait_for, 1, r"^shell\$ ")
+        await asyncio.to_thread(tmux.wait_for, 1, r"^shell\$ fg\n(.*\n)*shell\$ $")
+        shells = tmux.run("capture-pane", "-p", "-J", "-t", "olixono:1")  # its own screen, not the scrollback
+        assert "Stopped" in shells and "shell$ fg" in shells, shells  # as the shell left it: Ctrl-L never erased it
     finally:
         tmux.stop()
