@@ -120,6 +120,7 @@ class GameRunner:
         self._restores: dict[str, int] = {}  # each topic of ours put back on this connection: how often
         self._doubts: set[str] = set()  # topics of ours where another line came live: the relay is asked what it keeps
         self._doubt_timer: asyncio.TimerHandle | None = None
+        self._gone = False  # the run has let go of everything (_let_go): no timer or request starts any more
         self._asked: set[str] = set()  # the opponent's copies of our lines asked for, until each comes
         self.ignored = Ignored()
         """The refused lines this client counted rather than showed."""
@@ -165,6 +166,7 @@ class GameRunner:
     def _let_go(self) -> None:
         """Leaving: nothing of this runner's may outlive the command (a timer or a request would hold it, its journal
         and so its seat, a while longer, and tell something after the command ended)."""
+        self._gone = True  # what arrives while the connection closes starts nothing more
         self.send_copies()  # those still waiting for a quiet moment: now, while the connection is open
         for timer in (self._count_timer, self._doubt_timer):
             if timer is not None:
@@ -436,6 +438,9 @@ class GameRunner:
         """Run ``work`` (a request to the relay) in a task of its own, so that the reader never waits for the relay's
         answer; an error in it is shown and logged, never lost. (Not in the run's task group: leaving would wait for
         an answer that a closing connection may never bring.)"""
+        if self._gone:
+            work.close()  # leaving: the connection closes, nothing is asked of the relay any more
+            return
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._finished)
@@ -499,7 +504,8 @@ class GameRunner:
                     events.append(Notice(unseated_text(event)))
             elif self.ignored.show(key, seat):
                 events.append(event)
-        if self.ignored.lines > max(self.ignored.reported, self.ignored.quiet or 0) and self._count_timer is None:
+        if self.ignored.lines > max(self.ignored.reported, self.ignored.quiet or 0) and self._count_timer is None \
+                and not self._gone:
             loop = asyncio.get_running_loop()
             wait = max(0.0, self._counted_at + COUNT_EVERY - loop.time())
             self._count_timer = loop.call_later(wait, self._report_count)
@@ -537,7 +543,7 @@ class GameRunner:
         live), so the relay is asked, :data:`CHECK_AFTER` s later, what it keeps there: its answer, from its store,
         puts ours back if it differs."""
         self._doubts.add(topic)
-        if self._doubt_timer is None:
+        if self._doubt_timer is None and not self._gone:
             self._doubt_timer = asyncio.get_running_loop().call_later(CHECK_AFTER, self._check_doubts)
 
     def _check_doubts(self) -> None:
