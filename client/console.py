@@ -82,9 +82,10 @@ def prompt_text(core: GameCore) -> str:
     return "drawing the seats> "
 
 
-def toolbar_text(core: GameCore, link_state: dict[str, Any]) -> str:
+def toolbar_text(core: GameCore, link_state: dict[str, Any], width: int | None = None) -> str:
     """The clocks, a claim on time in a few words (its sentence was printed when it came), the relay connection,
-    whether the opponent is here, and the game."""
+    whether the opponent is here, and the game; in ``width`` columns, the least wanted go first (the game's id, our
+    own fingerprint, the opponent's), never the clocks, a claim or the relay's state."""
     relay = "relay: connected" if link_state.get("connected") else "relay: RECONNECTING"
     parts = [relay]
     claim = claim_brief(core)
@@ -94,12 +95,16 @@ def toolbar_text(core: GameCore, link_state: dict[str, Any]) -> str:
     if clocks:
         parts.insert(0, clocks)
     opponent = core.opponent
-    if opponent is not None:
-        parts.append(f"opponent {opponent.fingerprint}: {presence_word(core, opponent, bool(link_state.get('connected')))}")
-    if core.me is not None:
-        parts.append(f"you {core.me.fingerprint}")
-    parts.append(f"game {core.game_id}")
-    return "  |  ".join(parts)  # the most wanted first: a narrow terminal cuts the end
+    present = presence_word(core, opponent, bool(link_state.get("connected"))) if opponent is not None else ""
+    rest = [f"opponent {opponent.fingerprint}: {present}"] if opponent is not None else []
+    rest += [f"you {core.me.fingerprint}"] if core.me is not None else []
+    rest.append(f"game {core.game_id}")
+    fits = [rest, rest[:-1], rest[:1]] + ([[f"opponent: {present}"]] if opponent is not None else []) + [[]]
+    for extra in fits:  # the most wanted first; what does not fit goes, the least wanted first
+        text = "  |  ".join(parts + extra)
+        if width is None or len(text) <= width:
+            return text
+    return text
 
 
 def clocks_text(core: GameCore) -> str:
@@ -120,9 +125,9 @@ def clock_piece(core: GameCore, player: str) -> str | None:
     return f"{player} {shown}{'*' if player == ticking(core) else ''}"
 
 
-def toolbar_fragments(core: GameCore, link_state: dict[str, Any]) -> StyleAndTextTuples:
+def toolbar_fragments(core: GameCore, link_state: dict[str, Any], width: int | None = None) -> StyleAndTextTuples:
     """:func:`toolbar_text`, the clock of a side under 10 s on its turn in the warning style."""
-    text = toolbar_text(core, link_state)
+    text = toolbar_text(core, link_state, width)
     player = hurried(core)
     piece = clock_piece(core, player) if player is not None else None
     if piece is None or piece not in text:
@@ -159,7 +164,8 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
         link_state: dict[str, Any] = {"connected": runner.link.connected}
         session: PromptSession[str] = PromptSession(
             history=InMemoryHistory(), completer=completer(lambda word: completions(core, word)), complete_while_typing=False,
-            bottom_toolbar=lambda: toolbar_fragments(core, link_state), input=input, output=output, style=STYLE,
+            bottom_toolbar=lambda: toolbar_fragments(core, link_state, session.output.get_size().columns - 1), input=input,
+            output=output, style=STYLE,
             refresh_interval=TICK if core.session.clock is not None else 0,  # a timed game's clocks tick
         )
         out = write or print

@@ -137,7 +137,7 @@ class NetworkTable(Table):
 
     def status(self, spent: Callable[[str], float]) -> list[str]:
         """``your move | pink 1a2b-3c4d (you) 0:12 | black 5e6f-7a8b here | relay ok``: under 80 columns; when the
-        relay is lost that comes first. A timed game shows both official clocks (``4:07``, ``0:09.4!``, with
+        relay is lost that comes first, with whose turn (a narrow terminal drops the players' parts first). A timed game shows both official clocks (``4:07``, ``0:09.4!``, with
         unexplained seconds beside: ``(+6.2s)``); an untimed one the side to move's time on this turn, as this client
         saw it begin (the same for both players and every watcher, where a running total would differ). A claim on
         time, in a few words, takes the place of whose turn it is (``CLAIM: move within 24 s``, ``CLAIM: black has 24 s
@@ -171,7 +171,7 @@ class NetworkTable(Table):
         if core.proposal is not None and not core.over:  # the most wanted first: a narrow terminal cuts the end
             parts[0] += f", {END_WORD[self.kind]} offered"
         if not self.connected:
-            return ["RELAY LOST: reconnecting", *parts]
+            return [f"RELAY LOST: reconnecting; {parts[0]}", *parts[1:]]  # first, with whose turn: never dropped
         return [*parts, "relay ok"]
 
     def help(self) -> str:

@@ -518,6 +518,16 @@ def fill(buffer: Buffer, kind: GameKind, square: str, cell: str) -> None:
     buffer.set_document(Document(text, len(text)))
 
 
+def fit_parts(parts: list[str], width: int, between: int = 3) -> list[str]:
+    """A toolbar's parts that fit in ``width`` columns (``between``: the separator's width): the first (whose turn, or
+    that the relay is lost) and the last (the relay's state) always; of those between, the longest go first (a
+    player's fingerprint and clock), so that whose turn it is stays where the relay's loss comes first."""
+    parts = list(parts)
+    while len(parts) > 2 and sum(map(len, parts)) + between * (len(parts) - 1) > width:
+        del parts[max(range(1, len(parts) - 1), key=lambda index: len(parts[index]))]
+    return parts
+
+
 async def run_screen(table: Table, *, input: Input | None = None, output: Output | None = None,
                      clock: Callable[[], float] = time.monotonic, log_file: Path | None = None,
                      notes: Iterable[str] = (), mouse: bool = True, bell: bool = False) -> int:
@@ -632,7 +642,8 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
     def toolbar() -> StyleAndTextTuples:
         now = clock()
         out: StyleAndTextTuples = []
-        for part in table.status(lambda player: state.seconds(player, now)):
+        parts = fit_parts(table.status(lambda player: state.seconds(player, now)), get_app().output.get_size().columns)
+        for part in parts:
             if out:
                 out.append(("class:toolbar", " | "))
             out.append(("class:toolbar class:warning" if isinstance(part, Urgent) else "class:toolbar", part))

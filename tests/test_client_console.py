@@ -303,3 +303,16 @@ async def test_a_player_at_the_line_console_answers_a_rematch_then_asks_for_one(
     check_rematch(host, guest, game, guest.lines[second].split()[4].rstrip(","))
     assert guest.lines[third].startswith("Rematch: hosting olix game ")
     assert not any(line.startswith("Left the game") for line in guest.lines[:third])  # over: nothing to resume
+
+
+def test_the_toolbar_fits_its_terminal_and_never_loses_the_relays_state():
+    """In a narrow terminal the least wanted parts go first (the game's id, our fingerprint, the opponent's), never
+    the relay's state, nor the opponent's presence."""
+    host, guest = start("olix")
+    core = GameCore(guest)
+    whole = toolbar_text(core, {"connected": False})
+    assert len(whole) > 120 and whole.endswith(f"game {core.game_id}")
+    for width in (120, 100, 80, 60):
+        fitted = toolbar_text(core, {"connected": False}, width)
+        assert len(fitted) <= width and "relay: RECONNECTING" in fitted and "unknown" in fitted, (width, fitted)
+    assert f"you {guest.identity.public.fingerprint}" in toolbar_text(core, {"connected": True}, 120)

@@ -875,3 +875,14 @@ async def test_the_game_over_screen_asks_for_a_rematch_with_a_key_and_hands_over
             await cancelled(hosting, joining)
     check_rematch(host, guest, game, guest.lines[second].split()[4].rstrip(","))
     assert guest.lines[third].startswith("Rematch: hosting oxono game ")
+
+
+def test_a_toolbar_too_wide_for_its_terminal_keeps_whose_turn_and_the_relays_state():
+    from client.screen import fit_parts
+
+    parts = ["your move", "pink 1a2b-3c4d (you) 4:07 (+6.2s)", "black 5e6f-7a8b 3:59 here", "relay ok"]
+    assert fit_parts(parts, 200) == parts
+    assert fit_parts(parts, 60) == ["your move", "black 5e6f-7a8b 3:59 here", "relay ok"]
+    assert fit_parts(parts, 20) == ["your move", "relay ok"]  # cut by the terminal from there on, never dropped
+    lost = ["RELAY LOST: reconnecting; your move", *parts[1:3]]  # the network screen's, its relay lost
+    assert fit_parts(lost, 70) == ["RELAY LOST: reconnecting; your move", "black 5e6f-7a8b 3:59 here"]
