@@ -581,12 +581,13 @@ async def test_a_bad_seat_option_is_found_before_a_game_is_offered_or_journaled(
 
 
 @pytest.mark.parametrize("args, stdin", [
-    (["play", "oxono", "--level", "easy", "--plain"], ""),
+    (["play", "oxono", "--level", "easy", "--plain"], "help\n" * 5000),  # more than a pipe holds: it writes on
     (["engine"], "list_commands\n" * 5000),
 ], ids=["play", "engine"])
 def test_a_closed_stdout_ends_the_command_quietly(tmp_path, args, stdin):
     """``olixono play oxono --level easy --plain </dev/null | head -3``: the reader gone, the command ends without a
-    traceback, with the status a Unix tool ended by SIGPIPE has (141)."""
+    traceback, with the status a Unix tool ended by SIGPIPE has (141). (Each command is given input enough to write
+    more than a pipe holds: a short output could all be written before the reader goes, and end 0.)"""
     import subprocess
     import sys
     import threading
