@@ -25,7 +25,7 @@ import gc
 import random
 import subprocess
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +237,26 @@ class OpenBroker:
         return bare_client(self.port)
 
 
+@contextlib.asynccontextmanager
+async def open_broker_beside_an_embedded_relay(
+        tmp_path: Path) -> AsyncIterator[tuple[OpenBroker, Relay, list[asyncio.Task[Any]]]]:
+    """An open broker and an embedded relay, started, and a list for the tasks the test starts: on the way out,
+    those tasks are ended, then both relays stopped."""
+    broker = await OpenBroker(tmp_path / "open").start()
+    other: Relay | None = None
+    tasks: list[asyncio.Task[Any]] = []
+    try:
+        other = await started(tmp_path, "embedded")
+        yield broker, other, tasks
+    finally:
+        try:
+            await ended(tasks)
+        finally:
+            if other is not None:
+                await other.stop()
+            await broker.stop()
+
+
 class Stranger:
     """A hostile client of the open broker, reading the game's topics: each line a player leaves there it erases (an
     empty retained payload), replaces with other bytes, or replaces with a line signed by its own key, in turn, at
@@ -327,11 +347,7 @@ async def test_a_game_through_an_open_broker_and_another_relay_while_a_stranger_
     The open broker alone holds all of it once a player takes the finished game up again (``resume`` publishes what
     a relay lacks): what the players put back during the game is not asserted here (the stranger clears lines as
     fast as they come back: a player stops after a while, see the next test)."""
-    broker = await OpenBroker(tmp_path / "open").start()
-    other: Relay | None = None
-    tasks: list[asyncio.Task[Any]] = []
-    try:
-        other = await started(tmp_path, "embedded")
+    async with open_broker_beside_an_embedded_relay(tmp_path) as (broker, other, tasks):
         relays = Both(broker, other)
         host, guest = bot_seat(tmp_path, "host", relays, 11), bot_seat(tmp_path, "guest", relays, 12)
         hosting = asyncio.create_task(network.host(kind, host.options))
@@ -360,13 +376,6 @@ async def test_a_game_through_an_open_broker_and_another_relay_while_a_stranger_
         resumed.identity = resumed.options.identity = host.identity
         assert await bounded(network.resume(game, resumed.options), GAME_SECONDS, "resume") == 0, resumed.text()
         await whole_game_on(tmp_path, "open", broker, played)
-    finally:
-        try:
-            await ended(tasks)
-        finally:
-            if other is not None:
-                await other.stop()
-            await broker.stop()
 
 
 class Clearer:
@@ -404,13 +413,9 @@ class Clearer:
 @needs_mosquitto
 async def test_a_line_erased_once_on_an_open_broker_is_put_back_while_the_players_are_connected(tmp_path):
     """A stranger sends junk live on the host's offer topic (the broker keeps the offer: nothing is lost), then once
-    retained (the broker keeps the junk in its place), then erases one of the host's lines, and the guest's copy of it, once each, and stops, early in a long game that both
-    players play to its end connected to the broker. The open broker alone should then hold the whole game."""
-    broker = await OpenBroker(tmp_path / "open").start()
-    other: Relay | None = None
-    tasks: list[asyncio.Task[Any]] = []
-    try:
-        other = await started(tmp_path, "embedded")
+    retained (the broker keeps the junk in its place), then erases one of the host's lines, and the guest's copy of
+    it, once each, and stops, early in a long game that both players play to its end connected to the broker. The open broker alone should then hold the whole game."""
+    async with open_broker_beside_an_embedded_relay(tmp_path) as (broker, other, tasks):
         relays = Both(broker, other)
         host, guest = bot_seat(tmp_path, "host", relays, 21), bot_seat(tmp_path, "guest", relays, 22)
         hosting = asyncio.create_task(network.host("olix", host.options))
@@ -430,13 +435,6 @@ async def test_a_line_erased_once_on_an_open_broker_is_put_back_while_the_player
         assert said(host, "no more this connection") == 0  # junk the broker did not keep spent no restore
         await whole_game_on(tmp_path, "embedded", other, played)
         await whole_game_on(tmp_path, "open", broker, played)
-    finally:
-        try:
-            await ended(tasks)
-        finally:
-            if other is not None:
-                await other.stop()
-            await broker.stop()
 
 
 @needs_mosquitto
