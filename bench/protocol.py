@@ -91,7 +91,7 @@ def flood(transcript: list[str], joins: int, equivocations: int, junk: int, chat
     lines: list = [encode("resign", [("game", game), ("seq", str(rng.randrange(4, 999))), ("prev", b64(rng.randbytes(32)))], key)
                    for key in keys[:junk]]
     lines.append(transcript[0])  # the offer, then the joins while the host has not chosen, then the game
-    lines += [encode("join", [("game", game), ("seq", "1"), ("prev", offer_hash), ("terms", "rules:1"),
+    lines += [encode("join", [("game", game), ("seq", "1"), ("prev", offer_hash), ("terms", offer.value("terms")),
                               ("commit", b64(rng.randbytes(32)))], key) for key in keys[:joins]]
     lines += transcript[1:]
     liar = keys[0]
