@@ -616,7 +616,7 @@ def test_leaving_never_waits_for_a_bot_still_thinking():
 
     async def session() -> None:
         table = LocalTable("olix", vs="mcts", human="second")  # the bot moves first
-        table.bot = SlowBot()
+        table.core.bot = SlowBot()  # the core is what the screen asks to think (the table's ``bot`` only names it)
         terminal = Terminal()
         with create_pipe_input() as pipe:
             screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output()))
