@@ -24,10 +24,10 @@ from protocol.errors import RemoteProtocolError
 from protocol.events import Result
 from protocol.keys import PublicKey
 from protocol.messages import Message
-from protocol.rules import FINAL
+from protocol.rules import FINAL, clocked
 
 ANSWERS = frozenset({MessageType.MOVE, MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECLINE,
-                     MessageType.ABORT})
+                     MessageType.ABORT, MessageType.UNDO})
 """The player to move's lines that a claimant's timeout may set aside: each answers the claim (a dispute); an abort
 too, which ranks below the timeout (no abort escapes a valid claim)."""
 MAX_EARLY = 4
@@ -130,7 +130,7 @@ class Claims:
         answers: list[Answer] = []
         answered: int | None = None  # the last line that gave a turn: the one each move answers
         for move in chain:
-            if move.type is not MessageType.MOVE:
+            if not clocked(move):
                 answered = move.seq if move.type is MessageType.REVEAL else answered
                 continue
             answering, answered = answered, move.seq
@@ -160,7 +160,7 @@ class Claims:
             for seq, flag in self.flags_of(key, chain).items():
                 status = "open"
                 for line in chain[seq + 1:]:
-                    if line.type is MessageType.MOVE:
+                    if clocked(line):
                         status = "answered"
                     elif line.type is MessageType.TIMEOUT:
                         status = "closed" if line.signer == key else "conceded"

@@ -33,6 +33,8 @@ class MessageType(StrEnum):
     TIMEOUT = "timeout"
     WITNESS = "witness"
     REMATCH = "rematch"
+    TAKEBACK = "takeback"
+    UNDO = "undo"
 
 
 class Role(StrEnum):

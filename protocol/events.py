@@ -156,6 +156,28 @@ class MoveApplied:
 
 
 @dataclass(frozen=True, slots=True)
+class TakebackAsked:
+    """``player`` signed a takeback line naming the head at ``seq``: it asks to take back the last ``plies`` moves, or
+    consents to the other's asking the same; ``plies`` 0: it refuses the other's. It changes nothing by itself: the
+    player to move's undo does (:class:`MovesTakenBack`)."""
+
+    player: str
+    plies: int
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class MovesTakenBack:
+    """``player`` (the player to move) signed the undo at ``seq`` that took back the last ``plies`` moves, which the
+    other consented to: ``moves`` of them, by their text, last first. The board is as it was before them."""
+
+    seq: int
+    player: str
+    plies: int
+    moves: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class EndProposed:
     """``player`` proposes to end the game (Olix: scored now; Oxono: a draw); it stands until answered or withdrawn."""
 
@@ -273,7 +295,8 @@ class ResyncNeeded:
 
 Event = (LineApplied | OfferReceived | JoinRequested | GuestAccepted | GameStarted | MoveApplied | EndProposed
          | ProposalWithdrawn | EndDeclined | ChatReceived | PresenceChanged | GameOver | Superseded | LineRejected
-         | EquivocationDetected | ConfirmationReceived | ResyncNeeded | ClaimVoided | RematchAsked)
+         | EquivocationDetected | ConfirmationReceived | ResyncNeeded | ClaimVoided | RematchAsked | TakebackAsked
+         | MovesTakenBack)
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,16 +53,18 @@ from protocol.events import (
     RematchAsked,
     LineRejected,
     MoveApplied,
+    MovesTakenBack,
     OfferReceived,
     PresenceChanged,
     ProposalWithdrawn,
     Result,
     ResyncNeeded,
     Superseded,
+    TakebackAsked,
 )
 from protocol.evidence import Evidence, ForfeitPoint
 from protocol.keys import Identity, PublicKey
-from protocol.messages import VERSION, Message, decode, line_hash
+from protocol.messages import VERSION, Message, consents, decode, line_hash
 from protocol.seating import Seated, Seating
 from protocol.waiting import WaitingRoom
 from protocol.witness import Witnesses
@@ -80,6 +82,8 @@ from protocol.rules import (
     SIDE_LINES,
     Sender,
     UNSEEN,
+    begins_turn,
+    clocked,
     refused_on_sight,
     State,
     check_terms,
@@ -122,6 +126,8 @@ class Receiver:
         self._superseded: dict[str, Message] = {}
         self._chats: dict[PublicKey, tuple[int, str]] = {}  # each seated key's chat head: (seq, hash)
         self._rematches: dict[PublicKey, Message] = {}  # each player's rematch line (one a player), once the game is over
+        self._takebacks: dict[PublicKey, Message] = {}  # each player's latest takeback line, by the head it names
+        self._undone: dict[str, list[Any]] = {}  # the moves each undo on the chain took back, by its hash, last first
         self._presence: dict[PublicKey, tuple[int, bool]] = {}  # each seated key's latest presence: (seq, here)
         self._relay_runners: set[PublicKey] = set()  # the seated keys that said a relay of the game runs in their program
         self._confirms: dict[PublicKey, dict[int, Message]] = {}  # each seated key's confirmations, by number
@@ -309,7 +315,7 @@ class Receiver:
         """:attr:`late_move` and the flag claim it came after."""
         head = self._chain[-1] if self._chain else None
         me = self.identity.public if self.identity is not None else None
-        if me is None or head is None or head.type is not MessageType.MOVE or head.signer == me \
+        if me is None or head is None or not clocked(head) or head.signer == me \
                 or self._forfeited_at is not None or self._evidence.signed(me, head.slot):
             return None
         if MessageType.CONFIRM in self._evidence.said(me, head.seq):
@@ -321,7 +327,7 @@ class Receiver:
     def _turn_began(self, seq: int) -> Message | None:
         """The line that began the turn in which the line at ``seq`` is sent: the last move or reveal before it."""
         for line in reversed(self._chain[:seq]):
-            if line.type in (MessageType.MOVE, MessageType.REVEAL):
+            if begins_turn(line):
                 return line
         return None
 
@@ -346,7 +352,7 @@ class Receiver:
         if self.clock is None or self.clock.days or state.seats is None or self._board is None:
             return remaining
         player = self._board.PLAYERS[state.turn]
-        moves = [line.seq for line in self._chain if line.type is MessageType.MOVE]
+        moves = [line.seq for line in self._chain if clocked(line)]
         unexplained = sum(answer.unexplained or 0 for ply, (seq, answer) in enumerate(zip(moves, self.answers()))
                           if seq < began + 1 and answer.player == player and self._charged(ply))
         return max(0, remaining - unexplained)
@@ -574,6 +580,9 @@ class Receiver:
             self._claims.check_move(message, state.clocks[state.turn] if state.clocks is not None else None,
                                     self._free_first(state))
             return move
+        if kind == MessageType.UNDO:
+            self._check_undo(message, state)
+            return None
         mine = state.turn if sender is Sender.ACTOR else 1 - state.turn
         if kind == MessageType.TIMEOUT:
             began = self._turn_began(message.seq)
@@ -597,6 +606,28 @@ class Receiver:
         if kind in (MessageType.AGREE, MessageType.DECLINE) and state.proposal != 1 - mine:
             raise RemoteProtocolError(Code.WRONG_SEAT, f"{kind} answers the other player's proposal, and none is open")
         return None
+
+    def _check_undo(self, message: Message, state: State) -> None:
+        """An undo takes back one or two moves, none of either player's first, with the other player's consent (its
+        signature of the takeback line the undo names, :func:`protocol.messages.consents`); one of one move is on the
+        clock as a move is, one of two leaves the turn (and its clock) where it is, once a turn."""
+        board, plies = self._board, message.plies
+        assert board is not None and state.seats is not None
+        if plies == 0:
+            raise RemoteProtocolError(Code.BAD_FIELD, "an undo takes back 1 or 2 moves (plies=0 is a takeback line's refusal)")
+        if len(board.move_stack) - plies < 2:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "each player's first move stays: no undo takes it back")
+        if plies == 2 and MessageType.UNDO in state.remarks:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "an undo of two moves is allowed once a turn")
+        waiter = state.seats[1 - state.turn]
+        if not consents(message, waiter):
+            raise RemoteProtocolError(Code.BAD_SIGNATURE, f"consent= is not {waiter.fingerprint}'s signature of a "
+                                                          f"takeback of {plies} naming seq {message.seq - 1}")
+        if plies == 1:
+            self._claims.check_move(message, state.clocks[state.turn] if state.clocks is not None else None)
+        elif message.get("think") is not None or message.get("left") is not None:
+            raise RemoteProtocolError(Code.BAD_CLOCK, "an undo of two moves leaves the turn, and its clock, where it "
+                                                      "is: it carries no think= or left=")
 
     def _check_move(self, text: str) -> object:
         """The legal move ``text`` spells in canonical form, or :class:`RemoteProtocolError`."""
@@ -1063,6 +1094,10 @@ class Receiver:
         if message.type is MessageType.MOVE:
             assert self._board is not None
             self._board.pop()
+        elif message.type is MessageType.UNDO:
+            assert self._board is not None
+            for move in reversed(self._undone.pop(message.hash)):
+                self._board.push(move)
 
     def _advance(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
         """The state after ``message`` (and the board moved, for a move): its type's transition (:data:`TRANSITIONS`)."""
@@ -1072,7 +1107,7 @@ class Receiver:
         board = self._board
         assert board is not None and state.seats is not None
         board.push(move)
-        events.append(MoveApplied(message.seq, board.PLAYERS[state.turn], message.move, state.moves + 1))
+        events.append(MoveApplied(message.seq, board.PLAYERS[state.turn], message.move, len(board.move_stack)))
         clocks = state.clocks
         if clocks is not None:
             left = int(message.value("left"))
@@ -1083,6 +1118,24 @@ class Receiver:
                          clocks=clocks)
         return state._replace(turn=1 - state.turn, moves=state.moves + 1, remarks=frozenset(), phase=Phase.OVER,
                               result=self._ruled(outcome, state.seats, None), clocks=clocks)
+
+    def _taken_back(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+        """An undo: the board as it was before the last ``plies`` moves. Of one, the turn goes to the player whose move
+        it took back (a new turn: the undo is on the actor's clock as a move is); of two, it stays with the actor, whose
+        clock runs on."""
+        board, plies = self._board, message.plies
+        assert board is not None
+        popped = [board.pop() for _ in range(plies)]
+        self._undone[message.hash] = popped
+        events.append(MovesTakenBack(message.seq, board.PLAYERS[state.turn], plies,
+                                     tuple(move.text() for move in popped if move is not None)))
+        if plies == 2:
+            return state._replace(remarks=state.remarks | {MessageType.UNDO})
+        clocks = state.clocks
+        if clocks is not None:
+            left = int(message.value("left"))
+            clocks = (left, clocks[1]) if state.turn == 0 else (clocks[0], left)
+        return state._replace(turn=1 - state.turn, moves=state.moves + 1, remarks=frozenset(), clocks=clocks)
 
     def _joined(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
         return state  # the guest's join changes nothing until the host accepts it
@@ -1263,9 +1316,9 @@ class Receiver:
         receipted = self._line_named(message)
         if not isinstance(receipted, Message):
             return receipted
-        if receipted.type not in (MessageType.MOVE, MessageType.REVEAL) or receipted.signer == key:
-            raise RemoteProtocolError(Code.WRONG_SEAT, "a receipt is of the other player's move, or the host's of the "
-                                                       "reveal")
+        if not begins_turn(receipted) or receipted.signer == key:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "a receipt is of the other player's move (or undo of one), or "
+                                                       "the host's of the reveal")
         return self._by_line(message, events)
 
     def _acknowledge(self, message: Message, events: list[Event]) -> None:
@@ -1314,6 +1367,11 @@ class Receiver:
         self._unseated(message)  # kept, or refused
         return False
 
+    def _players_line_named(self, message: Message) -> Message | list[str]:
+        """:meth:`_line_named` for a seated player's line (a rematch or takeback line); else it is kept until its
+        seat is known, or refused (:meth:`_of_a_player`)."""
+        return self._line_named(message) if self._of_a_player(message) else []
+
     def _line_named(self, message: Message) -> Message | list[str]:
         """The chain line a seated player's line beside the chain names (a receipt, a flag claim: by ``seq`` and
         ``prev``); else the line is kept until that line is known."""
@@ -1341,7 +1399,7 @@ class Receiver:
             after = self._before[began.seq + 1]
         else:  # the head: the state after it (before a forfeit that cut the record there, in every order)
             after = self._forfeit_base if self._forfeited_at is not None else self._state
-        if began.type not in (MessageType.MOVE, MessageType.REVEAL) or after.phase is not Phase.PLAYING:
+        if not begins_turn(began) or after.phase is not Phase.PLAYING:
             raise RemoteProtocolError(Code.WRONG_SEAT, "a flag claim names the move or reveal that began a turn of the "
                                                        "game")
         assert after.seats is not None
@@ -1434,13 +1492,13 @@ class Receiver:
             return remaining
         mover, start, beyond, ply = state.seats[state.turn], None, 0, 0
         for line in self._chain[:began + 1]:
-            if line.type is MessageType.MOVE and line.signer == mover and start is not None and self._charged(ply):
+            if clocked(line) and line.signer == mover and start is not None and self._charged(ply):
                 took = self._witnesses.duration(start.hash, line.hash)
                 if took is not None:
                     beyond += max(0, took - int(line.value("think")) - LAG_MOST_MS - SLACK_MS)
-            if line.type is MessageType.MOVE:
+            if clocked(line):
                 ply += 1
-            if line.type in (MessageType.MOVE, MessageType.REVEAL):
+            if begins_turn(line):
                 start = line
         return max(0, remaining - beyond)
 
@@ -1522,9 +1580,7 @@ class Receiver:
         game and is no part of its transcript (like presence): a receiver keeps each player's first, kept until the
         line it names has come, and refuses it while the game is not over there, or once its signer asked already."""
         key = message.signer
-        if not self._of_a_player(message):
-            return []
-        named = self._line_named(message)
+        named = self._players_line_named(message)
         if not isinstance(named, Message):
             return named
         if not self.over or named is not self._chain[-1]:
@@ -1540,6 +1596,43 @@ class Receiver:
         self._rematches[key] = message
         self._remember(message)
         events.append(RematchAsked(key, message.next_game, message))
+        return []
+
+    # -- takeback -----------------------------------------------------------------------
+    def takeback_of(self, key: PublicKey) -> Message | None:
+        """``key``'s takeback line naming the chain's head while the game is played (``None``: none; one naming an
+        earlier head lapsed when the game went on)."""
+        line, head = self._takebacks.get(key), self.head
+        if line is None or head is None or self._state.phase is not Phase.PLAYING or line.prev != head.hash:
+            return None
+        return line
+
+    def _takeback_line(self, message: Message, events: list[Event]) -> list[str]:
+        """A player asks to take back the last moves, consents to the other's asking the same, or refuses it
+        (``plies=0``), naming the chain's head. It never changes the game by itself and is no part of its transcript:
+        the player to move's undo carries the other's signature of it (``PROTOCOL.md`` §3, "A takeback"). A receiver
+        keeps each player's one line for the head (the first: a takeback line decides nothing, so which one counts
+        may differ between receivers); one naming an earlier head lapsed and is kept silently."""
+        key = message.signer
+        named = self._players_line_named(message)
+        if not isinstance(named, Message):
+            return named
+        self._remember(message)
+        if named is not self._chain[-1]:
+            return []
+        if self._state.phase is not Phase.PLAYING:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "a takeback is asked for while the game is played")
+        board = self._board
+        assert board is not None
+        if message.plies and len(board.move_stack) - message.plies < 2:
+            raise RemoteProtocolError(Code.WRONG_SEAT, "each player's first move stays: no takeback reaches it")
+        earlier = self._takebacks.get(key)
+        if earlier is not None and earlier.prev == message.prev:
+            if earlier.line == message.line:
+                return []
+            raise RemoteProtocolError(Code.WRONG_SEAT, "one takeback line a player for each head of the chain")
+        self._takebacks[key] = message
+        events.append(TakebackAsked(self.player_of(key) or "", message.plies, message.seq))
         return []
 
     # -- what a receiver keeps ----------------------------------------------------------
@@ -1589,6 +1682,7 @@ TRANSITIONS: dict[MessageType, Transition] = {
     MessageType.ABORT: Receiver._aborted,
     MessageType.AGREE: Receiver._agreed,
     MessageType.TIMEOUT: Receiver._timed_out,
+    MessageType.UNDO: Receiver._taken_back,
 }
 """Each main-chain message type's transition: the state after a line of it (the table says who may send it)."""
 BESIDE_THE_CHAIN: dict[MessageType, Callable[[Receiver, Message, list[Event]], list[str]]] = {
@@ -1600,6 +1694,7 @@ BESIDE_THE_CHAIN: dict[MessageType, Callable[[Receiver, Message, list[Event]], l
     MessageType.JOIN: Receiver._join,
     MessageType.WITNESS: Receiver._witness_line,
     MessageType.REMATCH: Receiver._rematch_line,
+    MessageType.TAKEBACK: Receiver._takeback_line,
 }
 """The lines judged beside the main chain's table, once the offer is in: each type's handler (the offer's is
 :meth:`Receiver._offer`); it returns the tokens whose waiting lines it may unblock."""

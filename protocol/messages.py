@@ -75,19 +75,22 @@ _PATTERNS = {
     "text": "(?:[A-Za-z0-9._~-]|%[0-9A-F]{2}){1,1500}",
     "time": "0|[1-9][0-9]{0,12}",
     "lines": f"{B64_32}(?:\\.{B64_32}){{0,{MAX_WITNESSED - 1}}}",
+    "plies": "[0-2]",
+    "consent": B64_64,
 }
 _VALUE = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 _BINARY = {"game": GAME_ID_BYTES, "next": GAME_ID_BYTES, "prev": HASH_BYTES, "commit": HASH_BYTES, "nonce": TOKEN_BYTES,
-           "salt": TOKEN_BYTES, "secret": TOKEN_BYTES, "invite": KEY_BYTES, "guest": KEY_BYTES}
+           "salt": TOKEN_BYTES, "secret": TOKEN_BYTES, "invite": KEY_BYTES, "guest": KEY_BYTES,
+           "consent": SIGNATURE_BYTES}
 KEY_FIELDS = ("invite", "guest")
 """Fields whose value is a public key: decoded once into :attr:`Message.peer`."""
 
 _CHAIN = ("game", "seq", "prev")
 NUMBERED_APART = frozenset({MessageType.CHAT, MessageType.CONFIRM, MessageType.RECEIPT, MessageType.FLAG,
-                            MessageType.WITNESS})
+                            MessageType.WITNESS, MessageType.TAKEBACK})
 """Types whose lines sit beside the chain, each signer's numbered on its own (``chat-<n>``, ``confirm-<n>``,
 ``witness-<n>``; a receipt by the sequence number of the line it acknowledges, ``receipt-<n>``; a flag claim by the
-line that began the turn it claims, ``flag-<n>``)."""
+line that began the turn it claims, ``flag-<n>``; a takeback line by the chain's head it names, ``takeback-<n>``)."""
 SCHEMAS: dict[str, tuple[str, ...]] = {
     MessageType.OFFER: ("kind", "nonce", "terms", "at", "invite?"),
     MessageType.JOIN: (*_CHAIN, "terms", "commit"),
@@ -109,6 +112,8 @@ SCHEMAS: dict[str, tuple[str, ...]] = {
     MessageType.TIMEOUT: (*_CHAIN, "sent?", "flagged?", "now?"),
     MessageType.WITNESS: (*_CHAIN, "time", "lines"),
     MessageType.REMATCH: (*_CHAIN, "next"),
+    MessageType.TAKEBACK: (*_CHAIN, "plies"),
+    MessageType.UNDO: (*_CHAIN, "plies", "think?", "left?", "consent"),
 }
 """Each message type's fields (keyed by :class:`MessageType`) in their fixed order; ``?`` marks an optional field."""
 
@@ -395,8 +400,28 @@ class Message:
         """A claimant's timeout's ``flagged=``: when its signer signed the flag claim it ends the game on."""
         return self._number("flagged")
 
+    @property
+    def plies(self) -> int:
+        """A takeback line's or an undo's ``plies=``: how many of the last moves it takes back (a takeback line's 0:
+        it refuses the other player's)."""
+        return int(self.value("plies"))
+
     def __repr__(self) -> str:
         return f"Message({self.type} seq={self.seq} by {self.signer.fingerprint})"
+
+
+def consent_line(undo: Message, waiter: PublicKey) -> str:
+    """The takeback line whose signature an undo carries (``consent=``): ``waiter``'s, naming the head the undo
+    follows (its ``seq - 1`` and ``prev``) and the same ``plies``. A receiver rebuilds it to check the consent: an undo
+    is thus verified from the chain alone (``PROTOCOL.md`` §3, "A takeback")."""
+    fields = (("game", undo.game), ("seq", str(undo.seq - 1)), ("prev", undo.prev), ("plies", undo.value("plies")))
+    return f"{_unsigned(MessageType.TAKEBACK, fields, waiter.text)} sig={undo.value('consent')}"
+
+
+def consents(undo: Message, waiter: PublicKey) -> bool:
+    """Whether ``undo``'s ``consent=`` is ``waiter``'s signature of the takeback line it names (:func:`consent_line`)."""
+    unsigned = consent_line(undo, waiter).rsplit(" sig=", 1)[0]
+    return waiter.verify(unb64(undo.value("consent"), SIGNATURE_BYTES), unsigned.encode("utf-8"))
 
 
 def _unsigned(type_: str, fields: Iterable[tuple[str, str]], by_text: str) -> str:

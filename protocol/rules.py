@@ -11,7 +11,8 @@ every receiver whatever the order of arrival:
     accepted  guest    reveal, abort (walks away: the host wins by forfeit)     2
               host     claim (the guest never revealed: forfeit)                  1
     playing   actor    move, propose, withdraw, decline (the turn stays),       1
-                       abort (the first seat, before its move)
+                       abort (the first seat, before its move),
+                       undo (a takeback the other consented to)
                        agree, resign, timeout (concedes on time)                 3
               waiter   timeout (its flag claim went unanswered)                   2
                        resign                                                     4
@@ -105,7 +106,8 @@ RULES: dict[Phase, dict[Sender, dict[str, int]]] = {
     Phase.ACCEPTED: {Sender.GUEST: {MessageType.REVEAL: 2, MessageType.ABORT: 2}, Sender.HOST: {MessageType.CLAIM: 1}},
     Phase.PLAYING: {
         Sender.ACTOR: {MessageType.MOVE: 1, MessageType.PROPOSE: 1, MessageType.WITHDRAW: 1, MessageType.DECLINE: 1,
-                       MessageType.AGREE: 3, MessageType.RESIGN: 3, MessageType.TIMEOUT: 3, MessageType.ABORT: 1},
+                       MessageType.AGREE: 3, MessageType.RESIGN: 3, MessageType.TIMEOUT: 3, MessageType.ABORT: 1,
+                       MessageType.UNDO: 1},
         Sender.WAITER: {MessageType.RESIGN: 4, MessageType.TIMEOUT: 2},
     },
     Phase.OVER: {},
@@ -117,8 +119,20 @@ FINAL = frozenset({MessageType.AGREE, MessageType.RESIGN, MessageType.ABORT, Mes
 REMARKS = frozenset({MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECLINE})
 """Main-chain lines that leave the turn with the actor (each at most once a turn)."""
 SIDE_LINES = frozenset({MessageType.OFFER, MessageType.JOIN, MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM,
-                        MessageType.RECEIPT, MessageType.FLAG, MessageType.REMATCH})
+                        MessageType.RECEIPT, MessageType.FLAG, MessageType.REMATCH, MessageType.TAKEBACK})
 """Types that are not judged by the table of the main chain."""
+
+
+def clocked(line: Message) -> bool:
+    """Whether ``line`` ends its signer's turn on the clock: a move, or an undo of one ply, which hands the turn to the
+    player whose move it takes back (``PROTOCOL.md`` §3, "A takeback"). In a timed game such a line carries ``think``
+    and ``left``, the other player receipts it, and a flag claim against the turn it ends is answered by it."""
+    return line.type is MessageType.MOVE or (line.type is MessageType.UNDO and line.plies == 1)
+
+
+def begins_turn(line: Message) -> bool:
+    """Whether ``line`` begins a turn of the game: a :func:`clocked` line, or the reveal (the first turn)."""
+    return line.type is MessageType.REVEAL or clocked(line)
 
 
 def acknowledged(line: Message) -> int | None:

@@ -19,7 +19,8 @@ from protocol.events import EquivocationDetected, Event, LineApplied, LineReject
 from protocol.keys import Identity, PublicKey, random_token
 from protocol.messages import MAX_WITNESSED, Message, check_text, decode, encode, encode_text
 from protocol.judge import Receiver
-from protocol.rules import CONFIRMED, DEFAULT_TERMS, FINAL, MAX_CHAT_LINES, MAX_CONFIRMS, SIDE_LINES, Phase, State, commitment
+from protocol.rules import (CONFIRMED, DEFAULT_TERMS, FINAL, MAX_CHAT_LINES, MAX_CONFIRMS, SIDE_LINES, Phase, State,
+                            begins_turn, commitment)
 from protocol.topics import topic_for
 
 
@@ -92,8 +93,7 @@ class GameSession(Receiver):
             raise LocalProtocolError("an untimed game has no receipts")
         chain = self._chain
         line = chain[seq] if 0 < seq < len(chain) else None
-        if line is None or self.role_of(me) is None or line.type not in (MessageType.MOVE, MessageType.REVEAL) \
-                or line.signer == me:
+        if line is None or self.role_of(me) is None or not begins_turn(line) or line.signer == me:
             raise LocalProtocolError(f"seq {seq} is neither the other player's move nor the reveal: nothing to receipt")
         if self._claims.kept(MessageType.RECEIPT, me, seq) is not None:
             return None
@@ -243,9 +243,10 @@ class GameSession(Receiver):
         if self.identity is None or kind == MessageType.CHAT:
             return None
         last = self._evidence.last(self.identity.public)
-        same = extra[:1] if kind == MessageType.MOVE else extra  # a move asked again: its time was measured anew
+        timed = kind in (MessageType.MOVE, MessageType.UNDO)
+        same = extra[:1] if timed else extra  # a move (an undo) asked again: its time was measured anew
         if last is None or last.type != kind or last.fields[3:3 + len(same)] != tuple(same) \
-                or (kind != MessageType.MOVE and len(last.fields) != 3 + len(extra)):
+                or (not timed and len(last.fields) != 3 + len(extra)):
             return None
         if last is self.head or last.type in FINAL or last.hash in self._superseded:
             return Outgoing(last.line, last, topic_for(last), ())
@@ -365,6 +366,60 @@ class GameSession(Receiver):
                 raise LocalProtocolError("cannot move: your time ran out", reason="your time ran out") from None
             fields += [("think", str(think_ms)), ("left", str(left))]
         return self._send(MessageType.MOVE, fields)
+
+    def takeback(self, plies: int) -> Outgoing:
+        """Sign the local player's takeback line naming the chain's head: it asks to take back the last ``plies``
+        moves (1 or 2), consents to the other's asking the same, or refuses the other's (0). It changes nothing by
+        itself: the player to move's :meth:`undo` does, carrying the other's. One line a player a head: asked again,
+        the same line."""
+        me = self._me()
+        board, head = self._board, self.head
+        if self.role_of(me) is None or board is None or head is None:
+            raise LocalProtocolError("only the players ask for a takeback")
+        if self.phase is not Phase.PLAYING:
+            raise LocalProtocolError("a takeback is asked for while the game is played")
+        if plies not in (0, 1, 2):
+            raise LocalProtocolError("a takeback is of 1 or 2 moves (0 refuses one)")
+        earlier = self.takeback_of(me)
+        if earlier is not None:
+            if earlier.plies == plies:
+                return Outgoing(earlier.line, earlier, topic_for(earlier), ())
+            raise LocalProtocolError("you answered a takeback here already" if earlier.plies == 0 or plies == 0 else
+                                     f"you asked for a takeback of {earlier.plies} here already")
+        if plies and len(board.move_stack) - plies < 2:
+            raise LocalProtocolError("each player's first move stays: there is no move to take back yet")
+        if plies == 0 and self.takeback_of(self._other(me)) is None:
+            raise LocalProtocolError("your opponent asked for no takeback here: nothing to refuse")
+        fields = [("game", self.game_id or ""), ("seq", str(head.seq)), ("prev", head.hash), ("plies", str(plies))]
+        return self._publish(encode(MessageType.TAKEBACK, fields, self._identity()))
+
+    def undo(self, think_ms: int | None = None) -> Outgoing:
+        """Sign the undo the other player's takeback line naming the head asks for or consents to (the local player
+        is to move): it takes back that many moves. In a timed game an undo of one move is on this player's clock as a
+        move is (``think_ms``, as :meth:`move`'s); one of two leaves the turn, and the clock, running."""
+        me, state = self._me(), self._state
+        if state.phase is not Phase.PLAYING or state.seats is None or self._actor(state) != me:
+            raise LocalProtocolError("the player to move signs the undo, on their turn")
+        consent = self.takeback_of(state.seats[1 - state.turn])
+        if consent is None or consent.plies == 0:
+            raise LocalProtocolError("your opponent asked for or agreed to no takeback of this position")
+        fields = [("plies", str(consent.plies))]
+        if consent.plies == 1 and self.clock is not None and state.clocks is not None:
+            if not isinstance(think_ms, int) or isinstance(think_ms, bool) or think_ms < 0:
+                raise LocalProtocolError(f"an undo of a {self.clock.text()} game needs its thinking time, in whole ms")
+            try:
+                left = self.clock.after(state.clocks[state.turn], think_ms)
+            except ValueError:
+                raise LocalProtocolError("cannot undo: your time ran out", reason="your time ran out") from None
+            fields += [("think", str(think_ms)), ("left", str(left))]
+        fields.append(("consent", consent.line.rsplit(" sig=", 1)[1]))
+        return self._send(MessageType.UNDO, fields)
+
+    def _other(self, key: PublicKey) -> PublicKey:
+        """The other seated key."""
+        host, guest = self._host, self._state.guest
+        assert host is not None and guest is not None
+        return guest if key == host else host
 
     def propose(self) -> Outgoing:
         """Propose to end the game (Olix: scored as it stands; Oxono: a draw); it stands until answered or withdrawn."""

@@ -17,6 +17,7 @@ from protocol_helpers import HOST, NONCE
 
 GAME = "Z2FtZS1nYW1lLWdhbWUtZw"
 HASH = b64(bytes(range(32)))
+SIG = b64(HOST.sign(b"a takeback line"))
 CASES = [
     ("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1"), ("at", "1790000000")]),
     ("offer", [("kind", "olix"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("at", "1"), ("invite", HOST.public.text)]),
@@ -40,6 +41,10 @@ CASES = [
                  ("now", "331005")]),
     ("witness", [("game", GAME), ("seq", "1"), ("prev", HASH), ("time", "0"), ("lines", HASH)]),
     ("rematch", [("game", GAME), ("seq", "41"), ("prev", HASH), ("next", GAME)]),
+    ("takeback", [("game", GAME), ("seq", "9"), ("prev", HASH), ("plies", "0")]),
+    ("undo", [("game", GAME), ("seq", "10"), ("prev", HASH), ("plies", "2"), ("consent", SIG)]),
+    ("undo", [("game", GAME), ("seq", "10"), ("prev", HASH), ("plies", "1"), ("think", "0"), ("left", "1000"),
+              ("consent", SIG)]),
     ("witness", [("game", GAME), ("seq", "12"), ("prev", HASH), ("time", "1790000000123"),
                  ("lines", f"{HASH}.{GAME}AAAAAAAAAAAAAAAAAAAAA")]),
     ("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", f"clock:60+0,rules:1,witness:{HOST.public.text}"),

@@ -205,6 +205,27 @@ class _Timeline:
         timed = mover.clock is not None
         out = mover.move(rng.choice(sorted(m.text() for m in mover.board.legal_moves())),
                          think_ms=(thought if said is None else said) if timed else None)
+        return self._sent(name, other, out)
+
+    def take_back(self, asker: str, plies: int, thought: int) -> Outgoing:
+        """``asker`` asks to take back ``plies`` moves, the other consents (if it is to move, by its undo), and the
+        player to move signs the undo ``thought`` ms after its turn began."""
+        name, other = self.names()
+        asked = self.sessions[asker].takeback(plies)
+        self.sessions["host" if asker == "guest" else "guest"].receive(asked.line)
+        if asker == name:
+            self.sessions[name].receive(self.sessions[other].takeback(plies).line)
+        mover = self.sessions[name]
+        self.now = self.seen[name] + thought
+        out = mover.undo(think_ms=thought)
+        if plies == 2:  # the turn stays, and its clock runs on
+            self.sessions[other].receive(out.line)
+            return out
+        return self._sent(name, other, out)
+
+    def _sent(self, name: str, other: str, out: Outgoing) -> Outgoing:
+        """``name``'s line that ends its turn left it: the other verifies and receipts it."""
+        timed = self.sessions[name].clock is not None
         self.sent[name] = self.now
         self.sessions[other].receive(out.line)
         self.seen[other] = self.now + self.DELAY
@@ -306,6 +327,25 @@ def _first_moves_free() -> GameSession:
     return line.host
 
 
+def _took_back_by_agreement() -> GameSession:
+    """A 1+2 Olix game under ``rules:2`` on the timeline with two takebacks: after four moves the player who just moved
+    asks for its move back and the other's undo gives it (on the undoer's clock, as a move is, and receipted); two
+    moves later the player to move asks for its last move and the reply, the other consents, and its undo leaves the
+    turn, and its clock, running; then two more moves, and the first player resigns."""
+    line = _Timeline("clock:60+2,rules:2")
+    rng = random.Random(37)
+    for _ in range(4):
+        line.play(rng, rng.choice([700, 2500, 4000]))
+    line.take_back(line.names()[1], 1, 1_500)
+    for _ in range(3):
+        line.play(rng, rng.choice([700, 2500, 4000]))
+    line.take_back(line.names()[0], 2, 2_000)
+    for _ in range(2):
+        line.play(rng, rng.choice([700, 2500, 4000]))
+    line.host.receive(line.sessions[line.names()[0]].resign().line)
+    return line.host
+
+
 def _no_first_move(moves: int) -> Callable[[], GameSession]:
     """A 1+0 Olix game under ``rules:2`` on the timeline: ``moves`` moves (0: the first player never moves; 1: the
     second never answers), then the player to move is silent. Its opponent claims once the 30 s a first move has and
@@ -371,6 +411,7 @@ GAMES: dict[str, Callable[[], GameSession]] = {
     "olix-witnessed-claim-answered-late": _witnessed("late"),
     "olix-witnessed-claim-voided": _witnessed("early"),
     "olix-first-moves-free": _confirmed(_first_moves_free),
+    "olix-took-back-by-agreement": _confirmed(_took_back_by_agreement),
     "olix-no-first-move-aborted": _confirmed(_no_first_move(0)),
     "olix-no-second-first-move-aborted": _confirmed(_no_first_move(1)),
 }
