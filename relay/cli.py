@@ -243,7 +243,7 @@ def add_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
 
 ID_OR_KEY = re.compile(r"-[A-Za-z0-9_-]{21}(?:[A-Za-z0-9_-]{21})?")
 """A game id (22 characters) or a public key (43) that begins with ``-``: about one in 64 does."""
-ID_OPTIONS = frozenset({"--invite"})
+ID_OPTIONS = frozenset({"--invite", "--witness"})
 """Options whose value is a key."""
 
 
