@@ -176,6 +176,7 @@ class SessionTarget:
             "text": encode_text(source.rest(20).decode("utf-8", "replace")) or "hi",
             "state": source.choice(["here", "gone"]), "final": source.choice(hashes),
             "result": source.choice(["1-0", "0-1", "draw", "x"]),
+            "plies": str(source.number(3)), "consent": source.choice([line[-86:] for line in self.lines] + ["A" * 86]),
             "next": "bmV4dC1nYW1lLW5leHQtZw",  # a rematch line's next game (none drawn: the draws above stay as they were)
         }
         fields = [(name.rstrip("?"), values[name.rstrip("?")]) for name in SCHEMAS[kind]
