@@ -113,6 +113,10 @@ COMMANDS: tuple[Command, ...] = (
             refusal=NO_HINT),
     Command("undo", {Mode.LOCAL: "take back the last move (against a bot: your last move and its reply)"},
             IntentKind.UNDO),
+    Command("takeback", {Mode.PLAYER: "ask your opponent to take back your last move (on your turn: yours and their "
+                                      "reply); or agree to theirs. takeback no refuses it"},
+            IntentKind.TAKEBACK, usage="[no]", refusal="takeback is for the players of a network game: at one "
+                                                      "terminal, undo"),
     Command("resign", {Mode.PLAYER: "give up the game (at any moment): your opponent wins",
                        Mode.LOCAL: "give up the game"}, IntentKind.RESIGN),
     Command(END, dict.fromkeys((Mode.PLAYER, Mode.LOCAL), ""), IntentKind.PROPOSE),
@@ -259,6 +263,10 @@ def parse(text: str, game: Game) -> Typed:
         if not rest.strip():
             return Typed(problem="say what? Type say and your message, e.g. say good game")
         return Typed(Intent(IntentKind.CHAT, rest.strip()))
+    if name == "takeback" and rest.strip():
+        if rest.strip().lower() != "no" or mode_of(game) is not Mode.PLAYER:
+            return Typed(problem="takeback asks for a takeback or agrees to one; takeback no refuses it")
+        return Typed(Intent(IntentKind.TAKEBACK, "no"))
     if name in END_WORD.values() and kind is not None and name != END_WORD[kind]:
         return Typed(problem=f"{name} is not an {kind} command: type {END_WORD[kind]} to propose ending the game")
     command = _BY_NAME.get(_ALIASES[name]) if name in _ALIASES else _BY_NAME.get(name) if name != END else None

@@ -50,7 +50,7 @@ from client.words import (
     shown_now,
     ticking,
 )
-from protocol import GameOver, GameStarted, MoveApplied, Phase, Superseded
+from protocol import GameOver, GameStarted, MoveApplied, MovesTakenBack, Phase, Superseded
 
 
 TICK = 0.5
@@ -180,7 +180,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             if text is not None:
                 out(text)
             board = core.board
-            if isinstance(event, (GameStarted, MoveApplied, Superseded)) and board is not None:
+            if isinstance(event, (GameStarted, MoveApplied, MovesTakenBack, Superseded)) and board is not None:
                 out(board_text(board))
             if isinstance(event, GameOver):
                 out(finished_text(event.result.sentence(), core.game_id, core.reach))  # the command on a line of its own

@@ -51,6 +51,7 @@ from protocol import (
     Phase,
     PublicKey,
     RematchAsked,
+    TakebackAsked,
     Result,
     ResyncNeeded,
     Superseded,
@@ -59,7 +60,7 @@ from protocol import (
     topic_for,
 )
 from protocol.clock import Answer, TimeControl, answer_window, claim_after, dispute_bound
-from protocol.rules import DEFAULT_TERMS, rematch_terms, witness_term
+from protocol.rules import DEFAULT_TERMS, begins_turn, rematch_terms, witness_term
 
 
 ORIGIN_MS = 365 * 24 * 3600 * 1000
@@ -160,10 +161,7 @@ class Step:
     """The session asks for the game's lines again (subscribe once more: the relay resends what it retains)."""
 
 
-_TURN_LINES = (MessageType.MOVE, MessageType.REVEAL)
-"""The lines that give the turn, which a timed game's players receipt."""
-
-NO_UNDO = "a network game has no undo: its moves are signed, and stand"
+NO_UNDO = "a network game's moves are signed: ask your opponent to take one back with takeback"
 
 
 WITNESS_MARGIN_MS = 2000
@@ -332,10 +330,9 @@ class GameCore:
         return self.session.moves
 
     def played(self) -> list[tuple[str, str]]:
-        """``(player, move)`` for every move of the verified record, in order."""
+        """``(player, move)`` for every move on the board, in order (not those taken back by agreement)."""
         session = self.session
-        return [(session.player_of(message.signer) or "?", message.move)
-                for message in session.chain if message.type is MessageType.MOVE]
+        return [(session.player_of(message.signer) or "?", message.move) for message in session.standing()]
 
     def seat_of(self, player: str) -> PublicKey | None:
         """The key in ``player``'s seat, once drawn."""
@@ -428,7 +425,7 @@ class GameCore:
     def _last_turn_line(self, before: int | None = None) -> Message | None:
         """The last line that gave a turn (a move, or the reveal), of the whole chain or before seq ``before``."""
         chain = self.session.chain
-        return next((line for line in reversed(chain[:before]) if line.type in _TURN_LINES), None)
+        return next((line for line in reversed(chain[:before]) if begins_turn(line)), None)
 
     def _now_ms(self) -> int:
         return self._ms(self.clock())
@@ -754,7 +751,34 @@ class GameCore:
                   IntentKind.WITHDRAW: session.withdraw, IntentKind.DECLINE: session.decline,
                   IntentKind.AGREE: session.agree, IntentKind.ABORT: session.abort, IntentKind.CLAIM: self._claim,
                   IntentKind.REMATCH: self._ask_rematch}
+        if intent.kind is IntentKind.TAKEBACK:
+            return self._takeback(refuse=intent.text == "no")
         return action[intent.kind]()
+
+    # -- a takeback -------------------------------------------------------------------
+    def takeback_asked(self) -> Message | None:
+        """The opponent's takeback line naming the position now, asking or consenting (``None``: none, a refusal, or
+        it lapsed when the game went on)."""
+        opponent = self.opponent
+        line = self.session.takeback_of(opponent) if opponent is not None else None
+        return line if line is not None and line.plies else None
+
+    def _takeback(self, refuse: bool = False) -> Outgoing:
+        """``takeback``: carry out the opponent's takeback on our turn (the undo), consent to it on theirs, or ask for
+        one (having just moved, our move; on our turn, our last move and their reply); ``takeback no`` refuses it."""
+        session, theirs = self.session, self.takeback_asked()
+        if refuse:
+            if theirs is None:
+                raise LocalProtocolError("your opponent asked for no takeback here", reason="nothing to refuse")
+            return session.takeback(0)
+        if theirs is not None:
+            return self._undo() if self.my_turn else session.takeback(theirs.plies)
+        return session.takeback(2 if self.my_turn else 1)
+
+    def _undo(self) -> Outgoing:
+        """Our undo of the takeback the opponent asked for or consented to, on our turn (an undo of one move is on our
+        clock, as a move)."""
+        return self.session.undo(self.thinking_ms() if self.session.clock is not None else None)
 
     # -- a rematch ----------------------------------------------------------------------
     def rematch_terms(self, host: PublicKey) -> str:
@@ -810,7 +834,7 @@ class GameCore:
     def _why(self, intent: Intent, refused: LocalProtocolError) -> str:
         """One sentence for a refused intent, from the protocol's refusal."""
         session = self.session
-        if intent.kind is IntentKind.MOVE:
+        if intent.kind in (IntentKind.MOVE, IntentKind.TAKEBACK):  # (a takeback's sentences say it whole)
             return str(refused)
         if intent.kind is IntentKind.REMATCH:
             return f"no rematch now: {refused.reason}"
@@ -922,6 +946,10 @@ class GameCore:
         if isinstance(event, GameOver) and not self.watching and session.role_of(me) is not None and session.over:
             # a timeout we may yet answer, a late move we may yet dispute: not confirmed
             return None if self.answering or self.disputable else self._confirmation()
+        if isinstance(event, TakebackAsked) and not self.watching and self.my_turn and event.player != self.my_player:
+            mine = session.takeback_of(me)  # our own asking, which the opponent's line consents to: carried out
+            if mine is not None and mine.plies == event.plies > 0:
+                return self._undo()
         if isinstance(event, LineApplied) and event.message.type is MessageType.FLAG:
             self._flags_seen.setdefault(event.message.hash, self._now_ms())
             return None if self.watching else self._concession(event.message)
@@ -931,9 +959,9 @@ class GameCore:
             line = event.message
             if line.type is MessageType.RECEIPT and line.signer != me:
                 self._acks.setdefault(line.seq, self._now_ms())  # the other has our line at line.seq
-            elif line.type in _TURN_LINES and line.signer == me:
+            elif begins_turn(line) and line.signer == me:
                 self._sent.setdefault(line.seq, self._now_ms())  # ours, leaving now
-            elif line.type in _TURN_LINES:
+            elif begins_turn(line):
                 if line.type is MessageType.REVEAL:  # the guest's first move answers it: its turn began here now
                     self._sent.setdefault(line.seq, self._now_ms())
                 return self._receipt(line)

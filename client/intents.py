@@ -13,8 +13,9 @@ from enum import StrEnum
 
 class IntentKind(StrEnum):
     """What the local person may ask for. In a network game each but ``chat`` signs the main-chain line of the same
-    name; ``undo`` is local play's alone, and ``rematch`` signs a line of the game that is over (and, asking first, the
-    next game's offer)."""
+    name; ``undo`` is local play's alone, ``rematch`` signs a line of the game that is over (and, asking first, the
+    next game's offer), and ``takeback`` asks for, consents to or carries out a takeback (``text`` ``no``: refuses
+    it)."""
 
     MOVE = "move"
     RESIGN = "resign"
@@ -27,6 +28,7 @@ class IntentKind(StrEnum):
     CHAT = "chat"
     UNDO = "undo"
     REMATCH = "rematch"
+    TAKEBACK = "takeback"
 
 
 

@@ -48,14 +48,15 @@ def clocks_text(session: GameSession, clocks: dict[str, int] | None = None) -> s
 
 
 def moves_before(session: GameSession, seq: int) -> int:
-    """How many moves the main chain holds before ``seq``: plus one, the number (as the moves are numbered, from 1) of
-    the move whose turn a line at ``seq`` is sent in (a move's own; a resignation's, a proposal's, its turn's)."""
-    return sum(line.type is MessageType.MOVE for line in session.chain[:seq])
+    """How many moves are on the board before the line at ``seq``: plus one, the number (as the moves are numbered,
+    from 1) of the move whose turn a line at ``seq`` is sent in (a move's own; a resignation's, a proposal's, its
+    turn's). Moves taken back by agreement count no more."""
+    return len(session.standing(seq))
 
 
 def played_moves(session: GameSession) -> list[str]:
-    """The verified game's moves, in the order played."""
-    return [message.move for message in session.chain if message.type is MessageType.MOVE]
+    """The verified game's moves, in the order played: those on the board at its end (not those taken back)."""
+    return [message.move for message in session.standing()]
 
 
 def moves_text(count: int) -> str:

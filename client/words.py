@@ -24,12 +24,14 @@ from protocol import (
     LineRejected,
     Message,
     MoveApplied,
+    MovesTakenBack,
     OfferReceived,
     PresenceChanged,
     ProposalWithdrawn,
     PublicKey,
     ResyncNeeded,
     Superseded,
+    TakebackAsked,
 )
 
 
@@ -81,6 +83,36 @@ def rematch_text(core: GameCore, key: PublicKey) -> str:
         return f"rematch {who(core, key)} asks for a rematch: waiting for the answer (quit leaves)"
     answer = ": type rematch (or yes) to play it, colours swapped" if core.playing else ""
     return f"rematch {who(core, key)} asks for a rematch{answer}"
+
+
+def _last_moves(plies: int) -> str:
+    return "the last move" if plies == 1 else "the last two moves (one of each)"
+
+
+def takeback_text(core: GameCore, event: TakebackAsked) -> str:
+    """What a takeback line says: an asking (``takeback black 1a2b-… asks to take back the last move: type takeback to
+    agree, takeback no to refuse``), a consent, or a refusal."""
+    mine = core.my_player is not None and event.player == core.my_player
+    name = "you" if mine else event.player
+    if event.plies == 0:
+        return f"takeback: {name} refuse{'' if mine else 's'}: the moves stand"
+    other = core.opponent
+    answered = core.takeback_asked() if mine else (core.session.takeback_of(core.me) if core.me is not None else None)
+    if answered is not None and answered.plies == event.plies:
+        return f"takeback: {name} agree{'' if mine else 's'} to take back {_last_moves(event.plies)}"
+    if mine:
+        waiting = core.session.name_of(other) if other is not None else "the other player"
+        return f"takeback: you ask to take back {_last_moves(event.plies)}: waiting for {waiting}'s answer"
+    answer = ": type takeback to agree, takeback no to refuse" if core.playing else ""
+    return f"takeback: {event.player} asks to take back {_last_moves(event.plies)}{answer}"
+
+
+def taken_back_text(core: GameCore, event: MovesTakenBack) -> str:
+    """An undo, in words: ``takeback: move 7 (f6) taken back by agreement; black to move``."""
+    first = len(core.played()) + 1
+    numbers = f"move {first}" if event.plies == 1 else f"moves {first} and {first + 1}"
+    moves = ", ".join(reversed(event.moves))
+    return f"takeback: {numbers} ({moves}) taken back by agreement; {core.turn} to move"
 
 
 def rematch_hint(core: GameCore, typed: str = "rematch (or yes)", leave: str = "quit (or Ctrl-D)") -> str | None:
@@ -324,7 +356,8 @@ def conceded_text(core: GameCore, event: UiEvent) -> str | None:
 
 LINE_WORDS = {"resign": "resignation", "timeout": "timeout (the game's end on time)", "flag": "claim on time",
               "propose": "proposal", "agree": "agreement", "decline": "refusal of the proposal",
-              "withdraw": "withdrawal of the proposal", "claim": "claim of the game (a forfeit)"}
+              "withdraw": "withdrawal of the proposal", "claim": "claim of the game (a forfeit)",
+              "undo": "takeback"}
 """A line of the game, in a word or two, where it is named by itself (a line set aside): its type otherwise."""
 SEATING = frozenset({"join", "accept", "reveal", "claim"})
 
@@ -395,6 +428,10 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
         return f"presence {who(core, event.key)} {'here' if event.here else 'gone'}"
     if isinstance(event, RematchAsked):
         return rematch_text(core, event.key)
+    if isinstance(event, TakebackAsked):
+        return takeback_text(core, event)
+    if isinstance(event, MovesTakenBack):
+        return taken_back_text(core, event)
     if isinstance(event, Superseded):
         set_aside, stands = (_line_words(core, line) for line in (event.message, event.by))
         return (f"set aside: {who(core, event.message.signer)}'s {set_aside} does not count: "

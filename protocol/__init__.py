@@ -26,6 +26,7 @@ from protocol.events import (
     LineApplied,
     LineRejected,
     MoveApplied,
+    MovesTakenBack,
     OfferReceived,
     Outgoing,
     PresenceChanged,
@@ -34,6 +35,7 @@ from protocol.events import (
     Result,
     ResyncNeeded,
     Superseded,
+    TakebackAsked,
 )
 from protocol.keys import Identity, PublicKey, WeakKeyError, fingerprint
 from protocol.messages import NUMBERED_APART, VERSION, Message, decode, encode
@@ -45,9 +47,9 @@ from protocol.topics import copy_topic, game_filter, lobby_filter, player_filter
 __all__ = [
     "CODES", "NUMBERED_APART", "Code", "MessageType", "Presence", "ResultReason", "Role", "CONFIRMED", "DISPUTED", "UNSEEN", "VERSION", "ChatReceived", "ClaimVoided", "ConfirmationReceived", "EndDeclined", "EndProposed", "EquivocationDetected", "Event", "GameOver",
     "GameSession", "GameStarted", "GuestAccepted", "Identity", "JoinRequested", "LineApplied", "LineRejected",
-    "LocalProtocolError", "Message", "MoveApplied", "OfferReceived", "Outgoing", "Phase", "PresenceChanged", "RematchAsked",
+    "LocalProtocolError", "Message", "MoveApplied", "MovesTakenBack", "OfferReceived", "Outgoing", "Phase", "PresenceChanged", "RematchAsked",
     "ProposalWithdrawn",
-    "PublicKey", "RemoteProtocolError", "Result", "ResyncNeeded", "Superseded", "WeakKeyError",
+    "PublicKey", "RemoteProtocolError", "Result", "ResyncNeeded", "Superseded", "TakebackAsked", "WeakKeyError",
     "Witnessing",
     "check_equivocation_proof", "copy_topic", "decode", "encode", "fingerprint", "game_filter", "lobby_filter", "player_filter",
     "topic_for", "verify_transcript",

@@ -260,7 +260,20 @@ class Receiver:
 
     @property
     def moves(self) -> int:
+        """The turns played: every move, and every undo of one move (which ends its signer's turn as a move does,
+        ``PROTOCOL.md`` §3, "A takeback"); the board's moves are :meth:`standing`'s."""
         return self._state.moves
+
+    def standing(self, before: int | None = None) -> list[Message]:
+        """The moves on the board after the chain's lines before seq ``before`` (``None``: all, the board now), in the
+        order played: every move but those an undo took back."""
+        moves: list[Message] = []
+        for line in self._chain[:before]:
+            if line.type is MessageType.MOVE:
+                moves.append(line)
+            elif line.type is MessageType.UNDO:
+                del moves[len(moves) - line.plies:]
+        return moves
 
     # -- receipts and claims (:mod:`protocol.claims`) --------------------------------------------
     def _receipts_of(self, key: PublicKey) -> dict[int, Message]:

@@ -249,3 +249,42 @@ def test_the_other_players_rematch_line_is_copied_as_every_line_it_verifies():
     fed = other.feed(line)
     assert [item.topic for item in fed.publish] == [copy_topic(decode(line, verify=False), other.me)]
     assert fed.journal == () and other.rematch_asked == mover.me
+
+
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+def test_a_takeback_asked_agreed_and_carried_out_by_intents(kind):
+    """``takeback`` having just moved asks for that move; the opponent's ``takeback`` on its turn carries it out (the
+    undo); on one's own turn it asks for two, the other's ``takeback`` consents and the asker's client carries it out
+    by itself; ``takeback no`` refuses. Both boards and the moves list follow, and the journals rebuild the game."""
+    from client.words import describe
+
+    relay, host, guest, host_journal, guest_journal = hosted(kind)
+    rng = random.Random(11)
+    for _ in range(6):
+        mover = host if host.my_turn else guest
+        relay.publish(mover.act(Intent("move", rng.choice(mover.session.board.legal_moves()).text())), mover)
+    waiter, actor = (guest, host) if host.my_turn else (host, guest)
+    played = actor.played()
+    relay.publish(waiter.act(Intent("takeback")), waiter)
+    said = [describe(actor, e) for e in relay.events[id(actor)]]
+    assert said[-1].endswith("asks to take back the last move: type takeback to agree, takeback no to refuse")
+    relay.publish(actor.act(Intent("takeback")), actor)
+    assert host.played() == guest.played() == played[:-1] and waiter.my_turn
+    said = [describe(waiter, e) for e in relay.events[id(waiter)]]
+    assert f"takeback: move 6 ({played[-1][1]}) taken back by agreement; {waiter.my_player} to move" in said
+    relay.publish(waiter.act(Intent("move", rng.choice(waiter.session.board.legal_moves()).text())), waiter)
+    mover, other = (host, guest) if host.my_turn else (guest, host)
+    played = mover.played()
+    relay.publish(mover.act(Intent("takeback")), mover)  # on its turn: its last move and the reply
+    with pytest.raises(IntentRefused, match="no takeback here"):
+        mover.act(Intent("takeback", "no"))  # there is nothing of the other's to refuse
+    relay.publish(other.act(Intent("takeback")), other)  # consent: the asker's client undoes by itself
+    assert host.played() == guest.played() == played[:-2] and mover.my_turn
+    relay.publish(other.act(Intent("takeback")), other)  # the other asks for its own move back: 1
+    relay.publish(mover.act(Intent("takeback", "no")), mover)
+    assert describe(other, relay.events[id(other)][-1]) == f"takeback: {mover.my_player} refuses: the moves stand"
+    assert host.played() == guest.played() == played[:-2]
+    for journal in (host_journal, guest_journal):
+        assert GameSession.restore(journal.written).transcript == host.session.transcript
+    with pytest.raises(IntentRefused, match="ask your opponent"):
+        host.act(Intent("undo"))

@@ -7,6 +7,7 @@ The flows run in this process (each with its own identity and journal folder) ag
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import io
 import re
@@ -543,37 +544,22 @@ async def test_a_cancellation_an_await_swallowed_still_ends_the_command(relay, t
     assert done and task.cancelled()
 
 
-@pytest.mark.parametrize("kind", ["oxono", "olix"])
-async def test_two_plain_players_agree_to_a_rematch_and_play_it_on_with_the_colours_swapped(relay, tmp_path, kind):
-    """The guest resigns, then asks for a rematch; the host, told of it, accepts with yes: the rematch is the guest's
-    new game, inviting the host alone, under the same terms with the colours swapped, and both play it in the same
-    command (the host resigns it). The first game's record is as it was: the rematch lines are no part of it."""
+@contextlib.asynccontextmanager
+async def plain_pair(tmp_path, relay, kind: str, control: str):
+    """A host and a guest at ``--plain``, reading the commands typed at ``seat.typing``, in ``kind``'s game under
+    ``control`` (the host's): yields both and the game's id; once the caller is done (within 60 s), both typings close
+    and both commands must end with 0."""
     host_in, host_typing = await pipe()
     guest_in, guest_typing = await pipe()
-    host = Seat(tmp_path, "host", relay, plain=True, commands=host_in, control=TimeControl.parse("60+1"))
+    host = Seat(tmp_path, "host", relay, plain=True, commands=host_in, control=TimeControl.parse(control))
     guest = Seat(tmp_path, "guest", relay, plain=True, commands=guest_in)
+    host.typing, guest.typing = host_typing, guest_typing
     hosting = asyncio.create_task(network.host(kind, host.options))
     game = await game_id_of(host)
     joining = asyncio.create_task(network.join(game, guest.options))
-
-    async def seen(seat: Seat, text: str, after: int = 0) -> None:
-        while text not in "\n".join(seat.lines[after:]):
-            await asyncio.sleep(0.05)
-
     try:
         async with asyncio.timeout(60):
-            await seen(guest, "seats ")
-            guest_typing.write("rematch\nresign\nrematch\n")  # a rematch before the end is refused
-            guest_typing.flush()
-            await seen(host, "asks for a rematch: type rematch (or yes)")
-            host_typing.write("yes\n")
-            host_typing.flush()
-            await seen(host, "Rematch: joining")
-            mark = len(host.lines)
-            await seen(host, "seats ", mark)
-            host_typing.write("resign\n")
-            host_typing.flush()
-            await seen(guest, "resigned", next(i for i, line in enumerate(guest.lines) if line.startswith("Rematch: ")))
+            yield host, guest, game
             host_typing.close()
             guest_typing.close()
             assert await hosting == 0 and await joining == 0
@@ -581,6 +567,35 @@ async def test_two_plain_players_agree_to_a_rematch_and_play_it_on_with_the_colo
         for task in (hosting, joining):
             task.cancel()
         await asyncio.gather(hosting, joining, return_exceptions=True)
+
+
+async def seen(seat: Seat, text: str, after: int = 0) -> None:
+    """Until ``text`` is in what ``seat`` printed from its line ``after`` on (the caller bounds the wait)."""
+    while text not in "\n".join(seat.lines[after:]):
+        await asyncio.sleep(0.05)
+
+
+def typed(seat: Seat, text: str) -> None:
+    """``text`` typed at a :func:`plain_pair` seat, as a line."""
+    seat.typing.write(text + "\n")
+    seat.typing.flush()
+
+
+@pytest.mark.parametrize("kind", ["oxono", "olix"])
+async def test_two_plain_players_agree_to_a_rematch_and_play_it_on_with_the_colours_swapped(relay, tmp_path, kind):
+    """The guest resigns, then asks for a rematch; the host, told of it, accepts with yes: the rematch is the guest's
+    new game, inviting the host alone, under the same terms with the colours swapped, and both play it in the same
+    command (the host resigns it). The first game's record is as it was: the rematch lines are no part of it."""
+    async with plain_pair(tmp_path, relay, kind, "60+1") as (host, guest, game):
+        await seen(guest, "seats ")
+        typed(guest, "rematch\nresign\nrematch")  # a rematch before the end is refused
+        await seen(host, "asks for a rematch: type rematch (or yes)")
+        typed(host, "yes")
+        await seen(host, "Rematch: joining")
+        mark = len(host.lines)
+        await seen(host, "seats ", mark)
+        typed(host, "resign")
+        await seen(guest, "resigned", next(i for i, line in enumerate(guest.lines) if line.startswith("Rematch: ")))
     assert "error: no rematch now: the game is not over" in guest.text()
     rematch = next(line for line in guest.lines if line.startswith("Rematch: hosting")).split()[4].rstrip(",")
     first = GameSession.restore(transcript(host, game))
@@ -591,3 +606,36 @@ async def test_two_plain_players_agree_to_a_rematch_and_play_it_on_with_the_colo
     players = first.board.PLAYERS
     assert [second.seats[p] for p in players] == [first.seats[p] for p in reversed(players)]  # colours swapped
     assert second.result.reason == "resigned" and second.result.winner_key == guest.identity.public
+
+
+async def test_two_plain_players_take_back_a_move_by_agreement_and_refuse_another(relay, tmp_path):
+    """A timed Olix game between two ``--plain`` players: having just moved, the second player types ``takeback``; the
+    first, told of it, agrees with ``takeback``: the move is gone from both boards and it is the second's turn again.
+    Later the first asks for its last move and the reply on its turn, and the second refuses with ``takeback no``.
+    The record holds the undo with the second player's consent and verifies."""
+    async with plain_pair(tmp_path, relay, "olix", "5+1") as (host, guest, game):
+        await seen(host, "seats ")
+        seats = next(line for line in host.lines if line.startswith("seats "))
+        first, second = (host, guest) if seats.split(",")[0].endswith("(you)") else (guest, host)
+        for number, move in enumerate(["a1", "k11", "a11", "k1", "b1", "j11"], 1):
+            typed(first if number % 2 else second, move)
+            await seen(first, f"move {number} ")
+            await seen(second, f"move {number} ")
+        typed(second, "takeback")
+        await seen(first, "takeback: second asks to take back the last move: type takeback to agree")
+        typed(first, "takeback")
+        for seat in (first, second):
+            await seen(seat, "takeback: move 6 (j11) taken back by agreement; second to move")
+        typed(second, "c1")
+        await seen(first, "move 6 second c1")
+        typed(first, "takeback")
+        await seen(second, "takeback: first asks to take back the last two moves (one of each)")
+        typed(second, "takeback no")
+        await seen(first, "takeback: second refuses: the moves stand")
+        typed(first, "resign")
+        await seen(second, "second wins by first's resignation")
+    record = transcript(host, game)
+    session, _, problem = verify_transcript(record)
+    assert problem is None and [line.split()[1] for line in record].count("undo") == 1
+    assert [message.move for message in session.standing()] == ["a1", "k11", "a11", "k1", "b1", "c1"]
+    assert "takeback: you ask to take back the last move: waiting for first's answer" in second.text()

@@ -204,13 +204,13 @@ def test_a_proposal_to_end_is_put_to_the_bot_and_two_people_agree_at_once():
     assert len(ended) == 1 and ended[0].outcome.winner is None and pair.over
 
 
-def test_a_network_game_refuses_undo():
+def test_a_network_game_refuses_undo_and_names_the_takeback():
     from client.core import GameCore
     from client.intents import Intent, IntentRefused
     from protocol_helpers import start
 
     host, _ = start("oxono")
-    with pytest.raises(IntentRefused, match="no undo"):
+    with pytest.raises(IntentRefused, match="ask your opponent to take one back with takeback"):
         GameCore(host).act(Intent("undo"))
 
 
