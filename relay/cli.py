@@ -1,6 +1,6 @@
 """``olixono relay``: run the embedded relay, manage its accounts, write a Mosquitto configuration.
 
-    olixono relay [--host H] [--port N] [--users FILE] [--data DIR] [--tls-cert F --tls-key F]
+    olixono relay [--host H] [--port N] [--users FILE] [--data DIR] [--tls-cert F --tls-key F] [--web PORT]
     olixono relay adduser NAME --users FILE [--password-stdin]
     olixono relay deluser NAME --users FILE
     olixono relay mosquitto-config DIR [--users FILE] [--host H] [--port N] [--tls-cert F --tls-key F]
@@ -32,7 +32,8 @@ def _run(args: argparse.Namespace) -> int:
 
     limits = rules.Limits(**{field: 0 if args.no_limits else getattr(args, field) for _, field, _, _ in LIMIT_OPTIONS})
     settings = RelaySettings(host=args.host, port=args.port, users_file=args.users, data_dir=args.data,
-                             tls_cert=args.tls_cert, tls_key=args.tls_key, limits=limits)
+                             tls_cert=args.tls_cert, tls_key=args.tls_key, limits=limits, web_port=args.web,
+                             web_readers=args.web_readers)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(OneLineFormatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])
@@ -189,6 +190,12 @@ def add_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--data", type=Path, metavar="DIR", help="keep retained games on disk in DIR across restarts")
     parser.add_argument("--tls-cert", type=Path, metavar="FILE", help="serve MQTT over TLS with this certificate (PEM)")
     parser.add_argument("--tls-key", type=Path, metavar="FILE", help="the certificate's private key (PEM)")
+    parser.add_argument("--web", type=int, metavar="PORT",
+                        help="also listen on this port (0 picks a free one) for browsers: the watching page at "
+                             "http://HOST:PORT/ and MQTT over WebSocket at /mqtt, under the same checks and limits "
+                             "(https and wss with --tls-cert)")
+    parser.add_argument("--web-readers", action="store_true",
+                        help="private mode: let anyone who opens the page read the games (never publish)")
     defaults = rules.Limits()
     for option, field, kind, what in LIMIT_OPTIONS:
         parser.add_argument(option, type=kind, metavar="N", default=getattr(defaults, field), dest=field,

@@ -1,0 +1,230 @@
+"""The relay's web listener: the page's own files on a plain GET, MQTT over WebSocket at ``/mqtt`` under the TCP
+listener's checks and limits (packet size, connections, signed lines only), and a private relay's readers.
+
+amqtt's own ws listener has none of its TCP limits (a 100 kB publish was taken): the first tests show it, the rest
+that the relay's does."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+import uuid
+
+import aiomqtt
+import pytest
+import websockets
+
+from protocol import Identity
+from relay import page
+from relay.embedded import RelaySettings, running
+from relay.rules import MAX_PACKET_BYTES, Limits
+from relay_fixtures import make_accounts, make_tls, signed_line, topic_of
+
+GAME = "WebWebWebWebWebWebWebA"
+PLAYER = Identity.generate()
+
+
+@pytest.fixture
+def site(tmp_path):
+    """A page's folder: an index, a module, and things that are no part of a page."""
+    root = tmp_path / "site"
+    (root / "js").mkdir(parents=True)
+    (root / "index.html").write_text("<!doctype html><title>olixono</title>")
+    (root / "js" / "board.js").write_text("export const board = 1;\n")
+    (root / "notes.py").write_text("secret = 1\n")
+    (root / ".hidden.js").write_text("hidden\n")
+    (tmp_path / "outside.js").write_text("outside\n")
+    (root / "js" / "link.js").symlink_to(tmp_path / "outside.js")
+    return root
+
+
+def test_the_page_serves_its_own_files_and_nothing_else(site):
+    assert page.page_file(site, "/") == (site / "index.html").resolve()
+    assert page.page_file(site, "/js/board.js?v=2#x") == (site / "js" / "board.js").resolve()
+    for target in ("/notes.py", "/.hidden.js", "/js/../index.html", "/%2e%2e/outside.js", "/js/link.js",
+                   "/../outside.js", "//etc/passwd", "/js\\board.js", "/missing.js", "/js/", "relative.js"):
+        assert page.page_file(site, target) is None, target
+    missing = page.reply(site, "/notes.py")
+    assert missing.status == 404 and dict(missing.headers)["Content-Security-Policy"] == page.POLICY
+    found = page.reply(site, "/js/board.js")
+    headers = dict(found.headers)
+    assert found.status == 200 and found.body == b"export const board = 1;\n"
+    assert headers["Content-Type"].startswith("text/javascript") and headers["X-Content-Type-Options"] == "nosniff"
+    assert "script-src 'self'" in page.POLICY and "unsafe-inline" not in page.POLICY
+
+
+def test_the_packaged_page_is_the_web_folder():
+    root = page.page_root()
+    assert root.name == "web" and (root / "__init__.py").is_file()
+
+
+async def http_get(port: int, target: str, *, tls: ssl.SSLContext | None = None) -> tuple[int, dict[str, str], bytes]:
+    """A raw ``GET`` (the target sent as it is, unlike a library's, which would tidy ``..`` away)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=tls)
+    writer.write(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
+    await writer.drain()
+    async with asyncio.timeout(10):
+        raw = await reader.read()
+    writer.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode().split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in header_lines)}
+    return int(status_line.split()[1]), headers, body
+
+
+def web_client(port: int, **options) -> aiomqtt.Client:
+    return aiomqtt.Client("127.0.0.1", port, transport="websockets", websocket_path=page.MQTT_PATH,
+                          identifier=f"web-{uuid.uuid4().hex[:8]}", **options)
+
+
+async def received(client: aiomqtt.Client, count: int = 1, seconds: float = 5.0) -> list[bytes]:
+    """Up to ``count`` payloads the client receives within ``seconds``."""
+    payloads: list[bytes] = []
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            async for message in client.messages:
+                payloads.append(bytes(message.payload))
+                if len(payloads) == count:
+                    break
+    return payloads
+
+
+async def test_one_port_serves_the_page_and_mqtt_over_websocket_with_the_relays_checks(site):
+    async with running(RelaySettings(port=0, web_port=0, page_root=site)) as relay:
+        assert relay.web_url == f"http://127.0.0.1:{relay.web_port}/"
+        assert relay.websocket_url == f"ws://127.0.0.1:{relay.web_port}/mqtt"
+        status, headers, body = await http_get(relay.web_port, "/")
+        assert status == 200 and body.startswith(b"<!doctype html>") and headers["content-security-policy"] == page.POLICY
+        for target in ("/../outside.js", "/notes.py", "/js/link.js"):
+            status, _, body = await http_get(relay.web_port, target)
+            assert status == 404 and b"outside" not in body and b"secret" not in body, target
+        line = signed_line(PLAYER, GAME, "chat-1", "from a browser")
+        topic = topic_of(GAME, PLAYER, "chat-1")
+        async with web_client(relay.web_port) as browser, \
+                aiomqtt.Client("127.0.0.1", relay.port, identifier="tcp-reader") as terminal:
+            await terminal.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+            await browser.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+            await browser.publish(topic_of(GAME, PLAYER, "chat-2"), b"not a signed line", qos=1, retain=True)
+            await browser.publish(topic, line, qos=1, retain=True)
+            assert await received(terminal) == [line]  # the junk before it was dropped: signed lines only
+            assert await received(browser) == [line]
+        async with web_client(relay.web_port) as late:  # and kept: a late watcher in a browser catches up
+            await late.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+            assert await received(late, 2, seconds=2) == [line]
+
+
+def mqtt_packet(kind: int, body: bytes, announced: int | None = None) -> bytes:
+    """An MQTT packet of ``kind`` (its first byte) whose remaining length says ``announced`` (default: the body's)."""
+    length, encoded = len(body) if announced is None else announced, bytearray()
+    while True:
+        length, digit = divmod(length, 128)
+        encoded.append(digit | (0x80 if length else 0))
+        if not length:
+            return bytes([kind, *encoded]) + body
+
+
+CONNECT = mqtt_packet(0x10, b"\x00\x04MQTT\x04\x02\x00\x3c\x00\x03raw")
+
+
+async def closed_after(port: int, *messages: bytes) -> bool:
+    """Whether the relay ends a raw MQTT-over-WebSocket connection that sends ``messages`` (each a WebSocket
+    message), within 5 s."""
+    async with websockets.connect(f"ws://127.0.0.1:{port}/mqtt", subprotocols=["mqtt"], max_size=None) as socket:
+        try:
+            for message in messages:
+                await socket.send(message)
+            async with asyncio.timeout(5):
+                while True:
+                    await socket.recv()
+        except websockets.ConnectionClosed:
+            return True
+        except TimeoutError:
+            return False
+
+
+BIG = mqtt_packet(0x31, b"\x00\x05olixo" + b"x" * 100_000)
+
+
+async def test_confirms_amqtts_own_websocket_listener_takes_a_100_kb_packet(site, monkeypatch):
+    from amqtt.broker import Broker
+    from relay.embedded import RelayBroker
+
+    monkeypatch.setattr(RelayBroker, "_create_server_instance", Broker._create_server_instance)
+    monkeypatch.setattr(RelayBroker, "ws_connected", Broker.ws_connected)
+    async with running(RelaySettings(port=0, web_port=0, page_root=site)) as relay:
+        assert not await closed_after(relay.web_port, CONNECT, BIG)
+
+
+async def test_an_oversize_packet_ends_the_connection_in_one_message_or_in_pieces(site):
+    big = BIG
+    async with running(RelaySettings(port=0, web_port=0, page_root=site)) as relay:
+        assert not await closed_after(relay.web_port, CONNECT)  # a CONNECT alone: the connection stays
+        assert await closed_after(relay.web_port, CONNECT, big)  # one WebSocket message over a packet's size
+        header = mqtt_packet(0x31, b"", announced=MAX_PACKET_BYTES + 1)  # a packet announced too large ...
+        pieces = [header, *(b"y" * 1000 for _ in range(3))]  # ... its body in small messages
+        assert await closed_after(relay.web_port, CONNECT, *pieces)
+        async with aiomqtt.Client("127.0.0.1", relay.port) as reader:  # nothing of them stands anywhere
+            await reader.subscribe("olixono/#", qos=1)
+            assert await received(reader, seconds=1) == []
+
+
+async def test_connections_over_websocket_count_against_their_address(site):
+    limits = Limits(connections_per_address=2)
+    async with running(RelaySettings(port=0, web_port=0, page_root=site, limits=limits)) as relay:
+        async with web_client(relay.web_port), aiomqtt.Client("127.0.0.1", relay.port):
+            with pytest.raises(aiomqtt.MqttError):
+                async with web_client(relay.web_port):
+                    pass
+
+
+async def test_a_private_relays_page_lets_readers_read_only_when_its_owner_says_so(tmp_path, site):
+    users = tmp_path / "users"
+    (account,) = make_accounts(users, 1)
+    line = signed_line(account.identity, GAME, "chat-1", "a player's line")
+    for readers in (False, True):
+        settings = RelaySettings(port=0, web_port=0, page_root=site, users_file=users, web_readers=readers)
+        async with running(settings) as relay:
+            async with aiomqtt.Client("127.0.0.1", relay.port, username=account.name,
+                                      password=account.password) as player:
+                await player.publish(topic_of(GAME, account.identity, "chat-1"), line, qos=1, retain=True)
+            if not readers:
+                with pytest.raises(aiomqtt.MqttError):
+                    async with web_client(relay.web_port):
+                        pass
+                continue
+            with pytest.raises(aiomqtt.MqttError):  # anonymous over TCP: refused as ever
+                async with aiomqtt.Client("127.0.0.1", relay.port):
+                    pass
+            stranger = Identity.generate()
+            async with web_client(relay.web_port, will=aiomqtt.Will(topic_of(GAME, stranger, "presence"),
+                                                                      signed_line(stranger, GAME, "presence"))) as visitor:
+                await visitor.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+                assert await received(visitor) == [line]
+                await visitor.publish(topic_of(GAME, stranger, "chat-1"), signed_line(stranger, GAME, "chat-1"), qos=1)
+            async with aiomqtt.Client("127.0.0.1", relay.port, username=account.name,
+                                      password=account.password) as player:
+                await player.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+                assert await received(player, 3, seconds=2) == [line]  # neither the visitor's line nor its will
+
+
+def test_readers_need_a_private_relay_and_its_page(tmp_path):
+    make_accounts(tmp_path / "users", 1)
+    with pytest.raises(ValueError, match="needs the page"):
+        RelaySettings(users_file=tmp_path / "users", web_readers=True).broker_config()
+    with pytest.raises(ValueError, match="for a private relay"):
+        RelaySettings(web_port=0, web_readers=True).broker_config()
+
+
+async def test_the_page_and_websocket_are_served_over_tls_with_the_relays_certificate(tmp_path, site):
+    cert, key = make_tls(tmp_path)
+    context = ssl.create_default_context(cafile=str(cert))
+    async with running(RelaySettings(port=0, web_port=0, page_root=site, tls_cert=cert, tls_key=key)) as relay:
+        assert relay.web_url == f"https://127.0.0.1:{relay.web_port}/"
+        status, _, body = await http_get(relay.web_port, "/js/board.js", tls=context)
+        assert status == 200 and body == b"export const board = 1;\n"
+        line = signed_line(PLAYER, GAME, "chat-1", "over wss")
+        async with web_client(relay.web_port, tls_context=context) as browser:
+            await browser.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+            await browser.publish(topic_of(GAME, PLAYER, "chat-1"), line, qos=1)
+            assert await received(browser) == [line]
