@@ -13,6 +13,7 @@ encoded character or a link out of the folder; every reply carries a Content-Sec
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,3 +97,22 @@ def reply(root: Path, target: str) -> Reply:
                      b"not found: this relay serves the olixono page's own files, and MQTT over WebSocket at "
                      + MQTT_PATH.encode() + b"\n")
     return Reply(200, "OK", (*HEADERS, ("Content-Type", CONTENT_TYPES[found.suffix])), found.read_bytes())
+
+
+def page_files(root: Path) -> list[Path]:
+    """The page's files under ``root`` (relative paths, sorted): every file a ``GET`` may be given, and no other."""
+    base = root.resolve()
+    return sorted(found.relative_to(base) for found in base.rglob("*")
+                  if page_file(base, "/" + found.relative_to(base).as_posix()) is not None)
+
+
+def copy_page(root: Path, destination: Path) -> list[Path]:
+    """Copy the page's files from ``root`` into ``destination`` (made if missing; files of the same names replaced),
+    for a static web server of one's own or Mosquitto's ``http_dir``; returns the paths written."""
+    written = []
+    for name in page_files(root):
+        target = destination / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(root / name, target)
+        written.append(target)
+    return written

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import ssl
 import uuid
 
@@ -19,7 +20,7 @@ from protocol import Identity
 from relay import page
 from relay.embedded import RelaySettings, running
 from relay.rules import MAX_PACKET_BYTES, Limits
-from relay_fixtures import make_accounts, make_tls, signed_line, topic_of
+from relay_fixtures import make_accounts, make_tls, needs_mosquitto, signed_line, topic_of
 
 GAME = "WebWebWebWebWebWebWebA"
 PLAYER = Identity.generate()
@@ -41,6 +42,7 @@ def site(tmp_path):
 
 def test_the_page_serves_its_own_files_and_nothing_else(site):
     assert page.page_file(site, "/") == (site / "index.html").resolve()
+    assert [name.as_posix() for name in page.page_files(site)] == ["index.html", "js/board.js"]
     assert page.page_file(site, "/js/board.js?v=2#x") == (site / "js" / "board.js").resolve()
     for target in ("/notes.py", "/.hidden.js", "/js/../index.html", "/%2e%2e/outside.js", "/js/link.js",
                    "/../outside.js", "//etc/passwd", "/js\\board.js", "/missing.js", "/js/", "relative.js"):
@@ -228,3 +230,72 @@ async def test_the_page_and_websocket_are_served_over_tls_with_the_relays_certif
             await browser.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
             await browser.publish(topic_of(GAME, PLAYER, "chat-1"), line, qos=1)
             assert await received(browser) == [line]
+
+
+def listening_on(port: int) -> set[str]:
+    """The local addresses this machine's listening TCP sockets of ``port`` are bound to (from /proc/net)."""
+    addresses = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in open(table).read().splitlines()[1:]:
+            local, state = row.split()[1], row.split()[3]
+            address, hex_port = local.split(":")
+            if state == "0A" and int(hex_port, 16) == port:  # LISTEN
+                addresses.add(address)
+    return addresses
+
+
+LOOPBACK = {"0100007F", "0000000000000000FFFF00000100007F"}  # 127.0.0.1, and ::ffff:127.0.0.1, as /proc/net says them
+
+
+@needs_mosquitto
+async def test_mosquitto_config_web_serves_the_page_and_websockets_on_loopback_alone(tmp_path, site):
+    from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
+
+    port, web = free_port(), free_port()
+    conf = write_config(tmp_path / "mosquitto", MosquittoSettings(port=port, run_as="root", web_port=web,
+                                                                  page_root=site))
+    assert f"listener {web} lo\nprotocol websockets\nhttp_dir {tmp_path / 'mosquitto' / 'web'}" in conf.read_text()
+    assert not (tmp_path / "mosquitto" / "web" / "notes.py").exists()  # the page's files alone
+    with MosquittoProcess(conf, port):
+        for _ in range(100):  # its websockets listener opens just after the TCP one
+            if listening_on(web):
+                break
+            await asyncio.sleep(0.05)
+        assert listening_on(web) <= LOOPBACK and listening_on(web), listening_on(web)  # not every interface
+        status, _, body = await http_get(web, "/js/board.js")
+        assert status == 200 and body == b"export const board = 1;\n"
+        line = signed_line(PLAYER, GAME, "chat-1", "through Mosquitto's websockets")
+        async with web_client(web) as browser, aiomqtt.Client("127.0.0.1", port, identifier="tcp-reader") as reader:
+            await reader.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+            await browser.publish(topic_of(GAME, PLAYER, "chat-1"), line, qos=1, retain=True)
+            assert await received(reader) == [line]
+
+
+def test_mosquitto_config_web_names_an_interface_it_can_bind_and_says_what_it_does_not_limit(tmp_path):
+    from relay.cli import main
+
+    with pytest.raises(ValueError, match="--web-interface"):
+        from relay.mosquitto import MosquittoSettings, write_config
+
+        write_config(tmp_path / "refused", MosquittoSettings(host="192.0.2.1", web_port=8080))
+    assert not (tmp_path / "refused").exists()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["mosquitto-config", str(tmp_path / "m"), "--web", "8080", "--run-as", "root"]) == 0
+    assert "browsers: the watching page at http://127.0.0.1:8080/" in out.getvalue()
+    assert "without a Content-Security-Policy" in out.getvalue()
+    assert "listener 8080 lo\n" in (tmp_path / "m" / "mosquitto.conf").read_text()
+    conf = MosquittoSettings(host="0.0.0.0", web_port=8080)
+    assert conf.web_bind() == "" and MosquittoSettings(web_port=1, web_interface="eth0").web_bind() == " eth0"
+
+
+def test_olixono_web_writes_the_pages_files_and_says_how_to_link_them(tmp_path, monkeypatch, site):
+    from client.cli import main
+
+    monkeypatch.setattr(page, "page_root", lambda: site)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["web", str(tmp_path / "www")]) == 0
+    assert sorted(p.relative_to(tmp_path / "www").as_posix() for p in (tmp_path / "www").rglob("*.*")) == \
+        ["index.html", "js/board.js"]
+    assert "wrote the watching page's 2 files to" in out.getvalue() and "#relay=WS_URL&game=GAME" in out.getvalue()
