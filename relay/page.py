@@ -49,6 +49,9 @@ HEADERS = (
 )
 """Headers of every reply."""
 
+UNSERVED = frozenset({"tests"})
+"""Folders of the page's tree that are no part of the page (its JavaScript tests)."""
+
 _PATH = re.compile(r"/(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*/)*(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*)?")
 """A request path the page may hold: plain names, none beginning with a dot (so no ``..``, no hidden file), no ``%``
 escape, no backslash."""
@@ -71,6 +74,17 @@ def page_root() -> Path:
     return Path(web.__file__).parent
 
 
+def ready(root: Path) -> bool:
+    """Whether ``root`` holds a page to serve (its index)."""
+    return (root / INDEX).is_file()
+
+
+def game_link(page_url: str, game: str) -> str:
+    """The page's address that watches ``game``: ``http://127.0.0.1:8080/#game=ID`` (the fragment stays in the
+    browser: the relay never learns which game a visitor opened the page for)."""
+    return f"{page_url}#game={game}"
+
+
 def page_file(root: Path, target: str) -> Path | None:
     """The file of the page at ``root`` that a request's target (``/js/board.js?v=1``) names, or ``None``: not a path
     the page may hold, not of a kind it is made of, or not there."""
@@ -78,6 +92,8 @@ def page_file(root: Path, target: str) -> Path | None:
     if not _PATH.fullmatch(path):
         return None
     name = path[1:] or INDEX
+    if name.split("/", 1)[0] in UNSERVED:
+        return None
     if name.endswith("/"):
         name += INDEX
     if Path(name).suffix not in CONTENT_TYPES:

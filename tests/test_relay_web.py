@@ -34,6 +34,8 @@ def site(tmp_path):
     (root / "index.html").write_text("<!doctype html><title>olixono</title>")
     (root / "js" / "board.js").write_text("export const board = 1;\n")
     (root / "notes.py").write_text("secret = 1\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "rules.test.js").write_text("test\n")
     (root / ".hidden.js").write_text("hidden\n")
     (tmp_path / "outside.js").write_text("outside\n")
     (root / "js" / "link.js").symlink_to(tmp_path / "outside.js")
@@ -45,7 +47,7 @@ def test_the_page_serves_its_own_files_and_nothing_else(site):
     assert [name.as_posix() for name in page.page_files(site)] == ["index.html", "js/board.js"]
     assert page.page_file(site, "/js/board.js?v=2#x") == (site / "js" / "board.js").resolve()
     for target in ("/notes.py", "/.hidden.js", "/js/../index.html", "/%2e%2e/outside.js", "/js/link.js",
-                   "/../outside.js", "//etc/passwd", "/js\\board.js", "/missing.js", "/js/", "relative.js"):
+                   "/../outside.js", "//etc/passwd", "/js\\board.js", "/missing.js", "/js/", "relative.js", "/tests/rules.test.js"):
         assert page.page_file(site, target) is None, target
     missing = page.reply(site, "/notes.py")
     assert missing.status == 404 and dict(missing.headers)["Content-Security-Policy"] == page.POLICY
@@ -299,3 +301,34 @@ def test_olixono_web_writes_the_pages_files_and_says_how_to_link_them(tmp_path, 
     assert sorted(p.relative_to(tmp_path / "www").as_posix() for p in (tmp_path / "www").rglob("*.*")) == \
         ["index.html", "js/board.js"]
     assert "wrote the watching page's 2 files to" in out.getvalue() and "#relay=WS_URL&game=GAME" in out.getvalue()
+
+
+async def test_the_relay_a_host_runs_serves_the_page_and_the_host_says_the_link(tmp_path, monkeypatch, site):
+    from client import network
+    from relay.mosquitto import free_port
+
+    monkeypatch.setattr(page, "page_root", lambda: site)
+    told: list[str] = []
+    options = network.Options(relay=f"mqtt://127.0.0.1:{free_port()}", write=told.append)
+    async with network.relay_for_host(options, may_start=True) as (_, ran):
+        assert ran and options.page is not None
+        network.watch_link(options, GAME)
+        link = next(line for line in told if "watch it in a browser" in line).split()[-1]
+        assert link == f"{options.page}#game={GAME}" and link.startswith("http://127.0.0.1:")
+        status, _, body = await http_get(int(link.split(":")[2].split("/")[0]), "/")
+        assert status == 200 and body.startswith(b"<!doctype html>")
+    monkeypatch.setattr(page, "page_root", lambda: tmp_path / "no page here")
+    options = network.Options(relay=f"mqtt://127.0.0.1:{free_port()}", write=told.append)
+    async with network.relay_for_host(options, may_start=True) as (_, ran):
+        assert ran and options.page is None  # no page installed: no listener, no link
+
+
+def test_the_vendored_mqtt_js_is_the_release_its_note_names():
+    import hashlib
+
+    vendor = page.page_root() / "vendor"
+    note = (vendor / "mqtt.VERSION.txt").read_text()
+    assert hashlib.sha256((vendor / "mqtt.esm.js").read_bytes()).hexdigest() in note
+    assert "MIT" in note and "Permission is hereby granted" in (vendor / "mqtt.LICENSE.txt").read_text()
+    assert [name.as_posix() for name in page.page_files(page.page_root()) if name.parts[0] == "vendor"] == [
+        "vendor/mqtt.LICENSE.txt", "vendor/mqtt.VERSION.txt", "vendor/mqtt.esm.js"]
