@@ -150,19 +150,19 @@ export function utf8(text) {
 /**
  * How a message is referred to: base64url of the SHA-256 of its line.
  * @param {string | Uint8Array} line
- * @returns {Promise<string>}
+ * @returns {string}
  */
-export async function lineHash(line) {
-  return b64(await sha256(typeof line === "string" ? ENCODER.encode(line) : line));
+export function lineHash(line) {
+  return b64(sha256(typeof line === "string" ? ENCODER.encode(line) : line));
 }
 
 /**
  * A game's id: the first 16 bytes of its offer line's SHA-256, in base64url.
  * @param {string} offerLine
- * @returns {Promise<string>}
+ * @returns {string}
  */
-export async function gameIdOf(offerLine) {
-  return b64((await sha256(ENCODER.encode(offerLine))).subarray(0, GAME_ID_BYTES));
+export function gameIdOf(offerLine) {
+  return b64(sha256(ENCODER.encode(offerLine)).subarray(0, GAME_ID_BYTES));
 }
 
 /**
@@ -438,9 +438,9 @@ export async function decode(data, { verify = true } = {}) {
   const signed = parsed.raw.subarray(0, parsed.raw.length - SIG_TAIL);
   if (verify && !(await parsed.signer.verify(parsed.signature, signed))) {
     throw new RemoteProtocolError("bad-signature",
-      `the signature does not verify for key ${await parsed.signer.fingerprint()}`);
+      `the signature does not verify for key ${parsed.signer.fingerprint}`);
   }
-  const digest = await sha256(parsed.raw);
+  const digest = sha256(parsed.raw);
   const { type, fields } = parsed;
   let game, seq, prev, slot;
   if (type === "offer") {

@@ -11,7 +11,7 @@ import {
   CODES, Chain, FIELD_P, IDENTITY, PublicKey, RemoteProtocolError, SMALL_ORDER_ENCODINGS, WeakKeyError, addPoints,
   b64, checkText, decode, decodePoint, decodePointLeniently, decodeText, encodePoint, encodeText, fingerprint,
   hex, isSmallOrder, lineHash, gameIdOf, multiply, parse, parseTerms, pointProblem, readTranscript, signatureProblem,
-  splitLines, unb64, unhex, GROUP_L,
+  sha256, splitLines, unb64, unhex, GROUP_L,
 } from "../js/protocol.js";
 
 const VECTORS = new URL("../../protocol/vectors/", import.meta.url);
@@ -29,11 +29,11 @@ test("every transcript of the vectors reads, signatures, hashes and links checke
     const { messages, chain } = await readTranscript(text);
     assert.equal(messages.length, game.lines, game.file);
     assert.equal(chain.gameId, game.game, game.file);
-    assert.equal(await gameIdOf(messages[0].line), game.game);
+    assert.equal(gameIdOf(messages[0].line), game.game);
     for (const [index, message] of chain.lines.entries()) {
       assert.equal(message.seq, index, game.file);
       if (index) assert.equal(message.prev, chain.lines[index - 1].hash, game.file);
-      assert.equal(message.hash, await lineHash(message.line));
+      assert.equal(message.hash, lineHash(message.line));
     }
     const seated = new Set([keys.get("host"), keys.get("guest")]); // the seats of a game that never began are empty
     assert.equal(messages[0].type, "offer");
@@ -46,10 +46,10 @@ test("every transcript of the vectors reads, signatures, hashes and links checke
   }
 });
 
-test("the vectors' keys and fingerprints", async () => {
+test("the vectors' keys and fingerprints", () => {
   for (const key of Object.values(DOCUMENT.keys)) {
     const publicKey = PublicKey.fromText(key.public);
-    assert.equal(await publicKey.fingerprint(), key.fingerprint);
+    assert.equal(publicKey.fingerprint, key.fingerprint);
     assert.equal(b64(publicKey.raw), key.public);
   }
 });
@@ -140,6 +140,46 @@ test("a signature's R and S are canonical, and a key off the curve verifies noth
   assert.equal(decodePoint(offCurve), null);
   const key = new PublicKey(offCurve); // as cryptography loads it: refused only when it verifies nothing
   assert.equal(await key.verify(signature, message.signed()), false);
+  // A WebCrypto that refuses to import such a key reaches the same verdict; one that fails on a point is loud.
+  const importKey = SubtleCrypto.prototype.importKey;
+  SubtleCrypto.prototype.importKey = () => Promise.reject(new DOMException("refused", "DataError"));
+  try {
+    assert.equal(await new PublicKey(offCurve).verify(signature, message.signed()), false);
+    await assert.rejects(new PublicKey(message.signer.raw).verify(signature, message.signed()), /refused/);
+  } finally {
+    SubtleCrypto.prototype.importKey = importKey;
+  }
+});
+
+test("SHA-256 is WebCrypto's, at every padding boundary", async () => {
+  for (let length = 0; length < 260; length++) {
+    const data = Uint8Array.from({ length }, (_, i) => (i * 151 + length) & 0xff);
+    assert.equal(hex(sha256(data)), hex(new Uint8Array(await crypto.subtle.digest("SHA-256", data))), `${length} bytes`);
+  }
+  assert.equal(hex(sha256(new TextEncoder().encode("abc"))),
+    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+});
+
+test("y below p and S below L, at their boundaries", () => {
+  const little = (value) => {
+    const out = new Uint8Array(32);
+    for (let i = 0; i < 32; i++, value >>= 8n) out[i] = Number(value & 0xffn);
+    return out;
+  };
+  const nonCanonical = "a non-canonical point encoding (y is not below p)";
+  assert.equal(pointProblem(little(FIELD_P - 2n)), null);
+  assert.equal(pointProblem(little(FIELD_P - 1n)), "a small-order point");
+  assert.equal(pointProblem(little(FIELD_P + 2n)), nonCanonical);
+  assert.equal(pointProblem(little(2n ** 255n - 1n)), nonCanonical);
+  assert.equal(pointProblem(little((FIELD_P + 2n) | (1n << 255n))), nonCanonical);
+  assert.equal(pointProblem(little((FIELD_P - 2n) | (1n << 255n))), null);
+  const r = little(5n);
+  const signature = (s) => Uint8Array.from([...r, ...little(s)]);
+  assert.equal(signatureProblem(signature(GROUP_L - 1n)), null);
+  assert.equal(signatureProblem(signature(GROUP_L)), "its S is not below the group order");
+  assert.equal(signatureProblem(signature(GROUP_L + (1n << 200n))), "its S is not below the group order");
+  assert.equal(signatureProblem(signature(GROUP_L - (1n << 200n))), null);
+  assert.equal(signatureProblem(signature(2n ** 256n - 1n)), "its S is not below the group order");
 });
 
 test("base64url: only the canonical spelling, and the last characters PROTOCOL.md lists", () => {
@@ -209,5 +249,5 @@ test("parse: the grammar and keys without the signature, as decode(verify=False)
   assert.equal(parse(forged).type, "accept");
   assert.equal(await refusal(() => decode(forged)), "bad-signature");
   assert.equal(await refusal(() => decode(forged, { verify: false })), null);
-  assert.equal(await fingerprint(parsed.signer.raw), DOCUMENT.keys.host.fingerprint);
+  assert.equal(fingerprint(parsed.signer.raw), DOCUMENT.keys.host.fingerprint);
 });
