@@ -335,12 +335,14 @@ export class PublicKey {
     if (signature.length !== SIGNATURE_BYTES || signatureProblem(signature) !== null) return false;
     // OpenSSL (Python's, Node's) loads any 32 bytes and verifies nothing for a key off the curve; a WebCrypto that
     // refuses to import one must give the same verdict, and any other failure is the page's, not the line's.
-    this._key ??= globalThis.crypto.subtle.importKey("raw", this.raw, ED25519, false, ["verify"]).catch((error) => {
+    const raw = /** @type {BufferSource} */ (this.raw);
+    this._key ??= globalThis.crypto.subtle.importKey("raw", raw, ED25519, false, ["verify"]).catch((error) => {
       if (decodePoint(this.raw) === null) return null;
       throw error;
     });
     const key = await this._key;
-    return key !== null && globalThis.crypto.subtle.verify(ED25519, key, signature, data);
+    return key !== null && globalThis.crypto.subtle.verify(ED25519, key, /** @type {BufferSource} */ (signature),
+      /** @type {BufferSource} */ (data));
   }
 
   /** @returns {string} */

@@ -12,8 +12,6 @@ import { KEY_BYTES, SIGNATURE_BYTES, WeakKeyError, b64, publicKey, sha256, unb64
 import { COMBINING, FORBIDDEN } from "./messages-unicode.js";
 import { RemoteProtocolError } from "./protocol-errors.js";
 
-/** @typedef {import("./keys.js").PublicKey} PublicKey */
-
 export const VERSION = "olixono/1";
 export const MAX_LINE_BYTES = 2048;
 export const MAX_CHAT_BYTES = 500;
@@ -66,6 +64,8 @@ export const PATTERNS = Object.freeze({
   plies: "[0-2]",
   consent: B64_64,
 });
+/** @type {Readonly<Record<string, string>>} */
+const PATTERN_OF = PATTERNS;
 /** @type {Map<string, RegExp>} */
 const VALUE = new Map(Object.entries(PATTERNS).map(([name, source]) => [name, new RegExp(`^(?:${source})$`)]));
 /** @type {Map<string, number>} */
@@ -83,7 +83,7 @@ export const NUMBERED_APART = Object.freeze(new Set(["chat", "confirm", "receipt
  * Each message type's fields in their fixed order; `?` marks an optional field.
  * @type {ReadonlyMap<string, readonly string[]>}
  */
-export const SCHEMAS = new Map([
+export const SCHEMAS = new Map(/** @type {[string, string[]][]} */ ([
   ["offer", ["kind", "nonce", "terms", "at", "invite?"]],
   ["join", [...CHAIN, "terms", "commit"]],
   ["accept", [...CHAIN, "guest", "salt"]],
@@ -106,7 +106,7 @@ export const SCHEMAS = new Map([
   ["rematch", [...CHAIN, "next"]],
   ["takeback", [...CHAIN, "plies"]],
   ["undo", [...CHAIN, "plies", "think?", "left?", "consent"]],
-].map(([type, schema]) => [type, Object.freeze(schema)]));
+]).map(([type, schema]) => [type, Object.freeze(schema)]));
 
 /** @param {string} name */
 const bare = (name) => (name.endsWith("?") ? name.slice(0, -1) : name);
@@ -120,7 +120,7 @@ const bare = (name) => (name.endsWith("?") ? name.slice(0, -1) : name);
 function linePattern(type, schema) {
   const parts = [`olixono/1 ${type}`];
   for (const name of schema) {
-    const field = ` ${bare(name)}=(?<${bare(name)}>${PATTERNS[bare(name)]})`;
+    const field = ` ${bare(name)}=(?<${bare(name)}>${PATTERN_OF[bare(name)]})`;
     parts.push(name.endsWith("?") ? `(?:${field})?` : field);
   }
   parts.push(` by=(?<by>${B64_32}) sig=(?<sig>${B64_64})`);
@@ -301,8 +301,8 @@ export function checkValue(name, value) {
 /** One decoded, checked message (signature-checked unless parsed alone); every key in it decoded once. */
 export class Message {
   /**
-   * @param {{type: string, fields: [string, string][], signer: PublicKey, line: string, raw: Uint8Array,
-   *   signature: Uint8Array, peer: PublicKey | null, hash: string, game: string, seq: number, prev: string,
+   * @param {{type: string, fields: [string, string][], signer: import("./keys.js").PublicKey, line: string, raw: Uint8Array,
+   *   signature: Uint8Array, peer: import("./keys.js").PublicKey | null, hash: string, game: string, seq: number, prev: string,
    *   slot: string}} parts
    */
   constructor(parts) {
@@ -356,6 +356,9 @@ export class Message {
  */
 function readLine(data) {
   if (typeof data === "string") {
+    if (data.length > 2 * MAX_LINE_BYTES) { // more code points than the limit, whatever they are: count no further
+      throw new RemoteProtocolError("oversize", `${data.length} UTF-16 code units; at most ${MAX_LINE_BYTES} bytes`);
+    }
     let characters = 0;
     for (const _ of data) characters += 1; // code points, as Python counts them
     if (characters > MAX_LINE_BYTES) {
@@ -368,7 +371,7 @@ function readLine(data) {
   }
   if (data.length > MAX_LINE_BYTES) throw new RemoteProtocolError("oversize", `${data.length} bytes; at most ${MAX_LINE_BYTES}`);
   try {
-    return { line: DECODER.decode(data), raw: data };
+    return { line: DECODER.decode(data), raw: Uint8Array.from(data) }; // a copy: the caller's buffer may change
   } catch {
     throw new RemoteProtocolError("bad-utf8", "invalid UTF-8");
   }
@@ -378,7 +381,7 @@ function readLine(data) {
  * The key a (canonically spelled) field holds; weak-key if it is refused.
  * @param {string} text
  * @param {string} name
- * @returns {PublicKey}
+ * @returns {import("./keys.js").PublicKey}
  */
 function keyOf(text, name) {
   try {
@@ -393,7 +396,7 @@ function keyOf(text, name) {
  * Parse and check one line but for its signature and hash: size, UTF-8, the grammar of the line's type, chat text
  * and terms, the keys (weak-key). Python's `decode(data, verify=False)` gives the same verdict.
  * @param {string | Uint8Array} data
- * @returns {{type: string, fields: [string, string][], signer: PublicKey, peer: PublicKey | null, line: string,
+ * @returns {{type: string, fields: [string, string][], signer: import("./keys.js").PublicKey, peer: import("./keys.js").PublicKey | null, line: string,
  *   raw: Uint8Array, signature: Uint8Array}}
  * @throws {RemoteProtocolError}
  */

@@ -13,8 +13,6 @@ export * from "./keys.js";
 export * from "./messages.js";
 export * from "./protocol-errors.js";
 
-/** @typedef {import("./messages.js").Message} Message */
-
 /** Types whose lines sit in no place of the main chain: beside it (numbered apart), or in no slot at all. */
 export const BESIDE_THE_CHAIN = Object.freeze(new Set([...NUMBERED_APART, "presence", "rematch"]));
 
@@ -28,16 +26,16 @@ export const BESIDE_THE_CHAIN = Object.freeze(new Set([...NUMBERED_APART, "prese
 /** The main chain of one game, offer first: each line at the next seq, its prev= the hash of the line before. */
 export class Chain {
   constructor() {
-    /** @type {Message[]} */
+    /** @type {import("./messages.js").Message[]} */
     this._lines = [];
   }
 
-  /** @returns {readonly Message[]} the lines, offer first */
+  /** @returns {readonly import("./messages.js").Message[]} the lines, offer first */
   get lines() {
     return this._lines;
   }
 
-  /** @returns {Message | null} the last line */
+  /** @returns {import("./messages.js").Message | null} the last line */
   get head() {
     return this._lines.at(-1) ?? null;
   }
@@ -50,7 +48,7 @@ export class Chain {
   /**
    * Where `message` stands against this chain; RemoteProtocolError (wrong-game, broken-link) for a line that can
    * never stand in it, with protocol/judge.py's codes.
-   * @param {Message} message
+   * @param {import("./messages.js").Message} message
    * @returns {Standing}
    */
   standing(message) {
@@ -77,7 +75,7 @@ export class Chain {
 
   /**
    * Add the next line (`standing` is `next`); RemoteProtocolError otherwise (gap for a line that waits).
-   * @param {Message} message
+   * @param {import("./messages.js").Message} message
    */
   append(message) {
     const standing = this.standing(message);
@@ -106,11 +104,11 @@ export function splitLines(text) {
  * line it names (gap otherwise); lines beside the chain, and lines a race set aside (`behind`), are kept as they
  * come, for the judge to weigh.
  * @param {string} text
- * @returns {Promise<{messages: Message[], chain: Chain}>}
+ * @returns {Promise<{messages: import("./messages.js").Message[], chain: Chain}>}
  */
 export async function readTranscript(text) {
   const chain = new Chain();
-  /** @type {Message[]} */
+  /** @type {import("./messages.js").Message[]} */
   const messages = [];
   let number = 0;
   for (const line of splitLines(text)) {

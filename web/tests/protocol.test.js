@@ -251,3 +251,14 @@ test("parse: the grammar and keys without the signature, as decode(verify=False)
   assert.equal(await refusal(() => decode(forged, { verify: false })), null);
   assert.equal(fingerprint(parsed.signer.raw), DOCUMENT.keys.host.fingerprint);
 });
+
+test("what a caller holds: a huge string refused at once, a buffer copied", async () => {
+  assert.equal(await refusal(() => decode("x".repeat(5_000_000))), "oversize");
+  assert.equal(await refusal(() => decode("😀".repeat(1025))), "oversize"); // 2,050 code units, 1,025 code points
+  const line = readFileSync(new URL("olix-game.txt", VECTORS), "utf8").split("\n")[0];
+  const buffer = new TextEncoder().encode(line);
+  const message = await decode(buffer);
+  buffer.fill(0x20);
+  assert.equal(new TextDecoder().decode(message.raw), line);
+  assert.equal(message.hash, lineHash(line));
+});
