@@ -21,7 +21,7 @@ from typing import Any
 import ed25519_reference as ref
 from protocol.errors import RemoteProtocolError
 from protocol.keys import GROUP_L, SMALL_ORDER_ENCODINGS, Identity, b64
-from protocol.messages import SCHEMAS, decode, encode, encode_text
+from protocol.messages import SCHEMAS, consent_line, consents, decode, encode, encode_text
 from protocol.transcript import verify_transcript
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
@@ -348,6 +348,38 @@ def chain_cases(rng: random.Random) -> list[Case]:
     return out
 
 
+def consent_cases(rng: random.Random) -> list[Case]:
+    """Each undo of the vectors with its consent= as signed, or forged, and whether ``consents`` holds it to be each
+    player's (the waiter's it must be; the undo's signer's never)."""
+    out = []
+    for path in sorted(VECTORS.glob("*.txt")):
+        for line in path.read_text().splitlines():
+            if line.split(" ")[1] != "undo":
+                continue
+            undo = decode(line)
+            waiter = next(identity for identity in (IDENTITIES["host"], IDENTITIES["guest"]) if identity.public != undo.signer)
+            mover = BY_TEXT[undo.signer.text]
+            takeback = consent_line(undo, waiter.public).rpartition(" sig=")[0]
+            consent = base64url(undo.value("consent"))
+            flipped = bytearray(consent)
+            flipped[rng.randrange(64)] ^= 1 << rng.randrange(8)
+            s = int.from_bytes(consent[32:], "little")
+            variants = {
+                "as signed": undo.value("consent"),
+                "by the mover": b64(mover.sign(takeback.replace(waiter.public.text, mover.public.text).encode())),
+                "over another line": b64(waiter.sign(takeback.replace(" plies=", " plies=2").encode())),
+                "S + L": b64(consent[:32] + (s + GROUP_L).to_bytes(32, "little")),
+                "a bit flipped": b64(bytes(flipped)),
+            }
+            for name, value in variants.items():
+                forged = resigned(line, lambda u: replace_field(u, "consent", value))
+                message = decode(forged)
+                out.append({"name": f"{path.name} seq {undo.seq}: consent {name}", "line": forged,
+                            "waiter": waiter.public.text, "consents": consents(message, waiter.public),
+                            "mover_consents": consents(message, undo.signer)})
+    return out
+
+
 def build() -> dict[str, Any]:
     rng = random.Random(20261206)
     lines = vector_lines()
@@ -368,7 +400,7 @@ def build() -> dict[str, Any]:
     for entry in DOCUMENT["cases"]:
         if "last_hex" in entry:
             damaged.append(case(f"vector case {entry['name']}", bytes.fromhex(entry["last_hex"])))
-    return {"vectors": cases, "damaged": damaged, "chains": chain_cases(rng),
+    return {"vectors": cases, "damaged": damaged, "chains": chain_cases(rng), "consents": consent_cases(rng),
             "transcripts": {path.name: [verdict(line).get("message") for line in path.read_text().splitlines()]
                             for path in sorted(VECTORS.glob("*.txt"))}}
 

@@ -350,6 +350,33 @@ export class Message {
 }
 
 /**
+ * The takeback line whose signature an undo carries (consent=): `waiter`'s, naming the head the undo follows (its
+ * seq - 1 and prev) and the same plies. A receiver rebuilds it to check the consent (PROTOCOL.md §3, "A takeback").
+ * @param {Message} undo
+ * @param {import("./keys.js").PublicKey} waiter
+ * @returns {string}
+ */
+export function consentLine(undo, waiter) {
+  const plies = undo.get("plies");
+  const consent = undo.get("consent");
+  if (undo.type !== "undo" || plies === null || consent === null) throw new TypeError(`a ${undo.type} carries no consent`);
+  return `${VERSION} takeback game=${undo.game} seq=${undo.seq - 1} prev=${undo.prev} plies=${plies} by=${waiter.text} `
+    + `sig=${consent}`;
+}
+
+/**
+ * Whether `undo`'s consent= is `waiter`'s signature of the takeback line it names (`consentLine`).
+ * @param {Message} undo
+ * @param {import("./keys.js").PublicKey} waiter
+ * @returns {Promise<boolean>}
+ */
+export async function consents(undo, waiter) {
+  const line = consentLine(undo, waiter);
+  const unsigned = ENCODER.encode(line.slice(0, line.length - SIG_TAIL));
+  return waiter.verify(unb64(/** @type {string} */ (undo.get("consent")), SIGNATURE_BYTES), unsigned);
+}
+
+/**
  * The line's text and bytes, within the size limit and valid UTF-8.
  * @param {string | Uint8Array} data
  * @returns {{line: string, raw: Uint8Array}}

@@ -9,7 +9,7 @@ import { test } from "node:test";
 
 import { refusal } from "./protocol-helpers.js";
 
-import { Chain, decode, parse, readTranscript, unhex } from "../js/protocol.js";
+import { Chain, consents, decode, parse, publicKey, readTranscript, unhex } from "../js/protocol.js";
 
 const FILE = process.env.OLIXONO_WEB_PROTOCOL_CASES;
 const CASES = FILE ? JSON.parse(readFileSync(FILE, "utf8")) : null;
@@ -68,5 +68,14 @@ test("transcripts: each line's hash, signer, type and place as Python reads them
     const { messages } = await readTranscript(readFileSync(new URL(name, vectors), "utf8"));
     assert.deepEqual(messages.map((m) => [m.hash, m.signer.text, m.type, m.seq, m.slot, m.prev, m.game]),
       expected.map((m) => [m.hash, m.signer, m.type, m.seq, m.slot, m.prev, m.game]), name);
+  }
+});
+
+test("consents: an undo carries the waiter's signature of its takeback line, as Python's consents says", { skip }, async () => {
+  assert.ok(CASES.consents.length >= 10);
+  for (const entry of CASES.consents) {
+    const undo = await decode(entry.line);
+    assert.equal(await consents(undo, publicKey(entry.waiter)), entry.consents, entry.name);
+    assert.equal(await consents(undo, undo.signer), entry.mover_consents, `${entry.name} (the mover's)`);
   }
 });

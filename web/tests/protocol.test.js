@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { refusal } from "./protocol-helpers.js";
 
 import {
-  CODES, Chain, FIELD_P, IDENTITY, PublicKey, RemoteProtocolError, SMALL_ORDER_ENCODINGS, WeakKeyError, addPoints,
+  CODES, Chain, FIELD_P, consentLine, consents, IDENTITY, PublicKey, RemoteProtocolError, SMALL_ORDER_ENCODINGS, WeakKeyError, addPoints,
   b64, checkText, decode, decodePoint, decodePointLeniently, decodeText, encodePoint, encodeText, fingerprint,
   hex, isSmallOrder, lineHash, gameIdOf, multiply, parse, parseTerms, pointProblem, readTranscript, signatureProblem,
   sha256, splitLines, unb64, unhex, GROUP_L,
@@ -44,6 +44,25 @@ test("every transcript of the vectors reads, signatures, hashes and links checke
       assert.ok(seated.has(message.signer.text) || witness, `${game.file}: ${message.type} by a stranger`);
     }
   }
+});
+
+test("each undo of the vectors carries the other player's consent, and no other", async () => {
+  const keys = [DOCUMENT.keys.host.public, DOCUMENT.keys.guest.public].map((text) => PublicKey.fromText(text));
+  let undos = 0;
+  for (const name of TRANSCRIPTS) {
+    for (const line of splitLines(readFileSync(new URL(name, VECTORS), "utf8"))) {
+      if (line.split(" ")[1] !== "undo") continue;
+      const undo = await decode(line);
+      const waiter = keys.find((key) => !key.equals(undo.signer));
+      assert.ok(waiter && await consents(undo, waiter), name);
+      assert.equal(await consents(undo, undo.signer), false);
+      assert.match(consentLine(undo, waiter), new RegExp(`^olixono/1 takeback game=${undo.game} seq=${undo.seq - 1} `));
+      undos += 1;
+    }
+  }
+  assert.ok(undos >= 2);
+  const move = await decode(splitLines(readFileSync(new URL("olix-game.txt", VECTORS), "utf8"))[4]);
+  assert.throws(() => consentLine(move, keys[0]), TypeError);
 });
 
 test("the vectors' keys and fingerprints", () => {
