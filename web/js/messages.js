@@ -129,8 +129,9 @@ function linePattern(type, schema) {
 
 const LINES = new Map([...SCHEMAS].map(([type, schema]) => [type, linePattern(type, schema)]));
 const NAMES = new Map([...SCHEMAS].map(([type, schema]) => [type, schema.map(bare)]));
-/** The fields the line's pattern cannot check alone (Python's `_CHECKED`: the text and the terms). */
-const CHECKED = new Map([...NAMES].map(([type, names]) => [type, names.filter((n) => n === "text" || n === "terms")]));
+/** The fields the line's pattern cannot check alone (Python's `_CHECKED`: the text, the terms, a witness line's
+ * hashes, each once). */
+const CHECKED = new Map([...NAMES].map(([type, names]) => [type, names.filter((n) => ["text", "terms", "lines"].includes(n))]));
 const PEER = new Map([...NAMES].map(([type, names]) => [type, names.find((n) => KEY_FIELDS.includes(n)) ?? null]));
 const UNRESERVED = /^[A-Za-z0-9._~-]$/;
 const SIG_TAIL = " sig=".length + 86;
