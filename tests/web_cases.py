@@ -58,6 +58,9 @@ def snapshot(board: Board[Any], full: bool) -> dict[str, Any]:
     elif isinstance(board, OlixBoard):
         state["legal"] = " ".join(legal) if full else len(legal)
         state["formations"] = board.formations_text()
+        state["shapes"] = " ".join(
+            f"{kind}={','.join(f.square_names())}" for p in board.PLAYERS for kind, f in board.formations(p).items()
+        )
         state["scoreboard"] = board.scoreboard_text()
         state["agreed"] = None if outcome is not None else board.agreed().text()
     if full:

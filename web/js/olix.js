@@ -1,7 +1,8 @@
 // The Olix rules engine: the second implementation of olixono/olix.py (docs/olix.md).
 // The board is 11 × 11; square `rank * 11 + file` (a1 = 0, k1 = 10, a11 = 110). Where the Python engine updates
 // its formations incrementally, this one recomputes the mover's best formations from all its stones after each
-// stone (stones never leave, so the best so far is the best on the board): slower, and plainly the rules.
+// stone (stones never leave, so the best so far is the best on the board): slower, and plainly the rules. The
+// squares a best formation shows are the Python engine's choice among equals (`shapeThrough`), so both draw the same.
 
 import {
   Board, EndReason, GameKind, InvalidMoveError, InvalidPositionError, Outcome,
@@ -134,11 +135,20 @@ class Formations {
       const up = Math.max(north[s], south[s]);
       if (across < 3 || up < 3 || across + up - 1 <= value) continue;
       value = across + up - 1;
-      const horizontal = runSquares(s, STEPS[east[s] >= west[s] ? EAST : WEST], across);
-      const vertical = runSquares(s, STEPS[north[s] >= south[s] ? NORTH : SOUTH], up);
-      squares = [...new Set([...horizontal, ...vertical])].sort((a, b) => a - b);
+      squares = this.lSquares(s);
     }
     return { value, squares };
+  }
+
+  /**
+   * The squares of the best L on `corner`: the longer arm each way, east and north on a tie.
+   * @param {number} corner
+   */
+  lSquares(corner) {
+    const [east, west, north, south] = this.runs;
+    const across = runSquares(corner, STEPS[east[corner] >= west[corner] ? EAST : WEST], Math.max(east[corner], west[corner]));
+    const up = runSquares(corner, STEPS[north[corner] >= south[corner] ? NORTH : SOUTH], Math.max(north[corner], south[corner]));
+    return [...new Set([...across, ...up])].sort((a, b) => a - b);
   }
 
   /** O (rule 7): a rectangle at least 2 × 2 with a full boundary, worth the stones in it. */
@@ -174,6 +184,165 @@ class Formations {
     }
     return { value, squares };
   }
+}
+
+// -- which squares a new best shows: the Python engine's choice, among the formations through the new stone ----------
+
+/**
+ * The stones of one rank as an 11-bit line (bit: the file); 0 off the board.
+ * @param {Formations} formations
+ * @param {number} rank
+ */
+function rankBits(formations, rank) {
+  if (rank < 0 || rank >= WIDTH) return 0;
+  let bits = 0;
+  for (let file = 0; file < WIDTH; file += 1) if (formations.stones[rank * WIDTH + file]) bits |= 1 << file;
+  return bits;
+}
+
+/**
+ * The lowest bit `a <= pos` and the highest `b >= pos` of `line`, if `a < b`: the widest pair of side columns.
+ * @param {number} line
+ * @param {number} pos
+ * @returns {[number, number] | null}
+ */
+function widest(line, pos) {
+  if (!line) return null;
+  const a = 31 - Math.clz32(line & -line);
+  const b = 31 - Math.clz32(line);
+  return a <= pos && pos <= b && a < b ? [a, b] : null;
+}
+
+/**
+ * The run of `line` through `pos` (0 if `pos` is not set).
+ * @param {number} line
+ * @param {number} pos
+ */
+function runThrough(line, pos) {
+  if (!(line >> pos & 1)) return 0;
+  let low = pos;
+  let high = pos;
+  while (low > 0 && line >> (low - 1) & 1) low -= 1;
+  while (high < WIDTH - 1 && line >> (high + 1) & 1) high += 1;
+  return (2 << high) - (1 << low);
+}
+
+/**
+ * The stones in a line's bits.
+ * @param {number} line
+ */
+function bitCount(line) {
+  let n = 0;
+  for (let rest = line; rest; rest &= rest - 1) n += 1;
+  return n;
+}
+
+/**
+ * The squares of the new best formation of type `kind` (worth `value`, more than `before`) that the Python engine
+ * shows after a stone on `square`: I and X along the longer run through it (the horizontal or the rising diagonal
+ * on a tie); L on the first best corner along its rank's run, then its file's (longer arm each way, east and north
+ * on a tie); O the widest rectangle whose edges the walk from its rank finds, the lowest side columns on a tie, the
+ * first found on a tie of those. A choice that is not worth `value` is a bug, and says so.
+ * @param {Formations} formations
+ * @param {number} kind
+ * @param {number} square
+ * @param {number} before
+ * @param {number} value
+ * @returns {number[]}
+ */
+function shapeThrough(formations, kind, square, before, value) {
+  const { runs } = formations;
+  const [east, west, north, south] = runs;
+  const rank = Math.floor(square / WIDTH);
+  const file = square % WIDTH;
+  /** @type {number[]} */
+  let squares = [];
+  if (kind === I_ || kind === X_) {
+    // STEPS in pairs: east/west, north/south for I; the rising diagonal, then the falling one, for X
+    const base = kind === I_ ? 0 : 4;
+    const length = (/** @type {number} */ pair) => runs[pair][square] + runs[pair + 1][square] - 1;
+    const pair = length(base) >= length(base + 2) ? base : base + 2;
+    const back = runs[pair + 1][square] - 1;
+    const [dr, df] = STEPS[pair + 1];
+    squares = runSquares((rank + dr * back) * WIDTH + file + df * back, STEPS[pair], length(pair));
+  } else if (kind === L_) {
+    let best = before;
+    let corner = -1;
+    const corners = [];
+    for (let f = file - west[square] + 1; f < file + east[square]; f += 1) corners.push(rank * WIDTH + f);
+    for (let r = rank - south[square] + 1; r < rank + north[square]; r += 1) corners.push(r * WIDTH + file);
+    for (const c of corners) {
+      const across = Math.max(east[c], west[c]);
+      const along = Math.max(north[c], south[c]);
+      if (across >= 3 && along >= 3 && across + along - 1 > best) {
+        best = across + along - 1;
+        corner = c;
+      }
+    }
+    if (corner >= 0) squares = formations.lSquares(corner);
+  } else {
+    squares = oThrough(formations, rank, file, before);
+  }
+  if (squares.length !== value) {
+    throw new Error(`internal error: the ${KINDS[kind]} shown after ${squareName(square, WIDTH)} is not worth ${value}`);
+  }
+  return squares;
+}
+
+/**
+ * The O the Python engine shows after a stone on (`rank`, `file`) beat `before`: it walks up and down from the
+ * stone's rank while two side columns around the file go on, noting the ranks that can be an edge, and measures the
+ * widest rectangle on each pair of edges.
+ * @param {Formations} formations
+ * @param {number} rank
+ * @param {number} file
+ * @param {number} before
+ * @returns {number[]}
+ */
+function oThrough(formations, rank, file, before) {
+  const row = rankBits(formations, rank);
+  /** @type {[number, number][][]} */
+  const [tops, bottoms] = [1, -1].map((step) => {
+    const edges = /** @type {[number, number][]} */ ([]);
+    let alive = row;
+    for (let r = rank + step; widest(alive & rankBits(formations, r), file) !== null; r += step) {
+      alive &= rankBits(formations, r);
+      const edge = alive & runThrough(rankBits(formations, r), file);
+      if (widest(edge, file) !== null) edges.push([r, edge]);
+    }
+    return edges;
+  });
+  if (!tops.length && !bottoms.length) return [];
+  const edge = runThrough(row, file);
+  if (widest(edge, file) !== null) {
+    tops.push([rank, edge]);
+    bottoms.push([rank, edge]);
+  }
+  let best = before;
+  /** @type {number[] | null} */
+  let rect = null;
+  for (const [top, topEdge] of tops) {
+    for (const [bottom, bottomEdge] of bottoms) {
+      const pair = widest(topEdge & bottomEdge, file);
+      if (pair === null || top === bottom) continue;
+      const [a, b] = pair;
+      const segment = (2 << b) - (1 << a);
+      let value = 0;
+      for (let r = bottom; r <= top; r += 1) value += bitCount(rankBits(formations, r) & segment);
+      const lower = rect !== null && (a < rect[0] || (a === rect[0] && b < rect[1]));
+      if (value > best || (value === best && lower)) {
+        best = value;
+        rect = [a, b, bottom, top];
+      }
+    }
+  }
+  if (rect === null) return [];
+  const [left, right, bottom, top] = rect;
+  const squares = [];
+  for (let r = bottom; r <= top; r += 1) {
+    for (let f = left; f <= right; f += 1) if (formations.stones[r * WIDTH + f]) squares.push(r * WIDTH + f);
+  }
+  return squares;
 }
 
 /** A player's best formation of one type: its value (0 when none) and its squares. */
@@ -461,7 +630,7 @@ export class OlixBoard extends Board {
     this.moveStack.push(move);
     this.turnIndex = 1 - p;
     this.cells[move.square] = p;
-    this.rescore(p);
+    this.rescore(p, move.square);
     this.decide();
   }
 
@@ -481,18 +650,21 @@ export class OlixBoard extends Board {
   }
 
   /**
-   * Recompute player `p`'s best formations; a type's squares change only when its value rose.
+   * Recompute player `p`'s best formations after their stone on `square`. A type's squares change only when its
+   * value rose, and are then chosen among the formations through the new stone as the Python engine chooses them
+   * (`shapeThrough`), so that both show the same squares.
    * @param {number} p
+   * @param {number} square
    */
-  rescore(p) {
+  rescore(p, square) {
     const formations = new Formations(this.ownedBy(p));
     const best = [...this.best[p]];
     const shape = [...this.shape[p]];
     KINDS.forEach((_, k) => {
-      const found = formations.best(k);
-      if (found.value > best[k]) {
-        best[k] = found.value;
-        shape[k] = new Formation(found.value, found.squares);
+      const { value } = formations.best(k);
+      if (value > best[k]) {
+        shape[k] = new Formation(value, shapeThrough(formations, k, square, best[k], value));
+        best[k] = value;
       }
     });
     this.best[p] = best;
@@ -586,16 +758,19 @@ export class OlixBoard extends Board {
       throw new InvalidPositionError('expected the ranks and the player to move, separated by one space');
     }
     const [ranksText, turn] = fields;
-    readRanks(ranksText, WIDTH, 'XO').forEach((letter, s) => {
-      if (letter) this.cells[s] = letter === 'X' ? 0 : 1;
-    });
-    const counts = [0, 1].map((p) => this.ownedBy(p).reduce((n, x) => n + x, 0));
+    // each player's stones in the order the text gives them (rank 11 first), as the Python engine adds them
+    const letters = readRanks(ranksText, WIDTH, 'XO');
+    const order = [...letters.keys()].sort((a, b) => Math.floor(b / WIDTH) - Math.floor(a / WIDTH) || a - b);
+    const stones = ['X', 'O'].map((letter) => order.filter((s) => letters[s] === letter));
+    const counts = stones.map((squares) => squares.length);
     if (counts[0] > STONES_PER_PLAYER) {
       throw new InvalidPositionError(`first has ${counts[0]} stones, more than ${STONES_PER_PLAYER}`);
     }
     this.turnIndex = checkTurn(PLAYERS, counts[0], counts[1], turn, 'stones');
-    this.rescore(0);
-    this.rescore(1);
+    stones.forEach((squares, p) => squares.forEach((s) => {
+      this.cells[s] = p;
+      this.rescore(p, s);
+    }));
     this.preplaced = counts[0] + counts[1];
     if (this.position() !== text) throw new InvalidPositionError(`not in canonical form (it would be ${pyRepr(this.position())})`);
     if (winsOutright(this.best[this.turnIndex])) {

@@ -60,6 +60,8 @@ export function snapshot(board, expected) {
     pawns_left: () => ['pink', 'black'].flatMap((p) => ['X', 'O'].map((s) => board.pawnsLeft(p, s))),
     totems: () => [...board.totems],
     formations: () => board.formationsText(),
+    shapes: () => board.players.flatMap((/** @type {string} */ p) => Object.entries(board.formations(p))
+      .map(([kind, f]) => `${kind}=${f.squareNames().join(',')}`)).join(' '),
     scoreboard: () => board.scoreboardText(),
     agreed: () => (outcome === null ? board.agreed().text() : null),
     show: () => board.show(),
