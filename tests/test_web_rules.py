@@ -1,13 +1,14 @@
 """The rules' second implementation, in JavaScript (``web/js/oxono.js``, ``web/js/olix.js``), under Node's own
 test runner: its unit tests, and the playthroughs of the Python engines (``tests/web_cases.py``) replayed on it.
 
-Each test runs ``node --test`` on one file of ``web/tests/`` whose name starts with ``rules`` and shows Node's report
-when it fails. Skipped on a developer's machine without Node, never in CI (CI=true), where a missing install fails.
+Each Node test runs ``node --test`` on one file of ``web/tests/`` whose name starts with ``rules`` and shows Node's
+report when it fails. Skipped on a developer's machine without Node, never in CI (CI=true), where a missing install fails.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,8 +18,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_TESTS = sorted((ROOT / "web" / "tests").glob("rules*.test.js"))
+RULES_MODULES = ("rules-common.js", "oxono.js", "olix.js")
 
-pytestmark = pytest.mark.skipif(
+needs_node = pytest.mark.skipif(
     shutil.which("node") is None and os.environ.get("CI") != "true",
     reason="node is not installed (apt-get install nodejs; bash scripts/test does it)",
 )
@@ -37,10 +39,20 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.parametrize("name", RULES_MODULES)
+def test_rules_modules_import_only_each_other(name: str) -> None:
+    """What a browser loads as it is: no package, no Node module, nothing outside ``web/js/``."""
+    source = (ROOT / "web" / "js" / name).read_text(encoding="utf-8")
+    imported = re.findall(r"^(?:import|export)\b[^;]*?\bfrom\s+'([^']+)'", source, flags=re.M | re.S)
+    assert all(path.startswith("./") and (ROOT / "web" / "js" / path).is_file() for path in imported), imported
+    assert "require(" not in source and "process." not in source
+
+
 def test_there_are_node_rules_tests() -> None:
     assert {path.name for path in NODE_TESTS} >= {"rules.test.js", "rules-units.test.js"}
 
 
+@needs_node
 @pytest.mark.parametrize("path", NODE_TESTS, ids=[path.name for path in NODE_TESTS])
 def test_node_rules(path: Path, cases: Path) -> None:
     node = shutil.which("node")
