@@ -38,7 +38,7 @@ const [EAST, WEST, NORTH, SOUTH] = [0, 1, 2, 3];
 
 /**
  * For each step, the length of the unbroken run of `stones` from each square (itself included) that way.
- * @param {Uint8Array} stones 1 on a square of the set
+ * @param {Int8Array} stones 1 on a square of the set
  * @returns {Int8Array[]}
  */
 function runsOf(stones) {
@@ -80,7 +80,7 @@ function runSquares(start, [dr, df], length) {
  * tie, as the Python engine draws it).
  */
 class Formations {
-  /** @param {Uint8Array} stones */
+  /** @param {Int8Array} stones */
   constructor(stones) {
     this.stones = stones;
     this.runs = runsOf(stones);
