@@ -7,7 +7,6 @@ ones, and the vendored mqtt.js reads a game's retained lines over the relay's MQ
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 
 from protocol import RemoteProtocolError, decode, topic_for
 from relay.embedded import RelaySettings, running
+from relay_fixtures import TOOLS_REQUIRED
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
@@ -27,7 +27,7 @@ except ImportError:  # scripts/test installs it; a bare checkout may not have it
     playwright = None
 
 needs_browser = pytest.mark.skipif(
-    (playwright is None or not Path(CHROMIUM).exists()) and not os.environ.get("OLIXONO_REQUIRE_TOOLS"),
+    (playwright is None or not Path(CHROMIUM).exists()) and not TOOLS_REQUIRED,
     reason="needs Debian's chromium and Playwright (scripts/test installs both, and makes their absence a failure)")
 pytestmark = needs_browser
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from relay_fixtures import TOOLS_REQUIRED
+
 import web_protocol_cases
 from protocol.messages import SCHEMAS
 
@@ -43,7 +45,7 @@ def test_the_cases_cover_every_code_a_line_can_earn_and_every_type(cases: Path) 
     assert any(case["code"] == "bad-signature" and case["unverified"] is None for case in damaged)  # off the curve
 
 
-@pytest.mark.skipif(NODE is None and not os.environ.get("OLIXONO_REQUIRE_TOOLS"),
+@pytest.mark.skipif(NODE is None and not TOOLS_REQUIRED,
                     reason="Node is not installed (scripts/test installs it, and makes its absence a failure)")
 def test_node_reaches_pythons_verdict_on_every_line(cases: Path) -> None:
     tests = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "web" / "tests").glob("protocol*.test.js"))
