@@ -963,7 +963,9 @@ def relay_witness(args: Any, settings: Any) -> Callable[[Any, asyncio.Event], An
         print(line, flush=True)
 
     async def run(relay: Any, stop: asyncio.Event) -> None:
-        for line in witness_told(identity):
+        address = RelayAddress.parse(relay.url)  # as hosts reach the relay: --relay unless it is the default
+        reach = reach_words([address], address.url == RelayAddress.parse(DEFAULT_RELAY).url, cafile=settings.tls_cert)
+        for line in witness_told(identity, reach):
             say(line)
         connect = functools.partial(Link, RelayAddress.parse(relay.inner_url), username=identity.public.text,
                                     password=password)
