@@ -252,6 +252,18 @@ def test_the_other_players_rematch_line_is_copied_as_every_line_it_verifies():
     assert fed.journal == () and other.rematch_asked == mover.me
 
 
+def test_the_consoles_rematch_words_say_when_the_other_player_has_left():
+    from client.words import rematch_brief
+
+    relay, host, guest, *_ = hosted("oxono")
+    relay.publish(host.act(Intent("resign")), host)
+    assert rematch_brief(guest, "r") == "r: rematch"
+    presence = host.presence(False, 1)
+    assert presence is not None
+    guest.feed(presence.line)
+    assert rematch_brief(guest, "r") == f"no rematch: {guest.session.name_of(host.me)} left"
+
+
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
 def test_a_takeback_asked_agreed_and_carried_out_by_intents(kind):
     """``takeback`` having just moved asks for that move; the opponent's ``takeback`` on its turn carries it out (the
