@@ -130,3 +130,73 @@ async def test_the_pages_policy_refuses_inline_script(relay_page):
     with pytest.raises(playwright.Error):
         await tab.add_script_tag(content="window.injected = true;")
     assert await tab.evaluate("() => window.injected === undefined")
+
+
+RENDER_IN_THE_PAGE = """async ([kind, moves, chat]) => {
+  const rules = await import(`/js/${kind}.js`);
+  const { render } = await import("/js/view.js");
+  const Board = kind === "olix" ? rules.OlixBoard : rules.OxonoBoard;
+  const board = new Board();
+  const played = moves.map((text) => {
+    const player = board.turn;
+    const move = board.parseMove(text);
+    board.play(text);
+    return { player, text, move };
+  });
+  const root = document.createElement("main");
+  for (const [tag, id] of [["div", "board"], ["ol", "moves"], ["p", "turn"], ["ul", "players"], ["p", "result"],
+                           ["ul", "chat"], ["ul", "rejections"], ["ul", "proofs"]]) {
+    const node = document.createElement(tag);
+    node.id = id;
+    root.append(node);
+  }
+  document.body.append(root);
+  const snapshot = {
+    game: "G", kind, board, moves: played, turn: board.turn,
+    players: [{ player: board.players[0], fingerprint: "1a2b-3c4d", present: true, clock: "4:59" },
+              { player: board.players[1], fingerprint: "5e6f-7a8b", present: false, clock: null }],
+    result: null, chat: [{ who: board.players[0], text: chat }],
+    rejected: [{ code: "bad-signature", detail: chat }, { code: "illegal-move", detail: "f6 is taken" }], proofs: [],
+  };
+  render(document, root, snapshot);
+  const before = root.querySelector("#moves li");
+  snapshot.moves = played.slice(0, -1);  // a takeback: the last item goes, the others stay as they were
+  render(document, root, snapshot);
+  const kept = root.querySelector("#moves li") === before;
+  snapshot.moves = played;
+  snapshot.result = { code: `${board.players[1]}-resigned`, sentence: "a sentence" };
+  render(document, root, snapshot);
+  return {
+    kept,
+    moves: [...root.querySelectorAll("#moves li")].map((li) => li.textContent),
+    result: [root.querySelector("#result").dataset.code, root.querySelector("#result").hidden],
+    rejected: [...root.querySelectorAll(".rejected")].map((node) => node.dataset.code),
+    markup: root.querySelectorAll("img, script").length + (window.injected === undefined ? 0 : 100),
+    chat: root.querySelector("#chat li").textContent,
+    last: [...root.querySelectorAll(".square.last")].map((node) => node.dataset.square).sort(),
+    pieces: [...root.querySelectorAll("[data-piece]")].length,
+    holds: root.querySelectorAll(".stone.holds").length,
+    players: [...root.querySelectorAll("#players li")].map((li) => li.textContent),
+  };
+}"""
+
+HOSTILE = '<img src=x onerror="window.injected=1"><script>window.injected=2</script>'
+
+
+@pytest.mark.parametrize("kind, moves, last, pieces", [
+    ("olix", ["f6", "a1", "f7", "a2", "g6", "a3", "g7"], ["g7"], 7),
+    ("oxono", ["Oc6c5", "Xd2d1"], ["d1", "d2"], 4),  # two pawns and the two totems
+])
+async def test_the_view_draws_the_board_moves_result_and_refusals_and_shows_network_text_as_text(relay_page, kind, moves,
+                                                                                                   last, pieces):
+    _, tab = relay_page
+    shown = await tab.evaluate(RENDER_IN_THE_PAGE, [kind, moves, HOSTILE])
+    assert shown["kept"]
+    assert len(shown["moves"]) == len(moves) and shown["moves"][-1].endswith(moves[-1])
+    assert shown["result"][0].endswith("-resigned") and shown["result"][1] is False
+    assert shown["rejected"] == ["bad-signature", "illegal-move"]
+    assert shown["markup"] == 0 and shown["chat"].endswith(HOSTILE)  # as text: no element, no script ran
+    assert shown["last"] == last and shown["pieces"] == pieces
+    assert shown["players"][0].endswith(", here, 4:59") and shown["players"][1].endswith(", away")
+    if kind == "olix":
+        assert shown["holds"] == 4  # first's O (f6 f7 g6 g7) holds a marker: its four stones are ringed
