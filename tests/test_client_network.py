@@ -639,3 +639,45 @@ async def test_two_plain_players_take_back_a_move_by_agreement_and_refuse_anothe
     assert problem is None and [line.split()[1] for line in record].count("undo") == 1
     assert [message.move for message in session.standing()] == ["a1", "k11", "a11", "k1", "b1", "c1"]
     assert "takeback: you ask to take back the last move: waiting for first's answer" in second.text()
+
+
+async def test_a_plain_watcher_talks_and_a_player_hides_the_watchers_talk(relay, tmp_path):
+    """A ``--plain`` watcher types ``say``: both players see ``watcher <fingerprint>: …``; the host types ``watchers
+    off`` and sees none of the next line while the guest does (the guest's chat after it, which reaches the host
+    after it, says the host had it), then ``watchers on`` and sees the next. The watcher's commands end before the
+    game does: it watches on, to the end (0). Nothing of the talk is in the game's record."""
+    watch_in, watch_typing = await pipe()
+    async with plain_pair(tmp_path, relay, "oxono", "60+1") as (host, guest, game):
+        watcher = Seat(tmp_path, "watcher", relay, plain=True, commands=watch_in)
+        watching = asyncio.create_task(network.watch(game, watcher.options))
+        try:
+            await seen(guest, "seats ")
+            await seen(watcher, "seats ")
+            said = f"watcher {watcher.identity.fingerprint}"
+            watch_typing.write("say hello players\n")
+            watch_typing.flush()
+            for seat in (host, guest):
+                await seen(seat, f"{said}: hello players")
+            await seen(watcher, f"{said} (you): hello players")
+            typed(host, "watchers off")
+            await seen(host, "the watchers' talk is hidden")
+            watch_typing.write("say a second line\n")
+            watch_typing.flush()
+            await seen(guest, f"{said}: a second line")
+            typed(guest, "say pong")
+            await seen(host, ": pong")
+            typed(host, "watchers on")
+            await seen(host, "the watchers' talk is shown")
+            watch_typing.write("say a third line\nwatchers off\n")
+            watch_typing.close()  # the end of the watcher's commands ends no watch
+            await seen(host, f"{said}: a third line")
+            await seen(watcher, "error: watchers off|on is for the players")
+            typed(guest, "resign")
+            assert await watching == 0
+        finally:
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)
+    assert "a second line" not in host.text() and f"{said}: a third line" in guest.text()
+    assert not [line for line in [*host.lines, *guest.lines] if line.startswith("error")]
+    record = transcript(host, game)
+    assert verify_transcript(record)[1] is None and not [line for line in record if " talk " in line[:20]]
