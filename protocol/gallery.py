@@ -43,10 +43,13 @@ class Gallery:
         self.game_id = game_id
         self._by_key: dict[PublicKey, dict[int, Message]] = {}
         self._order: list[Message] = []
+        self._known: set[str] = set()  # every line kept: one that comes again (QoS 1, a catch-up) costs no check
 
     def receive(self, data: bytes | str) -> TalkReceived | None:
         """Check one talk line and keep it: the event to show, ``None`` for the same line again;
         :class:`RemoteProtocolError` for a line refused (nothing kept)."""
+        if (data if isinstance(data, str) else bytes(data).decode("utf-8", "replace")) in self._known:
+            return None
         message = decode(data)
         if message.type is not MessageType.TALK:
             raise RemoteProtocolError(Code.UNKNOWN_TYPE, f"a {message.type} line is no watcher's talk")
@@ -68,6 +71,7 @@ class Gallery:
                                                        "already taken")
         lines[message.seq] = message
         self._order.append(message)
+        self._known.add(message.line)
         return TalkReceived(message.signer, message.seq, message.text)
 
     def talk(self, identity: Identity, text: str) -> Message:
