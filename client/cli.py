@@ -612,9 +612,10 @@ def build_parser() -> argparse.ArgumentParser:
     _relay_options(witness)
     witness.set_defaults(func=_network)
 
-    from relay.cli import add_subparser as add_relay
+    from relay.cli import add_subparser as add_relay, add_web_subparser
 
     add_relay(sub, witness=_relay_witness)
+    add_web_subparser(sub)
     return parser
 
 

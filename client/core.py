@@ -975,7 +975,8 @@ class GameCore:
                     publish.append(self._placement(event.message))
             elif isinstance(event, ResyncNeeded):
                 resubscribe = True
-            elif isinstance(event, RematchAsked) and self.me is not None and event.key != self.me:
+            elif isinstance(event, (RematchAsked, TakebackAsked)) and self.me is not None \
+                    and event.message.signer != self.me:
                 publish.append(self._placement(event.message))  # copied as every line: the sign that we have it
             follow = self._automatic(event)
             if follow is not None:

@@ -119,6 +119,8 @@ class Options:
     warn: Write = field(default_factory=lambda: stdout_writer(sys.stderr))
     """Where what is said beside a command's output goes (``export`` writes the record on stdout)."""
     invitation: str | None = None
+    page: str | None = None
+    """The watching page's address, where the relay this process runs serves it (``http://127.0.0.1:PORT/``)."""
     """What a host's opponent types to join (the full screen shows it whole until someone does)."""
     all_games: bool = False
     """``games``: every game on the relay, not only the open offers."""
@@ -232,17 +234,20 @@ async def relay_for_host(options: Options, *, may_start: bool | None = None,
         if host_ran is not None:
             raise Failure(f"{str(problem).removesuffix(START_ONE)}: {HOST_RAN_RELAY_LATER.format(game=host_ran)}")
         raise Failure(str(problem))  # before a game is made and journaled that could never be published
+    from relay import page
     from relay.embedded import EmbeddedRelay, RelaySettings, quiet_amqtt
 
     quiet_amqtt()
     logging.getLogger("amqtt").setLevel(logging.ERROR)  # its shutdown warnings would land on the person's terminal
-    embedded = EmbeddedRelay(RelaySettings(host=address.host, port=address.port))
+    web = 0 if page.ready(page.page_root()) else None  # the watching page, on a port of its own, where it is installed
+    embedded = EmbeddedRelay(RelaySettings(host=address.host, port=address.port, web_port=web))
     try:
         await embedded.start()
     except OSError as exc:
         raise Failure(f"nothing answers at {address.host}:{address.port} and no relay could start there: {exc.strerror}") from None
     options.say(f"No relay answered at {address}, so this process runs one there (the embedded relay). "
                   "The game ends for everybody when this process does.")
+    options.page = embedded.web_url
     try:
         yield address, True
     finally:
@@ -451,9 +456,18 @@ async def host(kind: str, options: Options) -> int:
         options.say(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
         if options.cafile is not None:
             options.say("--cafile names the relay's CA as this machine has it: they give the path of their copy.")
+        watch_link(options, game)
         runner = GameRunner(core, make_link(options, address, identity))
         runner.attach(journal)  # the offer journaled, as every line the runner journals from then on
         return await play_on(runner, front_end(options, True, bot), options, address)
+
+
+def watch_link(options: Options, game: str) -> None:
+    """Say the link that watches ``game`` in a browser, where the relay this process runs serves the page."""
+    if options.page is not None:
+        from relay.page import game_link
+
+        options.say(f"Anyone can watch it in a browser, every move checked there: {game_link(options.page, game)}")
 
 
 # -- join and watch ----------------------------------------------------------------------------------
@@ -684,6 +698,7 @@ async def resume(game: str | None, options: Options) -> int:
         claim = claim_text(core)
         if claim is not None:
             options.say(f"A claim on time is open: {claim}.")
+        watch_link(options, game)
         return await play_on(runner, front_end(options, True, bot), options, address)
 
 
@@ -953,7 +968,9 @@ def relay_witness(args: Any, settings: Any) -> Callable[[Any, asyncio.Event], An
         print(line, flush=True)
 
     async def run(relay: Any, stop: asyncio.Event) -> None:
-        for line in witness_told(identity):
+        address = RelayAddress.parse(relay.url)  # as hosts reach the relay: --relay unless it is the default
+        reach = reach_words([address], address.url == RelayAddress.parse(DEFAULT_RELAY).url, cafile=settings.tls_cert)
+        for line in witness_told(identity, reach):
             say(line)
         connect = functools.partial(Link, RelayAddress.parse(relay.inner_url), username=identity.public.text,
                                     password=password)

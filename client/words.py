@@ -133,9 +133,13 @@ def rematch_hint(core: GameCore, typed: str = "rematch (or yes)", leave: str = "
 def rematch_brief(core: GameCore, key: str) -> str | None:
     """A rematch in a few words, for a toolbar or a prompt once the game is over (``key``: what asks, or accepts):
     ``r: rematch``; asked, ``rematch asked: r accepts`` (by the other player) or ``rematch asked: waiting`` (by this
-    one); ``None`` when no rematch may be (:attr:`GameCore.rematch_open`)."""
+    one); ``no rematch: black left`` once the other player's client has left; ``None`` when no rematch may be
+    (:attr:`GameCore.rematch_open`)."""
     if not core.rematch_open:
         return None
+    opponent = core.opponent
+    if opponent is not None and core.present(opponent) is False:
+        return f"no rematch: {core.session.name_of(opponent)} left"
     asked = core.rematch_asked
     if asked is None:
         return f"{key}: rematch"

@@ -159,11 +159,13 @@ class MoveApplied:
 class TakebackAsked:
     """``player`` signed a takeback line naming the head at ``seq``: it asks to take back the last ``plies`` moves, or
     consents to the other's asking the same; ``plies`` 0: it refuses the other's. It changes nothing by itself: the
-    player to move's undo does (:class:`MovesTakenBack`)."""
+    player to move's undo does (:class:`MovesTakenBack`). ``message``: the takeback line, which the other player
+    copies as any line it verifies (§7): the asker's sign that it came."""
 
     player: str
     plies: int
     seq: int
+    message: Message
 
 
 @dataclass(frozen=True, slots=True)

@@ -1648,7 +1648,7 @@ class Receiver:
                 return []
             raise RemoteProtocolError(Code.WRONG_SEAT, "one takeback line a player for each head of the chain")
         self._takebacks[key] = message
-        events.append(TakebackAsked(self.player_of(key) or "", message.plies, message.seq))
+        events.append(TakebackAsked(self.player_of(key) or "", message.plies, message.seq, message))
         return []
 
     # -- what a receiver keeps ----------------------------------------------------------

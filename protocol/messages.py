@@ -135,7 +135,8 @@ def _line_pattern(type_: str, schema: tuple[str, ...]) -> re.Pattern[str]:
 _LINES = {type_: _line_pattern(type_, schema) for type_, schema in SCHEMAS.items()}
 _NAMES = {type_: tuple(name.rstrip("?") for name in schema) for type_, schema in SCHEMAS.items()}
 _OPTIONAL = {type_ for type_, schema in SCHEMAS.items() if any(name.endswith("?") for name in schema)}
-_CHECKED = {type_: tuple(name for name in _NAMES[type_] if name in ("text", "terms")) for type_ in SCHEMAS}
+_CHECKED = {type_: tuple(name for name in _NAMES[type_] if name in ("text", "terms", "lines")) for type_ in SCHEMAS}
+"""The fields a line's pattern cannot check alone: the text, the terms, a witness line's hashes (each once)."""
 _PEER = {type_: next((name for name in _NAMES[type_] if name in ("invite", "guest")), None) for type_ in SCHEMAS}
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")

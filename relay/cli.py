@@ -1,9 +1,9 @@
 """``olixono relay``: run the embedded relay, manage its accounts, write a Mosquitto configuration.
 
-    olixono relay [--host H] [--port N] [--users FILE] [--data DIR] [--tls-cert F --tls-key F]
+    olixono relay [--host H] [--port N] [--users FILE] [--data DIR] [--tls-cert F --tls-key F] [--web PORT]
     olixono relay adduser NAME --users FILE [--password-stdin]
     olixono relay deluser NAME --users FILE
-    olixono relay mosquitto-config DIR [--users FILE] [--host H] [--port N] [--tls-cert F --tls-key F]
+    olixono relay mosquitto-config DIR [--users FILE] [--host H] [--port N] [--tls-cert F --tls-key F] [--web PORT]
                                        [--bridge-to HOST:PORT [--bridge-user bridge.NAME --bridge-password-file F]]
 """
 
@@ -32,7 +32,8 @@ def _run(args: argparse.Namespace) -> int:
 
     limits = rules.Limits(**{field: 0 if args.no_limits else getattr(args, field) for _, field, _, _ in LIMIT_OPTIONS})
     settings = RelaySettings(host=args.host, port=args.port, users_file=args.users, data_dir=args.data,
-                             tls_cert=args.tls_cert, tls_key=args.tls_key, limits=limits)
+                             tls_cert=args.tls_cert, tls_key=args.tls_key, limits=limits, web_port=args.web,
+                             web_readers=args.web_readers)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(OneLineFormatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])
@@ -137,14 +138,15 @@ def _positive(text: str) -> int:
 
 
 def _mosquitto_config(args: argparse.Namespace) -> int:
-    from relay.mosquitto import MosquittoSettings, mosquitto_sub_command, start_command, write_config
+    from relay.mosquitto import WEB_UNLIMITED, MosquittoSettings, mosquitto_sub_command, start_command, write_config
 
     password = None
     if args.bridge_password_file is not None:
         password = args.bridge_password_file.read_text(encoding="utf-8").splitlines()[0]
     settings = MosquittoSettings(port=args.port, host=args.host, users_file=args.users, tls_cert=args.tls_cert,
                                  tls_key=args.tls_key, bridge_to=args.bridge_to, bridge_user=args.bridge_user,
-                                 bridge_password=password, run_as=args.run_as, autosave_changes=args.autosave)
+                                 bridge_password=password, run_as=args.run_as, autosave_changes=args.autosave,
+                                 web_port=args.web, web_interface=args.web_interface)
     try:
         conf = write_config(args.directory, settings)
     except (ValueError, OSError) as exc:
@@ -159,7 +161,39 @@ def _mosquitto_config(args: argparse.Namespace) -> int:
     print(f"  watch every game: {mosquitto_sub_command(args.host, args.port, bool(args.users), args.tls_cert)}")
     if args.bridge_to:
         print(f"  bridged to {args.bridge_to[0]}:{args.bridge_to[1]}: games published on either relay reach both")
+    if args.web is not None:
+        scheme = "https" if args.tls_cert else "http"
+        print(f"  browsers: the watching page at {scheme}://{args.host}:{args.web}/ (from {conf.parent / 'web'}), "
+              f"MQTT over WebSocket at ws{'s' if args.tls_cert else ''}://{args.host}:{args.web}/mqtt")
+        print(f"  {WEB_UNLIMITED}")
     return 0
+
+
+def _web(args: argparse.Namespace) -> int:
+    from relay.page import copy_page, page_root
+
+    try:
+        written = copy_page(page_root(), args.directory)
+    except OSError as exc:
+        return _fail(str(exc))
+    print(f"wrote the watching page's {len(written)} files to {args.directory}")
+    print("  serve them from any static web server (https, or http on 127.0.0.1 or localhost: the page checks "
+          "signatures only in a secure context), and give watchers the page's address followed by")
+    print("  #relay=WS_URL&game=GAME: the relay's MQTT over WebSocket (wss://HOST:PORT/mqtt; `olixono relay --web "
+          "PORT` or `olixono relay mosquitto-config --web PORT` serve it) and the game's id")
+    return 0
+
+
+def add_web_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``web`` on the ``olixono`` parser: the watching page's files, written for a web server of one's own."""
+    web = subparsers.add_parser(
+        "web", help="write the watching page's files into DIR, for a web server of your own",
+        description="Copy the watching page (static HTML, CSS and JavaScript: it checks every signature and move in "
+                    "the browser) into DIR, for any static web server. A relay's own web listener serves the same "
+                    "files (`olixono relay --web PORT`); this is for a site of your own, pointing at any relay that "
+                    "speaks MQTT over WebSocket.")
+    web.add_argument("directory", type=Path, metavar="DIR", help="where to write the files (made if missing)")
+    web.set_defaults(func=_web)
 
 
 WitnessHook = Callable[[argparse.Namespace, Any], Callable[[Any, asyncio.Event], Coroutine[Any, Any, None]]]
@@ -189,6 +223,12 @@ def add_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--data", type=Path, metavar="DIR", help="keep retained games on disk in DIR across restarts")
     parser.add_argument("--tls-cert", type=Path, metavar="FILE", help="serve MQTT over TLS with this certificate (PEM)")
     parser.add_argument("--tls-key", type=Path, metavar="FILE", help="the certificate's private key (PEM)")
+    parser.add_argument("--web", type=int, metavar="PORT",
+                        help="also listen on this port (0 picks a free one) for browsers: the watching page at "
+                             "http://HOST:PORT/ and MQTT over WebSocket at /mqtt, under the same checks and limits "
+                             "(https and wss with --tls-cert)")
+    parser.add_argument("--web-readers", action="store_true",
+                        help="private mode: let anyone who opens the page read the games (never publish)")
     defaults = rules.Limits()
     for option, field, kind, what in LIMIT_OPTIONS:
         parser.add_argument(option, type=kind, metavar="N", default=getattr(defaults, field), dest=field,
@@ -234,6 +274,12 @@ def add_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     mosq.add_argument("--bridge-to", type=_host_port, metavar="HOST:PORT", help="copy every game to and from this other relay")
     mosq.add_argument("--bridge-user", metavar="bridge.NAME", help="this relay's account on the other relay")
     mosq.add_argument("--bridge-password-file", type=Path, metavar="FILE", help="a file whose first line is that account's password")
+    mosq.add_argument("--web", type=int, metavar="PORT",
+                      help="also a websockets listener on this port for browsers: MQTT over WebSocket at /mqtt and "
+                           "the watching page (copied into DIR/web)")
+    mosq.add_argument("--web-interface", metavar="NAME",
+                      help="the network interface the websockets listener binds (Mosquitto binds it by name; default: "
+                           "lo for a loopback --host, every interface for 0.0.0.0)")
     mosq.add_argument("--run-as", default="mosquitto", metavar="USER", help="the user Mosquitto runs as (default mosquitto)")
     mosq.add_argument("--autosave", type=_positive, default=AUTOSAVE_CHANGES, metavar="N",
                       help=f"save retained games after every N changes (default {AUTOSAVE_CHANGES}; "

@@ -83,19 +83,25 @@ import logging
 import signal
 from collections.abc import AsyncIterator, Callable, Collection, Coroutine
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from amqtt.adapters import ReaderAdapter, StreamReaderAdapter, StreamWriterAdapter, WriterAdapter
+import websockets
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+from amqtt.adapters import (ReaderAdapter, StreamReaderAdapter, StreamWriterAdapter, WebSocketsReader,
+                            WebSocketsWriter, WriterAdapter)
 from amqtt.broker import Broker, RetainedApplicationMessage
-from amqtt.contexts import Action
+from amqtt.contexts import Action, ListenerType
 from amqtt.errors import AMQTTError, MQTTError, NoDataError
 from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
 from amqtt.utils import gen_client_id
 from amqtt.plugins.base import BaseAuthPlugin, BasePlugin, BaseTopicPlugin
 from amqtt.session import Session
 
-from relay import rules, users
+from relay import page, rules, users
 from relay.lines import is_game_topic, refusal, replacing
 from relay.mosquitto import mosquitto_sub_command
 from relay.quotas import Quotas
@@ -134,6 +140,9 @@ class AccountAuthPlugin(BaseAuthPlugin):
         inner: dict[str, str] = field(default_factory=dict)
         """The accounts of this process's own clients (a time witness beside the relay): name to password, in
         memory only."""
+        web_readers: bool = False
+        """Private mode: anonymous visitors of the web listener (the page's) may connect as readers: they read every
+        game, and publish nothing."""
 
     def __init__(self, context: Any) -> None:
         super().__init__(context)
@@ -160,6 +169,9 @@ class AccountAuthPlugin(BaseAuthPlugin):
                 log.info("refused %s: bad password for the relay's own account %r", _peer(session), session.username)
             return ok
         if self._path is None:
+            return True
+        if not session.username and getattr(session, "relay_web", False) and self.config.web_readers:
+            session.relay_reader = True  # the page's visitor: reads, never publishes (GameTopicPlugin)
             return True
         if not session.username:
             log.info("refused %s: anonymous clients are not allowed on this relay", _peer(session))
@@ -195,7 +207,9 @@ class GameTopicPlugin(BaseTopicPlugin):
         private = self.config.private
         if not topic:
             return False
-        if action == Action.PUBLISH:
+        if _reader(session):
+            allowed = action != Action.PUBLISH and rules.may_watch(topic)
+        elif action == Action.PUBLISH:
             allowed = rules.may_publish(username, topic, private=private)
         elif action == Action.SUBSCRIBE:
             allowed = rules.may_subscribe(username, topic, private=private)
@@ -224,6 +238,11 @@ def _game_of_filter(text: str) -> str | None:
     return None
 
 
+def _reader(session: Session | None) -> bool:
+    """Whether ``session`` is an anonymous reader of a private relay, let in by its web listener (``web_readers``)."""
+    return bool(getattr(session, "relay_reader", False))
+
+
 def _owner(session: Session | None) -> str | None:
     """Who a session's lines count against (:mod:`relay.quotas`): its account or address; ``None`` for a bridge."""
     return getattr(session, "relay_owner", None)
@@ -238,8 +257,8 @@ class PacketTooLargeError(AMQTTError):
     """A client sent a packet larger than the relay accepts; its connection is dropped."""
 
 
-class _GuardedReader(StreamReaderAdapter):
-    """A client's input stream that enforces the packet size limit and applies backpressure.
+class _Guard(ReaderAdapter):
+    """A client's input that enforces the packet size limit and applies backpressure, over TCP or WebSocket alike.
 
     It follows the packets as they are read: amqtt reads each packet's first byte and its remaining length one byte
     at a time, then exactly the body; so the reader knows each packet's size from its fixed header, before the body
@@ -247,8 +266,7 @@ class _GuardedReader(StreamReaderAdapter):
     ``max_packet_size`` does), however its fields are cut.
     """
 
-    def __init__(self, reader: asyncio.StreamReader, broker: RelayBroker) -> None:
-        super().__init__(reader)
+    def _guard(self, broker: RelayBroker) -> None:
         self._broker = broker
         self._body_left = 0  # bytes of the current packet's body still to come
         self._in_header = False  # reading the remaining-length bytes of a fixed header
@@ -307,6 +325,22 @@ class _GuardedReader(StreamReaderAdapter):
                 self._throttle = self._kind if self._kind in (3, 8) and self._length > 0 else 0
 
 
+class _GuardedReader(_Guard, StreamReaderAdapter):
+    """A TCP connection's input, guarded."""
+
+    def __init__(self, reader: asyncio.StreamReader, broker: RelayBroker) -> None:
+        StreamReaderAdapter.__init__(self, reader)
+        self._guard(broker)
+
+
+class _GuardedWebReader(_Guard, WebSocketsReader):
+    """A WebSocket connection's input (MQTT in binary messages, each at most a packet's size), guarded."""
+
+    def __init__(self, websocket: ServerConnection, broker: RelayBroker) -> None:
+        WebSocketsReader.__init__(self, websocket)
+        self._guard(broker)
+
+
 class _Subscriptions(dict[str, list[tuple[Session, int]]]):
     """amqtt's table of subscriptions, whose ``items()`` is a snapshot (WORKAROUND 5)."""
 
@@ -359,7 +393,8 @@ class RelayBroker(Broker):
     """amqtt's broker with the relay's workarounds (see the module docstring)."""
 
     def __init__(self, *args: Any, private: bool = False, store: RetainedStore | None = None,
-                 limits: Limits | None = None, inner: Collection[str] = (), **kwargs: Any) -> None:
+                 limits: Limits | None = None, inner: Collection[str] = (), page_root: Path | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._private = private
         self._inner = frozenset(inner)  # the accounts of this process's own clients (RelaySettings.inner_accounts)
@@ -372,6 +407,7 @@ class RelayBroker(Broker):
         self.quotas = Quotas(self.limits, self.seats)
         self._by_game: dict[str, dict[str, None]] = {}  # each game's retained topics, in order (WORKAROUND 9)
         self._refused: dict[str, int] = {}  # lines refused from each owner, to log a flood in a few lines
+        self.page_root = page_root or page.page_root()  # what the web listener serves, if there is one
         # WORKAROUND (5): Broker._run_broadcast awaits while it iterates self._subscriptions.items().
         self._subscriptions = _Subscriptions(self._subscriptions)  # type: ignore[has-type]
 
@@ -461,6 +497,31 @@ class RelayBroker(Broker):
     ) -> None:
         await self._client_connected(listener_name, _GuardedReader(reader, self), StreamWriterAdapter(writer))
 
+    async def ws_connected(self, websocket: ServerConnection, listener_name: str) -> None:
+        await self._client_connected(listener_name, _GuardedWebReader(websocket, self), WebSocketsWriter(websocket))
+
+    async def _create_server_instance(self, listener_name: str, listener_type: ListenerType, address: str | None,
+                                      port: int, ssl_context: Any) -> Any:
+        """amqtt's servers, but the web listener's: MQTT over WebSocket at :data:`relay.page.MQTT_PATH`, each message
+        at most a packet's size, uncompressed (a deflated message could unfold past any limit), and the page's files
+        on a plain ``GET`` of any other path (:mod:`relay.page`)."""
+        if listener_type != ListenerType.WS:
+            return await super()._create_server_instance(listener_name, listener_type, address, port, ssl_context)
+        return await websockets.serve(
+            partial(self.ws_connected, listener_name=listener_name), address, port, ssl=ssl_context,
+            subprotocols=[websockets.Subprotocol("mqtt")], process_request=self._page_request,
+            max_size=MAX_PACKET_BYTES, compression=None, open_timeout=CONNECT_DEADLINE)
+
+    def _page_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """A request to the web listener: the upgrade at the MQTT path goes on (``None``), anything else is a file of
+        the page, or 404."""
+        if request.path.split("?", 1)[0] == page.MQTT_PATH:
+            return None
+        answer = page.reply(self.page_root, request.path)
+        return Response(answer.status, answer.reason, Headers([*answer.headers,
+                                                                ("Content-Length", str(len(answer.body)))]),
+                        answer.body)
+
     async def _initialize_client_session(
         self, reader: ReaderAdapter, writer: WriterAdapter, remote_address: str, remote_port: int
     ) -> tuple[BrokerProtocolHandler, Session]:
@@ -476,6 +537,7 @@ class RelayBroker(Broker):
             with contextlib.suppress(Exception):
                 await writer.close()
             raise _Closed from None
+        session.relay_web = isinstance(reader, _GuardedWebReader)  # an anonymous one may be a reader (web_readers)
         # WORKAROUND (6): the password first; a refused CONNECT touches no session.
         authenticated = await super()._authenticate(session, None)
         if not authenticated:
@@ -485,6 +547,8 @@ class RelayBroker(Broker):
                 await writer.close()
             raise _Closed
         session.relay_authenticated = True
+        if _reader(session):
+            session.will_flag = False  # a reader publishes nothing, its will neither
         will = session.will_topic if session.will_flag else None
         if will is not None and is_game_topic(will):  # a will is published long after it is checked: presence only
             refused = refusal(will, bytes(session.will_message or b""), None) or (
@@ -493,10 +557,10 @@ class RelayBroker(Broker):
                 log.info("dropped the will of %s on %s: %s", peer, will[:160], refused)
                 session.will_flag = False
         # whose budgets and caps it spends: an account's, or (anonymous) its address's, however many connections
-        owner = session.username if self._private else remote_address
+        owner = session.username if self._private and not _reader(session) else remote_address
         if session.username in self._inner:  # this process's own client (a time witness): no owner's budgets or caps
             owner = None
-        if isinstance(reader, _GuardedReader):
+        if isinstance(reader, _Guard):
             reader.owner = owner
         session.relay_owner = None if owner is not None and rules.is_bridge_name(owner) else owner
         # ... and the client id is the account's (private) or the address's (anonymous) own.
@@ -588,7 +652,8 @@ class RelayBroker(Broker):
             if server.instance is not None:
                 server.instance.close()
         for _, handler in list(self._sessions.values()):
-            stream = getattr(getattr(handler, "writer", None), "_writer", None)  # amqtt's adapter of a StreamWriter
+            writer = getattr(handler, "writer", None)  # amqtt's adapter of a StreamWriter, or of a WebSocket
+            stream = getattr(writer, "_writer", None) or getattr(writer, "_protocol", None)
             transport = getattr(stream, "transport", None)
             if transport is not None:
                 transport.abort()
@@ -643,7 +708,8 @@ class RelayBroker(Broker):
             for target_session, sub_qos in subscriptions:
                 if target_session.transitions.state != "connected":
                     continue  # every session is clean here (WORKAROUND 3): nothing is kept for one away
-                if not rules.may_read(target_session.username, topic, private=self._private):
+                if not (rules.may_watch(topic) if _reader(target_session)
+                        else rules.may_read(target_session.username, topic, private=self._private)):
                     continue
                 handler = self._get_handler(target_session)
                 if handler:
@@ -654,6 +720,8 @@ class RelayBroker(Broker):
 
 
 # -- configuration and running ------------------------------------------------
+WEB_LISTENER = "web"
+"""The name of the web listener (:attr:`RelaySettings.web_port`) in amqtt's configuration."""
 INNER_LISTENER = "default"
 """The name of the inner listener (:attr:`RelaySettings.inner_listener`) in amqtt's configuration, where there is one
 (:meth:`RelaySettings.broker_config` says why); the relay's own is then ``relay``, else ``default``."""
@@ -677,6 +745,13 @@ class RelaySettings:
     inner_listener: bool = False
     """A second listener, plain MQTT on a free port of 127.0.0.1, for this process's own clients (a time witness
     beside a relay that listens with TLS, or on another address)."""
+    web_port: int | None = None
+    """A web listener on this port of ``host`` (0: a free one): the spectator's page, and MQTT over WebSocket at
+    ``/mqtt`` under the same checks and limits as the TCP listener (with TLS: https and wss); ``None``: none."""
+    web_readers: bool = False
+    """Private mode: the web listener lets anonymous visitors read every game (never publish)."""
+    page_root: Path | None = None
+    """The page's files (default: the installed ``web`` folder)."""
 
     @property
     def private(self) -> bool:
@@ -693,12 +768,18 @@ class RelaySettings:
             raise FileNotFoundError(f"no users file at {self.users_file} (create it with `olixono relay adduser`)")
         plugins: dict[str, dict[str, Any]] = {
             "relay.embedded.AccountAuthPlugin": {"users_file": str(self.users_file) if self.users_file else None,
-                                                 "inner": dict(self.inner_accounts)},
+                                                 "inner": dict(self.inner_accounts), "web_readers": self.web_readers},
             "relay.embedded.GameTopicPlugin": {"private": self.private},
             "relay.embedded.ConnectionLogPlugin": {},
         }
         plugins |= self.extra_plugins
+        if self.web_readers and self.web_port is None:
+            raise ValueError("--web-readers lets the page's visitors read: it needs the page (--web PORT)")
+        if self.web_readers and not self.private:
+            raise ValueError("--web-readers is for a private relay (--users): on an anonymous one anyone reads already")
         listeners = {self.main_listener: listener}
+        if self.web_port is not None:
+            listeners[WEB_LISTENER] = listener | {"type": "ws", "bind": f"{self.host}:{self.web_port}"}
         if self.inner_listener:
             # amqtt gives every listener the "default" one's settings where its own are amqtt's defaults (ssl off
             # among them), so the plain inner listener is "default", and the relay's own is the other
@@ -719,6 +800,7 @@ class EmbeddedRelay:
         self.broker: RelayBroker | None = None
         self.port: int | None = None
         self.inner_port: int | None = None
+        self.web_port: int | None = None
         self._store: RetainedStore | None = None
 
     @property
@@ -726,20 +808,37 @@ class EmbeddedRelay:
         scheme = "mqtts" if self.settings.tls_cert else "mqtt"
         return f"{scheme}://{self.settings.host}:{self.port}"
 
+    @property
+    def web_url(self) -> str | None:
+        """The page's address (``http://host:port/``; https with TLS), if the relay serves it."""
+        if self.web_port is None:
+            return None
+        return f"{'https' if self.settings.tls_cert else 'http'}://{self.settings.host}:{self.web_port}/"
+
+    @property
+    def websocket_url(self) -> str | None:
+        """Where MQTT over WebSocket is served (``ws://host:port/mqtt``; wss with TLS), if it is."""
+        if self.web_port is None:
+            return None
+        return f"{'wss' if self.settings.tls_cert else 'ws'}://{self.settings.host}:{self.web_port}{page.MQTT_PATH}"
+
     async def start(self) -> None:
         store = RetainedStore(self.settings.data_dir) if self.settings.data_dir is not None else None
         self.broker = RelayBroker(self.settings.broker_config(), private=self.settings.private, store=store,
-                                  limits=self.settings.limits, inner=set(self.settings.inner_accounts))
+                                  limits=self.settings.limits, inner=set(self.settings.inner_accounts),
+                                  page_root=self.settings.page_root)
         self._store = store
         await self.broker.start()
         self.port = self._bound(self.settings.main_listener)
         if self.settings.inner_listener:
             self.inner_port = self._bound(INNER_LISTENER)
+        if self.settings.web_port is not None:
+            self.web_port = self._bound(WEB_LISTENER)
 
     def _bound(self, listener: str) -> int:
         assert self.broker is not None
         server = self.broker._servers[listener].instance  # amqtt offers no public way to read the bound port
-        return int(server.sockets[0].getsockname()[1])
+        return int(next(iter(server.sockets)).getsockname()[1])
 
     @property
     def inner_url(self) -> str:
@@ -831,6 +930,8 @@ def describe(relay: EmbeddedRelay) -> list[str]:
         f"  any MQTT 3.1.1 client works too, e.g. {mosquitto_sub_command(s.host, relay.port or 0, s.private, s.tls_cert)}",
         *(["    (--cafile: the certificate itself when it is self-signed, else the CA that signed it)"]
           if s.tls_cert else []),
+        *([f"  the watching page: {relay.web_url} (MQTT over WebSocket at {relay.websocket_url}"
+           + ("; anonymous visitors read, never publish)" if s.web_readers else ")")] if relay.web_url else []),
         "  stop with Ctrl-C",
     ]
     if s.host not in ("127.0.0.1", "localhost", "::1"):

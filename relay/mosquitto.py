@@ -7,6 +7,7 @@
     DIR/acl              the topic rules of relay.rules as Mosquitto ACL lines
     DIR/data/            the persistence database (mosquitto.db)
     DIR/tls/             copies of the certificate and key (when asked)
+    DIR/web/             the watching page's files (with a web port)
 
 Mosquitto drops root privileges to ``user`` (default ``mosquitto``) after it
 starts, and from then on writes ``data/`` and re-reads ``passwords`` on
@@ -54,10 +55,37 @@ class MosquittoSettings:
     run_as: str = "mosquitto"
     autosave_changes: int = AUTOSAVE_CHANGES
     log_file: Path | None = None
+    web_port: int | None = None
+    """A websockets listener on this port for browsers (MQTT over WebSocket, and the page from ``DIR/web``)."""
+    web_interface: str | None = None
+    """The network interface it listens on (Mosquitto 2.0 binds a websockets listener by interface name; the
+    default: ``lo`` for a loopback ``host``, every interface for ``0.0.0.0``)."""
+    page_root: Path | None = None
+    """The page's files to copy into ``DIR/web`` (default: the installed ones)."""
 
     @property
     def private(self) -> bool:
         return self.users_file is not None
+
+    def web_bind(self) -> str:
+        """What follows the web listener's port: an interface name, or nothing (every interface)."""
+        if self.web_interface is not None:
+            return f" {self.web_interface}"
+        if self.host in ("127.0.0.1", "localhost", "::1"):
+            return " lo"
+        if self.host in ("0.0.0.0", "::", ""):
+            return ""
+        raise ValueError(f"Mosquitto binds a websockets listener by interface name, not by address: name the "
+                         f"interface that holds {self.host} with --web-interface (e.g. eth0)")
+
+
+WEB_UNLIMITED = (
+    "Mosquitto's websockets listener has the TCP one's packet size limit and access rules, and no more: its page "
+    "comes without a Content-Security-Policy or any header of the relay's (serve the files of `olixono web DIR` "
+    "from a web server of your own to add them), and like its TCP listener it has no per-address pacing or caps "
+    "(docs/relay.md, Limits)."
+)
+"""What ``mosquitto-config --web`` says it does not limit there."""
 
 
 def acl_text(bridge_accounts: list[str]) -> str:
@@ -106,6 +134,17 @@ def config_text(directory: Path, settings: MosquittoSettings, password_file: Pat
     ]
     if tls is not None:
         out += ["certfile " + str(tls[0]), "keyfile " + str(tls[1]), "tls_version tlsv1.2"]
+    if s.web_port is not None:
+        out += [
+            "",
+            "# browsers: MQTT over WebSocket, and the watching page from web/ (Mosquitto 2.0 binds a websockets",
+            "# listener by interface name: an address there is ignored, and it would listen on every interface)",
+            f"listener {s.web_port}{s.web_bind()}",
+            "protocol websockets",
+            f"http_dir {directory / 'web'}",
+        ]
+        if tls is not None:
+            out += ["certfile " + str(tls[0]), "keyfile " + str(tls[1]), "tls_version tlsv1.2"]
     out += [
         "",
         "# every game's history is retained; keep it on disk",
@@ -169,10 +208,16 @@ def write_config(directory: Path, settings: MosquittoSettings) -> Path:
         raise ValueError("TLS needs both a certificate (--tls-cert) and its key (--tls-key)")
     if s.bridge_user is not None and not rules.is_bridge_name(s.bridge_user):
         raise ValueError(f"a bridge account is named {rules.BRIDGE_PREFIX}<name>, not {s.bridge_user!r}")
+    if s.web_port is not None:
+        s.web_bind()  # a listener Mosquitto can bind, before anything is written
     directory = directory.resolve()
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "data").mkdir(exist_ok=True)
     _give_to(directory / "data", s.run_as)
+    if s.web_port is not None:
+        from relay.page import copy_page, page_root
+
+        copy_page(s.page_root or page_root(), directory / "web")
 
     password_file = None
     bridges: list[str] = []

@@ -100,6 +100,13 @@ def may_subscribe(username: str | None, topic_filter: str, *, private: bool) -> 
     return len(levels) > len(prefix) and levels[: len(prefix)] == prefix
 
 
+def may_watch(topic_filter: str) -> bool:
+    """Whether an anonymous reader of a private relay (its page's visitor, where the relay's owner lets them in) may
+    subscribe to ``topic_filter``, or be sent a message on it: the games' tree, as an account may; it publishes
+    nothing."""
+    return may_subscribe("", topic_filter, private=True)
+
+
 def may_read(username: str | None, topic: str, *, private: bool) -> bool:
     """Whether a message on ``topic`` may be delivered to ``username``."""
     return may_subscribe(username, topic, private=private)

@@ -33,8 +33,12 @@ from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, writ
 
 KINDS = ["embedded", "mosquitto"]
 # Skipped on a developer's machine without Mosquitto, never in CI (CI=true), where a missing install must fail.
+TOOLS_REQUIRED = os.environ.get("CI") == "true" or bool(os.environ.get("OLIXONO_REQUIRE_TOOLS"))
+"""Whether a test that needs an installed tool (Mosquitto, tmux, Node, Chromium) must fail rather than skip without it:
+in CI, and under scripts/test, which installs them."""
+
 needs_mosquitto = pytest.mark.skipif(
-    shutil.which("mosquitto") is None and not Path("/usr/sbin/mosquitto").exists() and os.environ.get("CI") != "true",
+    shutil.which("mosquitto") is None and not Path("/usr/sbin/mosquitto").exists() and not TOOLS_REQUIRED,
     reason="mosquitto is not installed (apt-get install mosquitto; bash scripts/test does it)",
 )
 

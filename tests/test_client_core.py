@@ -18,6 +18,8 @@ from protocol import (
     LineRejected,
     MoveApplied,
     Phase,
+    copy_topic,
+    decode,
     topic_for,
 )
 from protocol_helpers import GUEST, HOST, STRANGER
@@ -238,7 +240,6 @@ def test_the_other_players_rematch_line_is_copied_as_every_line_it_verifies():
     """A rematch line is no part of the record, but the other player copies it (``PROTOCOL.md`` §7) as any line: the
     sign its signer's client waits for before it leaves for the rematch (without it, 15 s of waiting at every
     rematch), never journaled."""
-    from protocol import copy_topic, decode
 
     relay, host, guest, *_ = hosted("olix")
     mover = host if host.my_turn else guest
@@ -249,6 +250,18 @@ def test_the_other_players_rematch_line_is_copied_as_every_line_it_verifies():
     fed = other.feed(line)
     assert [item.topic for item in fed.publish] == [copy_topic(decode(line, verify=False), other.me)]
     assert fed.journal == () and other.rematch_asked == mover.me
+
+
+def test_the_consoles_rematch_words_say_when_the_other_player_has_left():
+    from client.words import rematch_brief
+
+    relay, host, guest, *_ = hosted("oxono")
+    relay.publish(host.act(Intent("resign")), host)
+    assert rematch_brief(guest, "r") == "r: rematch"
+    presence = host.presence(False, 1)
+    assert presence is not None
+    guest.feed(presence.line)
+    assert rematch_brief(guest, "r") == f"no rematch: {guest.session.name_of(host.me)} left"
 
 
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
@@ -265,7 +278,10 @@ def test_a_takeback_asked_agreed_and_carried_out_by_intents(kind):
         relay.publish(mover.act(Intent("move", rng.choice(mover.session.board.legal_moves()).text())), mover)
     waiter, actor = (guest, host) if host.my_turn else (host, guest)
     played = actor.played()
-    relay.publish(waiter.act(Intent("takeback")), waiter)
+    asking = waiter.act(Intent("takeback"))
+    relay.publish(asking, waiter)
+    asked = decode(asking.publish[0].line, verify=False)
+    assert relay.retained[copy_topic(asked, actor.me)] == asked.line  # copied as it came: the asker knows it is there
     said = [describe(actor, e) for e in relay.events[id(actor)]]
     assert said[-1].endswith("asks to take back the last move: type takeback to agree, takeback no to refuse")
     relay.publish(actor.act(Intent("takeback")), actor)

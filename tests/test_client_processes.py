@@ -26,7 +26,7 @@ from cli_helpers import ROOT, finish, game_lines, home, read_until, spawn, stop,
 from harness.mqtt import bare_client
 from protocol import GameSession, game_filter, verify_transcript
 from relay.mosquitto import free_port
-from relay_fixtures import RelayProcess
+from relay_fixtures import TOOLS_REQUIRED, RelayProcess
 
 async def test_a_player_killed_mid_game_resumes_and_the_game_finishes(tmp_path):
     relay = await RelayProcess(free_port()).start()
@@ -61,7 +61,7 @@ async def test_a_player_killed_mid_game_resumes_and_the_game_finishes(tmp_path):
 
 
 # -- two real terminals ---------------------------------------------------------------------------------------
-needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None and os.environ.get("CI") != "true",
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None and not TOOLS_REQUIRED,
                                 reason="tmux is not installed (bash scripts/test installs it)")
 
 

@@ -24,7 +24,8 @@ from client.commands import completer
 from client.screen import MIN_COLUMNS, MIN_ROWS, TOO_SMALL, board_fragments, fill, screen_candidates
 from olixono.games import new_board
 from olixono.olix import OlixBoard
-from test_client_network import Seat, game_id_of
+from protocol import verify_transcript
+from test_client_network import Seat, game_id_of, transcript
 
 
 class Terminal:
@@ -814,6 +815,14 @@ async def test_the_full_screen_shows_the_seconds_a_players_moves_leave_unexplain
             assert await screen == 0
 
 
+async def both_leave(keys, host_typing, joining: asyncio.Task, hosting: asyncio.Task) -> None:
+    """The person on the screen types ``/quit`` and the ``--plain`` host's commands end: both commands end well."""
+    keys.send_text("/quit\r")
+    host_typing.close()
+    async with asyncio.timeout(20):
+        assert await joining == 0 and await hosting in (0, 3)
+
+
 async def test_the_game_over_screen_asks_for_a_rematch_with_a_key_and_hands_over_to_it(relay, tmp_path, monkeypatch):
     """A person on the full screen (the guest) plays a ``--plain`` host. Once the game is over the screen says how to
     ask for a rematch, its toolbar shows the key (``r: rematch``) and its help the key's row; the host asks, the
@@ -867,10 +876,7 @@ async def test_the_game_over_screen_asks_for_a_rematch_with_a_key_and_hands_over
             typed("yes")
             third = await said(guest, "Rematch: hosting", second)
             await said(host, "seats ", await said(host, "Rematch: joining"))  # the third game, its seats drawn
-            keys.send_text("/quit\r")
-            host_typing.close()
-            async with asyncio.timeout(20):
-                assert await joining == 0 and await hosting in (0, 3)
+            await both_leave(keys, host_typing, joining, hosting)
         finally:
             await cancelled(hosting, joining)
     check_rematch(host, guest, game, guest.lines[second].split()[4].rstrip(","))
@@ -886,3 +892,54 @@ def test_a_toolbar_too_wide_for_its_terminal_keeps_whose_turn_and_the_relays_sta
     assert fit_parts(parts, 20) == ["your move", "relay ok"]  # cut by the terminal from there on, never dropped
     lost = ["RELAY LOST: reconnecting; your move", *parts[1:3]]  # the network screen's, its relay lost
     assert fit_parts(lost, 70) == ["RELAY LOST: reconnecting; your move", "black 5e6f-7a8b 3:59 here"]
+
+
+async def test_a_takeback_agreed_on_the_full_screen_takes_the_move_off_its_board_and_moves_pane(relay, tmp_path):
+    """An Olix game between a person on the full screen (the guest) and a ``--plain`` host: the second player, having
+    moved, asks for a takeback and the first agrees (``/takeback`` on the screen, ``takeback`` at the host, whichever
+    side each is): the screen says so, and its moves pane and board follow the move that replaces the one taken back."""
+    from network_helpers import cancelled, said
+    from test_client_network import pipe
+
+    host_in, host_typing = await pipe()
+    host = Seat(tmp_path, "host", relay, plain=True, commands=host_in)
+    hosting = asyncio.create_task(network.host("olix", host.options))
+    game = await game_id_of(host)
+    terminal = Terminal()
+    with create_pipe_input() as keys:
+        guest = Seat(tmp_path, "guest", relay, console=game_screen(input=keys, output=terminal.output()))
+        joining = asyncio.create_task(network.join(game, guest.options))
+
+        def typed(guest_types: bool, text: str) -> None:
+            if guest_types:
+                keys.send_text(f"{'/' if text.startswith('takeback') else ''}{text}\r")
+            else:
+                host_typing.write(text + "\n")
+                host_typing.flush()
+
+        try:
+            seats = host.lines[await said(host, "seats ")]
+            await wait_for(terminal, "seats ")
+            guest_first = not seats.split(",")[0].endswith("(you)")
+            for number, move in enumerate(["a1", "k11", "a11", "k1"], 1):
+                typed(guest_first == (number % 2 == 1), move)
+                await said(host, f"move {number} ")
+                await wait_for(terminal, move)
+            typed(not guest_first, "takeback")
+            if guest_first:
+                await wait_for(terminal, "asks to take back the last move")
+            else:
+                await said(host, "asks to take back the last move")
+            typed(guest_first, "takeback")
+            await wait_for(terminal, "takeback: move 4 (k1) taken back by agreement; second to move")
+            await said(host, "taken back by agreement")
+            typed(not guest_first, "j11")
+            await said(host, "move 4 second j11")
+            await wait_for(terminal, "j11")
+            shown = terminal.text()
+            assert "4. second j11" in shown and "4. second k1 " not in shown  # the moves pane
+            await both_leave(keys, host_typing, joining, hosting)
+        finally:
+            await cancelled(hosting, joining)
+    session, _, problem = verify_transcript(transcript(host, game))
+    assert problem is None and [message.move for message in session.standing()] == ["a1", "k11", "a11", "j11"]

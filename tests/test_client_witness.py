@@ -199,7 +199,9 @@ async def test_olixono_relay_witness_and_olixono_witness_as_the_readme_runs_them
     try:
         relay = await spawn(relay_env, "relay", "--port", str(port), "--witness")
         relay_seen: list[str] = []
-        relay_key = (await read_until(relay, r"--witness (\S+)", relay_seen)).group(1)
+        told = await read_until(relay, r"--witness (\S+)(.*)", relay_seen)
+        relay_key = told.group(1)
+        assert told.group(2).strip() == f"--relay {url}"  # the host's command reaches this relay as printed
         witness = await spawn(witness_env, "witness", "--relay", url)
         witness_seen: list[str] = []
         other_key = (await read_until(witness, r"--witness (\S+)", witness_seen)).group(1)

@@ -128,6 +128,13 @@ def test_a_changed_valid_line_gets_its_code(line, code):
     assert info.value.code == code
 
 
+def test_a_witness_line_names_each_line_once():
+    unsigned = f"olixono/1 witness game={GAME} seq=1 prev={HASH} time=5 lines={HASH}.{HASH} by={HOST.public.text}"
+    with pytest.raises(RemoteProtocolError) as info:
+        decode(f"{unsigned} sig={b64(HOST.sign(unsigned.encode()))}")
+    assert info.value.code == "bad-field" and "a line is named once" in str(info.value)
+
+
 def test_invalid_utf8_and_lone_surrogates():
     with pytest.raises(RemoteProtocolError) as info:
         decode(VALID.encode() + b"\xff")

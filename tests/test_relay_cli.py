@@ -102,17 +102,25 @@ def test_topic_rules():
 
 
 def test_relay_process_prints_where_it_listens_and_stops_on_sigterm(tmp_path):
-    process = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0", "--data", str(tmp_path / "data")],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    process = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0", "--data", str(tmp_path / "data"),
+                                "--web", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         first = process.stdout.readline()
         match = re.search(r"listening on mqtt://127\.0\.0\.1:(\d+)", first)
         assert match, first
         port = int(match.group(1))
+        told = [process.stdout.readline() for _ in range(6)]
+        page_line = next(line for line in told if "the watching page" in line)
+        web = re.search(r"the watching page: http://127\.0\.0\.1:(\d+)/ \(MQTT over WebSocket at "
+                        r"ws://127\.0\.0\.1:(\d+)/mqtt\)", page_line)
+        assert web and web.group(1) == web.group(2), page_line
 
         async def talk() -> None:
             async with bare_client(port, timeout=5) as client:
                 await client.publish("olixono/1/games/x/y/0", b"hi", qos=1, retain=True)
+            from test_relay_web import http_get
+            status, headers, _ = await http_get(int(web.group(1)), "/__init__.py")  # the page's files only
+            assert status == 404 and "default-src 'none'" in headers["content-security-policy"]
 
         import asyncio
         asyncio.run(talk())

@@ -182,7 +182,7 @@ async def test_private_relay_reads_new_accounts_without_a_restart(tmp_path):
 def test_relay_broker_overrides_what_it_patches():
     """The workarounds override amqtt methods by name: fail loudly if amqtt renames them."""
     for name in ("stream_connected", "_initialize_client_session", "_publish_retained_messages_for_subscription",
-                 "_authenticate", "_client_connected", "_handle_disconnect"):
+                 "_authenticate", "_client_connected", "_handle_disconnect", "ws_connected", "_create_server_instance"):
         assert name in vars(Broker), name
         assert name in vars(RelayBroker), name
     for name in ("_handle_message_delivery", "_delete_session", "_servers", "_broadcast_queue"):
