@@ -336,3 +336,9 @@ def test_a_watchers_talk_is_shown_beside_the_game_and_hidden_on_asking():
     assert [item.topic.rsplit("/", 1)[-1] for item in chat.publish] == ["chat-1"]
     with pytest.raises(IntentRefused, match="cannot say that"):
         watcher.act(Intent("chat", "\x1b[2J"))
+    from client.commands import parse
+
+    assert parse("/watchers OFF", host).intent == Intent("watchers", "off")
+    assert parse("watchers maybe", host).problem.startswith("watchers off hides what the watchers say")
+    assert parse("watchers off", watcher).problem.startswith("watchers off|on is for the players")
+    assert parse("say hi", watcher).intent == Intent("chat", "hi")
