@@ -211,7 +211,8 @@ def _network(args: argparse.Namespace) -> int:
         seed=getattr(args, "seed", None), invite=getattr(args, "invite", None),
         control=getattr(args, "clock", None) or getattr(args, "days", None),
         auto_claim=getattr(args, "claim", "ask") == "auto",
-        commands=sys.stdin if plain and args.command != "watch" else None, screen=screen,
+        commands=sys.stdin if plain else None, screen=screen,
+        watchers_chat=not getattr(args, "no_watchers_chat", False),
         anyway=getattr(args, "anyway", False), all_games=getattr(args, "all", False),
         check=getattr(args, "check", False), public=getattr(args, "public", False),
         witnesses=getattr(args, "witness", None) or [],
@@ -366,6 +367,8 @@ def _seat_options(parser: argparse.ArgumentParser) -> None:
                         help="claims on time: ask (the default: you type claim when your opponent's time has run out) "
                              "or auto (they are signed for you as soon as it has, and the game ended once the window "
                              "to answer has passed; a --bot seat claims only with auto)")
+    parser.add_argument("--no-watchers-chat", action="store_true",
+                        help="hide what the watchers say (watchers on shows it during the game)")
     _budget_options(parser)
 
 
@@ -537,11 +540,14 @@ def build_parser() -> argparse.ArgumentParser:
     join.set_defaults(func=_network)
 
     watch = sub.add_parser("watch", help="watch a game by its id, checking every move",
-                           description="Follow the game GAME from its first line, checking every line as the players do.")
+                           description="Follow the game GAME from its first line, checking every line as the players "
+                                       "do. say TEXT talks with the other watchers (signed with your key, beside the "
+                                       "game; the players see it unless they hide it).")
     watch.add_argument("id", metavar="GAME", help="the game's id")
     _relay_options(watch, offer=True)
-    _front_options(watch, "print one event a line, in words; exit 0 when the game ends, 4 when it ends with (or "
-                          "after) a player's proof of equivocation, 1 when it cannot go on")
+    _front_options(watch, "print one event a line, in words, and read commands (say TEXT, quit) from stdin, whose "
+                          "end ends no watch; exit 0 when the game ends or you quit, 4 when it ends with (or after) a "
+                          "player's proof of equivocation, 1 when it cannot go on")
     watch.set_defaults(func=_network)
 
     resume = sub.add_parser("resume", help="take up a game you left (with no id: list the unfinished ones)",

@@ -102,6 +102,7 @@ class Command:
     """The sentence that refuses it where it does not exist (in a mode its ``helps`` lacks)."""
 
 
+WATCHERS_REFUSAL = "watchers off|on is for the players of a network game: it hides or shows what the watchers say"
 NO_HINT = "hint is for a game at one terminal (olixono play): in a network game no engine may help a player"
 _EVERYWHERE = (Mode.PLAYER, Mode.WATCHER, Mode.LOCAL)
 COMMANDS: tuple[Command, ...] = (
@@ -132,7 +133,11 @@ COMMANDS: tuple[Command, ...] = (
             IntentKind.CLAIM),
     Command("clock", dict.fromkeys((Mode.PLAYER, Mode.WATCHER), "both clocks, the time control and the unexplained "
                                    "seconds (untimed: the side to move's time on this move)")),
-    Command("say", {Mode.PLAYER: "chat with your opponent"}, IntentKind.CHAT, usage="TEXT"),
+    Command("say", {Mode.PLAYER: "chat with your opponent",
+                    Mode.WATCHER: "talk with the other watchers (signed with your key; the players see it unless they "
+                                  "hide it)"}, IntentKind.CHAT, usage="TEXT"),
+    Command("watchers", {Mode.PLAYER: "hide (off) or show again (on) what the watchers say"}, IntentKind.WATCHERS,
+            usage="off|on", refusal=WATCHERS_REFUSAL),
     Command("rematch", {Mode.PLAYER: "once the game is over: ask for a rematch (the same terms, colours swapped), or "
                                      "accept your opponent's (yes does too)"}, IntentKind.REMATCH,
             refusal="rematch is for the players of a network game, once it is over"),
@@ -263,6 +268,12 @@ def parse(text: str, game: Game) -> Typed:
         if not rest.strip():
             return Typed(problem="say what? Type say and your message, e.g. say good game")
         return Typed(Intent(IntentKind.CHAT, rest.strip()))
+    if name == "watchers":
+        if mode_of(game) is not Mode.PLAYER:
+            return Typed(problem=WATCHERS_REFUSAL)
+        if rest.strip().lower() not in ("on", "off"):
+            return Typed(problem="watchers off hides what the watchers say; watchers on shows it again")
+        return Typed(Intent(IntentKind.WATCHERS, rest.strip().lower()))
     if name == "takeback" and rest.strip():
         if rest.strip().lower() != "no" or mode_of(game) is not Mode.PLAYER:
             return Typed(problem="takeback asks for a takeback or agrees to one; takeback no refuses it")

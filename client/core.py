@@ -51,14 +51,17 @@ from protocol import (
     Phase,
     PublicKey,
     RematchAsked,
+    RemoteProtocolError,
     TakebackAsked,
     Result,
     ResyncNeeded,
     Superseded,
+    TalkReceived,
     copy_topic,
     decode,
     topic_for,
 )
+from protocol.gallery import Gallery, is_talk
 from protocol.clock import Answer, TimeControl, answer_window, claim_after, dispute_bound
 from protocol.rules import DEFAULT_TERMS, begins_turn, rematch_terms, witness_term
 
@@ -141,7 +144,7 @@ class NextGame:
     hosting: tuple[GameCore, Step] | None = None
 
 
-UiEvent = Event | ProofSaved | Connection | Notice | ClaimReady | ClockLow
+UiEvent = Event | TalkReceived | ProofSaved | Connection | Notice | ClaimReady | ClockLow
 """Everything a front end is told: the protocol's events and the client's own."""
 
 
@@ -160,6 +163,10 @@ class Step:
     resubscribe: bool = False
     """The session asks for the game's lines again (subscribe once more: the relay resends what it retains)."""
 
+
+WATCHERS_HIDDEN = "the watchers' talk is hidden (watchers on shows it again)"
+WATCHERS_SHOWN = "the watchers' talk is shown (watchers off hides it)"
+"""What ``watchers off`` and ``watchers on`` say."""
 
 NO_UNDO = "a network game's moves are signed: ask your opponent to take one back with takeback"
 
@@ -228,6 +235,11 @@ class GameCore:
         self._told: dict[str, int] = {}  # what time alone told the player (ClaimReady.what, "low"): in which turn
         self._turn_live = False  # whether this client saw the current turn begin as it happened (see turn_seen_live)
         self._rematch: tuple[GameCore, Step] | None = None  # the rematch this player offers: its core and offer
+        self.talker: Identity | None = None
+        """The key a watcher signs its talk with (``say``), beside the game (``None``: it cannot talk)."""
+        self.watchers_shown = True
+        """Whether the watchers' talk is shown (a player hides it with ``watchers off``, or ``--no-watchers-chat``)."""
+        self._gallery: Gallery | None = None  # the watchers' talk, once the game's id is known
         self._note_turn(live=False)  # a session restored mid-turn: its turn began before this core was made
 
     @property
@@ -719,13 +731,58 @@ class GameCore:
     # -- lines in ------------------------------------------------------------------
     def feed(self, data: bytes | str, stored: bool = False) -> Step:
         """A line the transport delivered (``stored``: from the relay's store, MQTT's retain flag: a catch-up, or the
-        relay asked again; not live, as it was sent)."""
+        relay asked again; not live, as it was sent). A watcher's talk goes to the gallery, never to the game."""
+        if is_talk(data):
+            return self._heard(data)
         return self._after(self.session.receive(data), stored=stored)
+
+    # -- the watchers' talk, beside the game ------------------------------------------------
+    @property
+    def gallery(self) -> Gallery | None:
+        """The watchers' talk this client keeps (``None`` before the game's id is known)."""
+        game = self.session.game_id
+        if self._gallery is None and game is not None:
+            self._gallery = Gallery(game)
+        return self._gallery
+
+    def _heard(self, data: bytes | str) -> Step:
+        """A talk line: kept, and shown unless the player hides the watchers' talk; one refused (a stranger's junk,
+        one key too many) is dropped without a word: nothing it says can touch the game."""
+        gallery = self.gallery
+        if gallery is None:
+            return Step()
+        try:
+            event = gallery.receive(data)
+        except RemoteProtocolError:
+            return Step()
+        return Step(events=(event,)) if event is not None and self.watchers_shown else Step()
+
+    def _talk(self, text: str) -> Step:
+        """A watcher's ``say``: its next talk line, signed with its own key (:attr:`talker`), to publish."""
+        gallery, talker = self.gallery, self.talker
+        if not self.watching:
+            raise IntentRefused("players talk to each other with say (the game's chat); the watchers' talk is theirs")
+        if gallery is None or talker is None:
+            raise IntentRefused("you have no key to sign with here: olixono id makes one")
+        try:
+            message = gallery.talk(talker, text)
+        except LocalProtocolError as exc:
+            raise IntentRefused(str(exc)) from None
+        return Step((Publish(topic_for(message), message.line),), (TalkReceived(talker.public, message.seq, text),))
+
+    def show_watchers(self, shown: bool) -> Step:
+        """``watchers on`` or ``off``: show the watchers' talk from now on, or hide it (nothing is signed)."""
+        self.watchers_shown = shown
+        return Step(events=(Notice(WATCHERS_SHOWN if shown else WATCHERS_HIDDEN),))
 
     # -- intents in -------------------------------------------------------------------
     def act(self, intent: Intent) -> Step:
         """Sign and apply what the person asked for, or :class:`IntentRefused` (nothing signed)."""
         session = self.session
+        if intent.kind is IntentKind.CHAT and self.watching:
+            return self._talk(intent.text)
+        if intent.kind is IntentKind.WATCHERS:
+            return self.show_watchers(intent.text == "on")
         if not self.playing:
             raise IntentRefused("you are watching this game: only its players can act")
         if intent.kind is IntentKind.UNDO:

@@ -15,7 +15,8 @@ class IntentKind(StrEnum):
     """What the local person may ask for. In a network game each but ``chat`` signs the main-chain line of the same
     name; ``undo`` is local play's alone, ``rematch`` signs a line of the game that is over (and, asking first, the
     next game's offer), and ``takeback`` asks for, consents to or carries out a takeback (``text`` ``no``: refuses
-    it)."""
+    it). A watcher's ``chat`` is its talk, beside the game; ``watchers`` (``text`` ``on`` or ``off``) shows or hides the
+    watchers' talk, signing nothing."""
 
     MOVE = "move"
     RESIGN = "resign"
@@ -29,6 +30,7 @@ class IntentKind(StrEnum):
     UNDO = "undo"
     REMATCH = "rematch"
     TAKEBACK = "takeback"
+    WATCHERS = "watchers"
 
 
 

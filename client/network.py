@@ -94,11 +94,13 @@ class Options:
     witnesses: list[str] = field(default_factory=list)
     """``host``: the keys of the game's time witnesses (``--witness``, none to three)."""
     auto_claim: bool = False
+    watchers_chat: bool = True
+    """A player's: whether the watchers' talk is shown from the start (``--no-watchers-chat``: hidden)."""
     """``--claim auto``: claims on time are signed for the player as soon as they may be (:meth:`GameCore.tick`)."""
     journal_dir: Path | None = None
     write: Write = field(default_factory=stdout_writer)
     commands: TextIO | None = None
-    """Where a ``--plain`` player's commands come from (stdin)."""
+    """Where a ``--plain`` player's or watcher's commands come from (stdin)."""
     console: Callable[[GameRunner], Any] | None = None
     """A front end to use instead of the line console (tests pass one built on pipe input)."""
     screen: bool = False
@@ -329,6 +331,7 @@ async def play_on(runner: GameRunner, front: FrontEnd, options: Options, address
     """A player's game, then each rematch both players agree to once it is over (:attr:`GameCore.next_game`), in the
     same terminal: the rematch's host publishes its offer and seats the other, who joins it once it has checked the
     offer (its host, the invitation, the kind and the terms, colours swapped). The last game's exit status."""
+    runner.core.watchers_shown = options.watchers_chat
     status = await run_game(runner, front)
     for _ in range(MOST_REMATCHES):
         nxt = runner.core.next_game
@@ -351,6 +354,7 @@ async def play_on(runner: GameRunner, front: FrontEnd, options: Options, address
             core = GameCore(GameSession(nxt.game, identity), auto_claim=options.auto_claim)
             runner = GameRunner(core, make_link(options, address, identity))
             front = joining(options, identity, address, expected=nxt)
+        runner.core.watchers_shown = options.watchers_chat
         status = await run_game(runner, front)
     return status
 
@@ -376,7 +380,7 @@ def front_end(options: Options, player: bool, bot: Bot | None = None) -> FrontEn
         assert chosen is not None  # options.bot names one
         return bot_front(chosen, options.write)
     if options.plain:
-        return plain_front(options.write, options.commands if player else None)
+        return plain_front(options.write, options.commands)
     if options.console is not None:
         return options.console
     if options.screen:
@@ -565,6 +569,7 @@ async def watch(game: str, options: Options) -> int:
     await log_in(options, address, account)
     core = GameCore(GameSession(game), watching=True)
     core.reach = relay_words(options)
+    core.talker = account  # what the watcher says (say) it signs with its own key, beside the game
     runner = GameRunner(core, make_link(options, address, account))
     inner = front_end(options, False)
 

@@ -20,7 +20,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from client.board_words import export_command, finished_text, game_over_text, resume_text, watch_again_text
-from client.commands import END_WORD, Game, NO_HINT, handle_typed, help_row, leaving_sentence, players_only
+from client.commands import END_WORD, Game, NO_HINT, WATCHERS_REFUSAL, handle_typed, help_row, leaving_sentence, players_only
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
 from client.screen import Say, Table, Urgent, game_commands, game_help, run_screen
@@ -60,7 +60,8 @@ class NetworkTable(Table):
             self.leave = f"; {watch_again_text(game, self.core.reach)}"
             self.greeting = "Watching: every line is checked as the players check it. /help lists the commands."
             why = "you are watching this game: only its players can"
-            self.refused = {name: f"{why} {'chat' if name == 'say' else name}" for name in players_only()}
+            self.refused = {name: f"{why} {name}" for name in players_only()}
+            self.refused["watchers"] = WATCHERS_REFUSAL
         else:
             self.leave = f"; {resume_text(game)}"
             self.refused = {"undo": NO_UNDO}  # /undo as undo typed: the same sentence

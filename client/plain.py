@@ -182,12 +182,13 @@ def waits_for_seats(core: GameCore, text: str) -> bool:
 
 
 def plain_front(write: Write | None = None, commands: TextIO | None = None) -> Callable[[GameRunner], Any]:
-    """The ``--plain`` front end: events in words; a player's commands, one a line, from ``commands`` (stdin).
+    """The ``--plain`` front end: events in words; the commands, one a line, from ``commands`` (stdin): a player's,
+    or a watcher's (``say``, ``quit``…: the end of them ends no watch).
 
     Once caught up with the relay it says where the game stands; it says ``your move`` whenever the turn becomes
     the player's, and ``your time ran out: …`` when the player's clock runs out on its turn. Commands typed before the seats are drawn are held and acted on once they are. Returns once the
-    game is over (:func:`ended`); leaving before (``quit``, or the end of the commands) returns :data:`LEFT` and
-    leaves the game resumable.
+    game is over (:func:`ended`); a player leaving before (``quit``, or the end of the commands) returns :data:`LEFT`
+    and leaves the game resumable; a watcher's ``quit`` returns 0.
     """
     out = write or stdout_writer()
 
@@ -217,9 +218,9 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
                     # said first; quit leaves at once (a script's: nobody is there to confirm it)
                     if not await handle_typed(runner, held.pop(0), out, partial(shown_now, core)):
                         out(leaving_text(core))
-                        return LEFT
+                        return 0 if core.watching else LEFT
                     continue
-                if no_more and not held:
+                if no_more and not held and not core.watching:  # a watcher without commands watches on
                     out(f"left the game (no more commands); {resume_text(core.game_id)}")
                     return LEFT
             event_wait = asyncio.ensure_future(runner.events.get())

@@ -33,7 +33,7 @@ from client.words import HOST_RELAY_GONE, relay_left_with_host
 from client.transport import Link, LinkFactory, digest
 from protocol import NUMBERED_APART, GuestAccepted, LineApplied, LineRejected, MessageType, Phase, PublicKey, decode, game_filter
 from protocol.messages import line_hash
-from protocol.topics import game_and_key, held_copy_topic, own_filter, player_filter
+from protocol.topics import game_and_key, held_copy_topic, own_filter, player_filter, talk_filter
 
 
 log = logging.getLogger("olixono.runner")
@@ -465,12 +465,13 @@ class GameRunner:
         if opponent is not None and me is not None and self._can_narrow():
             self.narrowed = True  # the opponent's lines, and ours: to see any of ours vanish, and publish it again
             game = self._game or ""
-            witnesses = [player_filter(game, key) for key in self.core.session.witnesses]  # their witness lines
+            # the time witnesses' witness lines, and the watchers' talk (beside the game, apart from every key's lines)
+            also = [*(player_filter(game, key) for key in self.core.session.witnesses), talk_filter(game)]
             link = link or self.link  # one relay's, just caught up; else every relay's
-            await link.narrow(player_filter(game, opponent), player_filter(game, me), *witnesses)
-            # then, the catch-ups of later connections: the two players' lines and copies, and the time witnesses'
-            # lines, never a stranger's (what strangers leave in the game costs a reconnecting player nothing)
-            link.follow(own_filter(game, opponent), own_filter(game, me), *witnesses)
+            await link.narrow(player_filter(game, opponent), player_filter(game, me), *also)
+            # then, the catch-ups of later connections: the two players' lines and copies, the time witnesses' lines
+            # and the talk, never another stranger's line (what strangers leave in the game costs a player nothing)
+            link.follow(own_filter(game, opponent), own_filter(game, me), *also)
 
     def _remember(self, topic: str) -> bool:
         """Which topics the link remembers (a hash each): the seated keys' and this client's; while a seat is unknown,

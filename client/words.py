@@ -11,6 +11,7 @@ from client.record import branch_text, clocks_text, confirmation_text, moves_bef
 from protocol import (
     RematchAsked,
     ChatReceived,
+    TalkReceived,
     ClaimVoided,
     ConfirmationReceived,
     EndDeclined,
@@ -64,6 +65,12 @@ def witness_words(witnesses: tuple[PublicKey, ...] | list[PublicKey], host: Publ
         told.append(f"Warning: your own key ({me.fingerprint}) is a time witness of this game: a witness run by a "
                     "player protects nobody from that player.")
     return told
+
+
+def talk_text(core: GameCore, talk: TalkReceived) -> str:
+    """A watcher's talk as everyone sees it: ``watcher 1a2b3c4d: nice move`` (``(you)`` after this client's own key)."""
+    mine = " (you)" if core.talker is not None and core.talker.public == talk.key else ""
+    return f"watcher {talk.key.fingerprint}{mine}: {talk.text}"
 
 
 def who(core: GameCore, key: PublicKey) -> str:
@@ -428,6 +435,8 @@ def describe(core: GameCore, event: UiEvent) -> str | None:
         return f"declined by {event.player}: the proposal is off"
     if isinstance(event, ChatReceived):
         return f"chat {who(core, event.key)}: {event.text}"
+    if isinstance(event, TalkReceived):
+        return talk_text(core, event)
     if isinstance(event, PresenceChanged):
         return f"presence {who(core, event.key)} {'here' if event.here else 'gone'}"
     if isinstance(event, RematchAsked):

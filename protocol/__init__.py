@@ -5,7 +5,7 @@
 ``protocol.judge`` the state machine that is fed lines and yields events (``protocol.events``), holding its
 owners ``protocol.seating``, ``protocol.evidence`` and ``protocol.claims``,
 ``protocol.session`` a player's session that also signs, ``protocol.transcript`` whole records checked offline,
-``protocol.topics`` the MQTT topic names. The specification for other
+``protocol.topics`` the MQTT topic names, ``protocol.gallery`` the watchers' talk beside a game. The specification for other
 implementers is ``PROTOCOL.md``.
 """
 
@@ -36,7 +36,9 @@ from protocol.events import (
     ResyncNeeded,
     Superseded,
     TakebackAsked,
+    TalkReceived,
 )
+from protocol.gallery import Gallery, is_talk
 from protocol.keys import Identity, PublicKey, WeakKeyError, fingerprint
 from protocol.messages import NUMBERED_APART, VERSION, Message, decode, encode
 from protocol.rules import CONFIRMED, DISPUTED, UNSEEN, Phase
@@ -49,7 +51,7 @@ __all__ = [
     "GameSession", "GameStarted", "GuestAccepted", "Identity", "JoinRequested", "LineApplied", "LineRejected",
     "LocalProtocolError", "Message", "MoveApplied", "MovesTakenBack", "OfferReceived", "Outgoing", "Phase", "PresenceChanged", "RematchAsked",
     "ProposalWithdrawn",
-    "PublicKey", "RemoteProtocolError", "Result", "ResyncNeeded", "Superseded", "TakebackAsked", "WeakKeyError",
+    "PublicKey", "RemoteProtocolError", "Result", "ResyncNeeded", "Superseded", "TakebackAsked", "TalkReceived", "Gallery", "is_talk", "WeakKeyError",
     "Witnessing",
     "check_equivocation_proof", "copy_topic", "decode", "encode", "fingerprint", "game_filter", "lobby_filter", "player_filter",
     "topic_for", "verify_transcript",

@@ -35,6 +35,7 @@ class MessageType(StrEnum):
     REMATCH = "rematch"
     TAKEBACK = "takeback"
     UNDO = "undo"
+    TALK = "talk"
 
 
 class Role(StrEnum):

@@ -203,6 +203,15 @@ class ChatReceived:
 
 
 @dataclass(frozen=True, slots=True)
+class TalkReceived:
+    """A watcher's talk line (``PROTOCOL.md`` §5, "A watcher's talk"): ``key``'s ``seq``-th, beside the game."""
+
+    key: PublicKey
+    seq: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class PresenceChanged:
     """A player's client said it is connected (``here``) or its relay said it is gone (its last will)."""
 

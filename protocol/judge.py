@@ -719,6 +719,9 @@ class Receiver:
         """Judge one decoded line; the tokens whose waiting lines it may unblock (:mod:`protocol.waiting`)."""
         if message.type is MessageType.OFFER:
             return self._offer(message, events)
+        if message.type is MessageType.TALK:  # a watcher's: the gallery's (protocol.gallery), never the record's
+            raise RemoteProtocolError(Code.WRONG_SEAT, "a watcher's talk is no line of the game's record: it is kept "
+                                                       "beside it")
         if self.game_id is not None and message.game != self.game_id:
             raise RemoteProtocolError(Code.WRONG_GAME, f"for game {message.game}, not {self.game_id}")
         problem = refused_on_sight(message)  # (what no receiver holds as its signer's word, whatever else it holds)

@@ -86,6 +86,8 @@ KEY_FIELDS = ("invite", "guest")
 """Fields whose value is a public key: decoded once into :attr:`Message.peer`."""
 
 _CHAIN = ("game", "seq", "prev")
+TALK_SLOT = "talk"
+"""The topic level under a key that holds its talk lines, a watcher's (``…/<key>/talk/<n>``)."""
 NUMBERED_APART = frozenset({MessageType.CHAT, MessageType.CONFIRM, MessageType.RECEIPT, MessageType.FLAG,
                             MessageType.WITNESS, MessageType.TAKEBACK})
 """Types whose lines sit beside the chain, each signer's numbered on its own (``chat-<n>``, ``confirm-<n>``,
@@ -114,6 +116,7 @@ SCHEMAS: dict[str, tuple[str, ...]] = {
     MessageType.REMATCH: (*_CHAIN, "next"),
     MessageType.TAKEBACK: (*_CHAIN, "plies"),
     MessageType.UNDO: (*_CHAIN, "plies", "think?", "left?", "consent"),
+    MessageType.TALK: ("game", "seq", "text"),
 }
 """Each message type's fields (keyed by :class:`MessageType`) in their fixed order; ``?`` marks an optional field."""
 
@@ -227,6 +230,16 @@ def check_text(text: str) -> str | None:
     return None
 
 
+def text_to_send(text: str) -> tuple[str | None, str]:
+    """What ``text`` (typed, to be signed as chat or talk) may not be (:func:`check_text`: a reason, or ``None``), and
+    its ``text=`` value (empty when it may not be sent)."""
+    try:
+        problem = check_text(text)
+        return problem, encode_text(text) if problem is None else ""
+    except UnicodeEncodeError:
+        return "it is not valid Unicode", ""
+
+
 def decode_text(value: str) -> str:
     """The chat text a ``text=`` value spells; ``ValueError`` if it is not canonical or not allowed."""
     data = bytearray()
@@ -275,7 +288,8 @@ class Message:
     peer: PublicKey | None
     """The other key the message names: the offer's ``invite=``, the accept's ``guest=``."""
     slot: str
-    """Where the signer's line sits: ``offer``, its sequence number, ``chat-<n>``, ``confirm-<n>``, ``presence`` or ``rematch``."""
+    """Where the signer's line sits: ``offer``, its sequence number, ``chat-<n>``, ``confirm-<n>``, ``presence``,
+    ``rematch``, or a watcher's ``talk/<n>`` (one topic level deeper: a player's subscription leaves it out)."""
 
     @classmethod
     def make(cls, type_: MessageType | str, fields: tuple[tuple[str, str], ...], signer: PublicKey, line: str,
@@ -287,6 +301,9 @@ class Message:
             game, seq, prev, slot = b64(digest[:GAME_ID_BYTES]), 0, "", "offer"
         elif type_ is MessageType.PRESENCE:
             game, seq, prev, slot = fields[0][1], int(fields[1][1]), "", "presence"
+        elif type_ is MessageType.TALK:  # a watcher's: beside the game's record, numbered by its signer alone
+            game, seq, prev = fields[0][1], int(fields[1][1]), ""
+            slot = f"{TALK_SLOT}/{seq}"
         elif type_ is MessageType.REMATCH:  # one a signer: its seq names the game's last line, not its slot
             game, seq, prev, slot = fields[0][1], int(fields[1][1]), fields[2][1], "rematch"
         else:
@@ -352,7 +369,7 @@ class Message:
 
     @property
     def text(self) -> str:
-        """A chat's ``text=``, decoded."""
+        """A chat's or a talk line's ``text=``, decoded."""
         return decode_text(self.value("text"))
 
     @property

@@ -17,7 +17,7 @@ from protocol.domain import MessageType, Presence
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.events import EquivocationDetected, Event, LineApplied, LineRejected, Outgoing, Superseded
 from protocol.keys import Identity, PublicKey, random_token
-from protocol.messages import MAX_WITNESSED, Message, check_text, decode, encode, encode_text
+from protocol.messages import MAX_WITNESSED, Message, decode, encode, text_to_send
 from protocol.judge import Receiver
 from protocol.rules import (CONFIRMED, DEFAULT_TERMS, FINAL, MAX_CHAT_LINES, MAX_CONFIRMS, SIDE_LINES, Phase, State,
                             begins_turn, commitment)
@@ -447,11 +447,7 @@ class GameSession(Receiver):
 
     def chat(self, text: str) -> Outgoing:
         """Send a chat line (host or guest, any time); :class:`LocalProtocolError` for text chat may not hold."""
-        try:
-            problem = check_text(text)
-            encoded = encode_text(text)
-        except UnicodeEncodeError:
-            problem = "it is not valid Unicode"
+        problem, encoded = text_to_send(text)
         if problem is not None:
             raise LocalProtocolError(f"cannot send that chat: {problem}", reason=problem)
         _, fields = self._draft(MessageType.CHAT, [("text", encoded)])

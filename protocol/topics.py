@@ -11,18 +11,20 @@ whole game:
     olixono/1/games/<game id>/<signer key>/chat-<n>      the signer's n-th chat line
     olixono/1/games/<game id>/<signer key>/presence      whether the signer's client is connected
     olixono/1/games/<game id>/<holder key>/copy/<hash>   a copy of another key's line, kept by its holder
+    olixono/1/games/<game id>/<watcher key>/talk/<n>     a watcher's n-th talk line, beside the game
 
 Copies are what keep one player from erasing history (``PROTOCOL.md`` §7):
 each player re-publishes every line of the other's it has verified, under its
 own key, where the other cannot touch it. They sit one level deeper than the
 holder's own lines, so that ``player_filter`` receives a key's lines without
-its copies (a seated player, once caught up, needs nothing else).
+its copies (a seated player, once caught up, needs nothing else). The watchers' talk sits as deep, for
+the same reason: ``talk_filter`` receives it alone.
 """
 
 from __future__ import annotations
 
 from protocol.keys import PublicKey
-from protocol.messages import Message
+from protocol.messages import TALK_SLOT, Message
 
 ROOT = "olixono/1"
 GAMES = f"{ROOT}/games"
@@ -71,6 +73,11 @@ def player_filter(game_id: str, key: PublicKey) -> str:
 def own_filter(game_id: str, key: PublicKey) -> str:
     """The subscription that receives everything ``key`` keeps in one game: its own lines and its copies."""
     return f"{GAMES}/{game_id}/{key.text}/#"
+
+
+def talk_filter(game_id: str) -> str:
+    """The subscription that receives every watcher's talk in one game (``PROTOCOL.md`` §5), and nothing else."""
+    return f"{GAMES}/{game_id}/+/{TALK_SLOT}/+"
 
 
 def game_and_key(topic: str) -> tuple[str, str] | None:

@@ -7,7 +7,8 @@ published, even without accounts (anonymous mode, the relay ``olixono host`` sta
 - the payload is not empty (an empty retained message would erase the line the topic holds);
 - it is one canonical, validly signed protocol line (``protocol.decode``: one Ed25519 check, ~0.1 ms) of that game,
   signed by the topic's key for the topic's slot; on ``…/<holder>/copy/<hash>`` it is a line whose hash is the
-  topic's (a copy of anyone's line, kept by its holder);
+  topic's (a copy of anyone's line, kept by its holder); on ``…/<key>/talk/<n>``, that key's ``n``-th talk line (a
+  watcher's, beside the game: at most ``MAX_TALK_LINES`` a key, and :mod:`relay.quotas` keeps talk apart);
 - the topic does not hold another line already: **a slot keeps its first line** (the same line again is fine), so
   that no one, the signer included, can replace a retained line there; presence aside, which moves forward by its
   own ``seq`` (and at one ``seq``, from ``here`` to ``gone``), as receivers judge it.
@@ -23,10 +24,12 @@ import hashlib
 
 from protocol.domain import MessageType, Presence
 from protocol.errors import RemoteProtocolError
-from protocol.messages import VERSION, Message, decode
+from protocol.gallery import MAX_TALK_LINES
+from protocol.messages import TALK_SLOT, VERSION, Message, decode
 from protocol.topics import GAMES
 
 _GAMES = GAMES + "/"
+_TALK = TALK_SLOT + "/"
 _WITNESS_LINE = f"{VERSION} {MessageType.WITNESS.value} ".encode()
 
 
@@ -53,6 +56,11 @@ def signer_text(line: bytes) -> str:
     return line.rpartition(b" by=")[2][:43].decode("ascii", "replace")
 
 
+def is_talk_slot(slot: str) -> bool:
+    """Whether ``slot`` (of ``place``) holds a watcher's talk line, ``talk/<n>``."""
+    return slot.startswith(_TALK)
+
+
 def is_witness_line(line: bytes) -> bool:
     """Whether a line the relay has checked already (:func:`refusal`) is a time witness's ``witness`` line."""
     return line.startswith(_WITNESS_LINE)
@@ -66,8 +74,8 @@ def refusal(topic: str, payload: bytes, held: bytes | None, verified: set[bytes]
     if not is_game_topic(topic):
         return None
     levels = topic[len(_GAMES):].split("/")
-    if len(levels) not in (3, 4) or (len(levels) == 4 and levels[2] != "copy"):
-        return "not a game topic (olixono/1/games/<game>/<key>/<slot>, or …/<key>/copy/<hash>)"
+    if len(levels) not in (3, 4) or (len(levels) == 4 and levels[2] not in ("copy", TALK_SLOT)):
+        return "not a game topic (olixono/1/games/<game>/<key>/<slot>, …/<key>/copy/<hash> or …/<key>/talk/<n>)"
     game, key, slot = levels[0], levels[1], "/".join(levels[2:])
     if not payload:
         return "an empty line would erase what the topic holds"
@@ -80,13 +88,15 @@ def refusal(topic: str, payload: bytes, held: bytes | None, verified: set[bytes]
         verified.add(digest)
     if message.game != game:
         return f"a line of game {message.game} on a topic of game {game}"
-    if len(levels) == 4:
+    if is_copy(slot):
         if message.hash != levels[3]:
             return "a copy's topic names the hash of the line it holds, and this line's is another"
     elif message.signer.text != key:
         return "the line is signed by another key than the topic's"
     elif message.slot != slot:
         return f"the line belongs on …/{message.slot}, not …/{slot}"
+    elif message.type is MessageType.TALK and message.seq > MAX_TALK_LINES:
+        return f"at most {MAX_TALK_LINES} talk lines a key"
     return replacing(topic, message, held)
 
 

@@ -18,6 +18,10 @@ its game (``olixono/1/games/<game>/<key>/…``), as the game's seats stand (:mod
   that a late watcher's catch-up of a game is bounded. A seated game takes no more of them (:mod:`relay.seats`);
   when a seat becomes known, what its key left before, and the players' copies of it, move to the parties' shares.
 
+- the watchers' **talk** (``…/<key>/talk/<n>``, any key's), apart from all the above: at most ``MAX_TALKERS`` keys a
+  game (a key's talk is bounded by its slots, ``MAX_TALK_LINES``), so that a flood of talk neither fills a party's
+  share nor the non-parties', and never refuses a line of the game.
+
 Each line also counts against the **owner** who published it, in that game and in all games: the account (private
 mode), or the source address (anonymous mode), so that a flood from one address spread over many connections and
 many keys counts as one. A bridge account carries every player of another relay: only the per-key and per-game caps
@@ -33,7 +37,8 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from relay.lines import is_copy, is_witness_line, place, signer_text
+from protocol.gallery import MAX_TALKERS
+from relay.lines import is_copy, is_talk_slot, is_witness_line, place, signer_text
 from relay.rules import Limits, is_key_text
 from relay.seats import Seats
 
@@ -51,6 +56,7 @@ class Quotas:
         self._copies: dict[tuple[str, str], dict[str, list[int]]] = {}
         # game: {topic: (signer, witness line, bytes)} in no party's share
         self._others: dict[str, dict[str, tuple[str, bool, int]]] = {}
+        self._talkers: dict[str, set[str]] = {}  # game: the keys whose talk it keeps
         self._owner_game: dict[tuple[str, str], int] = {}  # (owner, game): lines
         self._owner: dict[str, list[int]] = {}  # owner: [lines, bytes]
 
@@ -66,6 +72,11 @@ class Quotas:
             return None
         game, key, slot = where
         limits, size = self.limits, len(line)
+        if is_talk_slot(slot):
+            talkers = self._talkers.get(game, set())
+            if key not in talkers and len(talkers) >= MAX_TALKERS:
+                return f"{len(talkers)} keys talk in this game already (the most that may)"
+            return self._owner_refusal(game, size, owner)
         copy = is_copy(slot)
         signer = signer_text(line) if copy else key
         party = self._party(game, key, slot, signer, is_witness_line(line))
@@ -82,6 +93,11 @@ class Quotas:
             others = len(self._others.get(game, ()))
             if limits.non_player_lines_per_game and others >= limits.non_player_lines_per_game:
                 return f"this game holds {others} lines of keys that are not its parties already (the most it may)"
+        return self._owner_refusal(game, size, owner)
+
+    def _owner_refusal(self, game: str, size: int, owner: str | None) -> str | None:
+        """Why a new line of ``size`` bytes in ``game`` would pass a cap of ``owner``'s (``None``: no owner caps)."""
+        limits = self.limits
         if owner is None:
             return None
         in_game = self._owner_game.get((owner, game), 0)
@@ -108,6 +124,10 @@ class Quotas:
     def _count(self, topic: str, where: tuple[str, str, str], line: bytes, owner: str | None) -> None:
         game, key, slot = where
         size = len(line)
+        if is_talk_slot(slot):
+            self._talkers.setdefault(game, set()).add(key)
+            self._count_owner(game, size, owner)
+            return
         copy = is_copy(slot)
         signer = signer_text(line) if copy else key
         witness_line = is_witness_line(line)
@@ -118,6 +138,9 @@ class Quotas:
             _add(self._copies.setdefault((game, key), {}), signer, size)
         if not party:
             self._others.setdefault(game, {})[topic] = (signer, witness_line, size)
+        self._count_owner(game, size, owner)
+
+    def _count_owner(self, game: str, size: int, owner: str | None) -> None:
         if owner is not None:
             self._owner_game[(owner, game)] = self._owner_game.get((owner, game), 0) + 1
             _add(self._owner, owner, size)
@@ -153,6 +176,10 @@ class Quotas:
         """The lines ``key`` holds in ``game``: its own, and its copies of the parties' lines (of all signers)."""
         return (self._own.get((game, key), [0])[0],
                 sum(counted[0] for counted in self._copies.get((game, key), {}).values()))
+
+    def talkers(self, game: str) -> int:
+        """The keys whose talk ``game`` keeps."""
+        return len(self._talkers.get(game, ()))
 
     def non_players(self, game: str) -> int:
         """The lines of ``game`` in no party's share (no player's, no named witness's)."""

@@ -19,7 +19,8 @@ each player's own lines, each named witness's witness lines (at most ``MAX_WITNE
 and copies held by a player of a line a player signed or of a named witness's witness line. A stranger's join, chat,
 presence, copy, anything under a key of its own, a copy of a stranger's line under a player's key, and anything else
 of a witness's (its chat, its presence, a copy it holds), are refused. A key that signs witness lines but that the
-offer does not name is a stranger like any other. What strangers left before the game was seated stays, counted
+offer does not name is a stranger like any other. Any key's talk (``…/<key>/talk/<n>``, a watcher's, beside the game)
+stands all the same, in a share of its own (:mod:`relay.quotas`). What strangers left before the game was seated stays, counted
 apart (:mod:`relay.quotas`).
 """
 
@@ -32,7 +33,7 @@ from protocol.errors import RemoteProtocolError
 from protocol.messages import Message, decode
 from protocol.rules import MAX_WITNESS_LINES, witnesses_of
 from protocol.topics import GAMES
-from relay.lines import is_copy, is_witness_line, place, signer_text
+from relay.lines import is_copy, is_talk_slot, is_witness_line, place, signer_text
 
 
 class Seats:
@@ -72,6 +73,8 @@ class Seats:
         if where is None or not self.seated(where[0]):
             return None
         game, key, slot = where
+        if is_talk_slot(slot):  # any key's: the watchers' talk, counted apart
+            return None
         if self.party(game, key, slot, signer_text(line) if is_copy(slot) else key, is_witness_line(line)):
             return None
         if key in self.players(game):

@@ -304,3 +304,41 @@ def test_a_takeback_asked_agreed_and_carried_out_by_intents(kind):
         assert GameSession.restore(journal.written).transcript == host.session.transcript
     with pytest.raises(IntentRefused, match="ask your opponent"):
         host.act(Intent("undo"))
+
+
+def test_a_watchers_talk_is_shown_beside_the_game_and_hidden_on_asking():
+    """A watcher's ``say`` signs a talk line with its own key: every core shows it, none journals it, copies it or
+    feeds it to the game; a player's ``watchers off`` hides the next (signing nothing), ``watchers on`` shows it
+    again. A watcher with no key cannot talk; a player's ``say`` is the game's chat, never talk."""
+    from protocol import TalkReceived
+
+    relay, host, guest, host_journal, guest_journal = hosted()
+    watcher = GameCore(GameSession(host.session.game_id), watching=True)
+    relay.attach(watcher)
+    with pytest.raises(IntentRefused, match="no key to sign with"):
+        watcher.act(Intent("chat", "hello"))
+    watcher.talker = STRANGER
+    transcript, retained = list(host.session.transcript), len(relay.retained)
+    relay.publish(watcher.act(Intent("chat", "hello")), watcher)
+    talk = TalkReceived(STRANGER.public, 1, "hello")
+    assert all(talk in relay.events[id(core)] for core in (host, guest, watcher))
+    assert len(relay.retained) == retained + 1  # the talk line alone: no copy of it
+    assert list(host.session.transcript) == transcript and host_journal.written == transcript
+    step = host.act(Intent("watchers", "off"))
+    assert step.publish == () and "hidden" in step.events[0].text
+    relay.publish(watcher.act(Intent("chat", "still here")), watcher)
+    said = [event.text for event in relay.events[id(host)] if isinstance(event, TalkReceived)]
+    assert said == ["hello"] and TalkReceived(STRANGER.public, 2, "still here") in relay.events[id(guest)]
+    host.act(Intent("watchers", "on"))
+    relay.publish(watcher.act(Intent("chat", "and again")), watcher)
+    assert TalkReceived(STRANGER.public, 3, "and again") in relay.events[id(host)]
+    chat = guest.act(Intent("chat", "thanks"))
+    assert [item.topic.rsplit("/", 1)[-1] for item in chat.publish] == ["chat-1"]
+    with pytest.raises(IntentRefused, match="cannot say that"):
+        watcher.act(Intent("chat", "\x1b[2J"))
+    from client.commands import parse
+
+    assert parse("/watchers OFF", host).intent == Intent("watchers", "off")
+    assert parse("watchers maybe", host).problem.startswith("watchers off hides what the watchers say")
+    assert parse("watchers off", watcher).problem.startswith("watchers off|on is for the players")
+    assert parse("say hi", watcher).intent == Intent("chat", "hi")

@@ -545,14 +545,14 @@ async def test_a_cancellation_an_await_swallowed_still_ends_the_command(relay, t
 
 
 @contextlib.asynccontextmanager
-async def plain_pair(tmp_path, relay, kind: str, control: str):
+async def plain_pair(tmp_path, relay, kind: str, control: str, **guest_options):
     """A host and a guest at ``--plain``, reading the commands typed at ``seat.typing``, in ``kind``'s game under
-    ``control`` (the host's): yields both and the game's id; once the caller is done (within 60 s), both typings close
-    and both commands must end with 0."""
+    ``control`` (the host's), the guest with ``guest_options`` too: yields both and the game's id; once the caller is
+    done (within 60 s), both typings close and both commands must end with 0."""
     host_in, host_typing = await pipe()
     guest_in, guest_typing = await pipe()
     host = Seat(tmp_path, "host", relay, plain=True, commands=host_in, control=TimeControl.parse(control))
-    guest = Seat(tmp_path, "guest", relay, plain=True, commands=guest_in)
+    guest = Seat(tmp_path, "guest", relay, plain=True, commands=guest_in, **guest_options)
     host.typing, guest.typing = host_typing, guest_typing
     hosting = asyncio.create_task(network.host(kind, host.options))
     game = await game_id_of(host)
@@ -639,3 +639,74 @@ async def test_two_plain_players_take_back_a_move_by_agreement_and_refuse_anothe
     assert problem is None and [line.split()[1] for line in record].count("undo") == 1
     assert [message.move for message in session.standing()] == ["a1", "k11", "a11", "k1", "b1", "c1"]
     assert "takeback: you ask to take back the last move: waiting for first's answer" in second.text()
+
+
+async def test_a_plain_watcher_talks_and_a_player_hides_the_watchers_talk(relay, tmp_path):
+    """A ``--plain`` watcher types ``say``: both players see ``watcher <fingerprint>: …``; the host types ``watchers
+    off`` and sees none of the next line while the guest does (the guest's chat after it, which reaches the host
+    after it, says the host had it), then ``watchers on`` and sees the next. The watcher's commands end before the
+    game does: it watches on, to the end (0). Nothing of the talk is in the game's record."""
+    watch_in, watch_typing = await pipe()
+    async with plain_pair(tmp_path, relay, "oxono", "60+1") as (host, guest, game):
+        watcher = Seat(tmp_path, "watcher", relay, plain=True, commands=watch_in)
+        watching = asyncio.create_task(network.watch(game, watcher.options))
+        try:
+            await seen(guest, "seats ")
+            await seen(watcher, "seats ")
+            said = f"watcher {watcher.identity.fingerprint}"
+            watch_typing.write("say hello players\n")
+            watch_typing.flush()
+            for seat in (host, guest):
+                await seen(seat, f"{said}: hello players")
+            await seen(watcher, f"{said} (you): hello players")
+            typed(host, "watchers off")
+            await seen(host, "the watchers' talk is hidden")
+            watch_typing.write("say a second line\n")
+            watch_typing.flush()
+            await seen(guest, f"{said}: a second line")
+            typed(guest, "say pong")
+            await seen(host, ": pong")
+            typed(host, "watchers on")
+            await seen(host, "the watchers' talk is shown")
+            watch_typing.write("say a third line\nwatchers off\n")
+            watch_typing.close()  # the end of the watcher's commands ends no watch
+            await seen(host, f"{said}: a third line")
+            await seen(watcher, "error: watchers off|on is for the players")
+            typed(guest, "resign")
+            assert await watching == 0
+        finally:
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)
+    assert "a second line" not in host.text() and f"{said}: a third line" in guest.text()
+    assert not [line for line in [*host.lines, *guest.lines] if line.startswith("error")]
+    record = transcript(host, game)
+    assert verify_transcript(record)[1] is None and not [line for line in record if " talk " in line[:20]]
+
+
+async def test_a_player_who_joins_with_no_watchers_chat_sees_the_talk_only_once_it_asks(relay, tmp_path):
+    """``join --no-watchers-chat``: the guest sees no watcher's talk (the host's chat after it, which reaches the guest
+    after it, says the guest had it) until it types ``watchers on``; the host sees all of it."""
+    from client.cli import build_parser
+
+    args = build_parser().parse_args(["join", "A" * 21 + "A", "--no-watchers-chat", "--plain"])
+    assert args.no_watchers_chat and not build_parser().parse_args(["host", "oxono"]).no_watchers_chat
+    async with plain_pair(tmp_path, relay, "olix", "60+1", watchers_chat=False) as (host, guest, game):
+        watcher = Seat(tmp_path, "watcher", relay, plain=True, commands=io.StringIO("say first\n"))
+        watching = asyncio.create_task(network.watch(game, watcher.options))
+        try:
+            said = f"watcher {watcher.identity.fingerprint}"
+            await seen(host, f"{said}: first")
+            typed(host, "say ping")
+            await seen(guest, ": ping")
+            typed(guest, "watchers on")
+            await seen(guest, "the watchers' talk is shown")
+            await seen(watcher, f"{said} (you): first")
+            talker = Seat(tmp_path, "talker", relay, plain=True, commands=io.StringIO("say second\nquit\n"))
+            assert await network.watch(game, talker.options) == 0  # quit: it stops watching
+            await seen(guest, f"watcher {talker.identity.fingerprint}: second")
+            typed(guest, "resign")
+            assert await watching == 0
+        finally:
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)
+    assert f"{said}: first" not in guest.text() and "stopped watching" in talker.text()

@@ -235,13 +235,18 @@ async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
 async def test_two_players_and_a_watcher_on_the_full_screen_in_real_terminals(tmp_path, kind):
     """The same as above on the full screen, the default in a terminal: keys sent into real terminals, the full
-    screens captured and checked."""
+    screens captured and checked; the watcher's /say shows on all three screens."""
     async with three_terminals(tmp_path, kind) as terminals:
         tmux, session = terminals.tmux, terminals.session
         await asyncio.to_thread(tmux.wait_for, 1, r"Joining \w+ game \S+, hosted by \S+:")  # check it!
         first = terminals.window[session.actor]
         await asyncio.to_thread(tmux.wait_for, first, r"^your move \| ")  # the toolbar
         await asyncio.to_thread(tmux.wait_for, 2, r"^\S+ to move \| .*relay ok")  # the watcher's
+        talker = terminals.envs["watcher"][1].fingerprint
+        tmux.type(2, "/say hi all")  # the watcher's talk, beside the game: both players see it
+        for pane, mine in ((0, ""), (1, ""), (2, " (you)")):
+            await asyncio.to_thread(tmux.wait_for, pane, re.escape(f"watcher {talker}{mine}: hi all"))
+
         def my_turn_shown(pane: int) -> None:
             """The last move in the player's moves pane (its client has it: a screen not yet redrawn after its own
             move still shows the 'your move' of before it), then its toolbar's turn."""

@@ -419,16 +419,19 @@ async def test_the_opponents_copy_is_asked_for_and_no_longer_once_it_came():
 
 async def test_a_seated_player_narrows_to_the_players_lines_and_catches_up_on_theirs_alone():
     """Copies are asked for, not sent (no move pays a delivery for one); and once the seats are known, the catch-up
-    of every later connection takes the two players' topics only: what strangers leave in the game (thousands of
-    retained junk lines, within the relay's caps) costs a reconnecting player nothing."""
+    of every later connection takes the two players' topics only, and the watchers' talk (bounded by its own caps:
+    32 keys, 64 lines each): what else strangers leave in the game (thousands of retained junk lines, within the
+    relay's caps) costs a reconnecting player nothing."""
     runners = seated_runners()
     runner = runners[0]
     runner.caught_up.set()
     await runner._narrow()
     game, me, opponent = runner.core.session.game_id, runner.core.me.text, runner.core.opponent.text
-    assert runner.link.narrowed_to == [f"olixono/1/games/{game}/{opponent}/+", f"olixono/1/games/{game}/{me}/+"]
+    talk = f"olixono/1/games/{game}/+/talk/+"
+    assert runner.link.narrowed_to == [f"olixono/1/games/{game}/{opponent}/+", f"olixono/1/games/{game}/{me}/+", talk]
     assert runner.link.dropped == ["olixono/1/games/G/#"]  # this connection's subscription to the whole game
-    assert runner.link.subscriptions == [f"olixono/1/games/{game}/{opponent}/#", f"olixono/1/games/{game}/{me}/#"]
+    assert runner.link.subscriptions == [f"olixono/1/games/{game}/{opponent}/#", f"olixono/1/games/{game}/{me}/#",
+                                         talk]
 
 
 async def test_nothing_is_signed_before_the_first_catch_up(monkeypatch):

@@ -320,7 +320,7 @@ def test_a_watcher_is_offered_no_player_commands():
 
     _, _, session = load(str(Path(__file__).parent.parent / "protocol" / "vectors" / "oxono-game.txt"))
     table = network_table(session)  # no identity: a spectator
-    assert table.commands == ("legal", "board", "clock") and table.prompt() == "watching> "
+    assert table.commands == ("legal", "board", "clock", "say") and table.prompt() == "watching> "
     assert completed(table, "/re") == [] and "Watching" in table.help()
 
 

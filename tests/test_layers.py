@@ -46,6 +46,8 @@ PROTOCOL = {
     "events": 3, "topics": 3, "waiting": 3,
     # the table of who may send what, the limits, the coin
     "rules": 4,
+    # the watchers' talk, beside the game and apart from the judge
+    "gallery": 4,
     # the judge's owners, side by side: who may sit where, what each key signed, the receipts and claims on time, the
     # time witnesses' times
     "seating": 5, "evidence": 5, "claims": 5, "witness": 5,

@@ -238,7 +238,9 @@ def test_a_watcher_is_told_it_watches():
     core = GameCore(GameSession.restore(host.transcript), watching=True)
     table = NetworkTable(type("Runner", (), {"core": core, "link": type("Link", (), {"connected": True})()})())
     assert table.greeting.startswith("Watching") and "resume" not in table.leave and "watch" in table.leave
-    assert table.refused["say"] == "you are watching this game: only its players can chat"
+    assert table.refused["resign"] == "you are watching this game: only its players can resign"
+    assert "say" not in table.refused  # a watcher's say is its talk, beside the game
+    assert table.refused["watchers"].startswith("watchers off|on is for the players of a network game")
     assert help_text(core).startswith("Watching") and "Type a move" not in help_text(core)
     assert leaving_text(core).startswith("stopped watching")
 

@@ -30,6 +30,7 @@ CASES = [
       for kind in ("claim", "resign", "propose", "withdraw", "agree", "decline", "abort")],
     ("chat", [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text("good game! 🎉 ça va?"))]),
     ("presence", [("game", GAME), ("seq", "3"), ("state", "here")]),
+    ("talk", [("game", GAME), ("seq", "64"), ("text", encode_text("what a move 🎉"))]),
     ("presence", [("game", GAME), ("seq", "3"), ("state", "gone")]),
     ("confirm", [("game", GAME), ("seq", "1"), ("prev", HASH), ("final", "41"), ("result", "pink-colour")]),
     ("confirm", [("game", GAME), ("seq", "2"), ("prev", HASH), ("final", "0"), ("result", "equivocation")]),

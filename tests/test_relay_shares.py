@@ -405,3 +405,60 @@ def test_what_a_key_left_before_its_seat_was_known_moves_to_its_shares():
     reloaded = Quotas(Limits(), Seats(retained.get))  # a relay started again with --data, the accept first
     reloaded.load(dict(reversed(list(retained.items()))), private=False)
     assert reloaded.non_players(t.game) == 1 and reloaded.shares(t.game, HOST.public.text) == (2, 1)
+
+
+# -- the watchers' talk ------------------------------------------------------------------------------------
+def talk(key: Identity, game: str, n: int, text: str = "x") -> tuple[str, bytes]:
+    """``key``'s talk line number ``n`` of ``game``, on its topic (``…/<key>/talk/<n>``)."""
+    return topic_of(game, key, f"talk/{n}"), signed_line(key, game, f"talk/{n}", text)
+
+
+async def test_a_seated_game_keeps_any_keys_talk_under_its_caps():
+    """Once the seats are known a stranger's lines are refused, but a watcher's talk stands, any key's: at most 64
+    lines a key and 32 keys a game, each line on its own slot; the players' lines go on."""
+    t = table()
+    talkers = [throwaway(f"watcher {k}") for k in range(33)]
+    first = talk(STRANGER, t.game, 1, "hello players")
+    wrong_slot = (topic_of(t.game, STRANGER, "talk/3"), signed_line(STRANGER, t.game, "talk/4"))
+    beyond = talk(STRANGER, t.game, 65)
+    async with EmbeddedRelay(RelaySettings(port=0, limits=FAST)) as relay, \
+            listening(relay.port, game_filter(t.game)) as watcher:
+        await publish(relay.port, [own(t.offer), own(t.join), own(t.accept)])
+        await watcher.until(t.accept.topic)
+        await publish(relay.port, [first, talk(STRANGER, t.game, 64), wrong_slot, beyond], source="127.0.0.2")
+        await from_addresses(relay.port, [talk(key, t.game, 1) for key in talkers], 3)
+        reveal = t.guest.reveal()
+        await publish(relay.port, [own(reveal)])
+        assert await watcher.until(first[0]) == first[1]
+        await watcher.until(reveal.topic)
+        await settle(relay)
+        kept, talking = set(retained_topics(relay)), relay.broker.quotas.talkers(t.game)
+    assert {first[0], talk(STRANGER, t.game, 64)[0], reveal.topic} <= kept
+    assert wrong_slot[0] not in kept and beyond[0] not in kept
+    assert talking == 32  # STRANGER and 31 of the 33 throwaway keys: the last to come were refused
+    assert len([key for key in talkers if talk(key, t.game, 1)[0] in kept]) == 31
+
+
+async def test_a_flood_of_talk_never_refuses_nor_pushes_out_the_games_lines():
+    """32 keys from four addresses fill their talk to the last slot (2,048 lines) while the game is being seated,
+    with the non-players' cap and every key's cap small: the talk counts in none of them, so the guest's join (a
+    non-player's line until the accept), the accept, the reveal and the players' chat are all kept and delivered."""
+    t = table()
+    limits = Limits(publish_rate=0, non_player_lines_per_game=8, lines_per_key=70)
+    flood = [talk(throwaway(f"flood {k}"), t.game, n) for k in range(32) for n in range(1, 65)]
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, \
+            listening(relay.port, player_filter(t.game, GUEST.public), bind_address="127.0.0.6") as host_side:
+        await publish(relay.port, [own(t.offer)])
+        flooding = asyncio.ensure_future(from_addresses(relay.port, flood, 4))
+        await publish(relay.port, [own(t.join)])
+        await publish(relay.port, [own(t.accept)])
+        await flooding
+        reveal = t.guest.reveal()
+        lines = [own(reveal), *(chat(GUEST, t.game, n) for n in range(1, 51))]
+        await publish(relay.port, lines)
+        for topic, line in lines:
+            assert await host_side.until(topic, timeout=15) == line
+        await settle(relay)
+        kept = set(retained_topics(relay))
+    assert {t.offer.topic, t.join.topic, t.accept.topic, *(topic for topic, _ in lines)} <= kept
+    assert len([topic for topic, _ in flood if topic in kept]) == len(flood)

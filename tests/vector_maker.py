@@ -17,6 +17,7 @@ from typing import Any, Callable
 import ed25519_reference as ref
 from protocol import GameSession, Identity, Outgoing, copy_topic, topic_for
 from protocol.keys import FIELD_P, GROUP_L, SMALL_ORDER_ENCODINGS, b64, unb64
+from protocol.gallery import MAX_TALK_LINES
 from protocol.messages import MAX_LINE_BYTES, decode, encode, line_hash
 from protocol.rules import MAX_CHAIN, MAX_CHAT_LINES, MAX_CONFIRMS, MAX_PROOFS_PER_KEY
 
@@ -603,6 +604,8 @@ def cases() -> list[dict[str, Any]]:
              encode("move", [("game", b64(bytes(16))), *fields[1:], ("move", legal[0])], mover)),
         case("bad-utf8", "bad-utf8", "a line that is not UTF-8 (given in last_hex)", good.encode("utf-8")[:40] + b"\xff\xfe"),
         case("limit", "limit", f"chat line {MAX_CHAT_LINES + 1} of one player", too_many, list(chat_host.transcript)),
+        case("wrong-seat-talk", "wrong-seat", "a watcher's talk line in a game's record (talk sits beside the game, "
+             "never in its record: §5, \"A watcher's talk\")", _talk(KEYS["stranger"], host.game_id or "", 1)),
     ]
     return out
 
@@ -802,6 +805,11 @@ def confirmations() -> dict[str, Any]:
     return {"prefix": list(host.transcript), "lines": lines, "confirmation": seen}
 
 
+def _talk(key: Identity, game: str, seq: int) -> str:
+    """``key``'s talk line number ``seq`` in ``game``."""
+    return encode("talk", [("game", game), ("seq", str(seq)), ("text", "nice%20move")], key)
+
+
 def relay_lines() -> list[dict[str, Any]]:
     """What the reference relay keeps on a game's topics (PROTOCOL.md §7): a payload for a topic that holds ``held``
     (``null``: nothing), and whether it is kept."""
@@ -815,6 +823,7 @@ def relay_lines() -> list[dict[str, Any]]:
     here, gone, later = (guest.presence(True, 1).line, guest.presence(False, 1).line, guest.presence(True, 2).line)
     presence_topic = guest.presence(True, 1).topic
     holder = KEYS[_keyname(other.signer)].public
+    talk, beyond = _talk(KEYS["stranger"], line.game, 1), _talk(KEYS["stranger"], line.game, MAX_TALK_LINES + 1)
     cases = [
         ("a line on its own topic", topic, line.line, None, True),
         ("the same line again", topic, line.line, line.line, True),
@@ -829,6 +838,10 @@ def relay_lines() -> list[dict[str, Any]]:
         ("presence: gone after here at one seq", presence_topic, gone, here, True),
         ("presence: a higher seq", presence_topic, later, gone, True),
         ("presence: back to a lower seq", presence_topic, here, later, False),
+        ("a watcher's talk line on its own topic", topic_for(decode(talk)), talk, None, True),
+        ("a talk line on another talk slot's topic", topic_for(decode(talk)).replace("/talk/1", "/talk/2"), talk, None,
+         False),
+        (f"talk line {MAX_TALK_LINES + 1} of one key", topic_for(decode(beyond)), beyond, None, False),
     ]
     return [{"name": name, "topic": where, "payload": payload, "held": held, "kept": kept}
             for name, where, payload, held, kept in cases]

@@ -123,6 +123,7 @@ def every_type(host: Identity, game: str, head: str) -> list[Case]:
         "takeback": [("game", game), ("seq", "12"), ("prev", head), ("plies", "2")],
         "undo": [("game", game), ("seq", "13"), ("prev", head), ("plies", "1"), ("think", "12"),
                  ("consent", b64(bytes(64)))],
+        "talk": [("game", game), ("seq", "64"), ("text", encode_text("nice move ✓"))],
     }
     for type_ in SCHEMAS:
         chain = [("game", game), ("seq", "5"), ("prev", head)]

@@ -106,6 +106,7 @@ export const SCHEMAS = new Map(/** @type {[string, string[]][]} */ ([
   ["rematch", [...CHAIN, "next"]],
   ["takeback", [...CHAIN, "plies"]],
   ["undo", [...CHAIN, "plies", "think?", "left?", "consent"]],
+  ["talk", ["game", "seq", "text"]],
 ]).map(([type, schema]) => [type, Object.freeze(schema)]));
 
 /** @param {string} name */
@@ -326,7 +327,7 @@ export class Message {
     this.seq = parts.seq;
     /** The hash this message links to ("" for the offer and presence). */
     this.prev = parts.prev;
-    /** Where the signer's line sits: offer, its sequence number, chat-<n>, …, presence or rematch. */
+    /** Where the signer's line sits: offer, its sequence number, chat-<n>, …, presence, rematch or talk/<n>. */
     this.slot = parts.slot;
     Object.freeze(this);
   }
@@ -478,6 +479,8 @@ export async function decode(data, { verify = true } = {}) {
     [game, seq, prev, slot] = [b64(digest.subarray(0, GAME_ID_BYTES)), 0, "", "offer"];
   } else if (type === "presence") {
     [game, seq, prev, slot] = [fields[0][1], Number(fields[1][1]), "", "presence"];
+  } else if (type === "talk") { // a watcher's: beside the game, numbered by its signer alone, one level deeper
+    [game, seq, prev, slot] = [fields[0][1], Number(fields[1][1]), "", `talk/${fields[1][1]}`];
   } else if (type === "rematch") { // one a signer: its seq names the game's last line, not its slot
     [game, seq, prev, slot] = [fields[0][1], Number(fields[1][1]), fields[2][1], "rematch"];
   } else {
