@@ -111,7 +111,9 @@ async def ended(runner: GameRunner, out: Write, typed: asyncio.Queue[str | None]
     its next one, once it has, agrees. The last word said is then the one ``verify`` says."""
     core = runner.core
     session = core.session
-    if bot is not None and core.me is not None and core.me == session.guest and core.rematch_open:
+    opponent = core.opponent
+    if bot is not None and core.me == session.guest and opponent is not None and core.present(opponent) is not False \
+            and core.rematch_open:
         await bot.say(runner, out)  # the guest's word first: a bot that hosts hears it before it would speak
     loop = asyncio.get_running_loop()
     deadline = loop.time() + CONFIRM_WAIT
