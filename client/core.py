@@ -63,6 +63,7 @@ from protocol import (
 )
 from protocol.gallery import Gallery, is_talk
 from protocol.clock import Answer, TimeControl, answer_window, claim_after, dispute_bound
+from protocol.domain import ResultReason
 from protocol.rules import DEFAULT_TERMS, begins_turn, rematch_terms, witness_term
 
 
@@ -521,13 +522,17 @@ class GameCore:
         return self.answering or self.disputable
 
     def answer_left_ms(self) -> int:
-        """While the other's timeout ended the game on our turn, unanswered: our clock now, by our watch (0 else)."""
+        """While the other's timeout ended the game on our turn, unanswered: our clock now, by our watch (0 else); on a
+        first move off the clock (the game aborted), that move's own time."""
         session, player = self.session, self.my_player
         clocks = session.clocks
         if self.watching or player is None or session.answerable is None or self._turn is None:
             return 0  # (no turn's start kept: nothing shows we were here in time)
         if clocks is None:  # untimed: answered while our own silence is short of the claim's days
             return max(0, claim_after(None, 0) - self.thinking_ms())
+        result, control = session.result, session.clock
+        if result is not None and result.reason == ResultReason.ABORTED and control is not None:
+            return max(0, control.first_move_ms - self.thinking_ms())  # (only a first move's timeout aborts)
         return max(0, clocks[player] - self.thinking_ms())
 
     def my_flag(self) -> Message | None:

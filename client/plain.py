@@ -23,7 +23,7 @@ from client.runner import GameRunner
 from client.thinking import clock_budget, in_daemon_thread
 from protocol import CONFIRMED
 from client.board_words import resume_text
-from client.words import describe, my_turn_text, ready_text, shown_now
+from client.words import bot_rematch_chat, bot_said, describe, my_turn_text, ready_text, shown_now
 
 if TYPE_CHECKING:
     from olixono.bots import Bot
@@ -73,17 +73,48 @@ REMATCH_GRACE = 5.0
 asked, by either player, before it leaves."""
 
 
+BOT_REMATCH_WAIT = 20.0
+"""Seconds a bot seat whose game is over waits for its opponent to ask for a rematch (it accepts, and plays it; then
+waits again): it leaves at once when the opponent leaves, or says a bot holds its seat too (nobody is there to ask)."""
+BOT_HEARD_WAIT = 2.0
+"""Seconds a bot seat that hosts, its game over and confirmed, listens for the guest's word that a bot holds its seat
+too before it says its own: of two bot seats only the guest speaks, and both records keep the same lines."""
+
+
+class BotSeat:
+    """A bot seat's rematch: whether the opponent said a bot holds its seat too, and whether this one said so."""
+
+    def __init__(self) -> None:
+        self.other_bot = False
+        self.said = False
+
+    def hear(self, core: GameCore, event: object) -> None:
+        self.other_bot = self.other_bot or bot_said(core, event)
+
+    async def say(self, runner: GameRunner, out: Write) -> None:
+        """Say in chat that a bot holds this seat and waits for a rematch (:func:`client.words.bot_rematch_chat`)."""
+        self.said = True
+        try:
+            await runner.act(Intent(IntentKind.CHAT, bot_rematch_chat(BOT_REMATCH_WAIT)))
+        except IntentRefused as exc:
+            out(f"notice: the bot's chat was not sent: {exc}")
+
+
 async def ended(runner: GameRunner, out: Write, typed: asyncio.Queue[str | None] | None = None,
-                held: list[str] | None = None) -> int:
+                held: list[str] | None = None, bot: BotSeat | None = None) -> int:
     """Once the game is over: wait a moment (:data:`CONFIRM_WAIT`) for both players' confirmations of this ending
-    (printing what comes meanwhile), then see to a rematch (:func:`rematching`); the exit status: 0, or 4 when a
-    player's proof of equivocation was seen.
+    (printing what comes meanwhile), then see to a rematch (:func:`rematching`, or a ``bot`` seat's
+    :func:`bot_rematching`); the exit status: 0, or 4 when a player's proof of equivocation was seen.
 
     A confirmation of another ending does not end the wait: in a race (a resignation sent while the other played a
     winning move) the other's first confirmation names the ending it saw before the line that stands reached it, and
     its next one, once it has, agrees. The last word said is then the one ``verify`` says."""
     core = runner.core
     session = core.session
+    opponent = core.opponent
+    if bot is not None and core.me == session.guest and opponent is not None and core.present(opponent) is not False \
+            and core.rematch_open:
+        await bot.say(runner, out)  # the guest's word first: a bot that hosts hears it before it would speak
     loop = asyncio.get_running_loop()
     deadline = loop.time() + CONFIRM_WAIT
     while (not runner.events.empty() or any(session.confirmation(key) != CONFIRMED for key in core.players)) \
@@ -93,10 +124,14 @@ async def ended(runner: GameRunner, out: Write, typed: asyncio.Queue[str | None]
                 event = await runner.events.get()
         except TimeoutError:
             break
+        if bot is not None:
+            bot.hear(core, event)
         text = describe(core, event)
         if text is not None:
             out(text)
-    if not core.watching:
+    if bot is not None:
+        await bot_rematching(runner, out, bot)
+    elif not core.watching:
         await rematching(runner, out, typed, held or [])
     return PROVEN if seated_proofs(session) else 0
 
@@ -143,6 +178,43 @@ async def rematching(runner: GameRunner, out: Write, typed: asyncio.Queue[str | 
                 text = describe(core, item)
                 if text is not None:
                     out(text)
+
+
+async def bot_rematching(runner: GameRunner, out: Write, bot: BotSeat) -> None:
+    """A bot seat once the game is over: it says in chat that it waits for a rematch (the guest at once, the host once
+    :data:`BOT_HEARD_WAIT` has passed without the guest's word), then waits at most :data:`BOT_REMATCH_WAIT` for the
+    opponent to ask, and accepts (the command then plays the rematch: :attr:`GameCore.next_game`). It returns at once
+    when the opponent leaves (its presence says gone) or says a bot holds its seat: nobody is there to ask."""
+    core = runner.core
+    opponent = core.opponent
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + BOT_REMATCH_WAIT
+    speak = loop.time() + (BOT_HEARD_WAIT if core.me == core.session.host else 0.0)
+    while opponent is not None and core.next_game is None and core.rematch_open:
+        if core.rematch_asked == opponent:
+            try:
+                await runner.act(Intent(IntentKind.REMATCH))
+            except IntentRefused as exc:
+                out(f"notice: the bot's rematch was not sent: {exc}")
+                return
+            continue
+        if bot.other_bot or core.present(opponent) is False:
+            return
+        if not bot.said and loop.time() >= speak:
+            await bot.say(runner, out)
+            continue
+        until = deadline if bot.said else speak
+        try:
+            async with asyncio.timeout(max(0.0, until - loop.time())):
+                event = await runner.events.get()
+        except TimeoutError:
+            if bot.said:
+                return
+            continue
+        bot.hear(core, event)
+        text = describe(core, event)
+        if text is not None:
+            out(text)
 
 
 LEFT = 3
@@ -255,7 +327,8 @@ def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], An
 
     It reads no commands (a bot run in the background would be stopped by the terminal were it to read one): a claim on
     time is signed for it only with ``--claim auto``; without, when one may be made it says so, and how to have it
-    signed (take the game up again with ``--claim auto``, or without ``--bot`` to type ``claim``).
+    signed (take the game up again with ``--claim auto``, or without ``--bot`` to type ``claim``). Once the game is
+    over it plays the rematch its opponent asks for (:func:`bot_rematching`).
     """
     out = write or stdout_writer()
 
@@ -263,6 +336,7 @@ def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], An
         from olixono.bots import within
 
         core = runner.core
+        heard = BotSeat()
         while True:
             while core.my_turn and not core.over or core.answering:  # (answering: a timeout of our turn, in time)
                 board = core.board
@@ -286,10 +360,11 @@ def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], An
                     out(f"notice: the bot's move was not sent: {exc}")
                     break
             event = await runner.events.get()
+            heard.hear(core, event)
             text = ready_text(core, event, bot=True) if isinstance(event, ClaimReady) else describe(core, event)
             if text is not None:
                 out(text)
             if core.over and runner.events.empty() and not core.unsettled:
-                return await ended(runner, out)
+                return await ended(runner, out, bot=heard)
 
     return run

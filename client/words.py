@@ -92,6 +92,21 @@ def rematch_text(core: GameCore, key: PublicKey) -> str:
     return f"rematch {who(core, key)} asks for a rematch{answer}"
 
 
+BOT_SEAT = "a bot holds this seat"
+"""How a bot seat's chat line, once its game is over, begins: another bot seat that reads it knows no person is there
+to ask for a rematch, and leaves at once."""
+
+
+def bot_rematch_chat(seconds: float) -> str:
+    """What a bot seat says in chat once its game is over, while it waits ``seconds`` for a rematch to be asked."""
+    return f"{BOT_SEAT}: type rematch within {seconds:.0f} s to play again (colours swapped)"
+
+
+def bot_said(core: GameCore, event: object) -> bool:
+    """Whether ``event`` is the opponent's chat line saying that a bot holds its seat (:func:`bot_rematch_chat`)."""
+    return isinstance(event, ChatReceived) and event.key == core.opponent and event.text.startswith(BOT_SEAT)
+
+
 def _last_moves(plies: int) -> str:
     return "the last move" if plies == 1 else "the last two moves (one of each)"
 

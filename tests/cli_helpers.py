@@ -109,8 +109,10 @@ def transcript(env: dict[str, str], game: str) -> list[str]:
 
 
 def game_lines(lines) -> list[str]:
-    """A transcript's lines but the players' confirmations (which each player may leave before the other's comes)."""
-    return [line for line in lines if " confirm " not in line[:20]]
+    """A transcript's lines but the players' confirmations (which each player may leave before the other's comes) and
+    chat (a bot seat's word once the game is over, which a player may leave before it comes; a chat line sits where it
+    was applied)."""
+    return [line for line in lines if line.split()[1] not in ("confirm", "chat")]
 
 
 class Terminal:

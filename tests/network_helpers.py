@@ -36,9 +36,15 @@ async def game_id_of(seat: Seat, timeout: float = 10.0) -> str:
 
 
 def transcript(seat: Seat, game: str) -> list[str]:
-    """The game as this seat's journal has it (the players' confirmations aside: each leaves once its own is out)."""
+    """The game as this seat's journal has it, but the lines beside the chain (:func:`on_the_chain`)."""
     journal = Journal.open(game, seat.options.journal_dir)
-    return [line for line in GameSession.restore(journal.lines(), game_id=game).transcript if " confirm " not in line[:20]]
+    return on_the_chain(GameSession.restore(journal.lines(), game_id=game).transcript)
+
+
+def on_the_chain(lines) -> list[str]:
+    """A record's lines but the players' confirmations (each leaves once its own is out) and chat (a bot seat's word
+    once the game is over, which a player may leave before it comes; a chat line sits where it was applied)."""
+    return [line for line in lines if line.split()[1] not in ("confirm", "chat")]
 
 
 async def started(tmp_path, name: str, kind: str = "embedded", port: int = 0) -> Relay:

@@ -947,3 +947,57 @@ def test_claims_and_the_clock_in_the_help():
     assert "claim again to win on time" in rows["claim"] and "you are told when" in rows["claim"]
     assert "both clocks" in rows["clock"] and "unexplained" in rows["clock"]
     assert "clock" in help_text(watcher) and "claim" not in help_text(watcher)
+
+
+@pytest.mark.parametrize("moved", [True, False], ids=["its-move-on-the-relay-too", "nothing-else"])
+async def test_a_claim_the_relay_stored_is_answered_only_once_the_client_has_caught_up(monkeypatch, moved):
+    """A player claimed against comes back with its own clock out, from a journal that lost its last line: the relay's
+    store holds the other's flag claim and (``moved``) the move it made in time, which the claimant had not seen when
+    it claimed. Its client reads the claim first (order across topics is not kept) and concedes nothing while the
+    relay's lines come in: the tick that concedes waits for the catch-up. Caught up, the move has answered the claim
+    (a concession would be a second line for its place: the game lost by equivocation); with nothing else stored,
+    the client concedes then."""
+    from client import liveness
+    from client.runner import GameRunner
+    from protocol import decode
+    from test_client_runner import FakeLink, own_lines
+
+    monkeypatch.setattr(liveness, "TICK", 0.02)
+    relay, clock, host, guest, watcher = timed_game("1+0")
+    first, second = movers(host, guest)
+    play(relay, first)
+    journal = list(second.session.record)  # what its journal keeps: its move below was lost from it
+    relay.cores.remove(first)  # the move in time is slow to reach the claimant
+    clock.now += 59.0
+    board = second.board
+    assert board is not None
+    move = second.act(Intent("move", board.legal_moves()[0].text())).publish[0]
+    clock.now += 3.0  # 62 s by the claimant's watch: it claims
+    flag = first.act(Intent("claim")).publish[0]
+    clock.now += 10.0
+    back = GameCore(GameSession.restore(journal, second.session.identity), clock=clock)
+    back.resume_turn(back.session.moves, 72.0)  # its journal: its turn began 72 s ago; its clock shows none left
+    runner = GameRunner(back, FakeLink)  # type: ignore[arg-type]
+    watch = asyncio.create_task(runner._watch())
+    try:
+        await runner._received(flag.topic, flag.line.encode(), retained=True)
+        await asyncio.sleep(0.2)  # ticks while the catch-up goes on
+        assert back.flag_against_me() is not None and not own_lines(runner.link)  # (a copy of the claim went)
+        if moved:
+            await runner._received(move.topic, move.line.encode(), retained=True)
+        runner.caught_up.set()  # the relay's lines are in
+        await runner.apply(back.ready())
+        for _ in range(50):  # bounded: a few ticks, or until the concession
+            if back.session.over:
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        watch.cancel()
+        await asyncio.gather(watch, return_exceptions=True)
+    conceded = [line for line in own_lines(runner.link) if decode(line, verify=False).type == "timeout"]
+    if moved:
+        assert not conceded and not back.session.over and back.flag_against_me() is None
+        assert not back.session.proofs
+    else:
+        result = back.session.result
+        assert len(conceded) == 1 and result is not None and result.detail == f"{back.my_player} conceded"

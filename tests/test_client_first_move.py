@@ -5,9 +5,11 @@ aborted, in the words every front end prints. On an injected clock, as the claim
 
 from __future__ import annotations
 
+import asyncio
+
 from client.core import GameCore
 from client.words import claim_text, clocks_now_text, describe, my_turn_text, ready_text
-from protocol import MoveApplied
+from protocol import CONFIRMED, MoveApplied
 from protocol.domain import ResultReason
 from protocol_helpers import HOST
 from test_client_clock import movers, play, timed_game
@@ -59,6 +61,25 @@ def test_claim_auto_aborts_a_game_whose_player_makes_no_first_move():
     assert result.sentence() == f"aborted: {name} made no first move in time"
 
 
+def test_a_player_whose_missing_first_move_aborted_the_game_confirms_at_once_its_clock_untouched():
+    """The player who made no first move, there all along (its client only slow), reads the abort: its first move's
+    time is out by its own watch, so it may no longer answer with a move, and confirms the ending at once, though its
+    clock, which never started, shows the whole base (5 min here: it held the ending that long, front ends open)."""
+    relay, clock, host, guest, watcher = timed_game("5+0", rules="rules:2")
+    first, second = movers(host, guest)
+    second.auto_claim = True
+    clock.now += 31.1
+    relay.publish(second.tick(), second)
+    assert first.flag_against_me() is not None and first.tick().publish == ()  # nobody concedes a first move
+    clock.now += 30.5
+    relay.publish(second.tick(), second)
+    result = first.session.result
+    assert result is not None and result.reason == ResultReason.ABORTED
+    assert first.clock_left(first.my_player) == 300_000 and first.answer_left_ms() == 0
+    assert not first.answering and not first.unsettled
+    assert first.session.confirmation(first.me) == CONFIRMED == watcher.session.confirmation(first.me)
+
+
 def test_a_player_is_told_claim_would_abort_the_game_of_a_missing_first_move():
     relay, clock, host, guest, watcher = timed_game("1+0", rules="rules:2")
     first, second = movers(host, guest)
@@ -68,3 +89,56 @@ def test_a_player_is_told_claim_would_abort_the_game_of_a_missing_first_move():
     ready = first.claim_ready()
     assert ready is not None and ready.what == "flag"
     assert ready_text(first, ready) == f"claim: {second.my_player} made no first move in time: type claim to abort the game"
+
+
+async def test_a_game_whose_first_move_never_comes_is_aborted_through_the_commands(relay, tmp_path, monkeypatch):
+    """Two ``--plain`` players (``host`` and ``join``, with ``--claim auto``) of a live game, and nobody moves: the
+    player to move first loses no clock; its first move's time runs out, the other's client claims and, the window
+    over, closes the claim, and the game ends aborted, in the words both read. The protocol's least first-move time
+    and answer window (30 s each) are shortened here, for both players alike, so that it runs in seconds."""
+    from client import network
+    from network_helpers import Seat, cancelled, game_id_of, said, transcript
+    from protocol import verify_transcript
+    from protocol import clock as protocol_clock
+    from protocol.clock import TimeControl
+    from test_client_network import pipe
+
+    monkeypatch.setattr(protocol_clock, "FIRST_MOVE_MIN_MS", 1500)
+    monkeypatch.setattr(protocol_clock, "WINDOW_MIN_MS", 1500)
+    typings, seats = [], []
+    for name in ("host", "guest"):
+        reader, typing = await pipe()
+        typings.append(typing)
+        seats.append(Seat(tmp_path, name, relay, plain=True, commands=reader, auto_claim=True,
+                          control=TimeControl.parse("0.5+0") if name == "host" else None))
+    host, guest = seats
+    hosting = asyncio.create_task(network.host("oxono", host.options))
+    game = await game_id_of(host)
+    joining = asyncio.create_task(network.join(game, guest.options))
+    try:
+        seated = host.lines[await said(host, "seats ")]
+        first = host if seated.split(",")[0].endswith("(you)") else guest  # pink moves first
+        other = guest if first is host else host
+        pink = seated.split()[1]
+        result = f"result: aborted: {pink} made no first move in time (aborted)"
+        await said(first, "your time for a first move ran out: you can no longer move, and the game is aborted when "
+                          f"{other_colour(seated)} claims it")
+        await said(first, f"claim: {other_colour(seated)} claims you made no first move, and your time for it ran out")
+        for seat in (other, first):
+            await said(seat, result)
+            await said(seat, "result confirmed by both players")  # settled: now leaving is no longer leaving it
+        for typing in typings:
+            typing.close()
+        async with asyncio.timeout(20):
+            assert await hosting == 0 and await joining == 0
+    finally:
+        await cancelled(hosting, joining)
+    record = transcript(host, game)
+    session, _, problem = verify_transcript(record)
+    assert problem is None and session.result is not None and session.result.reason == ResultReason.ABORTED
+    assert session.moves == 0 and record == transcript(guest, game)
+
+
+def other_colour(seats: str) -> str:
+    """The player who does not move first, from a ``seats pink KEY, black KEY; pink moves first`` line."""
+    return seats.split(", ")[1].split()[0]

@@ -15,10 +15,11 @@ import re
 import pytest
 
 from client import network
+from client.words import BOT_SEAT
 from protocol import GameSession, Identity, game_filter, verify_transcript
 from protocol.clock import TimeControl
 from protocol.messages import encode
-from network_helpers import Seat, game_id_of, transcript
+from network_helpers import Seat, cancelled, game_id_of, on_the_chain, transcript
 from relay_fixtures import Relay, RelayProcess, make_accounts, needs_mosquitto
 
 pytestmark = needs_mosquitto
@@ -53,7 +54,8 @@ async def test_two_bots_play_a_whole_game_and_a_late_spectator_agrees(relay, tmp
     exported = Seat(tmp_path, "exporter", relay)
     assert await network.export(game, exported.options) == 0  # no journal: rebuilt from the relay
     record = exported.lines[-1].splitlines()
-    assert [line for line in record if " confirm " not in line[:20]] == transcript(host, game)
+    assert on_the_chain(record) == transcript(host, game)
+    assert [line.split()[1] for line in record].count("chat") == 1  # the guest bot's word: the host bot left on it
     assert verify_transcript(record)[0].confirmed_by == {host.identity.public, guest.identity.public}
 
 
@@ -72,7 +74,7 @@ async def test_a_plain_player_types_commands_and_bad_input_is_never_sent(relay, 
             writer.flush()
             await asyncio.sleep(0.3)
         writer.write("resign\n")
-        writer.flush()
+        writer.close()  # nothing more to type: the person leaves once the game is over, and the bot seat with them
         assert await joining == 0 and await hosting == 0
     text = guest.text()
     assert "error: not a move or a command: 'hello there'" in text
@@ -349,26 +351,64 @@ async def test_leaving_while_lines_arrive_leaves_no_writer_behind(relay):
     assert [context.get("message") for context in errors] == []
 
 
-async def test_a_bot_seat_answers_a_proposal(relay, tmp_path):
-    """The person offers a draw; the bot holding the other seat answers it as the protocol says (here: declines,
-    since a bot that does not search plays on rather than take a draw), and the game goes on."""
-    host = Seat(tmp_path, "host", relay, bot="greedy", seed=3)
+@contextlib.asynccontextmanager
+async def person_against_a_bot(tmp_path, relay, seed: int):
+    """A ``--plain`` person (the guest, typing at the yielded writer) against a greedy bot seat hosting an Oxono game:
+    yields both seats, the writer and the game's id; once the caller is done, both commands must end with 0."""
+    host = Seat(tmp_path, "host", relay, bot="greedy", seed=seed)
     reader, writer = await pipe()
     guest = Seat(tmp_path, "guest", relay, plain=True, commands=reader)
     hosting = asyncio.create_task(network.host("oxono", host.options))
     game = await game_id_of(host)
     joining = asyncio.create_task(network.join(game, guest.options))
     try:
-        await offer_a_draw_then_resign(guest, writer)
+        yield host, guest, writer, game
         async with asyncio.timeout(30):
             assert await joining == 0 and await hosting == 0
     finally:
-        for task in (hosting, joining):
-            task.cancel()
-        await asyncio.gather(hosting, joining, return_exceptions=True)
+        await cancelled(hosting, joining)
+
+
+async def test_a_bot_seat_answers_a_proposal(relay, tmp_path):
+    """The person offers a draw; the bot holding the other seat answers it as the protocol says (here: declines,
+    since a bot that does not search plays on rather than take a draw), and the game goes on."""
+    async with person_against_a_bot(tmp_path, relay, 3) as (host, guest, writer, game):
+        await offer_a_draw_then_resign(guest, writer)
     session = GameSession.restore(transcript(host, game))
     assert [line.split()[1] for line in session.transcript].count("decline") == 1, guest.text()
     assert session.result.reason == "resigned"
+
+
+async def test_a_person_gets_a_rematch_from_the_bot_seat_that_beat_them(relay, tmp_path):
+    """A ``--plain`` person resigns to a bot seat (``host --bot``) and types ``rematch``: the bot, waiting for it (as
+    its chat says), accepts and joins the person's rematch (colours swapped); the person resigns that too, leaves, and
+    the bot, waiting for another, leaves with them. Both records verify."""
+    async with person_against_a_bot(tmp_path, relay, 11) as (host, guest, writer, game):
+        async with asyncio.timeout(60):
+            await seen(guest, "your move")  # (a resignation that crossed the bot's move would set that move aside)
+            writer.write("resign\n")
+            writer.flush()
+            await seen(guest, f"{BOT_SEAT}: type rematch within 20 s")
+            writer.write("rematch\n")
+            writer.flush()
+            await seen(guest, "rematch agreed")
+            await seen(host, "Rematch: joining")
+            mark = len(guest.lines)
+            await seen(guest, "your move", mark)
+            writer.write("resign\n")
+            writer.flush()
+            await seen(guest, "resigned", mark)
+            writer.close()
+    rematch = next(line for line in guest.lines if line.startswith("Rematch: hosting")).split()[4].rstrip(",")
+    first, _, problem = verify_transcript(transcript(host, game))
+    second, _, again = verify_transcript(transcript(host, rematch))
+    assert problem is None and again is None and transcript(host, rematch) == transcript(guest, rematch)
+    assert first.result.reason == "resigned" and first.result.winner_key == host.identity.public
+    assert second.host == guest.identity.public and second.invite == host.identity.public
+    players = first.board.PLAYERS
+    assert [second.seats[p] for p in players] == [first.seats[p] for p in reversed(players)]  # colours swapped
+    assert second.result.reason == "resigned" and second.result.winner_key == host.identity.public
+    assert sum(line.startswith("chat ") and BOT_SEAT in line for line in host.lines) == 2  # the bot's, each game
 
 
 async def offer_a_draw_then_resign(guest: Seat, writer) -> None:
@@ -392,7 +432,7 @@ async def offer_a_draw_then_resign(guest: Seat, writer) -> None:
         while "declined " not in guest.text():
             await asyncio.sleep(0.05)
         writer.write("resign\n")
-        writer.flush()
+        writer.close()  # nothing more to type: the person leaves once the game is over, and the bot seat with them
 
 
 async def test_a_link_remembers_hashes_of_the_topics_it_is_told_to_only(relay):

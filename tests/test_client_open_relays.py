@@ -31,7 +31,7 @@ from typing import Any
 
 import aiomqtt
 import pytest
-from network_helpers import Addressed, Both, Seat, game_id_of, started, transcript
+from network_helpers import Addressed, Both, Seat, game_id_of, on_the_chain, started, transcript
 from relay_fixtures import WRITER, Relay, RelayProcess, needs_mosquitto, signed_line
 
 from client import network
@@ -179,7 +179,7 @@ async def whole_game_on(tmp_path: Path, name: str, relay: Addressed, played: lis
         raise RelayLacksLines(f"{name}: {failure}") from None
     assert status == 0, exporter.text()
     record = exporter.lines[-1].split("\n")
-    kept = [line for line in record if " confirm " not in line[:20]]
+    kept = on_the_chain(record)
     if kept != played:
         raise RelayLacksLines(f"{name} holds {len(kept)} of the game's {len(played)} lines")
     verified, _, problem = verify_transcript([line.encode() for line in record])
