@@ -100,6 +100,9 @@ class Relay:
     port: int = 0
     bridge_to: tuple[str, int] | None = None
     bridge_user: str | None = None
+    web: bool = False
+    """Also a web listener for browsers (the page, and MQTT over WebSocket at /mqtt): ``web_port`` once started."""
+    web_port: int | None = None
     _embedded: EmbeddedRelay | None = None
     _mosquitto: MosquittoProcess | None = None
     conf: Path | None = field(default=None)
@@ -108,16 +111,20 @@ class Relay:
         if self.kind == "embedded":
             settings = RelaySettings(port=self.port, users_file=self.users_file,
                                      data_dir=self.workdir / "data" if self.persist else None,
-                                     tls_cert=self.tls[0] if self.tls else None, tls_key=self.tls[1] if self.tls else None)
+                                     tls_cert=self.tls[0] if self.tls else None, tls_key=self.tls[1] if self.tls else None,
+                                     web_port=(self.web_port or 0) if self.web else None)
             self._embedded = EmbeddedRelay(settings)
             await self._embedded.start()
             self.port = self._embedded.port
+            self.web_port = self._embedded.web_port
         else:
             self.port = self.port or free_port()
             settings = MosquittoSettings(port=self.port, users_file=self.users_file, run_as="root",
                                          tls_cert=self.tls[0] if self.tls else None, tls_key=self.tls[1] if self.tls else None,
                                          bridge_to=self.bridge_to, bridge_user=self.bridge_user,
-                                         bridge_password="bridge-secret" if self.bridge_user else None)
+                                         bridge_password="bridge-secret" if self.bridge_user else None,
+                                         web_port=(self.web_port or free_port()) if self.web else None)
+            self.web_port = settings.web_port
             self.conf = write_config(self.workdir / "mosquitto", settings)
             if not self.persist:  # same file, but these tests want a relay that forgets
                 self.conf.write_text(self.conf.read_text().replace("persistence true", "persistence false"))
@@ -139,6 +146,11 @@ class Relay:
     @property
     def url(self) -> str:
         return f"{'mqtts' if self.tls else 'mqtt'}://127.0.0.1:{self.port}"
+
+    @property
+    def page(self) -> str:
+        """The page's address (with a web listener)."""
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.web_port}/"
 
     def client(self, account: Account | None = None, *, username: str | None = None, password: str | None = None,
                **kwargs: object) -> aiomqtt.Client:
