@@ -31,7 +31,7 @@ from protocol.transcript import verify_transcript
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 DOCUMENT = json.loads((VECTORS / "vectors.json").read_text())
-NOT_YET_TYPES = {"receipt", "flag", "witness", "rematch", "takeback", "timeout", "undo"}
+NOT_YET_TYPES = {"witness", "rematch", "takeback", "undo"}
 """Types whose judging ``web/js/judge.js`` has not ported yet."""
 KEYS = [Identity.from_seed(bytes([n]) * 32) for n in range(0x51, 0x56)]
 Case = dict[str, Any]
@@ -87,6 +87,14 @@ def summary(session: GameSession) -> dict[str, Any]:
         "waiting": len(session.waiting),
         "confirmations": {key.text: session.confirmation(key) for key in keys},
         "present": {key.text: session.present(key) for key in keys},
+        "clocks": session.clocks,
+        "first_move_ms": session.first_move_ms,
+        "claim_remaining": session.claim_remaining(),
+        "claims": [[flag.hash, status] for flag, status in session.claims()],
+        "time_used": {player: [used.used, used.unexplained, used.moves, used.measured]
+                      for player, used in session.time_used().items()},
+        "answers": [[a.player, a.think, a.elapsed, a.round_trip, a.offset, a.unexplained] for a in session.answers()],
+        "record": list(session.record),
     }
 
 
@@ -99,7 +107,7 @@ def needs_more(lines: Iterable[str]) -> bool:
             continue
         if message.type in NOT_YET_TYPES:
             return True
-        if message.type == "offer" and any(term in message.terms for term in ("clock:", "days:", "witness:")):
+        if message.type == "offer" and "witness:" in message.terms:
             try:
                 check_terms(message.terms)
             except RemoteProtocolError:
@@ -163,7 +171,9 @@ class Game:
         self.rng = rng
         self.host_key, self.guest_key, self.stranger = rng.sample(KEYS, 3)
         kind = rng.choice(["oxono", "olix"])
-        terms = rng.choice(["rules:1", "rules:2", "rules:2", "first:guest,rules:2", "first:host,rules:1"])
+        terms = rng.choice(["rules:1", "rules:2", "rules:2", "first:guest,rules:2", "first:host,rules:1",
+                            "clock:60+2,rules:2", "clock:60+0,rules:1", "clock:900+5,first:host,rules:2",
+                            "days:3,rules:2", "days:1,rules:1"])
         invite = self.guest_key.public if rng.random() < 0.2 else None
         self.host, offer = GameSession.offer(kind, self.host_key, invite=invite, nonce=self.token(), terms=terms,
                                              at=1_790_000_000 + rng.randrange(10**6))
@@ -171,6 +181,10 @@ class Game:
         self.lines: list[str] = [offer.line]
         self.junk: list[str] = []
         self.guest.receive(offer.line)
+        self.timed = self.host.clock is not None
+        self.now = 1_000  # both monotonic clocks, one origin (receipts use only differences within one line)
+        self.left_at: dict[bytes, int] = {}  # when each key's last turn line left it
+        self.claimed = False
 
     def token(self) -> str:
         return b64(bytes(self.rng.randrange(256) for _ in range(16)))
@@ -223,8 +237,42 @@ class Game:
             self.host.receive(reveal)
             self.guest.receive(claim)
             return not self.host.over
-        self.both(self.guest.reveal().line)
+        reveal = self.guest.reveal()
+        self.both(reveal.line)
+        self.left_at[self.guest_key.public.raw] = self.now
+        self.receipt(self.host, reveal.message.seq, with_sent=False)
         return True
+
+    def receipt(self, session: GameSession, seq: int, *, with_sent: bool = True) -> None:
+        """``session``'s receipt of the line at ``seq`` (a timed game's), now and then slow or without its times."""
+        if not self.timed or self.rng.random() < 0.1:
+            return
+        self.now += self.rng.randint(5, 80)
+        me = session.identity.public.raw if session.identity is not None else b""
+        sent = self.left_at.get(me) if with_sent and self.rng.random() < 0.9 else None
+        ack = None if sent is None or self.rng.random() < 0.3 else min(self.now, sent + self.rng.randint(10, 200))
+        recv = self.now + (self.rng.choice([0, 0, 0, 4000, 9000]) if sent is not None else 0)
+        out = session.receipt(seq, recv, sent, ack)
+        if out is not None:
+            self.both(out.line)
+
+    def timed_move(self, mine: GameSession, theirs: GameSession, text: str, *, receipted: bool = True) -> str:
+        """``mine`` plays ``text`` (in a timed game, with a think= that fits its clock), ``theirs`` receipts it."""
+        think = None
+        if self.timed:
+            board = mine.board
+            clocks = mine.clocks
+            assert board is not None and clocks is not None
+            limit = mine.first_move_ms if mine.first_move_ms is not None else clocks[board.turn]
+            think = min(self.rng.choice([0, 40, 350, 1_500, 6_000, 20_000]), limit - 1)
+            self.now += think + self.rng.randint(5, 60)
+        out = mine.move(text, think_ms=think)
+        assert mine.identity is not None
+        self.left_at[mine.identity.public.raw] = self.now
+        if receipted:
+            self.both(out.line)
+            self.receipt(theirs, out.message.seq)
+        return out.line
 
     def play(self) -> None:
         rng = self.rng
@@ -244,7 +292,7 @@ class Game:
                 self.both(mine.resign().line)
                 break
             if roll < 0.06:  # the waiter resigns while the actor plays its turn: a race
-                moved = mine.move(rng.choice(mine.board.legal_moves()).text()).line
+                moved = self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text(), receipted=False)
                 resigned = theirs.resign().line
                 self.lines += [moved, resigned]
                 mine.receive(resigned)
@@ -264,7 +312,52 @@ class Game:
             if rng.random() < 0.04:  # the waiter signs a move out of turn (its next line is at a later seq)
                 text = rng.choice(theirs.board.legal_moves()).text() if theirs.board.legal_moves() else "a1"
                 self.junk.append(self.signed(theirs.identity, "move", [*self.chain_fields(theirs), ("move", text)]))
-            self.both(mine.move(rng.choice(mine.board.legal_moves()).text()).line)
+            self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text())
+        if not self.host.over and self.host.started and rng.random() < 0.5:
+            self.claim()
+
+    def claim(self) -> None:
+        """The game ends on time, or is claimed: the player to move concedes, or the other claims (early, in time, and
+        then closes it, or the player to move answers late and the claimant closes it over the move: a dispute)."""
+        rng = self.rng
+        mine, theirs = self.sides()
+        if self.timed and rng.random() < 0.25:
+            try:
+                self.both(mine.timeout().line)  # a concession (refused on a first move off the clock)
+            except Exception:  # noqa: BLE001 - LocalProtocolError: nothing to concede on
+                pass
+            return
+        remaining = theirs.claim_remaining()
+        assert remaining is not None and theirs.identity is not None
+        sent = self.left_at.get(theirs.identity.public.raw, self.now)
+        wait = (remaining if self.timed else 7 * 86_400_000) + 1000
+        early = rng.random() < 0.15
+        flagged = sent + (wait // 2 if early else wait + rng.randint(0, 5000))
+        if early:  # refused by every receiver (early-claim): its client would not sign it, so signed here
+            began = theirs.chain[-1] if theirs.chain[-1].type in ("move", "reveal") else None
+            if began is not None:
+                self.lines.append(self.signed(theirs.identity, "flag", [
+                    ("game", began.game), ("seq", str(began.seq)), ("prev", began.hash), ("sent", str(sent)),
+                    ("now", str(flagged))]))
+            return
+        self.both(theirs.flag(sent, flagged).line)
+        self.claimed = True
+        window = theirs.clock.base_ms // 20 if theirs.clock is not None and not theirs.clock.days else 86_400_000
+        closing = flagged + max(30_000 if self.timed and not theirs.clock.days else window, window) + rng.randint(0, 9)
+        if rng.random() < 0.3 and mine.board is not None and mine.board.legal_moves():  # answered late, then closed
+            late = self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text(), receipted=False)
+            self.lines.append(late)
+            mine.receive(late)
+            theirs.receive(late)
+            if rng.random() < 0.5:
+                return
+        try:
+            out = theirs.timeout(closing)
+        except Exception:  # noqa: BLE001 - LocalProtocolError: the move won the game, nothing to close over
+            return
+        self.lines.append(out.line)
+        for session in (self.host, self.guest):
+            session.receive(out.line)
 
     def finish(self) -> None:
         """The last lines: an illegal or non-canonical move of the player to move, or one after the end; the

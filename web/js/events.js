@@ -77,6 +77,18 @@ export class Result {
     return new Outcome(winner, reason, this.markers).sentence([]); // by the rules, or agreed: the engines' words
   }
 
+  /**
+   * Whether `other` is the same result, field for field (Python's dataclass equality).
+   * @param {Result | null} other
+   */
+  equals(other) {
+    const key = (/** @type {import("./keys.js").PublicKey | null} */ k) => k?.text ?? null;
+    return other !== null && other.reason === this.reason && other.winner === this.winner
+      && key(other.winnerKey) === key(this.winnerKey) && key(other.by) === key(this.by) && other.byName === this.byName
+      && other.scored === this.scored && other.markers === this.markers && other.slot === this.slot
+      && other.detail === this.detail;
+  }
+
   toString() {
     return this.text();
   }

@@ -4,20 +4,24 @@
 //
 // Ported so far: the seating (offer, joins, accept, reveal and the coin, the host's claim), the main chain with its
 // moves (the JavaScript rules), proposals (propose, withdraw, decline, agree), resign and abort, races (the line of
-// higher rank stands), chat, presence and confirmations, the waiting room and the resync it asks for. Not yet: time
-// controls (clock:, days:), receipts, flag claims and timeouts, time witnesses, takebacks and undos, rematch lines,
-// and what an equivocation proof does (the forfeit): a line that needs one of them throws NotSupportedError, so that
-// no page goes on with a verdict that may differ from Python's.
+// higher rank stands), chat, presence and confirmations, the waiting room and the resync it asks for; time controls
+// (clock:, days:, and rules:2's first moves), receipts, flag claims and timeouts (a concession, a claimant's, the
+// time dispute). Not yet: time witnesses, takebacks and undos, rematch lines, and what an equivocation proof does (the
+// forfeit): a line that needs one of them throws NotSupportedError, so that no page goes on with a verdict that may
+// differ from Python's.
 
 import { decode, decodeText } from "./messages.js";
 import { NotSupportedError, RemoteProtocolError } from "./protocol-errors.js";
+import { ANSWERS, Claims, numberOf } from "./claims.js";
+import { TimeControl, timeUsed } from "./clock.js";
 import { Evidence } from "./evidence.js";
 import { Result, ResultReason, event } from "./events.js";
 import { Seating } from "./seating.js";
 import { WaitingRoom } from "./waiting.js";
 import {
   CONFIRMED, DISPUTED, GUEST, HOST, MAX_CHAIN, MAX_JOINS, MAX_SUPERSEDED, Phase, REMARKS, RULES, SIDE_LINES, Sender,
-  UNSEEN, checkTerms, commitment, hostMovesFirst, refusedOnSight, state, timeControlOf, witnessesOf,
+  UNSEEN, beginsTurn, checkTerms, clocked, commitment, firstMoveFree, hostMovesFirst, refusedOnSight, state,
+  witnessesOf,
 } from "./protocol-rules.js";
 import { OxonoBoard } from "./oxono.js";
 import { OlixBoard } from "./olix.js";
@@ -34,14 +38,12 @@ export const BOARDS = Object.freeze({ oxono: OxonoBoard, olix: OlixBoard });
 
 /** Beside-the-chain types whose judging is not ported yet. */
 const NOT_YET_BESIDE = Object.freeze({
-  receipt: "receipts (a timed game's)",
-  flag: "flag claims",
   witness: "time witnesses",
   rematch: "rematch lines",
   takeback: "takeback lines",
 });
 /** Main-chain types whose judging is not ported yet. */
-const NOT_YET_CHAINED = Object.freeze({ timeout: "timeouts", undo: "undos (takebacks)" });
+const NOT_YET_CHAINED = Object.freeze({ undo: "undos (takebacks)" });
 
 /**
  * The start of a line as an event quotes it (at most 200 characters, whatever its bytes), as Python's `quoted`.
@@ -51,8 +53,22 @@ const NOT_YET_CHAINED = Object.freeze({ timeout: "timeouts", undo: "undos (takeb
 export function quoted(data) {
   const text = typeof data === "string" ? data
     : new TextDecoder("utf-8", { fatal: false }).decode(data.subarray(0, 200));
-  if (text.length <= 200) return text;
-  return Array.from(text).slice(0, 200).join("");
+  let end = 0;
+  for (let points = 0; points < 200 && end < text.length; points++) {
+    const unit = text.charCodeAt(end);
+    const next = text.charCodeAt(end + 1); // (NaN past the end)
+    end += unit >= 0xd800 && unit < 0xdc00 && next >= 0xdc00 && next < 0xe000 ? 2 : 1; // a pair: one code point
+  }
+  return text.slice(0, end);
+}
+
+/**
+ * What a claimant's timeout waits for: its flag claim against the turn that the line `began` (a hash) began.
+ * @param {PublicKey} key
+ * @param {string} began
+ */
+function flagToken(key, began) {
+  return `flag ${key.text} ${began}`;
 }
 
 /**
@@ -89,6 +105,9 @@ export class Receiver {
     this._transcript = [];
     this._seating = new Seating();
     this._evidence = new Evidence();
+    this._claims = new Claims();
+    /** @type {Message[]} refused lines to judge again (early claims, once the claimant's receipts grow) */
+    this._again = [];
     /** @type {Map<string, Message>} lines set aside by races, by hash */
     this._superseded = new Map();
     /** @type {Map<string, [number, string]>} each seated key's chat head: (seq, hash) */
@@ -104,6 +123,133 @@ export class Receiver {
     /** @type {Set<string>} every line applied, joined or set aside */
     this._known = new Set();
     this._waiting = new WaitingRoom((key) => this._seated(key));
+  }
+
+  /** @returns {TimeControl | null} the game's time control, from its offer's terms (null: untimed) */
+  get clock() {
+    return this._claims.clock;
+  }
+
+  /**
+   * While the player to move has yet to make its first move, off its clock (rules:2, a timed game): the time that
+   * move has; null otherwise.
+   * @returns {number | null}
+   */
+  get firstMoveMs() {
+    const clock = this.clock;
+    if (clock === null || this._state.phase !== Phase.PLAYING || !this._freeFirst(this._state)) return null;
+    return clock.firstMoveMs;
+  }
+
+  /**
+   * Whether the player to move in `st` is on its first move and that move is off its clock (rules:2, timed).
+   * @param {State} st
+   */
+  _freeFirst(st) {
+    return this._claims.firstFree && st.clocks !== null && st.moves < 2;
+  }
+
+  /**
+   * The clock of the player to move in `st` as the record has it (0 untimed); on a first move off the clock, the
+   * time a first move has.
+   * @param {State} st
+   */
+  _turnClock(st) {
+    if (this._freeFirst(st)) return /** @type {TimeControl} */ (this.clock).firstMoveMs;
+    return st.clocks !== null ? st.clocks[st.turn] : 0;
+  }
+
+  /**
+   * Whether the move numbered `moves` (from 0) was on its mover's clock (not a first move off it, rules:2).
+   * @param {number} moves
+   */
+  _charged(moves) {
+    return !(this._claims.firstFree && moves < 2);
+  }
+
+  /**
+   * The line that began the turn in which the line at `seq` is sent: the last move or reveal before it.
+   * @param {number} seq
+   * @returns {Message | null}
+   */
+  _turnBegan(seq) {
+    for (let index = Math.min(seq, this._chain.length) - 1; index >= 0; index--) {
+      if (beginsTurn(this._chain[index])) return this._chain[index];
+    }
+    return null;
+  }
+
+  /**
+   * `key`'s flag claim against the turn now being played, if any.
+   * @param {PublicKey} key
+   * @returns {Message | null}
+   */
+  flagOf(key) {
+    const began = this._turnBegan(this._chain.length);
+    if (this._state.phase !== Phase.PLAYING || began === null) return null;
+    return this._claims.flagsOf(key, this._chain).get(began.seq) ?? null;
+  }
+
+  /** @returns {[Message, string][]} every flag claim on the record, and how it stands (claims.js's statuses) */
+  claims() {
+    return this._claims.statuses(this._chain, this._seatedKeys());
+  }
+
+  /** @returns {PublicKey[]} the host and the guest, as far as they are known */
+  _seatedKeys() {
+    return /** @type {PublicKey[]} */ ([this._host, this._state.guest].filter((key) => key !== null));
+  }
+
+  /**
+   * While the game is played: the clock of the player to move as a claim against this turn is judged; null
+   * otherwise.
+   * @returns {number | null}
+   */
+  claimRemaining() {
+    const began = this._turnBegan(this._chain.length);
+    if (this._state.phase !== Phase.PLAYING || began === null) return null;
+    return this._claimRemaining(this._state, began.seq);
+  }
+
+  /**
+   * The clock of the player to move in `st` (whose turn the line at `began` began) as a claim against it is judged:
+   * in a live game, the record's less what its moves before left unexplained by the claimant's receipts.
+   * @param {State} st
+   * @param {number} began
+   */
+  _claimRemaining(st, began) {
+    const remaining = this._turnClock(st);
+    const clock = this.clock;
+    if (clock === null || clock.days || st.seats === null || this._board === null) return remaining;
+    const player = this._board.players[st.turn];
+    const moves = this._chain.filter(clocked).map((line) => line.seq);
+    const answers = this.answers();
+    let unexplained = 0;
+    for (let ply = 0; ply < Math.min(moves.length, answers.length); ply++) {
+      if (moves[ply] < began + 1 && answers[ply].player === player && this._charged(ply)) {
+        unexplained += answers[ply].unexplained ?? 0;
+      }
+    }
+    return Math.max(0, remaining - unexplained);
+  }
+
+  /** @returns {import("./clock.js").Answer[]} every move of a timed game as the receipts show it; empty untimed */
+  answers() {
+    if (this.clock === null || this._state.seats === null || this._host === null || this._state.guest === null) return [];
+    return this._claims.answers(this._chain, [this._host, this._state.guest], (key) => this.playerOf(key));
+  }
+
+  /** @returns {Record<string, import("./clock.js").TimeUsed>} each player's thinking and unexplained time so far */
+  timeUsed() {
+    if (this._board === null || this.clock === null || this._state.seats === null) return {};
+    return timeUsed(this.answers(), this._board.players);
+  }
+
+  /** @returns {string[]} the lines of the player to move that the claimant's timeout ending the game set aside */
+  get displaced() {
+    const head = this._chain.at(-1);
+    if (head === undefined || head.type !== "timeout" || head.get("now") === null || !this.over) return [];
+    return this._claims.displaced(head).map((line) => line.line);
   }
 
   // -- read-only views ---------------------------------------------------------------------------------------------
@@ -127,7 +273,10 @@ export class Receiver {
     return [...this._chain];
   }
 
-  /** @returns {string[]} the verified lines in the order they were applied, then the players' confirmations */
+  /**
+   * @returns {string[]} the verified lines in the order they were applied, each chain line followed by the players'
+   *   receipts of it and flag claims against the turn it began, then the players' confirmations
+   */
   get transcript() {
     /** @type {string[]} */
     const confirms = [];
@@ -136,12 +285,37 @@ export class Receiver {
       if (mine === undefined) continue;
       for (const n of [...mine.keys()].sort((a, b) => a - b)) confirms.push(/** @type {Message} */ (mine.get(n)).line);
     }
-    return [...this._transcript, ...confirms];
+    /** @type {Map<number, string[]>} */
+    const beside = new Map();
+    for (const kept of [this._claims.receiptsOf, this._claims.flagsOf]) {
+      for (const key of this._seatedKeys()) {
+        const lines = [...kept.call(this._claims, key, this._chain)].sort(([a], [b]) => a - b);
+        for (const [seq, line] of lines) beside.set(seq, [...beside.get(seq) ?? [], line.line]);
+      }
+    }
+    if (!beside.size) return [...this._transcript, ...confirms];
+    const placed = new Map(this._chain.map((message) => [message.line, message.seq]));
+    /** @type {string[]} */
+    const lines = [];
+    for (const text of this._transcript) {
+      lines.push(text);
+      const at = placed.get(text);
+      if (at !== undefined) lines.push(...beside.get(at) ?? []);
+    }
+    return [...lines, ...confirms];
   }
 
-  /** @returns {string[]} what a game's record holds (proofs are not ported: the transcript) */
+  /** @returns {string[]} what a game's record holds: the transcript, then the lines a claimant's timeout set aside */
   get record() {
-    return this.transcript;
+    const lines = this.transcript;
+    const held = new Set(lines);
+    for (const line of this.displaced) {
+      if (!held.has(line)) {
+        held.add(line);
+        lines.push(line);
+      }
+    }
+    return lines;
   }
 
   /** @returns {Message | null} */
@@ -178,6 +352,14 @@ export class Receiver {
 
   get started() {
     return this._state.seats !== null;
+  }
+
+  /** @returns {Record<string, number> | null} a timed game's clocks once the seats are drawn: each player's time left */
+  get clocks() {
+    const clocks = this._state.clocks;
+    if (clocks === null || this._board === null) return null;
+    const players = this._board.players;
+    return { [players[0]]: clocks[0], [players[1]]: clocks[1] };
   }
 
   /** The turns played (every move). */
@@ -355,14 +537,16 @@ export class Receiver {
     const kind = message.type;
     if (kind === "move") {
       const move = this._checkMove(/** @type {string} */ (message.get("move")));
-      if (message.get("think") !== null || message.get("left") !== null) {
-        throw new RemoteProtocolError("bad-clock", "an untimed game's moves carry no think= or left=");
-      }
+      this._claims.checkMove(message, st.clocks !== null ? st.clocks[st.turn] : null, this._freeFirst(st));
       return move;
     }
     if (kind in NOT_YET_CHAINED) throw new NotSupportedError(NOT_YET_CHAINED[/** @type {"undo"} */ (kind)]);
     const mine = sender === Sender.ACTOR ? st.turn : 1 - st.turn;
-    if (kind === "reveal") {
+    if (kind === "timeout") {
+      const began = this._turnBegan(message.seq);
+      this._claims.checkTimeout(message, sender === Sender.ACTOR, this._claimRemaining(st, began !== null ? began.seq : 0),
+        this._freeFirst(st));
+    } else if (kind === "reveal") {
       if (commitment(/** @type {string} */ (message.get("secret"))) !== this._chain[1].get("commit")) {
         throw new RemoteProtocolError("bad-reveal", "SHA-256 of secret= is not the join's commit=");
       }
@@ -472,12 +656,18 @@ export class Receiver {
           if (!(error instanceof RemoteProtocolError)) throw error;
           events.push(event("LineRejected", { code: error.code, detail: error.detail, line: quoted(message.line) }));
           released = [];
+          if (error.code === "early-claim") this._claims.holdEarly(message); // perhaps not once more receipts come
         }
         for (const token of [...released, ...this._released]) work.push(...this._waiting.release(token));
         this._released = [];
+        work.push(...this._again);
+        this._again = [];
       }
+      this._claimVerdict(events);
       for (const token of this._released) work.push(...this._waiting.release(token));
       this._released = [];
+      work.push(...this._again.sort((a, b) => a.seq - b.seq || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)));
+      this._again = [];
       if (!work.length) break;
     }
     return events;
@@ -503,6 +693,8 @@ export class Receiver {
     if (message.type === "presence") return this._presenceLine(message, events);
     if (message.type === "confirm") return this._confirm(message, events);
     if (message.type === "join") return this._join(message, events);
+    if (message.type === "receipt") return this._receipt(message, events);
+    if (message.type === "flag") return this._flag(message, events);
     if (message.type in NOT_YET_CHAINED) throw new NotSupportedError(NOT_YET_CHAINED[/** @type {"undo"} */ (message.type)]);
     const role = this.roleOf(message.signer);
     if (role === HOST && message.type === "accept" && message.seq === 2) this._hostAccept(message, events);
@@ -528,6 +720,14 @@ export class Receiver {
         throw new RemoteProtocolError("broken-link", `prev= is not the hash of seq ${n - 1}`);
       }
       return this._keep(message, message.prev);
+    }
+    if (message.type === "timeout" && message.get("sent") !== null && message.get("flagged") !== null
+        && message.get("now") !== null && message.seq <= n) {
+      const st = message.seq < n ? this._before[message.seq] : this._state;
+      const began = this._turnBegan(message.seq);
+      if (this._sender(message.signer, st) === Sender.WAITER && began !== null && this._claims.claimOf(message, began) === null) {
+        return this._keep(message, flagToken(message.signer, began.hash)); // the claim it closes first
+      }
     }
     if (message.seq < n) return this._race(message, events);
     const [, move] = this._judge(message, this._state);
@@ -606,10 +806,14 @@ export class Receiver {
       throw new RemoteProtocolError("wrong-seat", `seq ${seq} is already taken`);
     }
     const [rank] = this._judge(message, before);
-    if (rank <= this._rankHeld(held, before)) return this._setAside(message, held, events);
+    if (rank <= this._rankHeld(held, before)) {
+      if (held.type === "timeout" && ANSWERS.has(message.type)) this._claims.displace(message); // an answer to the claim
+      return this._setAside(message, held, events);
+    }
     for (const later of this._chain.slice(seq).reverse()) {
       this._unplace();
       this._superseded.set(later.hash, later);
+      if (message.type === "timeout" && ANSWERS.has(later.type) && later.seq === seq) this._claims.displace(later);
       events.push(event("Superseded", { message: later, by: message }));
     }
     return this._place(message, events);
@@ -693,8 +897,9 @@ export class Receiver {
     }
     const terms = /** @type {string} */ (message.get("terms"));
     checkTerms(terms);
-    if (timeControlOf(terms) !== null) throw new NotSupportedError(`timed games (${terms})`);
     if (witnessesOf(terms).length) throw new NotSupportedError(`time witnesses (${terms})`);
+    this._claims.clock = TimeControl.ofTerms(terms);
+    this._claims.firstFree = firstMoveFree(terms);
     const kind = /** @type {"oxono" | "olix"} */ (message.get("kind"));
     this.gameId = game;
     this.kind = kind;
@@ -800,6 +1005,7 @@ export class Receiver {
       case "resign": return this._resigned(st, message);
       case "abort": return this._aborted(st, message);
       case "agree": return this._agreed(st, message);
+      case "timeout": return this._timedOut(st, message);
       default: throw new NotSupportedError(`${message.type} lines`);
     }
   }
@@ -816,13 +1022,18 @@ export class Receiver {
     board.push(/** @type {any} */ (move));
     events.push(event("MoveApplied", { seq: message.seq, player: board.players[st.turn], move: message.get("move"),
       ply: board.moveStack.length }));
+    let clocks = st.clocks;
+    if (clocks !== null) {
+      const left = Number(message.get("left"));
+      clocks = st.turn === 0 ? [left, clocks[1]] : [clocks[0], left];
+    }
     const outcome = board.outcome();
     if (outcome === null) {
       return state({ phase: Phase.PLAYING, guest: st.guest, seats: st.seats, turn: 1 - st.turn, moves: st.moves + 1,
-        proposal: st.proposal });
+        proposal: st.proposal, clocks });
     }
     return state({ ...st, turn: 1 - st.turn, moves: st.moves + 1, remarks: new Set(), phase: Phase.OVER,
-      result: this._ruled(outcome, /** @type {[PublicKey, PublicKey]} */ (st.seats), null) });
+      result: this._ruled(outcome, /** @type {[PublicKey, PublicKey]} */ (st.seats), null), clocks });
   }
 
   /**
@@ -840,7 +1051,8 @@ export class Receiver {
     /** @type {[PublicKey, PublicKey]} */
     const seats = hostFirst ? [host, guest] : [guest, host];
     events.push(event("GameStarted", { seats: [[board.players[0], seats[0]], [board.players[1], seats[1]]] }));
-    return state({ ...st, phase: Phase.PLAYING, seats });
+    const clock = this.clock;
+    return state({ ...st, phase: Phase.PLAYING, seats, clocks: clock === null ? null : [clock.startMs, clock.startMs] });
   }
 
   /**
@@ -914,6 +1126,53 @@ export class Receiver {
     const [, player] = this._players(st, message);
     const result = new Result(ResultReason.ABORTED, { by: message.signer, byName: player, scored: false });
     return state({ ...st, phase: Phase.OVER, result, proposal: null });
+  }
+
+  /**
+   * The player to move concedes on time, or the other's flag claim went unanswered.
+   * @param {State} st
+   * @param {Message} message
+   * @returns {State}
+   */
+  _timedOut(st, message) {
+    const [mine, player, other] = this._players(st, message);
+    const seats = /** @type {[PublicKey, PublicKey]} */ (st.seats);
+    const result = mine === st.turn
+      ? new Result(ResultReason.TIME, { winner: other, winnerKey: seats[1 - mine], by: message.signer, byName: player,
+        detail: `${player} conceded` })
+      : this._claimResult(st, message);
+    return state({ ...st, phase: Phase.OVER, result, proposal: null });
+  }
+
+  /**
+   * How a claimant's timeout ends the game, judged in `st`, the state before it.
+   * @param {State} st
+   * @param {Message} timeout
+   * @returns {Result}
+   */
+  _claimResult(st, timeout) {
+    const [mine, player, other] = this._players(st, timeout);
+    const board = /** @type {AnyBoard} */ (this._board);
+    const seats = /** @type {[PublicKey, PublicKey]} */ (st.seats);
+    return this._claims.verdict(timeout, player, other, seats[1 - mine], () => timeUsed(this.answers(), board.players),
+      { first: this._freeFirst(st) });
+  }
+
+  /**
+   * Decide a claimant's timeout again once more lines are in (a receipt, an answer the timeout set aside).
+   * @param {Event[]} events
+   */
+  _claimVerdict(events) {
+    const st = this._state;
+    const head = this._chain.at(-1);
+    if (st.phase !== Phase.OVER || head === undefined) return;
+    const result = st.result;
+    if (head.type !== "timeout" || result === null || result.detail === null || head.get("now") === null) return;
+    const again = this._claimResult(this._before[head.seq], head);
+    if (!again.equals(result)) {
+      this._state = state({ ...st, result: again });
+      events.push(event("GameOver", { result: again }));
+    }
   }
 
   /**
@@ -1016,6 +1275,7 @@ export class Receiver {
       this._unseated(message);
       return [];
     }
+    this._acknowledge(message);
     let mine = this._confirms.get(key.text);
     if (mine === undefined) {
       mine = new Map();
@@ -1028,6 +1288,114 @@ export class Receiver {
     events.push(event("LineApplied", { message }));
     events.push(event("ConfirmationReceived", { key }));
     return [message.hash];
+  }
+
+  /**
+   * A player's receipt of the other's move or reveal (a timed game's): kept beside the chain.
+   * @param {Message} message
+   * @param {Event[]} events
+   * @returns {string[]}
+   */
+  _receipt(message, events) {
+    if (!this._ofAPlayer(message)) return [];
+    this._word(message); // its signer said it, whether or not the line it names is here, timed or not
+    if (this.clock === null) throw new RemoteProtocolError("bad-clock", "an untimed game has no receipts");
+    const receipted = this._lineNamed(message);
+    if (receipted === null) return [];
+    if (!beginsTurn(receipted) || same(receipted.signer, message.signer)) {
+      throw new RemoteProtocolError("wrong-seat", "a receipt is of the other player's move (or undo of one), or the "
+        + "host's of the reveal");
+    }
+    return this._byLine(message, events);
+  }
+
+  /**
+   * Keep a seated player's word that the other's line for a seq came; with a timeout of its own there it is a proof.
+   * @param {Message} message
+   */
+  _acknowledge(message) {
+    const contradicted = this._evidence.acknowledge(message);
+    if (contradicted !== null) this._proof(message, contradicted);
+  }
+
+  /**
+   * A seated player's line beside the chain that names a chain line (a receipt, a flag claim), at first sight: a
+   * second line for its slot is a proof.
+   * @param {Message} message
+   */
+  _word(message) {
+    this._acknowledge(message);
+    const earlier = this._evidence.word(message);
+    if (earlier !== null) this._proof(earlier, message);
+  }
+
+  /**
+   * Keep a checked line that names a chain line (a receipt, a flag claim), one a line and signer.
+   * @param {Message} message
+   * @param {Event[]} events
+   * @returns {string[]}
+   */
+  _byLine(message, events) {
+    const kept = this._claims.keep(message);
+    if (kept === null) return [];
+    this._known.add(message.line);
+    events.push(event("LineApplied", { message }));
+    if (message.type === "receipt") this._again.push(...this._claims.takeEarly(message.signer));
+    return kept ? [message.hash] : [];
+  }
+
+  /**
+   * Whether a line beside the chain is a seated player's (or of a guest one of the host's accepts names); false: it
+   * was kept until its seat is known, or refused.
+   * @param {Message} message
+   */
+  _ofAPlayer(message) {
+    if (this.roleOf(message.signer) !== null || this._seating.evident(message.signer)) return true;
+    this._unseated(message);
+    return false;
+  }
+
+  /**
+   * The chain line a seated player's line beside the chain names (by seq and prev); null: kept until it comes.
+   * @param {Message} message
+   * @returns {Message | null}
+   */
+  _lineNamed(message) {
+    const chain = this._chain;
+    const named = message.seq < chain.length ? chain[message.seq] : null;
+    if (named === null || named.hash !== message.prev) {
+      if (chain.some((line) => line.hash === message.prev)) {
+        throw new RemoteProtocolError("broken-link", `prev= is not the hash of seq ${message.seq}'s line`);
+      }
+      this._keep(message, message.prev);
+      return null;
+    }
+    return named;
+  }
+
+  /**
+   * A flag claim: the player not to move says the other's time ran out, by its own clock. Kept beside the chain.
+   * @param {Message} message
+   * @param {Event[]} events
+   * @returns {string[]}
+   */
+  _flag(message, events) {
+    if (!this._ofAPlayer(message)) return [];
+    this._word(message);
+    const began = this._lineNamed(message);
+    if (began === null) return [];
+    const after = began.seq + 1 < this._chain.length ? this._before[began.seq + 1] : this._state;
+    if (!beginsTurn(began) || after.phase !== Phase.PLAYING) {
+      throw new RemoteProtocolError("wrong-seat", "a flag claim names the move or reveal that began a turn of the game");
+    }
+    const seats = /** @type {[PublicKey, PublicKey]} */ (after.seats);
+    if (same(message.signer, seats[after.turn])) {
+      throw new RemoteProtocolError("wrong-seat", "a flag claim is against the player to move, by the other");
+    }
+    this._claims.checkWait(/** @type {number} */ (numberOf(message, "sent")), /** @type {number} */ (numberOf(message, "now")),
+      this._claimRemaining(after, began.seq), "the flag claim");
+    this._claims.noteClaim(message);
+    return [...this._byLine(message, events), flagToken(message.signer, message.prev)];
   }
 
   // -- what a receiver keeps ---------------------------------------------------------------------------------------

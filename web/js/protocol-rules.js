@@ -6,6 +6,7 @@ import { MAX_WITNESSES, parseTerms } from "./messages.js";
 import { RemoteProtocolError } from "./protocol-errors.js";
 import { sha256 } from "./protocol-sha256.js";
 import { RULE_REASONS } from "./rules-common.js";
+import { TimeControl } from "./clock.js";
 
 /** Join candidates kept for the host to choose from (a join that a known accept names is always kept). */
 export const MAX_JOINS = 64;
@@ -79,6 +80,22 @@ export const UNCHAINED = Object.freeze(new Set(["offer", "presence", "rematch"])
 export const CONFIRMED = "confirmed";
 export const DISPUTED = "disputed";
 export const UNSEEN = "unseen";
+
+/**
+ * The map kept under `key` in `outer`, made empty the first time (Python's `setdefault(key, {})`).
+ * @template K, L, V
+ * @param {Map<K, Map<L, V>>} outer
+ * @param {K} key
+ * @returns {Map<L, V>}
+ */
+export function inner(outer, key) {
+  let found = outer.get(key);
+  if (found === undefined) {
+    found = new Map();
+    outer.set(key, found);
+  }
+  return found;
+}
 
 /**
  * Whether `line` ends its signer's turn on the clock: a move, or an undo of one ply.
@@ -239,40 +256,13 @@ export function hostMovesFirst(secret, salt, terms = null) {
   return (sha256(both)[0] & 1) === 0;
 }
 
-const CLOCK_TERM = /^([1-9][0-9]{0,4})\+(0|[1-9][0-9]{0,2})$/;
-const DAYS_TERM = /^[1-9][0-9]?$/;
-const MAX_BASE_S = 3 * 3600;
-const MAX_INCREMENT_S = 600;
-const MAX_DAYS = 30;
-
 /**
- * The time control an offer's terms name, as its term (`clock:300+3`, `days:3`), or null; RangeError for one no
- * implementation plays (protocol/clock.py's TimeControl.of_terms).
+ * Whether an offer's terms make each player's first move free of its clock (rules:2, in a timed game).
  * @param {string | null} terms
- * @returns {string | null}
  */
-export function timeControlOf(terms) {
-  const found = [];
-  for (const item of (terms || "").split(",")) {
-    const colon = item.indexOf(":");
-    const name = colon < 0 ? item : item.slice(0, colon);
-    const value = colon < 0 ? "" : item.slice(colon + 1);
-    if (name === "clock") {
-      const match = CLOCK_TERM.exec(value);
-      if (match === null || Number(match[1]) > MAX_BASE_S || Number(match[2]) > MAX_INCREMENT_S) {
-        throw new RangeError(`clock:${value} is no time control (BASE+INCREMENT seconds: a base from 1 to `
-          + `${MAX_BASE_S}, an increment from 0 to ${MAX_INCREMENT_S})`);
-      }
-      found.push(item);
-    } else if (name === "days") {
-      if (!DAYS_TERM.test(value) || Number(value) > MAX_DAYS) {
-        throw new RangeError(`days:${value} is no time control (1 to ${MAX_DAYS} days a move)`);
-      }
-      found.push(item);
-    }
-  }
-  if (found.length > 1) throw new RangeError("an offer names one time control: clock: or days:, not both");
-  return found[0] ?? null;
+export function firstMoveFree(terms) {
+  const items = (terms || "").split(",");
+  return items.includes(FIRST_MOVE_FREE) && items.some((item) => TIMED.includes(item.split(":")[0]));
 }
 
 /**
@@ -319,7 +309,7 @@ export function checkTerms(value) {
     if (!known || !known.includes(val)) throw new RemoteProtocolError("unknown-term", `${name}:${val}`);
   }
   try {
-    timeControlOf(value);
+    TimeControl.ofTerms(value);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw new RemoteProtocolError("unknown-term", error.message);

@@ -3,7 +3,7 @@
 // drawn). Whom a host that signed two accepts seated (Python's Seating.canonical) decides a forfeit: not ported yet.
 
 import { RemoteProtocolError } from "./protocol-errors.js";
-import { MAX_JOINS, MAX_JOINS_PER_KEY, MAX_NAMED } from "./protocol-rules.js";
+import { MAX_JOINS, MAX_JOINS_PER_KEY, MAX_NAMED, inner } from "./protocol-rules.js";
 
 /** @typedef {import("./messages.js").Message} Message */
 /** @typedef {import("./keys.js").PublicKey} PublicKey */
@@ -175,11 +175,7 @@ export class Seating {
    */
   reveal(reveal) {
     if (!this.evident(reveal.signer)) return;
-    let kept = this._reveals.get(reveal.signer.text);
-    if (kept === undefined) {
-      kept = new Map();
-      this._reveals.set(reveal.signer.text, kept);
-    }
+    const kept = inner(this._reveals, reveal.signer.text);
     if (!kept.has(reveal.hash) && kept.size < MAX_JOINS_PER_KEY) kept.set(reveal.hash, reveal);
   }
 

@@ -35,7 +35,7 @@ function typeOf(line) {
 /**
  * Replay a record strictly in order (Python's verify_transcript): the session, and for the first line that does not
  * apply at once its 1-based number and why (gap for a line that would have to wait, or a duplicate; superseded for a
- * race left in). A line that needs a part of the judge not ported yet throws NotSupportedError.
+ * race left in); the moves a claimant's timeout set aside (which make its ending a time dispute) are part of a record. A line that needs a part of the judge not ported yet throws NotSupportedError.
  * @param {Iterable<string | Uint8Array>} lines
  * @returns {Promise<{session: GameSession, number: number | null, problem: Problem | null}>}
  */
@@ -73,6 +73,7 @@ export async function verifyTranscript(lines) {
     if (problem !== null) problems.push([number, problem, line_]);
   }
   const proven = await unseatedProofs(session, problems.map(([, , line]) => line));
+  for (const line of session.displaced) proven.add(line); // the answers a claimant's timeout set aside: a dispute's
   for (const [at, problem, line] of problems) {
     if (!proven.has(line)) return { session, number: at, problem };
   }
