@@ -31,7 +31,7 @@ from protocol.transcript import verify_transcript
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 DOCUMENT = json.loads((VECTORS / "vectors.json").read_text())
-NOT_YET_TYPES = {"witness", "rematch", "takeback", "undo"}
+NOT_YET_TYPES = {"witness"}
 """Types whose judging ``web/js/judge.js`` has not ported yet."""
 KEYS = [Identity.from_seed(bytes([n]) * 32) for n in range(0x51, 0x56)]
 Case = dict[str, Any]
@@ -64,6 +64,12 @@ def normal(event: ev.Event) -> list[Any] | None:
         return ["Superseded", event.message.hash, event.by.hash]
     if isinstance(event, ev.ResyncNeeded):
         return ["ResyncNeeded"]
+    if isinstance(event, ev.MovesTakenBack):
+        return ["MovesTakenBack", event.seq, event.player, event.plies, list(event.moves)]
+    if isinstance(event, ev.TakebackAsked):
+        return ["TakebackAsked", event.player, event.plies, event.seq, event.message.hash]
+    if isinstance(event, ev.RematchAsked):
+        return ["RematchAsked", event.key.text, event.game, event.message.hash]
     return None
 
 
@@ -95,6 +101,10 @@ def summary(session: GameSession) -> dict[str, Any]:
                       for player, used in session.time_used().items()},
         "answers": [[a.player, a.think, a.elapsed, a.round_trip, a.offset, a.unexplained] for a in session.answers()],
         "record": list(session.record),
+        "takebacks": {key.text: None if session.takeback_of(key) is None else session.takeback_of(key).hash
+                      for key in keys},
+        "rematches": {key.text: session.rematch_of(key) for key in keys},
+        "rematch": session.rematch,
     }
 
 
@@ -309,12 +319,41 @@ class Game:
                 self.both(mine.withdraw().line)
             elif mine.proposal is None and rng.random() < 0.08 and mine.may("propose") is None:
                 self.both(mine.propose().line)
+            if rng.random() < 0.06 and mine.board is not None and len(mine.board.move_stack) >= 4:
+                self.take_back(mine, theirs)
+                continue
             if rng.random() < 0.04:  # the waiter signs a move out of turn (its next line is at a later seq)
                 text = rng.choice(theirs.board.legal_moves()).text() if theirs.board.legal_moves() else "a1"
                 self.junk.append(self.signed(theirs.identity, "move", [*self.chain_fields(theirs), ("move", text)]))
             self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text())
         if not self.host.over and self.host.started and rng.random() < 0.5:
             self.claim()
+
+    def take_back(self, mine: GameSession, theirs: GameSession) -> None:
+        """A takeback: the player who just moved asks for its move back, or the player to move for two (the other
+        consents, or refuses); the player to move carries it out with an undo, or refuses and plays on."""
+        rng = self.rng
+        if rng.random() < 0.5:
+            self.both(theirs.takeback(1).line)
+        else:
+            self.both(mine.takeback(2).line)
+            if rng.random() < 0.3:
+                self.both(theirs.takeback(0).line)
+                return
+            self.both(theirs.takeback(2).line)
+        if rng.random() < 0.2:  # refused (a refusal of the other's), or left to lapse
+            if mine.takeback_of(theirs.identity.public) is not None and mine.takeback_of(mine.identity.public) is None:
+                self.both(mine.takeback(0).line)
+            return
+        think = None
+        if self.timed and mine.clocks is not None and mine.board is not None:
+            think = min(self.rng.choice([0, 300, 2_000]), mine.clocks[mine.board.turn] - 1)
+            self.now += think + 20
+        out = mine.undo(think)
+        self.both(out.line)
+        if out.message.plies == 1:
+            self.left_at[mine.identity.public.raw] = self.now
+            self.receipt(theirs, out.message.seq)
 
     def claim(self) -> None:
         """The game ends on time, or is claimed: the player to move concedes, or the other claims (early, in time, and
@@ -363,7 +402,15 @@ class Game:
         """The last lines: an illegal or non-canonical move of the player to move, or one after the end; the
         confirmations, presence, and lines of strangers and of another game."""
         rng = self.rng
-        if not self.host.over and self.host.started:
+        if not self.host.over and self.host.started and rng.random() < 0.2 and self.host.moves >= 3:
+            mine, theirs = self.sides()  # an undo with a consent= its waiter never signed
+            head = mine.head
+            assert head is not None and mine.identity is not None
+            forged = self.signed(mine.identity, "takeback", [("game", head.game), ("seq", str(head.seq)),
+                                                             ("prev", head.hash), ("plies", "2")])
+            self.junk.append(self.signed(mine.identity, "undo", [*self.chain_fields(mine), ("plies", "2"),
+                                                                 ("consent", forged.rsplit(" sig=", 1)[1])]))
+        elif not self.host.over and self.host.started:
             mine, _ = self.sides()
             legal = sorted(move.text() for move in mine.board.legal_moves())
             text = rng.choice([legal[0].lower() if legal[0] != legal[0].lower() else legal[0].upper(), "a1", "zz9",
@@ -379,6 +426,10 @@ class Game:
             if rng.random() < 0.3 and not (head.signer == quiet.identity.public and head.type in ("abort", "resign",
                                                                                                    "agree")):
                 self.junk.append(self.signed(quiet.identity, "move", [*self.chain_fields(quiet), ("move", "a1")]))
+            if self.host.guest is not None and rng.random() < 0.5:
+                for session in rng.sample([self.host, self.guest], rng.choice([1, 2])):
+                    if session.over:
+                        self.lines.append(session.ask_rematch(self.token()).line)
             for session in (self.host, self.guest):
                 if rng.random() < 0.7 and session.started or session.guest is not None:
                     try:

@@ -6,11 +6,12 @@
 // moves (the JavaScript rules), proposals (propose, withdraw, decline, agree), resign and abort, races (the line of
 // higher rank stands), chat, presence and confirmations, the waiting room and the resync it asks for; time controls
 // (clock:, days:, and rules:2's first moves), receipts, flag claims and timeouts (a concession, a claimant's, the
-// time dispute). Not yet: time witnesses, takebacks and undos, rematch lines, and what an equivocation proof does (the
+// time dispute); takeback lines and undos (the consent= an undo carries is checked before the line is judged, since
+// WebCrypto answers asynchronously), rematch lines. Not yet: time witnesses, and what an equivocation proof does (the
 // forfeit): a line that needs one of them throws NotSupportedError, so that no page goes on with a verdict that may
 // differ from Python's.
 
-import { decode, decodeText } from "./messages.js";
+import { consents, decode, decodeText } from "./messages.js";
 import { NotSupportedError, RemoteProtocolError } from "./protocol-errors.js";
 import { ANSWERS, Claims, numberOf } from "./claims.js";
 import { TimeControl, timeUsed } from "./clock.js";
@@ -37,13 +38,7 @@ import { InvalidMoveError } from "./rules-common.js";
 export const BOARDS = Object.freeze({ oxono: OxonoBoard, olix: OlixBoard });
 
 /** Beside-the-chain types whose judging is not ported yet. */
-const NOT_YET_BESIDE = Object.freeze({
-  witness: "time witnesses",
-  rematch: "rematch lines",
-  takeback: "takeback lines",
-});
-/** Main-chain types whose judging is not ported yet. */
-const NOT_YET_CHAINED = Object.freeze({ undo: "undos (takebacks)" });
+const NOT_YET_BESIDE = Object.freeze({ witness: "time witnesses" });
 
 /**
  * The start of a line as an event quotes it (at most 200 characters, whatever its bytes), as Python's `quoted`.
@@ -108,6 +103,16 @@ export class Receiver {
     this._claims = new Claims();
     /** @type {Message[]} refused lines to judge again (early claims, once the claimant's receipts grow) */
     this._again = [];
+    /** @type {Map<string, Message>} each player's rematch line (one a player), once the game is over */
+    this._rematches = new Map();
+    /** @type {Map<string, Message>} each player's latest takeback line, by the head it names */
+    this._takebacks = new Map();
+    /** @type {Map<string, any[]>} the moves each undo on the chain took back, by its hash, last first */
+    this._undone = new Map();
+    /** @type {Map<string, Message>} every undo line seen, by hash: its consent= is checked before it is judged */
+    this._undos = new Map();
+    /** @type {Map<string, boolean>} whether an undo's consent= is a key's signature ("undo hash key text") */
+    this._consents = new Map();
     /** @type {Map<string, Message>} lines set aside by races, by hash */
     this._superseded = new Map();
     /** @type {Map<string, [number, string]>} each seated key's chat head: (seq, hash) */
@@ -368,12 +373,47 @@ export class Receiver {
   }
 
   /**
-   * The moves on the board after the chain's lines before seq `before` (null: all), in the order played.
+   * The moves on the board after the chain's lines before seq `before` (null: all), in the order played: every move
+   * but those an undo took back.
    * @param {number | null} [before]
    * @returns {Message[]}
    */
   standing(before = null) {
-    return this._chain.slice(0, before ?? undefined).filter((line) => line.type === "move");
+    /** @type {Message[]} */
+    const moves = [];
+    for (const line of this._chain.slice(0, before ?? undefined)) {
+      if (line.type === "move") moves.push(line);
+      else if (line.type === "undo") moves.splice(moves.length - Number(line.get("plies")));
+    }
+    return moves;
+  }
+
+  /**
+   * The game `key` asked, once this one was over, to play next (null: none).
+   * @param {PublicKey} key
+   * @returns {string | null}
+   */
+  rematchOf(key) {
+    return this._rematches.get(key.text)?.get("next") ?? null;
+  }
+
+  /** @returns {string | null} the game both players agreed to play next: of the two their lines name, the lower */
+  get rematch() {
+    if (this._rematches.size < 2) return null;
+    const games = [...this._rematches.values()].map((line) => /** @type {string} */ (line.get("next")));
+    return games.sort()[0];
+  }
+
+  /**
+   * `key`'s takeback line naming the chain's head while the game is played (null: none, or lapsed).
+   * @param {PublicKey} key
+   * @returns {Message | null}
+   */
+  takebackOf(key) {
+    const line = this._takebacks.get(key.text);
+    const head = this.head;
+    if (line === undefined || head === null || this._state.phase !== Phase.PLAYING || line.prev !== head.hash) return null;
+    return line;
   }
 
   /** @returns {Result | null} */
@@ -540,7 +580,10 @@ export class Receiver {
       this._claims.checkMove(message, st.clocks !== null ? st.clocks[st.turn] : null, this._freeFirst(st));
       return move;
     }
-    if (kind in NOT_YET_CHAINED) throw new NotSupportedError(NOT_YET_CHAINED[/** @type {"undo"} */ (kind)]);
+    if (kind === "undo") {
+      this._checkUndo(message, st);
+      return null;
+    }
     const mine = sender === Sender.ACTOR ? st.turn : 1 - st.turn;
     if (kind === "timeout") {
       const began = this._turnBegan(message.seq);
@@ -569,6 +612,67 @@ export class Receiver {
       throw new RemoteProtocolError("wrong-seat", `${kind} answers the other player's proposal, and none is open`);
     }
     return null;
+  }
+
+  /**
+   * An undo takes back one or two moves, none of either player's first, with the other player's consent; one of one
+   * move is on the clock as a move is, one of two leaves the turn (and its clock) where it is, once a turn.
+   * @param {Message} message
+   * @param {State} st
+   */
+  _checkUndo(message, st) {
+    const board = /** @type {AnyBoard} */ (this._board);
+    const plies = Number(message.get("plies"));
+    const seats = /** @type {[PublicKey, PublicKey]} */ (st.seats);
+    if (plies === 0) {
+      throw new RemoteProtocolError("bad-field", "an undo takes back 1 or 2 moves (plies=0 is a takeback line's refusal)");
+    }
+    if (board.moveStack.length - plies < 2) {
+      throw new RemoteProtocolError("wrong-seat", "each player's first move stays: no undo takes it back");
+    }
+    if (plies === 2 && st.remarks.has("undo")) {
+      throw new RemoteProtocolError("wrong-seat", "an undo of two moves is allowed once a turn");
+    }
+    const waiter = seats[1 - st.turn];
+    const consented = this._consents.get(`${message.hash} ${waiter.text}`);
+    if (consented === undefined) throw new Error(`the consent of undo ${message.hash} was not checked for ${waiter.text}`);
+    if (!consented) {
+      throw new RemoteProtocolError("bad-signature", `consent= is not ${waiter.fingerprint}'s signature of a takeback `
+        + `of ${plies} naming seq ${message.seq - 1}`);
+    }
+    if (plies === 1) {
+      this._claims.checkMove(message, st.clocks !== null ? st.clocks[st.turn] : null);
+    } else if (message.get("think") !== null || message.get("left") !== null) {
+      throw new RemoteProtocolError("bad-clock", "an undo of two moves leaves the turn, and its clock, where it is: it "
+        + "carries no think= or left=");
+    }
+  }
+
+  /**
+   * Check, before `message` is judged, the consent= of every undo that this line may bring to judgement, against
+   * every key that may be its waiter by then (WebCrypto answers asynchronously; the judge is synchronous).
+   * @param {Message} message
+   */
+  async _checkConsents(message) {
+    if (message.type === "undo") this._undos.set(message.hash, message);
+    if (!this._undos.size) return;
+    /** @type {Map<string, PublicKey>} */
+    const keys = new Map();
+    const add = (/** @type {PublicKey | null} */ key) => {
+      if (key !== null) keys.set(key.text, key);
+    };
+    add(this._host);
+    add(this._state.guest);
+    add(message.signer);
+    add(message.peer);
+    for (const key of this._seating.evidentKeys()) add(key);
+    for (const line of this._waiting.linesOf(null)) if (line.type === "accept" || line.type === "offer") add(line.peer ?? line.signer);
+    for (const undo of this._undos.values()) {
+      for (const key of keys.values()) {
+        const slot = `${undo.hash} ${key.text}`;
+        if (!this._consents.has(slot)) this._consents.set(slot, await consents(undo, key));
+      }
+    }
   }
 
   /**
@@ -608,6 +712,7 @@ export class Receiver {
       if (!(error instanceof RemoteProtocolError)) throw error;
       return [event("LineRejected", { code: error.code, detail: error.detail, line: quoted(data) })];
     }
+    await this._checkConsents(message);
     return this._receive(message);
   }
 
@@ -695,7 +800,8 @@ export class Receiver {
     if (message.type === "join") return this._join(message, events);
     if (message.type === "receipt") return this._receipt(message, events);
     if (message.type === "flag") return this._flag(message, events);
-    if (message.type in NOT_YET_CHAINED) throw new NotSupportedError(NOT_YET_CHAINED[/** @type {"undo"} */ (message.type)]);
+    if (message.type === "rematch") return this._rematchLine(message, events);
+    if (message.type === "takeback") return this._takebackLine(message, events);
     const role = this.roleOf(message.signer);
     if (role === HOST && message.type === "accept" && message.seq === 2) this._hostAccept(message, events);
     if (message.type === "reveal") this._seating.reveal(message);
@@ -981,7 +1087,12 @@ export class Receiver {
     const message = /** @type {Message} */ (this._chain.pop());
     this._state = /** @type {State} */ (this._before.pop());
     this._transcript.splice(this._transcript.indexOf(message.line), 1);
-    if (message.type === "move") /** @type {AnyBoard} */ (this._board).pop();
+    const board = /** @type {AnyBoard} */ (this._board);
+    if (message.type === "move") board.pop();
+    else if (message.type === "undo") {
+      for (const move of [.../** @type {any[]} */ (this._undone.get(message.hash))].reverse()) board.push(move);
+      this._undone.delete(message.hash);
+    }
   }
 
   /**
@@ -1006,6 +1117,7 @@ export class Receiver {
       case "abort": return this._aborted(st, message);
       case "agree": return this._agreed(st, message);
       case "timeout": return this._timedOut(st, message);
+      case "undo": return this._takenBack(st, message, events);
       default: throw new NotSupportedError(`${message.type} lines`);
     }
   }
@@ -1126,6 +1238,30 @@ export class Receiver {
     const [, player] = this._players(st, message);
     const result = new Result(ResultReason.ABORTED, { by: message.signer, byName: player, scored: false });
     return state({ ...st, phase: Phase.OVER, result, proposal: null });
+  }
+
+  /**
+   * An undo: the board as it was before the last `plies` moves. Of one, the turn goes to the player whose move it
+   * took back (a new turn, on the actor's clock as a move is); of two, it stays with the actor, whose clock runs on.
+   * @param {State} st
+   * @param {Message} message
+   * @param {Event[]} events
+   * @returns {State}
+   */
+  _takenBack(st, message, events) {
+    const board = /** @type {AnyBoard} */ (this._board);
+    const plies = Number(message.get("plies"));
+    const popped = Array.from({ length: plies }, () => board.pop());
+    this._undone.set(message.hash, popped);
+    events.push(event("MovesTakenBack", { seq: message.seq, player: board.players[st.turn], plies,
+      moves: popped.filter((move) => move !== null).map((move) => move.text()) }));
+    if (plies === 2) return state({ ...st, remarks: new Set([...st.remarks, "undo"]) });
+    let clocks = st.clocks;
+    if (clocks !== null) {
+      const left = Number(message.get("left"));
+      clocks = st.turn === 0 ? [left, clocks[1]] : [clocks[0], left];
+    }
+    return state({ ...st, turn: 1 - st.turn, moves: st.moves + 1, remarks: new Set(), clocks });
   }
 
   /**
@@ -1396,6 +1532,69 @@ export class Receiver {
       this._claimRemaining(after, began.seq), "the flag claim");
     this._claims.noteClaim(message);
     return [...this._byLine(message, events), flagToken(message.signer, message.prev)];
+  }
+
+  /**
+   * `_lineNamed` for a seated player's line (a rematch or takeback line); else kept until its seat is known, or
+   * refused. Null: nothing to judge now.
+   * @param {Message} message
+   * @returns {Message | null}
+   */
+  _playersLineNamed(message) {
+    return this._ofAPlayer(message) ? this._lineNamed(message) : null;
+  }
+
+  /**
+   * A player asks for a rematch, naming the game's last line and the game to play next; never changes this game.
+   * @param {Message} message
+   * @param {Event[]} events
+   * @returns {string[]}
+   */
+  _rematchLine(message, events) {
+    const named = this._playersLineNamed(message);
+    if (named === null) return [];
+    if (!this.over || named !== this._chain.at(-1)) {
+      throw new RemoteProtocolError("wrong-seat", "a rematch is asked for once the game is over, naming its last line");
+    }
+    const earlier = this._rematches.get(message.signer.text);
+    if (earlier !== undefined) {
+      if (earlier.line === message.line) return [];
+      throw new RemoteProtocolError("wrong-seat", "this player asked for a rematch already");
+    }
+    if (message.get("next") === this.gameId) throw new RemoteProtocolError("bad-field", "next= names this game, not the next");
+    this._rematches.set(message.signer.text, message);
+    this._known.add(message.line);
+    events.push(event("RematchAsked", { key: message.signer, game: message.get("next"), message }));
+    return [];
+  }
+
+  /**
+   * A player asks to take back the last moves, consents to the other's asking the same, or refuses it (plies=0),
+   * naming the chain's head; it never changes the game by itself. One naming an earlier head lapsed.
+   * @param {Message} message
+   * @param {Event[]} events
+   * @returns {string[]}
+   */
+  _takebackLine(message, events) {
+    const named = this._playersLineNamed(message);
+    if (named === null) return [];
+    this._known.add(message.line);
+    if (named !== this._chain.at(-1)) return [];
+    if (this._state.phase !== Phase.PLAYING) {
+      throw new RemoteProtocolError("wrong-seat", "a takeback is asked for while the game is played");
+    }
+    const plies = Number(message.get("plies"));
+    if (plies && /** @type {AnyBoard} */ (this._board).moveStack.length - plies < 2) {
+      throw new RemoteProtocolError("wrong-seat", "each player's first move stays: no takeback reaches it");
+    }
+    const earlier = this._takebacks.get(message.signer.text);
+    if (earlier !== undefined && earlier.prev === message.prev) {
+      if (earlier.line === message.line) return [];
+      throw new RemoteProtocolError("wrong-seat", "one takeback line a player for each head of the chain");
+    }
+    this._takebacks.set(message.signer.text, message);
+    events.push(event("TakebackAsked", { player: this.playerOf(message.signer) ?? "", plies, seq: message.seq, message }));
+    return [];
   }
 
   // -- what a receiver keeps ---------------------------------------------------------------------------------------

@@ -67,11 +67,12 @@ export class WaitingRoom {
   }
 
   /**
-   * The lines `key` has waiting, in arrival order.
-   * @param {import("./keys.js").PublicKey} key
+   * The lines `key` has waiting (null: every key), in arrival order.
+   * @param {import("./keys.js").PublicKey | null} key
    * @returns {Message[]}
    */
   linesOf(key) {
+    if (key === null) return [...this._lines.values()].map(([message]) => message);
     if (!this._perKey.has(key.text)) return [];
     return [...this._lines.values()].map(([message]) => message).filter((message) => message.signer.text === key.text);
   }

@@ -35,6 +35,9 @@ function normal(e) {
     case "GameOver": return [e.kind, e.result.code(), e.result.sentence()];
     case "Superseded": return [e.kind, e.message.hash, e.by.hash];
     case "ResyncNeeded": return [e.kind];
+    case "MovesTakenBack": return [e.kind, e.seq, e.player, e.plies, e.moves];
+    case "TakebackAsked": return [e.kind, e.player, e.plies, e.seq, e.message.hash];
+    case "RematchAsked": return [e.kind, e.key.text, e.game, e.message.hash];
     default: throw new Error(`an event the test does not know: ${e.kind}`);
   }
 }
@@ -70,6 +73,9 @@ function summary(session) {
       [used.used, used.unexplained, used.moves, used.measured]])),
     answers: session.answers().map((a) => [a.player, a.think, a.elapsed, a.roundTrip, a.offset, a.unexplained]),
     record: session.record,
+    takebacks: Object.fromEntries(keys.map((key) => [key.text, session.takebackOf(key)?.hash ?? null])),
+    rematches: Object.fromEntries(keys.map((key) => [key.text, session.rematchOf(key)])),
+    rematch: session.rematch,
   };
 }
 
