@@ -3,7 +3,7 @@
 ``web/tests/judge.test.js`` replays what ``tests/web_judge_cases.py`` writes to ``tmp_path``: every vector and a few
 hundred games played with Python's sessions, with junk, in several orders; the JavaScript must reach Python's events,
 state and refusals exactly, and refuse loudly (``NotSupportedError``) every feed that needs a part of the judge not
-ported yet (the deferred vectors: time witnesses, equivocation proofs and their forfeits).
+ported yet (the deferred vectors: the time witnesses').
 """
 
 from __future__ import annotations
@@ -24,13 +24,7 @@ import web_judge_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")
-DEFERRED = {
-    "file olix-witnessed-claim-answered-late.txt",
-    "file olix-witnessed-claim-voided.txt", "case equivocation", "forfeits loser-re-signs-its-last-slot",
-    "forfeits resigned-and-played-on", "forfeits guest-joined-twice", "forfeits host-accepted-twice",
-    "forfeits receipted-then-timed-out", "forfeits receipted-then-timed-out-at-its-receipt",
-    "forfeits untimed-receipted-then-timed-out", "forfeits confirmed-the-loss-then-timed-out",
-}
+DEFERRED = {"file olix-witnessed-claim-answered-late.txt", "file olix-witnessed-claim-voided.txt"}
 """The vectors the JavaScript judge does not cover yet (each in every order it is fed): it must refuse them loudly."""
 
 
@@ -51,9 +45,12 @@ def test_the_deferred_vectors_are_these_and_the_games_need_none(document: dict[s
             "wrong-game", "early-claim"} <= codes
     kinds = {event[0] for entry in games for events in entry["events"] for event in events}
     assert {"Superseded", "EndDeclined", "ProposalWithdrawn", "ChatReceived", "PresenceChanged", "ResyncNeeded",
-            "MovesTakenBack", "TakebackAsked", "RematchAsked"} <= kinds
+            "MovesTakenBack", "TakebackAsked", "RematchAsked", "EquivocationDetected"} <= kinds
     endings = {entry["summary"]["result"]["code"].split("-")[-1] for entry in games if entry["summary"]["result"]}
-    assert {"agreed", "resigned", "forfeit", "aborted", "withdrawn", "symbol", "time", "abandoned", "dispute"} <= endings
+    assert {"agreed", "resigned", "forfeit", "aborted", "withdrawn", "symbol", "time", "abandoned", "dispute",
+            "equivocation"} <= endings
+    assert {"host-equivocation", "guest-equivocation", "equivocation"} <= {
+        entry["summary"]["result"]["code"] for entry in games if entry["summary"]["result"]}
     timed = [entry for entry in games if entry["summary"]["clocks"] is not None]
     assert len(timed) >= 100 and any(entry["summary"]["claims"] for entry in timed)
     assert any(answer[5] for entry in timed for answer in entry["summary"]["answers"])  # unexplained time, measured

@@ -25,7 +25,7 @@ from protocol import GameSession, Identity
 from protocol.errors import RemoteProtocolError
 from protocol import events as ev
 from protocol.keys import b64
-from protocol.messages import decode, encode
+from protocol.messages import decode, encode, line_hash
 from protocol.rules import check_terms
 from protocol.transcript import verify_transcript
 
@@ -64,6 +64,9 @@ def normal(event: ev.Event) -> list[Any] | None:
         return ["Superseded", event.message.hash, event.by.hash]
     if isinstance(event, ev.ResyncNeeded):
         return ["ResyncNeeded"]
+    if isinstance(event, ev.EquivocationDetected):
+        return ["EquivocationDetected", event.key.text, event.slot, line_hash(event.first), line_hash(event.second),
+                event.point, event.played_on]
     if isinstance(event, ev.MovesTakenBack):
         return ["MovesTakenBack", event.seq, event.player, event.plies, list(event.moves)]
     if isinstance(event, ev.TakebackAsked):
@@ -105,6 +108,12 @@ def summary(session: GameSession) -> dict[str, Any]:
                       for key in keys},
         "rematches": {key.text: session.rematch_of(key) for key in keys},
         "rematch": session.rematch,
+        "proofs": [[proof.key.text, proof.slot, line_hash(proof.first), line_hash(proof.second), proof.point]
+                   for proof in session.proofs],
+        "compromised_by": sorted(key.text for key in session.compromised_by),
+        "forfeit_pending": session.forfeit_pending,
+        "branch": None if session.branch is None else [line.hash for line in session.branch],
+        "seating_lines": list(session.seating_lines()),
     }
 
 
@@ -355,6 +364,46 @@ class Game:
             self.left_at[mine.identity.public.raw] = self.now
             self.receipt(theirs, out.message.seq)
 
+    def equivocate(self) -> None:
+        """Now and then, a second line of a key's for a slot it signed: a main-chain line (a proof that forfeits the
+        game at that point, unless it ended before), a line after its own final line, a second join or accept, chat,
+        confirmation or receipt (reported, deciding nothing)."""
+        rng = self.rng
+        keys = {self.host_key.public: self.host_key, self.guest_key.public: self.guest_key}
+        chain = self.host.chain
+        game, offer = chain[0].game, chain[0]
+        if rng.random() < 0.2 and len(chain) > 1:  # a second line for a main-chain slot
+            line = rng.choice(chain[1:])
+            kind = "abort" if line.type == "resign" else "resign"
+            self.junk.append(self.signed(keys[line.signer], kind, [("game", game), ("seq", str(line.seq)),
+                                                                  ("prev", line.prev)]))
+        head = chain[-1]
+        if rng.random() < 0.15 and self.host.over and head.type in ("resign", "abort", "agree") and head.signer in keys:
+            self.junk.append(self.signed(keys[head.signer], "move", [("game", game), ("seq", str(head.seq + 1)),
+                                                                     ("prev", head.hash), ("move", "a1")]))
+        if rng.random() < 0.1:  # the guest joins again, with another secret
+            self.junk.append(self.signed(self.guest_key, "join", [("game", game), ("seq", "1"), ("prev", offer.hash),
+                                                                  ("terms", self.host.terms or ""),
+                                                                  ("commit", b64(bytes(rng.randrange(256)
+                                                                                       for _ in range(32))))]))
+        if rng.random() < 0.1 and len(chain) > 2:  # the host accepts the same join again, with another salt
+            self.junk.append(self.signed(self.host_key, "accept", [("game", game), ("seq", "2"), ("prev", chain[1].hash),
+                                                                   ("guest", self.guest_key.public.text),
+                                                                   ("salt", self.token())]))
+        chats = [line for line in map(decode, self.lines) if line.type == "chat"]
+        if rng.random() < 0.3 and chats:
+            line = rng.choice(chats)
+            self.junk.append(self.signed(keys[line.signer], "chat", [("game", game), ("seq", str(line.seq)),
+                                                                     ("prev", line.prev), ("text", "no%20wait")]))
+        said = [line for line in map(decode, self.lines) if line.type in ("confirm", "receipt")]
+        if rng.random() < 0.3 and said:
+            line = rng.choice(said)
+            fields = list(line.fields)
+            name = "result" if line.type == "confirm" else "recv"
+            value = "aborted" if line.type == "confirm" else str(int(line.value("recv")) + 1)
+            self.junk.append(self.signed(keys[line.signer], line.type,
+                                         [(key, value if key == name else old) for key, old in fields]))
+
     def claim(self) -> None:
         """The game ends on time, or is claimed: the player to move concedes, or the other claims (early, in time, and
         then closes it, or the player to move answers late and the claimant closes it over the move: a dispute)."""
@@ -444,6 +493,7 @@ class Game:
                 self.lines.append(session.presence(True, seq).line)
                 if rng.random() < 0.5:
                     self.lines.append(session.presence(False, seq).line)
+        self.equivocate()
         game, offer = self.host.game_id, self.lines[0]
         assert game is not None
         stranger = self.stranger

@@ -175,9 +175,10 @@ export class Claims {
    * @param {readonly Message[]} chain
    * @param {readonly [PublicKey, PublicKey]} seated
    * @param {(key: PublicKey) => string | null} playerOf
+   * @param {(receipt: Message) => boolean} doubled whether a receipt's signer signed two for its line (neither counts)
    * @returns {Answer[]}
    */
-  answers(chain, seated, playerOf) {
+  answers(chain, seated, playerOf, doubled) {
     const [host, guest] = seated;
     const receipts = new Map(seated.map((seat) => [seat.text, this.receiptsOf(seat, chain)]));
     /** @type {Answer[]} */
@@ -194,7 +195,8 @@ export class Claims {
       const player = playerOf(move.signer) ?? "";
       const think = /** @type {number} */ (numberOf(move, "think"));
       const other = move.signer.text !== host.text ? host : guest;
-      const theirs = receipts.get(other.text)?.get(move.seq);
+      let theirs = receipts.get(other.text)?.get(move.seq);
+      if (theirs !== undefined && doubled(theirs)) theirs = undefined; // its signer signed two: neither is its word
       const sent = theirs === undefined ? null : numberOf(theirs, "sent");
       if (theirs === undefined || sent === null) {
         answers.push(new Answer(player, think));

@@ -7,9 +7,10 @@
 // higher rank stands), chat, presence and confirmations, the waiting room and the resync it asks for; time controls
 // (clock:, days:, and rules:2's first moves), receipts, flag claims and timeouts (a concession, a claimant's, the
 // time dispute); takeback lines and undos (the consent= an undo carries is checked before the line is judged, since
-// WebCrypto answers asynchronously), rematch lines. Not yet: time witnesses, and what an equivocation proof does (the
-// forfeit): a line that needs one of them throws NotSupportedError, so that no page goes on with a verdict that may
-// differ from Python's.
+// WebCrypto answers asynchronously), rematch lines; equivocation proofs and the forfeit rule (the record cut at the
+// lowest point of a seated key's proof, the host's canonical seating, the proofs a record keeps). Not yet: time
+// witnesses: an offer that names one throws NotSupportedError, so that no page goes on with a verdict that may differ
+// from Python's.
 
 import { consents, decode, decodeText } from "./messages.js";
 import { NotSupportedError, RemoteProtocolError } from "./protocol-errors.js";
@@ -127,7 +128,13 @@ export class Receiver {
     this._released = [];
     /** @type {Set<string>} every line applied, joined or set aside */
     this._known = new Set();
+    /** @type {Map<string, Message>} the messages of the lines known (chat to take back, proofs' lines), by text */
+    this._knownMessages = new Map();
     this._waiting = new WaitingRoom((key) => this._seated(key));
+    /** @type {number | null} where the forfeit the state holds cut the record, if any */
+    this._forfeitedAt = null;
+    /** @type {State} the state before that forfeit */
+    this._forfeitBase = this._state;
   }
 
   /** @returns {TimeControl | null} the game's time control, from its offer's terms (null: untimed) */
@@ -241,7 +248,8 @@ export class Receiver {
   /** @returns {import("./clock.js").Answer[]} every move of a timed game as the receipts show it; empty untimed */
   answers() {
     if (this.clock === null || this._state.seats === null || this._host === null || this._state.guest === null) return [];
-    return this._claims.answers(this._chain, [this._host, this._state.guest], (key) => this.playerOf(key));
+    return this._claims.answers(this._chain, [this._host, this._state.guest], (key) => this.playerOf(key),
+      (receipt) => this._evidence.doubled(receipt));
   }
 
   /** @returns {Record<string, import("./clock.js").TimeUsed>} each player's thinking and unexplained time so far */
@@ -310,11 +318,16 @@ export class Receiver {
     return [...lines, ...confirms];
   }
 
-  /** @returns {string[]} what a game's record holds: the transcript, then the lines a claimant's timeout set aside */
+  /**
+   * @returns {string[]} what a game's record holds: the transcript, then both lines of every seated key's proof not
+   *   in it, the lines a claimant's timeout set aside and what decided a host's seating
+   */
   get record() {
     const lines = this.transcript;
     const held = new Set(lines);
-    for (const line of this.displaced) {
+    const proofs = this.proofs.filter((proof) => this.roleOf(proof.key) !== null);
+    for (const line of [...proofs.flatMap((proof) => [proof.first, proof.second]), ...this.displaced,
+      ...this.seatingLines()]) {
       if (!held.has(line)) {
         held.add(line);
         lines.push(line);
@@ -449,13 +462,14 @@ export class Receiver {
   confirmation(key) {
     const confirms = this._confirms.get(key.text);
     if (confirms === undefined || confirms.size === 0) return null;
+    if (this._evidence.proofsOf(key).some((proof) => proof.slot.startsWith("confirm-"))) return DISPUTED;
     const latest = /** @type {Message} */ (confirms.get(Math.max(...confirms.keys())));
     const result = this._state.result;
     if (result === null || !this._chain.length) return UNSEEN;
     const head = /** @type {Message} */ (this._chain.at(-1));
     const final = Number(latest.get("final"));
     if (final === head.seq && latest.prev === head.hash && latest.get("result") === result.code()) return CONFIRMED;
-    if (final > head.seq) return UNSEEN;
+    if (final > head.seq && this._forfeitedAt === null) return UNSEEN; // (past a forfeit's point: what it overrode)
     return DISPUTED;
   }
 
@@ -768,6 +782,7 @@ export class Receiver {
         work.push(...this._again);
         this._again = [];
       }
+      this._settle(events);
       this._claimVerdict(events);
       for (const token of this._released) work.push(...this._waiting.release(token));
       this._released = [];
@@ -805,7 +820,7 @@ export class Receiver {
     const role = this.roleOf(message.signer);
     if (role === HOST && message.type === "accept" && message.seq === 2) this._hostAccept(message, events);
     if (message.type === "reveal") this._seating.reveal(message);
-    if ((role !== null || this._seating.evident(message.signer)) && this._equivocates(message)) return [];
+    if ((role !== null || this._seating.evident(message.signer)) && this._equivocates(message, events)) return [];
     if (role === null) return this._unseated(message);
     if (message.type === "accept" && message.seq !== 2) {
       throw new RemoteProtocolError("wrong-seat", "an accept is always seq 2, after the join it names");
@@ -880,7 +895,7 @@ export class Receiver {
     if (peer !== null) {
       const seen = [...this._seating.joinsOf(peer),
         ...this._waiting.linesOf(peer).filter((line) => !SIDE_LINES.has(line.type))];
-      for (const line of seen) this._equivocates(line);
+      for (const line of seen) this._equivocates(line, events);
       this._released.push(`seat ${peer.text}`);
       this._reclassify(events);
     }
@@ -946,34 +961,245 @@ export class Receiver {
     }
     this._superseded.set(message.hash, message);
     this._evidence.note(message);
-    this._known.add(message.line);
+    this._remember(message);
     events.push(event("Superseded", { message, by }));
     return [message.hash];
   }
 
-  // -- equivocation: found, not yet judged -------------------------------------------------------------------------
+  // -- equivocation: one key, one history (evidence.js) -------------------------------------------------------------
   /**
-   * Keep `message` in its signer's history; a line it cannot stand with is an equivocation, whose proof and forfeit
-   * are not ported: NotSupportedError. (Python answers whether there was any; here there never is.)
+   * Keep `message` in its (seated) signer's history, with a proof for every line it cannot stand with; whether there
+   * was any (the line then goes no further: the forfeit rule decides).
    * @param {Message} message
-   * @returns {false}
+   * @param {Event[]} events
    */
-  _equivocates(message) {
+  _equivocates(message, events) {
     const conflicts = this._evidence.conflicts(message);
     this._evidence.note(message);
-    if (conflicts.length) this._proof(conflicts[0], message);
-    return false;
+    for (const earlier of conflicts) this._proof(earlier, message, events);
+    return conflicts.length > 0;
   }
 
   /**
-   * Two lines of one key that cannot both stand.
+   * Two lines of one key that cannot both stand: kept as a proof (one a point), its lines known.
    * @param {Message} first
    * @param {Message} second
-   * @returns {never}
+   * @param {Event[]} events
    */
-  _proof(first, second) {
-    throw new NotSupportedError(`equivocation proofs (${second.signer.fingerprint} signed two lines for `
-      + `${first.slot} and ${second.slot})`);
+  _proof(first, second, events) {
+    const proven = this._evidence.prove(first, second, (line) => this._known.has(line));
+    for (const line of proven.known) this._remember(line);
+    if (proven.proof !== null) events.push(proven.proof);
+  }
+
+  /** @returns {import("./evidence.js").Proof[]} the proofs of the keys that hold a seat, or may */
+  get proofs() {
+    return this._evidence.proofs.filter((proof) => this.roleOf(proof.key) !== null || this._seating.evident(proof.key));
+  }
+
+  /** @returns {PublicKey[]} the seated keys proven to have equivocated */
+  get compromisedBy() {
+    return this._evidence.proven().filter((key) => this.roleOf(key) !== null);
+  }
+
+  /** @returns {number | null} the point at which a seated key's proof will end the game, while lines before it lack */
+  get forfeitPending() {
+    const point = this._forfeitPoint();
+    if (point === null || this._forfeitedAt !== null || this._chain.length >= point.cut) return null;
+    return point.slot;
+  }
+
+  /**
+   * After a forfeit: the equivocator's line the opponent answered, and that answer, if seen.
+   * @returns {[Message, Message] | null}
+   */
+  get branch() {
+    const result = this._state.result;
+    if (this._forfeitedAt === null || result === null || result.by === null || result.slot === null) return null;
+    const at = result.slot;
+    const candidates = new Set(this._evidence.proofsOf(result.by).filter((proof) => proof.point === at)
+      .flatMap((proof) => [proof.first, proof.second]));
+    const answer = result.winnerKey !== null ? this._evidence.seen(result.winnerKey, String(at + 1)) : null;
+    if (answer === null) return null;
+    for (const line of candidates) {
+      const held = this._knownMessages.get(line);
+      if (held !== undefined && held.hash === answer.prev) return [held, answer];
+    }
+    return null;
+  }
+
+  // -- the forfeit: whoever signed two lines that cannot both stand loses the game at that point -------------------
+  /**
+   * Where a seated key's proof at `point` stops the record: at `point`, but never before the seating (3) for the
+   * guest, and for a host that signed two lines while seating, at 3 with its canonical accept's guest, or at the
+   * offer alone (1) when it seated nobody.
+   * @param {PublicKey} key
+   * @param {number} point
+   */
+  _cutPoint(key, point) {
+    if (point >= 3) return point;
+    if (!same(key, this._host)) return 3;
+    const seated = this._canonicalSeating();
+    return seated !== null && !seated.ambiguous ? 3 : 1;
+  }
+
+  /** @returns {import("./seating.js").Seated | null} whom a host that signed more than one seating line seated */
+  _canonicalSeating() {
+    return this._seating.canonical(this._placedJoin(), (key) => this._clean(key),
+      (key, reveal) => this._firstMove(key, reveal) !== null);
+  }
+
+  /** @returns {Message | null} */
+  _placedJoin() {
+    return this._chain.length > 1 ? this._chain[1] : null;
+  }
+
+  /**
+   * `key`'s first move after `reveal`, if it signed one.
+   * @param {PublicKey} key
+   * @param {Message} reveal
+   * @returns {Message | null}
+   */
+  _firstMove(key, reveal) {
+    const line = this._evidence.seen(key, "4");
+    return line !== null && line.type === "move" && line.prev === reveal.hash ? line : null;
+  }
+
+  /** @returns {string[]} when the host signed more than one line for its seating: what decided whom it seated */
+  seatingLines() {
+    if (this._host === null || !this._hostSeatingProof()) return [];
+    const lines = this._seating.lines(this._placedJoin(), (key, reveal) => this._firstMove(key, reveal))
+      .map((line) => line.line);
+    for (const proof of this.proofs) {
+      if (!same(proof.key, this._host) && proof.point !== null && proof.point <= 3) lines.push(proof.first, proof.second);
+    }
+    return lines;
+  }
+
+  /**
+   * Whether `key` signed no two lines that cannot both stand before the play (seq 1 to 3).
+   * @param {PublicKey} key
+   */
+  _clean(key) {
+    return !this._evidence.proofsOf(key).some((proof) => proof.point !== null && proof.point <= 3);
+  }
+
+  /** @returns {import("./evidence.js").ForfeitPoint | null} the lowest cut of a seated key's proof */
+  _forfeitPoint() {
+    return this._evidence.forfeitPoint((key, point) => (this.roleOf(key) !== null ? this._cutPoint(key, point) : null));
+  }
+
+  /**
+   * Apply the forfeit rule once the lines before its point are in: the same state in every order of arrival.
+   * @param {Event[]} events
+   */
+  _settle(events) {
+    let point = this._forfeitPoint();
+    if (point === null) return;
+    const host = /** @type {PublicKey} */ (this._host);
+    const hostIn = (/** @type {PublicKey[]} */ keys) => keys.some((key) => same(key, host));
+    const seated = point.cut === 3 && hostIn(point.keys) && this._hostSeatingProof() ? this._canonicalSeating() : null;
+    if (seated !== null && seated.join !== null && seated.accept !== null
+        && (this._chain.length < 3 || this._chain[2].hash !== seated.accept.hash)) {
+      this._reseat(seated.join, seated.accept, events);
+      point = /** @type {import("./evidence.js").ForfeitPoint} */ (this._forfeitPoint());
+    }
+    const { cut, keys, slot } = point;
+    const n = this._chain.length;
+    if (n < cut) return;
+    if (this._forfeitedAt === null && this._state.phase === Phase.OVER && n <= cut) return;
+    const guest = this._state.guest;
+    while (this._chain.length > cut) this._unplace();
+    if (guest !== null && this._state.guest === null) {
+      this._unseat(guest);
+      this._reclassify(events);
+    }
+    const base = this._forfeitedAt !== null ? this._forfeitBase : this._state;
+    const result = this._forfeitResult(base, keys, slot);
+    if (this._forfeitedAt === cut && result.equals(this._state.result)) return;
+    this._forfeitBase = base;
+    this._state = state({ ...base, phase: Phase.OVER, result, proposal: null, remarks: new Set() });
+    this._forfeitedAt = cut;
+    events.push(event("GameOver", { result }));
+  }
+
+  /** Whether the host's decisive proof is one of its seating (two lines for seq 1 or 2). */
+  _hostSeatingProof() {
+    return this._evidence.proofsOf(/** @type {PublicKey} */ (this._host))
+      .some((proof) => proof.point !== null && proof.point <= 2);
+  }
+
+  /**
+   * Seat the guest of the host's canonical accept in place of whatever seating came first.
+   * @param {Message} join
+   * @param {Message} accept
+   * @param {Event[]} events
+   */
+  _reseat(join, accept, events) {
+    const displaced = this._forfeitedAt === null ? this._state.guest : this._forfeitBase.guest;
+    if (this._forfeitedAt !== null) {
+      this._state = this._forfeitBase;
+      this._forfeitedAt = null;
+    }
+    while (this._chain.length > 1) this._unplace();
+    if (displaced !== null) this._unseat(displaced);
+    const peer = /** @type {PublicKey} */ (accept.peer);
+    this._place(join, events);
+    this._place(accept, events);
+    this._seatGuest(peer, events);
+    this._released.push(join.hash, accept.hash, `seat ${peer.text}`);
+  }
+
+  /**
+   * A guest the host's canonical accept no longer seats: what it applied beside the chain (its chat, its presence)
+   * is taken back, its chat lines waiting again for its seat.
+   * @param {PublicKey} guest
+   */
+  _unseat(guest) {
+    const mine = this._transcript.map((line) => this._knownMessages.get(line))
+      .filter((message) => message !== undefined && message.type === "chat" && same(message.signer, guest))
+      .map((message) => /** @type {Message} */ (message));
+    for (const message of mine) {
+      this._transcript.splice(this._transcript.indexOf(message.line), 1);
+      this._known.delete(message.line);
+      this._knownMessages.delete(message.line);
+    }
+    this._chats.delete(guest.text);
+    this._presence.delete(guest.text);
+    for (const message of mine) {
+      try {
+        this._keep(message, `seat ${guest.text}`);
+      } catch (error) {
+        if (!(error instanceof RemoteProtocolError)) throw error; // no room: the game is asked for again at the next seat
+      }
+    }
+  }
+
+  /**
+   * @param {State} st
+   * @param {PublicKey[]} keys
+   * @param {number} slot
+   * @returns {Result}
+   */
+  _forfeitResult(st, keys, slot) {
+    const reason = ResultReason.EQUIVOCATION;
+    if (keys.length > 1) return new Result(reason, { scored: false, slot });
+    const key = keys[0];
+    if (st.seats !== null) {
+      const players = /** @type {AnyBoard} */ (this._board).players;
+      const mine = same(key, st.seats[0]) ? 0 : 1;
+      return new Result(reason, { winner: players[1 - mine], winnerKey: st.seats[1 - mine], by: key,
+        byName: players[mine], slot });
+    }
+    if (same(key, this._host)) {
+      if (st.phase === Phase.ACCEPTED && st.guest !== null) {
+        return new Result(reason, { winner: GUEST, winnerKey: st.guest, by: key, byName: HOST, slot });
+      }
+      const seated = this._canonicalSeating();
+      if (seated !== null && seated.ambiguous) return new Result(reason, { winner: GUEST, by: key, byName: HOST, slot });
+      return new Result(reason, { by: key, byName: HOST, scored: false, slot });
+    }
+    return new Result(reason, { winner: HOST, winnerKey: this._host, by: key, byName: GUEST, slot });
   }
 
   /**
@@ -1018,7 +1244,7 @@ export class Receiver {
     this._before.push(this._state);
     this._state = state({ phase: Phase.OFFERED });
     this._transcript.push(message.line);
-    this._known.add(message.line);
+    this._remember(message);
     events.push(event("LineApplied", { message }));
     events.push(event("OfferReceived", { game, gameKind: kind, host: message.signer, invite: message.peer, terms,
       at: Number(message.get("at")) }));
@@ -1036,14 +1262,14 @@ export class Receiver {
       throw new RemoteProtocolError("broken-link", "prev= of a join is the hash of the offer");
     }
     this._seating.rememberJoin(message);
-    if (this._seating.evident(message.signer) || same(message.signer, this._state.guest)) this._equivocates(message);
+    if (this._seating.evident(message.signer) || same(message.signer, this._state.guest)) this._equivocates(message, events);
     const st = this._state;
     if (st.phase !== Phase.OFFERED) {
       if (st.phase === Phase.OVER && this._chain.length < 3) {
         throw new RemoteProtocolError("after-end", `the game ended (${/** @type {Result} */ (st.result).text()})`);
       }
       if (same(message.signer, st.guest)) {
-        if (this._chain[1].line !== message.line) this._proof(this._chain[1], message);
+        if (this._chain[1].line !== message.line) this._proof(this._chain[1], message, events);
         return [];
       }
       throw new RemoteProtocolError("wrong-seat", "the game already has its guest");
@@ -1051,12 +1277,15 @@ export class Receiver {
     const problem = this._seating.problem(message);
     if (problem !== null) throw problem;
     const earlier = this._seating.candidate(message.signer);
-    if (earlier !== null) this._proof(earlier, message);
+    if (earlier !== null) {
+      this._proof(earlier, message, events);
+      return [message.hash]; // the host may have accepted this one: its accept is judged again
+    }
     if (!this._seating.addCandidate(message)) {
       this._waiting.markDropped();
       throw new RemoteProtocolError("limit", `${MAX_JOINS} joins are waiting already`);
     }
-    this._known.add(message.line);
+    this._remember(message);
     events.push(event("JoinRequested", { key: message.signer }));
     return [message.hash];
   }
@@ -1074,7 +1303,7 @@ export class Receiver {
     this._chain.push(message);
     this._transcript.push(message.line);
     this._evidence.note(message);
-    this._known.add(message.line);
+    this._remember(message);
     events.push(event("LineApplied", { message }));
     const after = this._advance(before, message, move, events);
     this._state = after;
@@ -1086,6 +1315,7 @@ export class Receiver {
   _unplace() {
     const message = /** @type {Message} */ (this._chain.pop());
     this._state = /** @type {State} */ (this._before.pop());
+    this._forfeitedAt = null;
     this._transcript.splice(this._transcript.indexOf(message.line), 1);
     const board = /** @type {AnyBoard} */ (this._board);
     if (message.type === "move") board.pop();
@@ -1301,7 +1531,7 @@ export class Receiver {
   _claimVerdict(events) {
     const st = this._state;
     const head = this._chain.at(-1);
-    if (st.phase !== Phase.OVER || head === undefined) return;
+    if (st.phase !== Phase.OVER || head === undefined || this._forfeitedAt !== null) return;
     const result = st.result;
     if (head.type !== "timeout" || result === null || result.detail === null || head.get("now") === null) return;
     const again = this._claimResult(this._before[head.seq], head);
@@ -1351,7 +1581,8 @@ export class Receiver {
       events.push(event("LineRejected", { code: "wrong-signer", detail: `${waiting.signer.fingerprint} is not a player here`,
         line: quoted(waiting.line) }));
     }
-    for (const waiting of this._waiting.linesOf(guest)) if (!SIDE_LINES.has(waiting.type)) this._equivocates(waiting);
+    this._evidence.keepProofsOf((key) => same(key, guest) || same(key, host) || this._seating.evident(key));
+    for (const waiting of this._waiting.linesOf(guest)) if (!SIDE_LINES.has(waiting.type)) this._equivocates(waiting, events);
     this._reclassify(events);
   }
 
@@ -1365,7 +1596,10 @@ export class Receiver {
     const key = message.signer;
     if (this.roleOf(key) === null) return this._unseated(message);
     const earlier = this._evidence.seen(key, message.slot);
-    if (earlier !== null && earlier.line !== message.line) this._proof(earlier, message);
+    if (earlier !== null && earlier.line !== message.line) {
+      this._proof(earlier, message, events);
+      return [];
+    }
     this._evidence.note(message);
     const [seq, head] = this._chats.get(key.text) ?? [0, this._chain[0].hash];
     if (message.seq > seq + 1) return this._keep(message, message.prev);
@@ -1373,7 +1607,7 @@ export class Receiver {
     if (message.prev !== head) throw new RemoteProtocolError("broken-link", "prev= is not the hash of this key's previous chat");
     this._chats.set(key.text, [message.seq, message.hash]);
     this._transcript.push(message.line);
-    this._known.add(message.line);
+    this._remember(message);
     events.push(event("LineApplied", { message }));
     events.push(event("ChatReceived", { key, text: decodeText(/** @type {string} */ (message.get("text"))) }));
     return [message.hash];
@@ -1411,16 +1645,25 @@ export class Receiver {
       this._unseated(message);
       return [];
     }
-    this._acknowledge(message);
+    this._acknowledge(message, events);
     let mine = this._confirms.get(key.text);
     if (mine === undefined) {
       mine = new Map();
       this._confirms.set(key.text, mine);
     }
     const earlier = mine.get(message.seq);
-    if (earlier !== undefined) this._proof(earlier, message); // (the same line is known: never judged again)
+    if (earlier !== undefined) { // (the same line is known: never judged again)
+      if (message.hash < earlier.hash) { // which one is listed does not depend on which came first
+        mine.set(message.seq, message);
+        this._remember(message);
+        events.push(event("LineApplied", { message }));
+        events.push(event("ConfirmationReceived", { key }));
+      }
+      this._proof(earlier, message, events); // a second, different confirmation numbered alike
+      return [];
+    }
     mine.set(message.seq, message);
-    this._known.add(message.line);
+    this._remember(message);
     events.push(event("LineApplied", { message }));
     events.push(event("ConfirmationReceived", { key }));
     return [message.hash];
@@ -1434,7 +1677,7 @@ export class Receiver {
    */
   _receipt(message, events) {
     if (!this._ofAPlayer(message)) return [];
-    this._word(message); // its signer said it, whether or not the line it names is here, timed or not
+    this._word(message, events); // its signer said it, whether or not the line it names is here, timed or not
     if (this.clock === null) throw new RemoteProtocolError("bad-clock", "an untimed game has no receipts");
     const receipted = this._lineNamed(message);
     if (receipted === null) return [];
@@ -1448,21 +1691,29 @@ export class Receiver {
   /**
    * Keep a seated player's word that the other's line for a seq came; with a timeout of its own there it is a proof.
    * @param {Message} message
+   * @param {Event[]} events
    */
-  _acknowledge(message) {
+  _acknowledge(message, events) {
     const contradicted = this._evidence.acknowledge(message);
-    if (contradicted !== null) this._proof(message, contradicted);
+    if (contradicted !== null) this._proof(message, contradicted, events);
   }
 
   /**
    * A seated player's line beside the chain that names a chain line (a receipt, a flag claim), at first sight: a
    * second line for its slot is a proof.
    * @param {Message} message
+   * @param {Event[]} events
    */
-  _word(message) {
-    this._acknowledge(message);
+  _word(message, events) {
+    this._acknowledge(message, events);
     const earlier = this._evidence.word(message);
-    if (earlier !== null) this._proof(earlier, message);
+    if (earlier === null) return;
+    try {
+      this._proof(earlier, message, events);
+    } catch (error) { // its proofs are full: said so, and the line judged on all the same
+      if (!(error instanceof RemoteProtocolError)) throw error;
+      events.push(event("LineRejected", { code: error.code, detail: error.detail, line: quoted(message.line) }));
+    }
   }
 
   /**
@@ -1474,7 +1725,7 @@ export class Receiver {
   _byLine(message, events) {
     const kept = this._claims.keep(message);
     if (kept === null) return [];
-    this._known.add(message.line);
+    this._remember(message);
     events.push(event("LineApplied", { message }));
     if (message.type === "receipt") this._again.push(...this._claims.takeEarly(message.signer));
     return kept ? [message.hash] : [];
@@ -1517,10 +1768,11 @@ export class Receiver {
    */
   _flag(message, events) {
     if (!this._ofAPlayer(message)) return [];
-    this._word(message);
+    this._word(message, events);
     const began = this._lineNamed(message);
     if (began === null) return [];
-    const after = began.seq + 1 < this._chain.length ? this._before[began.seq + 1] : this._state;
+    const after = began.seq + 1 < this._chain.length ? this._before[began.seq + 1]
+      : this._forfeitedAt !== null ? this._forfeitBase : this._state; // (before a forfeit that cut the record there)
     if (!beginsTurn(began) || after.phase !== Phase.PLAYING) {
       throw new RemoteProtocolError("wrong-seat", "a flag claim names the move or reveal that began a turn of the game");
     }
@@ -1563,7 +1815,7 @@ export class Receiver {
     }
     if (message.get("next") === this.gameId) throw new RemoteProtocolError("bad-field", "next= names this game, not the next");
     this._rematches.set(message.signer.text, message);
-    this._known.add(message.line);
+    this._remember(message);
     events.push(event("RematchAsked", { key: message.signer, game: message.get("next"), message }));
     return [];
   }
@@ -1578,7 +1830,7 @@ export class Receiver {
   _takebackLine(message, events) {
     const named = this._playersLineNamed(message);
     if (named === null) return [];
-    this._known.add(message.line);
+    this._remember(message);
     if (named !== this._chain.at(-1)) return [];
     if (this._state.phase !== Phase.PLAYING) {
       throw new RemoteProtocolError("wrong-seat", "a takeback is asked for while the game is played");
@@ -1602,6 +1854,15 @@ export class Receiver {
   _seated(key) {
     return key === this._host?.text || key === this._state.guest?.text || this._seating.namedText(key)
       || this._seating.evidentText(key);
+  }
+
+  /**
+   * A line is part of what the receiver verified (applied, a join, set aside, a proof's): never judged again.
+   * @param {Message} message
+   */
+  _remember(message) {
+    this._known.add(message.line);
+    this._knownMessages.set(message.line, message);
   }
 
   /**

@@ -12,6 +12,10 @@ import { TimeControl } from "./clock.js";
 export const MAX_JOINS = 64;
 /** Chat lines per player per game. */
 export const MAX_CHAT_LINES = 256;
+/** Equivocation proofs kept per key. */
+export const MAX_PROOFS_PER_KEY = 4;
+/** Further lines of a key that prove again what one of its proofs proves, known per key. */
+export const MAX_PROVEN_LINES = 16;
 /** Lines set aside per game. */
 export const MAX_SUPERSEDED = 16;
 /** Guests named by the host's waiting accepts whose lines are kept as a seated player's. */

@@ -1,12 +1,18 @@
 // Who may take the guest's seat (protocol/seating.py): the join candidates, every join seen (a few a key), the
 // host's accepts (a few), and the guests they name (evident: their lines go into their history before their seat is
-// drawn). Whom a host that signed two accepts seated (Python's Seating.canonical) decides a forfeit: not ported yet.
+// drawn), and whom a host that signed more than one accept seated (`canonical`: by tiers, then the lowest hash).
 
 import { RemoteProtocolError } from "./protocol-errors.js";
-import { MAX_JOINS, MAX_JOINS_PER_KEY, MAX_NAMED, inner } from "./protocol-rules.js";
+import { MAX_JOINS, MAX_JOINS_PER_KEY, MAX_NAMED, commitment, hostMovesFirst, inner } from "./protocol-rules.js";
 
 /** @typedef {import("./messages.js").Message} Message */
 /** @typedef {import("./keys.js").PublicKey} PublicKey */
+
+/**
+ * Whom the host's accepts seat: a join and the accept that names it, or `ambiguous`: two guests or more revealed
+ * cleanly on accepts of the host's, and no record can tell which one it played.
+ * @typedef {{join: Message | null, accept: Message | null, ambiguous: boolean}} Seated
+ */
 
 /** The joins and the host's accepts of one game. */
 export class Seating {
@@ -177,6 +183,103 @@ export class Seating {
     if (!this.evident(reveal.signer)) return;
     const kept = inner(this._reveals, reveal.signer.text);
     if (!kept.has(reveal.hash) && kept.size < MAX_JOINS_PER_KEY) kept.set(reveal.hash, reveal);
+  }
+
+  /**
+   * The reveals of `accept`'s guest that name it and open `join`'s commitment, lowest hash first.
+   * @param {Message} accept
+   * @param {Message} join
+   * @returns {Message[]}
+   */
+  reveals(accept, join) {
+    const kept = this._reveals.get(/** @type {PublicKey} */ (accept.peer).text);
+    if (kept === undefined) return [];
+    return [...kept.values()].filter((reveal) => reveal.prev === accept.hash
+      && commitment(/** @type {string} */ (reveal.get("secret"))) === join.get("commit"))
+      .sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+  }
+
+  /**
+   * Who moves first on the seating `accept` and its guest's `reveal` draw.
+   * @param {Message} accept
+   * @param {Message} reveal
+   * @returns {PublicKey | null}
+   */
+  firstMover(accept, reveal) {
+    return hostMovesFirst(/** @type {string} */ (reveal.get("secret")), /** @type {string} */ (accept.get("salt")), this.terms)
+      ? this.host : accept.peer;
+  }
+
+  /**
+   * The join an accept names, if known and it signed it (`placed`: the join the chain holds).
+   * @param {Message} accept
+   * @param {Message | null} placed
+   * @returns {Message | null}
+   */
+  _joinOf(accept, placed) {
+    return placed !== null && placed.hash === accept.prev ? placed : this._joins.get(accept.prev) ?? null;
+  }
+
+  /**
+   * Whom the host seated, whichever of its lines came first: among its accepts whose join is known and valid, by
+   * tier (revealed on, clean and moved on; revealed on and clean; revealed on; the rest), the lowest hash; null when
+   * no accept names a known join.
+   * @param {Message | null} placed
+   * @param {(key: PublicKey) => boolean} clean
+   * @param {(key: PublicKey, reveal: Message) => boolean} moved
+   * @returns {Seated | null}
+   */
+  canonical(placed, clean, moved) {
+    /** @type {[number, string, Message, Message][]} */
+    const seatings = [];
+    for (const accept of this._accepts.values()) {
+      const join = this._joinOf(accept, placed);
+      if (join === null || accept.peer === null || join.signer.text !== accept.peer.text || this.problem(join) !== null) {
+        continue;
+      }
+      const reveals = this.reveals(accept, join);
+      let tier = 3;
+      if (reveals.length) {
+        tier = 2;
+        if (clean(join.signer)) {
+          const first = this.firstMover(accept, reveals[0]);
+          tier = first !== null && moved(first, reveals[0]) ? 0 : 1;
+        }
+      }
+      seatings.push([tier, accept.hash, join, accept]);
+    }
+    if (!seatings.length) return null;
+    seatings.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    const [tier, , join, accept] = seatings[0];
+    if (tier <= 1 && seatings.length > 1 && seatings[1][0] === tier && seatings[1][2].signer.text !== join.signer.text) {
+      return { join: null, accept: null, ambiguous: true };
+    }
+    return { join, accept, ambiguous: false };
+  }
+
+  /**
+   * What decides the seating beside the chain, for a record: each accept of the host's, its join, the reveals of it
+   * and the first move that follows one.
+   * @param {Message | null} placed
+   * @param {(key: PublicKey, reveal: Message) => Message | null} moved
+   * @returns {Message[]}
+   */
+  lines(placed, moved) {
+    /** @type {Message[]} */
+    const out = [];
+    for (const accept of this._accepts.values()) {
+      const join = this._joinOf(accept, placed);
+      out.push(accept);
+      if (join === null) continue;
+      out.push(join);
+      for (const reveal of this.reveals(accept, join)) {
+        out.push(reveal);
+        const first = this.firstMover(accept, reveal);
+        const move = first !== null ? moved(first, reveal) : null;
+        if (move !== null) out.push(move);
+      }
+    }
+    return out;
   }
 
   /**

@@ -35,7 +35,10 @@ function typeOf(line) {
 /**
  * Replay a record strictly in order (Python's verify_transcript): the session, and for the first line that does not
  * apply at once its 1-based number and why (gap for a line that would have to wait, or a duplicate; superseded for a
- * race left in); the moves a claimant's timeout set aside (which make its ending a time dispute) are part of a record. A line that needs a part of the judge not ported yet throws NotSupportedError.
+ * race left in). The lines of a seated key's equivocation proof are part of a record (the session ends the game by
+ * the forfeit rule), and so are the moves a claimant's timeout set aside and what decided whom a host that signed two
+ * accepts seated; a stranger's proof is reported and decides nothing. A line that needs a part of the judge not
+ * ported yet throws NotSupportedError.
  * @param {Iterable<string | Uint8Array>} lines
  * @returns {Promise<{session: GameSession, number: number | null, problem: Problem | null}>}
  */
@@ -44,6 +47,8 @@ export async function verifyTranscript(lines) {
   /** @type {[number, Problem, string][]} */
   const problems = [];
   const read = new Set();
+  /** @type {Set<string>} the lines of every proof told on the way, a stranger's too (reported, never kept) */
+  const told = new Set();
   let number = 0;
   for (const line of lines) {
     number += 1;
@@ -57,6 +62,10 @@ export async function verifyTranscript(lines) {
     for (const event of events) {
       if (event.kind === "LineRejected" && event.line === shown) {
         problem = /** @type {Problem} */ (event);
+      } else if (event.kind === "EquivocationDetected") {
+        told.add(event.first);
+        told.add(event.second);
+        problem = { kind: "LineRejected", code: "equivocation", detail: `${event.slot} signed twice`, line: shown };
       } else if (event.kind === "Superseded") {
         problem = { kind: "LineRejected", code: "superseded", detail: `seq ${event.message.seq} holds two players' lines`,
           line: shown };
@@ -73,7 +82,10 @@ export async function verifyTranscript(lines) {
     if (problem !== null) problems.push([number, problem, line_]);
   }
   const proven = await unseatedProofs(session, problems.map(([, , line]) => line));
-  for (const line of session.displaced) proven.add(line); // the answers a claimant's timeout set aside: a dispute's
+  for (const line of [...session.proofs.flatMap((proof) => [proof.first, proof.second]), ...session.displaced,
+    ...session.seatingLines(), ...told]) {
+    proven.add(line); // proofs, the answers a claimant's timeout set aside, what decided a host's seating: a record's
+  }
   for (const [at, problem, line] of problems) {
     if (!proven.has(line)) return { session, number: at, problem };
   }

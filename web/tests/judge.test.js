@@ -11,6 +11,7 @@ import { test } from "node:test";
 import { GameSession } from "../js/session.js";
 import { NotSupportedError } from "../js/protocol-errors.js";
 import { verifyTranscript } from "../js/transcript.js";
+import { lineHash } from "../js/messages.js";
 
 const FILE = process.env.OLIXONO_WEB_JUDGE_CASES;
 const CASES = FILE ? JSON.parse(readFileSync(FILE, "utf8")) : null;
@@ -35,6 +36,8 @@ function normal(e) {
     case "GameOver": return [e.kind, e.result.code(), e.result.sentence()];
     case "Superseded": return [e.kind, e.message.hash, e.by.hash];
     case "ResyncNeeded": return [e.kind];
+    case "EquivocationDetected": return [e.kind, e.key.text, e.slot, lineHash(e.first), lineHash(e.second), e.point,
+      e.playedOn];
     case "MovesTakenBack": return [e.kind, e.seq, e.player, e.plies, e.moves];
     case "TakebackAsked": return [e.kind, e.player, e.plies, e.seq, e.message.hash];
     case "RematchAsked": return [e.kind, e.key.text, e.game, e.message.hash];
@@ -76,6 +79,12 @@ function summary(session) {
     takebacks: Object.fromEntries(keys.map((key) => [key.text, session.takebackOf(key)?.hash ?? null])),
     rematches: Object.fromEntries(keys.map((key) => [key.text, session.rematchOf(key)])),
     rematch: session.rematch,
+    proofs: session.proofs.map((proof) => [proof.key.text, proof.slot, lineHash(proof.first), lineHash(proof.second),
+      proof.point]),
+    compromised_by: session.compromisedBy.map((key) => key.text).sort(),
+    forfeit_pending: session.forfeitPending,
+    branch: session.branch === null ? null : session.branch.map((line) => line.hash),
+    seating_lines: session.seatingLines(),
   };
 }
 
