@@ -12,6 +12,8 @@ import { readFileSync, statSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { gzipSync } from "node:zlib";
 
+import { best, timed } from "./web_timing.mjs";
+
 const ROOT = new URL("../", import.meta.url);
 const MODULES = ["protocol.js", "protocol-errors.js", "messages.js", "messages-unicode.js", "keys.js", "protocol-sha256.js"];
 const ROUNDS = process.argv.includes("--quick") ? 5 : 50;
@@ -22,31 +24,11 @@ const loaded = performance.now() - started;
 const text = readFileSync(new URL("protocol/vectors/olix-game.txt", ROOT), "utf8");
 const lines = splitLines(text);
 
-/**
- * Milliseconds `run` takes.
- * @param {() => Promise<unknown>} run
- */
-async function timed(run) {
-  const start = performance.now();
-  await run();
-  return performance.now() - start;
-}
-
-/**
- * The best of ROUNDS runs, in milliseconds.
- * @param {() => Promise<unknown>} run
- */
-async function best(run) {
-  let fastest = Infinity;
-  for (let round = 0; round < ROUNDS; round++) fastest = Math.min(fastest, await timed(run));
-  return fastest;
-}
-
 const first = await timed(() => readTranscript(text));
 const { messages } = await readTranscript(text);
 if (messages.length !== 104) throw new Error(`olix-game.txt holds ${messages.length} lines, not 104`);
-const verified = await best(() => readTranscript(text));
-const unsigned = await best(async () => {
+const verified = await best(ROUNDS, () => readTranscript(text));
+const unsigned = await best(ROUNDS, async () => {
   for (const line of lines) await decode(line, { verify: false });
 });
 const ed25519 = { name: "Ed25519" };
@@ -57,7 +39,7 @@ for (const message of messages) {
       await crypto.subtle.importKey("raw", message.signer.raw, ed25519, false, ["verify"]));
   }
 }
-const bare = await best(async () => {
+const bare = await best(ROUNDS, async () => {
   for (const message of messages) {
     await crypto.subtle.verify(ed25519, cryptoKeys.get(message.signer.text), message.signature, message.signed());
   }

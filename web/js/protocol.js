@@ -3,8 +3,8 @@
 // Lines (messages.js), keys (keys.js) and the codes of a refusal (protocol-errors.js), and above them the first
 // steps of a receiver: the main chain's line-level links (`Chain`: each line names the one before it by its hash, at
 // the next sequence number, in one game) and a transcript file read into its verified lines (`readTranscript`).
-// Ranking two lines for one place, the seats and the rules of the games are the judge's (protocol/judge.py), not
-// yet here.
+// Above them the judge (judge.js, session.js: a watcher's GameSession; transcript.js: verifyTranscript), which
+// ports protocol/judge.py in part: web/README.md says what is ported and what refuses with NotSupportedError.
 
 import { NUMBERED_APART, decode } from "./messages.js";
 import { RemoteProtocolError } from "./protocol-errors.js";
@@ -12,6 +12,11 @@ import { RemoteProtocolError } from "./protocol-errors.js";
 export * from "./keys.js";
 export * from "./messages.js";
 export * from "./protocol-errors.js";
+export { GameSession } from "./session.js";
+export { Receiver } from "./judge.js";
+export { Result } from "./events.js";
+export { verifyTranscript, checkEquivocationProof } from "./transcript.js";
+export { Phase, CONFIRMED, DISPUTED, UNSEEN } from "./protocol-rules.js";
 
 /** Types whose lines sit in no place of the main chain: beside it (numbered apart), or in no slot at all. */
 export const BESIDE_THE_CHAIN = Object.freeze(new Set([...NUMBERED_APART, "presence", "rematch"]));

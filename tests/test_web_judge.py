@@ -1,0 +1,83 @@
+"""The browser's judge (``web/js/judge.js``, ``session.js``, ``transcript.js``) against Python's, under Node's runner.
+
+``web/tests/judge.test.js`` replays what ``tests/web_judge_cases.py`` writes to ``tmp_path``: every vector and a few
+hundred games played with Python's sessions, with junk, in several orders; the JavaScript must reach Python's events,
+state and refusals exactly, and refuse loudly (``NotSupportedError``) every feed that needs a part of the judge not
+ported yet (the deferred vectors: the time witnesses').
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from relay_fixtures import TOOLS_REQUIRED
+
+import web_judge_cases
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE = shutil.which("node")
+DEFERRED = {"file olix-witnessed-claim-answered-late.txt", "file olix-witnessed-claim-voided.txt"}
+"""The vectors the JavaScript judge does not cover yet (each in every order it is fed): it must refuse them loudly."""
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    """The feeds and Python's verdicts on them, built once for the module."""
+    return web_judge_cases.build()
+
+
+def test_the_deferred_vectors_are_these_and_the_games_need_none(document: dict[str, Any]) -> None:
+    deferred = {entry["name"].removesuffix(" all reversed").removesuffix(" reversed")
+                for entry in document["vectors"] if entry["deferred"]}
+    assert deferred == DEFERRED
+    games = document["games"]
+    assert len(games) >= 600 and not any(entry["deferred"] for entry in games)
+    codes = {event[1] for entry in games for events in entry["events"] for event in events if event[0] == "LineRejected"}
+    assert {"wrong-signer", "wrong-seat", "illegal-move", "non-canonical", "after-end", "bad-signature",
+            "wrong-game", "early-claim"} <= codes
+    kinds = {event[0] for entry in games for events in entry["events"] for event in events}
+    assert {"Superseded", "EndDeclined", "ProposalWithdrawn", "ChatReceived", "PresenceChanged", "ResyncNeeded",
+            "MovesTakenBack", "TakebackAsked", "RematchAsked", "EquivocationDetected"} <= kinds
+    endings = {entry["summary"]["result"]["code"].split("-")[-1] for entry in games if entry["summary"]["result"]}
+    assert {"agreed", "resigned", "forfeit", "aborted", "withdrawn", "symbol", "time", "abandoned", "dispute",
+            "equivocation"} <= endings
+    assert {"host-equivocation", "guest-equivocation", "equivocation"} <= {
+        entry["summary"]["result"]["code"] for entry in games if entry["summary"]["result"]}
+    timed = [entry for entry in games if entry["summary"]["clocks"] is not None]
+    assert len(timed) >= 100 and any(entry["summary"]["claims"] for entry in timed)
+    assert any(answer[5] for entry in timed for answer in entry["summary"]["answers"])  # unexplained time, measured
+
+
+@pytest.mark.skipif(NODE is None and not TOOLS_REQUIRED,
+                    reason="Node is not installed (scripts/test installs it, and makes its absence a failure)")
+def test_node_judges_every_feed_as_python_does(document: dict[str, Any], tmp_path: Path) -> None:
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps(document))
+    env = {**os.environ, "OLIXONO_WEB_JUDGE_CASES": str(cases)}
+    run = subprocess.run([str(NODE), "--test", "web/tests/judge.test.js"], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=600)
+    summary = {line.split()[1]: int(line.split()[2]) for line in run.stdout.splitlines()
+               if line.startswith("# ") and len(line.split()) == 3 and line.split()[2].isdigit()}
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert summary.get("fail") == 0 and summary.get("skipped") == 0 and summary.get("pass", 0) >= 3, summary
+
+
+JUDGE_MODULES = ("judge.js", "session.js", "transcript.js", "events.js", "evidence.js", "seating.js", "waiting.js",
+                 "protocol-rules.js", "clock.js", "claims.js")
+
+
+@pytest.mark.parametrize("name", JUDGE_MODULES)
+def test_judge_modules_import_only_the_page_s_own(name: str) -> None:
+    """What a browser loads as it is: no package, no Node module, nothing outside ``web/js/``."""
+    source = (ROOT / "web" / "js" / name).read_text(encoding="utf-8")
+    imported = re.findall(r"^(?:import|export)\b[^;]*?\bfrom\s+[\"']([^\"']+)[\"']", source, flags=re.M | re.S)
+    assert all(path.startswith("./") and (ROOT / "web" / "js" / path).is_file() for path in imported)
+    assert "require(" not in source and "process." not in source
