@@ -162,9 +162,7 @@ def _mosquitto_config(args: argparse.Namespace) -> int:
     if args.bridge_to:
         print(f"  bridged to {args.bridge_to[0]}:{args.bridge_to[1]}: games published on either relay reach both")
     if args.web is not None:
-        scheme = "https" if args.tls_cert else "http"
-        print(f"  browsers: the watching page at {scheme}://{args.host}:{args.web}/ (from {conf.parent / 'web'}), "
-              f"MQTT over WebSocket at ws{'s' if args.tls_cert else ''}://{args.host}:{args.web}/mqtt")
+        print(f"  browsers: MQTT over WebSocket at ws{'s' if args.tls_cert else ''}://{args.host}:{args.web}/mqtt")
         print(f"  {WEB_UNLIMITED}")
     return 0
 
@@ -275,8 +273,8 @@ def add_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     mosq.add_argument("--bridge-user", metavar="bridge.NAME", help="this relay's account on the other relay")
     mosq.add_argument("--bridge-password-file", type=Path, metavar="FILE", help="a file whose first line is that account's password")
     mosq.add_argument("--web", type=int, metavar="PORT",
-                      help="also a websockets listener on this port for browsers: MQTT over WebSocket at /mqtt and "
-                           "the watching page (copied into DIR/web)")
+                      help="also a websockets listener on this port for browsers: MQTT over WebSocket (the "
+                           "watching page itself comes from a web server: olixono web DIR, or olixono relay --web)")
     mosq.add_argument("--web-interface", metavar="NAME",
                       help="the network interface the websockets listener binds (Mosquitto binds it by name; default: "
                            "lo for a loopback --host, every interface for 0.0.0.0)")

@@ -517,7 +517,7 @@ class RelayBroker(Broker):
         the page, or 404."""
         if request.path.split("?", 1)[0] == page.MQTT_PATH:
             return None
-        answer = page.reply(self.page_root, request.path)
+        answer = page.reply(self.page_root, request.path, request.headers.get("Accept-Encoding", ""))
         return Response(answer.status, answer.reason, Headers([*answer.headers,
                                                                 ("Content-Length", str(len(answer.body)))]),
                         answer.body)

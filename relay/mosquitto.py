@@ -7,7 +7,6 @@
     DIR/acl              the topic rules of relay.rules as Mosquitto ACL lines
     DIR/data/            the persistence database (mosquitto.db)
     DIR/tls/             copies of the certificate and key (when asked)
-    DIR/web/             the watching page's files (with a web port)
 
 Mosquitto drops root privileges to ``user`` (default ``mosquitto``) after it
 starts, and from then on writes ``data/`` and re-reads ``passwords`` on
@@ -56,12 +55,10 @@ class MosquittoSettings:
     autosave_changes: int = AUTOSAVE_CHANGES
     log_file: Path | None = None
     web_port: int | None = None
-    """A websockets listener on this port for browsers (MQTT over WebSocket, and the page from ``DIR/web``)."""
+    """A websockets listener on this port for browsers (MQTT over WebSocket; the page is served elsewhere)."""
     web_interface: str | None = None
     """The network interface it listens on (Mosquitto 2.0 binds a websockets listener by interface name; the
     default: ``lo`` for a loopback ``host``, every interface for ``0.0.0.0``)."""
-    page_root: Path | None = None
-    """The page's files to copy into ``DIR/web`` (default: the installed ones)."""
 
     @property
     def private(self) -> bool:
@@ -80,12 +77,13 @@ class MosquittoSettings:
 
 
 WEB_UNLIMITED = (
-    "Mosquitto's websockets listener has the TCP one's packet size limit and access rules, and no more: its page "
-    "comes without a Content-Security-Policy or any header of the relay's (serve the files of `olixono web DIR` "
-    "from a web server of your own to add them), and like its TCP listener it has no per-address pacing or caps "
-    "(docs/relay.md, Limits)."
+    "Mosquitto's websockets listener has the TCP one's packet size limit and access rules, and no more: like its TCP "
+    "listener, no per-address pacing or caps (docs/relay.md, Limits). It serves no page (its http_dir sends files "
+    "without a Content-Type, which browsers refuse for the page's modules): serve the files of `olixono web DIR` "
+    "from a web server of your own, or run `olixono relay --web PORT`, and give watchers its address followed by "
+    "#relay=WS_URL&game=GAME."
 )
-"""What ``mosquitto-config --web`` says it does not limit there."""
+"""What ``mosquitto-config --web`` says it does not do there."""
 
 
 def acl_text(bridge_accounts: list[str]) -> str:
@@ -137,11 +135,12 @@ def config_text(directory: Path, settings: MosquittoSettings, password_file: Pat
     if s.web_port is not None:
         out += [
             "",
-            "# browsers: MQTT over WebSocket, and the watching page from web/ (Mosquitto 2.0 binds a websockets",
-            "# listener by interface name: an address there is ignored, and it would listen on every interface)",
+            "# browsers: MQTT over WebSocket (Mosquitto 2.0 binds a websockets listener by interface name: an address",
+            "# there is ignored, and it would listen on every interface). No http_dir: Mosquitto serves files without",
+            "# a Content-Type, and browsers refuse the page's modules so served; the page comes from a web server",
+            "# (olixono relay --web, or the files of olixono web DIR), its link naming this relay (#relay=ws://…/mqtt)",
             f"listener {s.web_port}{s.web_bind()}",
             "protocol websockets",
-            f"http_dir {directory / 'web'}",
         ]
         if tls is not None:
             out += ["certfile " + str(tls[0]), "keyfile " + str(tls[1]), "tls_version tlsv1.2"]
@@ -214,10 +213,6 @@ def write_config(directory: Path, settings: MosquittoSettings) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "data").mkdir(exist_ok=True)
     _give_to(directory / "data", s.run_as)
-    if s.web_port is not None:
-        from relay.page import copy_page, page_root
-
-        copy_page(s.page_root or page_root(), directory / "web")
 
     password_file = None
     bridges: list[str] = []

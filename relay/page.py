@@ -12,6 +12,7 @@ encoded character or a link out of the folder; every reply carries a Content-Sec
 
 from __future__ import annotations
 
+import gzip
 import re
 import shutil
 from dataclasses import dataclass
@@ -105,14 +106,33 @@ def page_file(root: Path, target: str) -> Path | None:
     return found
 
 
-def reply(root: Path, target: str) -> Reply:
-    """The reply to a ``GET`` of ``target``: the file, or 404."""
+def reply(root: Path, target: str, accept_encoding: str = "") -> Reply:
+    """The reply to a ``GET`` of ``target``: the file (gzipped where the browser takes it: a third of the bytes), or
+    404."""
     found = page_file(root, target)
     if found is None:
         return Reply(404, "Not Found", (*HEADERS, ("Content-Type", "text/plain; charset=utf-8")),
                      b"not found: this relay serves the olixono page's own files, and MQTT over WebSocket at "
                      + MQTT_PATH.encode() + b"\n")
-    return Reply(200, "OK", (*HEADERS, ("Content-Type", CONTENT_TYPES[found.suffix])), found.read_bytes())
+    headers = (*HEADERS, ("Content-Type", CONTENT_TYPES[found.suffix]), ("Vary", "Accept-Encoding"))
+    if "gzip" in accept_encoding.lower() and found.suffix not in (".png", ".ico"):
+        return Reply(200, "OK", (*headers, ("Content-Encoding", "gzip")), _gzipped(found))
+    return Reply(200, "OK", headers, found.read_bytes())
+
+
+_GZIPPED: dict[tuple[Path, int, int], bytes] = {}
+"""Files compressed once (by path, modification time and size)."""
+
+
+def _gzipped(path: Path) -> bytes:
+    stat = path.stat()
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    data = _GZIPPED.get(key)
+    if data is None:
+        if len(_GZIPPED) > 200:
+            _GZIPPED.clear()
+        data = _GZIPPED[key] = gzip.compress(path.read_bytes(), mtime=0)
+    return data
 
 
 def page_files(root: Path) -> list[Path]:
@@ -124,7 +144,7 @@ def page_files(root: Path) -> list[Path]:
 
 def copy_page(root: Path, destination: Path) -> list[Path]:
     """Copy the page's files from ``root`` into ``destination`` (made if missing; files of the same names replaced),
-    for a static web server of one's own or Mosquitto's ``http_dir``; returns the paths written."""
+    for a static web server of one's own; returns the paths written."""
     written = []
     for name in page_files(root):
         target = destination / name

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import io
 import ssl
 import uuid
@@ -56,6 +57,8 @@ def test_the_page_serves_its_own_files_and_nothing_else(site):
     assert found.status == 200 and found.body == b"export const board = 1;\n"
     assert headers["Content-Type"].startswith("text/javascript") and headers["X-Content-Type-Options"] == "nosniff"
     assert "script-src 'self'" in page.POLICY and "unsafe-inline" not in page.POLICY
+    zipped = page.reply(site, "/js/board.js", "gzip, deflate, br")
+    assert gzip.decompress(zipped.body) == found.body and ("Content-Encoding", "gzip") in zipped.headers
 
 
 def test_the_packaged_page_is_the_web_folder():
@@ -250,22 +253,18 @@ LOOPBACK = {"0100007F", "0000000000000000FFFF00000100007F"}  # 127.0.0.1, and ::
 
 
 @needs_mosquitto
-async def test_mosquitto_config_web_serves_the_page_and_websockets_on_loopback_alone(tmp_path, site):
+async def test_mosquitto_config_web_serves_websockets_on_loopback_alone_and_no_page(tmp_path):
     from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
 
     port, web = free_port(), free_port()
-    conf = write_config(tmp_path / "mosquitto", MosquittoSettings(port=port, run_as="root", web_port=web,
-                                                                  page_root=site))
-    assert f"listener {web} lo\nprotocol websockets\nhttp_dir {tmp_path / 'mosquitto' / 'web'}" in conf.read_text()
-    assert not (tmp_path / "mosquitto" / "web" / "notes.py").exists()  # the page's files alone
+    conf = write_config(tmp_path / "mosquitto", MosquittoSettings(port=port, run_as="root", web_port=web))
+    assert f"listener {web} lo\nprotocol websockets\n" in conf.read_text() and "\nhttp_dir " not in conf.read_text()
     with MosquittoProcess(conf, port):
         for _ in range(100):  # its websockets listener opens just after the TCP one
             if listening_on(web):
                 break
             await asyncio.sleep(0.05)
         assert listening_on(web) <= LOOPBACK and listening_on(web), listening_on(web)  # not every interface
-        status, _, body = await http_get(web, "/js/board.js")
-        assert status == 200 and body == b"export const board = 1;\n"
         line = signed_line(PLAYER, GAME, "chat-1", "through Mosquitto's websockets")
         async with web_client(web) as browser, aiomqtt.Client("127.0.0.1", port, identifier="tcp-reader") as reader:
             await reader.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
@@ -284,8 +283,8 @@ def test_mosquitto_config_web_names_an_interface_it_can_bind_and_says_what_it_do
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["mosquitto-config", str(tmp_path / "m"), "--web", "8080", "--run-as", "root"]) == 0
-    assert "browsers: the watching page at http://127.0.0.1:8080/" in out.getvalue()
-    assert "without a Content-Security-Policy" in out.getvalue()
+    assert "browsers: MQTT over WebSocket at ws://127.0.0.1:8080/mqtt" in out.getvalue()
+    assert "without a Content-Type" in out.getvalue() and "#relay=WS_URL&game=GAME" in out.getvalue()
     assert "listener 8080 lo\n" in (tmp_path / "m" / "mosquitto.conf").read_text()
     conf = MosquittoSettings(host="0.0.0.0", web_port=8080)
     assert conf.web_bind() == "" and MosquittoSettings(web_port=1, web_interface="eth0").web_bind() == " eth0"
