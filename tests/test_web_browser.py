@@ -7,7 +7,6 @@ ones, and the vendored mqtt.js reads a game's retained lines over the relay's MQ
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import aiomqtt
@@ -15,32 +14,12 @@ import pytest
 
 from protocol import RemoteProtocolError, decode, topic_for
 from relay.embedded import RelaySettings, running
-from relay_fixtures import TOOLS_REQUIRED
+from browser_helpers import browser, needs_browser, playwright  # noqa: F401 (browser: a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
-try:
-    import playwright.async_api as playwright
-except ImportError:  # scripts/test installs it; a bare checkout may not have it
-    playwright = None
-
-needs_browser = pytest.mark.skipif(
-    (playwright is None or not Path(CHROMIUM).exists()) and not TOOLS_REQUIRED,
-    reason="needs Debian's chromium and Playwright (scripts/test installs both, and makes their absence a failure)")
 pytestmark = needs_browser
-
-
-@pytest.fixture
-async def browser():
-    assert playwright is not None
-    async with playwright.async_playwright() as driver:
-        launched = await driver.chromium.launch(executable_path=CHROMIUM, headless=True)
-        try:
-            yield launched
-        finally:
-            await launched.close()
 
 
 @pytest.fixture

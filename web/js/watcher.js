@@ -1,0 +1,106 @@
+// A spectator's view of one game: the judge's session (session.js) fed every line the relays bring, each line once,
+// and what the page shows of it (view.js's Snapshot): the board and the moves that stand, whose turn, the seats with
+// their presence and clocks, the result in words and as its token, the chat, every refused line and every proof.
+
+import { GameSession } from "./session.js";
+
+/** Lines remembered as seen (the relays send each line once per copy of it); past it, the set starts again. */
+const SEEN_KEPT = 50_000;
+/** Refused lines kept to show (the latest); the rest are counted. */
+const REJECTED_SHOWN = 100;
+
+/**
+ * `ms` as a clock shows it: `4:59`, `0:09.8` under ten seconds, `1:02:03` past an hour.
+ * @param {number} ms
+ */
+export function clockText(ms) {
+  const clamped = Math.max(0, ms);
+  if (clamped < 10_000) return `0:0${(Math.floor(clamped / 100) / 10).toFixed(1)}`;
+  const seconds = Math.floor(clamped / 1000);
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
+  return h ? `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}` : `${m}:${String(s).padStart(2, "0")}`;
+}
+
+export class Watcher {
+  /** @param {string} game the game's id */
+  constructor(game) {
+    this.game = game;
+    this.session = new GameSession(game);
+    /** @type {Set<string>} */
+    this._seen = new Set();
+    /** @type {{ code: string, detail: string }[]} */
+    this._rejected = [];
+    this.rejectedCount = 0;
+    /** @type {{ who: string, text: string }[]} */
+    this._chat = [];
+    /** When this page saw the current turn begin (its own clock, ms), and how many turns there were then. */
+    this._turnSeen = { turns: -1, at: 0 };
+  }
+
+  /**
+   * One line from a relay (its text): judged once, whichever relay and topic it came from.
+   * @param {string} line
+   */
+  async receive(line) {
+    if (this._seen.has(line)) return;
+    if (this._seen.size >= SEEN_KEPT) this._seen.clear();
+    this._seen.add(line);
+    for (const event of await this.session.receive(line)) {
+      if (event.kind === "LineRejected") {
+        this.rejectedCount += 1;
+        this._rejected.push({ code: String(event.code), detail: String(event.detail) });
+        if (this._rejected.length > REJECTED_SHOWN) this._rejected.shift();
+      } else if (event.kind === "ChatReceived") {
+        this._chat.push({ who: this.session.nameOf(event.key), text: event.text });
+      }
+    }
+    const turns = this.session.moves;
+    if (turns !== this._turnSeen.turns) this._turnSeen = { turns, at: performance.now() };
+  }
+
+  /**
+   * What the page shows now (view.js).
+   * @returns {import("./view.js").Snapshot}
+   */
+  snapshot() {
+    const session = this.session;
+    const board = session.board;
+    const kind = board === null ? "" : board.constructor.KIND;
+    const replay = board === null ? null : new board.constructor();
+    const moves = session.standing().map((message) => {
+      const text = String(message.get("move"));
+      const player = session.nameOf(message.signer);
+      const move = replay === null ? null : replay.parseMove(text);
+      if (replay !== null && move !== null) replay.push(move);
+      return { player, text, move };
+    });
+    const result = session.result;
+    const clocks = session.clocks;
+    const turn = result === null && board !== null && Object.keys(session.seats).length ? board.turn : null;
+    const players = Object.entries(session.seats).map(([player, key]) => {
+      let clock = null;
+      if (clocks !== null) {
+        const running = turn === player && result === null ? performance.now() - this._turnSeen.at : 0;
+        clock = `${clockText(clocks[player] - running)} left`;
+      }
+      return { player, fingerprint: key.fingerprint, present: session.present(key), clock };
+    });
+    const proofs = session.proofs.map((proof) =>
+      `${session.nameOf(proof.key)} signed two lines that cannot both stand (slot ${proof.slot ?? proof.first?.seq ?? "?"})`);
+    return {
+      game: this.game, kind, board, moves, turn, players,
+      result: result === null ? null : { code: result.code(), sentence: result.sentence() },
+      chat: [...this._chat], rejected: [...this._rejected], proofs,
+    };
+  }
+
+  /** The page's status line: where the game stands, in a few words. */
+  status() {
+    const session = this.session;
+    if (session.board === null) return `Game ${this.game}: waiting for its offer…`;
+    const refused = this.rejectedCount ? `; ${this.rejectedCount} line${this.rejectedCount === 1 ? "" : "s"} refused` : "";
+    const verified = `every line verified here${refused}`;
+    if (session.result !== null) return `Game ${this.game} is over: ${verified}.`;
+    return `Watching game ${this.game} live: ${verified}.`;
+  }
+}
