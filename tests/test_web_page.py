@@ -200,3 +200,29 @@ async def test_on_a_phone_the_page_fits_its_width_and_a_bad_link_says_so(tmp_pat
             assert await tab.evaluate("() => document.querySelector('#game').hidden")
     finally:
         await relay.stop()
+
+
+async def test_the_watchers_talk_is_shown_beside_the_game_as_text_and_a_forged_line_never(tmp_path, browser):
+    from protocol import Identity
+    from protocol.messages import encode, encode_text
+
+    lines = (ROOT / "protocol" / "vectors" / "oxono-game.txt").read_text().splitlines()
+    relay = await web_relay(tmp_path)
+    try:
+        await published(relay, lines)
+        game = decode(lines[1]).game
+        watcher = Identity.generate()
+        said = encode("talk", [("game", game), ("seq", "1"), ("text", encode_text("nice <b>move</b>"))], watcher)
+        forged = said[:-4] + ("AAAA" if not said.endswith("AAAA") else "BBBB")
+        async with relay.client() as client:
+            await client.publish(f"olixono/1/games/{game}/{watcher.public.text}/talk/1", said.encode(), retain=True)
+            await client.publish(f"olixono/1/games/{game}/{watcher.public.text}/talk/2", forged.encode())
+        tab = await browser.new_page()
+        await tab.goto(f"{relay.page}#game={game}")
+        await shown(tab)
+        await tab.wait_for_function("() => document.querySelectorAll('#talk li').length === 1")
+        talk = await tab.evaluate("() => document.querySelector('#talk li').textContent")
+        assert talk == f"watcher {watcher.public.fingerprint}: nice <b>move</b>"
+        assert await tab.evaluate("() => document.querySelectorAll('#talk b, #chat b').length") == 0
+    finally:
+        await relay.stop()

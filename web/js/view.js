@@ -22,6 +22,7 @@ import { drawBoard, moveSquares } from "./board-svg.js";
  * @property {{ who: string, text: string }[]} chat the players' chat
  * @property {{ code: string, detail: string }[]} rejected the lines refused, with the protocol's codes
  * @property {string[]} proofs what each proof of equivocation says
+ * @property {{ who: string, text: string }[]} [talk] the watchers' talk, beside the game
  */
 
 /**
@@ -88,4 +89,8 @@ export function render(doc, root, snapshot) {
   syncList(byId("rejections"), snapshot.rejected.map((line) => `${line.code}: ${line.detail}`),
     (text, index) => textElement(doc, "li", text, { class: "rejected", "data-code": snapshot.rejected[index].code }));
   syncList(byId("proofs"), snapshot.proofs, (text) => textElement(doc, "li", text, { class: "proof" }));
+  const talk = byId("talk");
+  if (talk !== null) {
+    syncList(talk, (snapshot.talk ?? []).map((line) => `${line.who}: ${line.text}`), (text) => textElement(doc, "li", text));
+  }
 }

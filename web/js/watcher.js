@@ -2,6 +2,7 @@
 // and what the page shows of it (view.js's Snapshot): the board and the moves that stand, whose turn, the seats with
 // their presence and clocks, the result in words and as its token, the chat, every refused line and every proof.
 
+import { Gallery, isTalk } from "./gallery.js";
 import { GameSession } from "./session.js";
 
 /** Lines remembered as seen (the relays send each line once per copy of it); past it, the set starts again. */
@@ -26,6 +27,8 @@ export class Watcher {
   constructor(game) {
     this.game = game;
     this.session = new GameSession(game);
+    /** The watchers' talk, beside the game (gallery.js). */
+    this.gallery = new Gallery(game);
     /** @type {Set<string>} */
     this._seen = new Set();
     /** @type {{ code: string, detail: string }[]} */
@@ -45,17 +48,34 @@ export class Watcher {
     if (this._seen.has(line)) return;
     if (this._seen.size >= SEEN_KEPT) this._seen.clear();
     this._seen.add(line);
+    if (isTalk(line)) {
+      try {
+        await this.gallery.receive(line);
+      } catch (error) {
+        this._refused(/** @type {any} */ (error));
+      }
+      return;
+    }
     for (const event of await this.session.receive(line)) {
       if (event.kind === "LineRejected") {
-        this.rejectedCount += 1;
-        this._rejected.push({ code: String(event.code), detail: String(event.detail) });
-        if (this._rejected.length > REJECTED_SHOWN) this._rejected.shift();
+        this._refused(event);
       } else if (event.kind === "ChatReceived") {
         this._chat.push({ who: this.session.nameOf(event.key), text: event.text });
       }
     }
     const turns = this.session.moves;
     if (turns !== this._turnSeen.turns) this._turnSeen = { turns, at: performance.now() };
+  }
+
+  /**
+   * A line refused (its code and why), shown among the last REJECTED_SHOWN and counted.
+   * @param {{ code: unknown, detail: unknown }} refusal
+   */
+  _refused(refusal) {
+    if (refusal.code === undefined) throw refusal; // no refusal: a fault of this page's, said by page.js
+    this.rejectedCount += 1;
+    this._rejected.push({ code: String(refusal.code), detail: String(refusal.detail) });
+    if (this._rejected.length > REJECTED_SHOWN) this._rejected.shift();
   }
 
   /**
@@ -91,6 +111,7 @@ export class Watcher {
       game: this.game, kind, board, moves, turn, players,
       result: result === null ? null : { code: result.code(), sentence: result.sentence() },
       chat: [...this._chat], rejected: [...this._rejected], proofs,
+      talk: this.gallery.talk.map((said) => ({ who: `watcher ${said.key.fingerprint}`, text: said.text })),
     };
   }
 
