@@ -73,6 +73,19 @@ async def published(relay: Relay, lines: list[str]) -> None:
             await client.publish(topic_for(decode(line)), line.encode(), qos=1, retain=True)
 
 
+@contextlib.asynccontextmanager
+async def vector_game(tmp_path, name: str, tls: bool = False):
+    """A relay with its web listener (and TLS) holding the vector game ``name`` (``oxono-game``): the relay, the
+    game's id and its lines."""
+    lines = (ROOT / "protocol" / "vectors" / f"{name}.txt").read_text().splitlines()
+    relay = await web_relay(tmp_path, tls=tls)
+    try:
+        await published(relay, lines)
+        yield relay, decode(lines[1]).game, lines
+    finally:
+        await relay.stop()
+
+
 async def bot_game(tmp_path, relay: Relay, kind: str, tab, link) -> tuple[Seat, str]:
     """Two bots play a timed game to its end while the page watches it from its start."""
     host = Seat(tmp_path, "host", relay, bot="random", seed=3, control=TimeControl.parse("5+0"))
@@ -142,19 +155,13 @@ async def test_an_equivocation_is_shown_with_its_proof(tmp_path, browser):
 
 
 async def test_the_page_over_tls_watches_a_finished_game(tmp_path, browser):
-    lines = (ROOT / "protocol" / "vectors" / "oxono-game.txt").read_text().splitlines()
-    relay = await web_relay(tmp_path, tls=True)
-    try:
-        await published(relay, lines)
-        game = decode(lines[1]).game
+    async with vector_game(tmp_path, "oxono-game", tls=True) as (relay, game, lines):
         context = await browser.new_context(ignore_https_errors=True)  # the test's own self-signed certificate
         tab = await context.new_page()
         await tab.goto(f"{relay.page}#game={game}")
         assert relay.page.startswith("https://")
         page = await shown(tab)
         assert page["code"] == expected(lines, game).result.code() and page["rejected"] == []
-    finally:
-        await relay.stop()
 
 
 @needs_mosquitto
@@ -182,11 +189,7 @@ async def test_the_lobby_lists_only_games_whose_offer_verifies(tmp_path, browser
 
 
 async def test_on_a_phone_the_page_fits_its_width_and_a_bad_link_says_so(tmp_path, browser):
-    lines = (ROOT / "protocol" / "vectors" / "olix-game.txt").read_text().splitlines()
-    relay = await web_relay(tmp_path)
-    try:
-        await published(relay, lines)
-        game = decode(lines[1]).game
+    async with vector_game(tmp_path, "olix-game") as (relay, game, _):
         phone = await browser.new_page(viewport={"width": 390, "height": 844})
         await phone.goto(f"{relay.page}#game={game}")
         await shown(phone)
@@ -198,19 +201,13 @@ async def test_on_a_phone_the_page_fits_its_width_and_a_bad_link_says_so(tmp_pat
             await tab.goto(f"{relay.page}{fragment}")
             await tab.wait_for_function(f"() => document.querySelector('#status').textContent.includes({said!r})")
             assert await tab.evaluate("() => document.querySelector('#game').hidden")
-    finally:
-        await relay.stop()
 
 
 async def test_the_watchers_talk_is_shown_beside_the_game_as_text_and_a_forged_line_never(tmp_path, browser):
     from protocol import Identity
     from protocol.messages import encode, encode_text
 
-    lines = (ROOT / "protocol" / "vectors" / "oxono-game.txt").read_text().splitlines()
-    relay = await web_relay(tmp_path)
-    try:
-        await published(relay, lines)
-        game = decode(lines[1]).game
+    async with vector_game(tmp_path, "oxono-game") as (relay, game, _):
         watcher = Identity.generate()
         said = encode("talk", [("game", game), ("seq", "1"), ("text", encode_text("nice <b>move</b>"))], watcher)
         forged = said[:-4] + ("AAAA" if not said.endswith("AAAA") else "BBBB")
@@ -224,5 +221,3 @@ async def test_the_watchers_talk_is_shown_beside_the_game_as_text_and_a_forged_l
         talk = await tab.evaluate("() => document.querySelector('#talk li').textContent")
         assert talk == f"watcher {watcher.public.fingerprint}: nice <b>move</b>"
         assert await tab.evaluate("() => document.querySelectorAll('#talk b, #chat b').length") == 0
-    finally:
-        await relay.stop()
