@@ -19,6 +19,7 @@ import os
 import shlex
 import sys
 import time
+import urllib.parse
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -48,7 +49,7 @@ from protocol.clock import TimeControl
 from protocol import GameSession, Identity, MessageType, Phase, PublicKey, ResyncNeeded, Role, game_filter, lobby_filter
 from protocol.messages import decode
 from protocol.rules import MAX_CONFIRMS, witness_term
-from protocol.topics import DEFAULT_RELAY, slot_filter
+from protocol.topics import DEFAULT_RELAY, PAGE_TOPIC, slot_filter
 
 PASSWORD_VARIABLE = "OLIXONO_RELAY_PASSWORD"
 RELAY_VARIABLE = "OLIXONO_RELAY"
@@ -463,11 +464,39 @@ async def host(kind: str, options: Options) -> int:
 
 
 def watch_link(options: Options, game: str) -> None:
-    """Say the link that watches ``game`` in a browser, where the relay this process runs serves the page."""
+    """Say the link that watches ``game`` in a browser, where the relay serves the page (:attr:`Options.page`)."""
     if options.page is not None:
         from relay.page import game_link
 
         options.say(f"Anyone can watch it in a browser, every move checked there: {game_link(options.page, game)}")
+
+
+PAGE_WAIT = 3.0
+"""How long a command waits for the relay to say where its page is (:data:`protocol.topics.PAGE_TOPIC`)."""
+
+
+async def relay_page(options: Options, identity: Identity | None) -> str | None:
+    """The watching page's address, where the relay says it serves one: its scheme and port, with the host this
+    command reaches the relay at (so that the link leads nowhere else, whoever set the topic); ``None`` where it says
+    none, names several relays, or does not answer in time."""
+    addresses, _ = relay_addresses(options)
+    if len(addresses) != 1:
+        return None
+    try:
+        async with asyncio.timeout(PAGE_WAIT):
+            said = await _collect(options, [PAGE_TOPIC], identity)
+    except (Failure, TimeoutError):
+        return None
+    for payload in said:
+        try:
+            url = urllib.parse.urlsplit(payload.decode("ascii"))
+            port = url.port
+        except (UnicodeDecodeError, ValueError):
+            continue
+        if url.scheme in ("http", "https") and port is not None:
+            host = addresses[0].host
+            return f"{url.scheme}://{f'[{host}]' if ':' in host else host}:{port}/"
+    return None
 
 
 # -- join and watch ----------------------------------------------------------------------------------
@@ -574,10 +603,15 @@ async def watch(game: str, options: Options) -> int:
     inner = front_end(options, False)
 
     async def run(runner: GameRunner) -> int:
+        page = asyncio.create_task(relay_page(options, account))  # meanwhile: where the relay serves the page, if it does
         await _offer(runner, game, options.timeout or OFFER_WAIT, options.write)
         for line in witness_words(core.session.witnesses, core.session.host,
                                   account.public if account is not None else None):
             options.say(line)
+        done, _ = await asyncio.wait({page}, timeout=PAGE_WAIT)  # (begun with the offer's wait: mostly over by now)
+        options.page = page.result() if done else None
+        page.cancel()
+        watch_link(options, game)
         return await inner(runner)
 
     return await run_game(runner, run)

@@ -33,6 +33,12 @@ DEFAULT_RELAY = f"mqtt://{DEFAULT_HOST}:{DEFAULT_PORT}"
 """Where a client looks for a relay, and where ``olixono relay`` listens, unless told otherwise."""
 
 
+PAGE_TOPIC = f"{ROOT}/page"
+"""Where a relay that serves the watching page says its address (``http://HOST:PORT/``), retained, set by the relay
+itself (the reference relay lets no client publish there); a client builds a game's link from it, with the host it
+reached the relay at (so that the link never leads elsewhere)."""
+
+
 def game_filter(game_id: str) -> str:
     """The subscription that receives every message of one game."""
     return f"{GAMES}/{game_id}/#"

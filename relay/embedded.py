@@ -101,6 +101,7 @@ from amqtt.utils import gen_client_id
 from amqtt.plugins.base import BaseAuthPlugin, BasePlugin, BaseTopicPlugin
 from amqtt.session import Session
 
+from protocol.topics import PAGE_TOPIC
 from relay import page, rules, users
 from relay.lines import is_game_topic, refusal, replacing
 from relay.mosquitto import mosquitto_sub_command
@@ -834,6 +835,9 @@ class EmbeddedRelay:
             self.inner_port = self._bound(INNER_LISTENER)
         if self.settings.web_port is not None:
             self.web_port = self._bound(WEB_LISTENER)
+            if page.ready(self.broker.page_root):  # where clients read the page's address (never a client's to set)
+                url = (self.web_url or "").encode()
+                self.broker._retained_messages[PAGE_TOPIC] = RetainedApplicationMessage(None, PAGE_TOPIC, url, 1)
 
     def _bound(self, listener: str) -> int:
         assert self.broker is not None

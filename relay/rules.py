@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from protocol.keys import KEY_BYTES, unb64
 from protocol.messages import MAX_LINE_BYTES
-from protocol.topics import DEFAULT_HOST, DEFAULT_PORT, GAMES, ROOT
+from protocol.topics import DEFAULT_HOST, DEFAULT_PORT, GAMES, PAGE_TOPIC, ROOT
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT"]  # the relay's defaults are the protocol's (re-exported for the relays)
 
@@ -74,7 +74,7 @@ def _valid_topic(topic: str) -> bool:
 
 def may_publish(username: str | None, topic: str, *, private: bool) -> bool:
     """Whether ``username`` (``None``: anonymous) may publish on ``topic``."""
-    if not _valid_topic(topic):
+    if not _valid_topic(topic) or topic == PAGE_TOPIC:  # the page's address is the relay's own word
         return False
     levels = topic.split("/")
     if not private:
@@ -96,6 +96,8 @@ def may_subscribe(username: str | None, topic_filter: str, *, private: bool) -> 
     prefix = _GAMES_LEVELS if private else _ROOT_LEVELS
     if private and username is None:
         return False
+    if topic_filter == PAGE_TOPIC:  # where the relay says its page is: every client may read it
+        return True
     # the fixed levels must be spelled out: "+" or "#" there would reach outside the tree
     return len(levels) > len(prefix) and levels[: len(prefix)] == prefix
 

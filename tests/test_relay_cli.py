@@ -99,6 +99,10 @@ def test_topic_rules():
         assert not rules.may_subscribe(u, bad, private=True), bad
     assert rules.may_subscribe(None, "olixono/1/#", private=False)
     assert not rules.may_subscribe(None, "olixono/#", private=False)
+    for private in (False, True):  # where the relay says its page is: its own word, read by all
+        assert not rules.may_publish(u, "olixono/1/page", private=private)
+        assert not rules.may_publish("bridge.x", "olixono/1/page", private=private)
+        assert rules.may_subscribe(u, "olixono/1/page", private=private)
 
 
 def test_relay_process_prints_where_it_listens_and_stops_on_sigterm(tmp_path):

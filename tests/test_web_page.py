@@ -221,3 +221,17 @@ async def test_the_watchers_talk_is_shown_beside_the_game_as_text_and_a_forged_l
         talk = await tab.evaluate("() => document.querySelector('#talk li').textContent")
         assert talk == f"watcher {watcher.public.fingerprint}: nice <b>move</b>"
         assert await tab.evaluate("() => document.querySelectorAll('#talk b, #chat b').length") == 0
+
+
+async def test_a_terminal_watcher_is_told_the_link_where_the_relay_serves_the_page(tmp_path):
+    """The relay says where its page is (retained on olixono/1/page, which no client may set): ``watch`` says the
+    link, built on the host it reached the relay at; a stranger's address there changes nothing."""
+    from protocol.topics import PAGE_TOPIC
+
+    async with vector_game(tmp_path, "oxono-game") as (relay, game, _):
+        async with relay.client() as stranger:
+            await stranger.publish(PAGE_TOPIC, b"http://127.0.0.1:1/", qos=1, retain=True)
+        watcher = Seat(tmp_path, "watcher", relay, plain=True)
+        assert await network.watch(game, watcher.options) == 0
+        link = f"Anyone can watch it in a browser, every move checked there: {relay.page}#game={game}"
+        assert link in watcher.lines
