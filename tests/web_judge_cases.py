@@ -116,8 +116,9 @@ def summary(session: GameSession) -> dict[str, Any]:
     }
 
 
-def feed(name: str, lines: list[str]) -> Case:
-    """Python's watcher on ``lines`` in this order: the events of each, the state at the end, the strict verdict."""
+def feed(name: str, lines: list[str | bytes]) -> Case:
+    """Python's watcher on ``lines`` in this order: the events of each, the state at the end, the strict verdict.
+    A line given as bytes (what MQTT delivers, UTF-8 or not) is written as its hex."""
     session = GameSession()
     events: list[list[Any]] = []
     for line in lines:
@@ -126,7 +127,8 @@ def feed(name: str, lines: list[str]) -> Case:
             raise ValueError(f"{name}: an event the JavaScript test has no form for: {session.receive(line)}")
         events.append([item for item in written if item is not None])
     checked, number, problem = verify_transcript(lines)
-    return {"name": name, "lines": lines, "events": events, "summary": summary(session),
+    written_lines = [line if isinstance(line, str) else {"hex": line.hex()} for line in lines]
+    return {"name": name, "lines": written_lines, "events": events, "summary": summary(session),
             "verify": {"number": number, "code": None if problem is None else str(problem.code),
                        "result": None if checked.result is None else checked.result.code(),
                        "phase": checked.phase.value}}
@@ -141,9 +143,9 @@ def vector_feeds() -> list[Case]:
         cases.append(feed(f"file {path.name}", lines))
         cases.append(feed(f"file {path.name} reversed", lines[::-1]))
     for vector in DOCUMENT["cases"]:
-        lines = list(vector["lines"])
-        if "last_hex" in vector:
-            continue  # bytes that are no UTF-8: the line layer's tests hold them (tests/test_web_protocol.py)
+        lines: list[str | bytes] = list(vector["lines"])
+        if "last_hex" in vector:  # the last line as MQTT delivers it: bytes that are no UTF-8
+            lines[-1] = bytes.fromhex(vector["last_hex"])
         cases.append(feed(f"case {vector['name']}", lines))
     for part in ("races", "forfeits"):
         for vector in DOCUMENT[part]:
@@ -538,8 +540,9 @@ def game_feeds(count: int, seed: int) -> list[Case]:
             in_order.insert(rng.randrange(1, len(in_order) + 1), line)
         shuffled = list(mixed)
         rng.shuffle(shuffled)
-        doubled = [line for line in mixed for _ in range(rng.choice([1, 1, 2, 3]))]
+        doubled: list[str | bytes] = [line for line in mixed for _ in range(rng.choice([1, 1, 2, 3]))]
         rng.shuffle(doubled)
+        doubled = [line.encode() if rng.random() < 0.2 else line for line in doubled]  # now and then as MQTT bytes
         cases.append(feed(f"game {number} in order", in_order))
         cases.append(feed(f"game {number} shuffled", shuffled))
         cases.append(feed(f"game {number} shuffled with duplicates", doubled))

@@ -10,6 +10,8 @@ import { test } from "node:test";
 import { GameSession } from "../js/session.js";
 import { verifyTranscript } from "../js/transcript.js";
 import { lineHash } from "../js/messages.js";
+import { unhex } from "../js/keys.js";
+import { quoted } from "../js/judge.js";
 
 const FILE = process.env.OLIXONO_WEB_JUDGE_CASES;
 const CASES = FILE ? JSON.parse(readFileSync(FILE, "utf8")) : null;
@@ -94,12 +96,14 @@ function summary(session) {
  */
 async function replay(entry) {
   const session = new GameSession();
-  for (const [index, line] of entry.lines.entries()) {
+  const lines = entry.lines.map((/** @type {string | {hex: string}} */ line) => (typeof line === "string" ? line
+    : unhex(line.hex)));
+  for (const [index, line] of lines.entries()) {
     const events = (await session.receive(line)).map(normal);
-    assert.deepEqual(events, entry.events[index], `${entry.name}: line ${index + 1}: ${line.slice(0, 80)}`);
+    assert.deepEqual(events, entry.events[index], `${entry.name}: line ${index + 1}: ${quoted(line).slice(0, 80)}`);
   }
   assert.deepEqual(summary(session), entry.summary, `${entry.name}: the state at the end`);
-  const checked = await verifyTranscript(entry.lines);
+  const checked = await verifyTranscript(lines);
   assert.deepEqual({ number: checked.number, code: checked.problem?.code ?? null,
     result: checked.session.result?.code() ?? null, phase: checked.session.phase }, entry.verify,
   `${entry.name}: verifyTranscript`);
