@@ -93,6 +93,9 @@ def summary(session: GameSession) -> dict[str, Any]:
         "transcript": list(session.transcript),
         "waiting": len(session.waiting),
         "confirmations": {key.text: session.confirmation(key) for key in keys},
+        "confirmed_endings": {key.text: session.confirmed_ending(key) for key in keys},
+        "confirmed_by": sorted(key.text for key in session.confirmed_by),
+        "waiting_of": {key.text: [line.hash for line in session.waiting_of(key)] for key in keys},
         "present": {key.text: session.present(key) for key in keys},
         "clocks": session.clocks,
         "first_move_ms": session.first_move_ms,
@@ -116,10 +119,11 @@ def summary(session: GameSession) -> dict[str, Any]:
     }
 
 
-def feed(name: str, lines: list[str | bytes]) -> Case:
+def feed(name: str, lines: list[str | bytes], game_id: str | None = None) -> Case:
     """Python's watcher on ``lines`` in this order: the events of each, the state at the end, the strict verdict.
-    A line given as bytes (what MQTT delivers, UTF-8 or not) is written as its hex."""
-    session = GameSession()
+    A line given as bytes (what MQTT delivers, UTF-8 or not) is written as its hex; ``game_id``: a watcher that knows
+    the game it watches (as the page does, from its address), so that another game's offer is refused."""
+    session = GameSession(game_id)
     events: list[list[Any]] = []
     for line in lines:
         written = [normal(event) for event in session.receive(line)]
@@ -128,7 +132,7 @@ def feed(name: str, lines: list[str | bytes]) -> Case:
         events.append([item for item in written if item is not None])
     checked, number, problem = verify_transcript(lines)
     written_lines = [line if isinstance(line, str) else {"hex": line.hex()} for line in lines]
-    return {"name": name, "lines": written_lines, "events": events, "summary": summary(session),
+    return {"name": name, "game": game_id, "lines": written_lines, "events": events, "summary": summary(session),
             "verify": {"number": number, "code": None if problem is None else str(problem.code),
                        "result": None if checked.result is None else checked.result.code(),
                        "phase": checked.phase.value}}
@@ -546,6 +550,9 @@ def game_feeds(count: int, seed: int) -> list[Case]:
         cases.append(feed(f"game {number} in order", in_order))
         cases.append(feed(f"game {number} shuffled", shuffled))
         cases.append(feed(f"game {number} shuffled with duplicates", doubled))
+        watched = [game.other_offer, *shuffled]
+        cases.append(feed(f"game {number} shuffled, another game's offer first, its id known", watched,
+                          game.host.game_id))
         record = list(game.host.record)
         cases.append(feed(f"game {number} record", record))
         if len(record) > 3:

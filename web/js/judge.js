@@ -479,6 +479,27 @@ export class Receiver {
     return DISPUTED;
   }
 
+  /**
+   * The final sequence number and result code that `key`'s latest confirmation names, if any.
+   * @param {PublicKey} key
+   * @returns {[number, string] | null}
+   */
+  confirmedEnding(key) {
+    const confirms = this._confirms.get(key.text);
+    if (confirms === undefined || confirms.size === 0) return null;
+    const latest = /** @type {Message} */ (confirms.get(Math.max(...confirms.keys())));
+    return [Number(latest.get("final")), /** @type {string} */ (latest.get("result"))];
+  }
+
+  /**
+   * The lines of `key`'s kept until a line before them arrives (a gap, while it lasts).
+   * @param {PublicKey} key
+   * @returns {Message[]}
+   */
+  waitingOf(key) {
+    return this._waiting.linesOf(key);
+  }
+
   /** @returns {PublicKey[]} the seated keys whose latest confirmation names this receiver's ending */
   get confirmedBy() {
     return [this._host, this._state.guest].filter((key) => key !== null && this._confirms.has(key.text)

@@ -68,6 +68,9 @@ function summary(session) {
     transcript: session.transcript,
     waiting: session.waiting.length,
     confirmations: Object.fromEntries(keys.map((key) => [key.text, session.confirmation(key)])),
+    confirmed_endings: Object.fromEntries(keys.map((key) => [key.text, session.confirmedEnding(key)])),
+    confirmed_by: session.confirmedBy.map((key) => key.text).sort(),
+    waiting_of: Object.fromEntries(keys.map((key) => [key.text, session.waitingOf(key).map((line) => line.hash)])),
     present: Object.fromEntries(keys.map((key) => [key.text, session.present(key)])),
     clocks: session.clocks,
     first_move_ms: session.firstMoveMs,
@@ -95,7 +98,7 @@ function summary(session) {
  * @param {any} entry
  */
 async function replay(entry) {
-  const session = new GameSession();
+  const session = new GameSession(entry.game);
   const lines = entry.lines.map((/** @type {string | {hex: string}} */ line) => (typeof line === "string" ? line
     : unhex(line.hex)));
   for (const [index, line] of lines.entries()) {
