@@ -45,8 +45,8 @@ def test_the_feeds_cover_every_vector_and_the_judge_s_every_part(document: dict[
     assert any("as the time witnesses saw it" in entry["summary"]["result"]["sentence"]
                for entry in games if entry["summary"]["result"])
     endings = {entry["summary"]["result"]["code"].split("-")[-1] for entry in games if entry["summary"]["result"]}
-    assert {"agreed", "resigned", "forfeit", "aborted", "withdrawn", "symbol", "time", "abandoned", "dispute",
-            "equivocation"} <= endings
+    assert {"agreed", "resigned", "forfeit", "aborted", "withdrawn", "symbol", "colour", "stones", "formation", "time",
+            "abandoned", "dispute", "equivocation"} <= endings
     assert {"host-equivocation", "guest-equivocation", "equivocation"} <= {
         entry["summary"]["result"]["code"] for entry in games if entry["summary"]["result"]}
     timed = [entry for entry in games if entry["summary"]["clocks"] is not None]

@@ -2,15 +2,13 @@
 // any number of times, from anyone; it ignores exact duplicates, keeps (within bounds) lines that arrive before their
 // parent, applies every line that verifies and answers every other with a LineRejected event naming its code.
 //
-// Ported so far: the seating (offer, joins, accept, reveal and the coin, the host's claim), the main chain with its
-// moves (the JavaScript rules), proposals (propose, withdraw, decline, agree), resign and abort, races (the line of
-// higher rank stands), chat, presence and confirmations, the waiting room and the resync it asks for; time controls
-// (clock:, days:, and rules:2's first moves), receipts, flag claims and timeouts (a concession, a claimant's, the
-// time dispute); takeback lines and undos (the consent= an undo carries is checked before the line is judged, since
-// WebCrypto answers asynchronously), rematch lines; equivocation proofs and the forfeit rule (the record cut at the
-// lowest point of a seated key's proof, the host's canonical seating, the proofs a record keeps); time witnesses
-// (their lines, their lies, the durations that decide a claimant's timeout or void it). Everything but signing: this
-// is a watcher's judge.
+// What it judges, as protocol/judge.py does: the seating (offer, joins, accept, reveal and the coin, the host's claim),
+// the main chain with its moves (the JavaScript rules), proposals, resign and abort, races (the line of higher rank
+// stands), chat, presence and confirmations, the waiting room and the resync it asks for; time controls (clock:,
+// days:, rules:2's first moves), receipts, flag claims and timeouts (claims.js); takeback lines and undos (an undo's
+// consent= is checked before the line is judged, since WebCrypto answers asynchronously and the judge does not);
+// rematch lines; equivocation proofs and the forfeit rule (evidence.js, seating.js); time witnesses (witness.js).
+// It signs nothing: a watcher's judge (Python's GameSession signs for its player, Witnessing for a witness).
 
 import { consents, decode, decodeText } from "./messages.js";
 import { publicKey } from "./keys.js";
