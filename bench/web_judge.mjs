@@ -15,7 +15,7 @@ import { best, timed } from "./web_timing.mjs";
 
 const ROOT = new URL("../", import.meta.url);
 const JUDGE = ["judge.js", "session.js", "transcript.js", "events.js", "evidence.js", "seating.js", "waiting.js",
-  "protocol-rules.js", "clock.js", "claims.js"];
+  "protocol-rules.js", "clock.js", "claims.js", "witness.js"];
 const ROUNDS = process.argv.includes("--quick") ? 5 : 50;
 
 const { readTranscript, splitLines } = await import(new URL("web/js/protocol.js", ROOT).href);

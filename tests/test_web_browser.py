@@ -3,7 +3,7 @@
 
 In Chromium, under the page's Content-Security-Policy, from the relay's own origin (a secure context on 127.0.0.1, so
 WebCrypto's Ed25519 is there): the protocol's line layer reaches Python's verdict on every vector line and on damaged
-ones, and the vendored mqtt.js reads a game's retained lines over the relay's MQTT over WebSocket, each verified."""
+ones, the judge verifies every vector transcript as ``olixono verify`` does, and the vendored mqtt.js reads a game's retained lines over the relay's MQTT over WebSocket, each verified."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import aiomqtt
 import pytest
 
 from protocol import RemoteProtocolError, decode, topic_for
+from protocol.transcript import verify_transcript
 from relay.embedded import RelaySettings, running
 from browser_helpers import browser, needs_browser, playwright  # noqa: F401 (browser: a fixture)
 
@@ -59,6 +60,32 @@ def damaged(line: str, n: int) -> str:
     """``line`` with one character changed (in turn: the signature, a field's value, the signer)."""
     at = [len(line) - 5, line.index("=") + 2, line.index(" by=") + 8][n % 3]
     return line[:at] + ("A" if line[at] != "A" else "B") + line[at + 1:]
+
+
+VERIFY_IN_THE_PAGE = """async (files) => {
+  const protocol = await import("/js/protocol.js");
+  const verdicts = [];
+  for (const lines of files) {
+    const { session, number, problem } = await protocol.verifyTranscript(lines);
+    verdicts.push([number, problem?.code ?? null, session.phase, session.result?.code() ?? null, session.position,
+      session.transcript.length]);
+  }
+  return verdicts;
+}"""
+
+
+async def test_the_judge_in_chromium_verifies_every_vector_transcript_as_python_does(relay_page):
+    _, tab = relay_page
+    files = [path.read_text().splitlines() for path in sorted(VECTORS.glob("*.txt"))]
+    verdicts = await tab.evaluate(VERIFY_IN_THE_PAGE, files)
+    expected = []
+    for lines in files:
+        session, number, problem = verify_transcript(lines)
+        expected.append([number, None if problem is None else str(problem.code), session.phase.value,
+                         None if session.result is None else session.result.code(), session.position,
+                         len(session.transcript)])
+    assert verdicts == expected
+    assert all(verdict[3] is not None for verdict in verdicts)  # every vector game is over, and the page says how
 
 
 async def test_the_line_layer_in_chromium_reaches_pythons_verdict_on_every_vector_line(relay_page):

@@ -8,9 +8,8 @@ cases, races, forfeits, confirmations and presence), and a few hundred games pla
 host's claim and a guest's late reveal, confirmations, presence), with damaged, forged, illegal, wrong-seat,
 after-end and other games' lines mixed in, fed to a fresh watcher (no key) in their order, shuffled, and shuffled
 with duplicates. For each feed: the events of each line received (``normal``), the state at the end and
-``verify_transcript``'s verdict. A feed is ``deferred`` when it needs what ``web/js/judge.js`` does not judge yet (a
-timed game, receipts, claims, witnesses, takebacks, rematches, an equivocation): the JavaScript must then refuse it
-loudly. ``web/tests/judge.test.js`` (run by ``tests/test_web_judge.py``) replays them; nothing generated is committed.
+``verify_transcript``'s verdict. ``web/tests/judge.test.js`` (run by ``tests/test_web_judge.py``) replays them;
+nothing generated is committed.
 """
 
 from __future__ import annotations
@@ -19,26 +18,23 @@ import json
 import random
 import sys
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from protocol import GameSession, Identity
-from protocol.errors import RemoteProtocolError
+from protocol.session import Witnessing
 from protocol import events as ev
 from protocol.keys import b64
 from protocol.messages import decode, encode, line_hash
-from protocol.rules import check_terms
 from protocol.transcript import verify_transcript
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 DOCUMENT = json.loads((VECTORS / "vectors.json").read_text())
-NOT_YET_TYPES = {"witness"}
-"""Types whose judging ``web/js/judge.js`` has not ported yet."""
 KEYS = [Identity.from_seed(bytes([n]) * 32) for n in range(0x51, 0x56)]
 Case = dict[str, Any]
 
 
 def normal(event: ev.Event) -> list[Any] | None:
-    """An event as both implementations write it down; ``None`` for one the JavaScript does not make yet."""
+    """An event as both implementations write it down; ``None`` for one this file has no form for (an error)."""
     if isinstance(event, ev.LineApplied):
         return ["LineApplied", event.message.hash]
     if isinstance(event, ev.LineRejected):
@@ -67,6 +63,8 @@ def normal(event: ev.Event) -> list[Any] | None:
     if isinstance(event, ev.EquivocationDetected):
         return ["EquivocationDetected", event.key.text, event.slot, line_hash(event.first), line_hash(event.second),
                 event.point, event.played_on]
+    if isinstance(event, ev.ClaimVoided):
+        return ["ClaimVoided", event.timeout.hash]
     if isinstance(event, ev.MovesTakenBack):
         return ["MovesTakenBack", event.seq, event.player, event.plies, list(event.moves)]
     if isinstance(event, ev.TakebackAsked):
@@ -95,6 +93,9 @@ def summary(session: GameSession) -> dict[str, Any]:
         "transcript": list(session.transcript),
         "waiting": len(session.waiting),
         "confirmations": {key.text: session.confirmation(key) for key in keys},
+        "confirmed_endings": {key.text: session.confirmed_ending(key) for key in keys},
+        "confirmed_by": sorted(key.text for key in session.confirmed_by),
+        "waiting_of": {key.text: [line.hash for line in session.waiting_of(key)] for key in keys},
         "present": {key.text: session.present(key) for key in keys},
         "clocks": session.clocks,
         "first_move_ms": session.first_move_ms,
@@ -114,46 +115,27 @@ def summary(session: GameSession) -> dict[str, Any]:
         "forfeit_pending": session.forfeit_pending,
         "branch": None if session.branch is None else [line.hash for line in session.branch],
         "seating_lines": list(session.seating_lines()),
+        "witness_lies": {key.text: why for key, why in session.witness_lies().items()},
     }
 
 
-def needs_more(lines: Iterable[str]) -> bool:
-    """Whether a feed holds a line of a type, or an offer of terms, that the JavaScript does not judge yet."""
-    for line in lines:
-        try:
-            message = decode(line, verify=False)
-        except RemoteProtocolError:
-            continue
-        if message.type in NOT_YET_TYPES:
-            return True
-        if message.type == "offer" and "witness:" in message.terms:
-            try:
-                check_terms(message.terms)
-            except RemoteProtocolError:
-                continue  # refused, as the JavaScript refuses it
-            return True
-    return False
-
-
-def feed(name: str, lines: list[str]) -> Case:
-    """Python's watcher on ``lines`` in this order: the events of each, the state at the end, the strict verdict."""
-    session = GameSession()
+def feed(name: str, lines: list[str | bytes], game_id: str | None = None) -> Case:
+    """Python's watcher on ``lines`` in this order: the events of each, the state at the end, the strict verdict.
+    A line given as bytes (what MQTT delivers, UTF-8 or not) is written as its hex; ``game_id``: a watcher that knows
+    the game it watches (as the page does, from its address), so that another game's offer is refused."""
+    session = GameSession(game_id)
     events: list[list[Any]] = []
-    deferred = needs_more(lines)
     for line in lines:
-        got = session.receive(line)
-        written = [normal(event) for event in got]
+        written = [normal(event) for event in session.receive(line)]
         if any(item is None for item in written):
-            deferred = True
+            raise ValueError(f"{name}: an event the JavaScript test has no form for: {session.receive(line)}")
         events.append([item for item in written if item is not None])
-    case: Case = {"name": name, "lines": lines, "deferred": deferred}
-    if not deferred:
-        checked, number, problem = verify_transcript(lines)
-        case.update(events=events, summary=summary(session),
-                    verify={"number": number, "code": None if problem is None else str(problem.code),
-                            "result": None if checked.result is None else checked.result.code(),
-                            "phase": checked.phase.value})
-    return case
+    checked, number, problem = verify_transcript(lines)
+    written_lines = [line if isinstance(line, str) else {"hex": line.hex()} for line in lines]
+    return {"name": name, "game": game_id, "lines": written_lines, "events": events, "summary": summary(session),
+            "verify": {"number": number, "code": None if problem is None else str(problem.code),
+                       "result": None if checked.result is None else checked.result.code(),
+                       "phase": checked.phase.value}}
 
 
 # -- the vectors ----------------------------------------------------------------------------------------------------
@@ -165,9 +147,9 @@ def vector_feeds() -> list[Case]:
         cases.append(feed(f"file {path.name}", lines))
         cases.append(feed(f"file {path.name} reversed", lines[::-1]))
     for vector in DOCUMENT["cases"]:
-        lines = list(vector["lines"])
-        if "last_hex" in vector:
-            continue  # bytes that are no UTF-8: the line layer's tests hold them (tests/test_web_protocol.py)
+        lines: list[str | bytes] = list(vector["lines"])
+        if "last_hex" in vector:  # the last line as MQTT delivers it: bytes that are no UTF-8
+            lines[-1] = bytes.fromhex(vector["last_hex"])
         cases.append(feed(f"case {vector['name']}", lines))
     for part in ("races", "forfeits"):
         for vector in DOCUMENT[part]:
@@ -188,18 +170,23 @@ class Game:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.host_key, self.guest_key, self.stranger = rng.sample(KEYS, 3)
+        self.host_key, self.guest_key, self.stranger, witness_key = rng.sample(KEYS, 4)
         kind = rng.choice(["oxono", "olix"])
         terms = rng.choice(["rules:1", "rules:2", "rules:2", "first:guest,rules:2", "first:host,rules:1",
                             "clock:60+2,rules:2", "clock:60+0,rules:1", "clock:900+5,first:host,rules:2",
                             "days:3,rules:2", "days:1,rules:1"])
         invite = self.guest_key.public if rng.random() < 0.2 else None
+        if terms.startswith("clock:") and rng.random() < 0.4:  # a time witness (its term sorts last)
+            terms = f"{terms},witness:{witness_key.public.text}"
         self.host, offer = GameSession.offer(kind, self.host_key, invite=invite, nonce=self.token(), terms=terms,
                                              at=1_790_000_000 + rng.randrange(10**6))
         self.guest = GameSession(self.host.game_id, self.guest_key)
+        self.witness = Witnessing(self.host.game_id, witness_key) if "witness:" in terms else None
         self.lines: list[str] = [offer.line]
         self.junk: list[str] = []
         self.guest.receive(offer.line)
+        if self.witness is not None:
+            self.witness.receive(offer.line)
         self.timed = self.host.clock is not None
         self.now = 1_000  # both monotonic clocks, one origin (receipts use only differences within one line)
         self.left_at: dict[bytes, int] = {}  # when each key's last turn line left it
@@ -208,8 +195,29 @@ class Game:
     def token(self) -> str:
         return b64(bytes(self.rng.randrange(256) for _ in range(16)))
 
+    def append(self, *lines: str) -> None:
+        """Lines of the game, in the order signed: a witness sees each, and now and then signs what it saw (at times
+        that now and then lie: going back, or a second line for one of its seq)."""
+        for line in lines:
+            self.lines.append(line)
+            if self.witness is None:
+                continue
+            self.witness.receive(line)
+            if self.rng.random() < 0.3 and line.split(" ", 2)[1] not in ("flag", "timeout"):
+                continue
+            out = self.witness.attest(self.now)
+            if out is None:
+                continue
+            self.lines.append(out.line)
+            for session in (self.host, self.guest):
+                session.receive(out.line)
+            roll = self.rng.random()
+            if roll < 0.1:  # a second line for its seq: it lies
+                fields = [(name, str(int(value) + 1) if name == "time" else value) for name, value in out.message.fields]
+                self.junk.append(self.signed(self.witness.signer, "witness", fields))
+
     def both(self, line: str, *sessions: GameSession) -> None:
-        self.lines.append(line)
+        self.append(line)
         for session in sessions or (self.host, self.guest):
             session.receive(line)
 
@@ -248,11 +256,11 @@ class Game:
             return False
         if ending < 0.12:  # the host claims; the guest's reveal, sent meanwhile, stands over it (or never comes)
             claim = self.host.claim().line
-            self.lines.append(claim)
+            self.append(claim)
             if rng.random() < 0.5:
                 return False
             reveal = self.guest.reveal().line
-            self.lines.append(reveal)
+            self.append(reveal)
             self.host.receive(reveal)
             self.guest.receive(claim)
             return not self.host.over
@@ -296,6 +304,9 @@ class Game:
     def play(self) -> None:
         rng = self.rng
         plies = rng.choice([0, 2, 6, 20, 60, 200])
+        quiet = self.witness is None and rng.random() < 0.2  # to its end by the rules: no resignation, abort, agreement
+        if quiet:
+            plies = 400
         for _ in range(plies):
             if self.host.over:
                 break
@@ -303,7 +314,7 @@ class Game:
             if rng.random() < 0.1:
                 talker = rng.choice([mine, theirs])
                 self.both(talker.chat(rng.choice(["gg", "hi there", "é ✓ ok", "thinking…"])).line)
-            roll = rng.random()
+            roll = 1.0 if quiet else rng.random()
             if roll < 0.02 and mine.may("abort") is None:
                 self.both(mine.abort().line)
                 break
@@ -313,7 +324,7 @@ class Game:
             if roll < 0.06:  # the waiter resigns while the actor plays its turn: a race
                 moved = self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text(), receipted=False)
                 resigned = theirs.resign().line
-                self.lines += [moved, resigned]
+                self.append(moved, resigned)
                 mine.receive(resigned)
                 theirs.receive(moved)
                 break
@@ -326,16 +337,20 @@ class Game:
                     self.both(mine.decline().line)
             elif mine.proposal is not None and rng.random() < 0.3 and mine.may("withdraw") is None:
                 self.both(mine.withdraw().line)
-            elif mine.proposal is None and rng.random() < 0.08 and mine.may("propose") is None:
+            elif mine.proposal is None and not quiet and rng.random() < 0.08 and mine.may("propose") is None:
                 self.both(mine.propose().line)
-            if rng.random() < 0.06 and mine.board is not None and len(mine.board.move_stack) >= 4:
+            if rng.random() < 0.06 and mine.board is not None and len(mine.board.move_stack) >= 4 \
+                    and not any(mine.takeback_of(key) for key in (self.host_key.public, self.guest_key.public)):
                 self.take_back(mine, theirs)
                 continue
             if rng.random() < 0.04:  # the waiter signs a move out of turn (its next line is at a later seq)
                 text = rng.choice(theirs.board.legal_moves()).text() if theirs.board.legal_moves() else "a1"
                 self.junk.append(self.signed(theirs.identity, "move", [*self.chain_fields(theirs), ("move", text)]))
+            clocks, board = mine.clocks, mine.board
+            if clocks is not None and board is not None and mine.first_move_ms is None and clocks[board.turn] <= 1000:
+                break  # nearly out of time: the game is left to a claim or a concession
             self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text())
-        if not self.host.over and self.host.started and rng.random() < 0.5:
+        if not self.host.over and self.host.started and rng.random() < (0.9 if self.witness is not None else 0.5):
             self.claim()
 
     def take_back(self, mine: GameSession, theirs: GameSession) -> None:
@@ -428,13 +443,15 @@ class Game:
                     ("game", began.game), ("seq", str(began.seq)), ("prev", began.hash), ("sent", str(sent)),
                     ("now", str(flagged))]))
             return
+        if self.witness is None or rng.random() < 0.5:  # (else its claim's times lie: the witness sees it early)
+            self.now = max(self.now, flagged)
         self.both(theirs.flag(sent, flagged).line)
         self.claimed = True
         window = theirs.clock.base_ms // 20 if theirs.clock is not None and not theirs.clock.days else 86_400_000
         closing = flagged + max(30_000 if self.timed and not theirs.clock.days else window, window) + rng.randint(0, 9)
         if rng.random() < 0.3 and mine.board is not None and mine.board.legal_moves():  # answered late, then closed
             late = self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text(), receipted=False)
-            self.lines.append(late)
+            self.append(late)
             mine.receive(late)
             theirs.receive(late)
             if rng.random() < 0.5:
@@ -443,7 +460,8 @@ class Game:
             out = theirs.timeout(closing)
         except Exception:  # noqa: BLE001 - LocalProtocolError: the move won the game, nothing to close over
             return
-        self.lines.append(out.line)
+        self.now = max(self.now, closing)
+        self.append(out.line)
         for session in (self.host, self.guest):
             session.receive(out.line)
 
@@ -532,11 +550,15 @@ def game_feeds(count: int, seed: int) -> list[Case]:
             in_order.insert(rng.randrange(1, len(in_order) + 1), line)
         shuffled = list(mixed)
         rng.shuffle(shuffled)
-        doubled = [line for line in mixed for _ in range(rng.choice([1, 1, 2, 3]))]
+        doubled: list[str | bytes] = [line for line in mixed for _ in range(rng.choice([1, 1, 2, 3]))]
         rng.shuffle(doubled)
+        doubled = [line.encode() if rng.random() < 0.2 else line for line in doubled]  # now and then as MQTT bytes
         cases.append(feed(f"game {number} in order", in_order))
         cases.append(feed(f"game {number} shuffled", shuffled))
         cases.append(feed(f"game {number} shuffled with duplicates", doubled))
+        watched = [game.other_offer, *shuffled]
+        cases.append(feed(f"game {number} shuffled, another game's offer first, its id known", watched,
+                          game.host.game_id))
         record = list(game.host.record)
         cases.append(feed(f"game {number} record", record))
         if len(record) > 3:

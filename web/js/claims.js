@@ -324,13 +324,13 @@ export class Claims {
    * @param {string} other
    * @param {PublicKey} loser
    * @param {() => Record<string, import("./clock.js").TimeUsed>} used
-   * @param {{first?: boolean}} [options]
+   * @param {{witnessed?: boolean, first?: boolean}} [options] `witnessed`: the time witnesses hold the claim good
    * @returns {Result}
    */
-  verdict(timeout, claimant, other, loser, used, { first = false } = {}) {
+  verdict(timeout, claimant, other, loser, used, { witnessed = false, first = false } = {}) {
     const answers = this.displaced(timeout).filter((line) => line.signer.text === loser.text);
     const waited = seconds(/** @type {number} */ (numberOf(timeout, "flagged")) - /** @type {number} */ (numberOf(timeout, "sent")));
-    if (answers.length) {
+    if (answers.length && !witnessed) {
       const answer = answers[0];
       const think = answer.get("think");
       const said = think !== null ? ` (it says it thought ${seconds(Number(think))})` : "";
@@ -340,7 +340,7 @@ export class Claims {
           + `on the record${said}` });
     }
     const bound = disputeBound(this.clock);
-    if (bound !== null) {
+    if (bound !== null && !witnessed) {
       const own = used()[claimant].unexplained;
       if (own > bound) {
         return new Result(ResultReason.DISPUTE, { by: timeout.signer, byName: claimant, scored: false,
@@ -348,14 +348,16 @@ export class Claims {
             + `unexplained (a claim wins with ${seconds(bound)} at most)` });
       }
     }
+    const seen = witnessed ? ", as the time witnesses saw it" : "";
     if (first) {
       return new Result(ResultReason.ABORTED, { by: timeout.signer, byName: claimant, scored: false,
-        detail: `${other} made no first move in time` });
+        detail: `${other} made no first move in time${seen}` });
     }
     const fields = { winner: claimant, winnerKey: timeout.signer, by: timeout.signer, byName: claimant };
     if (this.clock === null) {
-      return new Result(ResultReason.ABANDONED, { ...fields, detail: `${other} did not move for ${waited}` });
+      return new Result(ResultReason.ABANDONED, { ...fields, detail: `${other} did not move for ${waited}${seen}` });
     }
-    return new Result(ResultReason.TIME, { ...fields, detail: `${other}'s clock ran out and the claim went unanswered` });
+    return new Result(ResultReason.TIME, { ...fields,
+      detail: `${other}'s clock ran out and the claim went unanswered${seen}` });
   }
 }

@@ -42,6 +42,8 @@ export class Evidence {
     this._provenLines = new Map();
     /** @type {Set<string>} "key slot" of receipts and flag claims signed twice */
     this._doubled = new Set();
+    /** Whether the game has time witnesses: a claimant's timeout is then no final line, only a concession is. */
+    this.witnessed = false;
   }
 
   /**
@@ -219,12 +221,12 @@ export class Evidence {
   }
 
   /**
-   * Whether `message` is a line after which its signer never signs another main-chain line (a game with time
-   * witnesses, where a claimant's timeout is not final, is not ported).
+   * Whether `message` is a line after which its signer never signs another main-chain line (with time witnesses, a
+   * claimant's timeout is not: the witnesses may void it, and its signer play on).
    * @param {Message} message
    */
   final(message) {
-    return FINAL.has(message.type);
+    return FINAL.has(message.type) && !(this.witnessed && message.type === "timeout" && message.get("now") !== null);
   }
 
   /**

@@ -2,24 +2,24 @@
 // any number of times, from anyone; it ignores exact duplicates, keeps (within bounds) lines that arrive before their
 // parent, applies every line that verifies and answers every other with a LineRejected event naming its code.
 //
-// Ported so far: the seating (offer, joins, accept, reveal and the coin, the host's claim), the main chain with its
-// moves (the JavaScript rules), proposals (propose, withdraw, decline, agree), resign and abort, races (the line of
-// higher rank stands), chat, presence and confirmations, the waiting room and the resync it asks for; time controls
-// (clock:, days:, and rules:2's first moves), receipts, flag claims and timeouts (a concession, a claimant's, the
-// time dispute); takeback lines and undos (the consent= an undo carries is checked before the line is judged, since
-// WebCrypto answers asynchronously), rematch lines; equivocation proofs and the forfeit rule (the record cut at the
-// lowest point of a seated key's proof, the host's canonical seating, the proofs a record keeps). Not yet: time
-// witnesses: an offer that names one throws NotSupportedError, so that no page goes on with a verdict that may differ
-// from Python's.
+// What it judges, as protocol/judge.py does: the seating (offer, joins, accept, reveal and the coin, the host's claim),
+// the main chain with its moves (the JavaScript rules), proposals, resign and abort, races (the line of higher rank
+// stands), chat, presence and confirmations, the waiting room and the resync it asks for; time controls (clock:,
+// days:, rules:2's first moves), receipts, flag claims and timeouts (claims.js); takeback lines and undos (an undo's
+// consent= is checked before the line is judged, since WebCrypto answers asynchronously and the judge does not);
+// rematch lines; equivocation proofs and the forfeit rule (evidence.js, seating.js); time witnesses (witness.js).
+// It signs nothing: a watcher's judge (Python's GameSession signs for its player, Witnessing for a witness).
 
 import { consents, decode, decodeText } from "./messages.js";
-import { NotSupportedError, RemoteProtocolError } from "./protocol-errors.js";
+import { publicKey } from "./keys.js";
+import { RemoteProtocolError } from "./protocol-errors.js";
 import { ANSWERS, Claims, numberOf } from "./claims.js";
-import { TimeControl, timeUsed } from "./clock.js";
+import { LAG_MOST_MS, SLACK_MS, TimeControl, answerWindow, claimAfter, timeUsed } from "./clock.js";
 import { Evidence } from "./evidence.js";
 import { Result, ResultReason, event } from "./events.js";
 import { Seating } from "./seating.js";
 import { WaitingRoom } from "./waiting.js";
+import { Witnesses } from "./witness.js";
 import {
   CONFIRMED, DISPUTED, GUEST, HOST, MAX_CHAIN, MAX_JOINS, MAX_SUPERSEDED, Phase, REMARKS, RULES, SIDE_LINES, Sender,
   UNSEEN, beginsTurn, checkTerms, clocked, commitment, firstMoveFree, hostMovesFirst, refusedOnSight, state,
@@ -38,8 +38,6 @@ import { InvalidMoveError } from "./rules-common.js";
 /** The board classes by the offer's kind=. */
 export const BOARDS = Object.freeze({ oxono: OxonoBoard, olix: OlixBoard });
 
-/** Beside-the-chain types whose judging is not ported yet. */
-const NOT_YET_BESIDE = Object.freeze({ witness: "time witnesses" });
 
 /**
  * The start of a line as an event quotes it (at most 200 characters, whatever its bytes), as Python's `quoted`.
@@ -102,6 +100,9 @@ export class Receiver {
     this._seating = new Seating();
     this._evidence = new Evidence();
     this._claims = new Claims();
+    this._witnesses = new Witnesses();
+    /** @type {Map<string, Message>} claimants' timeouts the witnesses void, by hash */
+    this._void = new Map();
     /** @type {Message[]} refused lines to judge again (early claims, once the claimant's receipts grow) */
     this._again = [];
     /** @type {Map<string, Message>} each player's rematch line (one a player), once the game is over */
@@ -220,7 +221,9 @@ export class Receiver {
   claimRemaining() {
     const began = this._turnBegan(this._chain.length);
     if (this._state.phase !== Phase.PLAYING || began === null) return null;
-    return this._claimRemaining(this._state, began.seq);
+    const remaining = this._claimRemaining(this._state, began.seq);
+    if (!this._witnesses.keys.length) return remaining;
+    return Math.max(remaining, this._witnessedRemaining(this._state, began.seq));
   }
 
   /**
@@ -327,7 +330,8 @@ export class Receiver {
     const held = new Set(lines);
     const proofs = this.proofs.filter((proof) => this.roleOf(proof.key) !== null);
     for (const line of [...proofs.flatMap((proof) => [proof.first, proof.second]), ...this.displaced,
-      ...this.seatingLines()]) {
+      ...this.seatingLines(), ...[...this._void.values()].map((timeout) => timeout.line),
+      ...this._witnesses.conflicts().map((conflict) => conflict.line)]) {
       if (!held.has(line)) {
         held.add(line);
         lines.push(line);
@@ -471,6 +475,27 @@ export class Receiver {
     if (final === head.seq && latest.prev === head.hash && latest.get("result") === result.code()) return CONFIRMED;
     if (final > head.seq && this._forfeitedAt === null) return UNSEEN; // (past a forfeit's point: what it overrode)
     return DISPUTED;
+  }
+
+  /**
+   * The final sequence number and result code that `key`'s latest confirmation names, if any.
+   * @param {PublicKey} key
+   * @returns {[number, string] | null}
+   */
+  confirmedEnding(key) {
+    const confirms = this._confirms.get(key.text);
+    if (confirms === undefined || confirms.size === 0) return null;
+    const latest = /** @type {Message} */ (confirms.get(Math.max(...confirms.keys())));
+    return [Number(latest.get("final")), /** @type {string} */ (latest.get("result"))];
+  }
+
+  /**
+   * The lines of `key`'s kept until a line before them arrives (a gap, while it lasts).
+   * @param {PublicKey} key
+   * @returns {Message[]}
+   */
+  waitingOf(key) {
+    return this._waiting.linesOf(key);
   }
 
   /** @returns {PublicKey[]} the seated keys whose latest confirmation names this receiver's ending */
@@ -712,8 +737,7 @@ export class Receiver {
 
   // -- feeding lines -----------------------------------------------------------------------------------------------
   /**
-   * Check one line and apply it if it verifies, then anything it unblocks; NotSupportedError for a line that needs
-   * a part of the judge not ported yet.
+   * Check one line and apply it if it verifies, then anything it unblocks.
    * @param {string | Uint8Array} data
    * @returns {Promise<Event[]>}
    */
@@ -783,6 +807,7 @@ export class Receiver {
         this._again = [];
       }
       this._settle(events);
+      this._witnessClaims(events);
       this._claimVerdict(events);
       for (const token of this._released) work.push(...this._waiting.release(token));
       this._released = [];
@@ -808,7 +833,6 @@ export class Receiver {
     if (problem !== null) throw problem;
     if (!this._chain.length) return this._keep(message, "offer");
     if (this._known.has(message.line)) return [];
-    if (message.type in NOT_YET_BESIDE) throw new NotSupportedError(NOT_YET_BESIDE[/** @type {"flag"} */ (message.type)]);
     if (message.type === "chat") return this._chat(message, events);
     if (message.type === "presence") return this._presenceLine(message, events);
     if (message.type === "confirm") return this._confirm(message, events);
@@ -817,6 +841,7 @@ export class Receiver {
     if (message.type === "flag") return this._flag(message, events);
     if (message.type === "rematch") return this._rematchLine(message, events);
     if (message.type === "takeback") return this._takebackLine(message, events);
+    if (message.type === "witness") return this._witnessLine(message, events);
     const role = this.roleOf(message.signer);
     if (role === HOST && message.type === "accept" && message.seq === 2) this._hostAccept(message, events);
     if (message.type === "reveal") this._seating.reveal(message);
@@ -848,6 +873,10 @@ export class Receiver {
       const began = this._turnBegan(message.seq);
       if (this._sender(message.signer, st) === Sender.WAITER && began !== null && this._claims.claimOf(message, began) === null) {
         return this._keep(message, flagToken(message.signer, began.hash)); // the claim it closes first
+      }
+      if (this._void.has(message.hash) || this._witnessedClaim(message) === false) {
+        this._voidClaim(message, events);
+        return [];
       }
     }
     if (message.seq < n) return this._race(message, events);
@@ -1229,7 +1258,6 @@ export class Receiver {
     }
     const terms = /** @type {string} */ (message.get("terms"));
     checkTerms(terms);
-    if (witnessesOf(terms).length) throw new NotSupportedError(`time witnesses (${terms})`);
     this._claims.clock = TimeControl.ofTerms(terms);
     this._claims.firstFree = firstMoveFree(terms);
     const kind = /** @type {"oxono" | "olix"} */ (message.get("kind"));
@@ -1240,6 +1268,8 @@ export class Receiver {
     this._host = message.signer;
     this.invite = message.peer;
     this._seating.offer(message.signer, message.peer, terms);
+    this._witnesses.name(witnessesOf(terms));
+    this._evidence.witnessed = this._witnesses.keys.length > 0;
     this._chain.push(message);
     this._before.push(this._state);
     this._state = state({ phase: Phase.OFFERED });
@@ -1348,7 +1378,7 @@ export class Receiver {
       case "agree": return this._agreed(st, message);
       case "timeout": return this._timedOut(st, message);
       case "undo": return this._takenBack(st, message, events);
-      default: throw new NotSupportedError(`${message.type} lines`);
+      default: throw new Error(`no transition for ${message.type} lines`);
     }
   }
 
@@ -1521,7 +1551,7 @@ export class Receiver {
     const board = /** @type {AnyBoard} */ (this._board);
     const seats = /** @type {[PublicKey, PublicKey]} */ (st.seats);
     return this._claims.verdict(timeout, player, other, seats[1 - mine], () => timeUsed(this.answers(), board.players),
-      { first: this._freeFirst(st) });
+      { witnessed: this._witnessedClaim(timeout) === true, first: this._freeFirst(st) });
   }
 
   /**
@@ -1847,6 +1877,158 @@ export class Receiver {
     this._takebacks.set(message.signer.text, message);
     events.push(event("TakebackAsked", { player: this.playerOf(message.signer) ?? "", plies, seq: message.seq, message }));
     return [];
+  }
+
+  // -- time witnesses (witness.js) ---------------------------------------------------------------------------------
+  /**
+   * A line of one of the game's time witnesses: the next of its chain gives the lines it names their times; a second
+   * line for one of its seq, or times that go back, prove it lies.
+   * @param {Message} message
+   * @param {Event[]} events
+   * @returns {string[]}
+   */
+  _witnessLine(message, events) {
+    const key = message.signer;
+    if (!this._witnesses.named(key.text)) {
+      throw new RemoteProtocolError("wrong-signer", `${key.fingerprint} is no witness the game's terms name`);
+    }
+    const held = this._witnesses.held(message);
+    if (held !== null) {
+      if (held.line !== message.line) {
+        this._witnesses.conflict(message);
+        this._remember(message);
+      }
+      return [];
+    }
+    const [seq, head] = this._witnesses.head(key.text, this._chain[0].hash);
+    if (message.seq > seq + 1) return this._keep(message, message.prev);
+    if (message.prev !== head) {
+      throw new RemoteProtocolError("broken-link", "prev= is not the hash of this witness's previous line");
+    }
+    this._witnesses.apply(message);
+    this._transcript.push(message.line);
+    this._remember(message);
+    events.push(event("LineApplied", { message }));
+    return [message.hash];
+  }
+
+  /** @returns {PublicKey[]} the time witnesses the game's terms name */
+  get witnesses() {
+    return this._witnesses.keys.map((text) => publicKey(text));
+  }
+
+  /** @returns {Map<string, string>} the witnesses proven to lie (by key text), and why */
+  witnessLies() {
+    this._holdWitnesses();
+    return this._witnesses.lies;
+  }
+
+  /** Hold the witnesses to the order of the game: each chain line after its prev, each claim after its turn's start. */
+  _holdWitnesses() {
+    /** @type {[string, string][]} */
+    const follows = this._chain.slice(1).map((line) => [line.prev, line.hash]);
+    for (const key of this._seatedKeys()) {
+      for (const flag of this._claims.flagsOf(key, this._chain).values()) follows.push([flag.prev, flag.hash]);
+    }
+    this._witnesses.check(follows);
+  }
+
+  /**
+   * Whether the witnesses hold a claimant's `timeout` good (true), void it (false), or do not tell (null: no
+   * witness, or none saw the lines yet; the rules without a witness hold).
+   * @param {Message} timeout
+   * @returns {boolean | null}
+   */
+  _witnessedClaim(timeout) {
+    if (!this._witnesses.keys.length || timeout.get("now") === null || timeout.seq > this._chain.length) return null;
+    const began = this._turnBegan(timeout.seq);
+    const claim = began !== null ? this._claims.claimOf(timeout, began) : null;
+    if (began === null || claim === null) return null;
+    this._holdWitnesses();
+    const waited = this._witnesses.duration(began.hash, claim.hash);
+    const window = this._witnesses.duration(claim.hash, timeout.hash);
+    if (waited === null || window === null) return null;
+    const st = timeout.seq < this._chain.length ? this._before[timeout.seq] : this._state;
+    const needed = claimAfter(this.clock, this._witnessedRemaining(st, began.seq));
+    if (waited < needed || window < answerWindow(this.clock)) return false;
+    const answers = this._claims.displaced(timeout);
+    if (timeout.seq < this._chain.length && !same(this._chain[timeout.seq].signer, timeout.signer)) {
+      answers.push(this._chain[timeout.seq]); // the other's line that holds its place now
+    }
+    for (const answer of answers) {
+      const first = this._witnesses.duration(answer.hash, timeout.hash);
+      if (first === null) return null;
+      if (first > 0) return false; // the other's line for its place came first: it stands
+    }
+    return true;
+  }
+
+  /**
+   * The clock of the player to move in `st` (whose turn the line at `began` began) as the witnesses timed its moves;
+   * the record's for a correspondence or untimed game.
+   * @param {State} st
+   * @param {number} began
+   */
+  _witnessedRemaining(st, began) {
+    const remaining = this._turnClock(st);
+    const clock = this.clock;
+    if (clock === null || clock.days || st.seats === null) return remaining;
+    const mover = st.seats[st.turn];
+    /** @type {Message | null} */
+    let start = null;
+    let beyond = 0;
+    let ply = 0;
+    for (const line of this._chain.slice(0, began + 1)) {
+      if (clocked(line) && same(line.signer, mover) && start !== null && this._charged(ply)) {
+        const took = this._witnesses.duration(start.hash, line.hash);
+        if (took !== null) beyond += Math.max(0, took - Number(line.get("think")) - LAG_MOST_MS - SLACK_MS);
+      }
+      if (clocked(line)) ply += 1;
+      if (beginsTurn(line)) start = line;
+    }
+    return Math.max(0, remaining - beyond);
+  }
+
+  /**
+   * Void a claimant's timeout at the head that the witnesses void, putting back the lines it set aside; and put back
+   * one they voided that they no longer do (a witness proven to lie since).
+   * @param {Event[]} events
+   */
+  _witnessClaims(events) {
+    const head = this._chain.at(-1);
+    if (head !== undefined && head.type === "timeout" && head.get("now") !== null && this._forfeitedAt === null
+        && this._witnessedClaim(head) === false) {
+      this._unplace();
+      this._voidClaim(head, events);
+    }
+    for (const timeout of [...this._void.values()]) {
+      if (this._witnessedClaim(timeout) !== false) {
+        this._void.delete(timeout.hash);
+        this._known.delete(timeout.line);
+        this._again.push(timeout);
+      }
+    }
+  }
+
+  /**
+   * A claimant's timeout the witnesses void: kept aside (a record holds it), and the other's lines it had set aside,
+   * and what followed them, judged again.
+   * @param {Message} timeout
+   * @param {Event[]} events
+   */
+  _voidClaim(timeout, events) {
+    this._void.set(timeout.hash, timeout);
+    this._remember(timeout);
+    events.push(event("ClaimVoided", { timeout }));
+    this._waiting.markDropped(); // the claimant's lines after it were refused as after the end: the game again
+    this._reclassify(events);
+    const again = [...this._superseded.values()].filter((line) => line.seq >= timeout.seq
+      && !same(line.signer, timeout.signer)).sort((a, b) => a.seq - b.seq || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+    for (const line of again) {
+      this._superseded.delete(line.hash);
+      this._known.delete(line.line);
+    }
+    this._again.push(...again);
   }
 
   // -- what a receiver keeps ---------------------------------------------------------------------------------------

@@ -48,17 +48,3 @@ export class RemoteProtocolError extends Error {
     this.detail = detail;
   }
 }
-
-/**
- * A line needs a part of the judge this implementation has not ported yet (see web/README.md): the page must stop
- * and say so rather than go on with a verdict that may differ from Python's. Never a verdict on the line itself.
- */
-export class NotSupportedError extends Error {
-  /** @param {string} what the part of the protocol the line needs */
-  constructor(what) {
-    super(`not supported yet: ${what}`);
-    this.name = "NotSupportedError";
-    /** @readonly */
-    this.what = what;
-  }
-}

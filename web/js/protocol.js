@@ -4,7 +4,7 @@
 // steps of a receiver: the main chain's line-level links (`Chain`: each line names the one before it by its hash, at
 // the next sequence number, in one game) and a transcript file read into its verified lines (`readTranscript`).
 // Above them the judge (judge.js, session.js: a watcher's GameSession; transcript.js: verifyTranscript), which
-// ports protocol/judge.py in part: web/README.md says what is ported and what refuses with NotSupportedError.
+// ports protocol/judge.py as a watcher keeps it (web/README.md).
 
 import { NUMBERED_APART, decode } from "./messages.js";
 import { RemoteProtocolError } from "./protocol-errors.js";

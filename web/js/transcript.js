@@ -37,8 +37,8 @@ function typeOf(line) {
  * apply at once its 1-based number and why (gap for a line that would have to wait, or a duplicate; superseded for a
  * race left in). The lines of a seated key's equivocation proof are part of a record (the session ends the game by
  * the forfeit rule), and so are the moves a claimant's timeout set aside and what decided whom a host that signed two
- * accepts seated; a stranger's proof is reported and decides nothing. A line that needs a part of the judge not
- * ported yet throws NotSupportedError.
+ * accepts seated (a timeout the witnesses voided, and a witness's second line, apply as they are); a stranger's
+ * proof is reported and decides nothing.
  * @param {Iterable<string | Uint8Array>} lines
  * @returns {Promise<{session: GameSession, number: number | null, problem: Problem | null}>}
  */
