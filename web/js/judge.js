@@ -826,6 +826,9 @@ export class Receiver {
    */
   _process(message, events) {
     if (message.type === "offer") return this._offer(message, events);
+    if (message.type === "talk") { // a watcher's: the gallery's (gallery.js), never the record's
+      throw new RemoteProtocolError("wrong-seat", "a watcher's talk is no line of the game's record: it is kept beside it");
+    }
     if (this.gameId !== null && message.game !== this.gameId) {
       throw new RemoteProtocolError("wrong-game", `for game ${message.game}, not ${this.gameId}`);
     }
