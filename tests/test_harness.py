@@ -73,7 +73,7 @@ def test_a_short_flood_leaves_the_game_and_a_late_watcher_unharmed():
 @pytest.mark.parametrize("second", [(), ("--second-relay",)], ids=["one relay", "two relays"])
 def test_a_short_soak_loses_nothing_and_leaves_nothing_stuck(second):
     """Eight bot games through both relays (with and without their data on disk) behind the chaos proxy, a relay
-    killed 1 s into each phase, players killed and resumed from their journals, a stranger flooding (the long run:
+    killed 0.25 s into each phase, players killed and resumed from their journals, a stranger flooding (the long run:
     1,000 games); with ``--second-relay``, each game over a second relay too, either of the two killed."""
     status, figures = run_harness("-m", "harness.soak", "--quick", *second, timeout=600)
     assert figures["games_finished"] == "8", figures
