@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Coroutine, NoReturn, Sequence
 
 from client.bell import bell_wanted
 from olixono.analysis import DEFAULT_ITERATIONS, MISS_DROP, WON_VALUE
+from olixono.arguments import option_strings, protect_ids
 from olixono.bots import BOTS, LEVELS, PEOPLE_LEVELS
 from olixono.engine import EngineSession, run
 from olixono.games import BOARDS
@@ -620,8 +621,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from relay.cli import option_strings, protect_ids
-
     parser = build_parser()
     args = parser.parse_args(protect_ids(sys.argv[1:] if argv is None else argv, option_strings(parser)))
     command: Callable[[argparse.Namespace], int] = args.func

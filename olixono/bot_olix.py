@@ -171,7 +171,7 @@ def _window_score(own: int, opp: int) -> float:
 
 
 def _track_score(mine: tuple[int, ...], theirs: tuple[int, ...]) -> float:
-    """Markers (rule 9) and formation sizes, mine minus theirs."""
+    """Markers (docs/olix.md, rule 9) and formation sizes, mine minus theirs."""
     score = 0.0
     for k in range(4):
         a, b = mine[k], theirs[k]

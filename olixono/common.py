@@ -288,7 +288,8 @@ class Board(ABC, Generic[MoveT]):
         return self._ending
 
     def end(self) -> Outcome:
-        """End the game by agreement (:meth:`agreed`: a draw in Oxono, the position scored in Olix, rule 12)."""
+        """End the game by agreement (:meth:`agreed`: a draw in Oxono, the position scored in Olix,
+        docs/olix.md rule 12)."""
         if self.is_game_over():
             raise GameOverError(f"cannot end by agreement: the game is over ({self.outcome()})")
         self._ending = self.agreed()

@@ -1,4 +1,4 @@
-"""The Olix rules engine (``../shared/RULES.md``, section Olix).
+"""The Olix rules engine: the rules of ``docs/olix.md``, whose numbers the comments here cite.
 
 The board is 11 × 11; square ``rank * 11 + file`` (``a1`` = 0, ``k1`` = 10,
 ``a11`` = 110). Stones never move, so everything follows from two growing sets

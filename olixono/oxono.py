@@ -1,4 +1,4 @@
-"""The Oxono rules engine (``../shared/RULES.md``, section Oxono).
+"""The Oxono rules engine: the rules of ``docs/oxono.md``, whose numbers the comments here cite.
 
 The board is 6 × 6; square ``rank * 6 + file`` (``a1`` = 0, ``f1`` = 5,
 ``a6`` = 30). Pawns live in three bitboards: all pawns, pink pawns, and pawns

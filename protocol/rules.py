@@ -63,9 +63,9 @@ MAX_JOINS_PER_KEY = 4
 """Joins kept per candidate key (one is honest; the host may have accepted a later one of an equivocating guest)."""
 
 TERMS = {"rules": ("1", "2")}
-"""The terms every offer names, and the values this implementation knows: ``rules:1``, the rules of ``RULES.md``;
-``rules:2``, the same but for a timed game's first moves (each player's clock starts with its first move:
-:data:`FIRST_MOVE_FREE`)."""
+"""The terms every offer names, and the values this implementation knows: ``rules:1``, the rules of
+``docs/oxono.md`` and ``docs/olix.md``; ``rules:2``, the same but for a timed game's first moves (each player's clock
+starts with its first move: :data:`FIRST_MOVE_FREE`)."""
 FIRST_MOVE_FREE = "rules:2"
 """The term under which each player's first move is off its clock and a missing one aborts the game
 (:meth:`protocol.clock.TimeControl.first`; ``PROTOCOL.md`` §3, the clock). Older records (``rules:1``) judge as they

@@ -3,7 +3,7 @@
 Nothing here is incremental or clever: the board is a list of 121 cells
 (``None``, 0 for first, 1 for second); every formation type is found by
 trying every rectangle, every corner with every pair of arm directions and
-every line from every square, straight from RULES.md (Olix, rules 3–12).
+every line from every square, straight from docs/olix.md (rules 3–12).
 Also here: the random game generators the tests share (uniform, clustering,
 and sparse lattices that often end settled).
 """

@@ -1,6 +1,6 @@
 """A slow, plainly written Oxono reference, for checking the fast engine.
 
-Written from the "Oxono" section of RULES.md alone, one small function per
+Written from the numbered rules of docs/oxono.md alone, one small function per
 rule, for clarity and not for speed. It must never import ``olixono.oxono``:
 its whole worth is that it shares no code (and so no bug) with the engine.
 

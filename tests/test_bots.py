@@ -277,7 +277,7 @@ def test_olix_wins_and_threats_in_one_agree_with_the_engine():
         assert board.position() == view.board.position()
 
 
-TOPS = {"O": 9, "L": 8, "I": 7, "X": 7}  # a value above its track's top wins at once (rule 10)
+TOPS = {"O": 9, "L": 8, "I": 7, "X": 7}  # a value above its track's top wins at once (docs/olix.md, rule 10)
 
 
 def _planted(rng: random.Random) -> list[int]:

@@ -16,8 +16,8 @@ import pytest
 
 from cli_helpers import ROOT, finish, home, read_until, run, spawn, stop
 from client.cli import build_parser
+from olixono.arguments import option_strings, protect_ids
 from protocol import Identity
-from relay.cli import option_strings, protect_ids
 
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 GAME_ID = "b8iwQmV2RfS9dxX4kPz1AA"

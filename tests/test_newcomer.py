@@ -16,7 +16,6 @@ import pytest
 from cli_helpers import Terminal, home, read_until, run, spawn, stop
 from network_helpers import game_id_of
 from protocol import GameSession, Identity
-from relay.cli import protect_ids
 from relay.mosquitto import free_port
 from relay_fixtures import Relay, make_accounts, needs_mosquitto
 
@@ -31,16 +30,6 @@ def dashed_key() -> Identity:
 
 
 DASHED_GAME = "-b8iwQmV2RfS9dxX4kPz1A"
-
-
-def test_ids_and_keys_that_begin_with_a_dash_are_values():
-    key = "-96kk" + "A" * 37 + "A"
-    assert protect_ids(["join", DASHED_GAME, "--relay", "mqtt://h"]) == ["join", "--relay", "mqtt://h", "--", DASHED_GAME]
-    assert protect_ids(["host", "oxono", "--invite", key]) == ["host", "oxono", f"--invite={key}"]
-    assert protect_ids(["host", "oxono", "--witness", key]) == ["host", "oxono", f"--witness={key}"]
-    assert protect_ids(["relay", "adduser", key, "--users", "f"]) == ["relay", "adduser", "--users", "f", "--", key]
-    assert protect_ids(["join", "--", DASHED_GAME]) == ["join", "--", DASHED_GAME]
-    assert protect_ids(["engine", "--seed", "-5", "-h"]) == ["engine", "--seed", "-5", "-h"]
 
 
 @pytest.mark.parametrize("command", ["join", "watch", "export", "resume"])
@@ -270,16 +259,6 @@ async def test_resuming_a_host_game_whose_own_relay_ended_starts_one_again(tmp_p
     code, out, err = await run(env, "resume", "--plain", "--timeout", "5", "--", game, stdin_text="quit\n")
     assert f"No relay answered at mqtt://127.0.0.1:{port}, so this process runs one there" in out, (out, err)
     assert code == 3 and "Taking up olix game" in out, (out, err)
-
-
-def test_an_option_that_looks_like_an_id_stays_an_option():
-    from client.cli import build_parser
-    from relay.cli import option_strings
-
-    known = option_strings(build_parser())
-    assert "--bridge-password-file" in known and "--relay" in known
-    argv = ["relay", "mosquitto-config", "d", "--bridge-password-file", "f"]
-    assert protect_ids(argv, known) == argv
 
 
 # -- 5. proposals ----------------------------------------------------------------------------------------

@@ -64,7 +64,7 @@ def test_engine_agrees_with_reference_on_many_games(style, seed):
 
 
 def test_reference_values_by_hand():
-    """The reference itself, on the worked values of rule 7 and a T shape (rule 6)."""
+    """The reference itself, on the worked values of rule 7 and a T shape (rule 6) of docs/olix.md."""
     cells = [None] * ref.SQUARES
     for r in range(3):
         for f in range(3):

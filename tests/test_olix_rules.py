@@ -1,4 +1,4 @@
-"""One test (or more) for every Olix rule of RULES.md, named after the rule.
+"""One test (or more) for every Olix rule of docs/olix.md, named after the rule.
 
 Positions are drawn as text: eleven rows of eleven cells, rank 11 first,
 ``X`` a stone of first, ``O`` a stone of second, ``.`` empty. ``drawn`` adds

@@ -1,6 +1,6 @@
 """The Oxono reference checked on its own, before it judges the fast engine.
 
-Perft from the start must match the published counts (RULES.md rule 14), and
+Perft from the start must match the published counts (docs/oxono.md, rule 14), and
 the reference must respect the board's symmetries: the rules never prefer a
 direction, a colour or a symbol, so mirroring a position mirrors its moves.
 """

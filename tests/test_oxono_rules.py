@@ -1,4 +1,4 @@
-"""One test (or a few) per Oxono rule of RULES.md, named after the rule.
+"""One test (or a few) per Oxono rule of docs/oxono.md, named after the rule.
 
 Special positions are drawn, rank 6 on top and file a on the left: ``.`` is
 empty, ``X``/``O`` are pink pawns, ``x``/``o`` black pawns, ``[X]``/``[O]``

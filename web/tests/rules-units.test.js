@@ -8,7 +8,7 @@ import { GameOverError, IllegalMoveError, InvalidMoveError, InvalidPositionError
 import { OlixBoard, OlixMove, START as OLIX_START, scoreboardOf } from '../js/olix.js';
 import { OxonoBoard, OxonoMove, START as OXONO_START } from '../js/oxono.js';
 
-test('oxono: the reference counts from the start (RULES.md, rule 14)', () => {
+test('oxono: the reference counts from the start (docs/oxono.md, rule 14)', () => {
   const board = new OxonoBoard();
   assert.deepEqual([1, 2, 3].map((depth) => board.perft(depth)), [68, 3612, 162680]);
   assert.equal(board.position(), OXONO_START);
