@@ -235,3 +235,24 @@ async def test_a_terminal_watcher_is_told_the_link_where_the_relay_serves_the_pa
         assert await network.watch(game, watcher.options) == 0
         link = f"Anyone can watch it in a browser, every move checked there: {relay.page}#game={game}"
         assert link in watcher.lines
+
+
+@needs_mosquitto
+async def test_bytes_that_are_no_utf8_on_an_open_broker_are_refused_as_such(tmp_path, browser):
+    """An open Mosquitto passes anything: the page judges the bytes as they came (as the terminal does), and a line
+    that is no UTF-8 is refused as bad-utf8, beside the game, which stands."""
+    lines = (ROOT / "protocol" / "vectors" / "oxono-game.txt").read_text().splitlines()
+    relay = await web_relay(tmp_path, "mosquitto")
+    try:
+        await published(relay, lines)
+        game = decode(lines[1]).game
+        async with relay.client() as stranger:
+            await stranger.publish(f"olixono/1/games/{game}/x/1", b"olixono/1 move \xff\xfe", retain=True)
+        async with page_for(tmp_path, relay) as link:
+            tab = await browser.new_page()
+            await tab.goto(link(game))
+            await tab.wait_for_selector('.rejected[data-code="bad-utf8"]', state="attached", timeout=20_000)
+            page = await shown(tab)
+            assert page["code"] == expected(lines, game).result.code()
+    finally:
+        await relay.stop()

@@ -32,11 +32,11 @@ export function linkOf(fragment, where) {
 }
 
 /**
- * Connect to each relay and hand every message on `filters` to `take` (topic, line text); `told` hears each relay's
+ * Connect to each relay and hand every message on `filters` to `take` (topic, its bytes as they came); `told` hears each relay's
  * state. Returns the clients.
  * @param {string[]} relays
  * @param {string[]} filters
- * @param {(topic: string, line: string) => void} take
+ * @param {(topic: string, line: Uint8Array) => void} take
  * @param {(relay: string, state: string) => void} told
  */
 function follow(relays, filters, take, told) {
@@ -51,7 +51,7 @@ function follow(relays, filters, take, told) {
     client.on("close", () => told(url, "lost"));
     client.on("error", (error) => told(url, `error: ${error.message}`));
     client.on("message", (topic, payload) => {
-      if (payload.length) take(topic, new TextDecoder("utf-8", { fatal: false }).decode(payload));
+      if (payload.length) take(topic, new Uint8Array(payload));
     });
     return client;
   });
@@ -131,8 +131,10 @@ function lobby(relays) {
     if (state && item) state.textContent = ` ${item.dataset.state}`;
   };
   follow(relays, [`${GAMES}/+/+/offer`, `${GAMES}/+/+/2`], async (_, line) => {
-    if (seen.has(line)) return;
-    seen.add(line);
+    const text = new TextDecoder("utf-8", { fatal: false }).decode(line);
+    if (seen.has(text)) return;
+    if (seen.size > 20_000) seen.clear(); // (a flood of junk on an open broker: the shown games stay)
+    seen.add(text);
     let message;
     try {
       message = await decode(line);

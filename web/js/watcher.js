@@ -41,13 +41,16 @@ export class Watcher {
   }
 
   /**
-   * One line from a relay (its text): judged once, whichever relay and topic it came from.
-   * @param {string} line
+   * One line from a relay (its bytes as they came, or its text): judged once, whichever relay and topic it came
+   * from; bytes that are no UTF-8 are refused as the judge refuses them (bad-utf8).
+   * @param {Uint8Array | string} data
    */
-  async receive(line) {
-    if (this._seen.has(line)) return;
+  async receive(data) {
+    const line = typeof data === "string" ? data : new TextDecoder("utf-8", { fatal: false }).decode(data);
+    const seen = typeof data === "string" ? data : `${line}\u0000${data.length}`; // (a lossy decoding: told apart)
+    if (this._seen.has(seen)) return;
     if (this._seen.size >= SEEN_KEPT) this._seen.clear();
-    this._seen.add(line);
+    this._seen.add(seen);
     if (isTalk(line)) {
       try {
         await this.gallery.receive(line);
@@ -56,7 +59,7 @@ export class Watcher {
       }
       return;
     }
-    for (const event of await this.session.receive(line)) {
+    for (const event of await this.session.receive(data)) {
       if (event.kind === "LineRejected") {
         this._refused(event);
       } else if (event.kind === "ChatReceived") {
