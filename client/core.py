@@ -925,8 +925,8 @@ class GameCore:
             if message.type in NUMBERED_APART:
                 messages.append(message)
         messages.extend(decode(line, verify=False) for line in self.session.displaced)  # a disputed claim's answer
-        for proof in self.session.proofs:  # the proof travels with the record: the equivocator cannot erase it
-            if me is not None and self.session.role_of(proof.key) is not None and proof.key != me:  # as copies
+        for proof in self.session.seated_proofs:  # the proof travels with the record: the equivocator cannot erase it
+            if me is not None and proof.key != me:  # as copies
                 messages.extend(decode(line, verify=False) for line in (proof.first, proof.second))
         return [self._placement(message) for message in messages]
 

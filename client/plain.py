@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from client.commands import Write, handle_typed, leaving_text, parse
 from client.core import ClaimReady, GameCore
 from client.intents import Intent, IntentKind, IntentRefused
-from client.record import PROVEN, moves_text, seated_proofs
+from client.record import PROVEN, moves_text
 from client.runner import GameRunner
 from client.thinking import clock_budget, in_daemon_thread
 from protocol import CONFIRMED
@@ -133,7 +133,7 @@ async def ended(runner: GameRunner, out: Write, typed: asyncio.Queue[str | None]
         await bot_rematching(runner, out, bot)
     elif not core.watching:
         await rematching(runner, out, typed, held or [])
-    return PROVEN if seated_proofs(session) else 0
+    return PROVEN if session.seated_proofs else 0
 
 
 async def rematching(runner: GameRunner, out: Write, typed: asyncio.Queue[str | None] | None, held: list[str]) -> None:
