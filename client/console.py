@@ -110,10 +110,10 @@ def toolbar_text(core: GameCore, link_state: dict[str, Any], width: int | None =
 def clocks_text(core: GameCore) -> str:
     """A timed game's two clocks, the running one marked: ``5+3: pink 4:07* black 3:59`` (or "")."""
     board = core.board
-    if board is None or core.session.clock is None:
+    if board is None or core.time_control is None:
         return ""
     pieces = [piece for player in board.PLAYERS if (piece := clock_piece(core, player)) is not None]
-    return f"{control_text(core.session.clock)}: " + " ".join(pieces)
+    return f"{control_text(core.time_control)}: " + " ".join(pieces)
 
 
 def clock_piece(core: GameCore, player: str) -> str | None:
@@ -166,7 +166,7 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             history=InMemoryHistory(), completer=completer(lambda word: completions(core, word)), complete_while_typing=False,
             bottom_toolbar=lambda: toolbar_fragments(core, link_state, session.output.get_size().columns - 1), input=input,
             output=output, style=STYLE,
-            refresh_interval=TICK if core.session.clock is not None else 0,  # a timed game's clocks tick
+            refresh_interval=TICK if core.time_control is not None else 0,  # a timed game's clocks tick
         )
         out = write or print
         ringer = Bell(core, session.output.bell if bell else None)

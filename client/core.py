@@ -35,6 +35,7 @@ from client.intents import Intent, IntentKind, IntentRefused
 from olixono.common import Board, GameKind
 
 from protocol import (
+    CONFIRMED,
     NUMBERED_APART,
     EquivocationDetected,
     Event,
@@ -311,6 +312,21 @@ class GameCore:
     @property
     def result(self) -> Result | None:
         return self.session.result
+
+    @property
+    def ending_confirmed(self) -> bool:
+        """Whether every seated player's latest confirmation names this ending (:data:`protocol.CONFIRMED`)."""
+        return all(self.session.confirmation(key) == CONFIRMED for key in self.players)
+
+    @property
+    def seated_proofs(self) -> tuple[EquivocationDetected, ...]:
+        """The proofs of the seated keys' equivocations: what the game's record holds against it."""
+        return self.session.seated_proofs
+
+    @property
+    def time_control(self) -> TimeControl | None:
+        """The game's time control, from its offer's terms (``None``: untimed)."""
+        return self.session.clock
 
     @property
     def proposal(self) -> str | None:
@@ -925,8 +941,8 @@ class GameCore:
             if message.type in NUMBERED_APART:
                 messages.append(message)
         messages.extend(decode(line, verify=False) for line in self.session.displaced)  # a disputed claim's answer
-        for proof in self.session.proofs:  # the proof travels with the record: the equivocator cannot erase it
-            if me is not None and self.session.role_of(proof.key) is not None and proof.key != me:  # as copies
+        for proof in self.session.seated_proofs:  # the proof travels with the record: the equivocator cannot erase it
+            if me is not None and proof.key != me:  # as copies
                 messages.extend(decode(line, verify=False) for line in (proof.first, proof.second))
         return [self._placement(message) for message in messages]
 

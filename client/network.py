@@ -35,8 +35,7 @@ from client.identity import IdentityError, config_dir, get_identity
 from client.settings import SettingsError, load_settings, settings_path
 from client.journal import (LOCAL, Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired,
                             state_dir)
-from client.record import (PROVEN, code_text, confirmation_text, moves_text, open_claim_text, proof_text,
-                           seated_proofs)
+from client.record import PROVEN, code_text, confirmation_text, moves_text, open_claim_text, proof_text
 from client.commands import Write
 from client.plain import bot_front, plain_front, stdout_writer
 from client.runner import FrontEnd, GameRunner
@@ -925,7 +924,7 @@ async def export(game: str, options: Options) -> int:
     confirmed = confirmation_text(session)
     if confirmed is not None:
         options.warn(f"{session.result.sentence() if session.result else 'not finished'}; {confirmed}")
-    proofs = seated_proofs(session)
+    proofs = session.seated_proofs
     if proofs:
         for proof in proofs:
             options.warn(f"the record holds a proof: {proof_text(session, proof)}")

@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 from client.commands import Write, handle_typed, leaving_text, parse
 from client.core import ClaimReady, GameCore
 from client.intents import Intent, IntentKind, IntentRefused
-from client.record import PROVEN, moves_text, seated_proofs
+from client.record import PROVEN, moves_text
 from client.runner import GameRunner
 from client.thinking import clock_budget, in_daemon_thread
-from protocol import CONFIRMED
 from client.board_words import resume_text
 from client.words import bot_rematch_chat, bot_said, describe, my_turn_text, ready_text, shown_now
 
@@ -110,14 +109,13 @@ async def ended(runner: GameRunner, out: Write, typed: asyncio.Queue[str | None]
     winning move) the other's first confirmation names the ending it saw before the line that stands reached it, and
     its next one, once it has, agrees. The last word said is then the one ``verify`` says."""
     core = runner.core
-    session = core.session
     opponent = core.opponent
-    if bot is not None and core.me == session.guest and opponent is not None and core.present(opponent) is not False \
+    if bot is not None and core.me == core.guest and opponent is not None and core.present(opponent) is not False \
             and core.rematch_open:
         await bot.say(runner, out)  # the guest's word first: a bot that hosts hears it before it would speak
     loop = asyncio.get_running_loop()
     deadline = loop.time() + CONFIRM_WAIT
-    while (not runner.events.empty() or any(session.confirmation(key) != CONFIRMED for key in core.players)) \
+    while (not runner.events.empty() or not core.ending_confirmed) \
             and loop.time() < deadline:
         try:
             async with asyncio.timeout(deadline - loop.time()):
@@ -133,7 +131,7 @@ async def ended(runner: GameRunner, out: Write, typed: asyncio.Queue[str | None]
         await bot_rematching(runner, out, bot)
     elif not core.watching:
         await rematching(runner, out, typed, held or [])
-    return PROVEN if seated_proofs(session) else 0
+    return PROVEN if core.seated_proofs else 0
 
 
 async def rematching(runner: GameRunner, out: Write, typed: asyncio.Queue[str | None] | None, held: list[str]) -> None:
@@ -189,7 +187,7 @@ async def bot_rematching(runner: GameRunner, out: Write, bot: BotSeat) -> None:
     opponent = core.opponent
     loop = asyncio.get_running_loop()
     deadline = loop.time() + BOT_REMATCH_WAIT
-    speak = loop.time() + (BOT_HEARD_WAIT if core.me == core.session.host else 0.0)
+    speak = loop.time() + (BOT_HEARD_WAIT if core.me == core.host else 0.0)
     while opponent is not None and core.next_game is None and core.rematch_open:
         if core.rematch_asked == opponent:
             try:
@@ -343,7 +341,7 @@ def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], An
                 assert board is not None
                 mine = core.my_player
                 left = core.answer_left_ms() if core.answering else core.clock_left(mine) if mine is not None else None
-                control = core.session.clock
+                control = core.time_control
                 thinker = bot if left is None or control is None else within(bot, clock_budget(control, left))
                 if core.proposal not in (None, mine) and mine is not None:  # the opponent's proposal
                     agree = await in_daemon_thread(thinker.answer_end, board.copy(), mine)

@@ -106,11 +106,6 @@ def open_claim_text(session: GameSession, me: PublicKey | None = None) -> str | 
     return None
 
 
-def seated_proofs(session: GameSession) -> list[EquivocationDetected]:
-    """The equivocation proofs of keys that hold a seat (a stranger's are never held against the game)."""
-    return [proof for proof in session.proofs if session.role_of(proof.key) is not None]
-
-
 def beside_text(session: GameSession) -> str | None:
     """What a record holds beside the game that decides nothing by itself: the proofs of keys the host's accepts named
     but that hold no seat, and what decided whom a host that signed two accepts seated (``None``: nothing)."""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from client.journal import Journal, JournalError, games_dir
 from client.record import (PROVEN, beside_text, claims_text, clocks_text, confirmation_text, moves_text, proof_text,
-                           seated_proofs, strangers_text, time_used_text, witnesses_text)
+                           strangers_text, time_used_text, witnesses_text)
 from protocol import GameSession, Phase, verify_transcript
 from protocol.messages import game_id_problem
 
@@ -52,7 +52,7 @@ def summary(session: GameSession) -> str:
     confirmed = confirmation_text(session)
     if confirmed is not None:
         state += f"; {confirmed}"
-    for proof in seated_proofs(session):
+    for proof in session.seated_proofs:
         state += f"; PROOF: {proof_text(session, proof)}"
     beside = beside_text(session)
     if beside is not None:
@@ -62,7 +62,7 @@ def summary(session: GameSession) -> str:
 
 def status(session: GameSession) -> int:
     """The exit status for a verified record: finished, unfinished, or holding a proof."""
-    if seated_proofs(session):
+    if session.seated_proofs:
         return PROVEN
     return FINISHED if session.result is not None else UNFINISHED
 

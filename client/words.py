@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from client.board_words import (AT_LEAST, AT_MOST, BOUND_WHY, GAME_WORDS, LOW_MS, clock_left_text, clock_text,
                                  move_time_text)
 from protocol.clock import TimeControl, claim_after
@@ -403,89 +406,140 @@ def _opponent_name(core: GameCore) -> str:
     return core.session.name_of(other) if other is not None else "the other player"
 
 
-def describe(core: GameCore, event: UiEvent) -> str | None:
-    """The line for ``event`` (``None`` for events nobody needs to read: a line joined the transcript)."""
-    if isinstance(event, LineApplied) and (event.message.type == "flag" or event.message.type == "move"
-                                           and core.disputable and event.message == core.session.late_move):
-        claim = claim_text(core)  # a claim; the other's move that came after ours, which we may dispute
+def _line_applied(core: GameCore, event: LineApplied) -> str | None:
+    """A line joined the transcript: nothing to read, but for a claim on time (a ``flag``; the other's move that came
+    after ours, which we may dispute) and this client's own concession on time."""
+    if event.message.type == "flag" or (event.message.type == "move" and core.disputable
+                                        and event.message == core.session.late_move):
+        claim = claim_text(core)
         return None if claim is None else f"claim: {claim}"
     conceded = conceded_text(core, event)
-    if conceded is not None:
-        return f"claim: {conceded}"
-    if isinstance(event, LineApplied | ResyncNeeded):
-        return None
-    if isinstance(event, MoveApplied):
-        text = f"move {event.ply} {event.player} {event.move}"
-        timed = core.move_clock(event.seq)
-        return text if timed is None else f"{text} (thought {timed[0] / 1000:.1f} s, {clock_text(timed[1] / 1000)} left)"
-    if isinstance(event, GameOver):
-        text = f"result: {event.result.sentence()} ({event.result.code()})"
-        branch = branch_text(core.session, lambda key: who(core, key))
-        return f"{text} ({branch})" if branch else text
-    if isinstance(event, ConfirmationReceived):
-        confirmed = confirmation_text(core.session, lambda key: who(core, key))
-        if confirmed == f"result confirmed by {who(core, event.key)} only":  # not the same words twice in a line
-            confirmed = "the other player's confirmation has not come yet"
-        return f"confirmed by {who(core, event.key)}: {confirmed}" if confirmed else None
-    if isinstance(event, OfferReceived):
-        invite = "" if event.invite is None else (" for you" if event.invite == core.me else f" for {event.invite.fingerprint}")
-        control = TimeControl.of_terms(event.terms)  # (the offer verified: its terms name a control it can play)
-        clock = "" if control is None else f", clock {control_words(control)}"
-        return f"offer {event.game} {event.kind} by host {event.host.fingerprint}{invite}{clock}"
-    if isinstance(event, JoinRequested):
-        return f"join asked by {event.key.fingerprint}" + (" (you)" if event.key == core.me else "")
-    if isinstance(event, GuestAccepted):  # by role: the host seats the guest before the coin is drawn (its colour
-        # then in the seats line), and every reader says it alike, the guest who learns its colour at once too
-        return f"seated guest {event.key.fingerprint}" + (" (you)" if event.key == core.me else "")
-    if isinstance(event, GameStarted):
-        return "seats " + ", ".join(f"{who(core, key)}" for _, key in event.seats) + f"; {event.seats[0][0]} moves first"
-    if isinstance(event, EndProposed):
-        offer = GAME_WORDS[core.kind].proposal
-        theirs = core.playing and core.my_player is not None and event.player != core.my_player
-        answer = " (it stands: answer it on your turn with agree or decline)" if theirs else ""
-        return f"proposal {event.player} {offer}{answer}"
-    if isinstance(event, ProposalWithdrawn):
-        return f"withdrawn by {event.player}: the proposal is off"
-    if isinstance(event, EndDeclined):
-        return f"declined by {event.player}: the proposal is off"
-    if isinstance(event, ChatReceived):
-        return f"chat {who(core, event.key)}: {event.text}"
-    if isinstance(event, TalkReceived):
-        return talk_text(core, event)
-    if isinstance(event, PresenceChanged):
-        return f"presence {who(core, event.key)} {'here' if event.here else 'gone'}"
-    if isinstance(event, RematchAsked):
-        return rematch_text(core, event.key)
-    if isinstance(event, TakebackAsked):
-        return takeback_text(core, event)
-    if isinstance(event, MovesTakenBack):
-        return taken_back_text(core, event)
-    if isinstance(event, Superseded):
-        set_aside, stands = (_line_words(core, line) for line in (event.message, event.by))
-        return (f"set aside: {who(core, event.message.signer)}'s {set_aside} does not count: "
-                f"{who(core, event.by.signer)}'s {stands} was sent for the same place in the game, and stands over it")
-    if isinstance(event, ClaimVoided):
-        return (f"claim voided: the time witnesses saw {who(core, event.timeout.signer)}'s timeout come before the "
-                "claim's window had passed, or after the answer: the game goes on")
-    if isinstance(event, LineRejected):
-        return f"warning: line rejected: {event.code} {event.detail}"
-    if isinstance(event, EquivocationDetected):
-        return f"warning: {proof_text(core.session, event, lambda key: who(core, key))}"
-    if isinstance(event, ProofSaved):
-        return f"warning: the proof is saved in {event.path}"
-    if isinstance(event, Connection):
-        if event.sentence.startswith(WHOLE):  # one of several relays, said whole (client.relays)
-            return event.sentence
-        if not event.connected and relay_left_with_host(core):
-            return f"relay lost: {event.sentence.removesuffix(START_ONE)}: {HOST_RAN_RELAY_LIVE.format(game=core.game_id)}"
-        return f"relay {'connected' if event.connected else 'lost'}: {event.sentence}"
-    if isinstance(event, Notice):
-        return f"{'warning' if event.warning else 'notice'}: {event.text}"
-    if isinstance(event, ClaimReady):
-        return ready_text(core, event)
-    if isinstance(event, ClockLow):
-        return f"warning: under 10 s left on your clock ({clock_left_text(event.left_ms)}): move now"
+    return None if conceded is None else f"claim: {conceded}"
+
+
+def _unread(core: GameCore, event: object) -> None:
+    """An event nobody needs to read (``ResyncNeeded``: the runner asks the relay again)."""
     return None
+
+
+def _moved(core: GameCore, event: MoveApplied) -> str:
+    text = f"move {event.ply} {event.player} {event.move}"
+    timed = core.move_clock(event.seq)
+    return text if timed is None else f"{text} (thought {timed[0] / 1000:.1f} s, {clock_text(timed[1] / 1000)} left)"
+
+
+def _game_over(core: GameCore, event: GameOver) -> str:
+    text = f"result: {event.result.sentence()} ({event.result.code()})"
+    branch = branch_text(core.session, lambda key: who(core, key))
+    return f"{text} ({branch})" if branch else text
+
+
+def _confirmed(core: GameCore, event: ConfirmationReceived) -> str | None:
+    confirmed = confirmation_text(core.session, lambda key: who(core, key))
+    if confirmed == f"result confirmed by {who(core, event.key)} only":  # not the same words twice in a line
+        confirmed = "the other player's confirmation has not come yet"
+    return f"confirmed by {who(core, event.key)}: {confirmed}" if confirmed else None
+
+
+def _offered(core: GameCore, event: OfferReceived) -> str:
+    invite = ("" if event.invite is None
+              else " for you" if event.invite == core.me else f" for {event.invite.fingerprint}")
+    control = TimeControl.of_terms(event.terms)  # (the offer verified: its terms name a control it can play)
+    clock = "" if control is None else f", clock {control_words(control)}"
+    return f"offer {event.game} {event.kind} by host {event.host.fingerprint}{invite}{clock}"
+
+
+def _join_asked(core: GameCore, event: JoinRequested) -> str:
+    return f"join asked by {event.key.fingerprint}" + (" (you)" if event.key == core.me else "")
+
+
+def _guest_seated(core: GameCore, event: GuestAccepted) -> str:
+    # by role: the host seats the guest before the coin is drawn (its colour then in the seats line), and every reader
+    # says it alike, the guest who learns its colour at once too
+    return f"seated guest {event.key.fingerprint}" + (" (you)" if event.key == core.me else "")
+
+
+def _started(core: GameCore, event: GameStarted) -> str:
+    return "seats " + ", ".join(f"{who(core, key)}" for _, key in event.seats) + f"; {event.seats[0][0]} moves first"
+
+
+def _proposed(core: GameCore, event: EndProposed) -> str:
+    offer = GAME_WORDS[core.kind].proposal
+    theirs = core.playing and core.my_player is not None and event.player != core.my_player
+    answer = " (it stands: answer it on your turn with agree or decline)" if theirs else ""
+    return f"proposal {event.player} {offer}{answer}"
+
+
+def _superseded(core: GameCore, event: Superseded) -> str:
+    set_aside, stands = (_line_words(core, line) for line in (event.message, event.by))
+    return (f"set aside: {who(core, event.message.signer)}'s {set_aside} does not count: "
+            f"{who(core, event.by.signer)}'s {stands} was sent for the same place in the game, and stands over it")
+
+
+def _claim_voided(core: GameCore, event: ClaimVoided) -> str:
+    return (f"claim voided: the time witnesses saw {who(core, event.timeout.signer)}'s timeout come before the "
+            "claim's window had passed, or after the answer: the game goes on")
+
+
+def _equivocation(core: GameCore, event: EquivocationDetected) -> str:
+    return f"warning: {proof_text(core.session, event, lambda key: who(core, key))}"
+
+
+def _relay_changed(core: GameCore, event: Connection) -> str:
+    if event.sentence.startswith(WHOLE):  # one of several relays, said whole (client.relays)
+        return event.sentence
+    if not event.connected and relay_left_with_host(core):
+        return f"relay lost: {event.sentence.removesuffix(START_ONE)}: {HOST_RAN_RELAY_LIVE.format(game=core.game_id)}"
+    return f"relay {'connected' if event.connected else 'lost'}: {event.sentence}"
+
+
+Describer = Callable[[GameCore, Any], str | None]
+"""How one type of event is said (the event is of the type its row names)."""
+EventT = TypeVar("EventT")
+
+
+def _row(kind: type[EventT], words: Callable[[GameCore, EventT], str | None]) -> tuple[type, Describer]:
+    """A row of :data:`DESCRIBERS`, the type checker holding ``words`` to the events of type ``kind``."""
+    return kind, words
+
+
+DESCRIBERS: dict[type, Describer] = dict([
+    _row(LineApplied, _line_applied),
+    _row(ResyncNeeded, _unread),
+    _row(MoveApplied, _moved),
+    _row(GameOver, _game_over),
+    _row(ConfirmationReceived, _confirmed),
+    _row(OfferReceived, _offered),
+    _row(JoinRequested, _join_asked),
+    _row(GuestAccepted, _guest_seated),
+    _row(GameStarted, _started),
+    _row(EndProposed, _proposed),
+    _row(ProposalWithdrawn, lambda core, event: f"withdrawn by {event.player}: the proposal is off"),
+    _row(EndDeclined, lambda core, event: f"declined by {event.player}: the proposal is off"),
+    _row(ChatReceived, lambda core, event: f"chat {who(core, event.key)}: {event.text}"),
+    _row(TalkReceived, talk_text),
+    _row(PresenceChanged, lambda core, event: f"presence {who(core, event.key)} {'here' if event.here else 'gone'}"),
+    _row(RematchAsked, lambda core, event: rematch_text(core, event.key)),
+    _row(TakebackAsked, takeback_text),
+    _row(MovesTakenBack, taken_back_text),
+    _row(Superseded, _superseded),
+    _row(ClaimVoided, _claim_voided),
+    _row(LineRejected, lambda core, event: f"warning: line rejected: {event.code} {event.detail}"),
+    _row(EquivocationDetected, _equivocation),
+    _row(ProofSaved, lambda core, event: f"warning: the proof is saved in {event.path}"),
+    _row(Connection, _relay_changed),
+    _row(Notice, lambda core, event: f"{'warning' if event.warning else 'notice'}: {event.text}"),
+    _row(ClaimReady, ready_text),
+    _row(ClockLow, lambda core, event: (f"warning: under 10 s left on your clock ({clock_left_text(event.left_ms)}): "
+                                         "move now")),
+])
+"""Each event a front end is told (every type of :data:`client.core.UiEvent`), and how it is said: a line, or ``None``
+for an event nobody needs to read."""
+
+
+def describe(core: GameCore, event: UiEvent) -> str | None:
+    """The line for ``event`` (``None`` for events nobody needs to read: a line joined the transcript)."""
+    return DESCRIBERS[type(event)](core, event)
 
 
 # -- what a command shows, leaving ---------------------------------------------------------------

@@ -85,6 +85,28 @@ RULE_REASONS: dict[str, str] = {
 """Each rule's ending, in words."""
 
 
+def ending_sentence(winner: str | None, reason: EndReason, *, markers: bool = False, by: str | None = None) -> str:
+    """Who won and why, in words, where the engine decides it (by a rule, by agreement, by resignation): ``pink wins:
+    four in a row of one colour``, ``draw on markers after the game was ended by agreement``, ``black wins by pink's
+    resignation``. ``winner``: a player name, or ``None`` for a draw; ``markers``: whether it was counted on the
+    markers; ``by``: for a resignation, who resigned (without it, the reason's word stands for the rule).
+
+    The one copy of these words: :meth:`Outcome.sentence` and the protocol's ``Result.sentence`` both say them.
+    """
+    if reason == EndReason.RESIGNED and by is not None:
+        return f"{winner} wins by {by}'s resignation"
+    if reason == EndReason.AGREED:
+        if not markers:
+            return "draw by agreement"
+        if winner is None:
+            return "draw on markers after the game was ended by agreement"
+        return f"{winner} wins on markers after the game was ended by agreement"
+    why = RULE_REASONS.get(reason, reason)
+    if markers:
+        return f"{winner} wins on markers: {why}" if winner else f"draw on markers: {why}"
+    return f"{winner} wins: {why}" if winner else f"draw: {why}"
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a game ended: ``winner`` is a player name, or ``None`` for a draw.
@@ -106,19 +128,10 @@ class Outcome:
     def sentence(self, players: tuple[str, str]) -> str:
         """Who won and why, in words: ``black wins by pink's resignation``, ``first wins on markers after the game was
         ended by agreement``. ``players``: the game's two player names (the board's ``PLAYERS``)."""
-        winner, reason = self.winner, self.reason
-        if reason == EndReason.RESIGNED and winner in players:
-            return f"{winner} wins by {players[1 - players.index(winner)]}'s resignation"
-        if reason == EndReason.AGREED:
-            if not self.markers:
-                return "draw by agreement"
-            if winner is None:
-                return "draw on markers after the game was ended by agreement"
-            return f"{winner} wins on markers after the game was ended by agreement"
-        why = RULE_REASONS.get(reason, reason)
-        if self.markers:
-            return f"{winner} wins on markers: {why}" if winner else f"draw on markers: {why}"
-        return f"{winner} wins: {why}" if winner else f"draw: {why}"
+        by = None
+        if self.reason == EndReason.RESIGNED and self.winner in players:
+            by = players[1 - players.index(self.winner)]
+        return ending_sentence(self.winner, self.reason, markers=self.markers, by=by)
 
     def __str__(self) -> str:
         return self.text()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from olixono.common import RULE_REASONS, EndReason, GameKind
+from olixono.common import EndReason, GameKind, ending_sentence
 from protocol.domain import Code, ResultReason, Role
 from protocol.errors import CODES
 from protocol.keys import PublicKey
@@ -61,8 +61,12 @@ class Result:
         return self.text().replace(" ", "-")
 
     def sentence(self) -> str:
-        """Who won and why, in words: ``black wins by pink's resignation``."""
+        """Who won and why, in words: ``black wins by pink's resignation``. An ending the engine decides (by the rules,
+        by agreement, by resignation) in the engine's words (:func:`olixono.common.ending_sentence`); the protocol's
+        own endings here."""
         winner, reason = self.winner, self.reason
+        if isinstance(reason, EndReason):
+            return ending_sentence(winner, reason, markers=self.markers, by=self.by_name)
         if reason == ResultReason.WITHDRAWN:
             return "withdrawn by the host before anyone was seated"
         if reason == ResultReason.ABORTED:
@@ -79,8 +83,6 @@ class Result:
             return f"{winner} wins: {self.detail}"
         if reason == ResultReason.DISPUTE:
             return f"no result, a time dispute: {self.detail}"
-        if reason == EndReason.RESIGNED:
-            return f"{winner} wins by {self.by_name}'s resignation"
         if reason == ResultReason.EQUIVOCATION:
             what = f"signed two lines that cannot both stand (slot {self.slot})"
             if self.by is None:
@@ -91,16 +93,6 @@ class Result:
                 return f"the host forfeits: it {what}, and two guests revealed on its accepts, so neither is named"
             article = "the " if winner in (Role.HOST, Role.GUEST) else ""
             return f"{article}{winner} wins by forfeit: {'the ' if article else ''}{self.by_name} {what}"
-        if reason == EndReason.AGREED:
-            if not self.markers:
-                return "draw by agreement"
-            if winner is None:
-                return "draw on markers after the game was ended by agreement"
-            return f"{winner} wins on markers after the game was ended by agreement"
-        why = RULE_REASONS.get(reason, reason)
-        if self.markers:
-            return f"{winner} wins on markers: {why}" if winner else f"draw on markers: {why}"
-        return f"{winner} wins: {why}" if winner else f"draw: {why}"
 
     def __str__(self) -> str:
         return self.text()

@@ -413,6 +413,12 @@ class Receiver:
                      if self.role_of(proof.key) is not None or self._seating.evident(proof.key))
 
     @property
+    def seated_proofs(self) -> tuple[EquivocationDetected, ...]:
+        """The proofs of the keys that hold a seat: what a record holds against the game (a key the host's accepts
+        named but seated none decides nothing)."""
+        return tuple(proof for proof in self.proofs if self.role_of(proof.key) is not None)
+
+    @property
     def compromised_by(self) -> frozenset[PublicKey]:
         """The seated keys proven to have equivocated."""
         return frozenset(key for key in self._evidence.proven() if self.role_of(key) is not None)
@@ -435,8 +441,7 @@ class Receiver:
         without a seat decides nothing: its proofs are reported as they come."""
         lines = list(self.transcript)
         held = set(lines)
-        proofs = [proof for proof in self.proofs if self.role_of(proof.key) is not None]  # (strangers': reported only)
-        for line in [*(line for proof in proofs for line in (proof.first, proof.second)), *self.displaced,
+        for line in [*(line for proof in self.seated_proofs for line in (proof.first, proof.second)), *self.displaced,
                      *self.seating_lines(), *(timeout.line for timeout in self._void.values()),
                      *(line.line for line in self._witnesses.conflicts())]:
             if line not in held:

@@ -10,6 +10,7 @@ from client.core import GameCore, Publish, Step
 
 from client.intents import Intent, IntentRefused
 from client.journal import Journal, JournalMeta
+from protocol.clock import TimeControl
 from protocol import (
     EquivocationDetected,
     GameOver,
@@ -178,6 +179,18 @@ def test_resigning_while_the_opponent_thinks_ends_the_game_for_everyone():
     relay.publish(mover.act(Intent("chat", "good game")), mover)  # chat goes on
 
 
+
+def test_the_views_front_ends_read_say_the_clock_the_confirmations_and_the_proofs():
+    """What front ends read of a game instead of its session: the time control, whether both players confirmed the
+    ending, the seated keys' proofs."""
+    relay, host, guest, *_ = hosted()
+    assert host.time_control is None and not host.ending_confirmed and host.seated_proofs == ()
+    waiter = guest if host.my_turn else host
+    relay.publish(waiter.act(Intent("resign")), waiter)
+    assert host.ending_confirmed and guest.ending_confirmed  # each confirmed the resignation, and saw the other's
+    timed, _ = GameCore.hosting("oxono", HOST, control=TimeControl.parse("5+3"))
+    assert timed.time_control == TimeControl.parse("5+3")
+
 def test_republish_lists_own_lines_at_their_topics_and_the_others_as_copies():
     relay, host, guest, host_journal, _ = hosted()
     relay.publish(host.act(Intent("chat", "hi")), host)
@@ -205,6 +218,7 @@ def test_a_restored_player_continues_and_a_proof_is_saved(tmp_path):
     fork = twin.move(twin.board.legal_moves()[-1].text()).line
     if mover is host:  # the restored guest hands the proof on, to be kept next to its journal
         (proof,) = restored.feed(fork).proofs
+        assert restored.seated_proofs == (proof,)  # what the record holds against the game
         path = journal.save_proof(proof)
         assert set(path.read_text().splitlines()) == {step.publish[0].line, fork}  # (in the order of their hashes)
 

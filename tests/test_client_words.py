@@ -7,10 +7,12 @@ import asyncio
 import io
 import random
 import re
+import typing
 
-from client.core import GameCore, Step
+from client.core import GameCore, Step, UiEvent
 from client.intents import Intent
 from client.plain import plain_front
+from client.words import DESCRIBERS
 from olixono.common import Board
 from test_client_claims import FrontRunner
 from test_client_core import Relay, hosted
@@ -95,3 +97,8 @@ async def test_a_resignation_racing_a_winning_move_ends_with_both_confirmations_
     confirmed = [line for line in printed if line.startswith("confirmed by ")]
     assert confirmed and confirmed[-1].endswith(": result confirmed by both players"), printed
     assert mover.session.result == waiter.session.result
+
+
+def test_every_event_a_front_end_is_told_has_its_words():
+    """``describe`` looks an event's words up by its type: every type of ``UiEvent`` has a row, and no other."""
+    assert set(DESCRIBERS) == set(typing.get_args(UiEvent))

@@ -126,3 +126,25 @@ def test_local_play_never_loads_the_protocol():
     loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True,
                             timeout=60)
     assert loaded.stdout.strip() == "[]"
+
+
+def session_reads(source: str) -> list[int]:
+    """The lines of ``source`` that read a core's session: ``.session`` of a ``core`` (``core.session``,
+    ``runner.core.session``, ``self.core.session``)."""
+    return [node.lineno for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Attribute) and node.attr == "session"
+            and (isinstance(node.value, ast.Name) and node.value.id == "core"
+                 or isinstance(node.value, ast.Attribute) and node.value.attr == "core")]
+
+
+@pytest.mark.parametrize("name", sorted(FRONT_ENDS))
+def test_front_ends_read_a_game_through_its_core_never_its_session(name):
+    """A front end renders events and sends intents: what it shows of a game it reads through the core's read-only
+    views (``GameCore.turn``, ``.time_control``, …), never through the session the core owns."""
+    lines = session_reads((ROOT / "client" / f"{name}.py").read_text())
+    assert not lines, f"client/{name}.py reads a core's session on lines {lines}"
+
+
+def test_a_read_of_a_core_s_session_is_found_wherever_it_stands():
+    source = "clock = core.session.clock\nhost = runner.core.session.host\nkind = self.session.kind\n"
+    assert session_reads(source) == [1, 2]
