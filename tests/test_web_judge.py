@@ -23,6 +23,8 @@ import web_judge_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")
+
+
 @pytest.fixture(scope="module")
 def document() -> dict[str, Any]:
     """The feeds and Python's verdicts on them, built once for the module."""
@@ -79,3 +81,17 @@ def test_judge_modules_import_only_the_page_s_own(name: str) -> None:
     imported = re.findall(r"^(?:import|export)\b[^;]*?\bfrom\s+[\"']([^\"']+)[\"']", source, flags=re.M | re.S)
     assert all(path.startswith("./") and (ROOT / "web" / "js" / path).is_file() for path in imported)
     assert "require(" not in source and "process." not in source
+
+
+@pytest.mark.skipif(NODE is None and not TOOLS_REQUIRED, reason="Node is not installed (scripts/test installs it)")
+def test_the_pages_clocks_read_as_the_terminals() -> None:
+    from client.board_words import clock_left_text
+
+    values = [0, 99, 950, 9_999, 10_000, 59_999, 60_000, 307_000, 3_599_999, 3_600_000, 86_399_999, 86_400_000,
+              3 * 86_400_000 + 5_000]
+    script = ("import { clockText } from './web/js/watcher.js';"
+              f"console.log(JSON.stringify({json.dumps(values)}.map(clockText)));")
+    done = subprocess.run([NODE or "node", "--input-type=module", "-e", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [clock_left_text(value) for value in values]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from client import network
+from client.board_words import clock_left_text
 from network_helpers import Seat, game_id_of, transcript
 from protocol import GameSession, decode, topic_for
 from protocol.topics import held_copy_topic
@@ -57,6 +58,7 @@ async def shown(tab, timeout: float = 60.0) -> dict:
       rejected: [...document.querySelectorAll(".rejected")].map((node) => node.dataset.code),
       proofs: [...document.querySelectorAll("#proofs li")].map((li) => li.textContent),
       squares: document.querySelectorAll("#board [data-square]").length,
+      players: [...document.querySelectorAll("#players li")].map((li) => li.textContent),
     })""")
 
 
@@ -112,6 +114,10 @@ async def test_a_bot_game_watched_live_from_the_page_and_by_a_late_watcher(tmp_p
             assert live["code"] == session.result.code() and live["result"].endswith(f"({session.result.code()})")
             assert [item.split()[-1] for item in live["moves"]] == [m.move for m in session.standing()]
             assert live["rejected"] == [] and live["squares"] == session.board.WIDTH ** 2
+            clocks = session.clocks  # both clocks, as the record has them at the end (a timed game)
+            assert live["players"] == [f"{player} {session.seats[player].fingerprint}, "
+                                       f"{'here' if session.present(session.seats[player]) else 'away'}, "
+                                       f"{clock_left_text(clocks[player])} left" for player in session.board.PLAYERS]
             late = await browser.new_page()
             await late.goto(link(game))
             assert await shown(late) == live
@@ -149,7 +155,10 @@ async def test_an_equivocation_is_shown_with_its_proof(tmp_path, browser):
         tab = await browser.new_page()
         await tab.goto(f"{relay.page}#game={game}")
         page = await shown(tab)
-        assert page["code"] == python.result.code() and page["proofs"] and first != second
+        from client.record import proof_text
+
+        assert page["code"] == python.result.code() and first != second
+        assert page["proofs"] == [proof_text(python, proof, python.name_of) for proof in python.proofs]
     finally:
         await relay.stop()
 

@@ -11,15 +11,42 @@ const SEEN_KEPT = 50_000;
 const REJECTED_SHOWN = 100;
 
 /**
- * `ms` as a clock shows it: `4:59`, `0:09.8` under ten seconds, `1:02:03` past an hour.
+ * `ms` as a game clock shows it, as the terminal does (client/board_words.py's clock_left_text): `4:07`, `1:02:30`
+ * past an hour, `2 d 23:59:59` past a day; under ten seconds in tenths and marked, `0:09.4!`.
  * @param {number} ms
  */
 export function clockText(ms) {
-  const clamped = Math.max(0, ms);
-  if (clamped < 10_000) return `0:0${(Math.floor(clamped / 100) / 10).toFixed(1)}`;
-  const seconds = Math.floor(clamped / 1000);
-  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
-  return h ? `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}` : `${m}:${String(s).padStart(2, "0")}`;
+  const left = Math.max(0, Math.floor(ms));
+  if (left < 10_000) return `0:${String(Math.floor(left / 1000)).padStart(2, "0")}.${Math.floor((left % 1000) / 100)}!`;
+  let whole = Math.floor(left / 1000);
+  const days = Math.floor(whole / 86_400);
+  whole %= 86_400;
+  const hours = Math.floor(whole / 3600);
+  whole %= 3600;
+  const minutes = Math.floor(whole / 60);
+  const seconds = String(whole % 60).padStart(2, "0");
+  const text = hours || days ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
+  return days ? `${days} d ${text}` : text;
+}
+
+/**
+ * One proof in words, as the terminal says it (client/record.py's proof_text): who signed two lines, where, and what
+ * it did to the game.
+ * @param {GameSession} session
+ * @param {{ key: any, slot: string, point: number | null }} proof
+ */
+export function proofText(session, proof) {
+  const result = session.result;
+  let effect;
+  if (proof.point === null) effect = "they never change the game";
+  else if (result !== null && result.reason === "equivocation" && result.slot === proof.point) {
+    effect = "so they forfeit the game there";
+  } else if (session.forfeitPending === proof.point) {
+    effect = "so they forfeit the game there, once the lines before it are in";
+  } else if (result === null) effect = "so they forfeit the game, unless it ended before";
+  else effect = "after the game had ended, so the result stands";
+  const where = /^\d+$/.test(proof.slot) ? `slot ${proof.slot}` : proof.slot.replaceAll("-", " ");
+  return `${session.nameOf(proof.key)} signed two lines that cannot both stand (${where}): ${effect}`;
 }
 
 export class Watcher {
@@ -104,12 +131,13 @@ export class Watcher {
       let clock = null;
       if (clocks !== null) {
         const running = turn === player && result === null ? performance.now() - this._turnSeen.at : 0;
-        clock = `${clockText(clocks[player] - running)} left`;
+        const first = turn === player ? session.firstMoveMs : null; // rules:2: a first move is off the clock
+        clock = first === null ? `${clockText(clocks[player] - running)} left`
+          : `${clockText(clocks[player])} left; first move: ${clockText(first - running)} (the clock starts after it)`;
       }
       return { player, fingerprint: key.fingerprint, present: session.present(key), clock };
     });
-    const proofs = session.proofs.map((proof) =>
-      `${session.nameOf(proof.key)} signed two lines that cannot both stand (slot ${proof.slot ?? proof.first?.seq ?? "?"})`);
+    const proofs = session.proofs.map((proof) => proofText(session, proof));
     return {
       game: this.game, kind, board, moves, turn, players,
       result: result === null ? null : { code: result.code(), sentence: result.sentence() },
