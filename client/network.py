@@ -94,9 +94,9 @@ class Options:
     witnesses: list[str] = field(default_factory=list)
     """``host``: the keys of the game's time witnesses (``--witness``, none to three)."""
     auto_claim: bool = False
+    """``--claim auto``: claims on time are signed for the player as soon as they may be (:meth:`GameCore.tick`)."""
     watchers_chat: bool = True
     """A player's: whether the watchers' talk is shown from the start (``--no-watchers-chat``: hidden)."""
-    """``--claim auto``: claims on time are signed for the player as soon as they may be (:meth:`GameCore.tick`)."""
     journal_dir: Path | None = None
     write: Write = field(default_factory=stdout_writer)
     commands: TextIO | None = None
@@ -119,9 +119,9 @@ class Options:
     warn: Write = field(default_factory=lambda: stdout_writer(sys.stderr))
     """Where what is said beside a command's output goes (``export`` writes the record on stdout)."""
     invitation: str | None = None
-    page: str | None = None
-    """The watching page's address, where the relay this process runs serves it (``http://127.0.0.1:PORT/``)."""
     """What a host's opponent types to join (the full screen shows it whole until someone does)."""
+    page: str | None = None
+    """The watching page's address, where the relay serves it (``http://127.0.0.1:PORT/``)."""
     all_games: bool = False
     """``games``: every game on the relay, not only the open offers."""
     anyway: bool = False
