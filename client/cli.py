@@ -8,8 +8,9 @@ import getpass
 import os
 import signal
 import sys
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Coroutine, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Coroutine, NoReturn, Sequence, assert_never
 
 from client.bell import bell_wanted
 from olixono.analysis import DEFAULT_ITERATIONS, MISS_DROP, WON_VALUE
@@ -19,6 +20,7 @@ from olixono.engine import EngineSession, run
 from olixono.games import BOARDS
 
 if TYPE_CHECKING:
+    from client.network import Options
     from olixono.analysis import Budget, GameAnalysis
     from protocol import GameSession
     from protocol.clock import TimeControl
@@ -51,12 +53,26 @@ def _engine(args: argparse.Namespace) -> int:
     return 0
 
 
-def full_screen(args: argparse.Namespace, environ: dict[str, str] | None = None) -> bool:
+@dataclass(frozen=True, slots=True)
+class Front:
+    """How a game is shown (:func:`_front_options`): ``--screen``, ``--line`` (never where the command has none),
+    ``--plain``; none of them: the full screen where it can be drawn (:func:`full_screen`)."""
+
+    screen: bool = False
+    line: bool = False
+    plain: bool = False
+
+    @classmethod
+    def parsed(cls, args: argparse.Namespace) -> Front:
+        return cls(screen=args.screen, line=args.line, plain=args.plain)
+
+
+def full_screen(front: Front, environ: dict[str, str] | None = None) -> bool:
     """Whether a command shows the full-screen console: asked for (``--screen``), or not refused (``--plain``,
     ``--line``) and both stdin and stdout are terminals that can draw it (``TERM`` is not ``dumb``)."""
-    if getattr(args, "screen", False):
+    if front.screen:
         return True
-    if getattr(args, "plain", False) or getattr(args, "line", False):
+    if front.plain or front.line:
         return False
     env = os.environ if environ is None else environ
     return sys.stdin.isatty() and sys.stdout.isatty() and env.get("TERM", "") != "dumb"
@@ -72,7 +88,7 @@ def _play(args: argparse.Namespace) -> int:
     vs = args.level or args.vs
     record = LocalRecord(args.game, vs=vs)  # kept in the journal folder, as a network game is
     try:
-        if full_screen(args):
+        if full_screen(Front.parsed(args)):
             import asyncio
 
             from client.local_screen import LocalTable
@@ -152,7 +168,7 @@ def _replay(args: argparse.Namespace) -> int:
     status, text, session = _verified(args)
     if session is None:
         return status
-    if not full_screen(args):
+    if not full_screen(Front.parsed(args)):
         from client.replay import replay_lines
 
         interruptible()
@@ -196,54 +212,236 @@ def _analyze(args: argparse.Namespace) -> int:
     return status
 
 
+# -- the network commands' arguments, typed: each read from argparse's namespace in one place ---------------------
+@dataclass(frozen=True, slots=True)
+class Relaying:
+    """Where a network command goes (:func:`_relay_options`): ``--relay`` (once or more), ``--cafile``,
+    ``--timeout``."""
+
+    relay: tuple[str, ...]
+    cafile: Path | None
+    timeout: float | None
+
+    @classmethod
+    def parsed(cls, args: argparse.Namespace) -> Relaying:
+        return cls(relay=tuple(args.relay or ()), cafile=args.cafile, timeout=args.timeout)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """How a player's seat is held (:func:`_seat_options`): by a person (``--screen``, ``--line``, ``--plain``,
+    ``--no-bell``) or by a bot (``--bot``, ``--level``, ``--seed``, ``--iterations``, ``--seconds``); its claims
+    on time (``--claim``) and the watchers' talk (``--no-watchers-chat``). The defaults are a command's that has
+    no seat."""
+
+    front: Front = Front()
+    no_bell: bool = False
+    bot: str | None = None
+    level: str | None = None
+    seed: int | None = None
+    iterations: int | None = None
+    seconds: float | None = None
+    claim: str = "ask"
+    no_watchers_chat: bool = False
+
+    @classmethod
+    def parsed(cls, args: argparse.Namespace) -> Seat:
+        return cls(front=Front.parsed(args), no_bell=args.no_bell, bot=args.bot, level=args.level, seed=args.seed,
+                   iterations=args.iterations, seconds=args.seconds, claim=args.claim,
+                   no_watchers_chat=args.no_watchers_chat)
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    """``olixono host GAME``."""
+
+    game: str
+    invite: str | None
+    clock: TimeControl | None
+    days: TimeControl | None
+    witness: tuple[str, ...]
+    relaying: Relaying
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """``olixono join GAME``."""
+
+    id: str
+    relaying: Relaying
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """``olixono watch GAME``."""
+
+    id: str
+    relaying: Relaying
+    front: Front
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """``olixono resume [GAME]`` (no game: list the unfinished ones)."""
+
+    id: str | None
+    relaying: Relaying
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Games:
+    """``olixono games``."""
+
+    all: bool
+    relaying: Relaying
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """``olixono export GAME``."""
+
+    id: str
+    anyway: bool
+    relaying: Relaying
+
+
+@dataclass(frozen=True, slots=True)
+class Relays:
+    """``olixono relays``."""
+
+    check: bool
+    public: bool
+    relaying: Relaying
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    """``olixono witness``."""
+
+    key: Path | None
+    max_games: int | None
+    relaying: Relaying
+
+
+NetworkCommand = Host | Join | Watch | Resume | Games | Export | Relays | Witness
+
+
+def network_arguments(args: argparse.Namespace) -> NetworkCommand:
+    """A network command's typed arguments, read from the namespace its parser fills (``args.command`` names it)."""
+    relaying = Relaying.parsed(args)
+    match args.command:
+        case "host":
+            return Host(game=args.game, invite=args.invite, clock=args.clock, days=args.days,
+                        witness=tuple(args.witness or ()), relaying=relaying, seat=Seat.parsed(args))
+        case "join":
+            return Join(id=args.id, relaying=relaying, seat=Seat.parsed(args))
+        case "watch":
+            return Watch(id=args.id, relaying=relaying, front=Front.parsed(args))
+        case "resume":
+            return Resume(id=args.id, relaying=relaying, seat=Seat.parsed(args))
+        case "games":
+            return Games(all=args.all, relaying=relaying)
+        case "export":
+            return Export(id=args.id, anyway=args.anyway, relaying=relaying)
+        case "relays":
+            return Relays(check=args.check, public=args.public, relaying=relaying)
+        case "witness":
+            return Witness(key=args.key, max_games=args.max_games, relaying=relaying)
+    raise ValueError(f"{args.command!r} is no network command")
+
+
+def _seat_of(command: NetworkCommand) -> Seat:
+    """The seat a command holds; a watch's is nobody's, shown as asked; a lookup's is shown as by default."""
+    match command:
+        case Host(seat=seat) | Join(seat=seat) | Resume(seat=seat):
+            return seat
+        case Watch(front=front):
+            return Seat(front=front)
+        case _:
+            return Seat()
+
+
+def _network_options(command: NetworkCommand) -> Options:
+    """What :mod:`client.network` is given for ``command``: its options, and the front end they choose."""
+    from client import network
+
+    seat = _seat_of(command)
+    bot = seat.level or seat.bot
+    screen = full_screen(seat.front) and bot is None
+    plain = seat.front.plain or not (screen or seat.front.line)  # no terminal: plain
+    relaying = command.relaying
+    options = network.Options(
+        relay=" ".join(relaying.relay) or None, cafile=relaying.cafile, timeout=relaying.timeout, plain=plain,
+        bot=bot, iterations=seat.iterations, seconds=seat.seconds, seed=seat.seed, auto_claim=seat.claim == "auto",
+        commands=sys.stdin if plain else None, screen=screen, watchers_chat=not seat.no_watchers_chat,
+        bell=not plain and bell_wanted(seat.no_bell, os.environ),
+    )
+    match command:
+        case Host():
+            return replace(options, invite=command.invite, control=command.clock or command.days,
+                           witnesses=list(command.witness))
+        case Games():
+            return replace(options, all_games=command.all)
+        case Export():
+            return replace(options, anyway=command.anyway)
+        case Relays():
+            return replace(options, check=command.check, public=command.public)
+        case _:
+            return options
+
+
+def _network_run(command: NetworkCommand, options: Options) -> Coroutine[Any, Any, int]:
+    """The flow of :mod:`client.network` that runs ``command``."""
+    from client import network
+
+    match command:
+        case Host():
+            return network.host(command.game, options)
+        case Join():
+            return network.join(command.id, options)
+        case Watch():
+            return network.watch(command.id, options)
+        case Resume():
+            return network.resume(command.id, options)
+        case Games():
+            return network.games(options)
+        case Export():
+            return network.export(command.id, options)
+        case Relays():
+            return network.relays(options)
+        case Witness():
+            return network.witness(options, command.key, command.max_games)
+        case _:
+            assert_never(command)
+
+
 def _network(args: argparse.Namespace) -> int:
-    """Run one of the network commands (``host``, ``join``, ``watch``, ``resume``, ``games``, ``export``)."""
+    """Run one of the network commands (``host``, ``join``, ``watch``, ``resume``, ``games``, ``export``,
+    ``relays``, ``witness``)."""
     import asyncio
 
     from client import network
 
-    bot = getattr(args, "level", None) or getattr(args, "bot", None)
-    screen = full_screen(args) and bot is None
-    plain = getattr(args, "plain", False) or not (screen or getattr(args, "line", False))  # no terminal: plain
-    options = network.Options(
-        relay=" ".join(args.relay) if args.relay else None, cafile=args.cafile, timeout=args.timeout, plain=plain,
-        bot=bot,
-        iterations=getattr(args, "iterations", None), seconds=getattr(args, "seconds", None),
-        seed=getattr(args, "seed", None), invite=getattr(args, "invite", None),
-        control=getattr(args, "clock", None) or getattr(args, "days", None),
-        auto_claim=getattr(args, "claim", "ask") == "auto",
-        commands=sys.stdin if plain else None, screen=screen,
-        watchers_chat=not getattr(args, "no_watchers_chat", False),
-        anyway=getattr(args, "anyway", False), all_games=getattr(args, "all", False),
-        check=getattr(args, "check", False), public=getattr(args, "public", False),
-        witnesses=getattr(args, "witness", None) or [],
-        bell=not plain and bell_wanted(getattr(args, "no_bell", False), os.environ),
-    )
+    name: str = args.command
+    command = network_arguments(args)
+    options = _network_options(command)
     if options.bot is None and (options.iterations is not None or options.seconds is not None):
-        print(f"olixono {args.command}: --iterations and --seconds set a --bot's (or --level's) budget",
-              file=sys.stderr)
+        print(f"olixono {name}: --iterations and --seconds set a --bot's (or --level's) budget", file=sys.stderr)
         return 2
-    commands: dict[str, Callable[[], Coroutine[Any, Any, int]]] = {
-        "host": lambda: network.host(args.game, options),
-        "join": lambda: network.join(args.id, options),
-        "watch": lambda: network.watch(args.id, options),
-        "resume": lambda: network.resume(args.id, options),
-        "games": lambda: network.games(options),
-        "export": lambda: network.export(args.id, options),
-        "relays": lambda: network.relays(options),
-        "witness": lambda: network.witness(options, args.key, args.max_games),
-    }
     interruptible()  # what is imported from here on is imported inside asyncio.run: its Ctrl-C is caught below
     typed = 0  # passwords typed at the prompt so far
     while True:
         try:
-            return asyncio.run(commands[args.command]())
+            return asyncio.run(_network_run(command, options))
         except network.NeedsPassword as need:
             wrong = isinstance(need, network.PasswordRefused)
             if (wrong and not typed) or typed == PASSWORD_TRIES or not sys.stdin.isatty():
                 where = ("" if wrong and not typed else f" ({PASSWORD_TRIES} tries)" if typed
                          else " (no terminal here to ask on: set it in OLIXONO_RELAY_PASSWORD)")
-                print(f"olixono {args.command}: {need}{where}", file=sys.stderr)
+                print(f"olixono {name}: {need}{where}", file=sys.stderr)
                 return 1
             if wrong:
                 print("The relay refused that password; try again.", file=sys.stderr)
@@ -254,10 +452,10 @@ def _network(args: argparse.Namespace) -> int:
                 return 130
             typed += 1
         except network.Failure as exc:
-            print(f"olixono {args.command}: {exc}", file=sys.stderr)
+            print(f"olixono {name}: {exc}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
-            print(f"\n{_interrupted(args)}", file=sys.stderr)
+            print(f"\n{_interrupted(command)}", file=sys.stderr)
             _leave_at_once(130)
 
 
@@ -285,17 +483,22 @@ def _leave_at_once(status: int) -> NoReturn:
     os._exit(status)
 
 
-def _interrupted(args: argparse.Namespace) -> str:
+def _interrupted(command: NetworkCommand) -> str:
     """What a Ctrl-C leaves: a seat's game stays resumable (its journal has it), a watch or a lookup nothing."""
     from client.journal import JournalError, journals
 
-    game = getattr(args, "id", None)
-    if args.command in ("host", "join", "resume"):
-        try:
-            if any(journal.meta.game == game or args.command == "host" for journal in journals()):
-                return f"Interrupted; the game stays resumable (olixono resume{' ' + game if game else ''})."
-        except (JournalError, OSError):
+    match command:
+        case Host():  # its game's id is in no argument: any journal may be its own
+            game = None
+        case Join(id=game) | Resume(id=game):
             pass
+        case _:
+            return "Interrupted."
+    try:
+        if any(journal.meta.game == game or isinstance(command, Host) for journal in journals()):
+            return f"Interrupted; the game stays resumable (olixono resume{' ' + game if game else ''})."
+    except (JournalError, OSError):
+        pass
     return "Interrupted."
 
 
@@ -344,6 +547,8 @@ def _front_options(parser: argparse.ArgumentParser, plain: str, line: bool = Tru
     if line:
         group.add_argument("--line", action="store_true",
                            help="the line console: one prompt, the board printed after every move")
+    else:
+        parser.set_defaults(line=False)
     group.add_argument("--plain", action="store_true", help=f"{plain}; the default without a terminal")
 
 

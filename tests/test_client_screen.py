@@ -513,26 +513,22 @@ async def test_a_click_on_the_board_types_the_square():
 
 
 def test_the_full_screen_is_the_default_only_in_a_terminal_that_can_draw_it(monkeypatch):
-    import argparse
     import io
 
-    from client.cli import full_screen
+    from client.cli import Front, full_screen
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:
             return True
 
-    def args(**flags) -> argparse.Namespace:
-        return argparse.Namespace(**{"screen": False, "line": False, "plain": False, **flags})
-
     monkeypatch.setattr("sys.stdin", Tty())
     monkeypatch.setattr("sys.stdout", Tty())
-    assert full_screen(args(), {"TERM": "xterm-256color"})
-    assert not full_screen(args(), {"TERM": "dumb"})  # TERM=dumb: plain
-    assert not full_screen(args(plain=True), {"TERM": "xterm"}) and not full_screen(args(line=True), {"TERM": "xterm"})
+    assert full_screen(Front(), {"TERM": "xterm-256color"})
+    assert not full_screen(Front(), {"TERM": "dumb"})  # TERM=dumb: plain
+    assert not full_screen(Front(plain=True), {"TERM": "xterm"}) and not full_screen(Front(line=True), {"TERM": "xterm"})
     monkeypatch.setattr("sys.stdout", io.StringIO())  # a pipe: plain, unless asked for
-    assert not full_screen(args(), {"TERM": "xterm"})
-    assert full_screen(args(screen=True), {"TERM": "xterm"})
+    assert not full_screen(Front(), {"TERM": "xterm"})
+    assert full_screen(Front(screen=True), {"TERM": "xterm"})
 
 
 def test_replay_without_a_terminal_prints_every_move_and_refuses_a_bad_transcript(tmp_path):
