@@ -32,8 +32,9 @@ sys.path.append(str(ROOT / "bench"))  # after the packages: bench/protocol.py mu
 
 import aiomqtt  # noqa: E402
 
+from harness.figures import percentile  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
-from latency import RelayUnderTest, percentile  # noqa: E402
+from latency import RelayUnderTest  # noqa: E402
 from protocol import Identity  # noqa: E402
 from protocol.keys import b64  # noqa: E402
 from protocol.messages import encode  # noqa: E402

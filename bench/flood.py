@@ -46,6 +46,7 @@ from client.intents import Intent  # noqa: E402
 from client.journal import Journal, JournalMeta  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
 from client.transport import Link, RelayAddress  # noqa: E402
+from harness.figures import percentile  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from protocol import GameSession, Identity, verify_transcript  # noqa: E402
 from protocol.messages import b64, encode  # noqa: E402
@@ -59,11 +60,6 @@ def peak_mib(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return 0.0
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
 # -- the players ---------------------------------------------------------------------------------------

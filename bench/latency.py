@@ -64,6 +64,7 @@ from client.journal import Journal, JournalMeta  # noqa: E402
 from client.links import Links  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
 from client.transport import Link, RelayAddress  # noqa: E402
+from harness.figures import percentile  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from protocol import GameSession, Identity, MoveApplied  # noqa: E402
 from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config  # noqa: E402
@@ -136,11 +137,6 @@ class RelayUnderTest:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 # -- the raw round trip ------------------------------------------------------------------------------------

@@ -1,0 +1,28 @@
+"""The tallies and the ``name: value`` lines that the benchmarks and the soak print.
+
+Shared by ``bench/*.py`` (run as ``python bench/X.py``, with the repository root first on ``sys.path``) and by
+``python -m harness.X``; tests and ``BENCHMARKS.md`` read the lines, so their format is fixed here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def percentile(values: Iterable[float], share: float) -> float:
+    """The value below which ``share`` of ``values`` lie (nearest rank, no interpolation); NaN for none."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def figure_line(name: str, value: object, digits: int | None = None) -> str:
+    """``name: value``, a float with ``digits`` decimals when given (anything else as ``str`` gives it)."""
+    if digits is not None and isinstance(value, float):
+        return f"{name}: {value:.{digits}f}"
+    return f"{name}: {value}"
+
+
+def print_figures(figures: Iterable[tuple[str, object]], digits: int | None = None, prefix: str = "") -> None:
+    """Print each figure as a ``name: value`` line (``prefix`` before each name), flushed as it goes."""
+    for name, value in figures:
+        print(figure_line(prefix + name, value, digits), flush=True)

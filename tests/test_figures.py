@@ -1,0 +1,33 @@
+"""harness.figures: the nearest-rank percentile and the ``name: value`` lines the benchmarks print."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from harness.figures import figure_line, percentile, print_figures
+
+
+def test_percentile_takes_the_nearest_rank_without_interpolating():
+    trips = [0.5, 0.1, 0.4, 0.2, 0.3]
+    assert percentile(trips, 0.5) == 0.3
+    assert percentile(trips, 0.99) == 0.5
+    assert percentile(trips, 0.0) == 0.1
+
+
+def test_percentile_of_nothing_is_nan():
+    assert math.isnan(percentile([], 0.99))
+
+
+@pytest.mark.parametrize(("value", "digits", "line"), [
+    (1.23456, 3, "x: 1.235"), (1.25, 1, "x: 1.2"), (7, 3, "x: 7"), (1.5, None, "x: 1.5"), ("4-0-1", 1, "x: 4-0-1"),
+    (float("nan"), 1, "x: nan"),
+])
+def test_a_figure_line_rounds_floats_only(value, digits, line):
+    assert figure_line("x", value, digits) == line
+
+
+def test_figures_print_one_line_each_with_their_prefix(capsys):
+    print_figures([("move_p50_ms", 2.0), ("moves", 200)], digits=3, prefix="embedded_")
+    assert capsys.readouterr().out == "embedded_move_p50_ms: 2.000\nembedded_moves: 200\n"
