@@ -32,7 +32,7 @@ sys.path.append(str(ROOT / "bench"))  # after the packages: bench/protocol.py mu
 
 import aiomqtt  # noqa: E402
 
-from harness.figures import percentile  # noqa: E402
+from harness.figures import percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from latency import RelayUnderTest  # noqa: E402
 from protocol import Identity  # noqa: E402
@@ -187,8 +187,7 @@ def main() -> None:
     bursts_count = 20 if args.quick else 200
     with tempfile.TemporaryDirectory() as temporary:
         for kind in (["embedded", "mosquitto"] if args.relay == "both" else [args.relay]):
-            for name, value in measure(kind, Path(temporary), trips, bursts_count).items():
-                print(f"{kind}_{name}: {value:.3f}" if isinstance(value, float) else f"{kind}_{name}: {value}")
+            print_figures(measure(kind, Path(temporary), trips, bursts_count).items(), digits=3, prefix=f"{kind}_")
 
 
 if __name__ == "__main__":

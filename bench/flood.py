@@ -46,7 +46,7 @@ from client.intents import Intent  # noqa: E402
 from client.journal import Journal, JournalMeta  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
 from client.transport import Link, RelayAddress  # noqa: E402
-from harness.figures import percentile  # noqa: E402
+from harness.figures import percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from protocol import GameSession, Identity, verify_transcript  # noqa: E402
 from protocol.messages import b64, encode  # noqa: E402
@@ -285,8 +285,7 @@ def main() -> int:
         "relay_log_refusal_lines": junk_kept,
         "late_catch_up_lines": caught_up, "late_catch_up_strangers_lines": strangers_kept,
     }
-    for name, value in figures.items():
-        print(f"{name}: {value:.1f}" if isinstance(value, float) else f"{name}: {value}")
+    print_figures(figures.items(), digits=1)
     return 0 if finished and watched.get("status") == 0 else 1
 
 

@@ -64,7 +64,7 @@ from client.journal import Journal, JournalMeta  # noqa: E402
 from client.links import Links  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
 from client.transport import Link, RelayAddress  # noqa: E402
-from harness.figures import percentile  # noqa: E402
+from harness.figures import percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from protocol import GameSession, Identity, MoveApplied  # noqa: E402
 from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config  # noqa: E402
@@ -411,14 +411,12 @@ def main() -> None:
         folder = Path(temporary)
         if args.relay == "two":
             for prefix, (kinds, delay, kill_after) in TWO.items():
-                for name, value in measure_two(moves, folder, kinds, delay, kill_after).items():
-                    print(f"{prefix}_{name}: {value:.3f}" if isinstance(value, float) else f"{prefix}_{name}: {value}")
+                figures = measure_two(moves, folder, kinds, delay, kill_after)
+                print_figures(figures.items(), digits=3, prefix=f"{prefix}_")
             print(f"mosquitto_alone_move_p50_ms: {measure('mosquitto', moves, folder)['move_p50_ms']:.3f}")
             return
         for relay in relays:
-            figures = measure(relay, moves, folder)
-            for name, value in figures.items():
-                print(f"{relay}_{name}: {value:.3f}" if isinstance(value, float) else f"{relay}_{name}: {value}")
+            print_figures(measure(relay, moves, folder).items(), digits=3, prefix=f"{relay}_")
         print(f"join_to_prompt_s: {join_to_prompt(folder):.3f}")
     print(f"watched_game_kib: {watched_game_kib():.0f}")
 

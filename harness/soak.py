@@ -55,6 +55,7 @@ from client.runner import GameRunner
 from client.links import Links
 from client.transport import Link, LinkFactory, RelayAddress
 from harness.chaos import Chaos, ChaosProxy
+from harness.figures import print_figures
 from harness.mqtt import bare_client
 from protocol import EquivocationDetected, GameSession, Identity, MoveApplied, verify_transcript
 from protocol.keys import b64
@@ -449,8 +450,7 @@ async def _soak(args: argparse.Namespace, folder: Path) -> int:
                 latencies[int(0.99 * (len(latencies) - 1))] * 1000 if latencies else float("nan")),
                ("client_process_peak_mib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                ("client_process_end_mib", rss_mib(os.getpid())), *figures]
-    for name, value in figures:
-        print(f"{name}: {value:.1f}" if isinstance(value, float) else f"{name}: {value}", flush=True)
+    print_figures(figures, digits=1)
     for problem in tally.problems[:20]:
         print(f"problem: {problem}", flush=True)
     return 0 if tally.lost == tally.stuck == tally.false_proofs == 0 and not tally.problems else 1
