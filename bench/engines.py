@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.olix_figures import figures as olix_figures  # noqa: E402
+from harness.figures import print_figures  # noqa: E402
 from olixono.oxono import OxonoBoard  # noqa: E402
 
 
@@ -56,8 +57,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a run under 30 seconds")
     args = parser.parse_args()
     print(f"python: {sys.version.split()[0]}")
-    for name, value in [*oxono_figures(args.quick), *olix_figures(args.quick)]:
-        print(f"{name}: {value}", flush=True)
+    print_figures([*oxono_figures(args.quick), *olix_figures(args.quick)])
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from harness.figures import print_figures  # noqa: E402
 from olixono.olix import MOVES, SQUARES, OlixBoard  # noqa: E402
 
 
@@ -77,5 +78,4 @@ def figures(quick: bool) -> list[tuple[str, float]]:
 
 
 if __name__ == "__main__":
-    for name, value in figures(quick="--quick" in sys.argv):
-        print(f"{name}: {value}")
+    print_figures(figures(quick="--quick" in sys.argv))

@@ -47,6 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for bench/levels.py
 
+from harness.figures import print_figures  # noqa: E402
 from olixono.bots import make_bot  # noqa: E402
 from olixono.games import new_board  # noqa: E402
 from levels import opened  # noqa: E402  (bench/levels.py: the same random openings)
@@ -366,8 +367,7 @@ def run(args, kinds, pairs, games: int, budget: Budget, baseline: Baseline | Non
                 figures.append((f"{key}_search_iterations_per_s", f"{tally.iterations / tally.search_seconds:.0f}"))
         print()
         print(table(kind, rows))
-        for name, value in figures:
-            print(f"{name}: {value}", flush=True)
+        print_figures(figures)
 
 
 if __name__ == "__main__":
