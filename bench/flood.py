@@ -26,7 +26,6 @@ import multiprocessing
 import os
 import random
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,7 +45,7 @@ from client.intents import Intent  # noqa: E402
 from client.journal import Journal, JournalMeta  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
 from client.transport import Link, RelayAddress  # noqa: E402
-from harness.figures import percentile, print_figures  # noqa: E402
+from harness.figures import median, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from protocol import GameSession, Identity, verify_transcript  # noqa: E402
 from protocol.messages import b64, encode  # noqa: E402
@@ -272,9 +271,9 @@ def main() -> int:
         "flood_seconds": args.seconds, "flood_connections": args.connections,
         "flood_published": counts["published"], "flood_resubscriptions": counts["resubscribed"],
         "relay_peak_mib": relay_peak,
-        "new_client_rtt_p50_ms": statistics.median(trips) * 1000 if trips else float("nan"),
+        "new_client_rtt_p50_ms": median(trips) * 1000,
         "new_client_rtt_p99_ms": percentile(trips, 0.99) * 1000,
-        "new_client_connect_p50_ms": statistics.median(connects) * 1000 if connects else float("nan"),
+        "new_client_connect_p50_ms": median(connects) * 1000,
         "new_client_failures": failed,
         "game_finished": int(finished), "game_plies": session.moves, "game_seconds": max(host["seconds"], guest["seconds"]),
         "host_peak_mib": host["peak_mib"], "guest_peak_mib": guest["peak_mib"],

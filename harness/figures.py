@@ -6,6 +6,7 @@ Shared by ``bench/*.py`` (run as ``python bench/X.py``, with the repository root
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable
 
 
@@ -13,6 +14,12 @@ def percentile(values: Iterable[float], share: float) -> float:
     """The value below which ``share`` of ``values`` lie (nearest rank, no interpolation); NaN for none."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def median(values: Iterable[float]) -> float:
+    """The median of ``values`` (the mean of the middle two for an even count); NaN for none."""
+    listed = list(values)
+    return statistics.median(listed) if listed else float("nan")
 
 
 def figure_line(name: str, value: object, digits: int | None = None) -> str:

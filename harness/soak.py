@@ -35,7 +35,6 @@ import resource
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,7 +54,7 @@ from client.runner import GameRunner
 from client.links import Links
 from client.transport import Link, LinkFactory, RelayAddress
 from harness.chaos import Chaos, ChaosProxy
-from harness.figures import print_figures
+from harness.figures import median, print_figures
 from harness.mqtt import bare_client
 from protocol import EquivocationDetected, GameSession, Identity, MoveApplied, verify_transcript
 from protocol.keys import b64
@@ -445,7 +444,7 @@ async def _soak(args: argparse.Namespace, folder: Path) -> int:
     figures = [("games", per_phase * len(phases)), ("games_finished", tally.finished), ("moves_lost", tally.lost),
                ("games_stuck", tally.stuck), ("false_proofs", tally.false_proofs),
                ("player_kills", tally.player_kills),
-               ("move_latency_p50_ms", statistics.median(latencies) * 1000 if latencies else float("nan")),
+               ("move_latency_p50_ms", median(latencies) * 1000),
                ("move_latency_p99_ms",
                 latencies[int(0.99 * (len(latencies) - 1))] * 1000 if latencies else float("nan")),
                ("client_process_peak_mib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),

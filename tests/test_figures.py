@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from harness.figures import figure_line, percentile, print_figures
+from harness.figures import figure_line, median, percentile, print_figures
 
 
 def test_percentile_takes_the_nearest_rank_without_interpolating():
@@ -31,3 +31,9 @@ def test_a_figure_line_rounds_floats_only(value, digits, line):
 def test_figures_print_one_line_each_with_their_prefix(capsys):
     print_figures([("move_p50_ms", 2.0), ("moves", 200)], digits=3, prefix="embedded_")
     assert capsys.readouterr().out == "embedded_move_p50_ms: 2.000\nembedded_moves: 200\n"
+
+
+def test_the_median_of_an_even_count_is_the_mean_of_the_middle_two_and_of_nothing_nan():
+    assert median([0.4, 0.1, 0.3]) == 0.3
+    assert median([4.0, 1.0, 2.0, 3.0]) == 2.5
+    assert math.isnan(median([]))
