@@ -44,8 +44,8 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from client.commands import (Game, candidates, command_names, completer, example_of, help_row, help_rows, question,
-                             same_line)
+from client.commands import (SCREEN_COMMANDS, Game, candidates, command_names, completer, example_of, help_row,
+                             help_rows, question, same_line, screen_rows)
 from client.bell import Bell
 from client.journal import state_dir
 from olixono.common import Board, GameKind
@@ -62,8 +62,9 @@ TOO_SMALL = (f"The terminal is too small: the screen needs {MIN_COLUMNS} x {MIN_
              "game goes on meanwhile (/quit leaves).")
 """What the screen says in place of the game below :data:`MIN_COLUMNS` x :data:`MIN_ROWS`."""
 LOG_LINES = 500
-OWN_COMMANDS = ("help", "flip", "moves", "quit")
-"""The commands of every screen; a table adds its own."""
+OWN_COMMANDS = SCREEN_COMMANDS
+"""The commands of every screen (:data:`client.commands.COMMANDS`' screen ones, with help and quit); a table adds its
+own."""
 TYPE_HELP = "Type a move ({example}); Tab completes the legal ones. Commands start with /:"
 WATCH_HELP = "Watching: every line is checked as the players check it. Commands start with /:"
 STYLE = Style.from_dict({
@@ -121,8 +122,7 @@ class Urgent(str):
 
 def own_help(leave: str) -> str:
     """The help of the commands the screen runs itself (``leave``: what leaving means, said after /quit)."""
-    rows = [("/flip", "turn the board round"), ("/moves", "every move so far, in the log (PgUp/PgDn scroll the moves)"),
-            ("/quit (or Ctrl-D)", f"leave{leave}")]
+    rows = [*screen_rows(), ("/quit (or Ctrl-D)", f"leave{leave}")]
     return "\n".join([*(help_row(typed, text, slash=True) for typed, text in rows),
                       "A click on a square types it into the input line (Shift+drag selects text to copy)."])
 
@@ -507,9 +507,6 @@ def asked_first(table: Table, text: str, asked: str | None) -> str | None:
     if game is None or asked is not None and same_line(asked, text):
         return None
     return question(text, game, slash=True)
-
-
-
 
 
 def fill(buffer: Buffer, kind: GameKind, square: str, cell: str) -> None:
