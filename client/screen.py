@@ -44,8 +44,8 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from client.commands import (SCREEN_COMMANDS, Game, candidates, command_names, completer, example_of, help_row,
-                             help_rows, question, same_line, screen_rows)
+from client.commands import (SCREEN_COMMANDS, Game, ScreenDo, candidates, command_names, completer, example_of,
+                             help_row, help_rows, screen_rows, screen_typed)
 from client.bell import Bell
 from client.journal import state_dir
 from olixono.common import Board, GameKind
@@ -499,16 +499,6 @@ class ScreenState:
         return self.thinking.get(player, 0.0) + running
 
 
-def asked_first(table: Table, text: str, asked: str | None) -> str | None:
-    """Whether ``text`` must be confirmed first (:func:`client.commands.question`, as in the line console: a
-    resignation, Olix's end while behind), unless it repeats ``asked``, the line just typed that asked: the
-    question."""
-    game = table.typing_game
-    if game is None or asked is not None and same_line(asked, text):
-        return None
-    return question(text, game, slash=True)
-
-
 def fill(buffer: Buffer, kind: GameKind, square: str, cell: str) -> None:
     """A click on ``square`` (showing ``cell``): Olix types the square; Oxono builds the move segment by segment."""
     text = DRAWINGS[kind].fill(buffer.text.strip(), square, cell)
@@ -577,27 +567,25 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
     async def obey(text: str) -> None:
         resign_asked, quit_asked = state.confirm_resign, state.confirm_quit
         state.confirm_resign, state.confirm_quit = None, False  # a confirmation is the very next line typed
-        name, _, rest = text.removeprefix("/").partition(" ")
-        name, names = name.lower(), table.commands + OWN_COMMANDS
-        if name in table.refused:
-            state.add(f"error: {table.refused[name]}")
-        elif not text.startswith("/") and name not in names:
-            await table.move(text, state.add)
-        elif name not in names:
-            state.add(f"error: no command /{name}: /help lists them")
-        elif name == "help":
+        does = screen_typed(text, commands=table.commands, refused=table.refused, game=table.typing_game,
+                            asked=resign_asked)
+        if does.what is ScreenDo.REFUSE:
+            state.add(f"error: {does.text}")
+        elif does.what is ScreenDo.MOVE:
+            await table.move(does.text, state.add)
+        elif does.what is ScreenDo.HELP:
             state.add("\n".join(filter(None, [table.help(), own_help(table.leave)])))
-        elif name == "flip":
+        elif does.what is ScreenDo.FLIP:
             state.flipped = not state.flipped
-        elif name == "moves":
+        elif does.what is ScreenDo.MOVES:
             state.add(" ".join(f"{n}.{move}" for n, (_, move) in enumerate(table.moves(), 1)) or "no moves yet")
-        elif name == "quit":
+        elif does.what is ScreenDo.QUIT:
             leave(quit_asked)
-        elif (asking := asked_first(table, text, resign_asked)) is not None:
+        elif does.what is ScreenDo.ASK:
             state.confirm_resign = text
-            state.add(asking)
+            state.add(does.text)
         else:
-            await table.command(name, rest.strip(), state.add)
+            await table.command(does.command, does.rest, state.add)
 
     def leave(asked: bool) -> None:
         """/quit, Ctrl-D: leave, at once unless leaving may cost something (:meth:`Table.leaving`) and the person was
