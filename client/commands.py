@@ -100,6 +100,9 @@ class Command:
     """Olix's alone."""
     refusal: str = ""
     """The sentence that refuses it where it does not exist (in a mode its ``helps`` lacks)."""
+    screen: bool = False
+    """The full screen's alone, which runs it itself (:func:`screen_typed`): the line consoles neither list nor read
+    it."""
 
 
 WATCHERS_REFUSAL = "watchers off|on is for the players of a network game: it hides or shows what the watchers say"
@@ -141,6 +144,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("rematch", {Mode.PLAYER: "once the game is over: ask for a rematch (the same terms, colours swapped), or "
                                      "accept your opponent's (yes does too)"}, IntentKind.REMATCH,
             refusal="rematch is for the players of a network game, once it is over"),
+    Command("flip", dict.fromkeys(_EVERYWHERE, "turn the board round"), screen=True),
+    Command("moves", dict.fromkeys(_EVERYWHERE, "every move so far, in the log (PgUp/PgDn scroll the moves)"),
+            screen=True),
     Command("help", dict.fromkeys(_EVERYWHERE, "show this text")),
     Command("quit", {Mode.PLAYER: "leave; the game stays resumable ({resume})", Mode.WATCHER: "stop watching ({again})",
                      Mode.LOCAL: "leave without finishing"}),
@@ -148,7 +154,9 @@ COMMANDS: tuple[Command, ...] = (
 """Every command a person may type, in the order the help lists them."""
 END_WORD = {kind: words.end_word for kind, words in GAME_WORDS.items()}
 """The word that proposes to end a game before its end, in each game."""
-_BY_NAME = {command.name: command for command in COMMANDS}
+SCREEN_COMMANDS = ("help", *(command.name for command in COMMANDS if command.screen), "quit")
+"""The commands the full screen runs itself, at every table (a table adds its own)."""
+_BY_NAME = {command.name: command for command in COMMANDS if not command.screen}
 _ALIASES = {"propose": END, "yes": "rematch", **{word: END for word in END_WORD.values()}}
 
 
@@ -180,7 +188,7 @@ def available(game: Game) -> list[Command]:
     """The commands of ``game``'s mode, in the help's order (before the offer, none that needs the game's kind)."""
     mode, kind = mode_of(game), kind_of(game)
     return [command for command in COMMANDS if mode in command.helps and _name(command, kind) is not None
-            and (not command.olix or kind == GameKind.OLIX)]
+            and (not command.olix or kind == GameKind.OLIX) and not command.screen]
 
 
 def command_names(game: Game) -> list[str]:
@@ -339,6 +347,64 @@ def same_line(one: str, other: str) -> bool:
     """Whether two typed lines ask the same (any letter case, with or without the ``/``): the second confirms the
     first's :func:`question`."""
     return one.strip().lower().removeprefix("/") == other.strip().lower().removeprefix("/")
+
+
+class ScreenDo(enum.Enum):
+    """What a line typed at the full screen does (:func:`screen_typed`)."""
+
+    MOVE = "move"
+    """Hand the text to the table as a move (in a replay, a move number)."""
+    COMMAND = "command"
+    """Hand one of the table's own commands to the table."""
+    HELP = "help"
+    FLIP = "flip"
+    MOVES = "moves"
+    QUIT = "quit"
+    """Leave (asked to confirm first where the table says leaving may cost the game)."""
+    ASK = "ask"
+    """Ask to confirm first (:func:`question`): the same line, typed next, acts."""
+    REFUSE = "refuse"
+    """Say why nothing is done: the command cannot be used here, or there is none of that name."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenTyped:
+    """What one line typed at the full screen does: ``what``; a table's ``command`` with its ``rest``; the ``text``
+    of a move, of a refusal or of a question."""
+
+    what: ScreenDo
+    command: str = ""
+    rest: str = ""
+    text: str = ""
+
+
+def screen_rows() -> list[tuple[str, str]]:
+    """The full screen's own commands that :data:`COMMANDS` lists (``/flip``, ``/moves``), each with its help (the
+    same in every mode)."""
+    return [(f"/{command.name}", command.helps[Mode.PLAYER]) for command in COMMANDS if command.screen]
+
+
+def screen_typed(text: str, *, commands: tuple[str, ...], refused: dict[str, str] | None = None,
+                 game: Game | None = None, asked: str | None = None) -> ScreenTyped:
+    """What ``text`` (stripped) does at the full screen, whose table has its own ``commands`` besides
+    :data:`SCREEN_COMMANDS` and ``refused`` ones (each with the sentence that says why): text without a ``/`` that
+    is no command is a move; a command of the table's asks first where :func:`question` does (from ``game``, the
+    game typed into), unless ``asked``, the line typed just before, asked it."""
+    name, _, rest = text.removeprefix("/").partition(" ")
+    name = name.lower()
+    if refused and name in refused:
+        return ScreenTyped(ScreenDo.REFUSE, text=refused[name])
+    if name not in commands and name not in SCREEN_COMMANDS:
+        if not text.startswith("/"):
+            return ScreenTyped(ScreenDo.MOVE, text=text)
+        return ScreenTyped(ScreenDo.REFUSE, text=f"no command /{name}: /help lists them")
+    if name in SCREEN_COMMANDS:
+        return ScreenTyped(ScreenDo(name))
+    if game is not None and not (asked is not None and same_line(asked, text)):
+        asking = question(text, game, slash=True)
+        if asking is not None:
+            return ScreenTyped(ScreenDo.ASK, text=asking)
+    return ScreenTyped(ScreenDo.COMMAND, name, rest.strip())
 
 
 def legal_text(game: Game) -> str:

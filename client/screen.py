@@ -44,8 +44,8 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from client.commands import (Game, candidates, command_names, completer, example_of, help_row, help_rows, question,
-                             same_line)
+from client.commands import (SCREEN_COMMANDS, Game, ScreenDo, candidates, command_names, completer, example_of,
+                             help_row, help_rows, screen_rows, screen_typed)
 from client.bell import Bell
 from client.journal import state_dir
 from olixono.common import Board, GameKind
@@ -62,8 +62,9 @@ TOO_SMALL = (f"The terminal is too small: the screen needs {MIN_COLUMNS} x {MIN_
              "game goes on meanwhile (/quit leaves).")
 """What the screen says in place of the game below :data:`MIN_COLUMNS` x :data:`MIN_ROWS`."""
 LOG_LINES = 500
-OWN_COMMANDS = ("help", "flip", "moves", "quit")
-"""The commands of every screen; a table adds its own."""
+OWN_COMMANDS = SCREEN_COMMANDS
+"""The commands of every screen (:data:`client.commands.COMMANDS`' screen ones, with help and quit); a table adds its
+own."""
 TYPE_HELP = "Type a move ({example}); Tab completes the legal ones. Commands start with /:"
 WATCH_HELP = "Watching: every line is checked as the players check it. Commands start with /:"
 STYLE = Style.from_dict({
@@ -121,8 +122,7 @@ class Urgent(str):
 
 def own_help(leave: str) -> str:
     """The help of the commands the screen runs itself (``leave``: what leaving means, said after /quit)."""
-    rows = [("/flip", "turn the board round"), ("/moves", "every move so far, in the log (PgUp/PgDn scroll the moves)"),
-            ("/quit (or Ctrl-D)", f"leave{leave}")]
+    rows = [*screen_rows(), ("/quit (or Ctrl-D)", f"leave{leave}")]
     return "\n".join([*(help_row(typed, text, slash=True) for typed, text in rows),
                       "A click on a square types it into the input line (Shift+drag selects text to copy)."])
 
@@ -499,19 +499,6 @@ class ScreenState:
         return self.thinking.get(player, 0.0) + running
 
 
-def asked_first(table: Table, text: str, asked: str | None) -> str | None:
-    """Whether ``text`` must be confirmed first (:func:`client.commands.question`, as in the line console: a
-    resignation, Olix's end while behind), unless it repeats ``asked``, the line just typed that asked: the
-    question."""
-    game = table.typing_game
-    if game is None or asked is not None and same_line(asked, text):
-        return None
-    return question(text, game, slash=True)
-
-
-
-
-
 def fill(buffer: Buffer, kind: GameKind, square: str, cell: str) -> None:
     """A click on ``square`` (showing ``cell``): Olix types the square; Oxono builds the move segment by segment."""
     text = DRAWINGS[kind].fill(buffer.text.strip(), square, cell)
@@ -580,27 +567,25 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
     async def obey(text: str) -> None:
         resign_asked, quit_asked = state.confirm_resign, state.confirm_quit
         state.confirm_resign, state.confirm_quit = None, False  # a confirmation is the very next line typed
-        name, _, rest = text.removeprefix("/").partition(" ")
-        name, names = name.lower(), table.commands + OWN_COMMANDS
-        if name in table.refused:
-            state.add(f"error: {table.refused[name]}")
-        elif not text.startswith("/") and name not in names:
-            await table.move(text, state.add)
-        elif name not in names:
-            state.add(f"error: no command /{name}: /help lists them")
-        elif name == "help":
+        does = screen_typed(text, commands=table.commands, refused=table.refused, game=table.typing_game,
+                            asked=resign_asked)
+        if does.what is ScreenDo.REFUSE:
+            state.add(f"error: {does.text}")
+        elif does.what is ScreenDo.MOVE:
+            await table.move(does.text, state.add)
+        elif does.what is ScreenDo.HELP:
             state.add("\n".join(filter(None, [table.help(), own_help(table.leave)])))
-        elif name == "flip":
+        elif does.what is ScreenDo.FLIP:
             state.flipped = not state.flipped
-        elif name == "moves":
+        elif does.what is ScreenDo.MOVES:
             state.add(" ".join(f"{n}.{move}" for n, (_, move) in enumerate(table.moves(), 1)) or "no moves yet")
-        elif name == "quit":
+        elif does.what is ScreenDo.QUIT:
             leave(quit_asked)
-        elif (asking := asked_first(table, text, resign_asked)) is not None:
+        elif does.what is ScreenDo.ASK:
             state.confirm_resign = text
-            state.add(asking)
+            state.add(does.text)
         else:
-            await table.command(name, rest.strip(), state.add)
+            await table.command(does.command, does.rest, state.add)
 
     def leave(asked: bool) -> None:
         """/quit, Ctrl-D: leave, at once unless leaving may cost something (:meth:`Table.leaving`) and the person was
