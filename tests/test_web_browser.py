@@ -151,7 +151,7 @@ RENDER_IN_THE_PAGE = """async ([kind, moves, chat]) => {
   });
   const root = document.createElement("main");
   for (const [tag, id] of [["div", "board"], ["ol", "moves"], ["p", "turn"], ["ul", "players"], ["p", "result"],
-                           ["ul", "chat"], ["ul", "rejections"], ["ul", "proofs"]]) {
+                           ["ul", "chat"], ["ul", "rejections"], ["ul", "proofs"], ["table", "scoreboard"]]) {
     const node = document.createElement(tag);
     node.id = id;
     root.append(node);
@@ -183,6 +183,8 @@ RENDER_IN_THE_PAGE = """async ([kind, moves, chat]) => {
     pieces: [...root.querySelectorAll("[data-piece]")].length,
     holds: root.querySelectorAll(".stone.holds").length,
     players: [...root.querySelectorAll("#players li")].map((li) => li.textContent),
+    scoreboard: [...root.querySelectorAll("#scoreboard tr")].map((tr) => tr.textContent),
+    caption: root.querySelector("#scoreboard caption")?.textContent ?? null,
   };
 }"""
 
@@ -206,3 +208,7 @@ async def test_the_view_draws_the_board_moves_result_and_refusals_and_shows_netw
     assert shown["players"][0].endswith(", here, 4:59") and shown["players"][1].endswith(", away")
     if kind == "olix":
         assert shown["holds"] == 4  # first's O (f6 f7 g6 g7) holds a marker: its four stones are ringed
+        assert shown["scoreboard"] == ["O4 first689", "L5678", "I4567", "X4567"]  # as the terminal's board
+        assert shown["caption"] == "markers 1 to 0: first leads"
+    else:
+        assert shown["scoreboard"] == [] and shown["caption"] is None

@@ -54,6 +54,39 @@ function syncList(list, texts, make) {
 }
 
 /**
+ * Olix's scoreboard into `table` (emptied for Oxono): a row a track, each field's value, the one marked with who
+ * holds its marker (as the terminal's board shows it), and a caption saying who leads.
+ * @param {Document} doc
+ * @param {HTMLElement} table
+ * @param {any} board
+ */
+function drawScoreboard(doc, table, board) {
+  if (board === null || board.constructor.KIND !== "olix") {
+    table.replaceChildren();
+    table.hidden = true;
+    return;
+  }
+  const scoreboard = board.scoreboard();
+  const [first, second] = board.constructor.PLAYERS;
+  const leader = scoreboard.leader();
+  const counts = `${scoreboard.positions(first).length} to ${scoreboard.positions(second).length}`;
+  const rows = scoreboard.tracks.map((/** @type {any} */ track) => {
+    const row = doc.createElement("tr");
+    row.append(textElement(doc, "th", track.kind, { scope: "row" }));
+    for (const value of track.fields) {
+      const held = value === track.field ? track.holders : [];
+      const cell = textElement(doc, "td", held.length ? `${value} ${held.join(" ")}` : String(value));
+      if (held.length) cell.className = `held ${held.join(" ")}`;
+      row.append(cell);
+    }
+    return row;
+  });
+  table.replaceChildren(textElement(doc, "caption", `markers ${counts}: ${leader ? `${leader} leads` : "level"}`),
+    ...rows);
+  table.hidden = false;
+}
+
+/**
  * Draw `snapshot` into the page's elements (found by id under `root`).
  * @param {Document} doc
  * @param {ParentNode} root
@@ -68,6 +101,8 @@ export function render(doc, root, snapshot) {
       (last === null ? "" : `, the last ${last.player} ${last.text}`);
     byId("board").replaceChildren(drawBoard(doc, snapshot.board, { marked: moveSquares(last?.move ?? null), label }));
   }
+  const scoreboard = byId("scoreboard");
+  if (scoreboard !== null) drawScoreboard(doc, scoreboard, snapshot.board);
   syncList(byId("moves"), snapshot.moves.map((move, index) => `${index + 1}. ${move.player} ${move.text}`),
     (text) => textElement(doc, "li", text));
   byId("turn").textContent = snapshot.result !== null ? "" : snapshot.turn === null ? "waiting for the seats"
