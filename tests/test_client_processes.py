@@ -82,9 +82,11 @@ class Tmux:
         environment = [f"{name}={env[name]}" for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "PYTHONPATH")]
         shell = " ".join(["env", *environment, "TERM=xterm-256color", sys.executable, "-m", "client", *command])
         if self.pid is None:
-            self.run("new-session", "-d", "-s", "olixono", "-x", "140", "-y", "45", shell)
+            # keep each screen readable after its program ends: set in the same tmux command as the session is made,
+            # before a program that ends at once (a usage message) can take the server down with it
+            self.run("new-session", "-d", "-s", "olixono", "-x", "140", "-y", "45", shell,
+                     ";", "set-option", "-g", "remain-on-exit", "on")
             self.pid = int(self.run("display-message", "-p", "#{pid}").strip())
-            self.run("set-option", "-g", "remain-on-exit", "on")  # keep each screen readable after its program ends
         else:
             self.run("new-window", "-t", "olixono", shell)
 
