@@ -475,7 +475,8 @@ PAGE_WAIT = 3.0
 
 
 async def relay_page(options: Options, identity: Identity | None) -> str | None:
-    """The watching page's address, where the relay says it serves one: its scheme and port, with the host this
+    """The watching page's address, where the relay says it serves one (asked once the command's login was checked):
+    its scheme and port, with the host this
     command reaches the relay at (so that the link leads nowhere else, whoever set the topic); ``None`` where it says
     none, names several relays, or does not answer in time."""
     addresses, _ = relay_addresses(options)
@@ -483,7 +484,7 @@ async def relay_page(options: Options, identity: Identity | None) -> str | None:
         return None
     try:
         async with asyncio.timeout(PAGE_WAIT):
-            said = await _collect(options, [PAGE_TOPIC], identity)
+            said = await _collect(options, [PAGE_TOPIC], identity, logged_in=True)  # (watch logged in first)
     except (Failure, TimeoutError):
         return None
     for payload in said:
@@ -768,10 +769,13 @@ async def relays(options: Options) -> int:
     return 1 if any(answer is not None for answer in answers) else 0
 
 
-async def _collect(options: Options, filters: list[str], identity: Identity | None) -> list[bytes]:
-    """Everything the relay retains on ``filters``, once it has all come in."""
+async def _collect(options: Options, filters: list[str], identity: Identity | None, *,
+                   logged_in: bool = False) -> list[bytes]:
+    """Everything the relay retains on ``filters``, once it has all come in (``logged_in``: the command has checked
+    its login already)."""
     address, _ = relay_address(options)
-    await log_in(options, address, identity)
+    if not logged_in:
+        await log_in(options, address, identity)
     done = asyncio.Event()
     ready: set[int] = set()
 

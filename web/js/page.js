@@ -57,9 +57,18 @@ function follow(relays, filters, take, told) {
   });
 }
 
-/** @param {Map<string, string>} states */
-function relaysText(states) {
-  return [...states].map(([url, state]) => `${url}: ${state}`).join("; ");
+/**
+ * What hears each relay's state and shows them all in the header's #relays line.
+ * @param {string[]} relays
+ * @returns {(relay: string, state: string) => void}
+ */
+function relayStates(relays) {
+  const line = /** @type {HTMLElement} */ (document.querySelector("#relays"));
+  const states = new Map(relays.map((url) => [url, "connecting"]));
+  return (url, state) => {
+    states.set(url, state);
+    line.textContent = [...states].map(([each, said]) => `${each}: ${said}`).join("; ");
+  };
 }
 
 /**
@@ -71,10 +80,8 @@ function watch(game, relays) {
   const root = /** @type {HTMLElement} */ (document.querySelector("#game"));
   root.hidden = false;
   const status = /** @type {HTMLElement} */ (document.querySelector("#status"));
-  const relaysLine = /** @type {HTMLElement} */ (document.querySelector("#relays"));
   status.textContent = `Watching game ${game}: reading its lines…`;
   const watcher = new Watcher(game);
-  const states = new Map(relays.map((url) => [url, "connecting"]));
   let drawing = false;
   const draw = () => {
     drawing = false;
@@ -94,10 +101,7 @@ function watch(game, relays) {
     queue = queue.then(() => watcher.receive(line)).then(later, (error) => {
       status.textContent = `this page failed on a line: ${error}`;
     });
-  }, (url, state) => {
-    states.set(url, state);
-    relaysLine.textContent = relaysText(states);
-  });
+  }, relayStates(relays));
   setInterval(() => {  // the clock of the player to move runs between lines
     if (watcher.session.result === null && watcher.session.clocks !== null) later();
   }, 1000);
@@ -112,12 +116,10 @@ function lobby(relays) {
   root.hidden = false;
   const list = /** @type {HTMLElement} */ (document.querySelector("#games"));
   const status = /** @type {HTMLElement} */ (document.querySelector("#status"));
-  const relaysLine = /** @type {HTMLElement} */ (document.querySelector("#relays"));
   status.textContent = "Games whose offer verifies, newest first.";
   /** @type {Map<string, HTMLElement>} */
   const shown = new Map();
   const seen = new Set();
-  const states = new Map(relays.map((url) => [url, "connecting"]));
   const named = relays.length > 1 || relays[0] !== linkOf("", location).relays[0];
   /** @type {Map<string, string>} the host of each game shown, by game */
   const hosts = new Map();
@@ -164,10 +166,7 @@ function lobby(relays) {
     hosts.set(offer.game, offer.signer.text);
     list.prepend(item);
     mark(offer.game);
-  }, (url, state) => {
-    states.set(url, state);
-    relaysLine.textContent = relaysText(states);
-  });
+  }, relayStates(relays));
 }
 
 function start() {
