@@ -33,8 +33,7 @@ BANDS = (-1.0, -0.95, -0.9, -0.8, -0.6, -0.3, 0.3, 0.6, 0.8, 0.9, 0.95, 1.0001)
 MAX_PLIES = 400
 
 
-def self_play(kind: str, game: int, budget: Budget, opening: int
-              ) -> tuple[list[tuple[float, float]], int, int, float]:
+def self_play(kind: str, game: int, budget: Budget, opening: int) -> tuple[list[tuple[float, float]], int, int, float]:
     """One game played by the analysis after its random opening: (value, score of the player to move) for each
     unproven position, the positions proven, all positions, and the seconds spent."""
     board = opened(kind, opening, game)
@@ -62,8 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, help="games (default 40 Oxono, 10 Olix)")
     parser.add_argument("--game", choices=("oxono", "olix"), action="append", help="one game (default both)")
-    parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,
-                        help=f"iterations a position (default {DEFAULT_ITERATIONS}, the analysis's)")
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=DEFAULT_ITERATIONS,
+        help=f"iterations a position (default {DEFAULT_ITERATIONS}, the analysis's)",
+    )
     parser.add_argument("--opening", type=int, default=2, help="random moves each game opens with (default 2)")
     args = parser.parse_args(argv)
     budget = Budget(args.iterations)
@@ -77,8 +80,9 @@ def main(argv: list[str] | None = None) -> int:
             more, more_proven, more_searched, spent = self_play(kind, game, budget, args.opening)
             scores += more
             proven, searched, seconds = proven + more_proven, searched + more_searched, seconds + spent
-        print(f"{kind}: {games} games, {searched} positions ({proven} proven), "
-              f"{args.iterations:,} iterations a position")
+        print(
+            f"{kind}: {games} games, {searched} positions ({proven} proven), {args.iterations:,} iterations a position"
+        )
         print(f"  {'value':<15} {'positions':>9} {'mover scored':>12}")
         for low, high in pairwise(BANDS):
             band = [score for value, score in scores if low <= value < high]
@@ -87,10 +91,12 @@ def main(argv: list[str] | None = None) -> int:
         won = [score for value, score in scores if value >= WON_VALUE]
         lost = [score for value, score in scores if value <= -WON_VALUE]
         figures += [
-            f"{kind}_won_value_score: {sum(won) / len(won):.3f} ({len(won)} positions)" if won else
-            f"{kind}_won_value_score: none",
-            f"{kind}_lost_value_score: {sum(lost) / len(lost):.3f} ({len(lost)} positions)" if lost else
-            f"{kind}_lost_value_score: none",
+            f"{kind}_won_value_score: {sum(won) / len(won):.3f} ({len(won)} positions)"
+            if won
+            else f"{kind}_won_value_score: none",
+            f"{kind}_lost_value_score: {sum(lost) / len(lost):.3f} ({len(lost)} positions)"
+            if lost
+            else f"{kind}_lost_value_score: none",
             f"{kind}_proven_share: {proven / searched:.3f}",
             f"{kind}_seconds_a_position: {seconds / searched:.3f}",
         ]

@@ -31,10 +31,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.append(str(ROOT / "bench"))  # after the packages: bench/protocol.py must not shadow them
 
 import aiomqtt  # noqa: E402
+from latency import RelayUnderTest  # noqa: E402
 
 from harness.figures import percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
-from latency import RelayUnderTest  # noqa: E402
 from protocol import Identity  # noqa: E402
 from protocol.keys import b64  # noqa: E402
 from protocol.messages import encode  # noqa: E402
@@ -81,8 +81,9 @@ def line(identity: Identity, seq: int) -> bytes:
 
 
 # -- the round trip ------------------------------------------------------------------------------------------
-async def round_trips(port: int, a: tuple[str, str], b: tuple[str, str], count: int,
-                      keys: tuple[Identity, Identity]) -> list[float]:
+async def round_trips(
+    port: int, a: tuple[str, str], b: tuple[str, str], count: int, keys: tuple[Identity, Identity]
+) -> list[float]:
     """QoS 1 round trips of a signed line, not retained (each side's line on its own topic, as a move travels)."""
     ping, pong = f"olixono/1/games/{GAME}/{a[0]}/1", f"olixono/1/games/{GAME}/{b[0]}/1"
     ping_line, pong_line = line(keys[0], 1), line(keys[1], 1)
@@ -114,8 +115,9 @@ async def round_trips(port: int, a: tuple[str, str], b: tuple[str, str], count: 
     return trips[20:]
 
 
-def under_logins(port: int, a: tuple[str, str], b: tuple[str, str], count: int,
-                 keys: tuple[Identity, Identity]) -> list[float]:
+def under_logins(
+    port: int, a: tuple[str, str], b: tuple[str, str], count: int, keys: tuple[Identity, Identity]
+) -> list[float]:
     context = multiprocessing.get_context("spawn")
     stop = context.Event()
     process = context.Process(target=attacker, args=(port, b[0], stop))
@@ -135,8 +137,10 @@ async def bursts(port: int, account: tuple[str, str], key: Identity, count: int,
     """Lines lost of ``count`` bursts of ``size`` acknowledged lines, each followed by a disconnect."""
     expected: set[str] = set()
     for burst in range(count):
-        lines = {f"olixono/1/games/{GAME}/{account[0]}/{seq}": line(key, seq)
-                 for seq in range(burst * size + 2, (burst + 1) * size + 2)}
+        lines = {
+            f"olixono/1/games/{GAME}/{account[0]}/{seq}": line(key, seq)
+            for seq in range(burst * size + 2, (burst + 1) * size + 2)
+        }
         async with client(port, *account) as publisher:
             await asyncio.gather(*(publisher.publish(topic, data, qos=1, retain=True) for topic, data in lines.items()))
         expected.update(lines)
@@ -160,8 +164,10 @@ def measure(kind: str, folder: Path, trips: int, bursts_count: int) -> dict[str,
     tokens = [users.make_token() for _ in identities]
     accounts = [(identity.public.text, token) for identity, token in zip(identities, tokens)]
     figures: dict[str, float] = {}
-    for scheme, hashing in (("token", lambda token: users.PasswordHash.for_token(token)),
-                            ("pbkdf2", lambda token: users.PasswordHash.make(token, users.ITERATIONS))):
+    for scheme, hashing in (
+        ("token", lambda token: users.PasswordHash.for_token(token)),
+        ("pbkdf2", lambda token: users.PasswordHash.make(token, users.ITERATIONS)),
+    ):
         table = {name: hashing(token) for name, token in accounts}
         with private_relay(kind, folder / f"{kind}-{scheme}", table) as relay:
             if scheme == "token":
@@ -186,7 +192,7 @@ def main() -> None:
     trips = 200 if args.quick else args.trips
     bursts_count = 20 if args.quick else 200
     with tempfile.TemporaryDirectory() as temporary:
-        for kind in (["embedded", "mosquitto"] if args.relay == "both" else [args.relay]):
+        for kind in ["embedded", "mosquitto"] if args.relay == "both" else [args.relay]:
             print_figures(measure(kind, Path(temporary), trips, bursts_count).items(), digits=3, prefix=f"{kind}_")
 
 

@@ -24,12 +24,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # before bench/ itself: bench/protocol.py is no package
 
-from client import network  # noqa: E402
-from client.journal import Journal  # noqa: E402
-from harness.chaos import Chaos, ChaosProxy  # noqa: E402
-from protocol import GameSession, Identity  # noqa: E402
-from protocol.clock import TimeControl  # noqa: E402
-from latency import RelayUnderTest  # noqa: E402
+from latency import RelayUnderTest
+
+from client import network
+from client.journal import Journal
+from harness.chaos import Chaos, ChaosProxy
+from protocol import GameSession, Identity
+from protocol.clock import TimeControl
 
 CONTROL = TimeControl.parse("2+2")
 CONCURRENT = 2
@@ -37,8 +38,17 @@ CONCURRENT = 2
 
 
 def _options(url: str, folder: Path, seed: int, lines: list[str], control: TimeControl | None) -> network.Options:
-    return network.Options(relay=url, identity=Identity.generate(), journal_dir=folder, write=lines.append,
-                           timeout=60, bot="mcts", iterations=150, seed=seed, control=control)
+    return network.Options(
+        relay=url,
+        identity=Identity.generate(),
+        journal_dir=folder,
+        write=lines.append,
+        timeout=60,
+        bot="mcts",
+        iterations=150,
+        seed=seed,
+        control=control,
+    )
 
 
 def host_process(url: str, folder: str, seed: int, ids: Any) -> None:
@@ -95,8 +105,10 @@ async def run(jitters: list[int], games: int, delay: int, relay_port: int) -> No
             results: list[tuple[float, int] | None] = []
             with tempfile.TemporaryDirectory(prefix="olixono-clock-") as folder:
                 for first in range(0, games, CONCURRENT):
-                    batch = [one_game(url, Path(folder) / f"g{n}", 1000 * jitter + 2 * n)
-                             for n in range(first, min(games, first + CONCURRENT))]
+                    batch = [
+                        one_game(url, Path(folder) / f"g{n}", 1000 * jitter + 2 * n)
+                        for n in range(first, min(games, first + CONCURRENT))
+                    ]
                     results += await asyncio.gather(*batch)
             finished = [result for result in results if result is not None]
             seconds = sorted(result[0] for result in finished)
@@ -105,8 +117,11 @@ async def run(jitters: list[int], games: int, delay: int, relay_port: int) -> No
             print(f"unexplained_s_per_game_p95_jitter_{jitter}ms: {p95:.3f}")
             print(f"unexplained_s_per_game_max_jitter_{jitter}ms: {seconds[-1]:.3f}")
             print(f"moves_measured_per_game_jitter_{jitter}ms: {statistics.fmean(r[1] for r in finished):.1f}")
-            print(f"games_jitter_{jitter}ms: {len(finished)} of {len(results)} finished, in "
-                  f"{time.perf_counter() - started:.0f} s", flush=True)
+            print(
+                f"games_jitter_{jitter}ms: {len(finished)} of {len(results)} finished, in "
+                f"{time.perf_counter() - started:.0f} s",
+                flush=True,
+            )
 
 
 def main() -> int:
@@ -114,8 +129,12 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=100, help="games a jitter (default 100)")
     parser.add_argument("--jitter", default="0,20,100", help="jitters to try, ms, comma-separated (default 0,20,100)")
     parser.add_argument("--delay", type=int, default=5, help="fixed delay a packet, ms (default 5)")
-    parser.add_argument("--relay", choices=("mosquitto", "embedded"), default="mosquitto",
-                        help="the relay, in its own process (default mosquitto)")
+    parser.add_argument(
+        "--relay",
+        choices=("mosquitto", "embedded"),
+        default="mosquitto",
+        help="the relay, in its own process (default mosquitto)",
+    )
     parser.add_argument("--quick", action="store_true", help="8 games a jitter")
     args = parser.parse_args()
     jitters = [int(item) for item in args.jitter.split(",")]

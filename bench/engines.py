@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.olix_figures import figures as olix_figures  # noqa: E402
-from harness.figures import print_figures  # noqa: E402
-from olixono.oxono import OxonoBoard  # noqa: E402
+from bench.olix_figures import figures as olix_figures
+from harness.figures import print_figures
+from olixono.oxono import OxonoBoard
 
 
 def best_time(run, repeats: int) -> float:

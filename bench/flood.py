@@ -40,7 +40,6 @@ sys.path.insert(0, str(ROOT))
 import aiomqtt  # noqa: E402
 
 from client.core import GameCore  # noqa: E402
-
 from client.intents import Intent  # noqa: E402
 from client.journal import Journal, JournalMeta  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
@@ -69,7 +68,9 @@ async def play(role: str, port: int, pace: float, folder: Path, ids: Any) -> dic
     if role == "host":
         core, offer = GameCore.hosting("olix", identity)
         game = core.session.game_id or ""
-        journal: Journal | None = Journal.create(JournalMeta(game, "olix", "host", identity.public.text, address.url), folder)
+        journal: Journal | None = Journal.create(
+            JournalMeta(game, "olix", "host", identity.public.text, address.url), folder
+        )
         assert journal is not None
         for line in offer.journal:
             journal.append(line)
@@ -101,8 +102,13 @@ async def play(role: str, port: int, pace: float, folder: Path, ids: Any) -> dic
     started = time.monotonic()
     async with asyncio.timeout(600):
         await runner.run(front)
-    return {"game": game, "transcript": list(core.session.transcript), "seconds": time.monotonic() - started,
-            "notices": runner.ignored.lines, "key": identity.public.text}
+    return {
+        "game": game,
+        "transcript": list(core.session.transcript),
+        "seconds": time.monotonic() - started,
+        "notices": runner.ignored.lines,
+        "key": identity.public.text,
+    }
 
 
 def player_process(role: str, port: int, pace: float, folder: str, ids: Any, results: Any) -> None:
@@ -127,8 +133,9 @@ async def flood_connection(port: int, game: str, number: int, until: float, coun
                     n += 1
                     topic = f"olixono/1/games/{game}/{key.public.text}/chat-{n}"
                     if n % 2:
-                        payload = encode("chat", [("game", game), ("seq", str(n)), ("prev", b64(bytes(32))),
-                                                  ("text", text)], key).encode()
+                        payload = encode(
+                            "chat", [("game", game), ("seq", str(n)), ("prev", b64(bytes(32))), ("text", text)], key
+                        ).encode()
                     else:
                         payload = os.urandom(1000).hex().encode()
                     await client.publish(topic, payload, qos=n % 2, retain=True)
@@ -199,11 +206,16 @@ async def catch_up(port: int, game: str, players: set[str]) -> tuple[int, int]:
 
 def watcher(port: int, game: str, home: Path) -> tuple[int, float, str]:
     """``olixono watch GAME --plain`` to the end of the game: its status, peak memory, and what it printed."""
-    env = dict(os.environ, XDG_CONFIG_HOME=str(home / "config"), XDG_STATE_HOME=str(home / "state"),
-               PYTHONPATH=str(ROOT))
-    process = subprocess.Popen([sys.executable, "-m", "client", "watch", game, "--plain", "--relay",
-                                f"mqtt://127.0.0.1:{port}"], env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    env = dict(
+        os.environ, XDG_CONFIG_HOME=str(home / "config"), XDG_STATE_HOME=str(home / "state"), PYTHONPATH=str(ROOT)
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "client", "watch", game, "--plain", "--relay", f"mqtt://127.0.0.1:{port}"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
     output = b""
     assert process.stdout is not None
     for chunk in iter(lambda: process.stdout.read(65536), b""):
@@ -224,16 +236,23 @@ def main() -> int:
         args.seconds, args.connections, args.pace = 6.0, 20, 0.05
     folder = Path(tempfile.mkdtemp(prefix="olixono-flood-"))
     port = free_port()
-    relay = subprocess.Popen([sys.executable, "-m", "relay", "--port", str(port)], cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=(folder / "relay.log").open("w"), text=True)
+    relay = subprocess.Popen(
+        [sys.executable, "-m", "relay", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=(folder / "relay.log").open("w"),
+        text=True,
+    )
     try:
         first = relay.stdout.readline() if relay.stdout else ""
         if not re.search(r"listening", first):
             raise SystemExit(f"the relay did not start: {first!r}")
         context = multiprocessing.get_context("spawn")
         ids, results = context.Queue(), context.Queue()
-        players = [context.Process(target=player_process, args=(role, port, args.pace, str(folder / role), ids, results))
-                   for role in ("host", "guest")]
+        players = [
+            context.Process(target=player_process, args=(role, port, args.pace, str(folder / role), ids, results))
+            for role in ("host", "guest")
+        ]
         players[0].start()
         game = ids.get(timeout=30)
         ids.put(game)
@@ -256,8 +275,9 @@ def main() -> int:
         for process in (*players, flood):
             process.join(60)
         watching.join(600)
-        caught_up, strangers_kept = asyncio.run(catch_up(port, outcomes["host"]["game"],
-                                                         {outcomes[role]["key"] for role in ("host", "guest")}))
+        caught_up, strangers_kept = asyncio.run(
+            catch_up(port, outcomes["host"]["game"], {outcomes[role]["key"] for role in ("host", "guest")})
+        )
         relay_peak = max(relay_peak, peak_mib(relay.pid))
     finally:
         relay.terminate()
@@ -268,21 +288,28 @@ def main() -> int:
     finished = same and problem is None and session.result is not None
     junk_kept = sum(1 for line in (folder / "relay.log").read_text().splitlines() if "refused" in line)
     figures = {
-        "flood_seconds": args.seconds, "flood_connections": args.connections,
-        "flood_published": counts["published"], "flood_resubscriptions": counts["resubscribed"],
+        "flood_seconds": args.seconds,
+        "flood_connections": args.connections,
+        "flood_published": counts["published"],
+        "flood_resubscriptions": counts["resubscribed"],
         "relay_peak_mib": relay_peak,
         "new_client_rtt_p50_ms": median(trips) * 1000,
         "new_client_rtt_p99_ms": percentile(trips, 0.99) * 1000,
         "new_client_connect_p50_ms": median(connects) * 1000,
         "new_client_failures": failed,
-        "game_finished": int(finished), "game_plies": session.moves, "game_seconds": max(host["seconds"], guest["seconds"]),
-        "host_peak_mib": host["peak_mib"], "guest_peak_mib": guest["peak_mib"],
+        "game_finished": int(finished),
+        "game_plies": session.moves,
+        "game_seconds": max(host["seconds"], guest["seconds"]),
+        "host_peak_mib": host["peak_mib"],
+        "guest_peak_mib": guest["peak_mib"],
         "host_ignored_lines": host["notices"],
-        "watcher_status": watched.get("status", -1), "watcher_peak_mib": watched.get("peak_mib", float("nan")),
+        "watcher_status": watched.get("status", -1),
+        "watcher_peak_mib": watched.get("peak_mib", float("nan")),
         "watcher_saw_result": int("result: " in watched.get("output", "")),
         "watcher_output_lines": len(watched.get("output", "").splitlines()),
         "relay_log_refusal_lines": junk_kept,
-        "late_catch_up_lines": caught_up, "late_catch_up_strangers_lines": strangers_kept,
+        "late_catch_up_lines": caught_up,
+        "late_catch_up_strangers_lines": strangers_kept,
     }
     print_figures(figures.items(), digits=1)
     return 0 if finished and watched.get("status") == 0 else 1

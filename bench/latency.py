@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import fcntl
+import functools
 import gc
 import multiprocessing
 import os
@@ -43,8 +43,8 @@ import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import termios
+import threading
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -56,10 +56,8 @@ sys.path.insert(0, str(ROOT))
 
 
 from client.core import GameCore  # noqa: E402
-
-
-from client.intents import Intent  # noqa: E402
 from client.identity import save_identity  # noqa: E402
+from client.intents import Intent  # noqa: E402
 from client.journal import Journal, JournalMeta  # noqa: E402
 from client.links import Links  # noqa: E402
 from client.runner import GameRunner  # noqa: E402
@@ -75,8 +73,9 @@ class RelayUnderTest:
     """A relay in its own process on a free port: ``embedded`` (``python -m relay`` with ``extra`` options) or
     ``mosquitto`` (the generated configuration); private with ``users_file``. ``start``/``stop``, or ``with``."""
 
-    def __init__(self, kind: str, workdir: Path, users_file: Path | None = None, extra: tuple[str, ...] = (),
-                 delay: float = 0.0) -> None:
+    def __init__(
+        self, kind: str, workdir: Path, users_file: Path | None = None, extra: tuple[str, ...] = (), delay: float = 0.0
+    ) -> None:
         self.kind, self.workdir, self.port = kind, workdir, free_port()
         self.users_file, self.extra, self.delay = users_file, extra, delay
         self.process: subprocess.Popen[bytes] | None = None
@@ -87,9 +86,22 @@ class RelayUnderTest:
         if self.delay:  # the relay on a port of its own, behind the chaos proxy (every packet held ``delay`` s)
             outer, self.port = self.port, free_port()
             self._start()
-            self.proxy = subprocess.Popen([sys.executable, "-m", "harness.chaos", "--relay-port", str(self.port),
-                                           "--port", str(outer), "--delay", str(self.delay)], cwd=ROOT,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.proxy = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "harness.chaos",
+                    "--relay-port",
+                    str(self.port),
+                    "--port",
+                    str(outer),
+                    "--delay",
+                    str(self.delay),
+                ],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             self.port = outer
             self._wait("the chaos proxy")
             return self
@@ -109,13 +121,17 @@ class RelayUnderTest:
         if self.kind == "embedded":
             accounts = ("--users", str(self.users_file)) if self.users_file is not None else ()
             # every client connects from 127.0.0.1: the per-address limits, meant for strangers, are lifted
-            self.process = subprocess.Popen([sys.executable, "-m", "relay", "--port", str(self.port), *accounts,
-                                             "--no-limits", *self.extra], cwd=ROOT, stdout=subprocess.DEVNULL,
-                                            stderr=subprocess.DEVNULL)
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "relay", "--port", str(self.port), *accounts, "--no-limits", *self.extra],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             self._wait("the embedded relay")
             return self
-        conf = write_config(self.workdir / "mosquitto", MosquittoSettings(
-            port=self.port, users_file=self.users_file, run_as="root"))
+        conf = write_config(
+            self.workdir / "mosquitto", MosquittoSettings(port=self.port, users_file=self.users_file, run_as="root")
+        )
         self.mosquitto = MosquittoProcess(conf, self.port).start()
         return self
 
@@ -187,16 +203,20 @@ async def raw_trips(port: int, count: int) -> list[float]:
 
 
 # -- moves between two runners, each in its own process ---------------------------------------------------
-async def play_games(role: str, ports: tuple[int, ...], games: int, seed: int, folder: Path,
-                     ids: Any) -> dict[str, list[Any]]:
+async def play_games(
+    role: str, ports: tuple[int, ...], games: int, seed: int, folder: Path, ids: Any
+) -> dict[str, list[Any]]:
     """One player's side of ``games`` games in a row (the host offers each and sends its id over ``ids``; the guest
     joins it), through the relay on each of ``ports`` (several: one game over all of them, :class:`Links`): when each
     own move was submitted, and when each of the opponent's moves was applied (monotonic)."""
     rng = random.Random(seed)
     addresses = [RelayAddress(False, "127.0.0.1", port) for port in ports]
     address = addresses[0]
-    connect = functools.partial(Link, address) if len(addresses) == 1 else functools.partial(
-        Links, [functools.partial(Link, one) for one in addresses])
+    connect = (
+        functools.partial(Link, address)
+        if len(addresses) == 1
+        else functools.partial(Links, [functools.partial(Link, one) for one in addresses])
+    )
     identity = Identity.generate()
     sent: list[tuple[str, int, float]] = []
     applied: list[tuple[str, int, float]] = []
@@ -220,7 +240,9 @@ async def play_games(role: str, ports: tuple[int, ...], games: int, seed: int, f
             if role == "guest":
                 while core.session.phase.name == "WAITING":
                     await asyncio.sleep(0.005)
-                runner.attach(Journal.create(JournalMeta(game, kind, "guest", identity.public.text, address.url), folder))
+                runner.attach(
+                    Journal.create(JournalMeta(game, kind, "guest", identity.public.text, address.url), folder)
+                )
                 await runner.apply(core.join())
             while not core.session.over:
                 event = await runner.events.get()
@@ -241,8 +263,9 @@ async def play_games(role: str, ports: tuple[int, ...], games: int, seed: int, f
     return {"sent": sent, "applied": applied}
 
 
-def player_process(role: str, ports: tuple[int, ...], games: int, seed: int, folder: str, ids: Any,
-                   results: Any) -> None:
+def player_process(
+    role: str, ports: tuple[int, ...], games: int, seed: int, folder: str, ids: Any, results: Any
+) -> None:
     results.put((role, asyncio.run(play_games(role, ports, games, seed, Path(folder), ids))))
 
 
@@ -252,8 +275,10 @@ def game_trips(ports: int | tuple[int, ...], games: int, folder: Path) -> list[f
     ports = (ports,) if isinstance(ports, int) else ports
     context = multiprocessing.get_context("spawn")
     ids, results = context.Queue(), context.Queue()
-    players = [context.Process(target=player_process, args=(role, ports, games, seed, str(folder / role), ids, results))
-               for seed, role in enumerate(("host", "guest"))]
+    players = [
+        context.Process(target=player_process, args=(role, ports, games, seed, str(folder / role), ids, results))
+        for seed, role in enumerate(("host", "guest"))
+    ]
     for process in players:
         process.start()
     sides = dict(results.get(timeout=600) for _ in players)
@@ -273,35 +298,56 @@ def measure(kind_of_relay: str, moves: int, folder: Path) -> dict[str, float]:
         relay.stop()
     raw_p50 = statistics.median(raw) * 1000
     return {
-        "raw_rtt_p50_ms": raw_p50, "raw_rtt_p99_ms": percentile(raw, 0.99) * 1000,
-        "move_p50_ms": statistics.median(trips) * 1000, "move_p99_ms": percentile(trips, 0.99) * 1000,
-        "move_p90_ms": percentile(trips, 0.90) * 1000, "move_max_ms": max(trips) * 1000,
-        "moves": len(trips), "move_p50_target_ms": raw_p50 / 2 + 0.5,
+        "raw_rtt_p50_ms": raw_p50,
+        "raw_rtt_p99_ms": percentile(raw, 0.99) * 1000,
+        "move_p50_ms": statistics.median(trips) * 1000,
+        "move_p99_ms": percentile(trips, 0.99) * 1000,
+        "move_p90_ms": percentile(trips, 0.90) * 1000,
+        "move_max_ms": max(trips) * 1000,
+        "moves": len(trips),
+        "move_p50_target_ms": raw_p50 / 2 + 0.5,
     }
 
 
 # -- joining, as a person sees it ---------------------------------------------------------------------------
-def measure_two(moves: int, folder: Path, kinds: tuple[str, str] = ("embedded", "mosquitto"), delay: float = 0.0,
-                kill_after: float | None = None) -> dict[str, float]:
+def measure_two(
+    moves: int,
+    folder: Path,
+    kinds: tuple[str, str] = ("embedded", "mosquitto"),
+    delay: float = 0.0,
+    kill_after: float | None = None,
+) -> dict[str, float]:
     """Moves through two relays at once (one game over both: by default the embedded relay and Mosquitto), as
     through either alone; ``delay``: every packet of the second held that long (the chaos proxy); ``kill_after``:
     the second stopped that many seconds into the games (its players play on through the first)."""
-    relays = [RelayUnderTest(kind, folder / f"two-{number}-{kind}-{delay}-{kill_after}",
-                             delay=delay if number else 0.0).start() for number, kind in enumerate(kinds)]
+    relays = [
+        RelayUnderTest(
+            kind, folder / f"two-{number}-{kind}-{delay}-{kill_after}", delay=delay if number else 0.0
+        ).start()
+        for number, kind in enumerate(kinds)
+    ]
     killer = threading.Timer(kill_after, relays[1].stop) if kill_after is not None else None
     try:
         if killer is not None:
             killer.start()
-        trips = game_trips(tuple(relay.port for relay in relays), max(2, moves // 50),
-                           folder / f"two-games-{kinds[0]}-{delay}-{kill_after}")
+        trips = game_trips(
+            tuple(relay.port for relay in relays),
+            max(2, moves // 50),
+            folder / f"two-games-{kinds[0]}-{delay}-{kill_after}",
+        )
     finally:
         if killer is not None:
             killer.cancel()
             killer.join()
         for relay in relays:
             relay.stop()
-    return {"move_p50_ms": statistics.median(trips) * 1000, "move_p90_ms": percentile(trips, 0.90) * 1000,
-            "move_p99_ms": percentile(trips, 0.99) * 1000, "move_max_ms": max(trips) * 1000, "moves": len(trips)}
+    return {
+        "move_p50_ms": statistics.median(trips) * 1000,
+        "move_p90_ms": percentile(trips, 0.90) * 1000,
+        "move_p99_ms": percentile(trips, 0.99) * 1000,
+        "move_max_ms": max(trips) * 1000,
+        "moves": len(trips),
+    }
 
 
 TWO = {  # the cases of ``--relay two``: (relays, the second's delay, when the second is killed)
@@ -318,8 +364,12 @@ def prompt_after_board(seen: bytes) -> bool:
     return board in seen and b"\x1b[?25h" in seen.split(board)[-1]
 
 
-def join_to_prompt(folder: Path, extra: tuple[str, ...] = ("--line",), ready: Callable[[bytes], bool] = prompt_after_board,
-                   size: tuple[int, int] | None = None) -> float:
+def join_to_prompt(
+    folder: Path,
+    extra: tuple[str, ...] = ("--line",),
+    ready: Callable[[bytes], bool] = prompt_after_board,
+    size: tuple[int, int] | None = None,
+) -> float:
     """Seconds from starting ``olixono join`` (with ``extra`` options) in a pty of ``size`` (rows, columns) until
     ``ready`` says so of what it wrote: by default its prompt with the board shown (best of 3)."""
     relay = RelayUnderTest("mosquitto", folder / "join-relay").start()
@@ -332,20 +382,36 @@ def join_to_prompt(folder: Path, extra: tuple[str, ...] = ("--line",), ready: Ca
                 config, state = folder / name / "config", folder / name / "state"
                 if not (config / "olixono" / "identity").exists():
                     save_identity(Identity.generate(), config / "olixono" / "identity")
-                homes[name] = dict(os.environ, XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(state),
-                                   PYTHONPATH=str(ROOT), TERM="xterm")
-            host = subprocess.Popen([sys.executable, "-m", "client", "host", "oxono", "--relay", url, "--bot",
-                                     "random"], env=homes["host"], cwd=ROOT, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True)
+                homes[name] = dict(
+                    os.environ,
+                    XDG_CONFIG_HOME=str(config),
+                    XDG_STATE_HOME=str(state),
+                    PYTHONPATH=str(ROOT),
+                    TERM="xterm",
+                )
+            host = subprocess.Popen(
+                [sys.executable, "-m", "client", "host", "oxono", "--relay", url, "--bot", "random"],
+                env=homes["host"],
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
             assert host.stdout is not None
             game = next(line.split("olixono join ")[1].split()[0] for line in host.stdout if "olixono join " in line)
             primary, secondary = pty.openpty()
             if size is not None:
                 fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", size[0], size[1], 0, 0))
             start = time.perf_counter()
-            guest = subprocess.Popen([sys.executable, "-m", "client", "join", game, "--relay", url, *extra],
-                                     env=homes[f"guest{attempt}"], cwd=ROOT, stdin=secondary, stdout=secondary,
-                                     stderr=secondary, close_fds=True)
+            guest = subprocess.Popen(
+                [sys.executable, "-m", "client", "join", game, "--relay", url, *extra],
+                env=homes[f"guest{attempt}"],
+                cwd=ROOT,
+                stdin=secondary,
+                stdout=secondary,
+                stderr=secondary,
+                close_fds=True,
+            )
             os.close(secondary)
             seen = b""
             deadline = start + 20
@@ -400,8 +466,12 @@ def watched_game_kib() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--relay", choices=["embedded", "mosquitto", "both", "two"], default="both",
-                        help="which relay, or both in turn (the default), or two: one game over both at once")
+    parser.add_argument(
+        "--relay",
+        choices=["embedded", "mosquitto", "both", "two"],
+        default="both",
+        help="which relay, or both in turn (the default), or two: one game over both at once",
+    )
     parser.add_argument("--moves", type=int, default=1000, help="moves measured per relay (default 1000)")
     parser.add_argument("--quick", action="store_true", help="200 moves per relay")
     args = parser.parse_args()

@@ -130,10 +130,15 @@ def main(argv: list[str] | None = None) -> int:
                 play(kind, first, second, game, args.scale, args.opening, tally)
             low, high = tally.interval()
             name = f"{first} vs {second}"
-            print(f"  {name:<18} {tally.wins:>3}-{tally.draws}-{tally.losses:<3} {tally.score():>6.2f} "
-                  f"{low:>6.2f}-{high:<6.2f} {tally.per_move(0):>6.3f}/{tally.per_move(1):<6.3f}", flush=True)
-            figures += [f"{kind}_{first}_vs_{second}_score: {tally.score():.2f}",
-                        f"{kind}_{first}_vs_{second}_wdl: {tally.wins}-{tally.draws}-{tally.losses}"]
+            print(
+                f"  {name:<18} {tally.wins:>3}-{tally.draws}-{tally.losses:<3} {tally.score():>6.2f} "
+                f"{low:>6.2f}-{high:<6.2f} {tally.per_move(0):>6.3f}/{tally.per_move(1):<6.3f}",
+                flush=True,
+            )
+            figures += [
+                f"{kind}_{first}_vs_{second}_score: {tally.score():.2f}",
+                f"{kind}_{first}_vs_{second}_wdl: {tally.wins}-{tally.draws}-{tally.losses}",
+            ]
     print("\n".join(figures))
     return 0
 

@@ -23,8 +23,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness.figures import print_figures  # noqa: E402
-from olixono.olix import MOVES, SQUARES, OlixBoard  # noqa: E402
+from harness.figures import print_figures
+from olixono.olix import MOVES, SQUARES, OlixBoard
 
 
 def _random_games_per_s(seconds: float, seed: int = 1) -> tuple[float, list[list[int]]]:
@@ -73,7 +73,7 @@ def _update_us(games: list[list[int]], repeat: int) -> float:
 def figures(quick: bool) -> list[tuple[str, float]]:
     """``olix_games_per_s`` and ``olix_update_us`` (quick: a few seconds in all)."""
     games_per_s, played = _random_games_per_s(2.0 if quick else 10.0)
-    update = _update_us(played[:100 if quick else 200], 3 if quick else 7)
+    update = _update_us(played[: 100 if quick else 200], 3 if quick else 7)
     return [("olix_games_per_s", round(games_per_s, 1)), ("olix_update_us", round(update, 3))]
 
 

@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import olix_reference as ref  # noqa: E402  (tests/olix_reference.py: the seeded random games)
+
 from olixono import bot_olix  # noqa: E402
 from olixono.mcts import Mcts  # noqa: E402
 from olixono.olix import MOVES, OlixBoard  # noqa: E402
@@ -82,8 +83,14 @@ def run(kind: str, board: OlixBoard, pure: ModuleType, iterations: int) -> tuple
             view, search = pure.searcher(board, rng)
         elif kind == "engine":
             view = bot_olix.OlixSearch(board)
-            search = Mcts(rng, exploration=bot_olix.EXPLORATION, order=bot_olix.ordered_moves,
-                          width=bot_olix.SEARCH_WIDTH, solver=bot_olix.solve, check=bot_olix.CHECKS)
+            search = Mcts(
+                rng,
+                exploration=bot_olix.EXPLORATION,
+                order=bot_olix.ordered_moves,
+                width=bot_olix.SEARCH_WIDTH,
+                solver=bot_olix.solve,
+                check=bot_olix.CHECKS,
+            )
         else:
             view, search = bot_olix.searcher(board, rng)
             assert isinstance(view, bot_olix.FastOlixSearch)

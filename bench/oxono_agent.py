@@ -28,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from olixono.bots import make_bot  # noqa: E402
-from olixono.common import square_name  # noqa: E402
-from olixono.oxono import WIDTH, O, OxonoBoard, X  # noqa: E402
+from olixono.bots import make_bot
+from olixono.common import square_name
+from olixono.oxono import WIDTH, O, OxonoBoard, X
 
 PAWNS_PER_SYMBOL = 8
 
@@ -77,7 +77,9 @@ class CourseAgent:
         self.moves = 0
 
     def choose(self, board: OxonoBoard) -> str:
-        pawns_left = 2 * PAWNS_PER_SYMBOL - (board.pink if board.turn_index == 0 else board.pawns & ~board.pink).bit_count()
+        pawns_left = (
+            2 * PAWNS_PER_SYMBOL - (board.pink if board.turn_index == 0 else board.pawns & ~board.pink).bit_count()
+        )
         remaining = self.seconds * pawns_left / 1.1 + 0.2
         start = time.perf_counter()
         action = self.agent.act(course_state(board, self.state_class), remaining)
@@ -91,8 +93,13 @@ def play(agent_module: object, args: argparse.Namespace, odds: float, index: int
     ours_first = index % 2 == 0
     random.seed(2000 + index)  # the agent draws from the module ``random``
     ours = make_bot("mcts", seed=1000 + index, seconds=args.seconds)
-    theirs = CourseAgent(agent_module, args.class_name, agent_module.State, 1 if ours_first else 0,  # type: ignore[attr-defined]
-                         args.seconds * odds)
+    theirs = CourseAgent(
+        agent_module,
+        args.class_name,
+        agent_module.State,
+        1 if ours_first else 0,  # type: ignore[attr-defined]
+        args.seconds * odds,
+    )
     board = OxonoBoard()
     our_time, our_moves = 0.0, 0
     while board.outcome() is None:
@@ -122,8 +129,10 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(args.path.resolve()))
     module = importlib.import_module(args.module)  # it imports the course's ``State`` from its ``oxono``
-    print(f"python: {sys.version.split()[0]}; agent: {args.path} {args.module}.{args.class_name}; "
-          f"games per odds: {args.games}; our seconds a move: {args.seconds:g}")
+    print(
+        f"python: {sys.version.split()[0]}; agent: {args.path} {args.module}.{args.class_name}; "
+        f"games per odds: {args.games}; our seconds a move: {args.seconds:g}"
+    )
     for odds in (float(k) for k in args.odds.split(",")):
         scores, ours, theirs, plies = [], [], [], []
         for i in range(args.games):
@@ -133,8 +142,11 @@ def main() -> None:
             theirs.append(their_move)
             plies.append(n)
             if args.verbose:
-                print(f"  odds {odds:g} game {i + 1}: score {score} ({n} plies) running {sum(scores):g}/{len(scores)}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"  odds {odds:g} game {i + 1}: score {score} ({n} plies) running {sum(scores):g}/{len(scores)}",
+                    file=sys.stderr,
+                    flush=True,
+                )
         wins = scores.count(1.0)
         draws = scores.count(0.5)
         key = f"odds_{odds:g}"

@@ -25,14 +25,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from protocol import GameSession, Identity  # noqa: E402
-from protocol.keys import b64, unb64  # noqa: E402
-from protocol import ResyncNeeded, messages  # noqa: E402
-from protocol.messages import decode, encode  # noqa: E402
-from protocol.rules import MAX_CHAT_LINES  # noqa: E402
-from protocol.transcript import verify_transcript  # noqa: E402
+from protocol import GameSession, Identity, ResyncNeeded, messages
+from protocol.keys import b64, unb64
+from protocol.messages import decode, encode
+from protocol.rules import MAX_CHAT_LINES
+from protocol.transcript import verify_transcript
 
 
 def play(kind: str, seed: int) -> tuple[list[str], float, int]:
@@ -88,15 +87,31 @@ def flood(transcript: list[str], joins: int, equivocations: int, junk: int, chat
     offer = decode(transcript[0])
     game, offer_hash = offer.game, offer.hash
     keys = [Identity.from_seed(rng.randbytes(32)) for _ in range(max(joins, junk))]
-    lines: list = [encode("resign", [("game", game), ("seq", str(rng.randrange(4, 999))), ("prev", b64(rng.randbytes(32)))], key)
-                   for key in keys[:junk]]
+    lines: list = [
+        encode("resign", [("game", game), ("seq", str(rng.randrange(4, 999))), ("prev", b64(rng.randbytes(32)))], key)
+        for key in keys[:junk]
+    ]
     lines.append(transcript[0])  # the offer, then the joins while the host has not chosen, then the game
-    lines += [encode("join", [("game", game), ("seq", "1"), ("prev", offer_hash), ("terms", offer.value("terms")),
-                              ("commit", b64(rng.randbytes(32)))], key) for key in keys[:joins]]
+    lines += [
+        encode(
+            "join",
+            [
+                ("game", game),
+                ("seq", "1"),
+                ("prev", offer_hash),
+                ("terms", offer.value("terms")),
+                ("commit", b64(rng.randbytes(32))),
+            ],
+            key,
+        )
+        for key in keys[:joins]
+    ]
     lines += transcript[1:]
     liar = keys[0]
-    lines += [encode("chat", [("game", game), ("seq", "1"), ("prev", offer_hash), ("text", f"x{n}")], liar)
-              for n in range(equivocations)]
+    lines += [
+        encode("chat", [("game", game), ("seq", "1"), ("prev", offer_hash), ("text", f"x{n}")], liar)
+        for n in range(equivocations)
+    ]
     host = Identity.from_seed(bytes([0]) * 32)  # play() seeds the host of game 0 so
     prev = offer_hash
     for n in range(1, chats + 1):
@@ -148,12 +163,19 @@ def main() -> None:
     held, _ = held_kib(olix)
     print(f"memory_finished_olix_game_kib: {held:.0f}  ({len(olix)} lines)")
     scale = 1 if args.quick else 10
-    lines = flood(oxono_game, joins=1_000 * scale, equivocations=2_000 * scale, junk=500 * scale,
-                  chats=MAX_CHAT_LINES + 100 * scale)
+    lines = flood(
+        oxono_game,
+        joins=1_000 * scale,
+        equivocations=2_000 * scale,
+        junk=500 * scale,
+        chats=MAX_CHAT_LINES + 100 * scale,
+    )
     held, peak = held_kib(lines)
-    print(f"memory_flooded_game_kib: {held:.0f}  (peak {peak:.0f}; {len(lines)} lines: {1_000 * scale} joins, "
-          f"{2_000 * scale} equivocations by one stranger, {500 * scale} junk lines before the offer, "
-          f"{MAX_CHAT_LINES + 100 * scale} chat lines by one player)")
+    print(
+        f"memory_flooded_game_kib: {held:.0f}  (peak {peak:.0f}; {len(lines)} lines: {1_000 * scale} joins, "
+        f"{2_000 * scale} equivocations by one stranger, {500 * scale} junk lines before the offer, "
+        f"{MAX_CHAT_LINES + 100 * scale} chat lines by one player)"
+    )
     held, peak = held_kib(oxono_game)
     print(f"memory_finished_oxono_game_kib: {held:.0f}  ({len(oxono_game)} lines)")
 

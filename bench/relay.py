@@ -35,12 +35,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import aiomqtt  # noqa: E402
+import aiomqtt
 
-from harness.mqtt import bare_client  # noqa: E402
-from protocol import GameSession, Identity, LineApplied, LineRejected, MoveApplied, Outgoing  # noqa: E402
-from protocol.topics import copy_topic, game_filter  # noqa: E402
-
+from harness.mqtt import bare_client
+from protocol import GameSession, Identity, LineApplied, LineRejected, MoveApplied, Outgoing
+from protocol.topics import copy_topic, game_filter
 
 
 # -- the players (in worker processes) -----------------------------------------------
@@ -74,8 +73,9 @@ class Player:
         """Re-publish each line of the other player's under this player's key (PROTOCOL.md §7)."""
         for event in events:
             if isinstance(event, LineApplied) and event.message.signer != self.key:
-                await self.client.publish(copy_topic(event.message, self.key), event.line.encode("utf-8"), qos=1,
-                                          retain=True)
+                await self.client.publish(
+                    copy_topic(event.message, self.key), event.line.encode("utf-8"), qos=1, retain=True
+                )
 
     async def drive(self, host_key: bytes, guest: Identity, rng: random.Random, think: float) -> None:
         s = self.session
@@ -130,7 +130,9 @@ async def play(index: int, port: int, args: argparse.Namespace, stats: dict, con
             await asyncio.sleep(0.05)
         await players[0].send(offer)
         try:
-            await asyncio.gather(*(p.drive(host.public, guest, random.Random(rng.random()), args.think) for p in players))
+            await asyncio.gather(
+                *(p.drive(host.public, guest, random.Random(rng.random()), args.think) for p in players)
+            )
             for _ in range(100):  # let the last echoes arrive (at most 5 s)
                 if all(set(h.transcript) <= p.received for p in players):
                     break
@@ -169,8 +171,18 @@ async def spectate(port: int, games: list[tuple[str, int]]) -> int:
 
 
 def worker(first: int, count: int, port: int, args: argparse.Namespace, results: multiprocessing.Queue) -> None:
-    stats = {"games": count, "ready": 0, "moves": 0, "completed": 0, "lost": 0, "rejected": 0, "errors": 0,
-             "latencies": [], "finished_games": [], "error_samples": []}
+    stats = {
+        "games": count,
+        "ready": 0,
+        "moves": 0,
+        "completed": 0,
+        "lost": 0,
+        "rejected": 0,
+        "errors": 0,
+        "latencies": [],
+        "finished_games": [],
+        "error_samples": [],
+    }
 
     async def main() -> None:
         connecting = asyncio.Semaphore(50)
@@ -214,9 +226,13 @@ def start_relay(kind: str, workdir: Path, autosave: int | None = None) -> tuple[
     if kind == "embedded":
         log = (workdir / "relay.log").open("w")
         # every player connects from 127.0.0.1: lift the per-address limits meant for strangers
-        process = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0", "--no-limits"],
-                                   cwd=root,
-                                   stdout=subprocess.PIPE, stderr=log, text=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "relay", "--port", "0", "--no-limits"],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
         first = process.stdout.readline()
         match = re.search(r":(\d+)\s*$", first)
         if not match:
@@ -226,8 +242,10 @@ def start_relay(kind: str, workdir: Path, autosave: int | None = None) -> tuple[
     from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
 
     port = free_port()
-    conf = write_config(workdir / "mosquitto", MosquittoSettings(port=port, run_as=getpass.getuser(),
-                                                                     **({"autosave_changes": autosave} if autosave else {})))
+    conf = write_config(
+        workdir / "mosquitto",
+        MosquittoSettings(port=port, run_as=getpass.getuser(), **({"autosave_changes": autosave} if autosave else {})),
+    )
     runner = MosquittoProcess(conf, port).start()
     return runner.process, port, runner
 
@@ -237,13 +255,21 @@ def main() -> int:
     parser.add_argument("--relay", choices=["embedded", "mosquitto"], default="embedded")
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--kind", choices=["oxono", "olix"], default="oxono")
-    parser.add_argument("--think", type=float, default=5.0,
-                        help="mean seconds a player waits before each move (default 5, a brisk human pace)")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=5.0,
+        help="mean seconds a player waits before each move (default 5, a brisk human pace)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="client processes (default 2)")
     parser.add_argument("--timeout", type=float, default=600.0, help="give up after this many seconds (default 600)")
-    parser.add_argument("--spectate", type=int, default=20, help="games per worker replayed by a late spectator (default 20)")
+    parser.add_argument(
+        "--spectate", type=int, default=20, help="games per worker replayed by a late spectator (default 20)"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--autosave", type=int, help="Mosquitto: save its database every N changes (default: the generated config's)")
+    parser.add_argument(
+        "--autosave", type=int, help="Mosquitto: save its database every N changes (default: the generated config's)"
+    )
     args = parser.parse_args()
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -257,8 +283,11 @@ def main() -> int:
             shares = [args.games // args.workers + (i < args.games % args.workers) for i in range(args.workers)]
             firsts = [sum(shares[:i]) for i in range(args.workers)]
             started = time.perf_counter()
-            workers = [ctx.Process(target=worker, args=(firsts[i], shares[i], port, args, results))
-                       for i in range(args.workers) if shares[i]]
+            workers = [
+                ctx.Process(target=worker, args=(firsts[i], shares[i], port, args, results))
+                for i in range(args.workers)
+                if shares[i]
+            ]
             for w in workers:
                 w.start()
             collected = [results.get(timeout=args.timeout + 120) for _ in workers]
@@ -274,8 +303,10 @@ def main() -> int:
                 process.wait(20)
 
     latencies = sorted(x for r in collected for x in r["latencies"])
-    total = {k: sum(r[k] for r in collected) for k in ("moves", "completed", "lost", "rejected", "errors",
-                                                        "spectated", "spectator_failures")}
+    total = {
+        k: sum(r[k] for r in collected)
+        for k in ("moves", "completed", "lost", "rejected", "errors", "spectated", "spectator_failures")
+    }
 
     def pct(p: float) -> str:
         return f"{latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000:.1f}" if latencies else "n/a"

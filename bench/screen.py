@@ -39,8 +39,8 @@ from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
 
 from client import network  # noqa: E402
 from client.identity import save_identity  # noqa: E402
-from client.runner import GameRunner  # noqa: E402
 from client.network_screen import game_screen  # noqa: E402
+from client.runner import GameRunner  # noqa: E402
 from protocol import Identity  # noqa: E402
 
 ROWS, COLUMNS = 34, 110
@@ -78,11 +78,17 @@ async def play(folder: Path, moves: int) -> tuple[list[int], float]:
     url = f"mqtt://127.0.0.1:{relay.port}"
     config = folder / "host" / "config"
     save_identity(Identity.generate(), config / "olixono" / "identity")
-    env = dict(os.environ, XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(folder / "host" / "state"),
-               PYTHONPATH=str(ROOT))
-    host = subprocess.Popen([sys.executable, "-m", "client", "host", "olix", "--relay", url, "--bot", "mcts",
-                             "--seconds", "0.3"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+    env = dict(
+        os.environ, XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(folder / "host" / "state"), PYTHONPATH=str(ROOT)
+    )
+    host = subprocess.Popen(
+        [sys.executable, "-m", "client", "host", "olix", "--relay", url, "--bot", "mcts", "--seconds", "0.3"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     terminal = CountingTerminal()
     per_move: list[int] = []
     idle = 0.0
@@ -91,16 +97,26 @@ async def play(folder: Path, moves: int) -> tuple[list[int], float]:
         game = next(line.split("olixono join ")[1].split()[0] for line in host.stdout if "olixono join " in line)
         box: dict[str, GameRunner] = {}
         with create_pipe_input() as pipe:
-            output = Vt100_Output(terminal, lambda: Size(rows=ROWS, columns=COLUMNS), term="xterm-256color",  # type: ignore[arg-type]
-                                  enable_cpr=False)
+            output = Vt100_Output(
+                terminal,
+                lambda: Size(rows=ROWS, columns=COLUMNS),
+                term="xterm-256color",  # type: ignore[arg-type]
+                enable_cpr=False,
+            )
             screen = game_screen(input=pipe, output=output, log_file=folder / "client.log")
 
             async def front(runner: GameRunner) -> int:
                 box["runner"] = runner
                 return await screen(runner)
 
-            options = network.Options(relay=url, identity=Identity.generate(), journal_dir=folder / "guest",
-                                      write=lambda _: None, timeout=20, console=front)
+            options = network.Options(
+                relay=url,
+                identity=Identity.generate(),
+                journal_dir=folder / "guest",
+                write=lambda _: None,
+                timeout=20,
+                console=front,
+            )
             joining = asyncio.create_task(network.join(game, options))
             while "runner" not in box:
                 await asyncio.sleep(0.01)
@@ -152,8 +168,10 @@ def main() -> None:
         joined = join_to_prompt(folder / "join", extra=("--screen",), ready=screen_ready, size=(ROWS, COLUMNS))
         print(f"join_to_screen_s: {joined:.3f}")
         per_move, idle = asyncio.run(play(folder / "play", args.moves))
-        print(f"bytes_per_opponent_move: {statistics.median(per_move):.0f} (min {min(per_move)}, max {max(per_move)}, "
-              f"{len(per_move)} moves)")
+        print(
+            f"bytes_per_opponent_move: {statistics.median(per_move):.0f} (min {min(per_move)}, max {max(per_move)}, "
+            f"{len(per_move)} moves)"
+        )
         print(f"idle_bytes_per_s: {idle:.0f}")
         print(f"seconds: {time.perf_counter() - start:.1f}")
 

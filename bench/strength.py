@@ -47,10 +47,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for bench/levels.py
 
-from harness.figures import print_figures  # noqa: E402
-from olixono.bots import make_bot  # noqa: E402
-from olixono.games import new_board  # noqa: E402
-from levels import opened  # noqa: E402  (bench/levels.py: the same random openings)
+from levels import opened
+
+from harness.figures import print_figures
+from olixono.bots import make_bot
+from olixono.games import new_board
 
 PAIRS = ("greedy-random", "mcts-random", "mcts-greedy")
 MAX_PLIES = 400
@@ -128,7 +129,10 @@ class EngineBot:
         self.budget = budget
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "client", "engine", "--game", kind, "--seed", str(seed)],
-            cwd=checkout, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            cwd=checkout,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         self.analysis = None
         self.iterations = 0
@@ -168,8 +172,9 @@ class Baseline:
     """The tree of ``rev`` exported into a temporary directory (``git archive``), removed on close."""
 
     def __init__(self, rev: str) -> None:
-        self.rev = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, check=True,
-                                  capture_output=True, text=True).stdout.strip()
+        self.rev = subprocess.run(
+            ["git", "rev-parse", "--short", rev], cwd=ROOT, check=True, capture_output=True, text=True
+        ).stdout.strip()
         self.tmp = tempfile.TemporaryDirectory(prefix="olixono-baseline-")
         archive = subprocess.run(["git", "archive", self.rev], cwd=ROOT, check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", self.tmp.name], input=archive, check=True)
@@ -215,8 +220,9 @@ def play_game(kind: str, first, second, board=None) -> tuple[object, int, int, f
     return board.outcome(), len(board.move_stack), iterations, search, tuple(m.text() for m in board.move_stack)
 
 
-def run_pairing(kind: str, a: str, b: str, games: int, budget: Budget, log, baseline: Baseline | None = None,
-                opening_plies: int = 0) -> Tally:
+def run_pairing(
+    kind: str, a: str, b: str, games: int, budget: Budget, log, baseline: Baseline | None = None, opening_plies: int = 0
+) -> Tally:
     tally = Tally()
     start = time.perf_counter()
     for i in range(games):
@@ -243,13 +249,17 @@ def run_pairing(kind: str, a: str, b: str, games: int, budget: Budget, log, base
         tally.distinct.add(moves)
         tally.iterations += its
         tally.search_seconds += secs
-        log(f"  {kind} {a}-{b} game {i + 1}/{games}: {outcome} ({plies} plies) "
-            f"running {tally.wins}-{tally.draws}-{tally.losses}")
+        log(
+            f"  {kind} {a}-{b} game {i + 1}/{games}: {outcome} ({plies} plies) "
+            f"running {tally.wins}-{tally.draws}-{tally.losses}"
+        )
     tally.seconds = time.perf_counter() - start
     return tally
 
 
-def search_speed(kind: str, iterations: int, positions: int = 6, baseline: Baseline | None = None) -> tuple[float, float]:
+def search_speed(
+    kind: str, iterations: int, positions: int = 6, baseline: Baseline | None = None
+) -> tuple[float, float]:
     """Mean seconds per move and iterations per second of full ``iterations`` searches (of the old bot's with
     ``baseline``).
 
@@ -284,8 +294,9 @@ def search_speed(kind: str, iterations: int, positions: int = 6, baseline: Basel
 
 
 def table(kind: str, rows: list[tuple[str, Tally]]) -> str:
-    head = (f"{kind}: first bot vs second       games   W   D   L   won   95% interval     "
-            "score  95% interval     ended by")
+    head = (
+        f"{kind}: first bot vs second       games   W   D   L   won   95% interval     score  95% interval     ended by"
+    )
     lines = [head, "-" * len(head)]
     for name, t in rows:
         win_low, win_high = t.interval(t.win_rate())
@@ -303,12 +314,17 @@ def main() -> None:
     parser.add_argument("--games", type=int, help="games per pairing (default 100, or 10 with --quick)")
     parser.add_argument("--quick", action="store_true", help="10 games a pairing")
     parser.add_argument("--game", choices=["oxono", "olix", "both"], default="both")
-    parser.add_argument("--pairs", default=",".join(PAIRS), help="comma-separated pairings, e.g. mcts-greedy (default: all three)")
+    parser.add_argument(
+        "--pairs", default=",".join(PAIRS), help="comma-separated pairings, e.g. mcts-greedy (default: all three)"
+    )
     parser.add_argument("--iterations", type=int, default=2000, help="mcts iterations per move (default 2000)")
     parser.add_argument("--seconds", type=float, help="mcts wall seconds per move instead of iterations")
     parser.add_argument("--baseline", default=BASELINE, help=f"the commit the old bot is of (default {BASELINE})")
-    parser.add_argument("--opening", type=int, help="random plies before the bots play, the same opening for each "
-                        "two games (default: oxono 0, olix 4)")
+    parser.add_argument(
+        "--opening",
+        type=int,
+        help="random plies before the bots play, the same opening for each two games (default: oxono 0, olix 4)",
+    )
     parser.add_argument("--no-speed", action="store_true", help="skip the search-speed figures")
     parser.add_argument("--verbose", action="store_true", help="a line per game on stderr")
     args = parser.parse_args()

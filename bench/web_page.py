@@ -61,18 +61,27 @@ async def opening(rounds: int) -> None:
                 await tab.goto(f"{relay.web_url}#game={game}")
                 await tab.wait_for_function(
                     "() => document.querySelector('#result[data-code]') && "
-                    "document.querySelectorAll('#moves li').length === 100", timeout=30_000)
+                    "document.querySelectorAll('#moves li').length === 100",
+                    timeout=30_000,
+                )
                 times.append(time.perf_counter() - started)
                 if responses:  # what opening the link cost on the wire (the relay sends the files gzipped)
                     sizes = [await response.request.sizes() for response in responses]
-                    vendored = sum(size["responseBodySize"] for response, size in zip(responses, sizes)
-                                   if "/vendor/" in response.url)
-                    print(f"page: on the wire, opening the link: {len(responses)} files, our own "
-                          f"{sum(size['responseBodySize'] for size in sizes) - vendored:,} bytes, mqtt.js {vendored:,}")
+                    vendored = sum(
+                        size["responseBodySize"]
+                        for response, size in zip(responses, sizes)
+                        if "/vendor/" in response.url
+                    )
+                    print(
+                        f"page: on the wire, opening the link: {len(responses)} files, our own "
+                        f"{sum(size['responseBodySize'] for size in sizes) - vendored:,} bytes, mqtt.js {vendored:,}"
+                    )
                 await tab.close()
             await browser.close()
-    print(f"page: link to the board of a finished 100-move Olix game ({len(messages)} lines), {rounds} fresh tabs: "
-          f"median {statistics.median(times) * 1000:.0f} ms, best {min(times) * 1000:.0f} ms")
+    print(
+        f"page: link to the board of a finished 100-move Olix game ({len(messages)} lines), {rounds} fresh tabs: "
+        f"median {statistics.median(times) * 1000:.0f} ms, best {min(times) * 1000:.0f} ms"
+    )
 
 
 def main() -> None:

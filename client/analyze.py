@@ -35,8 +35,9 @@ def progress_bar(stream: TextIO) -> Callable[[int, int], None] | None:
     return show
 
 
-def analyse_session(session: GameSession, budget: Budget, seed: int,
-                    progress: Callable[[int, int], object] | None = None) -> GameAnalysis:
+def analyse_session(
+    session: GameSession, budget: Budget, seed: int, progress: Callable[[int, int], object] | None = None
+) -> GameAnalysis:
     """The analysis of the verified game in ``session``: every position from the start to the last move."""
     assert session.kind is not None  # a verified transcript starts with its offer
     return analyse(boards_of(session.kind, played_moves(session)), budget, seed=seed, progress=progress)
@@ -49,7 +50,8 @@ def report(session: GameSession, summary: str, analysis: GameAnalysis, as_json: 
         return "\n".join([summary, *analysis_lines(analysis)])
     result = session.result
     game: dict[str, Any] = {
-        "id": session.game_id, "verified": summary,
+        "id": session.game_id,
+        "verified": summary,
         "seats": {player: key.fingerprint for player, key in session.seats.items()},
         "result": None if result is None else result.sentence(),
     }

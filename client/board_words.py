@@ -36,10 +36,15 @@ class GameWords:
 
 
 GAME_WORDS: dict[str, GameWords] = {
-    GameKind.OXONO: GameWords("e.g. Oc6c5: totem O to c6, pawn marked O on c5", "draw", "offer a draw",
-                              "offers a draw", segments=(1, 3, 5)),
-    GameKind.OLIX: GameWords("a square, e.g. f6", "end", "propose to end the game now and count the markers",
-                             "proposes to end the game and count the markers"),
+    GameKind.OXONO: GameWords(
+        "e.g. Oc6c5: totem O to c6, pawn marked O on c5", "draw", "offer a draw", "offers a draw", segments=(1, 3, 5)
+    ),
+    GameKind.OLIX: GameWords(
+        "a square, e.g. f6",
+        "end",
+        "propose to end the game now and count the markers",
+        "proposes to end the game and count the markers",
+    ),
 }
 """Each game's words, by its kind."""
 
@@ -163,12 +168,15 @@ def evaluation_text(evaluation: Evaluation) -> str:
 
 def summary_text(summary: PlayerSummary) -> str:
     """``pink: 12 moves, 7 the search's best, 1 blunder, 2 missed wins, 1 win in one not taken, mean loss 0.08``."""
+
     def count(number: int, word: str) -> str:
         return f"{number} {word}{'' if number == 1 else 's'}"
 
-    return (f"{summary.player}: {count(summary.moves, 'move')}, {summary.best_moves} the search's best, "
-            f"{count(summary.blunders, 'blunder')}, {count(summary.missed_wins, 'missed win')}, "
-            f"{count(summary.missed_wins_in_one, 'win')} in one not taken, mean loss {summary.mean_loss:.2f}")
+    return (
+        f"{summary.player}: {count(summary.moves, 'move')}, {summary.best_moves} the search's best, "
+        f"{count(summary.blunders, 'blunder')}, {count(summary.missed_wins, 'missed win')}, "
+        f"{count(summary.missed_wins_in_one, 'win')} in one not taken, mean loss {summary.mean_loss:.2f}"
+    )
 
 
 def summary_lines(analysis: GameAnalysis) -> list[str]:
@@ -202,8 +210,10 @@ def ply_sentence(ply: Ply) -> str:
     after -0.19; missed win.``."""
     best = "the search's best" if ply.best == ply.move else f"the search's best: {ply.best}"
     mark = mark_text(ply)
-    return (f"Move {ply.number}, {ply.player} {ply.move} ({best}): before {evaluation_text(ply.before)}, after "
-            f"{evaluation_text(ply.after)}" + (f"; {mark}." if mark else "."))
+    return (
+        f"Move {ply.number}, {ply.player} {ply.move} ({best}): before {evaluation_text(ply.before)}, after "
+        f"{evaluation_text(ply.after)}" + (f"; {mark}." if mark else ".")
+    )
 
 
 def analysis_lines(analysis: GameAnalysis) -> list[str]:
@@ -211,8 +221,10 @@ def analysis_lines(analysis: GameAnalysis) -> list[str]:
     summary."""
     from olixono.analysis import WON_VALUE
 
-    how = (f"analysis: {budget_text(analysis.budget)}, seed {analysis.seed}; values for the player who moves, from "
-           f"-1 (lost) to +1 (won); won or lost by a proof, else by a value of at least {WON_VALUE} (docs/analysis.md)")
+    how = (
+        f"analysis: {budget_text(analysis.budget)}, seed {analysis.seed}; values for the player who moves, from "
+        f"-1 (lost) to +1 (won); won or lost by a proof, else by a value of at least {WON_VALUE} (docs/analysis.md)"
+    )
     lines = [how, ANALYSIS_HEAD, *map(ply_line, analysis.plies)]
     if analysis.final is not None:
         mover = analysis.players[len(analysis.plies) % 2]

@@ -8,9 +8,10 @@ import getpass
 import os
 import signal
 import sys
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Coroutine, NoReturn, Sequence, assert_never
+from typing import TYPE_CHECKING, Any, NoReturn, assert_never
 
 from client.bell import bell_wanted
 from olixono.analysis import DEFAULT_ITERATIONS, MISS_DROP, WON_VALUE
@@ -79,9 +80,8 @@ def full_screen(front: Front, environ: dict[str, str] | None = None) -> bool:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from client.local import play_local
-
     from client.board_words import export_command
+    from client.local import play_local
     from client.local_record import LocalRecord
 
     interruptible()
@@ -94,14 +94,28 @@ def _play(args: argparse.Namespace) -> int:
             from client.local_screen import LocalTable
             from client.screen import run_screen
 
-            table = LocalTable(args.game, vs=vs, human=args.seat, seed=args.seed, iterations=args.iterations,
-                               seconds=args.seconds, record=record)
+            table = LocalTable(
+                args.game,
+                vs=vs,
+                human=args.seat,
+                seed=args.seed,
+                iterations=args.iterations,
+                seconds=args.seconds,
+                record=record,
+            )
             status = asyncio.run(run_screen(table, bell=bell_wanted(args.no_bell, os.environ)))
             for line in table.afterwards():  # after the screen: it stays in the scrollback
                 print(line)
             return status
-        play_local(args.game, vs=vs, human=args.seat, seed=args.seed, iterations=args.iterations,
-                   seconds=args.seconds, record=record)
+        play_local(
+            args.game,
+            vs=vs,
+            human=args.seat,
+            seed=args.seed,
+            iterations=args.iterations,
+            seconds=args.seconds,
+            record=record,
+        )
     except KeyboardInterrupt:
         kept = record.game
         print("\nInterrupted; the game was not finished" + (f" (it is kept: {export_command(kept)})." if kept else "."))
@@ -129,8 +143,10 @@ def _id(args: argparse.Namespace) -> int:
     return 0
 
 
-FILE_HELP = ("the transcript: one signed message a line ('-' for stdin); or the id of a game kept on this machine "
-             "(olixono history lists them), its record read from the journal")
+FILE_HELP = (
+    "the transcript: one signed message a line ('-' for stdin); or the id of a game kept on this machine "
+    "(olixono history lists them), its record read from the journal"
+)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -246,9 +262,17 @@ class Seat:
 
     @classmethod
     def parsed(cls, args: argparse.Namespace) -> Seat:
-        return cls(front=Front.parsed(args), no_bell=args.no_bell, bot=args.bot, level=args.level, seed=args.seed,
-                   iterations=args.iterations, seconds=args.seconds, claim=args.claim,
-                   no_watchers_chat=args.no_watchers_chat)
+        return cls(
+            front=Front.parsed(args),
+            no_bell=args.no_bell,
+            bot=args.bot,
+            level=args.level,
+            seed=args.seed,
+            iterations=args.iterations,
+            seconds=args.seconds,
+            claim=args.claim,
+            no_watchers_chat=args.no_watchers_chat,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,8 +358,15 @@ def network_arguments(args: argparse.Namespace) -> NetworkCommand:
     relaying = Relaying.parsed(args)
     match args.command:
         case "host":
-            return Host(game=args.game, invite=args.invite, clock=args.clock, days=args.days,
-                        witness=tuple(args.witness or ()), relaying=relaying, seat=Seat.parsed(args))
+            return Host(
+                game=args.game,
+                invite=args.invite,
+                clock=args.clock,
+                days=args.days,
+                witness=tuple(args.witness or ()),
+                relaying=relaying,
+                seat=Seat.parsed(args),
+            )
         case "join":
             return Join(id=args.id, relaying=relaying, seat=Seat.parsed(args))
         case "watch":
@@ -374,15 +405,25 @@ def _network_options(command: NetworkCommand) -> Options:
     plain = seat.front.plain or not (screen or seat.front.line)  # no terminal: plain
     relaying = command.relaying
     options = network.Options(
-        relay=" ".join(relaying.relay) or None, cafile=relaying.cafile, timeout=relaying.timeout, plain=plain,
-        bot=bot, iterations=seat.iterations, seconds=seat.seconds, seed=seat.seed, auto_claim=seat.claim == "auto",
-        commands=sys.stdin if plain else None, screen=screen, watchers_chat=not seat.no_watchers_chat,
+        relay=" ".join(relaying.relay) or None,
+        cafile=relaying.cafile,
+        timeout=relaying.timeout,
+        plain=plain,
+        bot=bot,
+        iterations=seat.iterations,
+        seconds=seat.seconds,
+        seed=seat.seed,
+        auto_claim=seat.claim == "auto",
+        commands=sys.stdin if plain else None,
+        screen=screen,
+        watchers_chat=not seat.no_watchers_chat,
         bell=not plain and bell_wanted(seat.no_bell, os.environ),
     )
     match command:
         case Host():
-            return replace(options, invite=command.invite, control=command.clock or command.days,
-                           witnesses=list(command.witness))
+            return replace(
+                options, invite=command.invite, control=command.clock or command.days, witnesses=list(command.witness)
+            )
         case Games():
             return replace(options, all_games=command.all)
         case Export():
@@ -439,8 +480,13 @@ def _network(args: argparse.Namespace) -> int:
         except network.NeedsPassword as need:
             wrong = isinstance(need, network.PasswordRefused)
             if (wrong and not typed) or typed == PASSWORD_TRIES or not sys.stdin.isatty():
-                where = ("" if wrong and not typed else f" ({PASSWORD_TRIES} tries)" if typed
-                         else " (no terminal here to ask on: set it in OLIXONO_RELAY_PASSWORD)")
+                where = (
+                    ""
+                    if wrong and not typed
+                    else f" ({PASSWORD_TRIES} tries)"
+                    if typed
+                    else " (no terminal here to ask on: set it in OLIXONO_RELAY_PASSWORD)"
+                )
                 print(f"olixono {name}: {need}{where}", file=sys.stderr)
                 return 1
             if wrong:
@@ -525,56 +571,90 @@ def _seconds_option(text: str) -> float:
 
 
 def _relay_options(parser: argparse.ArgumentParser, offer: bool = False) -> None:
-    parser.add_argument("--relay", metavar="URL", action="append",
-                        help="the relay: mqtt://[user@]host[:port] or mqtts://… (default: $OLIXONO_RELAY, else the "
-                             f"settings file's relays, else {DEFAULT_RELAY_TEXT}); on a private relay the password comes from "
-                             "$OLIXONO_RELAY_PASSWORD or a hidden prompt. Given more than once, the game travels over "
-                             "every relay named at once, and goes on while one of them works; `public` names the "
-                             "public brokers (olixono relays --public)")
-    parser.add_argument("--cafile", type=Path, metavar="FILE", help="trust this CA for an mqtts:// relay (default: the system's)")
-    parser.add_argument("--timeout", type=_seconds_option, metavar="S",
-                        help="give up when the relay stays unreachable this long" + (
-                            ", or the game's offer does not come (default: wait for the relay; 10 s for the offer)"
-                            if offer else " (default: wait for it)"))
+    parser.add_argument(
+        "--relay",
+        metavar="URL",
+        action="append",
+        help="the relay: mqtt://[user@]host[:port] or mqtts://… (default: $OLIXONO_RELAY, else the "
+        f"settings file's relays, else {DEFAULT_RELAY_TEXT}); on a private relay the password comes from "
+        "$OLIXONO_RELAY_PASSWORD or a hidden prompt. Given more than once, the game travels over "
+        "every relay named at once, and goes on while one of them works; `public` names the "
+        "public brokers (olixono relays --public)",
+    )
+    parser.add_argument(
+        "--cafile", type=Path, metavar="FILE", help="trust this CA for an mqtts:// relay (default: the system's)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds_option,
+        metavar="S",
+        help="give up when the relay stays unreachable this long"
+        + (
+            ", or the game's offer does not come (default: wait for the relay; 10 s for the offer)"
+            if offer
+            else " (default: wait for it)"
+        ),
+    )
 
 
 def _front_options(parser: argparse.ArgumentParser, plain: str, line: bool = True) -> None:
     """How the game is shown: the full screen where stdin and stdout are terminals, else (or when asked) plain."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--screen", action="store_true",
-                       help="the full-screen console: board, moves, log and input where they stay; commands start "
-                            "with / (the default when stdin and stdout are terminals and TERM is not dumb)")
+    group.add_argument(
+        "--screen",
+        action="store_true",
+        help="the full-screen console: board, moves, log and input where they stay; commands start "
+        "with / (the default when stdin and stdout are terminals and TERM is not dumb)",
+    )
     if line:
-        group.add_argument("--line", action="store_true",
-                           help="the line console: one prompt, the board printed after every move")
+        group.add_argument(
+            "--line", action="store_true", help="the line console: one prompt, the board printed after every move"
+        )
     else:
         parser.set_defaults(line=False)
     group.add_argument("--plain", action="store_true", help=f"{plain}; the default without a terminal")
 
 
 def _bell_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--no-bell", action="store_true",
-                        help="no terminal bell when the turn becomes yours or a claim on time is made against you "
-                             "(the consoles ring it; --plain never does; NO_BELL=1 silences it too)")
+    parser.add_argument(
+        "--no-bell",
+        action="store_true",
+        help="no terminal bell when the turn becomes yours or a claim on time is made against you "
+        "(the consoles ring it; --plain never does; NO_BELL=1 silences it too)",
+    )
 
 
 def _seat_options(parser: argparse.ArgumentParser) -> None:
-    _front_options(parser, "no console: print one event a line, in words, for screen readers, pipes and scripts; "
-                           "read commands from stdin (held until the seats are drawn); exit 0 when the game ends, 3 "
-                           "when you leave before it ends, 4 when a player's proof of equivocation was seen, 1 when "
-                           "it cannot go on (docs/plain.md lists every line)")
+    _front_options(
+        parser,
+        "no console: print one event a line, in words, for screen readers, pipes and scripts; "
+        "read commands from stdin (held until the seats are drawn); exit 0 when the game ends, 3 "
+        "when you leave before it ends, 4 when a player's proof of equivocation was seen, 1 when "
+        "it cannot go on (docs/plain.md lists every line)",
+    )
     _bell_option(parser)
     bots = parser.add_mutually_exclusive_group()
-    bots.add_argument("--bot", choices=BOTS, metavar="BOT",
-                      help=f"a bot holds your seat ({', '.join(BOTS)}), printing events as --plain does")
+    bots.add_argument(
+        "--bot",
+        choices=BOTS,
+        metavar="BOT",
+        help=f"a bot holds your seat ({', '.join(BOTS)}), printing events as --plain does",
+    )
     bots.add_argument("--level", choices=PEOPLE_LEVELS, help=f"a bot of this level holds your seat ({LEVELS_HELP})")
     parser.add_argument("--seed", type=int, help="seed for the bot (default: random)")
-    parser.add_argument("--claim", choices=("ask", "auto"), default="ask",
-                        help="claims on time: ask (the default: you type claim when your opponent's time has run out) "
-                             "or auto (they are signed for you as soon as it has, and the game ended once the window "
-                             "to answer has passed; a --bot seat claims only with auto)")
-    parser.add_argument("--no-watchers-chat", action="store_true",
-                        help="hide what the watchers say (watchers on shows it during the game)")
+    parser.add_argument(
+        "--claim",
+        choices=("ask", "auto"),
+        default="ask",
+        help="claims on time: ask (the default: you type claim when your opponent's time has run out) "
+        "or auto (they are signed for you as soon as it has, and the game ended once the window "
+        "to answer has passed; a --bot seat claims only with auto)",
+    )
+    parser.add_argument(
+        "--no-watchers-chat",
+        action="store_true",
+        help="hide what the watchers say (watchers on shows it during the game)",
+    )
     _budget_options(parser)
 
 
@@ -588,8 +668,10 @@ def _positive_int(text: str) -> int:
 def _witness_games(text: str) -> int:
     value = _positive_int(text)
     if value > 30:
-        raise argparse.ArgumentTypeError(f"at most 30 (an embedded relay lets a connection subscribe to 32 topic "
-                                         f"filters, the lobby's two among them), not {value}")
+        raise argparse.ArgumentTypeError(
+            f"at most 30 (an embedded relay lets a connection subscribe to 32 topic "
+            f"filters, the lobby's two among them), not {value}"
+        )
     return value
 
 
@@ -605,20 +687,35 @@ LEVELS_HELP = "; ".join(f"{level.name}: {level.summary}" for level in PEOPLE_LEV
 
 
 def _budget_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--iterations", type=_positive_int, metavar="N",
-                        help="the bot's search budget: iterations per move, in place of its level's (mcts: 2000 when "
-                             "no --seconds)")
-    parser.add_argument("--seconds", type=_positive_float, metavar="S",
-                        help="the bot's search budget: seconds per move, in place of its level's (with --iterations, "
-                             "whichever ends first)")
+    parser.add_argument(
+        "--iterations",
+        type=_positive_int,
+        metavar="N",
+        help="the bot's search budget: iterations per move, in place of its level's (mcts: 2000 when no --seconds)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=_positive_float,
+        metavar="S",
+        help="the bot's search budget: seconds per move, in place of its level's (with --iterations, "
+        "whichever ends first)",
+    )
 
 
 def _analysis_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--iterations", type=_positive_int, metavar="N",
-                        help=f"search iterations per position (default {DEFAULT_ITERATIONS} when no --seconds): the "
-                             "same analysis on any machine")
-    parser.add_argument("--seconds", type=_positive_float, metavar="S",
-                        help="search seconds per position (with --iterations, whichever ends first)")
+    parser.add_argument(
+        "--iterations",
+        type=_positive_int,
+        metavar="N",
+        help=f"search iterations per position (default {DEFAULT_ITERATIONS} when no --seconds): the "
+        "same analysis on any machine",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=_positive_float,
+        metavar="S",
+        help="search seconds per position (with --iterations, whichever ends first)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
 
 
@@ -635,7 +732,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="the engine text interface on stdin/stdout (GTP-style; try list_commands)",
         description="Drive either engine by text: one command a line, replies end with an empty line.",
     )
-    engine.add_argument("--game", choices=sorted(BOARDS), default="oxono", help="the game to start with (default oxono)")
+    engine.add_argument(
+        "--game", choices=sorted(BOARDS), default="oxono", help="the game to start with (default oxono)"
+    )
     engine.add_argument("--seed", type=int, default=0, help="seed of the bots behind genmove (default 0)")
     engine.add_argument(
         "--level", choices=LEVELS, default="random", help="the bot genmove uses when it names none (default random)"
@@ -652,12 +751,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("game", choices=sorted(BOARDS), help="which game")
     opponent = play.add_mutually_exclusive_group()
-    opponent.add_argument("--level", choices=PEOPLE_LEVELS,
-                          help=f"play against a bot of this level instead of a second person ({LEVELS_HELP})")
-    opponent.add_argument("--vs", choices=BOTS, metavar="BOT",
-                          help=f"play against this bot instead of a second person ({', '.join(BOTS)}); --vs easy is "
-                               "--level easy")
-    play.add_argument("--as", dest="seat", metavar="SEAT", help="your seat against a bot (pink/black, first/second; default: the first)")
+    opponent.add_argument(
+        "--level",
+        choices=PEOPLE_LEVELS,
+        help=f"play against a bot of this level instead of a second person ({LEVELS_HELP})",
+    )
+    opponent.add_argument(
+        "--vs",
+        choices=BOTS,
+        metavar="BOT",
+        help=f"play against this bot instead of a second person ({', '.join(BOTS)}); --vs easy is --level easy",
+    )
+    play.add_argument(
+        "--as",
+        dest="seat",
+        metavar="SEAT",
+        help="your seat against a bot (pink/black, first/second; default: the first)",
+    )
     play.add_argument("--seed", type=int, help="seed for the bot (default: random)")
     _front_options(play, "one prompt, the board printed after every move, commands without the /", line=False)
     _bell_option(play)
@@ -694,14 +804,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", metavar="FILE", help=FILE_HELP)
     _front_options(replay, "print every move and the board after it", line=False)
-    replay.add_argument("--analyze", action="store_true",
-                        help="show olixono analyze's analysis beside the moves (the screen computes it in the "
-                             "background; --plain prints it under each move)")
+    replay.add_argument(
+        "--analyze",
+        action="store_true",
+        help="show olixono analyze's analysis beside the moves (the screen computes it in the "
+        "background; --plain prints it under each move)",
+    )
     _analysis_options(replay)
     replay.set_defaults(func=_replay)
 
     analyze = sub.add_parser(
-        "analyze", help="weigh every move of a transcript with the search: blunders, missed wins, a summary",
+        "analyze",
+        help="weigh every move of a transcript with the search: blunders, missed wins, a summary",
         description="Check FILE as olixono verify does, then search every position and print, for each move, the move "
         "played, the search's best move there, the value before and after it (for the player who moved, from -1 lost "
         "to +1 won), and its mark; then each player's summary. Won and lost are proven where the search's solver (or "
@@ -712,113 +826,161 @@ def build_parser() -> argparse.ArgumentParser:
         "verify's (0 finished, 3 not finished, 4 a proof of equivocation: analysed all the same; 1 a bad file).",
     )
     analyze.add_argument("file", metavar="FILE", help=FILE_HELP)
-    analyze.add_argument("--json", action="store_true",
-                         help="one JSON document for other programs (its schema: docs/analysis.md)")
+    analyze.add_argument(
+        "--json", action="store_true", help="one JSON document for other programs (its schema: docs/analysis.md)"
+    )
     _analysis_options(analyze)
     analyze.set_defaults(func=_analyze)
 
     host = sub.add_parser(
-        "host", help="host a network game: print the command your opponent types, then play",
+        "host",
+        help="host a network game: print the command your opponent types, then play",
         description="Offer a game on a relay, accept the first player who joins (or only --invite KEY), and play. "
         f"With no --relay and nothing answering at {DEFAULT_RELAY_TEXT}, a relay starts in this process.",
     )
     host.add_argument("game", choices=sorted(BOARDS), help="which game")
     host.add_argument("--invite", metavar="KEY", help="only this player (their public key, from `olixono id`) may join")
     timed = host.add_mutually_exclusive_group()
-    timed.add_argument("--clock", type=_live_control, metavar="MIN+S",
-                       help="a live time control: minutes for each side, then seconds added a move (5+3; 1:30+2 is a "
-                            "minute and a half); the clock comes from the signed moves, the same for every receiver")
-    timed.add_argument("--days", type=_correspondence, metavar="N",
-                       help="a correspondence game: N days a move (at most 30)")
-    host.add_argument("--witness", action="append", metavar="KEY",
-                      help="a time witness of the game (its key, as `olixono witness` or `olixono relay --witness` "
-                           "prints it; up to 3): clocks and claims are decided on when it saw each line, so that "
-                           "neither player's word decides them. Name one neither player runs")
+    timed.add_argument(
+        "--clock",
+        type=_live_control,
+        metavar="MIN+S",
+        help="a live time control: minutes for each side, then seconds added a move (5+3; 1:30+2 is a "
+        "minute and a half); the clock comes from the signed moves, the same for every receiver",
+    )
+    timed.add_argument(
+        "--days", type=_correspondence, metavar="N", help="a correspondence game: N days a move (at most 30)"
+    )
+    host.add_argument(
+        "--witness",
+        action="append",
+        metavar="KEY",
+        help="a time witness of the game (its key, as `olixono witness` or `olixono relay --witness` "
+        "prints it; up to 3): clocks and claims are decided on when it saw each line, so that "
+        "neither player's word decides them. Name one neither player runs",
+    )
     _relay_options(host)
     _seat_options(host)
     host.set_defaults(func=_network)
 
-    join = sub.add_parser("join", help="join a game by its id and play",
-                          description="Join the game GAME (the id the host gave you) and play it.")
+    join = sub.add_parser(
+        "join",
+        help="join a game by its id and play",
+        description="Join the game GAME (the id the host gave you) and play it.",
+    )
     join.add_argument("id", metavar="GAME", help="the game's id")
     _relay_options(join, offer=True)
     _seat_options(join)
     join.set_defaults(func=_network)
 
-    watch = sub.add_parser("watch", help="watch a game by its id, checking every move",
-                           description="Follow the game GAME from its first line, checking every line as the players "
-                                       "do. say TEXT talks with the other watchers (signed with your key, beside the "
-                                       "game; the players see it unless they hide it).")
+    watch = sub.add_parser(
+        "watch",
+        help="watch a game by its id, checking every move",
+        description="Follow the game GAME from its first line, checking every line as the players "
+        "do. say TEXT talks with the other watchers (signed with your key, beside the "
+        "game; the players see it unless they hide it).",
+    )
     watch.add_argument("id", metavar="GAME", help="the game's id")
     _relay_options(watch, offer=True)
-    _front_options(watch, "print one event a line, in words, and read commands (say TEXT, quit) from stdin, whose "
-                          "end ends no watch; exit 0 when the game ends or you quit, 4 when it ends with (or after) a "
-                          "player's proof of equivocation, 1 when it cannot go on")
+    _front_options(
+        watch,
+        "print one event a line, in words, and read commands (say TEXT, quit) from stdin, whose "
+        "end ends no watch; exit 0 when the game ends or you quit, 4 when it ends with (or after) a "
+        "player's proof of equivocation, 1 when it cannot go on",
+    )
     watch.set_defaults(func=_network)
 
-    resume = sub.add_parser("resume", help="take up a game you left (with no id: list the unfinished ones)",
-                            description="Rebuild a game from your journal, publish again what the relay lacks, "
-                            "and play on.")
+    resume = sub.add_parser(
+        "resume",
+        help="take up a game you left (with no id: list the unfinished ones)",
+        description="Rebuild a game from your journal, publish again what the relay lacks, and play on.",
+    )
     resume.add_argument("id", metavar="GAME", nargs="?", help="the game's id (none: list the unfinished games)")
     _relay_options(resume)
     _seat_options(resume)
     resume.set_defaults(func=_network)
 
-    games = sub.add_parser("games", help="list the open games on a relay",
-                           description="The open offers on the relay: id, kind, time control, the host's "
-                           "fingerprint, age, and whether it invites you or someone else. With --all, every other game too, with the result "
-                           "its players confirmed (by both, by one of them, or not yet).")
+    games = sub.add_parser(
+        "games",
+        help="list the open games on a relay",
+        description="The open offers on the relay: id, kind, time control, the host's "
+        "fingerprint, age, and whether it invites you or someone else. With --all, every other game too, with the result "
+        "its players confirmed (by both, by one of them, or not yet).",
+    )
     games.add_argument("--all", action="store_true", help="every game on the relay, not only the open offers")
     _relay_options(games)
     games.set_defaults(func=_network)
 
     history = sub.add_parser(
-        "history", help="this machine's games, newest first (no relay): result and what to type to replay each",
+        "history",
+        help="this machine's games, newest first (no relay): result and what to type to replay each",
         description="Every game kept on this machine, newest first, from the journals alone (no relay is asked): "
         "games at one terminal (olixono play) and network games, finished or not, each with its id, date, kind, "
         "opponent and result, and what to type to replay, analyze or export it (replay, analyze and verify take a "
-        "kept game's id in place of a file). olixono games lists a relay's open offers.")
+        "kept game's id in place of a file). olixono games lists a relay's open offers.",
+    )
     history.set_defaults(func=_history)
 
-    export = sub.add_parser("export", help="print a game's verified record (for olixono verify)",
-                            description="Print the verified record of GAME: its transcript and the lines of any proof "
-                            "of equivocation, from your journal (a damaged one is completed from the relay, or "
-                            "refused), else rebuilt from the relay. Exit status: 0; 4 when the record holds a player's "
-                            "proof of equivocation (the record is written all the same); 1 when it cannot be made.")
+    export = sub.add_parser(
+        "export",
+        help="print a game's verified record (for olixono verify)",
+        description="Print the verified record of GAME: its transcript and the lines of any proof "
+        "of equivocation, from your journal (a damaged one is completed from the relay, or "
+        "refused), else rebuilt from the relay. Exit status: 0; 4 when the record holds a player's "
+        "proof of equivocation (the record is written all the same); 1 when it cannot be made.",
+    )
     export.add_argument("id", metavar="GAME", help="the game's id")
     export.add_argument("--anyway", action="store_true", help="exit 0 even when the record holds a proof")
     _relay_options(export)
     export.set_defaults(func=_network)
 
     relays = sub.add_parser(
-        "relays", help="show the relays a game goes through (and the public brokers)",
+        "relays",
+        help="show the relays a game goes through (and the public brokers)",
         description="The relays a game would go through, and where they were named: --relay (once or more), else "
         "$OLIXONO_RELAY (URLs apart by spaces), else `relays` in the settings file (~/.config/olixono/config.toml, "
         'such as relays = ["public"]), else the default. `public` names every public broker olixono keeps a '
         "list of, at once; --public shows them. Exit status with --check: 0 when every relay answers, 1 when one "
-        "does not.")
-    relays.add_argument("--check", action="store_true", help="ask each relay for a session now, and say what it answers")
-    relays.add_argument("--public", action="store_true",
-                        help="the public brokers --relay public names: ports, TLS, and what their operators promise")
+        "does not.",
+    )
+    relays.add_argument(
+        "--check", action="store_true", help="ask each relay for a session now, and say what it answers"
+    )
+    relays.add_argument(
+        "--public",
+        action="store_true",
+        help="the public brokers --relay public names: ports, TLS, and what their operators promise",
+    )
     _relay_options(relays)
     relays.set_defaults(func=_network)
 
     witness = sub.add_parser(
-        "witness", help="be a time witness on a relay: sign when each line of the games that name you came",
+        "witness",
+        help="be a time witness on a relay: sign when each line of the games that name you came",
         description="Follow, on a relay, every game whose offer names this witness's key, and sign, line by line, "
         "when it saw each one: clocks and claims on time in those games are decided on its times, not on the "
         "players' word. It prints its key; a host names it with `olixono host GAME --witness KEY`. Runs until "
-        "Ctrl-C; what it signed is kept in its state folder, so it goes on where it stopped.")
-    witness.add_argument("--key", type=Path, metavar="FILE",
-                         help="the witness's key file (default: ~/.config/olixono/witness, made on first use; never "
-                              "your player identity)")
-    witness.add_argument("--max-games", type=_witness_games, metavar="N",
-                         help="games followed at once, one subscription each (default 24, at most 30: an embedded "
-                              "relay refuses a connection more); more wait their turn")
+        "Ctrl-C; what it signed is kept in its state folder, so it goes on where it stopped.",
+    )
+    witness.add_argument(
+        "--key",
+        type=Path,
+        metavar="FILE",
+        help="the witness's key file (default: ~/.config/olixono/witness, made on first use; never "
+        "your player identity)",
+    )
+    witness.add_argument(
+        "--max-games",
+        type=_witness_games,
+        metavar="N",
+        help="games followed at once, one subscription each (default 24, at most 30: an embedded "
+        "relay refuses a connection more); more wait their turn",
+    )
     _relay_options(witness)
     witness.set_defaults(func=_network)
 
-    from relay.cli import add_subparser as add_relay, add_web_subparser
+    from relay.cli import add_subparser as add_relay
+    from relay.cli import add_web_subparser
 
     add_relay(sub, witness=_relay_witness)
     add_web_subparser(sub)

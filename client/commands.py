@@ -111,45 +111,98 @@ _EVERYWHERE = (Mode.PLAYER, Mode.WATCHER, Mode.LOCAL)
 COMMANDS: tuple[Command, ...] = (
     Command("legal", dict.fromkeys(_EVERYWHERE, "list the legal moves")),
     Command("board", dict.fromkeys(_EVERYWHERE, "show the board again")),
-    Command("formations", dict.fromkeys(_EVERYWHERE, "each player's best formation of each type, its value and squares"),
-            olix=True),
-    Command("hint", {Mode.LOCAL: "the search's best move for the player to move, and how the position stands"},
-            refusal=NO_HINT),
-    Command("undo", {Mode.LOCAL: "take back the last move (against a bot: your last move and its reply)"},
-            IntentKind.UNDO),
-    Command("takeback", {Mode.PLAYER: "ask your opponent to take back your last move (on your turn: yours and their "
-                                      "reply); or agree to theirs. takeback no refuses it"},
-            IntentKind.TAKEBACK, usage="[no]", refusal="takeback is for the players of a network game: at one "
-                                                      "terminal, undo"),
-    Command("resign", {Mode.PLAYER: "give up the game (at any moment): your opponent wins",
-                       Mode.LOCAL: "give up the game"}, IntentKind.RESIGN),
+    Command(
+        "formations",
+        dict.fromkeys(_EVERYWHERE, "each player's best formation of each type, its value and squares"),
+        olix=True,
+    ),
+    Command(
+        "hint",
+        {Mode.LOCAL: "the search's best move for the player to move, and how the position stands"},
+        refusal=NO_HINT,
+    ),
+    Command(
+        "undo", {Mode.LOCAL: "take back the last move (against a bot: your last move and its reply)"}, IntentKind.UNDO
+    ),
+    Command(
+        "takeback",
+        {
+            Mode.PLAYER: "ask your opponent to take back your last move (on your turn: yours and their "
+            "reply); or agree to theirs. takeback no refuses it"
+        },
+        IntentKind.TAKEBACK,
+        usage="[no]",
+        refusal="takeback is for the players of a network game: at one terminal, undo",
+    ),
+    Command(
+        "resign",
+        {Mode.PLAYER: "give up the game (at any moment): your opponent wins", Mode.LOCAL: "give up the game"},
+        IntentKind.RESIGN,
+    ),
     Command(END, dict.fromkeys((Mode.PLAYER, Mode.LOCAL), ""), IntentKind.PROPOSE),
     Command("agree", {Mode.PLAYER: "accept your opponent's proposal (on your turn)"}, IntentKind.AGREE),
     Command("decline", {Mode.PLAYER: "refuse your opponent's proposal (on your turn)"}, IntentKind.DECLINE),
     Command("withdraw", {Mode.PLAYER: "take back your own proposal (on your turn)"}, IntentKind.WITHDRAW),
-    Command("abort", {Mode.PLAYER: "end the game without a result (the first player, before their first move)"},
-            IntentKind.ABORT),
-    Command("claim", {Mode.PLAYER: "once your opponent's clock has run out (you are told when): a claim on time; "
-                                   "unanswered by a move in time within its window (30 s or more; by correspondence "
-                                   "or untimed, a day), claim again to win on time. It also disputes a move that came "
-                                   "late after your claim, and closes a game whose coin was never revealed"},
-            IntentKind.CLAIM),
-    Command("clock", dict.fromkeys((Mode.PLAYER, Mode.WATCHER), "both clocks, the time control and the unexplained "
-                                   "seconds (untimed: the side to move's time on this move)")),
-    Command("say", {Mode.PLAYER: "chat with your opponent",
-                    Mode.WATCHER: "talk with the other watchers (signed with your key; the players see it unless they "
-                                  "hide it)"}, IntentKind.CHAT, usage="TEXT"),
-    Command("watchers", {Mode.PLAYER: "hide (off) or show again (on) what the watchers say"}, IntentKind.WATCHERS,
-            usage="off|on", refusal=WATCHERS_REFUSAL),
-    Command("rematch", {Mode.PLAYER: "once the game is over: ask for a rematch (the same terms, colours swapped), or "
-                                     "accept your opponent's (yes does too)"}, IntentKind.REMATCH,
-            refusal="rematch is for the players of a network game, once it is over"),
+    Command(
+        "abort",
+        {Mode.PLAYER: "end the game without a result (the first player, before their first move)"},
+        IntentKind.ABORT,
+    ),
+    Command(
+        "claim",
+        {
+            Mode.PLAYER: "once your opponent's clock has run out (you are told when): a claim on time; "
+            "unanswered by a move in time within its window (30 s or more; by correspondence "
+            "or untimed, a day), claim again to win on time. It also disputes a move that came "
+            "late after your claim, and closes a game whose coin was never revealed"
+        },
+        IntentKind.CLAIM,
+    ),
+    Command(
+        "clock",
+        dict.fromkeys(
+            (Mode.PLAYER, Mode.WATCHER),
+            "both clocks, the time control and the unexplained seconds (untimed: the side to move's time on this move)",
+        ),
+    ),
+    Command(
+        "say",
+        {
+            Mode.PLAYER: "chat with your opponent",
+            Mode.WATCHER: "talk with the other watchers (signed with your key; the players see it unless they hide it)",
+        },
+        IntentKind.CHAT,
+        usage="TEXT",
+    ),
+    Command(
+        "watchers",
+        {Mode.PLAYER: "hide (off) or show again (on) what the watchers say"},
+        IntentKind.WATCHERS,
+        usage="off|on",
+        refusal=WATCHERS_REFUSAL,
+    ),
+    Command(
+        "rematch",
+        {
+            Mode.PLAYER: "once the game is over: ask for a rematch (the same terms, colours swapped), or "
+            "accept your opponent's (yes does too)"
+        },
+        IntentKind.REMATCH,
+        refusal="rematch is for the players of a network game, once it is over",
+    ),
     Command("flip", dict.fromkeys(_EVERYWHERE, "turn the board round"), screen=True),
-    Command("moves", dict.fromkeys(_EVERYWHERE, "every move so far, in the log (PgUp/PgDn scroll the moves)"),
-            screen=True),
+    Command(
+        "moves", dict.fromkeys(_EVERYWHERE, "every move so far, in the log (PgUp/PgDn scroll the moves)"), screen=True
+    ),
     Command("help", dict.fromkeys(_EVERYWHERE, "show this text")),
-    Command("quit", {Mode.PLAYER: "leave; the game stays resumable ({resume})", Mode.WATCHER: "stop watching ({again})",
-                     Mode.LOCAL: "leave without finishing"}),
+    Command(
+        "quit",
+        {
+            Mode.PLAYER: "leave; the game stays resumable ({resume})",
+            Mode.WATCHER: "stop watching ({again})",
+            Mode.LOCAL: "leave without finishing",
+        },
+    ),
 )
 """Every command a person may type, in the order the help lists them."""
 END_WORD = {kind: words.end_word for kind, words in GAME_WORDS.items()}
@@ -187,8 +240,14 @@ def _name(command: Command, kind: GameKind | None) -> str | None:
 def available(game: Game) -> list[Command]:
     """The commands of ``game``'s mode, in the help's order (before the offer, none that needs the game's kind)."""
     mode, kind = mode_of(game), kind_of(game)
-    return [command for command in COMMANDS if mode in command.helps and _name(command, kind) is not None
-            and (not command.olix or kind == GameKind.OLIX) and not command.screen]
+    return [
+        command
+        for command in COMMANDS
+        if mode in command.helps
+        and _name(command, kind) is not None
+        and (not command.olix or kind == GameKind.OLIX)
+        and not command.screen
+    ]
 
 
 def command_names(game: Game) -> list[str]:
@@ -214,7 +273,9 @@ def _help_of(command: Command, game: Game, mode: Mode) -> str:
         return f"{words.end_help} ({'the bot is asked' if getattr(game, 'bot', None) else 'both of you agree'})"
     if command.name == "resign" and mode is Mode.LOCAL and getattr(game, "bot", None) is None:
         return "give up the game: the player to move resigns"
-    return command.helps[mode].format(resume=resume_text(game.game_id), again=watch_again_text(game.game_id, getattr(game, "reach", "")))
+    return command.helps[mode].format(
+        resume=resume_text(game.game_id), again=watch_again_text(game.game_id, getattr(game, "reach", ""))
+    )
 
 
 def help_rows(game: Game, *, slash: bool = False, skip: tuple[str, ...] = ()) -> list[str]:
@@ -314,7 +375,7 @@ def behind_text(game: Game) -> str | None:
     if not isinstance(board, OlixBoard) or not game.started or game.over:
         return None
     player = getattr(game, "my_player", None) if not game.local else getattr(game, "human", None)
-    if player is None or game.local and getattr(game, "bot", None) is None:
+    if player is None or (game.local and getattr(game, "bot", None) is None):
         player = board.turn
     scoreboard = board.scoreboard()
     leader = scoreboard.leader()
@@ -322,8 +383,9 @@ def behind_text(game: Game) -> str | None:
         return None
     other = next(name for name in board.PLAYERS if name != player)
     mine, theirs = len(scoreboard.positions(player)), len(scoreboard.positions(other))
-    return (f"{player} holds {mine} marker{'' if mine == 1 else 's'}, {other} {theirs}: {leader} leads"
-            + ("" if mine != theirs else " on the higher fields"))
+    return f"{player} holds {mine} marker{'' if mine == 1 else 's'}, {other} {theirs}: {leader} leads" + (
+        "" if mine != theirs else " on the higher fields"
+    )
 
 
 def question(text: str, game: Game, *, slash: bool = False) -> str | None:
@@ -384,8 +446,14 @@ def screen_rows() -> list[tuple[str, str]]:
     return [(f"/{command.name}", command.helps[Mode.PLAYER]) for command in COMMANDS if command.screen]
 
 
-def screen_typed(text: str, *, commands: tuple[str, ...], refused: dict[str, str] | None = None,
-                 game: Game | None = None, asked: str | None = None) -> ScreenTyped:
+def screen_typed(
+    text: str,
+    *,
+    commands: tuple[str, ...],
+    refused: dict[str, str] | None = None,
+    game: Game | None = None,
+    asked: str | None = None,
+) -> ScreenTyped:
     """What ``text`` (stripped) does at the full screen, whose table has its own ``commands`` besides
     :data:`SCREEN_COMMANDS` and ``refused`` ones (each with the sentence that says why): text without a ``/`` that
     is no command is a move; a command of the table's asks first where :func:`question` does (from ``game``, the
@@ -420,8 +488,10 @@ def formations_text(board: OlixBoard) -> str:
     """Each player's best formation of each type: its value and its squares (``O=0`` when there is none)."""
     lines = []
     for player in board.PLAYERS:
-        parts = [f"{kind}={formation.value}" + (f" ({' '.join(formation.square_names())})" if formation.value else "")
-                 for kind, formation in board.formations(player).items()]
+        parts = [
+            f"{kind}={formation.value}" + (f" ({' '.join(formation.square_names())})" if formation.value else "")
+            for kind, formation in board.formations(player).items()
+        ]
         lines.append(f"{player}: {', '.join(parts)}")
     return "\n".join(lines)
 
@@ -452,8 +522,9 @@ def segments(moves: list[str], word: str, kind: GameKind) -> list[str]:
     return sorted({move[:end] for move in matching})
 
 
-def candidates(word: str, *, board: Board[Any] | None, movable: bool, commands: list[str], slash: bool = False
-               ) -> list[str]:
+def candidates(
+    word: str, *, board: Board[Any] | None, movable: bool, commands: list[str], slash: bool = False
+) -> list[str]:
     """What Tab offers for ``word``: the legal moves (a segment at a time in Oxono) when the person may move, and the
     commands (``/legal`` on the screen, ``legal`` in the line console)."""
     moves: list[str] = []

@@ -32,10 +32,10 @@ from prompt_toolkit.patch_stdout import StdoutProxy
 from prompt_toolkit.styles import Style
 
 from client.bell import Bell
+from client.board_words import board_text, finished_text
 from client.commands import Write, completer, completions, handle_typed, leaving_sentence, question, same_line
 from client.core import Connection, GameCore
 from client.runner import GameRunner
-from client.board_words import board_text, finished_text, status_text
 from client.words import (
     claim_brief,
     clock_shown,
@@ -51,7 +51,6 @@ from client.words import (
     ticking,
 )
 from protocol import GameOver, GameStarted, MoveApplied, MovesTakenBack, Phase, Superseded
-
 
 TICK = 0.5
 """Seconds between two redraws of a timed game's toolbar."""
@@ -153,8 +152,9 @@ def patched_stdout() -> Iterator[None]:
             sys.stdout, sys.stderr = original
 
 
-def line_console(*, input: Input | None = None, output: Output | None = None, write: Write | None = None,
-                 bell: bool = False) -> Callable[[GameRunner], Any]:
+def line_console(
+    *, input: Input | None = None, output: Output | None = None, write: Write | None = None, bell: bool = False
+) -> Callable[[GameRunner], Any]:
     """The line console front end (``input``/``output``: prompt-toolkit's, for tests; ``write``: where lines go;
     ``bell``: ring the terminal's bell when the turn becomes the player's, or a claim on time is made against them:
     :mod:`client.bell`)."""
@@ -163,9 +163,13 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
         core = runner.core
         link_state: dict[str, Any] = {"connected": runner.link.connected}
         session: PromptSession[str] = PromptSession(
-            history=InMemoryHistory(), completer=completer(lambda word: completions(core, word)), complete_while_typing=False,
-            bottom_toolbar=lambda: toolbar_fragments(core, link_state, session.output.get_size().columns - 1), input=input,
-            output=output, style=STYLE,
+            history=InMemoryHistory(),
+            completer=completer(lambda word: completions(core, word)),
+            complete_while_typing=False,
+            bottom_toolbar=lambda: toolbar_fragments(core, link_state, session.output.get_size().columns - 1),
+            input=input,
+            output=output,
+            style=STYLE,
             refresh_interval=TICK if core.time_control is not None else 0,  # a timed game's clocks tick
         )
         out = write or print
@@ -183,7 +187,9 @@ def line_console(*, input: Input | None = None, output: Output | None = None, wr
             if isinstance(event, (GameStarted, MoveApplied, MovesTakenBack, Superseded)) and board is not None:
                 out(board_text(board))
             if isinstance(event, GameOver):
-                out(finished_text(event.result.sentence(), core.game_id, core.reach))  # the command on a line of its own
+                out(
+                    finished_text(event.result.sentence(), core.game_id, core.reach)
+                )  # the command on a line of its own
                 hinted = hinted or False  # once the ending is said: how to ask for a rematch, once
             hint = None if hinted is not False else rematch_hint(core)
             if hint is not None:

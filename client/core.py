@@ -33,7 +33,6 @@ from typing import Any, Literal
 from client.board_words import LOW_MS
 from client.intents import Intent, IntentKind, IntentRefused
 from olixono.common import Board, GameKind
-
 from protocol import (
     CONFIRMED,
     NUMBERED_APART,
@@ -53,20 +52,19 @@ from protocol import (
     PublicKey,
     RematchAsked,
     RemoteProtocolError,
-    TakebackAsked,
     Result,
     ResyncNeeded,
     Superseded,
+    TakebackAsked,
     TalkReceived,
     copy_topic,
     decode,
     topic_for,
 )
-from protocol.gallery import Gallery, is_talk
 from protocol.clock import Answer, TimeControl, answer_window, claim_after, dispute_bound
 from protocol.domain import ResultReason
+from protocol.gallery import Gallery, is_talk
 from protocol.rules import DEFAULT_TERMS, begins_turn, rematch_terms, witness_term
-
 
 ORIGIN_MS = 365 * 24 * 3600 * 1000
 """Added to the monotonic clock's readings in the times this client signs (receipts, claims): the protocol takes any
@@ -75,9 +73,11 @@ monotonic clock's zero (times are never negative on the wire). A year of a turn'
 exact; an older one is taken as a year (a claim then waits longer, never less)."""
 
 
-UNSEATED_LEFT = ("You leave before the host seated you: nothing binds you to this game, and it is closed on your side "
-                 "(olixono resume lists it no more; should the host seat you after all, olixono resume {game} takes it "
-                 "up again).")
+UNSEATED_LEFT = (
+    "You leave before the host seated you: nothing binds you to this game, and it is closed on your side "
+    "(olixono resume lists it no more; should the host seat you after all, olixono resume {game} takes it "
+    "up again)."
+)
 """What a guest who quits before the host seated it is told (``GameRunner``: its journal marks the game closed)."""
 
 
@@ -204,8 +204,16 @@ class GameCore:
     local = False
     """A network game's (:class:`client.local_game.LocalCore` is the game at one terminal)."""
 
-    def __init__(self, session: GameSession, *, auto_accept: bool = True, watching: bool = False,
-                 live: bool = True, clock: Callable[[], float] = time.monotonic, auto_claim: bool = False) -> None:
+    def __init__(
+        self,
+        session: GameSession,
+        *,
+        auto_accept: bool = True,
+        watching: bool = False,
+        live: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+        auto_claim: bool = False,
+    ) -> None:
         self.session = session
         self.clock = clock
         """This client's monotonic clock, in seconds (injected in tests): what a timed game's thinking is measured by."""
@@ -424,7 +432,9 @@ class GameCore:
         """A resumed game: the turn after ``moves`` moves began ``seconds_ago`` (as the journal says), not when this
         core was made. When it is the other's turn, that is when our last line left (a receipt of their answer says
         so)."""
-        if (self._turn is None and self.session.answerable is None) or (self._turn is not None and self._turn[0] != moves):
+        if (self._turn is None and self.session.answerable is None) or (
+            self._turn is not None and self._turn[0] != moves
+        ):
             return
         if moves != self.session.moves:
             return
@@ -509,8 +519,11 @@ class GameCore:
         """The 95th percentile of the round trips this client measured (its lines to the other's receipts), 0 when
         none is known: what a claim waits beyond the clock and the grace."""
         mine = self.my_player
-        trips = sorted(answer.round_trip for answer in self.session.answers()
-                       if answer.player != mine and answer.round_trip is not None)
+        trips = sorted(
+            answer.round_trip
+            for answer in self.session.answers()
+            if answer.player != mine and answer.round_trip is not None
+        )
         return trips[min(len(trips) - 1, len(trips) * 95 // 100)] if trips else 0
 
     def claim_in_ms(self) -> int | None:
@@ -625,9 +638,11 @@ class GameCore:
         left = self.dispute_in_ms()
         if left > 0:
             runs = "" if session.over else " (your clock runs meanwhile: a move of yours plays on instead)"
-            raise IntentRefused(f"{name}'s move came {duration_text(self.late_by_ms()[0])} after your claim, whose "
-                                f"window to answer runs {duration_text(left)} more: claim then to dispute the "
-                                f"move{runs}")
+            raise IntentRefused(
+                f"{name}'s move came {duration_text(self.late_by_ms()[0])} after your claim, whose "
+                f"window to answer runs {duration_text(left)} more: claim then to dispute the "
+                f"move{runs}"
+            )
         return session.timeout(self._late_clock_ms())
 
     def _claim(self) -> Outgoing:
@@ -638,8 +653,10 @@ class GameCore:
         if self.disputable:
             return self._dispute()
         if session.phase is Phase.OFFERED and self.me != session.host:
-            raise IntentRefused("the host has seated nobody yet: there is nothing to claim, and nothing binds you to "
-                                "this game; quit closes it on your side")
+            raise IntentRefused(
+                "the host has seated nobody yet: there is nothing to claim, and nothing binds you to "
+                "this game; quit closes it on your side"
+            )
         if session.phase is not Phase.PLAYING:
             return session.claim()
         other = self.opponent
@@ -651,8 +668,10 @@ class GameCore:
         if flag is not None:
             left = self.window_left_ms(flag)
             if left > 0:
-                raise IntentRefused(f"your claim is open: {name} has {duration_text(left)} to answer it (a move in time, "
-                                    f"or conceding); then claim again to end the game")
+                raise IntentRefused(
+                    f"your claim is open: {name} has {duration_text(left)} to answer it (a move in time, "
+                    f"or conceding); then claim again to end the game"
+                )
             assert flag.sent is not None
             return session.timeout(flag.sent + silent)
         wait = self.claim_in_ms()
@@ -718,8 +737,13 @@ class GameCore:
             except (IntentRefused, LocalProtocolError):
                 return Step()
             return self._after(list(out.events), out)
-        if self.live and session.over and not self.answering and not self.disputable and (
-                session.answerable is not None or session.late_move is not None):
+        if (
+            self.live
+            and session.over
+            and not self.answering
+            and not self.disputable
+            and (session.answerable is not None or session.late_move is not None)
+        ):
             confirmed = self._confirmation()  # the window for our answer or our dispute has closed: as it stands
             return Step() if confirmed is None else self._after(list(confirmed.events), confirmed)
         if not (self.live and self.playing and self.session.phase is Phase.PLAYING):
@@ -808,8 +832,13 @@ class GameCore:
             raise IntentRefused("you are watching this game: only its players can act")
         if intent.kind is IntentKind.UNDO:
             raise IntentRefused(NO_UNDO)
-        if intent.kind is not IntentKind.REMATCH and session.over and intent.kind is not IntentKind.CHAT and not (intent.kind is IntentKind.MOVE and self.answering) \
-                and not (intent.kind is IntentKind.CLAIM and self.disputable):
+        if (
+            intent.kind is not IntentKind.REMATCH
+            and session.over
+            and intent.kind is not IntentKind.CHAT
+            and not (intent.kind is IntentKind.MOVE and self.answering)
+            and not (intent.kind is IntentKind.CLAIM and self.disputable)
+        ):
             assert session.result is not None
             raise IntentRefused(f"the game is over: {session.result.sentence()}")
         try:
@@ -825,10 +854,16 @@ class GameCore:
             return session.move(text, self.thinking_ms() if session.clock is not None else None)
         if intent.kind is IntentKind.CHAT:
             return session.chat(intent.text)
-        action = {IntentKind.RESIGN: session.resign, IntentKind.PROPOSE: session.propose,
-                  IntentKind.WITHDRAW: session.withdraw, IntentKind.DECLINE: session.decline,
-                  IntentKind.AGREE: session.agree, IntentKind.ABORT: session.abort, IntentKind.CLAIM: self._claim,
-                  IntentKind.REMATCH: self._ask_rematch}
+        action = {
+            IntentKind.RESIGN: session.resign,
+            IntentKind.PROPOSE: session.propose,
+            IntentKind.WITHDRAW: session.withdraw,
+            IntentKind.DECLINE: session.decline,
+            IntentKind.AGREE: session.agree,
+            IntentKind.ABORT: session.abort,
+            IntentKind.CLAIM: self._claim,
+            IntentKind.REMATCH: self._ask_rematch,
+        }
         if intent.kind is IntentKind.TAKEBACK:
             return self._takeback(refuse=intent.text == "no")
         return action[intent.kind]()
@@ -870,8 +905,9 @@ class GameCore:
         player alone, and ask for it; :class:`LocalProtocolError` before the game is over."""
         session, me, opponent = self.session, self.me, self.opponent
         if me is None or opponent is None or not session.over or not session.seats:
-            raise LocalProtocolError("a rematch is asked for once a game whose seats were drawn is over",
-                                     reason="the game is not over")
+            raise LocalProtocolError(
+                "a rematch is asked for once a game whose seats were drawn is over", reason="the game is not over"
+            )
         asked = session.rematch_of(me) or session.rematch_of(opponent)
         if asked is None:
             identity = session.identity
@@ -887,8 +923,15 @@ class GameCore:
         """Whether this player may still ask for a rematch, or answer the other's: the game is over (and settled), its
         seats were drawn, this client holds one and no rematch is agreed yet. The consoles stay open while it is."""
         session = self.session
-        return (not self.watching and self.me is not None and self.opponent is not None and session.over
-                and not self.unsettled and bool(session.seats) and session.rematch is None)
+        return (
+            not self.watching
+            and self.me is not None
+            and self.opponent is not None
+            and session.over
+            and not self.unsettled
+            and bool(session.seats)
+            and session.rematch is None
+        )
 
     @property
     def rematch_asked(self) -> PublicKey | None:
@@ -919,12 +962,18 @@ class GameCore:
         board = self.board
         if intent.kind is IntentKind.ABORT and session.phase is Phase.PLAYING:
             return "only the first player may abort, before their first move: resign instead"
-        if session.phase is Phase.PLAYING and not self.my_turn and intent.kind not in (IntentKind.RESIGN, IntentKind.CHAT):
+        if (
+            session.phase is Phase.PLAYING
+            and not self.my_turn
+            and intent.kind not in (IntentKind.RESIGN, IntentKind.CHAT)
+        ):
             assert board is not None
             if intent.kind in (IntentKind.AGREE, IntentKind.DECLINE) and session.proposal not in (None, self.my_player):
                 return f"a proposal is answered on one's own turn: yours comes after {board.turn}'s move"
             return f"it is not your turn: {board.turn} is to move"
-        return f"you cannot {intent.kind} now: {refused.reason}" if intent.kind is not IntentKind.CHAT else refused.reason
+        return (
+            f"you cannot {intent.kind} now: {refused.reason}" if intent.kind is not IntentKind.CHAT else refused.reason
+        )
 
     # -- what the relay should hold ---------------------------------------------------
     def republish(self) -> list[Publish]:
@@ -961,8 +1010,9 @@ class GameCore:
         return Publish(out.topic, out.line)
 
     # -- what follows from each step ----------------------------------------------------
-    def _after(self, events: list[Event], own: Outgoing | None = None, *, secret: str | None = None,
-               stored: bool = False) -> Step:
+    def _after(
+        self, events: list[Event], own: Outgoing | None = None, *, secret: str | None = None, stored: bool = False
+    ) -> Step:
         """What a step caused: lines to journal (all applied ones), to publish (ours, copies, automatic answers)
         (``stored``: a line that came from the relay's store caused it, :meth:`feed`)."""
         publish: list[Publish] = []
@@ -977,7 +1027,9 @@ class GameCore:
             event = queue.pop(0)
             shown.append(event)
             if isinstance(event, LineApplied):
-                mine_already = own is None and event.message.type is MessageType.JOIN and event.message.signer == self.me
+                mine_already = (
+                    own is None and event.message.type is MessageType.JOIN and event.message.signer == self.me
+                )
                 if event.line not in journal and not mine_already:  # our join was journaled when it was signed
                     journal.append(event.line)
                 if self.me is not None and event.message.signer != self.me:
@@ -996,8 +1048,11 @@ class GameCore:
                     publish.append(self._placement(event.message))
             elif isinstance(event, ResyncNeeded):
                 resubscribe = True
-            elif isinstance(event, (RematchAsked, TakebackAsked)) and self.me is not None \
-                    and event.message.signer != self.me:
+            elif (
+                isinstance(event, (RematchAsked, TakebackAsked))
+                and self.me is not None
+                and event.message.signer != self.me
+            ):
                 publish.append(self._placement(event.message))  # copied as every line: the sign that we have it
             follow = self._automatic(event)
             if follow is not None:
@@ -1018,7 +1073,12 @@ class GameCore:
         session, me = self.session, self.me
         if me is None or not self.live:
             return None
-        if isinstance(event, JoinRequested) and self.auto_accept and session.host == me and session.phase is Phase.OFFERED:
+        if (
+            isinstance(event, JoinRequested)
+            and self.auto_accept
+            and session.host == me
+            and session.phase is Phase.OFFERED
+        ):
             return session.accept(event.key)
         if isinstance(event, GuestAccepted) and event.key == me and session.phase is Phase.ACCEPTED and session.secret:
             return session.reveal()
@@ -1074,8 +1134,12 @@ class GameCore:
         before = self._last_turn_line(line.seq)
         seq = before.seq if before is not None else None
         try:
-            return session.receipt(line.seq, self._now_ms(), None if seq is None else self._sent.get(seq),
-                                   None if seq is None else self._acks.get(seq))
+            return session.receipt(
+                line.seq,
+                self._now_ms(),
+                None if seq is None else self._sent.get(seq),
+                None if seq is None else self._acks.get(seq),
+            )
         except LocalProtocolError:
             return None
 
@@ -1129,15 +1193,29 @@ class GameCore:
 
     # -- starting a game ------------------------------------------------------------------
     @classmethod
-    def hosting(cls, kind: str, identity: Identity, *, invite: PublicKey | None = None,
-                control: TimeControl | None = None, witnesses: Sequence[PublicKey] = (),
-                rules: str = DEFAULT_TERMS) -> tuple[GameCore, Step]:
+    def hosting(
+        cls,
+        kind: str,
+        identity: Identity,
+        *,
+        invite: PublicKey | None = None,
+        control: TimeControl | None = None,
+        witnesses: Sequence[PublicKey] = (),
+        rules: str = DEFAULT_TERMS,
+    ) -> tuple[GameCore, Step]:
         """A new game hosted by ``identity`` (``control``: its time control; none, untimed; ``witnesses``: the time
         witnesses it names, none to three; ``rules``: the rules term, ``rules:2`` unless a game must be played as
         older clients play it, ``rules:1``, whose first moves are on the clock): the core, and the offer to journal
         and publish."""
-        terms = ",".join(sorted([rules, *([control.term] if control is not None else []),
-                                 *([witness_term(witnesses)] if witnesses else [])]))
+        terms = ",".join(
+            sorted(
+                [
+                    rules,
+                    *([control.term] if control is not None else []),
+                    *([witness_term(witnesses)] if witnesses else []),
+                ]
+            )
+        )
         session, out = GameSession.offer(kind, identity, invite=invite, terms=terms)
         core = cls(session)
         return core, core._after(list(out.events), out)

@@ -38,8 +38,7 @@ def load_identity(path: Path) -> Identity:
     mode = stat.S_IMODE(path.stat().st_mode)
     if mode & 0o077:
         raise IdentityError(
-            f"{path} can be read by other users (mode {mode:o}); "
-            f"make it private with: chmod 600 {path}"
+            f"{path} can be read by other users (mode {mode:o}); make it private with: chmod 600 {path}"
         )
     text = path.read_text(encoding="ascii", errors="replace").strip()
     header, _, seed = text.partition(" ")

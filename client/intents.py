@@ -33,7 +33,6 @@ class IntentKind(StrEnum):
     WATCHERS = "watchers"
 
 
-
 class IntentRefused(ValueError):
     """What the person asked for cannot be done now; the message is one sentence to show them."""
 

@@ -30,10 +30,18 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from protocol import EquivocationDetected, GameSession, Identity, LineRejected, LocalProtocolError, MessageType, Phase, decode
+from protocol import (
+    EquivocationDetected,
+    GameSession,
+    Identity,
+    LineRejected,
+    LocalProtocolError,
+    MessageType,
+    Phase,
+    decode,
+)
 from protocol.errors import RemoteProtocolError
 from protocol.messages import game_id_problem
-
 
 LOCAL = "local"
 """The role of a game played at one terminal (``olixono play``): both seats signed here, with keys made for that game
@@ -260,8 +268,10 @@ class Journal:
         except OSError:
             holder = os.read(fd, 400).decode("utf-8", "replace").strip() or "another process"
             os.close(fd)
-            raise SeatTaken(f"game {self.meta.game} is open in another olixono process ({holder}); a seat is played "
-                            "by one process at a time: leave that one first (/quit), then take it up here") from None
+            raise SeatTaken(
+                f"game {self.meta.game} is open in another olixono process ({holder}); a seat is played "
+                "by one process at a time: leave that one first (/quit), then take it up here"
+            ) from None
         os.ftruncate(fd, 0)
         os.write(fd, _holder().encode("utf-8"))
         self._lock = fd
@@ -309,15 +319,19 @@ class Journal:
         if tail:
             damage.append(Damage(len(lines) + 1, "cut short (the program stopped while writing it)", tail))
         if not session.chain:
-            raise JournalError(f"the journal of game {self.meta.game} ({self.lines_path}) holds no offer of that game"
-                               + (f" ({damage[0]})" if damage else ""))
+            raise JournalError(
+                f"the journal of game {self.meta.game} ({self.lines_path}) holds no offer of that game"
+                + (f" ({damage[0]})" if damage else "")
+            )
         secret = self.meta.secret
         if secret is not None and identity is not None and session.phase in (Phase.OFFERED, Phase.ACCEPTED):
             try:
                 session = GameSession.restore(lines, identity, game_id=self.meta.game, secret=secret)
             except LocalProtocolError:
-                raise JournalError(f"the journal of game {self.meta.game} is damaged: its coin secret does not open "
-                                   f"your join ({self.meta_path}), so the coin flip cannot be revealed") from None
+                raise JournalError(
+                    f"the journal of game {self.meta.game} is damaged: its coin secret does not open "
+                    f"your join ({self.meta_path}), so the coin flip cannot be revealed"
+                ) from None
         return session, sorted(damage, key=lambda item: item.number)
 
     def save_proof(self, proof: EquivocationDetected) -> Path:

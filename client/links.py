@@ -25,15 +25,28 @@ from client.transport import STOP_GRACE, Hook, Link, LinkFactory, RelayAddress, 
 class Links:
     """Links to several relays, one game's; ``async with links:`` keeps each up until the block ends."""
 
-    def __init__(self, factories: Sequence[LinkFactory], *, will: Callable[[], tuple[str, str] | None] | None = None,
-                 on_connect: Hook | None = None, on_state: Callable[[bool, str], None] | None = None,
-                 on_line: Callable[[str, bytes, bool], Awaitable[None]] | None = None,
-                 remember: Callable[[str], bool] | None = None) -> None:
+    def __init__(
+        self,
+        factories: Sequence[LinkFactory],
+        *,
+        will: Callable[[], tuple[str, str] | None] | None = None,
+        on_connect: Hook | None = None,
+        on_state: Callable[[bool, str], None] | None = None,
+        on_line: Callable[[str, bytes, bool], Awaitable[None]] | None = None,
+        remember: Callable[[str], bool] | None = None,
+    ) -> None:
         self.on_connect, self.on_state, self.on_line = on_connect, on_state, on_line
         self.links: list[Link] = [
-            factory(will=will, on_connect=self._connected, on_state=self._stated(index), on_line=self._arrived(index),
-                    remember=remember, patient=True)
-            for index, factory in enumerate(factories)]
+            factory(
+                will=will,
+                on_connect=self._connected,
+                on_state=self._stated(index),
+                on_line=self._arrived(index),
+                remember=remember,
+                patient=True,
+            )
+            for index, factory in enumerate(factories)
+        ]
         self.relays = Relays([link.address.url for link in self.links])
         self.incoming: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
         self._host: asyncio.Task[Any] | None = None  # the task inside ``async with``, cancelled if every relay ends
@@ -159,6 +172,7 @@ class Links:
             told = self.relays.connection(index, connected, sentence)
             if told is not None and self.on_state is not None:
                 self.on_state(self.connected, told)
+
         return stated
 
     def _arrived(self, index: int) -> Callable[[str, bytes, bool], Awaitable[None]]:
@@ -169,4 +183,5 @@ class Links:
                 await self.on_line(topic, payload, retained)
             else:
                 self.incoming.put_nowait((topic, payload))
+
         return arrived

@@ -165,8 +165,11 @@ class Liveness:
     def ask_all(self, now: float) -> list[AskCopy]:
         """Ask at once for the opponent's copy of every line of ours the relay has and they have not answered (one
         who leaves does not wait for the first ask)."""
-        return [self._ask(digest, pending, now) for digest, pending in self._pending.items()
-                if pending.echoed and not pending.asked]
+        return [
+            self._ask(digest, pending, now)
+            for digest, pending in self._pending.items()
+            if pending.echoed and not pending.asked
+        ]
 
     def _ask(self, digest: str, pending: _Pending, now: float) -> AskCopy:
         """Ask for the opponent's copy of ``pending`` once; what comes next is due after as long again."""
@@ -188,8 +191,9 @@ class Liveness:
         if len(self._pending) >= KEPT:
             oldest = next(iter(self._pending))
             self._forget(oldest)
-        self._pending[digest] = _Pending(topic, line, seq, what, now, now + self.ack_wait(), echoed=echoed,
-                                         sent_at=None if echoed else now)
+        self._pending[digest] = _Pending(
+            topic, line, seq, what, now, now + self.ack_wait(), echoed=echoed, sent_at=None if echoed else now
+        )
         self._by_topic[topic] = digest
 
     def came_back(self, topic: str, payload: bytes, now: float) -> None:
@@ -234,13 +238,18 @@ class Liveness:
     def _acknowledgements(self, now: float, view: View) -> list[Action]:
         actions: list[Action] = []
         for digest, pending in self._pending.items():
-            if now < pending.due or view.present is False and pending.echoed:
+            if now < pending.due or (view.present is False and pending.echoed):
                 continue  # they are away: on their return they catch up with what the relay retains
             if pending.tries >= DEAD_AFTER_TRIES and not pending.echoed:
                 for each in self._pending.values():  # the new connection sends them all again
                     each.tries, each.due, each.sent_at = 1, now + self.ack_wait(), None
-                return [Tell(f"the relay has not sent back your {pending.what} after {now - pending.first:.0f} s: "
-                             "connecting again"), Reconnect()]
+                return [
+                    Tell(
+                        f"the relay has not sent back your {pending.what} after {now - pending.first:.0f} s: "
+                        "connecting again"
+                    ),
+                    Reconnect(),
+                ]
             if not pending.asked and pending.echoed:  # the relay has it: first, whether they have it already
                 actions.append(self._ask(digest, pending, now))
                 continue
@@ -250,13 +259,21 @@ class Liveness:
             pending.sent_at = now
             actions.append(Resend(pending.topic, pending.line))
             if pending.tries == 2 and view.present is False:
-                actions.append(Tell(f"the relay has not sent back your {pending.what} (for {view.opponent}, who is "
-                                    "away): sent it again"))
+                actions.append(
+                    Tell(
+                        f"the relay has not sent back your {pending.what} (for {view.opponent}, who is "
+                        "away): sent it again"
+                    )
+                )
             elif pending.tries == 2:
                 actions.append(Tell(f"no sign yet that {view.opponent} has your {pending.what}: sent it again"))
             elif waited >= TELL_AFTER:
-                actions.append(Tell(f"still no sign that {view.opponent} has your {pending.what}, after "
-                                    f"{_duration(waited)}: sent it again"))
+                actions.append(
+                    Tell(
+                        f"still no sign that {view.opponent} has your {pending.what}, after "
+                        f"{_duration(waited)}: sent it again"
+                    )
+                )
         return actions
 
     def _gaps(self, now: float, view: View) -> list[Action]:
@@ -289,8 +306,10 @@ class Liveness:
         if not waiting:
             return actions
         if left:
-            return [Resubscribe(), Tell(f"{view.opponent} left while the game waits on them: asked the relay for "
-                                        "their last lines")]
+            return [
+                Resubscribe(),
+                Tell(f"{view.opponent} left while the game waits on them: asked the relay for their last lines"),
+            ]
         if view.present is not True or now < self._quiet_next:
             return actions
         self._quiet_wait = min(QUIET_MOST, self._quiet_wait * 2)

@@ -7,7 +7,7 @@ A thin loop on :class:`client.local_game.LocalCore`: typed lines are read by the
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from client.board_words import export_command, hint_text, kept_text, status_text
 from client.commands import parse, shown
@@ -50,8 +50,9 @@ def play_local(
     return outcome
 
 
-def _loop(core: LocalCore, read: Callable[[str], str], write: Callable[[str], object],
-          record: LocalRecord | None) -> Outcome | None:
+def _loop(
+    core: LocalCore, read: Callable[[str], str], write: Callable[[str], object], record: LocalRecord | None
+) -> Outcome | None:
     """The prompts of one game (:func:`play_local`)."""
     board = core.board
     kind = core.kind

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from olixono.analysis import Position
 
 
-def set_up(kind: str, *, vs: str | None, human: str | None, seed: int | None, iterations: int | None,
-           seconds: float | None) -> tuple[Board[Any], str, Bot | None]:
+def set_up(
+    kind: str, *, vs: str | None, human: str | None, seed: int | None, iterations: int | None, seconds: float | None
+) -> tuple[Board[Any], str, Bot | None]:
     """A new board of ``kind``, the person's seat (the first by default) and the bot (``None`` for two people);
     ``ValueError`` for an unknown bot level or seat (arguments as :func:`client.local.play_local`)."""
     board = new_board(kind)
@@ -100,11 +101,20 @@ class LocalCore:
     local = True
     game_id = ""
 
-    def __init__(self, kind: str, *, vs: str | None = None, human: str | None = None, seed: int | None = None,
-                 iterations: int | None = None, seconds: float | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        *,
+        vs: str | None = None,
+        human: str | None = None,
+        seed: int | None = None,
+        iterations: int | None = None,
+        seconds: float | None = None,
+    ) -> None:
         self.vs = vs
-        self._board, self.human, self.bot = set_up(kind, vs=vs, human=human, seed=seed, iterations=iterations,
-                                                   seconds=seconds)
+        self._board, self.human, self.bot = set_up(
+            kind, vs=vs, human=human, seed=seed, iterations=iterations, seconds=seconds
+        )
 
     # -- read-only views ---------------------------------------------------------------
     @property
@@ -150,8 +160,14 @@ class LocalCore:
     def act(self, intent: Intent) -> LocalStep:
         """Do what the person asked, or :class:`IntentRefused` saying why not (the board unchanged)."""
         board, kind = self._board, intent.kind
-        if kind in (IntentKind.CHAT, IntentKind.AGREE, IntentKind.DECLINE, IntentKind.WITHDRAW, IntentKind.ABORT,
-                    IntentKind.CLAIM):
+        if kind in (
+            IntentKind.CHAT,
+            IntentKind.AGREE,
+            IntentKind.DECLINE,
+            IntentKind.WITHDRAW,
+            IntentKind.ABORT,
+            IntentKind.CLAIM,
+        ):
             raise IntentRefused(f"{'chat' if kind is IntentKind.CHAT else kind} is for a network game")
         if self.over:
             raise IntentRefused("the game is over: quit leaves")
@@ -160,8 +176,11 @@ class LocalCore:
             return self._after()
         if self.bot_to_move:
             what = {IntentKind.MOVE: None, IntentKind.UNDO: "undo", IntentKind.PROPOSE: "propose"}[kind]
-            raise IntentRefused(f"it is not your turn: {self.vs} is thinking" if what is None else
-                                f"wait for {self.vs}'s move, then {what}")
+            raise IntentRefused(
+                f"it is not your turn: {self.vs} is thinking"
+                if what is None
+                else f"wait for {self.vs}'s move, then {what}"
+            )
         if kind is IntentKind.UNDO:
             return self._undo()
         if kind is IntentKind.PROPOSE:

@@ -29,8 +29,9 @@ class LocalRecord:
     """The journal of one game of ``kind`` at this terminal (``vs``: the bot, ``None`` for two people; ``seat``: the
     person's against a bot; ``directory``: the journal folder, by default the state folder's)."""
 
-    def __init__(self, kind: str, *, vs: str | None = None, seat: str | None = None,
-                 directory: Path | None = None) -> None:
+    def __init__(
+        self, kind: str, *, vs: str | None = None, seat: str | None = None, directory: Path | None = None
+    ) -> None:
         self.kind, self.vs, self.seat, self.directory = kind, vs, seat, directory
         self.journal: Journal | None = None
         self.failed: str | None = None
@@ -119,16 +120,22 @@ class LocalRecord:
         guest = GameSession(host.game_id, guest_key)
         guest.receive(offer.line)
         game = host.game_id or ""
-        self.journal = Journal.create(JournalMeta(game, self.kind, LOCAL, host_key.public.text, "", vs=self.vs,
-                                                  seat=self.seat), self.directory)
+        self.journal = Journal.create(
+            JournalMeta(game, self.kind, LOCAL, host_key.public.text, "", vs=self.vs, seat=self.seat), self.directory
+        )
         self.journal.lock()
         self._keys = {host_key.public: host_key, guest_key.public: guest_key}
         self._both = (host, guest)
         self.journal.write(offer.line)
         self._opening = [offer.line]
         for session, step in ((guest, "join"), (host, "accept"), (guest, "reveal")):
-            out = session.join() if step == "join" else host.accept(guest_key.public) if step == "accept" \
+            out = (
+                session.join()
+                if step == "join"
+                else host.accept(guest_key.public)
+                if step == "accept"
                 else session.reveal()
+            )
             self._opening.append(self._deliver(out.line, session))
         self._sessions = {player: host if key == host_key.public else guest for player, key in host.seats.items()}
 

@@ -20,15 +20,24 @@ from client.screen import Say, Table, game_commands, game_help
 from client.thinking import in_daemon_thread
 from olixono.common import Board, GameKind
 
+
 class LocalTable(Table):
     """A game of ``kind`` at this terminal (``vs``: a bot level, or ``None`` for two people; ``human``: the person's
     seat against a bot, the first by default; ``seed``/``iterations``/``seconds``: the bot's)."""
 
     leave = " (a game at one terminal is kept once it has a move: olixono history lists it)"
 
-    def __init__(self, kind: str, *, vs: str | None = None, human: str | None = None, seed: int | None = None,
-                 iterations: int | None = None, seconds: float | None = None,
-                 record: LocalRecord | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        *,
+        vs: str | None = None,
+        human: str | None = None,
+        seed: int | None = None,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        record: LocalRecord | None = None,
+    ) -> None:
         self.core = LocalCore(kind, vs=vs, human=human, seed=seed, iterations=iterations, seconds=seconds)
         self.record = record
         """Where the game is kept (``olixono play`` keeps it in the journal folder; ``None``: not kept)."""

@@ -12,8 +12,8 @@ Every failure the person can act on is one sentence and exit status 1.
 from __future__ import annotations
 
 import asyncio
-import functools
 import contextlib
+import functools
 import logging
 import os
 import shlex
@@ -26,26 +26,33 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from client.board_words import resume_text
-from client.words import (HOST_RAN_RELAY_LATER, claim_text, clocks_now_text, control_text, control_words,
-                          witness_words)
-from client.core import GameCore, NextGame
-
-from client.intents import IntentRefused
-from client.identity import IdentityError, config_dir, get_identity
-from client.settings import SettingsError, load_settings, settings_path
-from client.journal import (LOCAL, Damage, Journal, JournalError, JournalMeta, check_game_id, journals, repaired,
-                            state_dir)
-from client.record import PROVEN, code_text, confirmation_text, moves_text, open_claim_text, proof_text
 from client.commands import Write
-from client.plain import bot_front, plain_front, stdout_writer
-from client.runner import FrontEnd, GameRunner
+from client.core import GameCore, NextGame
+from client.identity import IdentityError, config_dir, get_identity
+from client.intents import IntentRefused
+from client.journal import (
+    LOCAL,
+    Damage,
+    Journal,
+    JournalError,
+    JournalMeta,
+    check_game_id,
+    journals,
+    repaired,
+    state_dir,
+)
 from client.links import Links
+from client.plain import bot_front, plain_front, stdout_writer
+from client.record import PROVEN, code_text, confirmation_text, moves_text, open_claim_text, proof_text
 from client.relays import PUBLIC, PUBLIC_BROKERS, START_ONE, distinct_relays, expand, label, named, public_urls
-from client.transport import LinkFactory, Link, RelayAddress, RelayError, account_text, reach, try_login
+from client.runner import FrontEnd, GameRunner
+from client.settings import SettingsError, load_settings, settings_path
+from client.transport import Link, LinkFactory, RelayAddress, RelayError, account_text, reach, try_login
 from client.witness import MOST_GAMES, TimeWitness, WitnessBusy, hold, witness_folder, witness_lock
+from client.words import HOST_RAN_RELAY_LATER, claim_text, clocks_now_text, control_text, control_words, witness_words
 from olixono.bots import Bot, bot_for
-from protocol.clock import TimeControl
 from protocol import GameSession, Identity, MessageType, Phase, PublicKey, ResyncNeeded, Role, game_filter, lobby_filter
+from protocol.clock import TimeControl
 from protocol.messages import decode
 from protocol.rules import MAX_CONFIRMS, witness_term
 from protocol.topics import DEFAULT_RELAY, PAGE_TOPIC, slot_filter
@@ -116,6 +123,7 @@ class Options:
         """Tell the person, and keep it for a front end that starts later."""
         self.write(text)
         self.notes.append(text)
+
     warn: Write = field(default_factory=lambda: stdout_writer(sys.stderr))
     """Where what is said beside a command's output goes (``export`` writes the record on stdout)."""
     invitation: str | None = None
@@ -187,16 +195,22 @@ def relays_text(addresses: list[RelayAddress]) -> str:
     return urls[0] if len(urls) == 1 else ", ".join(urls[:-1]) + f" and {urls[-1]}"
 
 
-def join_command(game: str, address: RelayAddress | list[RelayAddress], default: bool,
-                 public: list[str] | None = None, cafile: Path | None = None) -> str:
+def join_command(
+    game: str,
+    address: RelayAddress | list[RelayAddress],
+    default: bool,
+    public: list[str] | None = None,
+    cafile: Path | None = None,
+) -> str:
     """What the opponent types to join: every relay the game is on (``public`` for the public brokers), and the
     relay's CA when it was given (``--cafile``, as this machine names it)."""
     addresses = address if isinstance(address, list) else [address]
     return f"olixono join {game}{reach_words(addresses, default, public, cafile)}"
 
 
-def reach_words(addresses: list[RelayAddress], default: bool, public: list[str] | None = None,
-                cafile: Path | None = None) -> str:
+def reach_words(
+    addresses: list[RelayAddress], default: bool, public: list[str] | None = None, cafile: Path | None = None
+) -> str:
     """The options a pasted command needs to reach the same relays: ``--relay`` for each (none for the default;
     ``public`` for the public brokers), and ``--cafile`` when one was given."""
     words = [] if default else named([one.url for one in addresses], [_normal(url) for url in public or public_urls()])
@@ -219,8 +233,9 @@ def _normal(url: str) -> str:
 
 
 @contextlib.asynccontextmanager
-async def relay_for_host(options: Options, *, may_start: bool | None = None,
-                         host_ran: str | None = None) -> AsyncIterator[tuple[RelayAddress, bool]]:
+async def relay_for_host(
+    options: Options, *, may_start: bool | None = None, host_ran: str | None = None
+) -> AsyncIterator[tuple[RelayAddress, bool]]:
     """The relay a host plays through, and whether this process runs it: the one named, or at the default address, or
     one started here (when nothing answers there and ``may_start``: by default, when no relay was named). ``host_ran``:
     the game's id, where a guest knows that the relay ran in the host's program (nothing answering is said so)."""
@@ -244,9 +259,13 @@ async def relay_for_host(options: Options, *, may_start: bool | None = None,
     try:
         await embedded.start()
     except OSError as exc:
-        raise Failure(f"nothing answers at {address.host}:{address.port} and no relay could start there: {exc.strerror}") from None
-    options.say(f"No relay answered at {address}, so this process runs one there (the embedded relay). "
-                  "The game ends for everybody when this process does.")
+        raise Failure(
+            f"nothing answers at {address.host}:{address.port} and no relay could start there: {exc.strerror}"
+        ) from None
+    options.say(
+        f"No relay answered at {address}, so this process runs one there (the embedded relay). "
+        "The game ends for everybody when this process does."
+    )
     options.page = embedded.web_url
     try:
         yield address, True
@@ -267,10 +286,13 @@ def make_link(options: Options, address: RelayAddress, identity: Identity | None
     :func:`_collect`'s)."""
     addresses, _ = relay_addresses(options)
     factories = []
-    for one in (addresses if len(addresses) > 1 else [address]):
+    for one in addresses if len(addresses) > 1 else [address]:
         user, password = credentials(options, one, identity)
-        factories.append(functools.partial(Link, one, username=user, password=password, cafile=options.cafile,
-                                           give_up=options.timeout))
+        factories.append(
+            functools.partial(
+                Link, one, username=user, password=password, cafile=options.cafile, give_up=options.timeout
+            )
+        )
     if len(factories) == 1:
         return factories[0]
     # a Links offers every name of a Link the runner and the commands use (client/links.py): it stands in for one
@@ -295,8 +317,9 @@ async def log_in(options: Options, address: RelayAddress, identity: Identity | N
     addresses, _ = relay_addresses(options)
     several = len(addresses) > 1
     asked = addresses if several else [address]
-    problems = await asyncio.gather(*(try_login(one, *credentials(options, one, identity), options.cafile)
-                                      for one in asked))  # all at once: a relay that stalls delays nobody
+    problems = await asyncio.gather(
+        *(try_login(one, *credentials(options, one, identity), options.cafile) for one in asked)
+    )  # all at once: a relay that stalls delays nobody
     cancelled_meanwhile()
     for one, problem in zip(asked, problems, strict=True):
         user = credentials(options, one, identity)[0] or (identity.public.text if identity is not None else None)
@@ -341,16 +364,27 @@ async def play_on(runner: GameRunner, front: FrontEnd, options: Options, address
         options.invitation, options.notes = None, []
         if nxt.hosting is not None:
             core, _ = nxt.hosting
-            journal = _seat(Journal.create(JournalMeta(nxt.game, nxt.kind, Role.HOST, identity.public.text,
-                                                       played_at(options, address), cafile=_cafile(options)),
-                                           options.journal_dir))
+            journal = _seat(
+                Journal.create(
+                    JournalMeta(
+                        nxt.game,
+                        nxt.kind,
+                        Role.HOST,
+                        identity.public.text,
+                        played_at(options, address),
+                        cafile=_cafile(options),
+                    ),
+                    options.journal_dir,
+                )
+            )
             options.say(f"Rematch: hosting {nxt.kind} game {nxt.game}, for your opponent alone (colours swapped).")
             runner = GameRunner(core, make_link(options, address, identity))
             runner.attach(journal)
             front = front_end(options, True)
         else:
-            options.say(f"Rematch: joining {nxt.kind} game {nxt.game}, hosted by {nxt.host.fingerprint} (colours "
-                        "swapped).")
+            options.say(
+                f"Rematch: joining {nxt.kind} game {nxt.game}, hosted by {nxt.host.fingerprint} (colours swapped)."
+            )
             core = GameCore(GameSession(nxt.game, identity), auto_claim=options.auto_claim)
             runner = GameRunner(core, make_link(options, address, identity))
             front = joining(options, identity, address, expected=nxt)
@@ -437,20 +471,38 @@ async def host(kind: str, options: Options) -> int:
     async with relay_for_host(options) as (address, ran_relay):
         addresses, default = relay_addresses(options)
         await log_in(options, address, identity)  # before a game is made that could never be published
-        core, _ = GameCore.hosting(kind, identity, invite=invite, control=options.control,  # published on connecting
-                                   witnesses=witnesses)
+        core, _ = GameCore.hosting(
+            kind,
+            identity,
+            invite=invite,
+            control=options.control,  # published on connecting
+            witnesses=witnesses,
+        )
         core.auto_claim = options.auto_claim
         core.host_relay = ran_relay  # said in our presence: the guest learns the relay ends with this process
         game = core.session.game_id or ""
-        journal = _seat(Journal.create(JournalMeta(game, kind, Role.HOST, identity.public.text, played_at(options, address),
-                                                   ran_relay=ran_relay, cafile=_cafile(options)), options.journal_dir))
+        journal = _seat(
+            Journal.create(
+                JournalMeta(
+                    game,
+                    kind,
+                    Role.HOST,
+                    identity.public.text,
+                    played_at(options, address),
+                    ran_relay=ran_relay,
+                    cafile=_cafile(options),
+                ),
+                options.journal_dir,
+            )
+        )
         who = "the invited key" if invite else "your opponent"
         timed = "" if options.control is None else f", {control_words(options.control)},"
         options.say(f"Hosting {kind} game {game}{timed} as {identity.fingerprint}.")
         for line in witness_words(core.session.witnesses, identity.public, None):
             options.say(line)
-        options.invitation = join_command(game, addresses if len(addresses) > 1 else address, default, _public(options),
-                                          options.cafile)
+        options.invitation = join_command(
+            game, addresses if len(addresses) > 1 else address, default, _public(options), options.cafile
+        )
         options.write(f"Tell {who} to type:  {options.invitation}")  # whole, on one line: the terminal wraps it only
         options.notes.append(f"Tell {who} to type the command under the board (/copy copies it).")  # the screen's
         options.say(f"and to check that the host's fingerprint they see is {identity.fingerprint}.")
@@ -503,15 +555,19 @@ async def relay_page(options: Options, identity: Identity | None) -> str | None:
 async def _offer(runner: GameRunner, game: str, timeout: float, say: Write) -> None:
     """Wait until the game's offer has arrived (saying so while it waits); :class:`Failure` if the relay has none."""
     where = relays_text(runner.link.addresses) if isinstance(runner.link, Links) else str(runner.link.address)
-    say(f"Looking for game {game} on the relay{'s' if isinstance(runner.link, Links) else ''} at {where} "
-        f"(for up to {timeout:g} s)...")
+    say(
+        f"Looking for game {game} on the relay{'s' if isinstance(runner.link, Links) else ''} at {where} "
+        f"(for up to {timeout:g} s)..."
+    )
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while runner.core.session.phase is Phase.WAITING:
         cancelled_meanwhile()
         remaining = deadline - loop.time()
         if remaining <= 0:
-            raise Failure(f"no game {game} on the relay at {runner.link.address}: no offer came in {timeout:g} s (check the id, and the relay: --relay)")
+            raise Failure(
+                f"no game {game} on the relay at {runner.link.address}: no offer came in {timeout:g} s (check the id, and the relay: --relay)"
+            )
         runner.changed.clear()
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(min(remaining, 0.5)):
@@ -526,8 +582,10 @@ def rematch_refusal(session: GameSession, identity: Identity, expected: NextGame
     if session.invite != identity.public:
         return f"the offer of game {expected.game} does not invite you alone"
     if session.kind != expected.kind or session.terms != expected.terms:
-        return (f"the offer of game {expected.game} is not the rematch agreed: {session.kind} under {session.terms}, "
-                f"not {expected.kind} under {expected.terms}")
+        return (
+            f"the offer of game {expected.game} is not the rematch agreed: {session.kind} under {session.terms}, "
+            f"not {expected.kind} under {expected.terms}"
+        )
     return None
 
 
@@ -551,18 +609,37 @@ def joining(options: Options, identity: Identity, address: RelayAddress, expecte
             async with asyncio.timeout(options.timeout or OFFER_WAIT):
                 await runner.caught_up.wait()
         except TimeoutError:
-            raise Failure(f"the relay at {runner.link.address} did not send game {game}'s lines in time: nothing was "
-                          "signed; try again") from None
+            raise Failure(
+                f"the relay at {runner.link.address} did not send game {game}'s lines in time: nothing was "
+                "signed; try again"
+            ) from None
         if identity.public in session.joins or session.guest == identity.public:
-            raise Failure(f"you joined game {game} before, from another journal (another machine, or a journal that "
-                          "was deleted): its coin secret is not here, so this seat cannot be played from here")
+            raise Failure(
+                f"you joined game {game} before, from another journal (another machine, or a journal that "
+                "was deleted): its coin secret is not here, so this seat cannot be played from here"
+            )
         clock = "" if session.clock is None else f", {control_words(session.clock)}"  # the control it accepts
-        options.say(f"Joining {session.kind} game {game}{clock}, hosted by {session.host.fingerprint}: "
-                    "check that it is the fingerprint your host told you.")
+        options.say(
+            f"Joining {session.kind} game {game}{clock}, hosted by {session.host.fingerprint}: "
+            "check that it is the fingerprint your host told you."
+        )
         for line in witness_words(session.witnesses, session.host, identity.public):
             options.say(line)
-        runner.attach(_seat(Journal.create(JournalMeta(game, session.kind, Role.GUEST, identity.public.text, played_at(options, address),
-                                                       cafile=_cafile(options)), options.journal_dir)))
+        runner.attach(
+            _seat(
+                Journal.create(
+                    JournalMeta(
+                        game,
+                        session.kind,
+                        Role.GUEST,
+                        identity.public.text,
+                        played_at(options, address),
+                        cafile=_cafile(options),
+                    ),
+                    options.journal_dir,
+                )
+            )
+        )
         try:
             await runner.apply(core.join())
         except IntentRefused as exc:
@@ -578,10 +655,12 @@ async def join(game: str, options: Options) -> int:
     with contextlib.suppress(JournalError):
         journal = Journal.open(game, options.journal_dir)
         if journal.meta.role == Role.HOST and journal.meta.key == identity.public.text:
-            raise Failure(f"you host game {game} yourself (this identity, {identity.fingerprint}): your opponent joins "
-                          f"with their own ({resume_text(game)}). To try both seats on one machine, give the second "
-                          "terminal its own identity and journal: XDG_CONFIG_HOME=/tmp/seat2/config "
-                          f"XDG_STATE_HOME=/tmp/seat2/state olixono join {game}{relay_words(options)}")
+            raise Failure(
+                f"you host game {game} yourself (this identity, {identity.fingerprint}): your opponent joins "
+                f"with their own ({resume_text(game)}). To try both seats on one machine, give the second "
+                "terminal its own identity and journal: XDG_CONFIG_HOME=/tmp/seat2/config "
+                f"XDG_STATE_HOME=/tmp/seat2/state olixono join {game}{relay_words(options)}"
+            )
         options.write(f"You are in game {game} already: taking it up again.")
         return await resume(game, options)
     address, _ = relay_address(options)
@@ -603,10 +682,13 @@ async def watch(game: str, options: Options) -> int:
     inner = front_end(options, False)
 
     async def run(runner: GameRunner) -> int:
-        page = asyncio.create_task(relay_page(options, account))  # meanwhile: where the relay serves the page, if it does
+        page = asyncio.create_task(
+            relay_page(options, account)
+        )  # meanwhile: where the relay serves the page, if it does
         await _offer(runner, game, options.timeout or OFFER_WAIT, options.write)
-        for line in witness_words(core.session.witnesses, core.session.host,
-                                  account.public if account is not None else None):
+        for line in witness_words(
+            core.session.witnesses, core.session.host, account.public if account is not None else None
+        ):
             options.say(line)
         done, _ = await asyncio.wait({page}, timeout=PAGE_WAIT)  # (begun with the offer's wait: mostly over by now)
         options.page = page.result() if done else None
@@ -702,8 +784,10 @@ async def resume(game: str | None, options: Options) -> int:
     except JournalError as exc:
         raise Failure(str(exc)) from None
     if journal.meta.role == LOCAL:
-        raise Failure(f"game {game} was played at one terminal (olixono play): there is nothing to take up again, and "
-                      f"nobody to play it with; olixono replay {game} shows it")
+        raise Failure(
+            f"game {game} was played at one terminal (olixono play): there is nothing to take up again, and "
+            f"nobody to play it with; olixono replay {game} shows it"
+        )
     if journal.meta.key != identity.public.text:
         raise Failure(f"game {game} in the journal was played with another key than your identity")
     bot = seat_bot(options)  # before the seat is taken up or a relay started
@@ -715,8 +799,10 @@ async def resume(game: str | None, options: Options) -> int:
     except JournalError as exc:
         raise Failure(str(exc)) from None
     if damage:
-        options.say(f"warning: the journal of this game is damaged ({damage_text(damage)}); the relay has the "
-                    "game's lines: nothing is signed before they are in")
+        options.say(
+            f"warning: the journal of this game is damaged ({damage_text(damage)}); the relay has the "
+            "game's lines: nothing is signed before they are in"
+        )
     given = played_on(journal, options)
     # a host's game on the relay its own process ran, which ended with it: this process runs one again, as host did
     here = given is None and journal.meta.role == Role.HOST and journal.meta.ran_relay
@@ -727,8 +813,10 @@ async def resume(game: str | None, options: Options) -> int:
         await log_in(options, address, identity)
         runner = GameRunner(core, make_link(options, address, identity), journal)
         clocks = clocks_now_text(core)  # the turn's start is the journal's now: the clocks, the window as they stand
-        options.say(f"Taking up {journal.meta.kind} game {game} again ({moves_text(session.moves)} so far"
-                    f"{'' if clocks is None else '; ' + clocks}).")
+        options.say(
+            f"Taking up {journal.meta.kind} game {game} again ({moves_text(session.moves)} so far"
+            f"{'' if clocks is None else '; ' + clocks})."
+        )
         claim = claim_text(core)
         if claim is not None:
             options.say(f"A claim on time is open: {claim}.")
@@ -746,31 +834,45 @@ async def relays(options: Options) -> int:
             options.write(f"  {broker.name:10} {broker.url}  run by {broker.operator}, {broker.page}")
             options.write(f"  {'':10} ports: {broker.ports}")
             options.write(f"  {'':10} limits: {broker.limits}")
-        options.write("Each is open to everyone: it sees nothing secret (a game holds none) and changes nothing "
-                      "unseen (every line is signed and chained); it can delay or drop lines, or go away, which "
-                      "another relay beside it makes up for.")
+        options.write(
+            "Each is open to everyone: it sees nothing secret (a game holds none) and changes nothing "
+            "unseen (every line is signed and chained); it can delay or drop lines, or go away, which "
+            "another relay beside it makes up for."
+        )
         return 0
     _, source = relay_choice(options)
     addresses, _ = relay_addresses(options)
-    where = {"default": "none named: the default, which `olixono host` starts itself when nothing answers there",
-             "--relay": "from --relay", RELAY_VARIABLE: f"from ${RELAY_VARIABLE}"}.get(source, f"from {source}")
+    where = {
+        "default": "none named: the default, which `olixono host` starts itself when nothing answers there",
+        "--relay": "from --relay",
+        RELAY_VARIABLE: f"from ${RELAY_VARIABLE}",
+    }.get(source, f"from {source}")
     options.write(f"relays ({where}):")
     answers: list[RelayError | None] = [None] * len(addresses)
     if options.check:
         identity = account_identity(options) if any(address.user for address in addresses) else None
-        answers = list(await asyncio.gather(*(try_login(one, *credentials(options, one, identity), options.cafile,
-                                                        timeout=options.timeout or 5.0) for one in addresses)))
+        answers = list(
+            await asyncio.gather(
+                *(
+                    try_login(one, *credentials(options, one, identity), options.cafile, timeout=options.timeout or 5.0)
+                    for one in addresses
+                )
+            )
+        )
     for index, (address, answer) in enumerate(zip(addresses, answers, strict=True)):
         state = "" if not options.check else "  answers" if answer is None else f"  does not answer: {answer}"
         options.write(f"  {label(index)}  {address.url}  {'TLS' if address.tls else 'no TLS'}{state}")
     if source == "default" or source in ("--relay", RELAY_VARIABLE):
-        options.write(f"(the settings file {settings_path(options.environ)} names the relays used when none is "
-                      'given: relays = ["mqtts://relay.example.org", "public"])')
+        options.write(
+            f"(the settings file {settings_path(options.environ)} names the relays used when none is "
+            'given: relays = ["mqtts://relay.example.org", "public"])'
+        )
     return 1 if any(answer is not None for answer in answers) else 0
 
 
-async def _collect(options: Options, filters: list[str], identity: Identity | None, *,
-                   logged_in: bool = False) -> list[bytes]:
+async def _collect(
+    options: Options, filters: list[str], identity: Identity | None, *, logged_in: bool = False
+) -> list[bytes]:
     """Everything the relay retains on ``filters``, once it has all come in (``logged_in``: the command has checked
     its login already)."""
     address, _ = relay_address(options)
@@ -828,13 +930,17 @@ async def games(options: Options) -> int:
     newest_first = sorted(sessions.values(), key=lambda s: -s.chain[0].at)
     offers = [s for s in newest_first if s.phase is Phase.OFFERED]
     if offers or (options.all_games and newest_first):
-        options.write(f"{'GAME':22}  {'KIND':5}  {'CLOCK':14}  {'HOST':24}  {'AGE':>9}  "
-                      + ("STATE" if options.all_games else "FOR"))
+        options.write(
+            f"{'GAME':22}  {'KIND':5}  {'CLOCK':14}  {'HOST':24}  {'AGE':>9}  "
+            + ("STATE" if options.all_games else "FOR")
+        )
     if options.all_games:
         for session in (s for s in newest_first if s.phase is not Phase.OFFERED):
             assert session.host is not None
-            options.write(f"{session.game_id}  {session.kind:5}  {control_text(session.clock):14}  host "
-                          f"{session.host.fingerprint}  {_age(now - session.chain[0].at):>9}  {lobby_state(session)}")
+            options.write(
+                f"{session.game_id}  {session.kind:5}  {control_text(session.clock):14}  host "
+                f"{session.host.fingerprint}  {_age(now - session.chain[0].at):>9}  {lobby_state(session)}"
+            )
     if not offers:
         if not options.all_games:
             options.write(f"No open game on this relay. Host one with:  olixono host oxono{relay_words(options)}")
@@ -848,8 +954,10 @@ async def games(options: Options) -> int:
             whom = "invites you"
         else:
             whom = f"invites {session.invite.fingerprint}"
-        options.write(f"{session.game_id}  {session.kind:5}  {control_text(session.clock):14}  host "
-                      f"{session.host.fingerprint}  {age:>9}  {whom}")
+        options.write(
+            f"{session.game_id}  {session.kind:5}  {control_text(session.clock):14}  host "
+            f"{session.host.fingerprint}  {age:>9}  {whom}"
+        )
     return 0
 
 
@@ -861,7 +969,9 @@ def lobby_state(session: GameSession) -> str:
     if not endings:
         return "no confirmed result yet"
     if len(set(endings.values())) > 1:
-        return "disputed: " + ", ".join(f"{named[key]} confirms {code_text(code)}" for key, (_, code) in endings.items())
+        return "disputed: " + ", ".join(
+            f"{named[key]} confirms {code_text(code)}" for key, (_, code) in endings.items()
+        )
     first, (_, code) = next(iter(endings.items()))
     who = "both players" if len(endings) == len(players) == 2 else f"{named[first]} only"
     return f"finished: {code_text(code)}, confirmed by {who}"
@@ -906,8 +1016,10 @@ async def export(game: str, options: Options) -> int:
         except JournalError as exc:
             raise Failure(str(exc)) from None
         if damage and journal.meta.role == LOCAL:
-            raise Failure(f"the journal of game {game} is damaged ({damage_text(damage)}), and a game played at one "
-                          "terminal is on no relay to complete it from: not exporting a shorter game")
+            raise Failure(
+                f"the journal of game {game} is damaged ({damage_text(damage)}), and a game played at one "
+                "terminal is on no relay to complete it from: not exporting a shorter game"
+            )
         if damage:
             relays = options.relay or journal.meta.relay  # every relay the game was played on
             address = relays_text(relay_addresses(replace(options, relay=relays))[0])
@@ -916,13 +1028,19 @@ async def export(game: str, options: Options) -> int:
             try:
                 await _from_relay(game, replace(options, relay=relays), merged)
             except Failure as exc:
-                raise Failure(f"the journal of game {game} is damaged ({damage_text(damage)}), and the relay cannot "
-                              f"complete it ({exc}): not exporting a shorter game") from None
+                raise Failure(
+                    f"the journal of game {game} is damaged ({damage_text(damage)}), and the relay cannot "
+                    f"complete it ({exc}): not exporting a shorter game"
+                ) from None
             if not repaired(damage, merged):
-                raise Failure(f"the journal of game {game} is damaged ({damage_text(damage)}), and the relay at "
-                              f"{address} does not have what it lacks: not exporting a shorter game")
-            options.warn(f"the journal of game {game} is damaged ({damage_text(damage)}); the lines it lacks came "
-                         f"from the relay at {address}")
+                raise Failure(
+                    f"the journal of game {game} is damaged ({damage_text(damage)}), and the relay at "
+                    f"{address} does not have what it lacks: not exporting a shorter game"
+                )
+            options.warn(
+                f"the journal of game {game} is damaged ({damage_text(damage)}); the lines it lacks came "
+                f"from the relay at {address}"
+            )
             session = merged
     options.write("\n".join(session.record))
     confirmed = confirmation_text(session)
@@ -933,8 +1051,10 @@ async def export(game: str, options: Options) -> int:
         for proof in proofs:
             options.warn(f"the record holds a proof: {proof_text(session, proof)}")
         if not options.anyway:
-            options.warn("written with the proof's lines (olixono verify reads them); exit status 4: a proof is in "
-                         "the record (--anyway exits 0)")
+            options.warn(
+                "written with the proof's lines (olixono verify reads them); exit status 4: a proof is in "
+                "the record (--anyway exits 0)"
+            )
             return PROVEN
     return 0
 
@@ -963,8 +1083,10 @@ def witness_identity(path: Path | None, environ: dict[str, str]) -> Identity:
 def witness_told(identity: Identity, reach: str = "") -> list[str]:
     """What a time witness says of itself when it starts: its key, as a host names it (``reach``: the options that
     reach its relay, :func:`relay_words`)."""
-    return [f"time witness {identity.fingerprint}: it signs when it saw each line of every game that names it",
-            f"  a host names it with:  olixono host oxono --witness {identity.public.text}{reach}"]
+    return [
+        f"time witness {identity.fingerprint}: it signs when it saw each line of every game that names it",
+        f"  a host names it with:  olixono host oxono --witness {identity.public.text}{reach}",
+    ]
 
 
 async def witness(options: Options, key: Path | None, most: int | None) -> int:
@@ -976,8 +1098,13 @@ async def witness(options: Options, key: Path | None, most: int | None) -> int:
         options.write(line)
     options.write(f"  on the relay at {address}; stop with Ctrl-C")
     state = state_dir(options.environ)
-    keeper = TimeWitness(identity, witness_folder(state, identity.public), most=most or MOST_GAMES,
-                         announce=options.write, lock=witness_lock(state, identity.public))
+    keeper = TimeWitness(
+        identity,
+        witness_folder(state, identity.public),
+        most=most or MOST_GAMES,
+        announce=options.write,
+        lock=witness_lock(state, identity.public),
+    )
     try:
         await keeper.run(make_link(options, address, identity), asyncio.Event())
     except (RelayError, WitnessBusy) as exc:
@@ -1009,8 +1136,9 @@ def relay_witness(args: Any, settings: Any) -> Callable[[Any, asyncio.Event], An
         reach = reach_words([address], address.url == RelayAddress.parse(DEFAULT_RELAY).url, cafile=settings.tls_cert)
         for line in witness_told(identity, reach):
             say(line)
-        connect = functools.partial(Link, RelayAddress.parse(relay.inner_url), username=identity.public.text,
-                                    password=password)
+        connect = functools.partial(
+            Link, RelayAddress.parse(relay.inner_url), username=identity.public.text, password=password
+        )
         delay = 1.0
         while not stop.is_set():  # the relay serves on whatever befalls its witness (a full disk, say)
             try:
@@ -1019,8 +1147,9 @@ def relay_witness(args: Any, settings: Any) -> Callable[[Any, asyncio.Event], An
                 logging.getLogger("olixono.witness").error("the time witness stops: %s", exc)
                 return
             except Exception as exc:  # noqa: BLE001: said, and the witness starts again
-                logging.getLogger("olixono.witness").error("the time witness failed: %r; starting again in %g s",
-                                                           exc, delay)
+                logging.getLogger("olixono.witness").error(
+                    "the time witness failed: %r; starting again in %g s", exc, delay
+                )
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(delay):
                         await stop.wait()

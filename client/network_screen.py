@@ -15,12 +15,21 @@ from typing import Any
 
 from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 
 from client.board_words import export_command, finished_text, game_over_text, resume_text, watch_again_text
-from client.commands import END_WORD, Game, NO_HINT, WATCHERS_REFUSAL, handle_typed, help_row, leaving_sentence, players_only
+from client.commands import (
+    END_WORD,
+    NO_HINT,
+    WATCHERS_REFUSAL,
+    Game,
+    handle_typed,
+    help_row,
+    leaving_sentence,
+    players_only,
+)
 from client.core import NO_UNDO, Connection
 from client.runner import GameRunner
 from client.screen import Say, Table, Urgent, game_commands, game_help, run_screen
@@ -33,11 +42,11 @@ from client.words import (
     hurried,
     leaving_warning,
     move_time_shown,
+    my_turn_text,
+    out_of_time_now,
     presence_word,
     rematch_brief,
     rematch_hint,
-    my_turn_text,
-    out_of_time_now,
     shown_now,
 )
 from olixono.common import Board, GameKind
@@ -87,8 +96,13 @@ class NetworkTable(Table):
         core = self.core
         if self.invitation is None or core.guest is not None or core.over:
             return super().waiting()
-        return ["Waiting for your opponent.", "They type the command under the", "board (/copy copies it).", "",
-                f"game id: {core.game_id}"]
+        return [
+            "Waiting for your opponent.",
+            "They type the command under the",
+            "board (/copy copies it).",
+            "",
+            f"game id: {core.game_id}",
+        ]
 
     def paste(self) -> str | None:
         """The join command until someone joins (a host's game), the export command once the game is over."""
@@ -176,9 +190,14 @@ class NetworkTable(Table):
         return [*parts, "relay ok"]
 
     def help(self) -> str:
-        copy = [] if self.invitation is None else [help_row("/copy", "copy the command your opponent types", slash=True)]
-        key = [] if not self.core.playing else [help_row(REMATCH_KEY, "once the game is over, the input line empty: "
-                                                                      "/rematch", slash=True)]
+        copy = (
+            [] if self.invitation is None else [help_row("/copy", "copy the command your opponent types", slash=True)]
+        )
+        key = (
+            []
+            if not self.core.playing
+            else [help_row(REMATCH_KEY, "once the game is over, the input line empty: /rematch", slash=True)]
+        )
         return "\n".join([game_help(self.core), *copy, *key])
 
     def leaving(self) -> str | None:
@@ -204,8 +223,10 @@ class NetworkTable(Table):
             if text is not None and not isinstance(event, MoveApplied):  # moves have their own pane
                 say(text)
             if isinstance(event, GameOver):
-                say(f"{game_over_text(event.result.sentence())} Save its record: the command under the board; "
-                    "/quit leaves.")
+                say(
+                    f"{game_over_text(event.result.sentence())} Save its record: the command under the board; "
+                    "/quit leaves."
+                )
                 hinted = hinted or False  # once the ending is said: how to ask for a rematch, once
             hint = None if hinted is not False else rematch_hint(core, f"/rematch (or {REMATCH_KEY})", "/quit")
             if hint is not None:
@@ -232,16 +253,29 @@ def copy_to_clipboard(text: str) -> None:
     output.flush()
 
 
-def game_screen(*, input: Input | None = None, output: Output | None = None,
-                clock: Callable[[], float] = time.monotonic, log_file: Path | None = None,
-                notes: list[str] | None = None, invitation: str | None = None,
-                bell: bool = False) -> Callable[[GameRunner], Any]:
+def game_screen(
+    *,
+    input: Input | None = None,
+    output: Output | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    log_file: Path | None = None,
+    notes: list[str] | None = None,
+    invitation: str | None = None,
+    bell: bool = False,
+) -> Callable[[GameRunner], Any]:
     """The full-screen front end of a network game (see :func:`run_screen` for the arguments; ``invitation``: the
     command a host's opponent types, shown whole until someone joins)."""
 
     async def run(runner: GameRunner) -> int:
-        status = await run_screen(NetworkTable(runner, invitation), input=input, output=output, clock=clock,
-                                  log_file=log_file, notes=notes or (), bell=bell)
+        status = await run_screen(
+            NetworkTable(runner, invitation),
+            input=input,
+            output=output,
+            clock=clock,
+            log_file=log_file,
+            notes=notes or (),
+            bell=bell,
+        )
         core = runner.core  # the screen is gone: what leaving means, or the result, stays on the terminal
         if not core.over:
             print(leaving_sentence(core))

@@ -15,13 +15,13 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, TextIO
 
+from client.board_words import resume_text
 from client.commands import Write, handle_typed, leaving_text, parse
 from client.core import ClaimReady, GameCore
 from client.intents import Intent, IntentKind, IntentRefused
 from client.record import PROVEN, moves_text
 from client.runner import GameRunner
 from client.thinking import clock_budget, in_daemon_thread
-from client.board_words import resume_text
 from client.words import bot_rematch_chat, bot_said, describe, my_turn_text, ready_text, shown_now
 
 if TYPE_CHECKING:
@@ -99,8 +99,13 @@ class BotSeat:
             out(f"notice: the bot's chat was not sent: {exc}")
 
 
-async def ended(runner: GameRunner, out: Write, typed: asyncio.Queue[str | None] | None = None,
-                held: list[str] | None = None, bot: BotSeat | None = None) -> int:
+async def ended(
+    runner: GameRunner,
+    out: Write,
+    typed: asyncio.Queue[str | None] | None = None,
+    held: list[str] | None = None,
+    bot: BotSeat | None = None,
+) -> int:
     """Once the game is over: wait a moment (:data:`CONFIRM_WAIT`) for both players' confirmations of this ending
     (printing what comes meanwhile), then see to a rematch (:func:`rematching`, or a ``bot`` seat's
     :func:`bot_rematching`); the exit status: 0, or 4 when a player's proof of equivocation was seen.
@@ -110,13 +115,17 @@ async def ended(runner: GameRunner, out: Write, typed: asyncio.Queue[str | None]
     its next one, once it has, agrees. The last word said is then the one ``verify`` says."""
     core = runner.core
     opponent = core.opponent
-    if bot is not None and core.me == core.guest and opponent is not None and core.present(opponent) is not False \
-            and core.rematch_open:
+    if (
+        bot is not None
+        and core.me == core.guest
+        and opponent is not None
+        and core.present(opponent) is not False
+        and core.rematch_open
+    ):
         await bot.say(runner, out)  # the guest's word first: a bot that hosts hears it before it would speak
     loop = asyncio.get_running_loop()
     deadline = loop.time() + CONFIRM_WAIT
-    while (not runner.events.empty() or not core.ending_confirmed) \
-            and loop.time() < deadline:
+    while (not runner.events.empty() or not core.ending_confirmed) and loop.time() < deadline:
         try:
             async with asyncio.timeout(deadline - loop.time()):
                 event = await runner.events.get()
@@ -151,7 +160,7 @@ async def rematching(runner: GameRunner, out: Write, typed: asyncio.Queue[str | 
                 return
             continue
         asked, opponent = core.rematch_asked, core.opponent
-        if asked != core.me and (no_more or asked is None and loop.time() >= grace):
+        if asked != core.me and (no_more or (asked is None and loop.time() >= grace)):
             return
         if opponent is not None and core.present(opponent) is False:
             out(f"notice: no rematch: {opponent.fingerprint} left")
@@ -160,8 +169,9 @@ async def rematching(runner: GameRunner, out: Write, typed: asyncio.Queue[str | 
         if typed is not None and not no_more:
             waits.add(asyncio.ensure_future(typed.get()))
         until = deadline if asked is not None else grace
-        done, pending = await asyncio.wait(waits, timeout=max(0.0, until - loop.time()),
-                                           return_when=asyncio.FIRST_COMPLETED)
+        done, pending = await asyncio.wait(
+            waits, timeout=max(0.0, until - loop.time()), return_when=asyncio.FIRST_COMPLETED
+        )
         for task in pending:
             task.cancel()
         for task in done:
@@ -336,7 +346,7 @@ def bot_front(bot: Bot, write: Write | None = None) -> Callable[[GameRunner], An
         core = runner.core
         heard = BotSeat()
         while True:
-            while core.my_turn and not core.over or core.answering:  # (answering: a timeout of our turn, in time)
+            while (core.my_turn and not core.over) or core.answering:  # (answering: a timeout of our turn, in time)
                 board = core.board
                 assert board is not None
                 mine = core.my_player

@@ -10,8 +10,17 @@ import contextlib
 from collections.abc import Callable
 
 from client.board_words import clock_text
-from protocol import (CONFIRMED, DISPUTED, UNSEEN, EquivocationDetected, GameSession, MessageType, PublicKey, decode,
-                      ResultReason)
+from protocol import (
+    CONFIRMED,
+    DISPUTED,
+    UNSEEN,
+    EquivocationDetected,
+    GameSession,
+    MessageType,
+    PublicKey,
+    ResultReason,
+    decode,
+)
 
 Name = Callable[[PublicKey], str]
 PROVEN = 4
@@ -70,8 +79,11 @@ def time_used_text(session: GameSession) -> str | None:
     used = session.time_used()
     if not used:
         return None
-    parts = [f"{player} {clock_text(side.used / 1000)} (unexplained {side.unexplained / 1000:.1f} s of "
-             f"{moves_text(side.measured)} measured)" for player, side in used.items()]
+    parts = [
+        f"{player} {clock_text(side.used / 1000)} (unexplained {side.unexplained / 1000:.1f} s of "
+        f"{moves_text(side.measured)} measured)"
+        for player, side in used.items()
+    ]
     return "time used: " + ", ".join(parts)
 
 
@@ -86,8 +98,7 @@ def claims_text(session: GameSession) -> str | None:
         moves = moves_before(session, flag.seq + 1)  # (the flag names the line that began the turn)
         mover = session.guest if flag.signer == session.host else session.host
         against = session.name_of(mover) if mover is not None else "?"
-        parts.append(f"{session.name_of(flag.signer)} against {against} after {moves_text(moves)} "
-                     f"({status})")
+        parts.append(f"{session.name_of(flag.signer)} against {against} after {moves_text(moves)} ({status})")
     return "claims on time: " + ", ".join(parts)
 
 
@@ -114,12 +125,16 @@ def beside_text(session: GameSession) -> str | None:
     if seating:
         kinds = [decode(line, verify=False).type for line in seating]
         accepts, reveals = kinds.count(MessageType.ACCEPT), kinds.count(MessageType.REVEAL)
-        parts.append(f"the host signed {accepts} accepts: the record holds them, their joins and "
-                     f"{reveals} reveal{'s' if reveals != 1 else ''} of them, which decided the seat")
+        parts.append(
+            f"the host signed {accepts} accepts: the record holds them, their joins and "
+            f"{reveals} reveal{'s' if reveals != 1 else ''} of them, which decided the seat"
+        )
     unseated = sorted({proof.key.fingerprint for proof in session.proofs if session.role_of(proof.key) is None})
     if unseated:
-        parts.append(f"a proof by {', '.join(unseated)}, named by an accept of the host's but seated by none (it "
-                     f"decides nothing)")
+        parts.append(
+            f"a proof by {', '.join(unseated)}, named by an accept of the host's but seated by none (it "
+            f"decides nothing)"
+        )
     return "; ".join(parts) or None
 
 
@@ -141,8 +156,10 @@ def strangers_text(session: GameSession, lines: list[str]) -> str | None:
             keys.add(signer)
     if not count:
         return None
-    return (f"{count} line{'s' if count > 1 else ''} of {len(keys)} key{'s' if len(keys) > 1 else ''} with no seat "
-            f"(proofs a receiver reports, which decide nothing)")
+    return (
+        f"{count} line{'s' if count > 1 else ''} of {len(keys)} key{'s' if len(keys) > 1 else ''} with no seat "
+        f"(proofs a receiver reports, which decide nothing)"
+    )
 
 
 def witnesses_text(session: GameSession, lines: list[str]) -> str | None:
@@ -169,8 +186,10 @@ def witnesses_text(session: GameSession, lines: list[str]) -> str | None:
 
 def default_name(session: GameSession) -> Name:
     """A key as a record names it: its player name (or role) and fingerprint."""
+
     def name(key: PublicKey) -> str:
         return f"{session.name_of(key)} {key.fingerprint}"
+
     return name
 
 
@@ -201,8 +220,9 @@ def confirmation_text(session: GameSession, name: Name | None = None) -> str | N
         if state not in (None, CONFIRMED, DISPUTED):
             ending = session.confirmed_ending(key)
             assert ending is not None
-            parts.append(f"{name(key)} confirms an ending this record lacks ({ending[1]} at seq {ending[0]}): "
-                         "lines are missing")
+            parts.append(
+                f"{name(key)} confirms an ending this record lacks ({ending[1]} at seq {ending[0]}): lines are missing"
+            )
     return "; ".join(parts)
 
 
@@ -217,8 +237,10 @@ def lacking_text(session: GameSession, name: Name | None = None) -> str | None:
         assert ending is not None
         head = session.chain[-1].seq if session.chain else 0
         if ending[0] > head or session.result is None:
-            return (f"the relay lacks lines of this game: {name(key)} confirms an ending ({code_text(ending[1])} at "
-                    f"seq {ending[0]}) that the lines here do not reach (seq {head})")
+            return (
+                f"the relay lacks lines of this game: {name(key)} confirms an ending ({code_text(ending[1])} at "
+                f"seq {ending[0]}) that the lines here do not reach (seq {head})"
+            )
     return None
 
 
@@ -249,8 +271,9 @@ def branch_text(session: GameSession, name: Name | None = None) -> str | None:
     name = name or default_name(session)
     played, answer = branch
     what = played.move if played.type is MessageType.MOVE else played.type
-    return (f"the game went on from {name(played.signer)}'s {what} at seq {played.seq}: {name(answer.signer)} "
-            f"answered it")
+    return (
+        f"the game went on from {name(played.signer)}'s {what} at seq {played.seq}: {name(answer.signer)} answered it"
+    )
 
 
 def code_text(code: str) -> str:
@@ -259,8 +282,11 @@ def code_text(code: str) -> str:
     resignation``."""
     winner, _, reason = code.partition("-")
     if not reason:
-        return {"aborted": "aborted", "withdrawn": "withdrawn by the host",
-                "equivocation": "no result (a player signed two lines that cannot both stand)"}.get(winner, winner)
+        return {
+            "aborted": "aborted",
+            "withdrawn": "withdrawn by the host",
+            "equivocation": "no result (a player signed two lines that cannot both stand)",
+        }.get(winner, winner)
     if winner == "draw":
         return f"draw ({reason})"
     if reason == "equivocation":

@@ -57,17 +57,32 @@ class Broker:
 
 
 PUBLIC_BROKERS = (
-    Broker("mosquitto", "mqtts://test.mosquitto.org:8886", "the Eclipse Mosquitto project", "https://test.mosquitto.org",
-           "1883 plain, 8883 TLS (the project's own CA), 8886 TLS (a Let's Encrypt certificate), 8080 WebSocket, "
-           "8081 WebSocket over TLS",
-           "a test server: no promise of service, sometimes running experimental builds, restarted at will (its "
-           "retained lines may go with a restart)"),
-    Broker("emqx", "mqtts://broker.emqx.io:8883", "EMQ Technologies", "https://www.emqx.com/en/mqtt/public-mqtt5-broker",
-           "1883 plain, 8883 TLS, 8083 WebSocket, 8084 WebSocket over TLS",
-           "for testing: no promise of service; shared by everyone who uses it"),
-    Broker("hivemq", "mqtts://broker.hivemq.com:8883", "HiveMQ", "https://www.hivemq.com/mqtt/public-mqtt-broker/",
-           "1883 plain, 8883 TLS, 8000 WebSocket, 8884 WebSocket over TLS",
-           "for testing: no promise of service, no account; shared by everyone who uses it"),
+    Broker(
+        "mosquitto",
+        "mqtts://test.mosquitto.org:8886",
+        "the Eclipse Mosquitto project",
+        "https://test.mosquitto.org",
+        "1883 plain, 8883 TLS (the project's own CA), 8886 TLS (a Let's Encrypt certificate), 8080 WebSocket, "
+        "8081 WebSocket over TLS",
+        "a test server: no promise of service, sometimes running experimental builds, restarted at will (its "
+        "retained lines may go with a restart)",
+    ),
+    Broker(
+        "emqx",
+        "mqtts://broker.emqx.io:8883",
+        "EMQ Technologies",
+        "https://www.emqx.com/en/mqtt/public-mqtt5-broker",
+        "1883 plain, 8883 TLS, 8083 WebSocket, 8084 WebSocket over TLS",
+        "for testing: no promise of service; shared by everyone who uses it",
+    ),
+    Broker(
+        "hivemq",
+        "mqtts://broker.hivemq.com:8883",
+        "HiveMQ",
+        "https://www.hivemq.com/mqtt/public-mqtt-broker/",
+        "1883 plain, 8883 TLS, 8000 WebSocket, 8884 WebSocket over TLS",
+        "for testing: no promise of service, no account; shared by everyone who uses it",
+    ),
 )
 """The public brokers ``--relay public`` plays through, all at once (each line goes to each): none is promised to be
 up, so the game goes on as long as one is. Each is anonymous and open to everyone, which the protocol was made for:

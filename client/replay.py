@@ -54,8 +54,15 @@ class ReplayTable(Table):
 
     greeting = "→ and ← step through the game; /help lists the keys and commands."
 
-    def __init__(self, session: GameSession, summary: str, *, analyze: bool = False, budget: Budget = DEFAULT_BUDGET,
-                 seed: int = 0) -> None:
+    def __init__(
+        self,
+        session: GameSession,
+        summary: str,
+        *,
+        analyze: bool = False,
+        budget: Budget = DEFAULT_BUDGET,
+        seed: int = 0,
+    ) -> None:
         self.session, self.summary = session, summary
         self.boards = positions(session)
         self.played = board_moves(self.boards[-1])
@@ -168,8 +175,12 @@ class ReplayTable(Table):
 
             return step
 
-        for names, target in ((("right", "n"), lambda: self.cursor + 1), (("left", "p"), lambda: self.cursor - 1),
-                              (("home",), lambda: 0), (("end",), lambda: len(self.played))):
+        for names, target in (
+            (("right", "n"), lambda: self.cursor + 1),
+            (("left", "p"), lambda: self.cursor - 1),
+            (("home",), lambda: 0),
+            (("end",), lambda: len(self.played)),
+        ):
             for name in names:
                 keys.add(name, filter=empty)(stepper(target))
 

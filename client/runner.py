@@ -22,19 +22,27 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from client.core import UNSEATED_LEFT, Connection, GameCore, Notice, ProofSaved, Publish, Step, UiEvent
-
-from client.intents import Intent, IntentRefused
 from client import liveness
+from client.core import UNSEATED_LEFT, Connection, GameCore, Notice, ProofSaved, Publish, Step, UiEvent
+from client.intents import Intent, IntentRefused
 from client.journal import Journal
 from client.liveness import Liveness
 from client.record import lacking_text
-from client.words import HOST_RELAY_GONE, relay_left_with_host
 from client.transport import Link, LinkFactory, digest
-from protocol import NUMBERED_APART, GuestAccepted, LineApplied, LineRejected, MessageType, Phase, PublicKey, decode, game_filter
+from client.words import HOST_RELAY_GONE, relay_left_with_host
+from protocol import (
+    NUMBERED_APART,
+    GuestAccepted,
+    LineApplied,
+    LineRejected,
+    MessageType,
+    Phase,
+    PublicKey,
+    decode,
+    game_filter,
+)
 from protocol.messages import line_hash
 from protocol.topics import game_and_key, held_copy_topic, own_filter, player_filter, talk_filter
-
 
 log = logging.getLogger("olixono.runner")
 COPY_QUIET, COPY_MAX_WAIT = 0.02, 1.0
@@ -45,10 +53,22 @@ SHOWN_PER_PLAYER = 10
 """Refused lines of a seated key shown one by one; the rest, and every stranger's after the first, are counted."""
 COUNT_EVERY = 5.0
 """Seconds between two notices of the running count of ignored lines."""
-LINE_WORDS = {"offer": "offer", "join": "join", "accept": "acceptance", "reveal": "coin reveal", "move": "move",
-              "claim": "claim", "resign": "resignation", "propose": "proposal", "withdraw": "withdrawal",
-              "agree": "agreement", "decline": "refusal", "abort": "abort", "chat": "chat line",
-              "confirm": "confirmation of the ending"}
+LINE_WORDS = {
+    "offer": "offer",
+    "join": "join",
+    "accept": "acceptance",
+    "reveal": "coin reveal",
+    "move": "move",
+    "claim": "claim",
+    "resign": "resignation",
+    "propose": "proposal",
+    "withdraw": "withdrawal",
+    "agree": "agreement",
+    "decline": "refusal",
+    "abort": "abort",
+    "chat": "chat line",
+    "confirm": "confirmation of the ending",
+}
 """A line of one's own as the liveness notices name it (``no sign yet that … has your move``)."""
 SEEN_UNSEATED = 2000
 """Topics of keys that hold no seat the link remembers (a hash each) while a seat is still unknown."""
@@ -91,8 +111,13 @@ class GameRunner:
     def __init__(self, core: GameCore, connect: LinkFactory, journal: Journal | None = None) -> None:
         self.core = core
         core.live = False  # no automatic answer before the first catch-up (GameCore.ready)
-        self.link: Link = connect(on_connect=self._connected, on_state=self._state, will=self._will,
-                                  on_line=self._received, remember=self._remember)
+        self.link: Link = connect(
+            on_connect=self._connected,
+            on_state=self._state,
+            will=self._will,
+            on_line=self._received,
+            remember=self._remember,
+        )
         self.journal = journal
         if journal is not None and journal.meta.turn is not None:  # a resumed game: its turn began before this process
             moves, at = journal.meta.turn
@@ -195,8 +220,10 @@ class GameRunner:
                 async with asyncio.timeout(CATCH_UP_SECONDS):
                     await self.caught_up.wait()
             except TimeoutError:
-                raise IntentRefused("not caught up with the relay yet (its lines are not in): nothing is signed "
-                                    "before that; try again once it is connected") from None
+                raise IntentRefused(
+                    "not caught up with the relay yet (its lines are not in): nothing is signed "
+                    "before that; try again once it is connected"
+                ) from None
         await self.apply(self.core.act(intent))
 
     async def apply(self, step: Step, *, received: bool = False, topic: str = "") -> None:
@@ -214,7 +241,9 @@ class GameRunner:
         timed = self.core.session.clock is not None
         if self.journal is not None and timed:
             self._keep_turn(self.journal)
-            if own:  # a timed move (or receipt) signed again would be another line (its times differ): on the disk first
+            if (
+                own
+            ):  # a timed move (or receipt) signed again would be another line (its times differ): on the disk first
                 self.journal.sync()
         if self.journal is not None and not self.journal.meta.ran_relay and self.core.relay_with_host:
             self.journal.update(ran_relay=True)  # a guest learnt it from the host's presence: its resume says so
@@ -222,8 +251,12 @@ class GameRunner:
             self.emit(event)
             if self.core.seated_elsewhere(event):
                 assert isinstance(event, GuestAccepted)
-                self.emit(Notice(f"this game has both players (the host seated {event.key.fingerprint}, not you): "
-                                 "you are watching it"))
+                self.emit(
+                    Notice(
+                        f"this game has both players (the host seated {event.key.fingerprint}, not you): "
+                        "you are watching it"
+                    )
+                )
         if received:
             await asyncio.sleep(0)  # the front end shows it, and may answer it, before the flush
         self._last_line = asyncio.get_running_loop().time()
@@ -306,8 +339,14 @@ class GameRunner:
             return  # a receipt is sent once: nobody waits on it, and the game goes on without it
         message = decode(item.line, verify=False)
         side = message.type in NUMBERED_APART
-        self.liveness.sent(item.topic, item.line, asyncio.get_running_loop().time(), echoed=echoed,
-                           seq=None if side else message.seq, what=LINE_WORDS.get(message.type, message.type))
+        self.liveness.sent(
+            item.topic,
+            item.line,
+            asyncio.get_running_loop().time(),
+            echoed=echoed,
+            seq=None if side else message.seq,
+            what=LINE_WORDS.get(message.type, message.type),
+        )
 
     def _unanswered(self, link: Link, kept: list[Publish]) -> None:
         """On the first catch-up (a resumed player's liveness knows nothing of earlier connections): our lines that
@@ -320,7 +359,11 @@ class GameRunner:
         answered = self._view().answered
         for item in kept:
             message = decode(item.line, verify=False)
-            if item.copy or message.type is MessageType.CHAT or message.type is not MessageType.CONFIRM and message.seq < answered:
+            if (
+                item.copy
+                or message.type is MessageType.CHAT
+                or (message.type is not MessageType.CONFIRM and message.seq < answered)
+            ):
                 continue
             copied = held_copy_topic(self._game or "", opponent, line_hash(item.line)) in link.seen
             if not copied:
@@ -375,8 +418,12 @@ class GameRunner:
         return liveness.View(
             opponent=None if opponent is None else self._opponent_text(),
             present=None if opponent is None else session.present(opponent),
-            answered=answered, their_turn=opponent is not None and session.actor == opponent,
-            gap=gap, connected=self.link.connected, asked_for=answered >= 0 and answered == self._asked_for)
+            answered=answered,
+            their_turn=opponent is not None and session.actor == opponent,
+            gap=gap,
+            connected=self.link.connected,
+            asked_for=answered >= 0 and answered == self._asked_for,
+        )
 
     def _opponent_text(self) -> str:
         """The opponent as people see them (``second 1a2b-…``)."""
@@ -426,8 +473,11 @@ class GameRunner:
         step = self.core.feed(payload, stored=retained)
         if retained and opponent is not None and key == opponent.text:
             for event in step.events:
-                if isinstance(event, LineApplied) and event.message.signer == opponent \
-                        and event.message.type not in NUMBERED_APART:
+                if (
+                    isinstance(event, LineApplied)
+                    and event.message.signer == opponent
+                    and event.message.type not in NUMBERED_APART
+                ):
                     self._asked_for = max(self._asked_for, event.message.seq)
         await self.apply(step, received=True, topic=topic)
         if self._caught_up and not self.narrowed and self._can_narrow():
@@ -505,8 +555,11 @@ class GameRunner:
                     events.append(Notice(unseated_text(event)))
             elif self.ignored.show(key, seat):
                 events.append(event)
-        if self.ignored.lines > max(self.ignored.reported, self.ignored.quiet or 0) and self._count_timer is None \
-                and not self._gone:
+        if (
+            self.ignored.lines > max(self.ignored.reported, self.ignored.quiet or 0)
+            and self._count_timer is None
+            and not self._gone
+        ):
             loop = asyncio.get_running_loop()
             wait = max(0.0, self._counted_at + COUNT_EVERY - loop.time())
             self._count_timer = loop.call_later(wait, self._report_count)
@@ -561,8 +614,12 @@ class GameRunner:
     def _can_narrow(self) -> bool:
         core = self.core
         session = core.session
-        return not core.watching and core.opponent is not None and session.guest is not None and (
-            core.me in (session.host, session.guest))
+        return (
+            not core.watching
+            and core.opponent is not None
+            and session.guest is not None
+            and (core.me in (session.host, session.guest))
+        )
 
     # -- the link's hooks -------------------------------------------------------------------
     def attach(self, journal: Journal) -> None:
@@ -620,7 +677,7 @@ class GameRunner:
         kept = self.core.republish()
         for item in kept:
             held = link.seen.get(item.topic)
-            if self._keep(item) and held != digest(item.line.encode("utf-8")) or held is None:
+            if (self._keep(item) and held != digest(item.line.encode("utf-8"))) or held is None:
                 link.send(item.topic, item.line)  # ours, or (a watcher's) another's line the relay lacks
         if first:
             self._unanswered(link, kept)
@@ -667,15 +724,20 @@ class GameRunner:
                     await self._ask_copy(ask.line_hash)
                 if not self.liveness.waiting or opponent is None:
                     break
-                if core.session.present(opponent) is False and not self.liveness.unechoed() and self.link.connected \
-                        and not (over and self.liveness.waiting_in_chain()):
+                if (
+                    core.session.present(opponent) is False
+                    and not self.liveness.unechoed()
+                    and self.link.connected
+                    and not (over and self.liveness.waiting_in_chain())
+                ):
                     break  # the relay has them: gone mid-game, they come back to go on (a chat, a confirmation:
                     # nobody waits on those); only the last moves of a game over are waited for though they are gone
                 what = f"{self._opponent_text()} has"
             if not told and loop.time() - started >= GOODBYE_TELL:
                 told = True
-                self.emit(Notice(f"leaving once {what} your last lines (at most {GOODBYE_CAP:.0f} s; Ctrl-C leaves "
-                                 "now)"))
+                self.emit(
+                    Notice(f"leaving once {what} your last lines (at most {GOODBYE_CAP:.0f} s; Ctrl-C leaves now)")
+                )
             await asyncio.sleep(0.02)
             now = loop.time()
             if self.link.connected:
@@ -699,8 +761,10 @@ def _slot(topic: str) -> str:
 
 def unseated_text(rejected: LineRejected) -> str:
     """What a player or a watcher is told, once, of the lines of keys that hold no seat, the seats known."""
-    return (f"lines of keys that hold no seat here are ignored, harmless: they cannot change the game (the first: "
-            f"{rejected.code} {rejected.detail})")
+    return (
+        f"lines of keys that hold no seat here are ignored, harmless: they cannot change the game (the first: "
+        f"{rejected.code} {rejected.detail})"
+    )
 
 
 def _signer_text(line: str) -> str:

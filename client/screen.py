@@ -24,8 +24,8 @@ import re
 import textwrap
 import time
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from prompt_toolkit.application import Application, get_app
@@ -37,16 +37,27 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.layout import ConditionalContainer, Float, FloatContainer, HSplit, Layout, VSplit, Window
-from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.containers import DynamicContainer
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from client.commands import (SCREEN_COMMANDS, Game, ScreenDo, candidates, command_names, completer, example_of,
-                             help_row, help_rows, screen_rows, screen_typed)
 from client.bell import Bell
+from client.commands import (
+    SCREEN_COMMANDS,
+    Game,
+    ScreenDo,
+    candidates,
+    command_names,
+    completer,
+    example_of,
+    help_row,
+    help_rows,
+    screen_rows,
+    screen_typed,
+)
 from client.journal import state_dir
 from olixono.common import Board, GameKind
 from olixono.olix import OlixBoard
@@ -58,8 +69,10 @@ MOVES_SHOWN = MOVES_ROWS - 1
 """Moves in the moves pane at once (its first row is the title); PageUp / PageDown scroll it."""
 MIN_COLUMNS, MIN_ROWS = 80, 24
 """The smallest terminal the screen is drawn in; below it, a message says so (and the game goes on)."""
-TOO_SMALL = (f"The terminal is too small: the screen needs {MIN_COLUMNS} x {MIN_ROWS} characters. Make it larger; the "
-             "game goes on meanwhile (/quit leaves).")
+TOO_SMALL = (
+    f"The terminal is too small: the screen needs {MIN_COLUMNS} x {MIN_ROWS} characters. Make it larger; the "
+    "game goes on meanwhile (/quit leaves)."
+)
 """What the screen says in place of the game below :data:`MIN_COLUMNS` x :data:`MIN_ROWS`."""
 LOG_LINES = 500
 OWN_COMMANDS = SCREEN_COMMANDS
@@ -67,11 +80,21 @@ OWN_COMMANDS = SCREEN_COMMANDS
 own."""
 TYPE_HELP = "Type a move ({example}); Tab completes the legal ones. Commands start with /:"
 WATCH_HELP = "Watching: every line is checked as the players check it. Commands start with /:"
-STYLE = Style.from_dict({
-    "pink": "fg:ansimagenta bold", "black": "fg:ansiblue bold", "first": "fg:ansired bold",
-    "second": "fg:ansigreen bold", "totem": "bold", "last": "reverse", "held": "underline", "toolbar": "reverse",
-    "error": "fg:ansired", "title": "bold", "warning": "fg:ansired bold",
-})
+STYLE = Style.from_dict(
+    {
+        "pink": "fg:ansimagenta bold",
+        "black": "fg:ansiblue bold",
+        "first": "fg:ansired bold",
+        "second": "fg:ansigreen bold",
+        "totem": "bold",
+        "last": "reverse",
+        "held": "underline",
+        "toolbar": "reverse",
+        "error": "fg:ansired",
+        "title": "bold",
+        "warning": "fg:ansired bold",
+    }
+)
 
 
 def _oxono_style(ch: str, cell: str, players: tuple[str, str], held: bool) -> str:
@@ -123,8 +146,12 @@ class Urgent(str):
 def own_help(leave: str) -> str:
     """The help of the commands the screen runs itself (``leave``: what leaving means, said after /quit)."""
     rows = [*screen_rows(), ("/quit (or Ctrl-D)", f"leave{leave}")]
-    return "\n".join([*(help_row(typed, text, slash=True) for typed, text in rows),
-                      "A click on a square types it into the input line (Shift+drag selects text to copy)."])
+    return "\n".join(
+        [
+            *(help_row(typed, text, slash=True) for typed, text in rows),
+            "A click on a square types it into the input line (Shift+drag selects text to copy).",
+        ]
+    )
 
 
 class Table:
@@ -253,8 +280,9 @@ def game_commands(game: Game) -> tuple[str, ...]:
 def screen_candidates(table: Table, word: str) -> list[str]:
     """What Tab offers on the screen: the legal moves when one may be typed (Oxono's one segment at a time) and the
     /commands (:func:`client.commands.candidates`, as in the line console)."""
-    return candidates(word, board=table.board(), movable=table.movable(), commands=[*table.commands, *OWN_COMMANDS],
-                      slash=True)
+    return candidates(
+        word, board=table.board(), movable=table.movable(), commands=[*table.commands, *OWN_COMMANDS], slash=True
+    )
 
 
 def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], None] | None = None) -> StyleAndTextTuples:
@@ -267,7 +295,7 @@ def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], Non
     drawing = DRAWINGS[board.KIND]
     lines = board.show().splitlines()
     width = board.WIDTH
-    rank_lines, files_line, status = lines[:width], lines[width], lines[width + 1:]
+    rank_lines, files_line, status = lines[:width], lines[width], lines[width + 1 :]
     if flipped:
         rank_lines = rank_lines[::-1]
     players = board.PLAYERS
@@ -281,7 +309,7 @@ def board_fragments(table: Table, flipped: bool, click: Callable[[str, str], Non
         rank = label.strip()
         out.append(("", label))
         for index in range(0, len(cells), size):
-            cell = cells[index:index + size]
+            cell = cells[index : index + size]
             square = f"{chr(ord('a') + index // size)}{rank}"
             handler = _clicker(click, square, cell) if click is not None else None
             for ch in cell:
@@ -333,8 +361,13 @@ def wrap_hanging(text: str, width: int) -> list[str]:
     indent = len(table_row.group(1)) if table_row else len(text) - len(text.lstrip())
     if indent > width // 2:
         indent = len(text) - len(text.lstrip()) + 2
-    return textwrap.wrap(text, width, break_on_hyphens=False, subsequent_indent=" " * min(indent, width // 2),
-                         drop_whitespace=True) if text.strip() else [text]
+    return (
+        textwrap.wrap(
+            text, width, break_on_hyphens=False, subsequent_indent=" " * min(indent, width // 2), drop_whitespace=True
+        )
+        if text.strip()
+        else [text]
+    )
 
 
 def _clicker(click: Callable[[str, str], None], square: str, cell: str) -> Callable[[MouseEvent], Any]:
@@ -399,12 +432,11 @@ def moves_window(count: int, marked: int, start: int | None) -> int:
     return max(0, min(start, last))
 
 
-def moves_fragments(table: Table, start: int | None,
-                    scroll: Callable[[int], None] | None = None) -> StyleAndTextTuples:
+def moves_fragments(table: Table, start: int | None, scroll: Callable[[int], None] | None = None) -> StyleAndTextTuples:
     """The numbered moves, the shown one marked, ``MOVES_SHOWN`` at a time; the mouse wheel scrolls them."""
     moves, marked = table.moves(), table.shown()
     first = moves_window(len(moves), marked, start)
-    window = moves[first:first + MOVES_SHOWN]
+    window = moves[first : first + MOVES_SHOWN]
     handler = _wheel(scroll) if scroll is not None else None
 
     def piece(style: str, text: str) -> tuple[Any, ...]:
@@ -515,9 +547,17 @@ def fit_parts(parts: list[str], width: int, between: int = 3) -> list[str]:
     return parts
 
 
-async def run_screen(table: Table, *, input: Input | None = None, output: Output | None = None,
-                     clock: Callable[[], float] = time.monotonic, log_file: Path | None = None,
-                     notes: Iterable[str] = (), mouse: bool = True, bell: bool = False) -> int:
+async def run_screen(
+    table: Table,
+    *,
+    input: Input | None = None,
+    output: Output | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    log_file: Path | None = None,
+    notes: Iterable[str] = (),
+    mouse: bool = True,
+    bell: bool = False,
+) -> int:
     """Show ``table`` full screen until /quit (``input``/``output``: prompt-toolkit's, for tests; ``log_file``: where
     log records go meanwhile, by default ``$XDG_STATE_HOME/olixono/client.log``; ``notes``: what was said before it
     started, shown first in its log; ``bell``: ring the terminal's bell when the turn becomes the person's, or a claim
@@ -554,8 +594,13 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
         if text:
             asyncio.get_running_loop().create_task(typed(text))
 
-    field = Buffer(multiline=False, history=InMemoryHistory(), accept_handler=submit,
-                   completer=completer(lambda word: screen_candidates(table, word)), complete_while_typing=False)
+    field = Buffer(
+        multiline=False,
+        history=InMemoryHistory(),
+        accept_handler=submit,
+        completer=completer(lambda word: screen_candidates(table, word)),
+        complete_while_typing=False,
+    )
 
     async def typed(text: str) -> None:
         try:
@@ -567,8 +612,9 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
     async def obey(text: str) -> None:
         resign_asked, quit_asked = state.confirm_resign, state.confirm_quit
         state.confirm_resign, state.confirm_quit = None, False  # a confirmation is the very next line typed
-        does = screen_typed(text, commands=table.commands, refused=table.refused, game=table.typing_game,
-                            asked=resign_asked)
+        does = screen_typed(
+            text, commands=table.commands, refused=table.refused, game=table.typing_game, asked=resign_asked
+        )
         if does.what is ScreenDo.REFUSE:
             state.add(f"error: {does.text}")
         elif does.what is ScreenDo.MOVE:
@@ -635,33 +681,69 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
         return out
 
     def input_line() -> VSplit:
-        return VSplit([Window(FormattedTextControl(lambda: [("class:title", table.prompt())]), dont_extend_width=True),
-                       Window(BufferControl(field))], height=1)
+        return VSplit(
+            [
+                Window(FormattedTextControl(lambda: [("class:title", table.prompt())]), dont_extend_width=True),
+                Window(BufferControl(field)),
+            ],
+            height=1,
+        )
 
-    game_window = VSplit([
-        Window(FormattedTextControl(lambda: board_fragments(table, state.flipped, clicked)), width=BOARD_WIDTH,
-               wrap_lines=True),
-        Window(width=1, char="│"),
-        HSplit([
-            Window(FormattedTextControl(lambda: moves_fragments(table, state.moves_start, scroll)), height=MOVES_ROWS),
-            Window(height=1, char="─"),
-            Window(FormattedTextControl(log_fragments)),
-        ]),
-    ])
+    game_window = VSplit(
+        [
+            Window(
+                FormattedTextControl(lambda: board_fragments(table, state.flipped, clicked)),
+                width=BOARD_WIDTH,
+                wrap_lines=True,
+            ),
+            Window(width=1, char="│"),
+            HSplit(
+                [
+                    Window(
+                        FormattedTextControl(lambda: moves_fragments(table, state.moves_start, scroll)),
+                        height=MOVES_ROWS,
+                    ),
+                    Window(height=1, char="─"),
+                    Window(FormattedTextControl(log_fragments)),
+                ]
+            ),
+        ]
+    )
+
     def pasted() -> StyleAndTextTuples:
         return [("class:title", "\n".join(paste_rows(table.paste(), get_app().output.get_size().columns)))]
 
     paste_window = ConditionalContainer(  # a command to paste: whole, on rows of its own across the terminal
-        Window(FormattedTextControl(pasted), wrap_lines=False,
-               height=lambda: len(paste_rows(table.paste(), get_app().output.get_size().columns)) or 1),
-        filter=Condition(lambda: table.paste() is not None))
+        Window(
+            FormattedTextControl(pasted),
+            wrap_lines=False,
+            height=lambda: len(paste_rows(table.paste(), get_app().output.get_size().columns)) or 1,
+        ),
+        filter=Condition(lambda: table.paste() is not None),
+    )
     full = FloatContainer(  # Tab's candidates, in a menu over the log next to the input line
-        HSplit([game_window, Window(height=1, char="─"), paste_window, input_line(),
-                Window(FormattedTextControl(toolbar), height=1)]),
-        floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1))])
-    too_small = HSplit([Window(FormattedTextControl(  # broken at spaces, never mid-word
-        lambda: "\n".join(wrap(TOO_SMALL, max(10, get_app().output.get_size().columns)))), wrap_lines=True),
-        input_line()])
+        HSplit(
+            [
+                game_window,
+                Window(height=1, char="─"),
+                paste_window,
+                input_line(),
+                Window(FormattedTextControl(toolbar), height=1),
+            ]
+        ),
+        floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1))],
+    )
+    too_small = HSplit(
+        [
+            Window(
+                FormattedTextControl(  # broken at spaces, never mid-word
+                    lambda: "\n".join(wrap(TOO_SMALL, max(10, get_app().output.get_size().columns)))
+                ),
+                wrap_lines=True,
+            ),
+            input_line(),
+        ]
+    )
 
     def root() -> Any:
         size = get_app().output.get_size()
@@ -711,10 +793,17 @@ async def run_screen(table: Table, *, input: Input | None = None, output: Output
         scroll(MOVES_SHOWN)
 
     own = table.bindings(Condition(lambda: not field.text), invalidate, enter)
-    app = Application(layout=Layout(DynamicContainer(root), focused_element=field),
-                      key_bindings=merge_key_bindings([keys, own]) if own is not None else keys,
-                      full_screen=True, style=STYLE, input=input, output=output, refresh_interval=1.0,
-                      mouse_support=mouse, color_depth=ColorDepth.from_env())  # NO_COLOR: glyphs and case suffice
+    app = Application(
+        layout=Layout(DynamicContainer(root), focused_element=field),
+        key_bindings=merge_key_bindings([keys, own]) if own is not None else keys,
+        full_screen=True,
+        style=STYLE,
+        input=input,
+        output=output,
+        refresh_interval=1.0,
+        mouse_support=mouse,
+        color_depth=ColorDepth.from_env(),
+    )  # NO_COLOR: glyphs and case suffice
 
     if bell:
         ringer.ring = app.output.bell

@@ -51,10 +51,14 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         raise SettingsError(f"the settings file {path} is not TOML: {exc}") from None
     unknown = sorted(set(table) - KNOWN)
     if unknown:
-        raise SettingsError(f"the settings file {path} has {', '.join(unknown)}, which olixono does not know "
-                            f"(it knows: {', '.join(sorted(KNOWN))})")
+        raise SettingsError(
+            f"the settings file {path} has {', '.join(unknown)}, which olixono does not know "
+            f"(it knows: {', '.join(sorted(KNOWN))})"
+        )
     relays = table.get("relays", [])
     if not isinstance(relays, list) or not all(isinstance(relay, str) and relay.strip() for relay in relays):
-        raise SettingsError(f"the settings file {path}: relays is a list of relay URLs in quotes, such as "
-                            'relays = ["mqtts://relay.example.org", "public"]')
+        raise SettingsError(
+            f"the settings file {path}: relays is a list of relay URLs in quotes, such as "
+            'relays = ["mqtts://relay.example.org", "public"]'
+        )
     return Settings(path, tuple(relay.strip() for relay in relays))

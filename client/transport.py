@@ -20,9 +20,9 @@ import socket
 import ssl
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import aiomqtt
@@ -51,8 +51,9 @@ class RelayError(Exception):
     """The relay cannot be used, in one sentence; ``fatal`` when trying again would not help (a refused login);
     ``needs_login`` when it wants a password nobody gave; ``wrong_password`` when it refused the one given."""
 
-    def __init__(self, message: str, *, fatal: bool = False, needs_login: bool = False,
-                 wrong_password: bool = False) -> None:
+    def __init__(
+        self, message: str, *, fatal: bool = False, needs_login: bool = False, wrong_password: bool = False
+    ) -> None:
         super().__init__(message)
         self.fatal = fatal
         self.needs_login = needs_login
@@ -81,7 +82,9 @@ class RelayAddress:
         if parts.path not in ("", "/") or parts.query or parts.fragment:
             raise ValueError(f"{url!r}: a relay URL has no path, query or fragment")
         if parts.password is not None:
-            raise ValueError(f"{url!r}: never put a password in the URL; set OLIXONO_RELAY_PASSWORD or type it when asked")
+            raise ValueError(
+                f"{url!r}: never put a password in the URL; set OLIXONO_RELAY_PASSWORD or type it when asked"
+            )
         if not parts.hostname:
             raise ValueError(f"{url!r}: the relay URL names no host")
         try:
@@ -109,8 +112,9 @@ def account_text(username: str) -> str:
         return f"the account {username[:40]!r}"
 
 
-def explain(address: RelayAddress, exc: BaseException, username: str | None = None,
-            password: str | None = None) -> RelayError:
+def explain(
+    address: RelayAddress, exc: BaseException, username: str | None = None, password: str | None = None
+) -> RelayError:
     """What an MQTT or socket failure means for a person, as a :class:`RelayError` (``username`` and ``password``: the
     credentials the session was asked with: a refused login without a password wants one, with one is wrong)."""
     where = f"{address.host}:{address.port}"
@@ -118,23 +122,38 @@ def explain(address: RelayAddress, exc: BaseException, username: str | None = No
     code = str(exc.rc).lower() if isinstance(exc, aiomqtt.MqttCodeError) else ""
     if "authori" in code or "password" in code:
         if username is None:
-            return RelayError(f"the relay at {where} wants an account: your account name is your key "
-                              "(`olixono id` shows it); give its password in OLIXONO_RELAY_PASSWORD or when asked",
-                              fatal=True, needs_login=True)
+            return RelayError(
+                f"the relay at {where} wants an account: your account name is your key "
+                "(`olixono id` shows it); give its password in OLIXONO_RELAY_PASSWORD or when asked",
+                fatal=True,
+                needs_login=True,
+            )
         if password is None:  # mqtt://KEY@host: the account is named, its password is asked for
-            return RelayError(f"the relay at {where} wants the password of {account_text(username)}: give it in "
-                              "OLIXONO_RELAY_PASSWORD or when asked", fatal=True, needs_login=True)
-        return RelayError(f"the relay at {where} refused the login of {account_text(username)}: wrong password, "
-                          "or no such account", fatal=True, wrong_password=True)
+            return RelayError(
+                f"the relay at {where} wants the password of {account_text(username)}: give it in "
+                "OLIXONO_RELAY_PASSWORD or when asked",
+                fatal=True,
+                needs_login=True,
+            )
+        return RelayError(
+            f"the relay at {where} refused the login of {account_text(username)}: wrong password, or no such account",
+            fatal=True,
+            wrong_password=True,
+        )
     if isinstance(cause, socket.gaierror):
         return RelayError(f"cannot find the relay host {address.host!r}: check the name in the relay URL")
     if isinstance(cause, ConnectionRefusedError):
         return RelayError(f"nothing answers at {where}: no relay runs there{START_ONE}")
     if isinstance(cause, ssl.SSLCertVerificationError):
-        return RelayError(f"the relay at {where} shows a certificate this machine does not trust "
-                          f"({cause.verify_message}); pass --cafile with its CA", fatal=True)
+        return RelayError(
+            f"the relay at {where} shows a certificate this machine does not trust "
+            f"({cause.verify_message}); pass --cafile with its CA",
+            fatal=True,
+        )
     if isinstance(cause, ssl.SSLError):
-        return RelayError(f"TLS with the relay at {where} failed ({cause.reason}); is it an mqtts:// relay?", fatal=True)
+        return RelayError(
+            f"TLS with the relay at {where} failed ({cause.reason}); is it an mqtts:// relay?", fatal=True
+        )
     if isinstance(cause, (TimeoutError, asyncio.TimeoutError)):
         return RelayError(f"the relay at {where} did not answer in time")
     detail = str(exc) or type(exc).__name__
@@ -245,12 +264,23 @@ class Link:
     as a task group would. (:meth:`run` is the same loop, for a caller that runs it as a task itself.)
     """
 
-    def __init__(self, address: RelayAddress, *, username: str | None = None, password: str | None = None,
-                 cafile: Path | None = None, will: Callable[[], tuple[str, str] | None] | None = None,
-                 on_connect: Hook | None = None, on_state: Callable[[bool, str], None] | None = None,
-                 give_up: float | None = None, keepalive: int = 30,
-                 on_line: Callable[[str, bytes, bool], Awaitable[None]] | None = None, bind_address: str = "",
-                 remember: Callable[[str], bool] | None = None, patient: bool = False) -> None:
+    def __init__(
+        self,
+        address: RelayAddress,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        cafile: Path | None = None,
+        will: Callable[[], tuple[str, str] | None] | None = None,
+        on_connect: Hook | None = None,
+        on_state: Callable[[bool, str], None] | None = None,
+        give_up: float | None = None,
+        keepalive: int = 30,
+        on_line: Callable[[str, bytes, bool], Awaitable[None]] | None = None,
+        bind_address: str = "",
+        remember: Callable[[str], bool] | None = None,
+        patient: bool = False,
+    ) -> None:
         self.address = address
         self.patient = patient
         """Whether a first connection that fails is tried again, as a lost one is, rather than raised (one of several
@@ -331,9 +361,15 @@ class Link:
     def client(self) -> _Client:
         will = self.last_will = self.will() if self.will is not None else None
         return _Client(
-            self.address.host, self.address.port, username=self.username, password=self.password,
+            self.address.host,
+            self.address.port,
+            username=self.username,
+            password=self.password,
             deliver=lambda topic, payload, retained: self._arrivals.put_nowait((topic, payload, retained)),
-            protocol=aiomqtt.ProtocolVersion.V311, socket_options=NODELAY, keepalive=self.keepalive, timeout=10,
+            protocol=aiomqtt.ProtocolVersion.V311,
+            socket_options=NODELAY,
+            keepalive=self.keepalive,
+            timeout=10,
             bind_address=self.bind_address,
             tls_context=tls_context(self.cafile) if self.address.tls else None,
             will=aiomqtt.Will(will[0], will[1].encode("utf-8"), qos=1, retain=True) if will else None,
@@ -398,9 +434,10 @@ class Link:
             if self._stop.is_set():
                 return
             if self.give_up is not None and loop.time() - self._down_since > self.give_up:
-                raise RelayError(f"the relay at {self.address.host}:{self.address.port} stayed unreachable "
-                                 f"for {self.give_up:g} s")
-            delay = min(BACKOFF_CAP, BACKOFF_FIRST * 2 ** attempt) * random.uniform(0.5, 1.0)
+                raise RelayError(
+                    f"the relay at {self.address.host}:{self.address.port} stayed unreachable for {self.give_up:g} s"
+                )
+            delay = min(BACKOFF_CAP, BACKOFF_FIRST * 2**attempt) * random.uniform(0.5, 1.0)
             attempt += 1
             try:
                 async with asyncio.timeout(delay):
@@ -561,8 +598,12 @@ class Link:
                     async with asyncio.timeout_at(deadline):
                         await self._arrived.wait()
             quiet = QUIET_AFTER_MARKER
-        while (left := min(self._last_arrival + quiet if self._last_arrival > start else start + QUIET_BEFORE_ANY,
-                           deadline) - loop.time()) > 0:
+        while (
+            left := min(
+                self._last_arrival + quiet if self._last_arrival > start else start + QUIET_BEFORE_ANY, deadline
+            )
+            - loop.time()
+        ) > 0:
             await asyncio.sleep(left)  # until ``quiet`` s after the latest arrival (a later one moves it on)
 
 
@@ -571,23 +612,34 @@ def digest(payload: bytes) -> bytes:
     return hashlib.sha256(payload).digest()
 
 
-async def try_login(address: RelayAddress, username: str | None, password: str | None, cafile: Path | None = None,
-                    timeout: float = 5.0) -> RelayError | None:
+async def try_login(
+    address: RelayAddress, username: str | None, password: str | None, cafile: Path | None = None, timeout: float = 5.0
+) -> RelayError | None:
     """Why the relay refuses an MQTT session with these credentials (``needs_login`` when it wants an account), or
     ``None`` when it takes one: connect, then leave at once."""
     try:
         async with asyncio.timeout(timeout):
-            async with aiomqtt.Client(address.host, address.port, username=username, password=password,
-                                      protocol=aiomqtt.ProtocolVersion.V311, socket_options=NODELAY, timeout=timeout,
-                                      tls_context=tls_context(cafile) if address.tls else None):
+            async with aiomqtt.Client(
+                address.host,
+                address.port,
+                username=username,
+                password=password,
+                protocol=aiomqtt.ProtocolVersion.V311,
+                socket_options=NODELAY,
+                timeout=timeout,
+                tls_context=tls_context(cafile) if address.tls else None,
+            ):
                 return None
     except aiomqtt.MqttError as exc:
         error = explain(address, exc, username, password)
     except (OSError, TimeoutError) as exc:
         error = explain(address, exc, username, password)
     if "did not answer in time" in str(error):
-        return RelayError(f"something accepts connections at {address.host}:{address.port} but does not answer as an "
-                          f"MQTT relay would (is it one? is it {'mqtt' if address.tls else 'mqtts'}://?)", fatal=True)
+        return RelayError(
+            f"something accepts connections at {address.host}:{address.port} but does not answer as an "
+            f"MQTT relay would (is it one? is it {'mqtt' if address.tls else 'mqtts'}://?)",
+            fatal=True,
+        )
     return error
 
 
@@ -595,7 +647,7 @@ async def reach(address: RelayAddress, timeout: float = 2.0) -> RelayError | Non
     """Why nothing accepts TCP connections at the relay's address (no MQTT spoken), or ``None`` if something does."""
     try:
         _, writer = await asyncio.wait_for(asyncio.open_connection(address.host, address.port), timeout)
-    except (OSError, asyncio.TimeoutError) as exc:
+    except (TimeoutError, OSError) as exc:
         return explain(address, exc)
     writer.close()
     try:
@@ -603,4 +655,3 @@ async def reach(address: RelayAddress, timeout: float = 2.0) -> RelayError | Non
     except OSError:
         pass
     return None
-

@@ -16,8 +16,18 @@ import sys
 from pathlib import Path
 
 from client.journal import Journal, JournalError, games_dir
-from client.record import (PROVEN, beside_text, claims_text, clocks_text, confirmation_text, moves_text, proof_text,
-                           strangers_text, time_used_text, witnesses_text)
+from client.record import (
+    PROVEN,
+    beside_text,
+    claims_text,
+    clocks_text,
+    confirmation_text,
+    moves_text,
+    proof_text,
+    strangers_text,
+    time_used_text,
+    witnesses_text,
+)
 from protocol import GameSession, Phase, verify_transcript
 from protocol.messages import game_id_problem
 
@@ -31,7 +41,9 @@ def summary(session: GameSession) -> str:
     host = session.host
     assert host is not None
     if session.seats:
-        players = ", ".join(f"{player} {key.fingerprint} ({session.role_of(key)})" for player, key in session.seats.items())
+        players = ", ".join(
+            f"{player} {key.fingerprint} ({session.role_of(key)})" for player, key in session.seats.items()
+        )
     else:
         guest = session.guest
         players = f"host {host.fingerprint}" + (f", guest {guest.fingerprint}" if guest else "")
@@ -44,8 +56,9 @@ def summary(session: GameSession) -> str:
         assert board is not None
         state = f"NOT FINISHED: in progress after {moves}, {board.turn} to move"
     else:
-        state = "NOT FINISHED: " + ("the host has not seated a guest" if session.phase is Phase.OFFERED
-                                    else "the coin flip is not done")
+        state = "NOT FINISHED: " + (
+            "the host has not seated a guest" if session.phase is Phase.OFFERED else "the coin flip is not done"
+        )
     for timed in (clocks_text(session), time_used_text(session), claims_text(session)):
         if timed is not None:
             state += f"; {timed}"
@@ -108,15 +121,24 @@ def load_game(game: str, directory: Path | None = None) -> tuple[int, str, GameS
     except JournalError as exc:
         return INVALID, f"olixono verify: {exc}", None
     if damage:
-        return INVALID, (f"olixono verify: the journal of game {game} is damaged (line {damage[0].number}: "
-                         f"{damage[0].why}): olixono export {game} completes it from the relay, or says why not"), None
+        return (
+            INVALID,
+            (
+                f"olixono verify: the journal of game {game} is damaged (line {damage[0].number}: "
+                f"{damage[0].why}): olixono export {game} completes it from the relay, or says why not"
+            ),
+            None,
+        )
     return load_lines([line.encode("utf-8") for line in session.record], f"game {game}")
 
 
 def is_game_id(text: str, directory: Path | None = None) -> bool:
     """Whether ``text`` names a game kept on this machine (and no file: a file of that name is read instead)."""
-    return game_id_problem(text) is None and not Path(text).exists() and \
-        (games_dir() if directory is None else directory).joinpath(f"{text}.json").exists()
+    return (
+        game_id_problem(text) is None
+        and not Path(text).exists()
+        and (games_dir() if directory is None else directory).joinpath(f"{text}.json").exists()
+    )
 
 
 def load_lines(lines: list[bytes], path: str) -> tuple[int, str, GameSession | None]:

@@ -86,9 +86,16 @@ class WitnessBusy(Exception):
 class TimeWitness:
     """A witness's games on one relay; :meth:`run` it with a :data:`client.transport.LinkFactory`."""
 
-    def __init__(self, identity: Identity, folder: Path, *, most: int = MOST_GAMES,
-                 announce: Callable[[str], object] = print, clock_ms: Callable[[], int] | None = None,
-                 lock: Path | None = None) -> None:
+    def __init__(
+        self,
+        identity: Identity,
+        folder: Path,
+        *,
+        most: int = MOST_GAMES,
+        announce: Callable[[str], object] = print,
+        clock_ms: Callable[[], int] | None = None,
+        lock: Path | None = None,
+    ) -> None:
         self.identity = identity
         self.folder = folder
         self.lock = lock or folder / "lock"
@@ -275,7 +282,7 @@ class TimeWitness:
             data = path.read_bytes()
         except FileNotFoundError:
             return []
-        whole = data[:data.rfind(b"\n") + 1]
+        whole = data[: data.rfind(b"\n") + 1]
         if len(whole) != len(data):
             with open(path, "r+b") as file:
                 file.truncate(len(whole))
@@ -304,8 +311,10 @@ def hold(path: Path) -> int:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(handle)
-        raise WitnessBusy(f"another process witnesses with this key already ({path}): one at a time (two would sign "
-                          "two lines for one place, which proves a witness lies)") from None
+        raise WitnessBusy(
+            f"another process witnesses with this key already ({path}): one at a time (two would sign "
+            "two lines for one place, which proves a witness lies)"
+        ) from None
     return handle
 
 

@@ -5,16 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from client.board_words import (AT_LEAST, AT_MOST, BOUND_WHY, GAME_WORDS, LOW_MS, clock_left_text, clock_text,
-                                 move_time_text)
-from protocol.clock import TimeControl, claim_after
+from client.board_words import (
+    AT_LEAST,
+    AT_MOST,
+    BOUND_WHY,
+    GAME_WORDS,
+    LOW_MS,
+    clock_left_text,
+    clock_text,
+    move_time_text,
+)
 from client.core import ClaimReady, ClockLow, Connection, GameCore, Notice, ProofSaved, UiEvent, duration_text
-from client.relays import START_ONE, WHOLE
 from client.record import branch_text, clocks_text, confirmation_text, moves_before, out_of_time, proof_text
+from client.relays import START_ONE, WHOLE
 from protocol import (
-    RematchAsked,
     ChatReceived,
-    TalkReceived,
     ClaimVoided,
     ConfirmationReceived,
     EndDeclined,
@@ -33,10 +38,13 @@ from protocol import (
     PresenceChanged,
     ProposalWithdrawn,
     PublicKey,
+    RematchAsked,
     ResyncNeeded,
     Superseded,
     TakebackAsked,
+    TalkReceived,
 )
+from protocol.clock import TimeControl, claim_after
 
 
 def control_text(clock: TimeControl | None) -> str:
@@ -53,20 +61,27 @@ def control_words(clock: TimeControl | None) -> str:
     return f"{clock.text()} ({duration_text(clock.base_ms)} each, {added})"
 
 
-def witness_words(witnesses: tuple[PublicKey, ...] | list[PublicKey], host: PublicKey | None,
-                  me: PublicKey | None) -> list[str]:
+def witness_words(
+    witnesses: tuple[PublicKey, ...] | list[PublicKey], host: PublicKey | None, me: PublicKey | None
+) -> list[str]:
     """What a host, a guest or a watcher is told of a game's time witnesses (none: nothing): who they are, and a
     warning when one is the host's own key, or the reader's (a witness run by a player protects nobody from it)."""
     if not witnesses:
         return []
-    told = [f"Time witnesses: {', '.join(key.fingerprint for key in witnesses)}: clocks and claims on time are "
-            "decided on when they saw each line, not on the players' word."]
+    told = [
+        f"Time witnesses: {', '.join(key.fingerprint for key in witnesses)}: clocks and claims on time are "
+        "decided on when they saw each line, not on the players' word."
+    ]
     if host is not None and host in witnesses:
-        told.append(f"Warning: the host's own key ({host.fingerprint}) is a time witness of this game: a witness run by "
-                    "a player protects nobody from that player.")
+        told.append(
+            f"Warning: the host's own key ({host.fingerprint}) is a time witness of this game: a witness run by "
+            "a player protects nobody from that player."
+        )
     if me is not None and me in witnesses and me != host:
-        told.append(f"Warning: your own key ({me.fingerprint}) is a time witness of this game: a witness run by a "
-                    "player protects nobody from that player.")
+        told.append(
+            f"Warning: your own key ({me.fingerprint}) is a time witness of this game: a witness run by a "
+            "player protects nobody from that player."
+        )
     return told
 
 
@@ -297,9 +312,11 @@ def ready_text(core: GameCore, ready: ClaimReady, *, bot: bool = False) -> str |
         return None
     if bot:
         what = sentence.partition(": type claim")[0]
-        sentence = (f"{what}: a bot seat claims only with --claim auto: leave (Ctrl-C) and take the game up again "
-                    f"with olixono resume {core.game_id} --claim auto and your --bot, or without --bot to type claim "
-                    "yourself")
+        sentence = (
+            f"{what}: a bot seat claims only with --claim auto: leave (Ctrl-C) and take the game up again "
+            f"with olixono resume {core.game_id} --claim auto and your --bot, or without --bot to type claim "
+            "yourself"
+        )
     return f"claim: {sentence}"
 
 
@@ -310,29 +327,39 @@ def _claim_words(core: GameCore) -> tuple[str, str] | None:
         timeout = session.answerable
         assert timeout is not None and timeout.sent is not None and timeout.flagged is not None
         left = duration_text(core.answer_left_ms())
-        sentence = (f"{session.name_of(timeout.signer)} ended the game on time, saying you had not moved after "
-                    f"{duration_text(timeout.flagged - timeout.sent)}; your clock shows {left} left: move now, and the "
-                    f"record shows a time dispute, not their win")
+        sentence = (
+            f"{session.name_of(timeout.signer)} ended the game on time, saying you had not moved after "
+            f"{duration_text(timeout.flagged - timeout.sent)}; your clock shows {left} left: move now, and the "
+            f"record shows a time dispute, not their win"
+        )
         return sentence, f"timed out: a move within {left} disputes it"
     if core.disputable:
         late = session.late_move
         assert late is not None
         after, waited = core.late_by_ms()
         name, think = session.name_of(late.signer), duration_text(int(late.get("think") or 0))
-        what, then = ("winning move", "(a time dispute, not their win)") if session.over else \
-            ("move", "(the game ends as a time dispute), or play on")
-        came = (f"{name}'s {what} came {duration_text(after)} after your claim, saying it thought {think} of the "
-                f"{duration_text(waited)} you waited")
+        what, then = (
+            ("winning move", "(a time dispute, not their win)")
+            if session.over
+            else ("move", "(the game ends as a time dispute), or play on")
+        )
+        came = (
+            f"{name}'s {what} came {duration_text(after)} after your claim, saying it thought {think} of the "
+            f"{duration_text(waited)} you waited"
+        )
         wait = core.dispute_in_ms()
         if not wait:
             return f"{came}: type claim to dispute it {then}", "late move: claim disputes it"
         wait_text = duration_text(wait)
         if session.over:
-            sentence = (f"{came}: claim may dispute it in {wait_text}, once your claim's window to answer has passed "
-                        f"{then}")
+            sentence = (
+                f"{came}: claim may dispute it in {wait_text}, once your claim's window to answer has passed {then}"
+            )
         else:
-            sentence = (f"{came}: claim may dispute it in {wait_text}, once your claim's window to answer has passed "
-                        "(the game then ends as a time dispute; your clock runs meanwhile), or play on")
+            sentence = (
+                f"{came}: claim may dispute it in {wait_text}, once your claim's window to answer has passed "
+                "(the game then ends as a time dispute; your clock runs meanwhile), or play on"
+            )
         return sentence, f"late move: claim disputes it in {wait_text}"
     mover = session.actor
     if mover is None or session.over or core.board is None:
@@ -347,21 +374,29 @@ def _claim_words(core: GameCore) -> tuple[str, str] | None:
         own = core.first_move_left_ms()
         if window and own:
             left = duration_text(min(window, own))
-            return (f"{name} claims you made no first move: move within {left} or the game is aborted",
-                    f"move within {left}")
-        return f"{name} claims you made no first move, and your time for it ran out: the game is to be aborted", \
-            "no first move: aborting"
+            return (
+                f"{name} claims you made no first move: move within {left} or the game is aborted",
+                f"move within {left}",
+            )
+        return (
+            f"{name} claims you made no first move, and your time for it ran out: the game is to be aborted",
+            "no first move: aborting",
+        )
     if core.me == mover:
         player = core.my_player
         own = core.clock_left(player) if player is not None else None  # a move must come within both
         if own == 0:
-            return (f"{name} claims your time ran out, and your clock shows none left: your client concedes the game",
-                    "out of time: conceding")
+            return (
+                f"{name} claims your time ran out, and your clock shows none left: your client concedes the game",
+                "out of time: conceding",
+            )
         if window:
             left = duration_text(window if own is None else min(window, own))
             return f"{name} claims your time ran out: move within {left} or lose on time", f"move within {left}"
-        return (f"{name} claims your time ran out, and the window to answer has passed: move now, it may still count",
-                "move now")
+        return (
+            f"{name} claims your time ran out, and the window to answer has passed: move now, it may still count",
+            "move now",
+        )
     left = duration_text(window)
     if core.me == claimant:
         if window:
@@ -377,16 +412,27 @@ def _claim_words(core: GameCore) -> tuple[str, str] | None:
 def conceded_text(core: GameCore, event: UiEvent) -> str | None:
     """Whether ``event`` is this client's own concession on time, signed by itself (our clock ran out with the
     other's claim open: :meth:`GameCore.tick`), in words; ``None`` otherwise."""
-    if not (isinstance(event, LineApplied) and event.message.type == "timeout" and event.message.signer == core.me
-            and event.message.now is None):
+    if not (
+        isinstance(event, LineApplied)
+        and event.message.type == "timeout"
+        and event.message.signer == core.me
+        and event.message.now is None
+    ):
         return None
     return f"your time ran out with {_opponent_name(core)}'s claim open: your client conceded the game on time"
 
 
-LINE_WORDS = {"resign": "resignation", "timeout": "timeout (the game's end on time)", "flag": "claim on time",
-              "propose": "proposal", "agree": "agreement", "decline": "refusal of the proposal",
-              "withdraw": "withdrawal of the proposal", "claim": "claim of the game (a forfeit)",
-              "undo": "takeback"}
+LINE_WORDS = {
+    "resign": "resignation",
+    "timeout": "timeout (the game's end on time)",
+    "flag": "claim on time",
+    "propose": "proposal",
+    "agree": "agreement",
+    "decline": "refusal of the proposal",
+    "withdraw": "withdrawal of the proposal",
+    "claim": "claim of the game (a forfeit)",
+    "undo": "takeback",
+}
 """A line of the game, in a word or two, where it is named by itself (a line set aside): its type otherwise."""
 SEATING = frozenset({"join", "accept", "reveal", "claim"})
 
@@ -409,8 +455,9 @@ def _opponent_name(core: GameCore) -> str:
 def _line_applied(core: GameCore, event: LineApplied) -> str | None:
     """A line joined the transcript: nothing to read, but for a claim on time (a ``flag``; the other's move that came
     after ours, which we may dispute) and this client's own concession on time."""
-    if event.message.type == "flag" or (event.message.type == "move" and core.disputable
-                                        and event.message == core.session.late_move):
+    if event.message.type == "flag" or (
+        event.message.type == "move" and core.disputable and event.message == core.session.late_move
+    ):
         claim = claim_text(core)
         return None if claim is None else f"claim: {claim}"
     conceded = conceded_text(core, event)
@@ -442,8 +489,9 @@ def _confirmed(core: GameCore, event: ConfirmationReceived) -> str | None:
 
 
 def _offered(core: GameCore, event: OfferReceived) -> str:
-    invite = ("" if event.invite is None
-              else " for you" if event.invite == core.me else f" for {event.invite.fingerprint}")
+    invite = (
+        "" if event.invite is None else " for you" if event.invite == core.me else f" for {event.invite.fingerprint}"
+    )
     control = TimeControl.of_terms(event.terms)  # (the offer verified: its terms name a control it can play)
     clock = "" if control is None else f", clock {control_words(control)}"
     return f"offer {event.game} {event.kind} by host {event.host.fingerprint}{invite}{clock}"
@@ -472,13 +520,17 @@ def _proposed(core: GameCore, event: EndProposed) -> str:
 
 def _superseded(core: GameCore, event: Superseded) -> str:
     set_aside, stands = (_line_words(core, line) for line in (event.message, event.by))
-    return (f"set aside: {who(core, event.message.signer)}'s {set_aside} does not count: "
-            f"{who(core, event.by.signer)}'s {stands} was sent for the same place in the game, and stands over it")
+    return (
+        f"set aside: {who(core, event.message.signer)}'s {set_aside} does not count: "
+        f"{who(core, event.by.signer)}'s {stands} was sent for the same place in the game, and stands over it"
+    )
 
 
 def _claim_voided(core: GameCore, event: ClaimVoided) -> str:
-    return (f"claim voided: the time witnesses saw {who(core, event.timeout.signer)}'s timeout come before the "
-            "claim's window had passed, or after the answer: the game goes on")
+    return (
+        f"claim voided: the time witnesses saw {who(core, event.timeout.signer)}'s timeout come before the "
+        "claim's window had passed, or after the answer: the game goes on"
+    )
 
 
 def _equivocation(core: GameCore, event: EquivocationDetected) -> str:
@@ -503,36 +555,42 @@ def _row(kind: type[EventT], words: Callable[[GameCore, EventT], str | None]) ->
     return kind, words
 
 
-DESCRIBERS: dict[type, Describer] = dict([
-    _row(LineApplied, _line_applied),
-    _row(ResyncNeeded, _unread),
-    _row(MoveApplied, _moved),
-    _row(GameOver, _game_over),
-    _row(ConfirmationReceived, _confirmed),
-    _row(OfferReceived, _offered),
-    _row(JoinRequested, _join_asked),
-    _row(GuestAccepted, _guest_seated),
-    _row(GameStarted, _started),
-    _row(EndProposed, _proposed),
-    _row(ProposalWithdrawn, lambda core, event: f"withdrawn by {event.player}: the proposal is off"),
-    _row(EndDeclined, lambda core, event: f"declined by {event.player}: the proposal is off"),
-    _row(ChatReceived, lambda core, event: f"chat {who(core, event.key)}: {event.text}"),
-    _row(TalkReceived, talk_text),
-    _row(PresenceChanged, lambda core, event: f"presence {who(core, event.key)} {'here' if event.here else 'gone'}"),
-    _row(RematchAsked, lambda core, event: rematch_text(core, event.key)),
-    _row(TakebackAsked, takeback_text),
-    _row(MovesTakenBack, taken_back_text),
-    _row(Superseded, _superseded),
-    _row(ClaimVoided, _claim_voided),
-    _row(LineRejected, lambda core, event: f"warning: line rejected: {event.code} {event.detail}"),
-    _row(EquivocationDetected, _equivocation),
-    _row(ProofSaved, lambda core, event: f"warning: the proof is saved in {event.path}"),
-    _row(Connection, _relay_changed),
-    _row(Notice, lambda core, event: f"{'warning' if event.warning else 'notice'}: {event.text}"),
-    _row(ClaimReady, ready_text),
-    _row(ClockLow, lambda core, event: (f"warning: under 10 s left on your clock ({clock_left_text(event.left_ms)}): "
-                                         "move now")),
-])
+DESCRIBERS: dict[type, Describer] = dict(
+    [
+        _row(LineApplied, _line_applied),
+        _row(ResyncNeeded, _unread),
+        _row(MoveApplied, _moved),
+        _row(GameOver, _game_over),
+        _row(ConfirmationReceived, _confirmed),
+        _row(OfferReceived, _offered),
+        _row(JoinRequested, _join_asked),
+        _row(GuestAccepted, _guest_seated),
+        _row(GameStarted, _started),
+        _row(EndProposed, _proposed),
+        _row(ProposalWithdrawn, lambda core, event: f"withdrawn by {event.player}: the proposal is off"),
+        _row(EndDeclined, lambda core, event: f"declined by {event.player}: the proposal is off"),
+        _row(ChatReceived, lambda core, event: f"chat {who(core, event.key)}: {event.text}"),
+        _row(TalkReceived, talk_text),
+        _row(
+            PresenceChanged, lambda core, event: f"presence {who(core, event.key)} {'here' if event.here else 'gone'}"
+        ),
+        _row(RematchAsked, lambda core, event: rematch_text(core, event.key)),
+        _row(TakebackAsked, takeback_text),
+        _row(MovesTakenBack, taken_back_text),
+        _row(Superseded, _superseded),
+        _row(ClaimVoided, _claim_voided),
+        _row(LineRejected, lambda core, event: f"warning: line rejected: {event.code} {event.detail}"),
+        _row(EquivocationDetected, _equivocation),
+        _row(ProofSaved, lambda core, event: f"warning: the proof is saved in {event.path}"),
+        _row(Connection, _relay_changed),
+        _row(Notice, lambda core, event: f"{'warning' if event.warning else 'notice'}: {event.text}"),
+        _row(ClaimReady, ready_text),
+        _row(
+            ClockLow,
+            lambda core, event: f"warning: under 10 s left on your clock ({clock_left_text(event.left_ms)}): move now",
+        ),
+    ]
+)
 """Each event a front end is told (every type of :data:`client.core.UiEvent`), and how it is said: a line, or ``None``
 for an event nobody needs to read."""
 
@@ -556,10 +614,15 @@ def clock_report(core: GameCore) -> str:
         if turn is None:
             return f"{head}: nobody is to move"
         bound = f"; {AT_LEAST}: {BOUND_WHY}" if core.clock_is_bound(turn) else ""
-        return (f"{head}: {turn} to move, {move_time_shown(core)} on this move (a player silent for 7 days may be "
-                f"claimed against){bound}")
-    clocks = ", ".join(f"{player} {clock_left_text(clock_now_ms(core, player) or 0, at_most=core.clock_is_bound(player))}"
-                       f" left{' (to move)' if player == turn else ''}" for player in board.PLAYERS)
+        return (
+            f"{head}: {turn} to move, {move_time_shown(core)} on this move (a player silent for 7 days may be "
+            f"claimed against){bound}"
+        )
+    clocks = ", ".join(
+        f"{player} {clock_left_text(clock_now_ms(core, player) or 0, at_most=core.clock_is_bound(player))}"
+        f" left{' (to move)' if player == turn else ''}"
+        for player in board.PLAYERS
+    )
     unexplained = ", ".join(f"{player} {core.unexplained_ms(player) / 1000:.1f} s" for player in board.PLAYERS)
     bound = f"; {AT_MOST}: {BOUND_WHY}" if any(core.clock_is_bound(player) for player in board.PLAYERS) else ""
     return f"{head}: {clocks}; unexplained (each side's, as the other's receipts measure it): {unexplained}{bound}"
@@ -571,19 +634,26 @@ def shown_now(core: GameCore, name: str) -> str | None:
     return clock_report(core) if name == "clock" else None
 
 
-HOST_RAN_RELAY = ("your host's program ran this relay, and it ended with it (they left, or their program stopped): the "
-                  "game waits for them to take it up again (`olixono resume`), which starts the relay again")
+HOST_RAN_RELAY = (
+    "your host's program ran this relay, and it ended with it (they left, or their program stopped): the "
+    "game waits for them to take it up again (`olixono resume`), which starts the relay again"
+)
 """Why a guest's relay is gone when it ran in the host's program."""
-HOST_RAN_RELAY_LIVE = HOST_RAN_RELAY + ("; this program connects by itself then, or leave and take the game up later "
-                                        "with `olixono resume {game}`")
+HOST_RAN_RELAY_LIVE = HOST_RAN_RELAY + (
+    "; this program connects by itself then, or leave and take the game up later with `olixono resume {game}`"
+)
 """What a guest playing reads when the relay that ran in the host's program goes (``game``: its id)."""
 HOST_RAN_RELAY_LATER = HOST_RAN_RELAY + "; then take the game up again with `olixono resume {game}`"
 """What a guest's ``resume`` says when nothing answers where the host's program ran the relay."""
-HOST_RELAY_GONE = ("the relay ended with your host's program, and nothing waits on it: your lines are kept here, and "
-                   "`olixono resume {game}` takes the game up once the host has taken it up again")
+HOST_RELAY_GONE = (
+    "the relay ended with your host's program, and nothing waits on it: your lines are kept here, and "
+    "`olixono resume {game}` takes the game up once the host has taken it up again"
+)
 """What a guest reads on leaving while the relay that ran in the host's program is gone."""
-RELAY_ENDS_WITH_YOU = ("this program runs the relay {name} plays through: leaving ends it for them too, and the game "
-                       "waits until you take it up again with `olixono resume {game}`")
+RELAY_ENDS_WITH_YOU = (
+    "this program runs the relay {name} plays through: leaving ends it for them too, and the game "
+    "waits until you take it up again with `olixono resume {game}`"
+)
 """What a host who runs the game's relay reads on leaving mid-game."""
 
 

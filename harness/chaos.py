@@ -84,12 +84,12 @@ class _Packet:
         while self.data[index] & 0x80:
             index += 1
         index += 1
-        length = int.from_bytes(self.data[index:index + 2], "big")
-        topic = self.data[index + 2:index + 2 + length].decode("utf-8", "replace")
+        length = int.from_bytes(self.data[index : index + 2], "big")
+        topic = self.data[index + 2 : index + 2 + length].decode("utf-8", "replace")
         ident = None
         if qos:
             start = index + 2 + length
-            ident = int.from_bytes(self.data[start:start + 2], "big")
+            ident = int.from_bytes(self.data[start : start + 2], "big")
         return topic, qos, ident, retain
 
     def with_dup(self) -> bytes:
@@ -115,8 +115,13 @@ def _puback(ident: int) -> bytes:
 
 
 class _Connection:
-    def __init__(self, proxy: ChaosProxy, number: int, client: tuple[asyncio.StreamReader, asyncio.StreamWriter],
-                 relay: tuple[asyncio.StreamReader, asyncio.StreamWriter]) -> None:
+    def __init__(
+        self,
+        proxy: ChaosProxy,
+        number: int,
+        client: tuple[asyncio.StreamReader, asyncio.StreamWriter],
+        relay: tuple[asyncio.StreamReader, asyncio.StreamWriter],
+    ) -> None:
         self.proxy, self.number = proxy, number
         self.rng = random.Random(f"{proxy.chaos.seed}/{number}")
         self.readers = {UP: client[0], DOWN: relay[0]}
@@ -236,8 +241,9 @@ class _Connection:
                 writer.close()
 
     async def run(self) -> None:
-        tasks = [asyncio.create_task(coro) for coro in
-                 (self.pump(UP), self.pump(DOWN), self.write(UP), self.write(DOWN))]
+        tasks = [
+            asyncio.create_task(coro) for coro in (self.pump(UP), self.pump(DOWN), self.write(UP), self.write(DOWN))
+        ]
         try:
             await self.closed.wait()
         finally:
@@ -317,8 +323,17 @@ def main() -> None:
         parser.add_argument(f"--{name}", type=float, default=0.0)
     parser.add_argument("--withhold", metavar="KEY", help="never forward this key's live lines")
     args = parser.parse_args()
-    chaos = Chaos(seed=args.seed, loss=args.loss, duplicate=args.duplicate, reorder=args.reorder, delay=args.delay,
-                  jitter=args.jitter, disconnect=args.disconnect, half_open=args.half_open, withhold=args.withhold)
+    chaos = Chaos(
+        seed=args.seed,
+        loss=args.loss,
+        duplicate=args.duplicate,
+        reorder=args.reorder,
+        delay=args.delay,
+        jitter=args.jitter,
+        disconnect=args.disconnect,
+        half_open=args.half_open,
+        withhold=args.withhold,
+    )
 
     async def serve() -> None:
         async with ChaosProxy(args.relay_port, chaos, port=args.port) as proxy:

@@ -31,8 +31,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from typing import TypeVar
 from pathlib import Path
+from typing import TypeVar
 
 from protocol import GameSession, Identity, LineRejected, RemoteProtocolError, decode, verify_transcript
 from protocol.messages import SCHEMAS, encode, encode_text, line_hash
@@ -76,7 +76,7 @@ class Source:
         return items[self.number(len(items) - 1)]
 
     def rest(self, most: int = 300) -> bytes:
-        taken = self.data[self.at:self.at + most]
+        taken = self.data[self.at : self.at + most]
         self.at += len(taken)
         return taken
 
@@ -132,8 +132,9 @@ class SessionTarget:
     """Lines into a mid-game session (the host's view), each judged against the invariants."""
 
     def __init__(self) -> None:
-        self.games = [seeded_game(kind, seed, plies) for kind, seed, plies in
-                      (("oxono", 1, 6), ("olix", 2, 10), ("oxono", 3, 0))]
+        self.games = [
+            seeded_game(kind, seed, plies) for kind, seed, plies in (("oxono", 1, 6), ("olix", 2, 10), ("oxono", 3, 0))
+        ]
         self.games.append(seeded_game("olix", 4, 8, terms="clock:60+2,rules:1"))
         self.fed = 0
         self.session: GameSession | None = None
@@ -161,26 +162,39 @@ class SessionTarget:
         values = {
             "game": (self.session.game_id or "") if source.byte() % 8 else "AAAAAAAAAAAAAAAAAAAAAA",
             "seq": str(source.number(40) if source.byte() % 4 else source.number(600)),
-            "prev": source.choice(hashes), "kind": source.choice(["oxono", "olix"]),
+            "prev": source.choice(hashes),
+            "kind": source.choice(["oxono", "olix"]),
             "nonce": "bm9uY2Utbm9uY2Utbm9uYw",
             "terms": source.choice(["rules:1", "rules:2", "clock:60+2,rules:1", "days:3,rules:1", "clock:0+1,rules:1"]),
-            "think": str(source.number(70_000)), "left": str(source.number(70_000)),
-            "recv": str(source.number(9_000_000)), "ack": str(source.number(9_000_000)),
-            "sent": str(source.number(9_000_000)), "flagged": str(source.number(9_000_000)),
-            "now": str(source.number(9_000_000)), "time": str(source.number(9_000_000)),
+            "think": str(source.number(70_000)),
+            "left": str(source.number(70_000)),
+            "recv": str(source.number(9_000_000)),
+            "ack": str(source.number(9_000_000)),
+            "sent": str(source.number(9_000_000)),
+            "flagged": str(source.number(9_000_000)),
+            "now": str(source.number(9_000_000)),
+            "time": str(source.number(9_000_000)),
             "lines": ".".join(sorted({source.choice(hashes) for _ in range(1 + source.number(3))})),
-            "at": "1790000000", "commit": source.choice(hashes), "guest": source.choice([GUEST, *STRANGERS]).public.text,
+            "at": "1790000000",
+            "commit": source.choice(hashes),
+            "guest": source.choice([GUEST, *STRANGERS]).public.text,
             "invite": source.choice([GUEST, *STRANGERS]).public.text,
-            "salt": "c2FsdC1zYWx0LXNhbHQtcw", "secret": "c2VjcmV0LXNlY3JldC1zZQ",
+            "salt": "c2FsdC1zYWx0LXNhbHQtcw",
+            "secret": "c2VjcmV0LXNlY3JldC1zZQ",
             "move": source.choice(["Xa1b1", "Od2e2", "a1", "k10", "f6", "Xc3b3", "zz"]),
             "text": encode_text(source.rest(20).decode("utf-8", "replace")) or "hi",
-            "state": source.choice(["here", "gone"]), "final": source.choice(hashes),
+            "state": source.choice(["here", "gone"]),
+            "final": source.choice(hashes),
             "result": source.choice(["1-0", "0-1", "draw", "x"]),
-            "plies": str(source.number(3)), "consent": source.choice([line[-86:] for line in self.lines] + ["A" * 86]),
+            "plies": str(source.number(3)),
+            "consent": source.choice([line[-86:] for line in self.lines] + ["A" * 86]),
             "next": "bmV4dC1nYW1lLW5leHQtZw",  # a rematch line's next game (none drawn: the draws above stay as they were)
         }
-        fields = [(name.rstrip("?"), values[name.rstrip("?")]) for name in SCHEMAS[kind]
-                  if not name.endswith("?") or source.byte() % 2]
+        fields = [
+            (name.rstrip("?"), values[name.rstrip("?")])
+            for name in SCHEMAS[kind]
+            if not name.endswith("?") or source.byte() % 2
+        ]
         try:
             return encode(kind, fields, signer).encode()
         except Exception:  # a field the encoder refuses (LocalProtocolError, or a value it cannot hold)
@@ -240,8 +254,9 @@ class JournalTarget:
         self.folder = Path(tempfile.mkdtemp(prefix="olixono-fuzz-"))
         lines, session = seeded_game("oxono", 5, 4)
         self.lines = lines
-        self.journal = Journal.create(JournalMeta(session.game_id or "", "oxono", "host", HOST.public.text,
-                                                  "mqtt://127.0.0.1:1883"), self.folder)
+        self.journal = Journal.create(
+            JournalMeta(session.game_id or "", "oxono", "host", HOST.public.text, "mqtt://127.0.0.1:1883"), self.folder
+        )
 
     def __call__(self, data: bytes) -> None:
         from client.journal import Journal, JournalError
@@ -307,8 +322,17 @@ def seeds() -> list[bytes]:
         data = path.read_bytes()
         out.append(data)
         out.extend(data.split(b"\n")[:6])
-    out += [b"mqtt://127.0.0.1:1883", b"mqtts://user@relay.example:8883", b"mqtt://[::1]:1", b"say hello",
-            b"/resign", b"k10", b"legal", b"draw", b"end"]
+    out += [
+        b"mqtt://127.0.0.1:1883",
+        b"mqtts://user@relay.example:8883",
+        b"mqtt://[::1]:1",
+        b"say hello",
+        b"/resign",
+        b"k10",
+        b"legal",
+        b"draw",
+        b"end",
+    ]
     return [seed for seed in out if seed]
 
 
@@ -323,13 +347,13 @@ def mutate(data: bytes, rng: random.Random, pool: list[bytes]) -> bytes:
         elif how == 1:
             buffer[at:at] = bytes([rng.choice(b" =\n\r\x00\xff%/-_:@[]") if rng.random() < 0.5 else rng.randrange(256)])
         elif how == 2 and buffer:
-            del buffer[at:at + rng.randrange(1, 8)]
+            del buffer[at : at + rng.randrange(1, 8)]
         elif how == 3:
             other = rng.choice(pool)
             start = rng.randrange(len(other) + 1)
-            buffer[at:at] = other[start:start + rng.randrange(1, 40)]
+            buffer[at:at] = other[start : start + rng.randrange(1, 40)]
         elif how == 4 and buffer:
-            piece = buffer[at:at + rng.randrange(1, 16)]
+            piece = buffer[at : at + rng.randrange(1, 16)]
             buffer[at:at] = piece * rng.randrange(1, 20)
         elif how == 5:
             del buffer[at:]
@@ -340,8 +364,13 @@ def mutate(data: bytes, rng: random.Random, pool: list[bytes]) -> bytes:
 
 def target_of(name: str) -> Callable[[bytes], None]:
     targets: dict[str, Callable[[], Callable[[bytes], None]]] = {
-        "line": lambda: line_target, "session": SessionTarget, "transcript": lambda: transcript_target,
-        "journal": JournalTarget, "url": lambda: url_target, "command": CommandTarget}
+        "line": lambda: line_target,
+        "session": SessionTarget,
+        "transcript": lambda: transcript_target,
+        "journal": JournalTarget,
+        "url": lambda: url_target,
+        "command": CommandTarget,
+    }
     return targets[name]()
 
 
@@ -366,8 +395,12 @@ def run_random(name: str, runs: int, seed: int) -> dict[str, float]:
         if close is not None:
             close()
     elapsed = time.perf_counter() - started
-    return {"runs": runs, "seconds": elapsed, "per_second": runs / elapsed if elapsed else 0.0,
-            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {
+        "runs": runs,
+        "seconds": elapsed,
+        "per_second": runs / elapsed if elapsed else 0.0,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def run_atheris(name: str, runs: int) -> None:
@@ -393,6 +426,7 @@ def main() -> int:
     names = TARGETS if args.target == "all" else (args.target,)
     try:
         import atheris  # noqa: F401
+
         guided = not args.random and len(names) == 1
     except ImportError:
         guided = False
@@ -401,9 +435,11 @@ def main() -> int:
         return 0
     for name in names:
         figures = run_random(name, args.runs, args.seed)
-        print(f"fuzz_{name}: {figures['runs']:.0f} inputs in {figures['seconds']:.1f} s "
-              f"({figures['per_second']:.0f}/s), peak RSS {figures['peak_rss_mib']:.0f} MiB, no invariant broken",
-              flush=True)
+        print(
+            f"fuzz_{name}: {figures['runs']:.0f} inputs in {figures['seconds']:.1f} s "
+            f"({figures['per_second']:.0f}/s), peak RSS {figures['peak_rss_mib']:.0f} MiB, no invariant broken",
+            flush=True,
+        )
     return 0
 
 

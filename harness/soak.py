@@ -27,8 +27,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import functools
 import contextlib
+import functools
 import os
 import random
 import resource
@@ -45,13 +45,11 @@ from typing import Any
 
 import aiomqtt
 
-from client.core import GameCore
-
+from client.core import Connection, GameCore, Notice
 from client.intents import Intent, IntentKind
 from client.journal import Journal, JournalMeta
-from client.core import Connection, Notice
-from client.runner import GameRunner
 from client.links import Links
+from client.runner import GameRunner
 from client.transport import Link, LinkFactory, RelayAddress
 from harness.chaos import Chaos, ChaosProxy
 from harness.figures import median, print_figures
@@ -89,9 +87,12 @@ class SoakRelay:
         self.folder.mkdir(parents=True, exist_ok=True)
         if self.kind == "embedded":
             data = ["--data", str(self.folder / "data")] if self.data else []
-            self.process = subprocess.Popen([sys.executable, "-m", "relay", "--port", str(self.port), *data],
-                                            cwd=ROOT, stdout=subprocess.DEVNULL,
-                                            stderr=(self.folder / "relay.log").open("ab"))
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "relay", "--port", str(self.port), *data],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=(self.folder / "relay.log").open("ab"),
+            )
         else:
             conf = write_config(self.folder / "mosquitto", MosquittoSettings(port=self.port, run_as="root"))
             if not self.data:
@@ -141,8 +142,17 @@ class Tally:
 class Seat:
     """One bot player of one game: plays, is killed and resumed, until its game is over."""
 
-    def __init__(self, soak: Soak, game: str, kind: str, role: str, identity: Identity, bind: str,
-                 folder: Path, rng: random.Random) -> None:
+    def __init__(
+        self,
+        soak: Soak,
+        game: str,
+        kind: str,
+        role: str,
+        identity: Identity,
+        bind: str,
+        folder: Path,
+        rng: random.Random,
+    ) -> None:
         self.soak, self.game, self.kind, self.role, self.identity = soak, game, kind, role, identity
         self.bind, self.folder, self.rng = bind, folder, rng
         self.core: GameCore | None = None
@@ -156,15 +166,18 @@ class Seat:
 
     def link(self) -> LinkFactory:
         ports = [self.soak.proxy.port] + ([self.soak.second.port] if self.soak.second is not None else [])
-        links = [functools.partial(Link, RelayAddress(False, "127.0.0.1", port), bind_address=self.bind, keepalive=5)
-                 for port in ports]
+        links = [
+            functools.partial(Link, RelayAddress(False, "127.0.0.1", port), bind_address=self.bind, keepalive=5)
+            for port in ports
+        ]
         return links[0] if len(links) == 1 else functools.partial(Links, links)  # type: ignore[return-value]
 
     def runner(self, offer: Any = None) -> GameRunner:
         if self.role == "host" and self.journal is None:
             core, step = GameCore.hosting(self.kind, self.identity) if offer is None else offer
-            self.journal = Journal.create(JournalMeta(self.game, self.kind, "host", self.identity.public.text,
-                                                      "mqtt://soak"), self.folder)
+            self.journal = Journal.create(
+                JournalMeta(self.game, self.kind, "host", self.identity.public.text, "mqtt://soak"), self.folder
+            )
             for line in step.journal:
                 self.journal.append(line)
         elif self.journal is not None or (self.folder / f"{self.game}.json").exists():
@@ -183,8 +196,9 @@ class Seat:
             while core.session.phase.name == "WAITING":
                 await asyncio.sleep(0.01)
             if core.session.guest is None and core.me not in core.session.joins:
-                self.journal = Journal.create(JournalMeta(self.game, self.kind, "guest", self.identity.public.text,
-                                                          "mqtt://soak"), self.folder)
+                self.journal = Journal.create(
+                    JournalMeta(self.game, self.kind, "guest", self.identity.public.text, "mqtt://soak"), self.folder
+                )
                 runner.attach(self.journal)
                 await runner.apply(core.join())
         while not core.session.over:
@@ -230,8 +244,9 @@ class Seat:
             task.cancel()
             done, _ = await asyncio.wait({task}, timeout=10)
             if not done:  # cancelled while in aiomqtt, which may ignore it (CPython gh-86296): end its link too
-                self.soak.tally.problems.append(f"a {self.role}'s runner ignored its cancellation: "
-                                                + " > ".join(_awaiting(task)))
+                self.soak.tally.problems.append(
+                    f"a {self.role}'s runner ignored its cancellation: " + " > ".join(_awaiting(task))
+                )
                 runner.link.stop()
                 done, _ = await asyncio.wait({task}, timeout=20)
             if not done:
@@ -247,12 +262,14 @@ class Seat:
             return f"{self.role} never started"
         session, link = self.core.session, self.last.link
         links = getattr(link, "links", [link])
-        return (f"{self.role} {session.phase.value} at seq {session.next_seq} "
-                f"({'its' if self.core.my_turn else 'not its'} turn), "
-                f"{'connected' if link.connected else 'disconnected'} "
-                f"({'+'.join(str(one.connections) for one in links)} connections), "
-                f"waiting on {self.last.liveness.waiting} acks, {len(session.proofs)} proofs; latest: "
-                + " | ".join(self.notices))
+        return (
+            f"{self.role} {session.phase.value} at seq {session.next_seq} "
+            f"({'its' if self.core.my_turn else 'not its'} turn), "
+            f"{'connected' if link.connected else 'disconnected'} "
+            f"({'+'.join(str(one.connections) for one in links)} connections), "
+            f"waiting on {self.last.liveness.waiting} acks, {len(session.proofs)} proofs; latest: "
+            + " | ".join(self.notices)
+        )
 
     def note(self, runner: GameRunner) -> None:
         if self.journal is not None:
@@ -284,8 +301,10 @@ class Soak:
         self.live.add(game)
         bind = f"127.{1 + number // 60000 % 200}.{number // 250 % 240}.{number % 250 + 2}"
         folder = self.folder / "games" / f"{number}"
-        seats = [Seat(self, game, kind, role, identity, bind, folder / role, rng)
-                 for role, identity in (("host", host_id), ("guest", guest_id))]
+        seats = [
+            Seat(self, game, kind, role, identity, bind, folder / role, rng)
+            for role, identity in (("host", host_id), ("guest", guest_id))
+        ]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.args.game_timeout
         try:
@@ -329,12 +348,15 @@ class Soak:
                     while not stop.is_set():
                         game = self.rng.choice(sorted(self.live)) if self.live else b64(os.urandom(16))
                         n = self.rng.randrange(1, 500)
-                        line = encode("chat", [("game", game), ("seq", str(n)), ("prev", b64(bytes(32))),
-                                               ("text", "junk")], key).encode()
-                        await client.publish(f"olixono/1/games/{game}/{key.public.text}/chat-{n}", line, qos=0,
-                                             retain=True)
-                        await client.publish(f"olixono/1/games/{game}/{key.public.text}/1", b"garbage", qos=0,
-                                             retain=True)
+                        line = encode(
+                            "chat", [("game", game), ("seq", str(n)), ("prev", b64(bytes(32))), ("text", "junk")], key
+                        ).encode()
+                        await client.publish(
+                            f"olixono/1/games/{game}/{key.public.text}/chat-{n}", line, qos=0, retain=True
+                        )
+                        await client.publish(
+                            f"olixono/1/games/{game}/{key.public.text}/1", b"garbage", qos=0, retain=True
+                        )
                         sent += 2
                         await asyncio.sleep(self.args.flood_pause)
             except (aiomqtt.MqttError, OSError):
@@ -388,9 +410,13 @@ class Soak:
             for each in relays:
                 await asyncio.to_thread(each.stop)
             self.second = None
-        return {"seconds": time.monotonic() - started, "relay_mib": relay_mib,
-                "relay_kills": sum(each.kills for each in relays),
-                "flood_lines": flood_lines, "proxy": proxy.counts.text()}  # type: ignore[dict-item]
+        return {
+            "seconds": time.monotonic() - started,
+            "relay_mib": relay_mib,
+            "relay_kills": sum(each.kills for each in relays),
+            "flood_lines": flood_lines,
+            "proxy": proxy.counts.text(),  # type: ignore[dict-item]
+        }
 
 
 def _awaiting(task: asyncio.Task[Any]) -> list[str]:
@@ -435,20 +461,29 @@ async def _soak(args: argparse.Namespace, folder: Path) -> int:
     for index, (kind, data) in enumerate(phases):
         result = await runner.phase(kind, data, per_phase, index * per_phase)
         name = f"{kind}_{'data' if data else 'memory'}"
-        figures += [(f"{name}_seconds", result["seconds"]), (f"{name}_relay_mib", result["relay_mib"]),
-                    (f"{name}_relay_kills", result["relay_kills"]), (f"{name}_flood_lines", result["flood_lines"]),
-                    (f"{name}_proxy", result["proxy"])]
+        figures += [
+            (f"{name}_seconds", result["seconds"]),
+            (f"{name}_relay_mib", result["relay_mib"]),
+            (f"{name}_relay_kills", result["relay_kills"]),
+            (f"{name}_flood_lines", result["flood_lines"]),
+            (f"{name}_proxy", result["proxy"]),
+        ]
         print(f"phase {name}: done, {runner.tally.finished} games finished so far", file=sys.stderr, flush=True)
     tally = runner.tally
     latencies = sorted(tally.latencies)
-    figures = [("games", per_phase * len(phases)), ("games_finished", tally.finished), ("moves_lost", tally.lost),
-               ("games_stuck", tally.stuck), ("false_proofs", tally.false_proofs),
-               ("player_kills", tally.player_kills),
-               ("move_latency_p50_ms", median(latencies) * 1000),
-               ("move_latency_p99_ms",
-                latencies[int(0.99 * (len(latencies) - 1))] * 1000 if latencies else float("nan")),
-               ("client_process_peak_mib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-               ("client_process_end_mib", rss_mib(os.getpid())), *figures]
+    figures = [
+        ("games", per_phase * len(phases)),
+        ("games_finished", tally.finished),
+        ("moves_lost", tally.lost),
+        ("games_stuck", tally.stuck),
+        ("false_proofs", tally.false_proofs),
+        ("player_kills", tally.player_kills),
+        ("move_latency_p50_ms", median(latencies) * 1000),
+        ("move_latency_p99_ms", latencies[int(0.99 * (len(latencies) - 1))] * 1000 if latencies else float("nan")),
+        ("client_process_peak_mib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        ("client_process_end_mib", rss_mib(os.getpid())),
+        *figures,
+    ]
     print_figures(figures, digits=1)
     for problem in tally.problems[:20]:
         print(f"problem: {problem}", flush=True)
@@ -460,19 +495,34 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=1000, help="games in all, shared by the four phases")
     parser.add_argument("--concurrent", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--phases", default="0,1,2,3", help="which phases, by number (0: embedded with --data, "
-                        "1: embedded in memory, 2: Mosquitto persistent, 3: Mosquitto in memory)")
+    parser.add_argument(
+        "--phases",
+        default="0,1,2,3",
+        help="which phases, by number (0: embedded with --data, "
+        "1: embedded in memory, 2: Mosquitto persistent, 3: Mosquitto in memory)",
+    )
     parser.add_argument("--kill-share", type=float, default=0.1, help="chance that a player's run is killed")
     parser.add_argument("--relay-kill-every", type=float, default=45.0, help="seconds between relay kills")
-    parser.add_argument("--first-relay-kill", type=float, default=0.0,
-                        help="seconds into each phase of its first relay kill (default: --relay-kill-every)")
+    parser.add_argument(
+        "--first-relay-kill",
+        type=float,
+        default=0.0,
+        help="seconds into each phase of its first relay kill (default: --relay-kill-every)",
+    )
     parser.add_argument("--game-timeout", type=float, default=240.0, help="seconds before a game counts as stuck")
     parser.add_argument("--flood-pause", type=float, default=0.01, help="seconds between two junk lines")
-    parser.add_argument("--second-relay", action="store_true",
-                        help="every game over a second relay too (of the other kind), either relay killed at random")
+    parser.add_argument(
+        "--second-relay",
+        action="store_true",
+        help="every game over a second relay too (of the other kind), either relay killed at random",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the games' journals and the relays' logs")
-    parser.add_argument("--quick", action="store_true", help="8 games, 4 at a time, a relay killed 0.25 s into each "
-                        "phase (and every 20 s), half the players killed once or more: a minute or two, for CI")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="8 games, 4 at a time, a relay killed 0.25 s into each "
+        "phase (and every 20 s), half the players killed once or more: a minute or two, for CI",
+    )
     args = parser.parse_args()
     if args.quick:
         args.games, args.concurrent, args.kill_share = 8, 4, 0.5

@@ -25,7 +25,12 @@ class Tree:
     @property
     def generation(self) -> int: ...
     def run(
-        self, random: Callable[[], float], iterations: int, deadline: float, check_line: bool, clock: Callable[[], float]
+        self,
+        random: Callable[[], float],
+        iterations: int,
+        deadline: float,
+        check_line: bool,
+        clock: Callable[[], float],
     ) -> int: ...
     def check(self, count: int) -> None: ...
     def decide(self, move: Move, value: int) -> None: ...

@@ -136,11 +136,17 @@ def evaluate(board: Board[Any], budget: Budget = DEFAULT_BUDGET, seed: int = 0, 
     board = board.copy()  # the wins in one are tried on it: another thread may be drawing the original
     outcome = board.outcome()
     if outcome is not None:
-        standing = Standing.DRAWN if outcome.winner is None else Standing.WON if outcome.winner == board.turn else \
-            Standing.LOST
+        standing = (
+            Standing.DRAWN
+            if outcome.winner is None
+            else Standing.WON
+            if outcome.winner == board.turn
+            else Standing.LOST
+        )
         return Position(Evaluation.proof(standing))
-    bot = make_bot("mcts", rng=random.Random(f"analysis {seed} {index}"), iterations=budget.iterations,
-                   seconds=budget.seconds)
+    bot = make_bot(
+        "mcts", rng=random.Random(f"analysis {seed} {index}"), iterations=budget.iterations, seconds=budget.seconds
+    )
     bot.choose(board)
     thought = bot.analysis
     assert thought is not None and thought.candidates
@@ -156,8 +162,7 @@ def evaluate(board: Board[Any], budget: Budget = DEFAULT_BUDGET, seed: int = 0, 
     else:
         evaluation = Evaluation.of_value(best.value)
     wins = tuple(move.text() for move in winning_moves(board))
-    return Position(evaluation, best.move.text(), tuple(m.text() for m in thought.pv), proofs, wins,
-                    thought.iterations)
+    return Position(evaluation, best.move.text(), tuple(m.text() for m in thought.pv), proofs, wins, thought.iterations)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,16 +200,30 @@ class Ply:
 
     def to_json(self) -> dict[str, Any]:
         mark = self.mark
-        return {"ply": self.number, "player": self.player, "move": self.move, "best": self.best,
-                "before": self.before.to_json(), "after": self.after.to_json(), "loss": self.loss,
-                "mark": None if mark is None else str(mark), "wins_in_one": list(self.wins_in_one),
-                "missed_win_in_one": self.missed_win_in_one}
+        return {
+            "ply": self.number,
+            "player": self.player,
+            "move": self.move,
+            "best": self.best,
+            "before": self.before.to_json(),
+            "after": self.after.to_json(),
+            "loss": self.loss,
+            "mark": None if mark is None else str(mark),
+            "wins_in_one": list(self.wins_in_one),
+            "missed_win_in_one": self.missed_win_in_one,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Ply:
-        return cls(int(data["ply"]), str(data["player"]), str(data["move"]),
-                   None if data["best"] is None else str(data["best"]), Evaluation.from_json(data["before"]),
-                   Evaluation.from_json(data["after"]), tuple(map(str, data["wins_in_one"])))
+        return cls(
+            int(data["ply"]),
+            str(data["player"]),
+            str(data["move"]),
+            None if data["best"] is None else str(data["best"]),
+            Evaluation.from_json(data["before"]),
+            Evaluation.from_json(data["after"]),
+            tuple(map(str, data["wins_in_one"])),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,9 +241,14 @@ class PlayerSummary:
     mean_loss: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"moves": self.moves, "best_moves": self.best_moves, "blunders": self.blunders,
-                "missed_wins": self.missed_wins, "missed_wins_in_one": self.missed_wins_in_one,
-                "mean_loss": self.mean_loss}
+        return {
+            "moves": self.moves,
+            "best_moves": self.best_moves,
+            "blunders": self.blunders,
+            "missed_wins": self.missed_wins,
+            "missed_wins_in_one": self.missed_wins_in_one,
+            "mean_loss": self.mean_loss,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,16 +267,24 @@ class GameAnalysis:
         mine = [ply for ply in self.plies if ply.player == player]
         marks = [ply.mark for ply in mine]
         return PlayerSummary(
-            player, len(mine), sum(ply.move == ply.best for ply in mine), marks.count(Mark.BLUNDER),
-            marks.count(Mark.MISSED_WIN), sum(ply.missed_win_in_one for ply in mine),
-            round(sum(ply.loss for ply in mine) / len(mine), 3) if mine else 0.0)
+            player,
+            len(mine),
+            sum(ply.move == ply.best for ply in mine),
+            marks.count(Mark.BLUNDER),
+            marks.count(Mark.MISSED_WIN),
+            sum(ply.missed_win_in_one for ply in mine),
+            round(sum(ply.loss for ply in mine) / len(mine), 3) if mine else 0.0,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The stable form for other programs (``docs/analysis.md`` documents every field)."""
         return {
-            "schema": SCHEMA, "kind": self.kind, "players": list(self.players),
+            "schema": SCHEMA,
+            "kind": self.kind,
+            "players": list(self.players),
             "budget": {"iterations": self.budget.iterations, "seconds": self.budget.seconds, "seed": self.seed},
-            "won_value": WON_VALUE, "miss_drop": MISS_DROP,
+            "won_value": WON_VALUE,
+            "miss_drop": MISS_DROP,
             "plies": [ply.to_json() for ply in self.plies],
             "final": None if self.final is None else self.final.to_json(),
             "summary": {player: self.summary(player).to_json() for player in self.players},
@@ -266,9 +298,14 @@ class GameAnalysis:
             raise ValueError(f"not an analysis of schema {SCHEMA}: {data.get('schema')!r}")
         budget = data["budget"]
         first, second = data["players"]
-        return cls(str(data["kind"]), (str(first), str(second)), tuple(Ply.from_json(ply) for ply in data["plies"]),
-                   None if data["final"] is None else Evaluation.from_json(data["final"]),
-                   Budget(budget["iterations"], budget["seconds"]), int(budget["seed"]))
+        return cls(
+            str(data["kind"]),
+            (str(first), str(second)),
+            tuple(Ply.from_json(ply) for ply in data["plies"]),
+            None if data["final"] is None else Evaluation.from_json(data["final"]),
+            Budget(budget["iterations"], budget["seconds"]),
+            int(budget["seed"]),
+        )
 
 
 def boards_of(kind: str, moves: Sequence[str]) -> list[Board[Any]]:
@@ -293,14 +330,29 @@ def assemble(boards: Sequence[Board[Any]], positions: Sequence[Position], budget
         proof = positions[index].proofs.get(moves[index])
         if proof is not None and not evaluations[index + 1].proven:
             evaluations[index + 1] = Evaluation.proof(proof.flipped())  # the move proven: so is where it leads
-    plies = tuple(Ply(index + 1, boards[index].turn, moves[index], positions[index].best, evaluations[index],
-                      evaluations[index + 1].flipped(), positions[index].wins_in_one) for index in weighed)
+    plies = tuple(
+        Ply(
+            index + 1,
+            boards[index].turn,
+            moves[index],
+            positions[index].best,
+            evaluations[index],
+            evaluations[index + 1].flipped(),
+            positions[index].wins_in_one,
+        )
+        for index in weighed
+    )
     final = evaluations[len(moves)] if len(evaluations) > len(moves) else None
     return GameAnalysis(last.KIND, last.PLAYERS, plies, final, budget, seed)
 
 
-def analyse(boards: Sequence[Board[Any]], budget: Budget = DEFAULT_BUDGET, *, seed: int = 0,
-            progress: Callable[[int, int], object] | None = None) -> GameAnalysis:
+def analyse(
+    boards: Sequence[Board[Any]],
+    budget: Budget = DEFAULT_BUDGET,
+    *,
+    seed: int = 0,
+    progress: Callable[[int, int], object] | None = None,
+) -> GameAnalysis:
     """Search every one of ``boards`` (:func:`boards_of`) and weigh every move; ``progress(done, total)`` is called
     after each position."""
     positions: list[Position] = []

@@ -38,7 +38,7 @@ def protect_ids(argv: Sequence[str], options: Collection[str] = ()) -> list[str]
     positional: list[str] = []
     for index, token in enumerate(argv):
         if token == "--":
-            return [*out, "--", *positional, *argv[index + 1:]]
+            return [*out, "--", *positional, *argv[index + 1 :]]
         if ID_OR_KEY.fullmatch(token) and token not in options:
             if out and out[-1] in ID_OPTIONS:
                 out[-1] = f"{out[-1]}={token}"

@@ -31,7 +31,8 @@ from __future__ import annotations
 import math
 import os
 import random
-from typing import Iterator, Protocol
+from collections.abc import Iterator
+from typing import Protocol
 
 from olixono.mcts import Mcts
 from olixono.olix import BOARD, FIELDS, KINDS, MOVES, PLAYERS, WIDTH, OlixBoard, OlixMove
@@ -82,6 +83,7 @@ def _windows() -> tuple[int, ...]:
 
 WINDOWS = _windows()
 """Every line of eight squares: orthogonal and diagonal."""
+
 
 def board_move(square: int) -> OlixMove:
     return MOVES[square]
@@ -330,8 +332,9 @@ class FastOlixSearch:
 
     def __init__(self, board: OlixBoard) -> None:
         shapes = [board.formations(player)["L"].squares for player in PLAYERS]
-        self.position = _fast.Position(board.stones(PLAYERS[0]), board.stones(PLAYERS[1]), shapes[0], shapes[1],
-                                       board.outcome() is not None)
+        self.position = _fast.Position(
+            board.stones(PLAYERS[0]), board.stones(PLAYERS[1]), shapes[0], shapes[1], board.outcome() is not None
+        )
 
     def moves(self) -> list[int]:
         return self.position.moves()
@@ -529,8 +532,9 @@ def _forced_win(view: OlixView, depth: int) -> int | None:
     return None
 
 
-def solve(view: OlixView, table: dict[object, object], nodes: int, deadline: float,
-          most_plies: int) -> tuple[float, int] | None:
+def solve(
+    view: OlixView, table: dict[object, object], nodes: int, deadline: float, most_plies: int
+) -> tuple[float, int] | None:
     """The search's solver (:data:`olixono.mcts.Solver`) for Olix: a win by continuous threats (:func:`forced_win`),
     found or not (it proves no loss or draw)."""
     square = forced_win(view)
@@ -542,15 +546,23 @@ def searcher(board: OlixBoard, rng: random.Random) -> tuple[OlixSearch | FastOli
     each position (:func:`ordered_moves`) before the rest, exploring little (:data:`EXPLORATION`). With the C helpers
     (:data:`FAST`), the view is :class:`FastOlixSearch`: the same search, several times the iterations a second."""
     if FAST:
-        return FastOlixSearch(board), Mcts(rng, exploration=EXPLORATION, order=FastOlixSearch.ordered_moves,
-                                           width=SEARCH_WIDTH, solver=solve, check=CHECKS)
-    return OlixSearch(board), Mcts(rng, exploration=EXPLORATION, order=ordered_moves, width=SEARCH_WIDTH, solver=solve,
-                                   check=CHECKS)
+        return FastOlixSearch(board), Mcts(
+            rng,
+            exploration=EXPLORATION,
+            order=FastOlixSearch.ordered_moves,
+            width=SEARCH_WIDTH,
+            solver=solve,
+            check=CHECKS,
+        )
+    return OlixSearch(board), Mcts(
+        rng, exploration=EXPLORATION, order=ordered_moves, width=SEARCH_WIDTH, solver=solve, check=CHECKS
+    )
 
 
 # -- the same functions in C, where they could be built ------------------------------------------------------------
 try:
     from olixono import _olix_fast as _fast
+
     FAST = not os.environ.get("OLIXONO_PURE_PYTHON")
 except ImportError:  # not built (no compiler where it was installed): the functions above serve
     FAST = False

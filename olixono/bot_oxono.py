@@ -21,7 +21,8 @@ import math
 import os
 import random
 import time
-from typing import Any, Callable, TypeAlias
+from collections.abc import Callable
+from typing import Any, TypeAlias
 
 from olixono.mcts import Mcts, SearchResult, SearchTree, SearchView
 from olixono.oxono import (
@@ -46,7 +47,7 @@ Move: TypeAlias = tuple[int, int, int]
 _FILES = [sum(1 << (r * WIDTH + f) for r in range(WIDTH)) for f in range(WIDTH)]
 _EAST_OK = [BOARD & ~sum(_FILES[:k]) for k in range(4)]
 """After ``<< k`` (k squares east): drop the bits that wrapped onto files a.. (k files)."""
-_WEST_OK = [BOARD & ~sum(_FILES[WIDTH - k:]) for k in range(4)]
+_WEST_OK = [BOARD & ~sum(_FILES[WIDTH - k :]) for k in range(4)]
 """After ``>> k`` (k squares west): drop the bits that wrapped onto the last k files."""
 
 
@@ -75,10 +76,7 @@ def completions(s: int) -> int:
     s1 = s >> WIDTH
     s2 = s >> 2 * WIDTH
     s3 = s >> 3 * WIDTH
-    return (
-        (e1 & e2 & (e3 | w1)) | (w1 & w2 & (w3 | e1))
-        | (n1 & n2 & (n3 | s1)) | (s1 & s2 & (s3 | n1))
-    )
+    return (e1 & e2 & (e3 | w1)) | (w1 & w2 & (w3 | e1)) | (n1 & n2 & (n3 | s1)) | (s1 & s2 & (s3 | n1))
 
 
 def _totem(state: State, symbol: int) -> tuple[int, int, int]:
@@ -276,8 +274,9 @@ def solve(state: State, table: Any, nodes: int, deadline: float = math.inf) -> i
         return None
 
 
-def _solve(state: State, alpha: int, beta: int, table: dict[State, tuple[int, int]], budget: list[int],
-           deadline: float) -> int:
+def _solve(
+    state: State, alpha: int, beta: int, table: dict[State, tuple[int, int]], budget: list[int], deadline: float
+) -> int:
     budget[0] -= 1
     if budget[0] < 0 or ((budget[0] & 1023) == 0 and time.perf_counter() > deadline):
         raise _OutOfBudget
@@ -308,8 +307,7 @@ def _solve(state: State, alpha: int, beta: int, table: dict[State, tuple[int, in
 
 
 def best_move(state: State, table: Any, nodes: int, deadline: float = math.inf) -> tuple[int, Move] | None:
-    """The exact value of ``state`` for the player to move and a move that reaches it, or ``None`` (see :func:`solve`).
-    """
+    """The exact value of ``state`` for the player to move and a move that reaches it, or ``None`` (see :func:`solve`)."""
     if not isinstance(table, dict):
         return _fast.best_move(state, table, nodes, deadline)
     budget = [nodes]
@@ -441,7 +439,7 @@ class TreeNode:
     the handles made before refer to nothing and say so.
     """
 
-    __slots__ = ("tree", "index", "generation")
+    __slots__ = ("generation", "index", "tree")
 
     def __init__(self, tree: _fast.Tree, index: int) -> None:
         self.tree = tree
@@ -495,7 +493,11 @@ class FastMcts(Mcts):
     """
 
     def search(
-        self, view: SearchView[Any], *, iterations: int | None = None, seconds: float | None = None,
+        self,
+        view: SearchView[Any],
+        *,
+        iterations: int | None = None,
+        seconds: float | None = None,
         tree: SearchTree | None = None,
     ) -> SearchResult:
         """:meth:`Mcts.search`'s budget, result and ``tree`` (a :class:`TreeNode` of an earlier search's, else
@@ -538,14 +540,16 @@ def searcher(board: OxonoBoard, rng: random.Random) -> tuple[OxonoSearch, Mcts]:
     for the last plies and wins in two, the best moves (with the C helpers: every new move) checked for a win in two
     they allow. With the C helpers, the search's loop runs in C too (:class:`FastMcts`)."""
     if FAST:
-        return OxonoSearch(board), FastMcts(rng, solver=OxonoSearch.solve, check=CHECKS, new_table=new_table,
-                                            **FAST_SEARCH)
+        return OxonoSearch(board), FastMcts(
+            rng, solver=OxonoSearch.solve, check=CHECKS, new_table=new_table, **FAST_SEARCH
+        )
     return OxonoSearch(board), Mcts(rng, solver=OxonoSearch.solve, check=CHECKS, new_table=new_table)
 
 
 # -- the same functions in C, where they could be built ------------------------------------------------------------
 try:
     from olixono import _oxono_fast as _fast
+
     FAST = not os.environ.get("OLIXONO_PURE_PYTHON")
 except ImportError:  # not built (no compiler where it was installed): the functions above serve
     FAST = False
@@ -563,8 +567,9 @@ if FAST:
     random_move = _fast.random_move
     _threatens = _fast.threatens
 
-    def playout(state: State, random: Callable[[], float], plies: int = PLAYOUT_PLIES,
-                tries: int = PLAYOUT_TRIES) -> float:
+    def playout(
+        state: State, random: Callable[[], float], plies: int = PLAYOUT_PLIES, tries: int = PLAYOUT_TRIES
+    ) -> float:
         """A short playout's value, in -1..1, for the player to move, who has no win in one (in C: see the reference
         above)."""
         return _fast.playout(state, random, plies, tries)

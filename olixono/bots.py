@@ -336,13 +336,26 @@ class Level:
     summary: str = ""
 
 
-PEOPLE_LEVELS: dict[str, Level] = {level.name: level for level in (
-    Level("easy", 300, None, mistakes=0.2, wins_taken=0.5,
-          summary="a short search that plays one move in five at random and takes a win in one half the time"),
-    Level("normal", DEFAULT_ITERATIONS, None,
-          summary=f"the mcts bot as it comes: {DEFAULT_ITERATIONS:,} iterations a move"),
-    Level("hard", 20_000, 5.0, summary="a long search: 20,000 iterations a move, at most 5 seconds"),
-)}
+PEOPLE_LEVELS: dict[str, Level] = {
+    level.name: level
+    for level in (
+        Level(
+            "easy",
+            300,
+            None,
+            mistakes=0.2,
+            wins_taken=0.5,
+            summary="a short search that plays one move in five at random and takes a win in one half the time",
+        ),
+        Level(
+            "normal",
+            DEFAULT_ITERATIONS,
+            None,
+            summary=f"the mcts bot as it comes: {DEFAULT_ITERATIONS:,} iterations a move",
+        ),
+        Level("hard", 20_000, 5.0, summary="a long search: 20,000 iterations a move, at most 5 seconds"),
+    )
+}
 """The levels a person chooses (``--level``), weakest first (``docs/levels.md``: the mapping and its measured
 strength)."""
 BOTS = (*PEOPLE_LEVELS, *LEVELS)

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Generic, Iterator, Protocol, Self, TypeAlias, TypeVar
+from typing import Generic, Protocol, Self, TypeAlias, TypeVar
 
 Square: TypeAlias = int
 Bitboard: TypeAlias = int

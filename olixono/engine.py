@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from olixono.bots import LEVELS, Analysis, make_bot
 from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError, InvalidPositionError, MoveLike

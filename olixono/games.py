@@ -48,10 +48,13 @@ class Game:
         return module
 
 
-GAMES: dict[str, Game] = {game.kind.value: game for game in (
-    Game(GameKind.OXONO, OxonoBoard, "olixono.bot_oxono"),
-    Game(GameKind.OLIX, OlixBoard, "olixono.bot_olix"),
-)}
+GAMES: dict[str, Game] = {
+    game.kind.value: game
+    for game in (
+        Game(GameKind.OXONO, OxonoBoard, "olixono.bot_oxono"),
+        Game(GameKind.OLIX, OlixBoard, "olixono.bot_olix"),
+    )
+}
 """Every game, by its kind (``oxono``, ``olix``)."""
 BOARDS: dict[str, type[Board[Any]]] = {kind: game.board for kind, game in GAMES.items()}
 """Board class for each game kind."""

@@ -36,8 +36,9 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from olixono.common import MoveLike
 
@@ -90,7 +91,7 @@ class SearchTree(Protocol):
 class Node:
     """One move in the tree, seen from the player who made it."""
 
-    __slots__ = ("move", "parent", "children", "untried", "reserve", "visits", "total", "proven", "checked", "q", "u")
+    __slots__ = ("checked", "children", "move", "parent", "proven", "q", "reserve", "total", "u", "untried", "visits")
 
     def __init__(self, move: Any, parent: Node | None) -> None:
         self.move = move
@@ -190,11 +191,20 @@ class Mcts:
     two microseconds): a move after which the opponent has a short forced win is lost from its first visit.
     """
 
-    def __init__(self, rng: random.Random, *, exploration: float = EXPLORATION,
-                 order: Callable[[Any], list[Any]] | None = None, width: int | None = None,
-                 solver: Solver | None = None, check: int = 0, new_table: Callable[[], Any] = dict,
-                 refute_new: bool = False, solve_plies: int = ROOT_SOLVE_PLIES,
-                 solve_nodes: int = ROOT_SOLVE_NODES) -> None:
+    def __init__(
+        self,
+        rng: random.Random,
+        *,
+        exploration: float = EXPLORATION,
+        order: Callable[[Any], list[Any]] | None = None,
+        width: int | None = None,
+        solver: Solver | None = None,
+        check: int = 0,
+        new_table: Callable[[], Any] = dict,
+        refute_new: bool = False,
+        solve_plies: int = ROOT_SOLVE_PLIES,
+        solve_nodes: int = ROOT_SOLVE_NODES,
+    ) -> None:
         self.rng = rng
         self.exploration = exploration
         self.order = order  # optional: view -> every move worth playing, best first (else all, shuffled)
@@ -215,7 +225,7 @@ class Mcts:
             return
         moves = self.order(view)
         if self.width is not None:
-            moves, node.reserve = moves[: self.width], moves[self.width:]
+            moves, node.reserve = moves[: self.width], moves[self.width :]
         moves.reverse()
         node.untried = moves
 
@@ -238,8 +248,14 @@ class Mcts:
             self.table.clear()
         return self.solver(view, self.table, nodes, deadline, most_plies)
 
-    def _decided(self, view: SearchView[Any], iterations: int | None, seconds: float | None, start: float,
-                 tree: SearchTree | None) -> tuple[float, Any] | None:
+    def _decided(
+        self,
+        view: SearchView[Any],
+        iterations: int | None,
+        seconds: float | None,
+        start: float,
+        tree: SearchTree | None,
+    ) -> tuple[float, Any] | None:
         """The root's value and move when there is nothing to search: a win in one, or what the solver proves (a win
         or a draw; a proven loss is left to the search, which picks the move that resists best). A search without a
         budget is refused here."""
@@ -256,7 +272,11 @@ class Mcts:
         return solved if solved is not None and solved[0] >= 0 else None
 
     def search(
-        self, view: SearchView[Any], *, iterations: int | None = None, seconds: float | None = None,
+        self,
+        view: SearchView[Any],
+        *,
+        iterations: int | None = None,
+        seconds: float | None = None,
         tree: SearchTree | None = None,
     ) -> SearchResult:
         """Search from the view's position for ``iterations`` or ``seconds`` (whichever ends first).
@@ -331,7 +351,7 @@ class Mcts:
         """Before answering: the best moves, in turn, until one survives ``view.refuted`` (a short forced loss the
         search did not see), each refuted one marked lost."""
         ranked = sorted((ch for ch in root.children if ch.proven is None), key=lambda ch: ch.visits, reverse=True)
-        for child in ranked[:self.check]:
+        for child in ranked[: self.check]:
             if child.checked:
                 return
             child.checked = True

@@ -27,16 +27,17 @@ what it must beat. Only when it fails is a new one searched for
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, NamedTuple, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 from olixono.common import (
     Bitboard,
     Board,
     EndReason,
+    GameKind,
     InvalidMoveError,
     InvalidPositionError,
-    GameKind,
     Outcome,
     Square,
     iter_bits,
@@ -569,7 +570,12 @@ class OlixBoard(Board["OlixMove"]):
 
     def play(self, move: OlixMove | str) -> OlixMove:
         """The validated path (see :meth:`Board.play`), with the common case checked inline for speed."""
-        if move.__class__ is OlixMove and self._outcome is None and self._ending is None and self._cells[move.square] is None:
+        if (
+            move.__class__ is OlixMove
+            and self._outcome is None
+            and self._ending is None
+            and self._cells[move.square] is None
+        ):
             self.push(move)
             return move
         return super().play(move)
@@ -767,8 +773,16 @@ class OlixBoard(Board["OlixMove"]):
             self._shape[p] = self._shapes(p, s, changed, o_rect, l_corner, h >= v, d >= e)
         return changed
 
-    def _shapes(self, p: int, s: Square, changed: int, o_rect: tuple[int, int, int, int] | None, l_corner: Square,
-                horizontal: bool, diagonal: bool) -> tuple[Bitboard, Bitboard, Bitboard, Bitboard]:
+    def _shapes(
+        self,
+        p: int,
+        s: Square,
+        changed: int,
+        o_rect: tuple[int, int, int, int] | None,
+        l_corner: Square,
+        horizontal: bool,
+        diagonal: bool,
+    ) -> tuple[Bitboard, Bitboard, Bitboard, Bitboard]:
         """p's best shapes after the improvements flagged in ``changed`` at ``s`` (rare: values only grow)."""
         shape_o, shape_l, shape_i, shape_x = self._shape[p]
         lines = self._lines[p]
@@ -914,7 +928,9 @@ class OlixBoard(Board["OlixMove"]):
         if n_first > STONES_PER_PLAYER:
             raise InvalidPositionError(f"first has {n_first} stones, more than {STONES_PER_PLAYER}")
         if turn != expected:
-            raise InvalidPositionError(f"with {n_first} stones of first and {n_second} of second it is {expected}'s turn")
+            raise InvalidPositionError(
+                f"with {n_first} stones of first and {n_second} of second it is {expected}'s turn"
+            )
         self.turn_index = PLAYERS.index(turn)
         for p in (0, 1):
             for s in stones[p]:
@@ -954,11 +970,7 @@ class OlixBoard(Board["OlixMove"]):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, OlixBoard):
             return NotImplemented
-        return (
-            self._lines == other._lines
-            and self.turn_index == other.turn_index
-            and self.outcome() == other.outcome()
-        )
+        return self._lines == other._lines and self.turn_index == other.turn_index and self.outcome() == other.outcome()
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
@@ -994,4 +1006,3 @@ class OlixBoard(Board["OlixMove"]):
             total += self.perft(depth - 1)
             self.pop()
         return total
-

@@ -19,16 +19,16 @@ from __future__ import annotations
 import functools
 import operator
 import random
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 from olixono.common import (
     Bitboard,
     Board,
     EndReason,
+    GameKind,
     InvalidMoveError,
     InvalidPositionError,
-    GameKind,
     Outcome,
     Square,
     iter_bits,
@@ -76,12 +76,8 @@ def _ray(square: Square, dr: int, df: int) -> tuple[Square, ...]:
 RAYS: tuple[tuple[tuple[Square, ...], ...], ...] = tuple(
     tuple(_ray(sq, dr, df) for dr, df in _DIRECTIONS) for sq in range(SQUARES)
 )
-NEIGHBOURS: tuple[Bitboard, ...] = tuple(
-    sum(bit(ray[0]) for ray in RAYS[sq] if ray) for sq in range(SQUARES)
-)
-LINES: tuple[Bitboard, ...] = tuple(
-    sum(bit(s) for ray in RAYS[sq] for s in ray) for sq in range(SQUARES)
-)
+NEIGHBOURS: tuple[Bitboard, ...] = tuple(sum(bit(ray[0]) for ray in RAYS[sq] if ray) for sq in range(SQUARES))
+LINES: tuple[Bitboard, ...] = tuple(sum(bit(s) for ray in RAYS[sq] for s in ray) for sq in range(SQUARES))
 """The rank and file of a square, without the square: all a totem's move depends on."""
 
 
@@ -148,12 +144,7 @@ def reachable(square: Square, occupied: Bitboard) -> Bitboard:
 
 def adjacent(bb: Bitboard) -> Bitboard:
     """Squares orthogonally next to any square of ``bb``."""
-    return (
-        ((bb << WIDTH) & BOARD)
-        | (bb >> WIDTH)
-        | ((bb << 1) & NOT_FILE_A)
-        | ((bb >> 1) & NOT_FILE_F)
-    )
+    return ((bb << WIDTH) & BOARD) | (bb >> WIDTH) | ((bb << 1) & NOT_FILE_A) | ((bb >> 1) & NOT_FILE_F)
 
 
 def _count_totem_moves(square: Square, occupied: Bitboard, spare: int) -> int:
@@ -477,9 +468,13 @@ class OxonoBoard(Board[OxonoMove]):
         elif n_pink == n_black + 1:
             expected = "black"
         else:
-            raise InvalidPositionError(f"pink has {n_pink} pawns and black {n_black}: pink moves first, so that cannot be")
+            raise InvalidPositionError(
+                f"pink has {n_pink} pawns and black {n_black}: pink moves first, so that cannot be"
+            )
         if turn != expected:
-            raise InvalidPositionError(f"with {n_pink} pink and {n_black} black pawns it is {expected}'s turn, not {turn}'s")
+            raise InvalidPositionError(
+                f"with {n_pink} pink and {n_black} black pawns it is {expected}'s turn, not {turn}'s"
+            )
         self.turn_index = PLAYERS.index(turn)
         if self.position() != text:
             raise InvalidPositionError(f"not in canonical form (it would be {self.position()!r})")
@@ -515,9 +510,7 @@ class OxonoBoard(Board[OxonoMove]):
         if status:
             lines.append(f"game over: {status.sentence(PLAYERS)}")
         else:
-            left = " ".join(
-                f"{p} X{self.pawns_left(p, 'X')} O{self.pawns_left(p, 'O')}" for p in PLAYERS
-            )
+            left = " ".join(f"{p} X{self.pawns_left(p, 'X')} O{self.pawns_left(p, 'O')}" for p in PLAYERS)
             lines.append(f"{self.turn} to move; pawns left: {left}")
         return "\n".join(lines)
 
@@ -550,9 +543,15 @@ class OxonoBoard(Board[OxonoMove]):
         opp = self.pawns & ~own
         own_x, opp_x = (own & self.xs).bit_count(), (opp & self.xs).bit_count()
         return (
-            own, opp, self.xs, self.totems[X], self.totems[O],
-            PAWNS_PER_SYMBOL - own_x, PAWNS_PER_SYMBOL - (own.bit_count() - own_x),
-            PAWNS_PER_SYMBOL - opp_x, PAWNS_PER_SYMBOL - (opp.bit_count() - opp_x),
+            own,
+            opp,
+            self.xs,
+            self.totems[X],
+            self.totems[O],
+            PAWNS_PER_SYMBOL - own_x,
+            PAWNS_PER_SYMBOL - (own.bit_count() - own_x),
+            PAWNS_PER_SYMBOL - opp_x,
+            PAWNS_PER_SYMBOL - (opp.bit_count() - opp_x),
         )
 
     def perft(self, depth: int, leaf_made: bool = False) -> int:
@@ -587,8 +586,17 @@ class OxonoBoard(Board[OxonoMove]):
 
 
 def _perft(
-    own: Bitboard, opp: Bitboard, xs: Bitboard, tx: Square, to: Square,
-    own_lx: int, own_lo: int, opp_lx: int, opp_lo: int, depth: int, leaf_made: bool,
+    own: Bitboard,
+    opp: Bitboard,
+    xs: Bitboard,
+    tx: Square,
+    to: Square,
+    own_lx: int,
+    own_lo: int,
+    opp_lx: int,
+    opp_lo: int,
+    depth: int,
+    leaf_made: bool,
 ) -> int:
     """Perft on raw ints (see :meth:`OxonoBoard.perft`); the game is not over."""
     pawns = own | opp
@@ -643,15 +651,32 @@ def _perft(
                         total += _count_totem_moves(new_to, child | bit(new_tx), child_spare)
                 else:
                     total += _perft(
-                        opp, new_own, new_xs, new_tx, new_to, opp_lx, opp_lo,
-                        own_lx - (symbol == X), own_lo - (symbol == O), depth - 1, leaf_made,
+                        opp,
+                        new_own,
+                        new_xs,
+                        new_tx,
+                        new_to,
+                        opp_lx,
+                        opp_lo,
+                        own_lx - (symbol == X),
+                        own_lo - (symbol == O),
+                        depth - 1,
+                        leaf_made,
                     )
     return total
 
 
 def _playout(
-    own: Bitboard, opp: Bitboard, xs: Bitboard, tx: Square, to: Square,
-    own_lx: int, own_lo: int, opp_lx: int, opp_lo: int, random: Callable[[], float],
+    own: Bitboard,
+    opp: Bitboard,
+    xs: Bitboard,
+    tx: Square,
+    to: Square,
+    own_lx: int,
+    own_lo: int,
+    opp_lx: int,
+    opp_lo: int,
+    random: Callable[[], float],
 ) -> tuple[int | None, EndReason]:
     """Play uniformly random moves to the end; return ``(winner, reason)``.
 

@@ -16,7 +16,7 @@ given what it needs of them.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from protocol.clock import Answer, TimeControl, TimeUsed, answer_window, claim_after, dispute_bound
 from protocol.domain import Code, MessageType, ResultReason
@@ -26,8 +26,16 @@ from protocol.keys import PublicKey
 from protocol.messages import Message
 from protocol.rules import FINAL, clocked
 
-ANSWERS = frozenset({MessageType.MOVE, MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECLINE,
-                     MessageType.ABORT, MessageType.UNDO})
+ANSWERS = frozenset(
+    {
+        MessageType.MOVE,
+        MessageType.PROPOSE,
+        MessageType.WITHDRAW,
+        MessageType.DECLINE,
+        MessageType.ABORT,
+        MessageType.UNDO,
+    }
+)
 """The player to move's lines that a claimant's timeout may set aside: each answers the claim (a dispute); an abort
 too, which ranks below the timeout (no abort escapes a valid claim)."""
 MAX_EARLY = 4
@@ -114,12 +122,19 @@ class Claims:
 
     def displaced(self, timeout: Message) -> list[Message]:
         """The lines of the other player that ``timeout`` set aside for its own place, in a fixed order."""
-        return sorted((line for line in self._displaced.values() if line.signer != timeout.signer
-                       and line.seq == timeout.seq), key=lambda line: (line.seq, line.hash))
+        return sorted(
+            (line for line in self._displaced.values() if line.signer != timeout.signer and line.seq == timeout.seq),
+            key=lambda line: (line.seq, line.hash),
+        )
 
     # -- what the receipts show ----------------------------------------------------------------------
-    def answers(self, chain: Sequence[Message], seated: tuple[PublicKey, PublicKey],
-                player_of: Callable[[PublicKey], str | None], doubled: Callable[[Message], bool]) -> list[Answer]:
+    def answers(
+        self,
+        chain: Sequence[Message],
+        seated: tuple[PublicKey, PublicKey],
+        player_of: Callable[[PublicKey], str | None],
+        doubled: Callable[[Message], bool],
+    ) -> list[Answer]:
         """Every move of a timed game as the receipts show it (:class:`protocol.clock.Answer`), in order; ``seated``:
         the host and the guest; ``doubled``: whether a receipt's signer signed two for its line (neither counts)."""
         key = (len(chain), chain[-1].hash, self._changes)
@@ -159,7 +174,7 @@ class Claims:
         for key in seated:
             for seq, flag in self.flags_of(key, chain).items():
                 status = "open"
-                for line in chain[seq + 1:]:
+                for line in chain[seq + 1 :]:
                     if clocked(line):
                         status = "answered"
                     elif line.type is MessageType.TIMEOUT:
@@ -191,8 +206,9 @@ class Claims:
         except ValueError as exc:
             raise RemoteProtocolError(Code.BAD_CLOCK, str(exc)) from None
         if int(left) != expected:
-            raise RemoteProtocolError(Code.BAD_CLOCK, f"left={left} does not follow: after think={think} the clock "
-                                                      f"shows {expected}")
+            raise RemoteProtocolError(
+                Code.BAD_CLOCK, f"left={left} does not follow: after think={think} the clock shows {expected}"
+            )
 
     def check_wait(self, sent: int | None, now: int | None, remaining: int, what: str) -> None:
         """That a claimant's times show the player to move (``remaining`` on its clock) silent for as long as a claim
@@ -200,8 +216,11 @@ class Claims:
         assert sent is not None and now is not None
         needed = claim_after(self.clock, remaining)
         if now - sent < needed:
-            raise RemoteProtocolError(Code.EARLY_CLAIM, f"{what} waited {now - sent} ms by its own times, and the "
-                                                        f"player to move had {needed} ms (its clock and the grace)")
+            raise RemoteProtocolError(
+                Code.EARLY_CLAIM,
+                f"{what} waited {now - sent} ms by its own times, and the "
+                f"player to move had {needed} ms (its clock and the grace)",
+            )
 
     def check_timeout(self, message: Message, conceding: bool, remaining: int, first: bool = False) -> None:
         """The player to move concedes on time (``conceding``: a timed game's, carrying no times; never on a first
@@ -212,8 +231,11 @@ class Claims:
             if self.clock is None:
                 raise RemoteProtocolError(Code.WRONG_SEAT, "an untimed game has no clock to concede on: resign")
             if first:
-                raise RemoteProtocolError(Code.WRONG_SEAT, "a first move is off the clock, with nothing to concede on "
-                                                        "time: the first player may abort, either may resign")
+                raise RemoteProtocolError(
+                    Code.WRONG_SEAT,
+                    "a first move is off the clock, with nothing to concede on "
+                    "time: the first player may abort, either may resign",
+                )
             if times != (None, None, None):
                 raise RemoteProtocolError(Code.BAD_FIELD, "a concession on time carries no times")
             return
@@ -223,11 +245,22 @@ class Claims:
         self.check_wait(sent, flagged, remaining, "the claim")
         window = answer_window(self.clock)
         if now - flagged < window:
-            raise RemoteProtocolError(Code.EARLY_CLAIM, f"the timeout came {now - flagged} ms after the claim, within "
-                                                        f"its {window} ms answer window")
+            raise RemoteProtocolError(
+                Code.EARLY_CLAIM,
+                f"the timeout came {now - flagged} ms after the claim, within its {window} ms answer window",
+            )
 
-    def verdict(self, timeout: Message, claimant: str, other: str, loser: PublicKey,
-                used: Callable[[], dict[str, TimeUsed]], *, witnessed: bool = False, first: bool = False) -> Result:
+    def verdict(
+        self,
+        timeout: Message,
+        claimant: str,
+        other: str,
+        loser: PublicKey,
+        used: Callable[[], dict[str, TimeUsed]],
+        *,
+        witnessed: bool = False,
+        first: bool = False,
+    ) -> Result:
         """How a claimant's timeout ends the game, from the lines held (so the same for every receiver that holds
         them, whatever the order): a win on time (untimed, by abandonment), or a time dispute with the figures when the
         player to move's answer is on the record after all (its move, or remark, for the timeout's place, set aside by
@@ -245,25 +278,52 @@ class Claims:
             think = answer.get("think")
             said = f" (it says it thought {seconds(int(think))})" if think is not None else ""
             what = f"move {answer.move}" if answer.type is MessageType.MOVE else str(answer.type)
-            return Result(ResultReason.DISPUTE, by=timeout.signer, by_name=claimant, scored=False,
-                          detail=f"{claimant} claimed {other} had not moved after {waited}, and {other}'s {what} for "
-                                 f"that place is on the record{said}")
+            return Result(
+                ResultReason.DISPUTE,
+                by=timeout.signer,
+                by_name=claimant,
+                scored=False,
+                detail=f"{claimant} claimed {other} had not moved after {waited}, and {other}'s {what} for "
+                f"that place is on the record{said}",
+            )
         bound = dispute_bound(self.clock)
         if bound is not None and not witnessed:
             own = used()[claimant].unexplained
             if own > bound:
-                return Result(ResultReason.DISPUTE, by=timeout.signer, by_name=claimant, scored=False,
-                              detail=f"{claimant} claimed {other}'s clock ran out, and {claimant}'s own moves leave "
-                                     f"{seconds(own)} unexplained (a claim wins with {seconds(bound)} at most)")
+                return Result(
+                    ResultReason.DISPUTE,
+                    by=timeout.signer,
+                    by_name=claimant,
+                    scored=False,
+                    detail=f"{claimant} claimed {other}'s clock ran out, and {claimant}'s own moves leave "
+                    f"{seconds(own)} unexplained (a claim wins with {seconds(bound)} at most)",
+                )
         seen = ", as the time witnesses saw it" if witnessed else ""
         if first:
-            return Result(ResultReason.ABORTED, by=timeout.signer, by_name=claimant, scored=False,
-                          detail=f"{other} made no first move in time{seen}")
+            return Result(
+                ResultReason.ABORTED,
+                by=timeout.signer,
+                by_name=claimant,
+                scored=False,
+                detail=f"{other} made no first move in time{seen}",
+            )
         if self.clock is None:
-            return Result(ResultReason.ABANDONED, claimant, timeout.signer, timeout.signer, claimant,
-                          detail=f"{other} did not move for {waited}{seen}")
-        return Result(ResultReason.TIME, claimant, timeout.signer, timeout.signer, claimant,
-                      detail=f"{other}'s clock ran out and the claim went unanswered{seen}")
+            return Result(
+                ResultReason.ABANDONED,
+                claimant,
+                timeout.signer,
+                timeout.signer,
+                claimant,
+                detail=f"{other} did not move for {waited}{seen}",
+            )
+        return Result(
+            ResultReason.TIME,
+            claimant,
+            timeout.signer,
+            timeout.signer,
+            claimant,
+            detail=f"{other}'s clock ran out and the claim went unanswered{seen}",
+        )
 
 
 def seconds(ms: int) -> str:
@@ -274,6 +334,8 @@ def seconds(ms: int) -> str:
     return f"{hours} h {minutes} min" if hours < 48 else f"{hours // 24} days {hours % 24} h"
 
 
-def _on_chain(store: dict[PublicKey, dict[int, Message]], key: PublicKey, chain: Sequence[Message]) -> dict[int, Message]:
+def _on_chain(
+    store: dict[PublicKey, dict[int, Message]], key: PublicKey, chain: Sequence[Message]
+) -> dict[int, Message]:
     """``key``'s lines in ``store`` (receipts, flag claims) that name a line the chain holds as it stands."""
     return {seq: line for seq, line in store.get(key, {}).items() if seq < len(chain) and chain[seq].hash == line.prev}

@@ -57,8 +57,10 @@ class TimeControl:
         if name == "clock":
             match = _CLOCK.fullmatch(value)
             if match is None or int(match[1]) > MAX_BASE_S or int(match[2]) > MAX_INCREMENT_S:
-                raise ValueError(f"clock:{value} is no time control (BASE+INCREMENT seconds: a base from 1 to "
-                                 f"{MAX_BASE_S}, an increment from 0 to {MAX_INCREMENT_S})")
+                raise ValueError(
+                    f"clock:{value} is no time control (BASE+INCREMENT seconds: a base from 1 to "
+                    f"{MAX_BASE_S}, an increment from 0 to {MAX_INCREMENT_S})"
+                )
             return cls(base_ms=int(match[1]) * 1000, increment_ms=int(match[2]) * 1000)
         if name == "days":
             if _DAYS.fullmatch(value) is None or int(value) > MAX_DAYS:
@@ -69,8 +71,11 @@ class TimeControl:
     @classmethod
     def of_terms(cls, terms: str | None) -> TimeControl | None:
         """The control an offer's ``terms=`` names (``None``: untimed); ``ValueError`` for one it cannot name."""
-        found = [cls.from_term(name, value) for name, _, value in (item.partition(":") for item in (terms or "").split(","))
-                 if name in ("clock", "days")]
+        found = [
+            cls.from_term(name, value)
+            for name, _, value in (item.partition(":") for item in (terms or "").split(","))
+            if name in ("clock", "days")
+        ]
         if len(found) > 1:
             raise ValueError("an offer names one time control: clock: or days:, not both")
         return found[0] if found else None
@@ -99,8 +104,10 @@ class TimeControl:
         else:
             base_s = int(minutes) * 60 + int(seconds or 0)
         if not 1 <= base_s <= MAX_BASE_S or int(increment) > MAX_INCREMENT_S:
-            raise ValueError(f"{text!r}: a base from 1 s to {MAX_BASE_S // 60} minutes and an increment of at most "
-                             f"{MAX_INCREMENT_S} s")
+            raise ValueError(
+                f"{text!r}: a base from 1 s to {MAX_BASE_S // 60} minutes and an increment of at most "
+                f"{MAX_INCREMENT_S} s"
+            )
         return cls(base_ms=base_s * 1000, increment_ms=int(increment) * 1000)
 
     @classmethod
@@ -136,8 +143,10 @@ class TimeControl:
         more (too late: the game is to be aborted)."""
         _check_think(think_ms)
         if think_ms >= self.first_move_ms:
-            raise ValueError(f"too late for a first move: think={think_ms} is not within the {self.first_move_ms} ms "
-                             f"a first move has")
+            raise ValueError(
+                f"too late for a first move: think={think_ms} is not within the {self.first_move_ms} ms "
+                f"a first move has"
+            )
         return self.start_ms
 
     def after(self, remaining_ms: int, think_ms: int) -> int:
@@ -254,7 +263,10 @@ def time_used(answers: list[Answer], players: tuple[str, ...]) -> dict[str, Time
     for answer in answers:
         before = totals[answer.player]
         unexplained = answer.unexplained
-        totals[answer.player] = TimeUsed(before.used + answer.think, before.unexplained + (unexplained or 0),
-                                         before.moves + 1, before.measured + (unexplained is not None))
+        totals[answer.player] = TimeUsed(
+            before.used + answer.think,
+            before.unexplained + (unexplained or 0),
+            before.moves + 1,
+            before.measured + (unexplained is not None),
+        )
     return totals
-

@@ -54,4 +54,3 @@ class LocalProtocolError(ValueError):
     def __init__(self, message: str, *, reason: str | None = None) -> None:
         super().__init__(message)
         self.reason = message if reason is None else reason
-

@@ -16,6 +16,7 @@ from protocol.errors import CODES
 from protocol.keys import PublicKey
 from protocol.messages import Message
 
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """How a game ended, the same for every receiver.
@@ -296,10 +297,29 @@ class ResyncNeeded:
     """
 
 
-Event = (LineApplied | OfferReceived | JoinRequested | GuestAccepted | GameStarted | MoveApplied | EndProposed
-         | ProposalWithdrawn | EndDeclined | ChatReceived | PresenceChanged | GameOver | Superseded | LineRejected
-         | EquivocationDetected | ConfirmationReceived | ResyncNeeded | ClaimVoided | RematchAsked | TakebackAsked
-         | MovesTakenBack)
+Event = (
+    LineApplied
+    | OfferReceived
+    | JoinRequested
+    | GuestAccepted
+    | GameStarted
+    | MoveApplied
+    | EndProposed
+    | ProposalWithdrawn
+    | EndDeclined
+    | ChatReceived
+    | PresenceChanged
+    | GameOver
+    | Superseded
+    | LineRejected
+    | EquivocationDetected
+    | ConfirmationReceived
+    | ResyncNeeded
+    | ClaimVoided
+    | RematchAsked
+    | TakebackAsked
+    | MovesTakenBack
+)
 
 
 @dataclass(frozen=True, slots=True)

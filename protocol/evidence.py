@@ -21,8 +21,8 @@ keeps and weighs what was signed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from protocol.domain import Code, MessageType
 from protocol.errors import RemoteProtocolError
@@ -81,8 +81,9 @@ class Evidence:
 
     def final(self, message: Message) -> bool:
         """Whether ``message`` is a line after which its signer never signs another main-chain line."""
-        return message.type in FINAL and not (self.witnessed and message.type is MessageType.TIMEOUT
-                                               and message.now is not None)
+        return message.type in FINAL and not (
+            self.witnessed and message.type is MessageType.TIMEOUT and message.now is not None
+        )
 
     # -- what a key signed ------------------------------------------------------------------
     def seen(self, key: PublicKey, slot: str) -> Message | None:
@@ -117,7 +118,7 @@ class Evidence:
         if message.type in NUMBERED_APART:
             return
         last = self._last.get(key)
-        if last is None or message.seq > last.seq or message.seq == last.seq and message.hash < last.hash:
+        if last is None or message.seq > last.seq or (message.seq == last.seq and message.hash < last.hash):
             self._last[key] = message
         if self.final(message):
             finals = self._finals.setdefault(key, [])

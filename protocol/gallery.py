@@ -67,8 +67,9 @@ class Gallery:
         if held is not None:
             if held.line == message.line:
                 return None
-            raise RemoteProtocolError(Code.WRONG_SEAT, f"talk {message.seq} of {message.signer.fingerprint} is "
-                                                       "already taken")
+            raise RemoteProtocolError(
+                Code.WRONG_SEAT, f"talk {message.seq} of {message.signer.fingerprint} is already taken"
+            )
         lines[message.seq] = message
         self._order.append(message)
         self._known.add(message.line)
@@ -86,8 +87,7 @@ class Gallery:
         seq = max(lines, default=0) + 1
         if seq > MAX_TALK_LINES:
             raise LocalProtocolError(f"you have said {MAX_TALK_LINES} things in this game: no more may be said")
-        line = encode(MessageType.TALK, [("game", self.game_id), ("seq", str(seq)), ("text", encoded)],
-                      identity)
+        line = encode(MessageType.TALK, [("game", self.game_id), ("seq", str(seq)), ("text", encoded)], identity)
         event = self.receive(line)
         assert event is not None
         return self._order[-1]

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import contextlib
 from collections import deque
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from olixono.common import Board, EndReason, GameKind, InvalidMoveError, Outcome
 from olixono.games import new_board
@@ -50,13 +51,13 @@ from protocol.events import (
     GuestAccepted,
     JoinRequested,
     LineApplied,
-    RematchAsked,
     LineRejected,
     MoveApplied,
     MovesTakenBack,
     OfferReceived,
     PresenceChanged,
     ProposalWithdrawn,
+    RematchAsked,
     Result,
     ResyncNeeded,
     Superseded,
@@ -65,9 +66,6 @@ from protocol.events import (
 from protocol.evidence import Evidence, ForfeitPoint
 from protocol.keys import Identity, PublicKey
 from protocol.messages import VERSION, Message, consents, decode, line_hash
-from protocol.seating import Seated, Seating
-from protocol.waiting import WaitingRoom
-from protocol.witness import Witnesses
 from protocol.rules import (
     CONFIRMED,
     DISPUTED,
@@ -76,22 +74,25 @@ from protocol.rules import (
     MAX_CHAIN,
     MAX_JOINS,
     MAX_SUPERSEDED,
-    Phase,
     REMARKS,
     RULES,
     SIDE_LINES,
-    Sender,
     UNSEEN,
-    begins_turn,
-    clocked,
-    refused_on_sight,
+    Phase,
+    Sender,
     State,
+    begins_turn,
     check_terms,
-    first_move_free,
+    clocked,
     commitment,
+    first_move_free,
     host_moves_first,
+    refused_on_sight,
     witnesses_of,
 )
+from protocol.seating import Seated, Seating
+from protocol.waiting import WaitingRoom
+from protocol.witness import Witnesses
 
 
 class Receiver:
@@ -125,15 +126,21 @@ class Receiver:
         self._void: dict[str, Message] = {}  # claimants' timeouts the witnesses void (early, or after the answer)
         self._superseded: dict[str, Message] = {}
         self._chats: dict[PublicKey, tuple[int, str]] = {}  # each seated key's chat head: (seq, hash)
-        self._rematches: dict[PublicKey, Message] = {}  # each player's rematch line (one a player), once the game is over
+        self._rematches: dict[
+            PublicKey, Message
+        ] = {}  # each player's rematch line (one a player), once the game is over
         self._takebacks: dict[PublicKey, Message] = {}  # each player's latest takeback line, by the head it names
         self._undone: dict[str, list[Any]] = {}  # the moves each undo on the chain took back, by its hash, last first
         self._presence: dict[PublicKey, tuple[int, bool]] = {}  # each seated key's latest presence: (seq, here)
-        self._relay_runners: set[PublicKey] = set()  # the seated keys that said a relay of the game runs in their program
+        self._relay_runners: set[PublicKey] = (
+            set()
+        )  # the seated keys that said a relay of the game runs in their program
         self._confirms: dict[PublicKey, dict[int, Message]] = {}  # each seated key's confirmations, by number
         self._forfeited_at: int | None = None  # where the forfeit the state holds cut the record, if any
         self._released: list[str] = []  # tokens to release besides those a judged line gives (a seat made elsewhere)
-        self._again: list[Message] = []  # refused lines to judge again (early claims, once the claimant's receipts grow)
+        self._again: list[
+            Message
+        ] = []  # refused lines to judge again (early claims, once the claimant's receipts grow)
         self._forfeit_base = self._state  # the state before that forfeit
         self._known: set[str] = set()  # every line applied, joined or set aside
         self._waiting = WaitingRoom(self._seated)
@@ -199,8 +206,12 @@ class Receiver:
         comes after its claim, and a claim after the receipts that show the other's clock), then the players'
         confirmations (the host's, then the guest's, each by number: they never change the game, so every receiver
         lists them alike): what ``olixono verify`` checks."""
-        confirms = [self._confirms[key][n].line for key in (self._host, self._state.guest)
-                    if key is not None and key in self._confirms for n in sorted(self._confirms[key])]
+        confirms = [
+            self._confirms[key][n].line
+            for key in (self._host, self._state.guest)
+            if key is not None and key in self._confirms
+            for n in sorted(self._confirms[key])
+        ]
         beside: dict[int, list[str]] = {}
         for kept in (self._claims.receipts_of, self._claims.flags_of):
             for key in self._seated_keys():
@@ -272,7 +283,7 @@ class Receiver:
             if line.type is MessageType.MOVE:
                 moves.append(line)
             elif line.type is MessageType.UNDO:
-                del moves[len(moves) - line.plies:]
+                del moves[len(moves) - line.plies :]
         return moves
 
     # -- receipts and claims (:mod:`protocol.claims`) --------------------------------------------
@@ -328,8 +339,14 @@ class Receiver:
         """:attr:`late_move` and the flag claim it came after."""
         head = self._chain[-1] if self._chain else None
         me = self.identity.public if self.identity is not None else None
-        if me is None or head is None or not clocked(head) or head.signer == me \
-                or self._forfeited_at is not None or self._evidence.signed(me, head.slot):
+        if (
+            me is None
+            or head is None
+            or not clocked(head)
+            or head.signer == me
+            or self._forfeited_at is not None
+            or self._evidence.signed(me, head.slot)
+        ):
             return None
         if MessageType.CONFIRM in self._evidence.said(me, head.seq):
             return None
@@ -366,8 +383,11 @@ class Receiver:
             return remaining
         player = self._board.PLAYERS[state.turn]
         moves = [line.seq for line in self._chain if clocked(line)]
-        unexplained = sum(answer.unexplained or 0 for ply, (seq, answer) in enumerate(zip(moves, self.answers()))
-                          if seq < began + 1 and answer.player == player and self._charged(ply))
+        unexplained = sum(
+            answer.unexplained or 0
+            for ply, (seq, answer) in enumerate(zip(moves, self.answers()))
+            if seq < began + 1 and answer.player == player and self._charged(ply)
+        )
         return max(0, remaining - unexplained)
 
     def answers(self) -> list[Answer]:
@@ -375,8 +395,9 @@ class Receiver:
         untimed game. The same for every receiver with the same lines."""
         if self.clock is None or self._state.seats is None or self._host is None or self._state.guest is None:
             return []
-        return self._claims.answers(self._chain, (self._host, self._state.guest), self.player_of,
-                                    self._evidence.doubled)
+        return self._claims.answers(
+            self._chain, (self._host, self._state.guest), self.player_of, self._evidence.doubled
+        )
 
     def time_used(self) -> dict[str, TimeUsed]:
         """Each player's thinking and unexplained time so far (:func:`protocol.clock.time_used`); empty untimed."""
@@ -409,8 +430,11 @@ class Receiver:
     def proofs(self) -> tuple[EquivocationDetected, ...]:
         """The proofs of the keys that hold a seat, or may (a guest one of the host's accepts names); a stranger's
         are reported as they come (:class:`~protocol.events.EquivocationDetected`), never kept against the game."""
-        return tuple(proof for proof in self._evidence.proofs
-                     if self.role_of(proof.key) is not None or self._seating.evident(proof.key))
+        return tuple(
+            proof
+            for proof in self._evidence.proofs
+            if self.role_of(proof.key) is not None or self._seating.evident(proof.key)
+        )
 
     @property
     def seated_proofs(self) -> tuple[EquivocationDetected, ...]:
@@ -441,9 +465,13 @@ class Receiver:
         without a seat decides nothing: its proofs are reported as they come."""
         lines = list(self.transcript)
         held = set(lines)
-        for line in [*(line for proof in self.seated_proofs for line in (proof.first, proof.second)), *self.displaced,
-                     *self.seating_lines(), *(timeout.line for timeout in self._void.values()),
-                     *(line.line for line in self._witnesses.conflicts())]:
+        for line in [
+            *(line for proof in self.seated_proofs for line in (proof.first, proof.second)),
+            *self.displaced,
+            *self.seating_lines(),
+            *(timeout.line for timeout in self._void.values()),
+            *(line.line for line in self._witnesses.conflicts()),
+        ]:
             if line not in held:
                 held.add(line)
                 lines.append(line)
@@ -477,8 +505,12 @@ class Receiver:
         if self._forfeited_at is None or result is None or result.by is None or result.slot is None:
             return None
         at, equivocator = result.slot, result.by
-        candidates = {line for proof in self._evidence.proofs_of(equivocator) if proof.point == at
-                      for line in (proof.first, proof.second)}
+        candidates = {
+            line
+            for proof in self._evidence.proofs_of(equivocator)
+            if proof.point == at
+            for line in (proof.first, proof.second)
+        }
         opponent = result.winner_key
         answer = self._evidence.seen(opponent, str(at + 1)) if opponent is not None else None
         if answer is None:
@@ -514,8 +546,9 @@ class Receiver:
     def confirmed_by(self) -> frozenset[PublicKey]:
         """The seated keys whose latest confirmation names this receiver's ending (the test vectors name them:
         ``protocol/vectors``)."""
-        return frozenset(key for key in self._confirms if self.role_of(key) is not None
-                         and self.confirmation(key) == CONFIRMED)
+        return frozenset(
+            key for key in self._confirms if self.role_of(key) is not None and self.confirmation(key) == CONFIRMED
+        )
 
     def confirmed_ending(self, key: PublicKey) -> tuple[int, str] | None:
         """The final sequence number and result code that ``key``'s latest confirmation names, if any."""
@@ -586,7 +619,8 @@ class Receiver:
         if rank is None:
             allowed = ", ".join(ranks) or "nothing"
             raise RemoteProtocolError(
-                Code.WRONG_SEAT, f"{sender.value} may send {allowed} while the game is {state.phase.value}, not {message.type}"
+                Code.WRONG_SEAT,
+                f"{sender.value} may send {allowed} while the game is {state.phase.value}, not {message.type}",
             )
         return rank, self._guard(message, state, sender) if guard else None
 
@@ -595,8 +629,9 @@ class Receiver:
         kind = message.type
         if kind == MessageType.MOVE:
             move = self._check_move(message.move)
-            self._claims.check_move(message, state.clocks[state.turn] if state.clocks is not None else None,
-                                    self._free_first(state))
+            self._claims.check_move(
+                message, state.clocks[state.turn] if state.clocks is not None else None, self._free_first(state)
+            )
             return move
         if kind == MessageType.UNDO:
             self._check_undo(message, state)
@@ -604,20 +639,30 @@ class Receiver:
         mine = state.turn if sender is Sender.ACTOR else 1 - state.turn
         if kind == MessageType.TIMEOUT:
             began = self._turn_began(message.seq)
-            self._claims.check_timeout(message, sender is Sender.ACTOR,
-                                       self._claim_remaining(state, began.seq if began is not None else 0),
-                                       self._free_first(state))
+            self._claims.check_timeout(
+                message,
+                sender is Sender.ACTOR,
+                self._claim_remaining(state, began.seq if began is not None else 0),
+                self._free_first(state),
+            )
         elif kind == MessageType.REVEAL:
             if commitment(message.secret) != self._chain[1].commit:
                 raise RemoteProtocolError(Code.BAD_REVEAL, "SHA-256 of secret= is not the join's commit=")
         elif kind == MessageType.ABORT and state.phase is Phase.PLAYING:
             if state.moves > 0:  # the actor at ply 0 is the first seat: the better one, which an abort gives up
-                raise RemoteProtocolError(Code.WRONG_SEAT, "after the coin flip only the first player may abort, before "
-                                                        "their first move (the second may resign)")
+                raise RemoteProtocolError(
+                    Code.WRONG_SEAT,
+                    "after the coin flip only the first player may abort, before "
+                    "their first move (the second may resign)",
+                )
         elif kind in REMARKS and kind in state.remarks:
             raise RemoteProtocolError(Code.WRONG_SEAT, f"{kind} is allowed once a turn")
         if kind == MessageType.PROPOSE and state.proposal is not None:
-            why = "a proposal of theirs is open" if state.proposal == mine else "the other player's proposal is open: agree"
+            why = (
+                "a proposal of theirs is open"
+                if state.proposal == mine
+                else "the other player's proposal is open: agree"
+            )
             raise RemoteProtocolError(Code.WRONG_SEAT, f"cannot propose: {why}")
         if kind == MessageType.WITHDRAW and state.proposal != mine:
             raise RemoteProtocolError(Code.WRONG_SEAT, "withdraw takes back one's own open proposal, and none is open")
@@ -632,20 +677,27 @@ class Receiver:
         board, plies = self._board, message.plies
         assert board is not None and state.seats is not None
         if plies == 0:
-            raise RemoteProtocolError(Code.BAD_FIELD, "an undo takes back 1 or 2 moves (plies=0 is a takeback line's refusal)")
+            raise RemoteProtocolError(
+                Code.BAD_FIELD, "an undo takes back 1 or 2 moves (plies=0 is a takeback line's refusal)"
+            )
         if len(board.move_stack) - plies < 2:
             raise RemoteProtocolError(Code.WRONG_SEAT, "each player's first move stays: no undo takes it back")
         if plies == 2 and MessageType.UNDO in state.remarks:
             raise RemoteProtocolError(Code.WRONG_SEAT, "an undo of two moves is allowed once a turn")
         waiter = state.seats[1 - state.turn]
         if not consents(message, waiter):
-            raise RemoteProtocolError(Code.BAD_SIGNATURE, f"consent= is not {waiter.fingerprint}'s signature of a "
-                                                          f"takeback of {plies} naming seq {message.seq - 1}")
+            raise RemoteProtocolError(
+                Code.BAD_SIGNATURE,
+                f"consent= is not {waiter.fingerprint}'s signature of a "
+                f"takeback of {plies} naming seq {message.seq - 1}",
+            )
         if plies == 1:
             self._claims.check_move(message, state.clocks[state.turn] if state.clocks is not None else None)
         elif message.get("think") is not None or message.get("left") is not None:
-            raise RemoteProtocolError(Code.BAD_CLOCK, "an undo of two moves leaves the turn, and its clock, where it "
-                                                      "is: it carries no think= or left=")
+            raise RemoteProtocolError(
+                Code.BAD_CLOCK,
+                "an undo of two moves leaves the turn, and its clock, where it is: it carries no think= or left=",
+            )
 
     def _check_move(self, text: str) -> object:
         """The legal move ``text`` spells in canonical form, or :class:`RemoteProtocolError`."""
@@ -725,8 +777,9 @@ class Receiver:
         if message.type is MessageType.OFFER:
             return self._offer(message, events)
         if message.type is MessageType.TALK:  # a watcher's: the gallery's (protocol.gallery), never the record's
-            raise RemoteProtocolError(Code.WRONG_SEAT, "a watcher's talk is no line of the game's record: it is kept "
-                                                       "beside it")
+            raise RemoteProtocolError(
+                Code.WRONG_SEAT, "a watcher's talk is no line of the game's record: it is kept beside it"
+            )
         if self.game_id is not None and message.game != self.game_id:
             raise RemoteProtocolError(Code.WRONG_GAME, f"for game {message.game}, not {self.game_id}")
         problem = refused_on_sight(message)  # (what no receiver holds as its signer's word, whatever else it holds)
@@ -759,16 +812,24 @@ class Receiver:
         if message.seq > n or (message.seq == n and message.prev != head.hash):
             if message.prev == head.hash:
                 raise RemoteProtocolError(Code.BROKEN_LINK, f"prev= is the hash of seq {n - 1}, so seq= is {n}")
-            reopened = head.type is MessageType.CLAIM  # the guest's reveal may yet replace it: its children may come first
+            reopened = (
+                head.type is MessageType.CLAIM
+            )  # the guest's reveal may yet replace it: its children may come first
             if message.seq == n and not (reopened or self.over):
                 raise RemoteProtocolError(Code.BROKEN_LINK, f"prev= is not the hash of seq {n - 1}")
             return self._keep(message, message.prev)
-        if message.type is MessageType.TIMEOUT and None not in (message.sent, message.flagged, message.now) \
-                and message.seq <= n:
+        if (
+            message.type is MessageType.TIMEOUT
+            and None not in (message.sent, message.flagged, message.now)
+            and message.seq <= n
+        ):
             state = self._before[message.seq] if message.seq < n else self._state
             began = self._turn_began(message.seq)
-            if self._sender(message.signer, state) is Sender.WAITER and began is not None \
-                    and not self._claims.claimed(message, began):
+            if (
+                self._sender(message.signer, state) is Sender.WAITER
+                and began is not None
+                and not self._claims.claimed(message, began)
+            ):
                 return self._keep(message, _flag_token(message.signer, began.hash))  # the claim it closes first
             if message.hash in self._void or self._witnessed_claim(message) is False:
                 self._void_claim(message, events)
@@ -807,8 +868,10 @@ class Receiver:
                 if waiting.type is MessageType.REVEAL:
                     self._seating.reveal(waiting)
         if peer is not None:  # its lines so far, into its history: its joins, and the lines waiting
-            for seen in [*self._seating.joins_of(peer),
-                         *(line for line in self._waiting.lines_of(peer) if line.type not in SIDE_LINES)]:
+            for seen in [
+                *self._seating.joins_of(peer),
+                *(line for line in self._waiting.lines_of(peer) if line.type not in SIDE_LINES),
+            ]:
                 self._equivocates(seen, events)
             self._released.append(f"seat {peer.text}")  # its confirmations are kept from now on
             self._reclassify(events)  # its lines may have been refused while another guest sat: the game again
@@ -894,8 +957,9 @@ class Receiver:
     def _canonical_seating(self) -> Seated | None:
         """Whom a host that signed more than one line for its seating seated (:meth:`protocol.seating.Seating.canonical`:
         a guest that revealed first, one whose own record of its seating is clean before the rest)."""
-        return self._seating.canonical(self._placed_join(), self._clean,
-                                       lambda key, reveal: self._first_move(key, reveal) is not None)
+        return self._seating.canonical(
+            self._placed_join(), self._clean, lambda key, reveal: self._first_move(key, reveal) is not None
+        )
 
     def _placed_join(self) -> Message | None:
         return self._chain[1] if len(self._chain) > 1 else None
@@ -912,8 +976,12 @@ class Receiver:
         if self._host is None or not self._host_seating_proof():
             return ()
         lines = [line.line for line in self._seating.lines(self._placed_join(), self._first_move)]
-        lines += [line for proof in self.proofs if proof.key != self._host and proof.point is not None
-                  and proof.point <= 3 for line in (proof.first, proof.second)]
+        lines += [
+            line
+            for proof in self.proofs
+            if proof.key != self._host and proof.point is not None and proof.point <= 3
+            for line in (proof.first, proof.second)
+        ]
         return tuple(lines)
 
     def _clean(self, key: PublicKey) -> bool:
@@ -924,7 +992,8 @@ class Receiver:
         """The lowest cut of a seated key's proof (:meth:`_cut_point`), who has one there, and where their lines are
         (the lowest such slot)."""
         return self._evidence.forfeit_point(
-            lambda key, point: self._cut_point(key, point) if self.role_of(key) is not None else None)
+            lambda key, point: self._cut_point(key, point) if self.role_of(key) is not None else None
+        )
 
     def _settle(self, events: list[Event]) -> None:
         """Apply the forfeit rule once the lines before its point are in: the same state in every order of arrival.
@@ -937,8 +1006,12 @@ class Receiver:
             return
         cut, keys, slot = point.cut, point.keys, point.slot
         seated = self._canonical_seating() if cut == 3 and self._host in keys and self._host_seating_proof() else None
-        if seated is not None and seated.join is not None and seated.accept is not None and (
-                len(self._chain) < 3 or self._chain[2].hash != seated.accept.hash):
+        if (
+            seated is not None
+            and seated.join is not None
+            and seated.accept is not None
+            and (len(self._chain) < 3 or self._chain[2].hash != seated.accept.hash)
+        ):
             self._reseat(seated.join, seated.accept, events)  # the host's own canonical accept, whatever came first
             point = self._forfeit_point()  # the guest may be another one now
             assert point is not None
@@ -1001,8 +1074,11 @@ class Receiver:
         """A guest the host's canonical accept no longer seats: what it applied beside the chain (its chat, its
         presence) is taken back, its chat lines waiting again for its seat (it stays evident: it may be seated again
         as more lines come)."""
-        mine = [line for line in self._transcript
-                if line.startswith(_CHAT_PREFIX) and decode(line, verify=False).signer == guest]
+        mine = [
+            line
+            for line in self._transcript
+            if line.startswith(_CHAT_PREFIX) and decode(line, verify=False).signer == guest
+        ]
         for line in mine:
             self._transcript.remove(line)
             self._known.discard(line)
@@ -1019,8 +1095,14 @@ class Receiver:
         if state.seats is not None:
             assert self._board is not None
             mine = 0 if key == state.seats[0] else 1
-            return Result(ResultReason.EQUIVOCATION, self._board.PLAYERS[1 - mine], state.seats[1 - mine], key,
-                          self._board.PLAYERS[mine], slot=slot)
+            return Result(
+                ResultReason.EQUIVOCATION,
+                self._board.PLAYERS[1 - mine],
+                state.seats[1 - mine],
+                key,
+                self._board.PLAYERS[mine],
+                slot=slot,
+            )
         if key == self._host:
             if state.phase is Phase.ACCEPTED and state.guest is not None:
                 return Result(ResultReason.EQUIVOCATION, GUEST, state.guest, key, HOST, slot=slot)
@@ -1067,7 +1149,9 @@ class Receiver:
             raise RemoteProtocolError(Code.BROKEN_LINK, "prev= of a join is the hash of the offer")
         self._seating.remember_join(message)  # whatever else it meets: the host may have accepted it
         if self._seating.evident(message.signer) or message.signer == self._state.guest:
-            self._equivocates(message, events)  # any other line of its for seq 1 (a second join too), whatever the phase
+            self._equivocates(
+                message, events
+            )  # any other line of its for seq 1 (a second join too), whatever the phase
         state = self._state
         if state.phase is not Phase.OFFERED:
             if state.phase is Phase.OVER and len(self._chain) < 3:
@@ -1135,10 +1219,17 @@ class Receiver:
             clocks = (left, clocks[1]) if state.turn == 0 else (clocks[0], left)
         outcome = board.outcome()
         if outcome is None:  # the common case, built directly (NamedTuple._replace is slow)
-            return State(Phase.PLAYING, state.guest, state.seats, 1 - state.turn, state.moves + 1, state.proposal,
-                         clocks=clocks)
-        return state._replace(turn=1 - state.turn, moves=state.moves + 1, remarks=frozenset(), phase=Phase.OVER,
-                              result=self._ruled(outcome, state.seats, None), clocks=clocks)
+            return State(
+                Phase.PLAYING, state.guest, state.seats, 1 - state.turn, state.moves + 1, state.proposal, clocks=clocks
+            )
+        return state._replace(
+            turn=1 - state.turn,
+            moves=state.moves + 1,
+            remarks=frozenset(),
+            phase=Phase.OVER,
+            result=self._ruled(outcome, state.seats, None),
+            clocks=clocks,
+        )
 
     def _taken_back(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
         """An undo: the board as it was before the last ``plies`` moves. Of one, the turn goes to the player whose move
@@ -1148,8 +1239,11 @@ class Receiver:
         assert board is not None
         popped = [board.pop() for _ in range(plies)]
         self._undone[message.hash] = popped
-        events.append(MovesTakenBack(message.seq, board.PLAYERS[state.turn], plies,
-                                     tuple(move.text() for move in popped if move is not None)))
+        events.append(
+            MovesTakenBack(
+                message.seq, board.PLAYERS[state.turn], plies, tuple(move.text() for move in popped if move is not None)
+            )
+        )
         if plies == 2:
             return state._replace(remarks=state.remarks | {MessageType.UNDO})
         clocks = state.clocks
@@ -1190,8 +1284,9 @@ class Receiver:
         assert state.seats is not None
         mine, player, other = self._players(state, message)
         if mine == state.turn:
-            result = Result(ResultReason.TIME, other, state.seats[1 - mine], message.signer, player,
-                            detail=f"{player} conceded")
+            result = Result(
+                ResultReason.TIME, other, state.seats[1 - mine], message.signer, player, detail=f"{player} conceded"
+            )
         else:
             result = self._claim_result(state, message)
         return state._replace(phase=Phase.OVER, result=result, proposal=None)
@@ -1202,9 +1297,15 @@ class Receiver:
         assert state.seats is not None and self._board is not None
         mine, player, other = self._players(state, timeout)
         board = self._board
-        return self._claims.verdict(timeout, player, other, state.seats[1 - mine],
-                                    lambda: time_used(self.answers(), board.PLAYERS),
-                                    witnessed=self._witnessed_claim(timeout) is True, first=self._free_first(state))
+        return self._claims.verdict(
+            timeout,
+            player,
+            other,
+            state.seats[1 - mine],
+            lambda: time_used(self.answers(), board.PLAYERS),
+            witnessed=self._witnessed_claim(timeout) is True,
+            first=self._free_first(state),
+        )
 
     def _claim_verdict(self, events: list[Event]) -> None:
         """Decide a claimant's timeout again once more lines are in (a receipt, an answer the timeout set aside): its
@@ -1272,7 +1373,11 @@ class Receiver:
         assert self._host is not None
         for waiting in self._waiting.drop_others((guest, self._host, *self._seating.evident_keys())):
             self._waiting.mark_dropped()  # an accept may yet name its key: the game again when one does
-            events.append(LineRejected(Code.WRONG_SIGNER, f"{waiting.signer.fingerprint} is not a player here", waiting.line[:200]))
+            events.append(
+                LineRejected(
+                    Code.WRONG_SIGNER, f"{waiting.signer.fingerprint} is not a player here", waiting.line[:200]
+                )
+            )
         for waiting in self._waiting.lines_of(guest):  # seen before the seat was known: into the guest's history now
             if waiting.type not in SIDE_LINES:
                 self._equivocates(waiting, events)
@@ -1287,7 +1392,9 @@ class Receiver:
         if earlier is not None and earlier.line != message.line:
             self._proof(earlier, message, events)
             return []
-        self._evidence.note(message)  # kept at first sight, placed or not: which proofs exist does not depend on the order
+        self._evidence.note(
+            message
+        )  # kept at first sight, placed or not: which proofs exist does not depend on the order
         seq, head = self._chats.get(key, (0, self._chain[0].hash))
         if message.seq > seq + 1:
             return self._keep(message, message.prev)
@@ -1338,8 +1445,9 @@ class Receiver:
         if not isinstance(receipted, Message):
             return receipted
         if not begins_turn(receipted) or receipted.signer == key:
-            raise RemoteProtocolError(Code.WRONG_SEAT, "a receipt is of the other player's move (or undo of one), or "
-                                                       "the host's of the reveal")
+            raise RemoteProtocolError(
+                Code.WRONG_SEAT, "a receipt is of the other player's move (or undo of one), or the host's of the reveal"
+            )
         return self._by_line(message, events)
 
     def _acknowledge(self, message: Message, events: list[Event]) -> None:
@@ -1374,7 +1482,9 @@ class Receiver:
             return []
         self._remember(message)  # applied, so that a journal keeps it
         events.append(LineApplied(message))
-        if message.type is MessageType.RECEIPT:  # the claimant's watch of the other's clock grew: its early claims again
+        if (
+            message.type is MessageType.RECEIPT
+        ):  # the claimant's watch of the other's clock grew: its early claims again
             self._again.extend(self._claims.take_early(message.signer))
         return [message.hash] if kept else []
 
@@ -1421,8 +1531,9 @@ class Receiver:
         else:  # the head: the state after it (before a forfeit that cut the record there, in every order)
             after = self._forfeit_base if self._forfeited_at is not None else self._state
         if not begins_turn(began) or after.phase is not Phase.PLAYING:
-            raise RemoteProtocolError(Code.WRONG_SEAT, "a flag claim names the move or reveal that began a turn of the "
-                                                       "game")
+            raise RemoteProtocolError(
+                Code.WRONG_SEAT, "a flag claim names the move or reveal that began a turn of the game"
+            )
         assert after.seats is not None
         if message.signer.raw == after.seats[after.turn].raw:
             raise RemoteProtocolError(Code.WRONG_SEAT, "a flag claim is against the player to move, by the other")
@@ -1469,8 +1580,9 @@ class Receiver:
         after the line that began the turn it claims."""
         chain = self._chain
         follows = [(line.prev, line.hash) for line in chain[1:]]
-        follows += [(flag.prev, flag.hash) for key in self._seated_keys()
-                    for flag in self._claims.flags_of(key, chain).values()]
+        follows += [
+            (flag.prev, flag.hash) for key in self._seated_keys() for flag in self._claims.flags_of(key, chain).values()
+        ]
         self._witnesses.check(follows)
 
     def _witnessed_claim(self, timeout: Message) -> bool | None:
@@ -1512,7 +1624,7 @@ class Receiver:
         if self.clock is None or self.clock.days or state.seats is None:
             return remaining
         mover, start, beyond, ply = state.seats[state.turn], None, 0, 0
-        for line in self._chain[:began + 1]:
+        for line in self._chain[: began + 1]:
             if clocked(line) and line.signer == mover and start is not None and self._charged(ply):
                 took = self._witnesses.duration(start.hash, line.hash)
                 if took is not None:
@@ -1527,8 +1639,13 @@ class Receiver:
         """Void a claimant's timeout at the head that the witnesses void, putting back the other's lines it set aside;
         and put back one they voided that they no longer do (a witness proven to lie since)."""
         head = self._chain[-1] if self._chain else None
-        if head is not None and head.type is MessageType.TIMEOUT and head.now is not None \
-                and self._forfeited_at is None and self._witnessed_claim(head) is False:
+        if (
+            head is not None
+            and head.type is MessageType.TIMEOUT
+            and head.now is not None
+            and self._forfeited_at is None
+            and self._witnessed_claim(head) is False
+        ):
             self._unplace()
             self._void_claim(head, events)
         for timeout in list(self._void.values()):
@@ -1545,8 +1662,10 @@ class Receiver:
         events.append(ClaimVoided(timeout))
         self._waiting.mark_dropped()  # the claimant's lines after it were refused as after the end: the game again
         self._reclassify(events)
-        again = sorted((line for line in self._superseded.values() if line.seq >= timeout.seq
-                        and line.signer != timeout.signer), key=lambda line: (line.seq, line.hash))
+        again = sorted(
+            (line for line in self._superseded.values() if line.seq >= timeout.seq and line.signer != timeout.signer),
+            key=lambda line: (line.seq, line.hash),
+        )
         for line in again:
             del self._superseded[line.hash]
             self._known.discard(line.line)
@@ -1605,8 +1724,9 @@ class Receiver:
         if not isinstance(named, Message):
             return named
         if not self.over or named is not self._chain[-1]:
-            raise RemoteProtocolError(Code.WRONG_SEAT, "a rematch is asked for once the game is over, naming its "
-                                                       "last line")
+            raise RemoteProtocolError(
+                Code.WRONG_SEAT, "a rematch is asked for once the game is over, naming its last line"
+            )
         earlier = self._rematches.get(key)
         if earlier is not None:
             if earlier.line == message.line:

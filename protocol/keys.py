@@ -30,22 +30,25 @@ FIELD_P = 2**255 - 19
 GROUP_L = 2**252 + 27742317777372353535851937790883648493
 """The field prime p and the order L of the Ed25519 base point."""
 
-SMALL_ORDER_ENCODINGS = frozenset(bytes.fromhex(text) for text in (
-    "0000000000000000000000000000000000000000000000000000000000000000",  # y = 0 (order 4)
-    "0000000000000000000000000000000000000000000000000000000000000080",
-    "0100000000000000000000000000000000000000000000000000000000000000",  # the identity
-    "0100000000000000000000000000000000000000000000000000000000000080",
-    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",  # order 8
-    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
-    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",  # order 8
-    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
-    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # y = p - 1 (order 2)
-    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-    "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # y = p (non-canonical 0)
-    "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-    "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # y = p + 1 (non-canonical 1)
-    "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-))
+SMALL_ORDER_ENCODINGS = frozenset(
+    bytes.fromhex(text)
+    for text in (
+        "0000000000000000000000000000000000000000000000000000000000000000",  # y = 0 (order 4)
+        "0000000000000000000000000000000000000000000000000000000000000080",
+        "0100000000000000000000000000000000000000000000000000000000000000",  # the identity
+        "0100000000000000000000000000000000000000000000000000000000000080",
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",  # order 8
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",  # order 8
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+        "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # y = p - 1 (order 2)
+        "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # y = p (non-canonical 0)
+        "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # y = p + 1 (non-canonical 1)
+        "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+    )
+)
 """Every 32-byte encoding of a point of order 1, 2, 4 or 8, canonical or not (libsodium's list, complete)."""
 
 _Y_MASK = (1 << 255) - 1
@@ -101,7 +104,7 @@ class PublicKey:
     Compares and hashes by its bytes; ``text`` is its wire form.
     """
 
-    __slots__ = ("raw", "text", "_key")
+    __slots__ = ("_key", "raw", "text")
 
     def __init__(self, raw: bytes) -> None:
         if len(raw) != KEY_BYTES:
@@ -133,7 +136,7 @@ class PublicKey:
         return fingerprint(self.raw)
 
     def __eq__(self, other: object) -> bool:
-        return other is self or isinstance(other, PublicKey) and other.raw == self.raw
+        return other is self or (isinstance(other, PublicKey) and other.raw == self.raw)
 
     def __hash__(self) -> int:
         return hash(self.raw)

@@ -16,8 +16,8 @@ import base64
 import bisect
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from olixono.common import GameKind
 from protocol.domain import Code, MessageType, Presence
@@ -79,17 +79,34 @@ _PATTERNS = {
     "consent": B64_64,
 }
 _VALUE = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
-_BINARY = {"game": GAME_ID_BYTES, "next": GAME_ID_BYTES, "prev": HASH_BYTES, "commit": HASH_BYTES, "nonce": TOKEN_BYTES,
-           "salt": TOKEN_BYTES, "secret": TOKEN_BYTES, "invite": KEY_BYTES, "guest": KEY_BYTES,
-           "consent": SIGNATURE_BYTES}
+_BINARY = {
+    "game": GAME_ID_BYTES,
+    "next": GAME_ID_BYTES,
+    "prev": HASH_BYTES,
+    "commit": HASH_BYTES,
+    "nonce": TOKEN_BYTES,
+    "salt": TOKEN_BYTES,
+    "secret": TOKEN_BYTES,
+    "invite": KEY_BYTES,
+    "guest": KEY_BYTES,
+    "consent": SIGNATURE_BYTES,
+}
 KEY_FIELDS = ("invite", "guest")
 """Fields whose value is a public key: decoded once into :attr:`Message.peer`."""
 
 _CHAIN = ("game", "seq", "prev")
 TALK_SLOT = "talk"
 """The topic level under a key that holds its talk lines, a watcher's (``…/<key>/talk/<n>``)."""
-NUMBERED_APART = frozenset({MessageType.CHAT, MessageType.CONFIRM, MessageType.RECEIPT, MessageType.FLAG,
-                            MessageType.WITNESS, MessageType.TAKEBACK})
+NUMBERED_APART = frozenset(
+    {
+        MessageType.CHAT,
+        MessageType.CONFIRM,
+        MessageType.RECEIPT,
+        MessageType.FLAG,
+        MessageType.WITNESS,
+        MessageType.TAKEBACK,
+    }
+)
 """Types whose lines sit beside the chain, each signer's numbered on its own (``chat-<n>``, ``confirm-<n>``,
 ``witness-<n>``; a receipt by the sequence number of the line it acknowledges, ``receipt-<n>``; a flag claim by the
 line that began the turn it claims, ``flag-<n>``; a takeback line by the chain's head it names, ``takeback-<n>``)."""
@@ -182,8 +199,10 @@ def game_id_problem(text: str) -> str | None:
     try:
         unb64(text, GAME_ID_BYTES)
     except ValueError:
-        return (f"{text!r} is not a game id: no id ends in {text[-1]!r} (a game id's last character is A, Q, g or w): "
-                "is there a typo?")
+        return (
+            f"{text!r} is not a game id: no id ends in {text[-1]!r} (a game id's last character is A, Q, g or w): "
+            "is there a typo?"
+        )
     return None
 
 
@@ -292,8 +311,15 @@ class Message:
     ``rematch``, or a watcher's ``talk/<n>`` (one topic level deeper: a player's subscription leaves it out)."""
 
     @classmethod
-    def make(cls, type_: MessageType | str, fields: tuple[tuple[str, str], ...], signer: PublicKey, line: str,
-             peer: PublicKey | None = None, raw: bytes | None = None) -> Message:
+    def make(
+        cls,
+        type_: MessageType | str,
+        fields: tuple[tuple[str, str], ...],
+        signer: PublicKey,
+        line: str,
+        peer: PublicKey | None = None,
+        raw: bytes | None = None,
+    ) -> Message:
         if not isinstance(type_, MessageType):
             type_ = MessageType(type_)
         digest = hashlib.sha256(line.encode("utf-8") if raw is None else raw).digest()

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from olixono.common import RULE_REASONS
 from protocol.clock import TimeControl
@@ -105,9 +106,17 @@ RULES: dict[Phase, dict[Sender, dict[str, int]]] = {
     Phase.OFFERED: {Sender.HOST: {MessageType.ACCEPT: 1, MessageType.ABORT: 1}, Sender.ANYONE: {MessageType.JOIN: 0}},
     Phase.ACCEPTED: {Sender.GUEST: {MessageType.REVEAL: 2, MessageType.ABORT: 2}, Sender.HOST: {MessageType.CLAIM: 1}},
     Phase.PLAYING: {
-        Sender.ACTOR: {MessageType.MOVE: 1, MessageType.PROPOSE: 1, MessageType.WITHDRAW: 1, MessageType.DECLINE: 1,
-                       MessageType.AGREE: 3, MessageType.RESIGN: 3, MessageType.TIMEOUT: 3, MessageType.ABORT: 1,
-                       MessageType.UNDO: 1},
+        Sender.ACTOR: {
+            MessageType.MOVE: 1,
+            MessageType.PROPOSE: 1,
+            MessageType.WITHDRAW: 1,
+            MessageType.DECLINE: 1,
+            MessageType.AGREE: 3,
+            MessageType.RESIGN: 3,
+            MessageType.TIMEOUT: 3,
+            MessageType.ABORT: 1,
+            MessageType.UNDO: 1,
+        },
         Sender.WAITER: {MessageType.RESIGN: 4, MessageType.TIMEOUT: 2},
     },
     Phase.OVER: {},
@@ -118,8 +127,19 @@ FINAL = frozenset({MessageType.AGREE, MessageType.RESIGN, MessageType.ABORT, Mes
 """Types after which their signer never signs another main-chain line: one that does has equivocated."""
 REMARKS = frozenset({MessageType.PROPOSE, MessageType.WITHDRAW, MessageType.DECLINE})
 """Main-chain lines that leave the turn with the actor (each at most once a turn)."""
-SIDE_LINES = frozenset({MessageType.OFFER, MessageType.JOIN, MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM,
-                        MessageType.RECEIPT, MessageType.FLAG, MessageType.REMATCH, MessageType.TAKEBACK})
+SIDE_LINES = frozenset(
+    {
+        MessageType.OFFER,
+        MessageType.JOIN,
+        MessageType.CHAT,
+        MessageType.PRESENCE,
+        MessageType.CONFIRM,
+        MessageType.RECEIPT,
+        MessageType.FLAG,
+        MessageType.REMATCH,
+        MessageType.TAKEBACK,
+    }
+)
 """Types that are not judged by the table of the main chain."""
 
 
@@ -168,8 +188,12 @@ def contradicts(said: Message, timeout: Message) -> bool:
     clock (whatever its origin, and whether or not it restarted between the two): the receipt contradicts the claim
     when it waited less. A receipt without ``sent`` (of the guest's first move, where a client left it out) measures nothing from
     that event and contradicts no claim."""
-    if timeout.type is not MessageType.TIMEOUT or said.signer != timeout.signer or acknowledged(said) != timeout.seq \
-            or said.prev == timeout.hash:
+    if (
+        timeout.type is not MessageType.TIMEOUT
+        or said.signer != timeout.signer
+        or acknowledged(said) != timeout.seq
+        or said.prev == timeout.hash
+    ):
         return False
     if said.type is MessageType.RECEIPT and (timeout.sent, timeout.flagged, timeout.now) != (None, None, None):
         had, claimed = waited(said), waited(timeout)  # had after the claim: a late move, which the claim disputes
@@ -210,7 +234,7 @@ def refused_on_sight(line: Message) -> RemoteProtocolError | None:
             return RemoteProtocolError(Code.BROKEN_LINK, "prev= of a join is the hash of the offer")
     if kind is MessageType.RECEIPT:
         sent, ack = line.sent, line.ack
-        if sent is not None and (sent > line.recv or ack is not None and sent > ack):
+        if sent is not None and (sent > line.recv or (ack is not None and sent > ack)):
             return RemoteProtocolError(Code.BAD_CLOCK, "sent= is after recv= or ack=: no line is had before it leaves")
     return None
 

@@ -27,9 +27,9 @@ The chain, the phase and the forfeit are the receiver's (:mod:`protocol.judge`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Callable, Mapping
 
 from protocol.domain import Code
 from protocol.errors import RemoteProtocolError
@@ -90,8 +90,10 @@ class Seating:
         if join.signer == self.host:
             return
         named = any(accept.prev == join.hash for accept in self._accepts.values())
-        if named or len(self._joins) < MAX_JOINS * MAX_JOINS_PER_KEY \
-                and sum(kept.signer == join.signer for kept in self._joins.values()) < MAX_JOINS_PER_KEY:
+        if named or (
+            len(self._joins) < MAX_JOINS * MAX_JOINS_PER_KEY
+            and sum(kept.signer == join.signer for kept in self._joins.values()) < MAX_JOINS_PER_KEY
+        ):
             self._joins[join.hash] = join
 
     def joins_of(self, key: PublicKey) -> list[Message]:
@@ -161,16 +163,22 @@ class Seating:
     def reveals(self, accept: Message, join: Message) -> list[Message]:
         """The reveals of ``accept``'s guest that name it and open ``join``'s commitment, lowest hash first."""
         assert accept.peer is not None
-        return sorted((reveal for reveal in self._reveals.get(accept.peer, {}).values()
-                       if reveal.prev == accept.hash and commitment(reveal.secret) == join.commit),
-                      key=lambda reveal: reveal.hash)
+        return sorted(
+            (
+                reveal
+                for reveal in self._reveals.get(accept.peer, {}).values()
+                if reveal.prev == accept.hash and commitment(reveal.secret) == join.commit
+            ),
+            key=lambda reveal: reveal.hash,
+        )
 
     def first_mover(self, accept: Message, reveal: Message) -> PublicKey | None:
         """Who moves first on the seating ``accept`` and its guest's ``reveal`` draw (the coin, ``PROTOCOL.md`` §3)."""
         return self.host if host_moves_first(reveal.secret, accept.salt, self.terms) else accept.peer
 
-    def canonical(self, placed: Message | None, clean: Callable[[PublicKey], bool],
-                  moved: Callable[[PublicKey, Message], bool]) -> Seated | None:
+    def canonical(
+        self, placed: Message | None, clean: Callable[[PublicKey], bool], moved: Callable[[PublicKey, Message], bool]
+    ) -> Seated | None:
         """Whom the host seated, whichever of its lines came first (the module's docstring): among its accepts whose
         join is known (``placed``: the join the chain holds, if any) and valid, by tier, the lowest hash; ``clean``
         says whether a guest signed no other line for seq 1 to 3, ``moved`` whether a key's first move follows a

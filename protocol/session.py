@@ -10,17 +10,27 @@ applied like anyone's line.
 from __future__ import annotations
 
 import time
-from typing import Iterable
+from collections.abc import Iterable
 
 from olixono.common import InvalidMoveError
 from protocol.domain import MessageType, Presence
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.events import EquivocationDetected, Event, LineApplied, LineRejected, Outgoing, Superseded
+from protocol.judge import Receiver
 from protocol.keys import Identity, PublicKey, random_token
 from protocol.messages import MAX_WITNESSED, Message, decode, encode, text_to_send
-from protocol.judge import Receiver
-from protocol.rules import (CONFIRMED, DEFAULT_TERMS, FINAL, MAX_CHAT_LINES, MAX_CONFIRMS, SIDE_LINES, Phase, State,
-                            begins_turn, commitment)
+from protocol.rules import (
+    CONFIRMED,
+    DEFAULT_TERMS,
+    FINAL,
+    MAX_CHAT_LINES,
+    MAX_CONFIRMS,
+    SIDE_LINES,
+    Phase,
+    State,
+    begins_turn,
+    commitment,
+)
 from protocol.topics import topic_for
 
 
@@ -78,8 +88,13 @@ class GameSession(Receiver):
         if number > MAX_CONFIRMS:
             raise LocalProtocolError(f"at most {MAX_CONFIRMS} confirmations a player")
         head = self._chain[-1]
-        fields = [("game", self.game_id or ""), ("seq", str(number)), ("prev", head.hash), ("final", str(head.seq)),
-                  ("result", result.code())]
+        fields = [
+            ("game", self.game_id or ""),
+            ("seq", str(number)),
+            ("prev", head.hash),
+            ("final", str(head.seq)),
+            ("result", result.code()),
+        ]
         return self._publish(encode(MessageType.CONFIRM, fields, self._identity()))
 
     def receipt(self, seq: int, recv_ms: int, sent_ms: int | None = None, ack_ms: int | None = None) -> Outgoing | None:
@@ -97,9 +112,14 @@ class GameSession(Receiver):
             raise LocalProtocolError(f"seq {seq} is neither the other player's move nor the reveal: nothing to receipt")
         if self._claims.kept(MessageType.RECEIPT, me, seq) is not None:
             return None
-        fields = [("game", self.game_id or ""), ("seq", str(seq)), ("prev", chain[seq].hash), ("recv", str(recv_ms)),
-                  *([("sent", str(sent_ms))] if sent_ms is not None else []),
-                  *([("ack", str(ack_ms))] if ack_ms is not None and sent_ms is not None else [])]
+        fields = [
+            ("game", self.game_id or ""),
+            ("seq", str(seq)),
+            ("prev", chain[seq].hash),
+            ("recv", str(recv_ms)),
+            *([("sent", str(sent_ms))] if sent_ms is not None else []),
+            *([("ack", str(ack_ms))] if ack_ms is not None and sent_ms is not None else []),
+        ]
         return self._publish(encode(MessageType.RECEIPT, fields, self._identity()))
 
     def flag(self, sent_ms: int, now_ms: int) -> Outgoing:
@@ -114,8 +134,13 @@ class GameSession(Receiver):
         earlier = self._claims.kept(MessageType.FLAG, me, began.seq)
         if earlier is not None and earlier.prev == began.hash:
             return Outgoing(earlier.line, earlier, topic_for(earlier), ())
-        fields = [("game", self.game_id or ""), ("seq", str(began.seq)), ("prev", began.hash),
-                  ("sent", str(sent_ms)), ("now", str(now_ms))]
+        fields = [
+            ("game", self.game_id or ""),
+            ("seq", str(began.seq)),
+            ("prev", began.hash),
+            ("sent", str(sent_ms)),
+            ("now", str(now_ms)),
+        ]
         return self._publish(encode(MessageType.FLAG, fields, self._identity()))
 
     def timeout(self, now_ms: int | None = None) -> Outgoing:
@@ -124,8 +149,10 @@ class GameSession(Receiver):
         claim (:attr:`late_move`), disputes it; without, the player to move concedes (a timed game's)."""
         last = self._evidence.last(self._me())
         if last is not None and last.type is MessageType.TIMEOUT and last.hash in self._void:
-            raise LocalProtocolError("the time witnesses voided your ending of this turn (they saw it too early, or "
-                                     "after the answer): the game goes on, and this turn has no other ending of yours")
+            raise LocalProtocolError(
+                "the time witnesses voided your ending of this turn (they saw it too early, or "
+                "after the answer): the game goes on, and this turn has no other ending of yours"
+            )
         if last is not None and last.type is MessageType.TIMEOUT and last.hash not in self._superseded:
             return Outgoing(last.line, last, topic_for(last), ())  # asked again: never a second, other line
         if now_ms is None:
@@ -134,8 +161,9 @@ class GameSession(Receiver):
         if claim is None:
             raise LocalProtocolError("there is no flag claim of yours against this turn to end the game on")
         assert claim.sent is not None and claim.now is not None
-        return self._send(MessageType.TIMEOUT, [("sent", str(claim.sent)), ("flagged", str(claim.now)),
-                                                ("now", str(now_ms))])
+        return self._send(
+            MessageType.TIMEOUT, [("sent", str(claim.sent)), ("flagged", str(claim.now)), ("now", str(now_ms))]
+        )
 
     def presence(self, here: bool, seq: int, *, hosting: bool = False) -> Outgoing:
         """A presence line of the local player's (``seq``: this client's connection count for the game, from 1;
@@ -149,7 +177,9 @@ class GameSession(Receiver):
             raise LocalProtocolError("no game yet: nothing to be present in")
         state = (Presence.HOSTING if hosting else Presence.HERE) if here else Presence.GONE
         fields = [("game", self.game_id or ""), ("seq", str(seq)), ("state", state)]
-        line = encode(MessageType.PRESENCE, fields, self._identity())  # not applied here: a will is signed long before it is sent
+        line = encode(
+            MessageType.PRESENCE, fields, self._identity()
+        )  # not applied here: a will is signed long before it is sent
         message = decode(line, verify=False)
         return Outgoing(line, message, topic_for(message), ())
 
@@ -179,7 +209,9 @@ class GameSession(Receiver):
             raise LocalProtocolError("a spectator session has no key to sign with")
         return self.identity
 
-    def _draft(self, kind: str, extra: list[tuple[str, str]], guard: bool = True) -> tuple[Message, list[tuple[str, str]]]:
+    def _draft(
+        self, kind: str, extra: list[tuple[str, str]], guard: bool = True
+    ) -> tuple[Message, list[tuple[str, str]]]:
         """The main-chain (or chat) message the local player would sign now, judged as a receiver would."""
         me = self._me()
         if not self._chain:
@@ -228,13 +260,22 @@ class GameSession(Receiver):
         message = decode(line, verify=False)
         conflicts = self._evidence.conflicts(message) if message.type not in SIDE_LINES else []
         if conflicts:  # another process of this key's signed it (the journal lock forbids that)
-            raise LocalProtocolError(f"refusing to send: this key signed another line for seq {conflicts[0].seq} "
-                                     f"already ({conflicts[0].type}), which this one cannot stand with")
+            raise LocalProtocolError(
+                f"refusing to send: this key signed another line for seq {conflicts[0].seq} "
+                f"already ({conflicts[0].type}), which this one cannot stand with"
+            )
         events = self._receive(message)
         if line not in self._known and line not in self._waiting:  # judged like anyone's line, and refused
             mine = line[:200]
-            problem = next((e for e in events if isinstance(e, LineRejected) and e.line == mine
-                            or isinstance(e, EquivocationDetected) and line in (e.first, e.second)), None)
+            problem = next(
+                (
+                    e
+                    for e in events
+                    if (isinstance(e, LineRejected) and e.line == mine)
+                    or (isinstance(e, EquivocationDetected) and line in (e.first, e.second))
+                ),
+                None,
+            )
             raise LocalProtocolError(f"refusing to send: {problem}")
         return Outgoing(line, message, topic_for(message), tuple(events))
 
@@ -245,19 +286,35 @@ class GameSession(Receiver):
         last = self._evidence.last(self.identity.public)
         timed = kind in (MessageType.MOVE, MessageType.UNDO)
         same = extra[:1] if timed else extra  # a move (an undo) asked again: its time was measured anew
-        if last is None or last.type != kind or last.fields[3:3 + len(same)] != tuple(same) \
-                or (not timed and len(last.fields) != 3 + len(extra)):
+        if (
+            last is None
+            or last.type != kind
+            or last.fields[3 : 3 + len(same)] != tuple(same)
+            or (not timed and len(last.fields) != 3 + len(extra))
+        ):
             return None
         if last is self.head or last.type in FINAL or last.hash in self._superseded:
             return Outgoing(last.line, last, topic_for(last), ())
         return None
 
     @classmethod
-    def offer(cls, kind: str, identity: Identity, *, invite: PublicKey | None = None, nonce: str | None = None,
-              terms: str = DEFAULT_TERMS, at: int | None = None) -> tuple[GameSession, Outgoing]:
+    def offer(
+        cls,
+        kind: str,
+        identity: Identity,
+        *,
+        invite: PublicKey | None = None,
+        nonce: str | None = None,
+        terms: str = DEFAULT_TERMS,
+        at: int | None = None,
+    ) -> tuple[GameSession, Outgoing]:
         """A new game hosted by ``identity``: the session, and its offer to publish (``at``: Unix seconds, now)."""
-        fields = [("kind", kind), ("nonce", nonce or random_token()), ("terms", terms),
-                  ("at", str(int(time.time()) if at is None else at))]
+        fields = [
+            ("kind", kind),
+            ("nonce", nonce or random_token()),
+            ("terms", terms),
+            ("at", str(int(time.time()) if at is None else at)),
+        ]
         if invite is not None:
             fields.append(("invite", invite.text))
         line = encode(MessageType.OFFER, fields, identity)
@@ -265,8 +322,14 @@ class GameSession(Receiver):
         return session, session._publish(line)
 
     @classmethod
-    def restore(cls, lines: Iterable[str], identity: Identity | None = None, *, game_id: str | None = None,
-                secret: str | None = None) -> GameSession:
+    def restore(
+        cls,
+        lines: Iterable[str],
+        identity: Identity | None = None,
+        *,
+        game_id: str | None = None,
+        secret: str | None = None,
+    ) -> GameSession:
         """Rebuild a session from its journal (the lines it applied, in order), the guest's coin secret included."""
         session = cls(game_id, identity)
         session.receive_all(lines)
@@ -303,8 +366,13 @@ class GameSession(Receiver):
         if self.invite is not None and me != self.invite:
             raise LocalProtocolError("the game is for the invited key only")
         secret = secret or random_token()
-        fields = [("game", self.game_id or ""), ("seq", "1"), ("prev", self._chain[0].hash),
-                  ("terms", self.terms or ""), ("commit", commitment(secret))]
+        fields = [
+            ("game", self.game_id or ""),
+            ("seq", "1"),
+            ("prev", self._chain[0].hash),
+            ("terms", self.terms or ""),
+            ("commit", commitment(secret)),
+        ]
         self._secret = secret
         return self._publish(encode(MessageType.JOIN, fields, self._identity()))
 
@@ -319,8 +387,13 @@ class GameSession(Receiver):
         join = self._seating.candidate(guest)
         if join is None:
             raise LocalProtocolError(f"no join from {guest.fingerprint} has arrived")
-        fields = [("game", self.game_id or ""), ("seq", "2"), ("prev", join.hash), ("guest", guest.text),
-                  ("salt", salt or random_token())]
+        fields = [
+            ("game", self.game_id or ""),
+            ("seq", "2"),
+            ("prev", join.hash),
+            ("guest", guest.text),
+            ("salt", salt or random_token()),
+        ]
         draft = Message.make(MessageType.ACCEPT, tuple(fields), me, "draft")
         try:
             self._rank(draft, self._state)
@@ -361,8 +434,9 @@ class GameSession(Receiver):
                     left = self.clock.after(clocks[state.turn], think_ms)
             except ValueError:
                 if self._free_first(state):
-                    raise LocalProtocolError("cannot move: your time for a first move ran out",
-                                             reason="your time for a first move ran out") from None
+                    raise LocalProtocolError(
+                        "cannot move: your time for a first move ran out", reason="your time for a first move ran out"
+                    ) from None
                 raise LocalProtocolError("cannot move: your time ran out", reason="your time ran out") from None
             fields += [("think", str(think_ms)), ("left", str(left))]
         return self._send(MessageType.MOVE, fields)
@@ -384,8 +458,11 @@ class GameSession(Receiver):
         if earlier is not None:
             if earlier.plies == plies:
                 return Outgoing(earlier.line, earlier, topic_for(earlier), ())
-            raise LocalProtocolError("you answered a takeback here already" if earlier.plies == 0 or plies == 0 else
-                                     f"you asked for a takeback of {earlier.plies} here already")
+            raise LocalProtocolError(
+                "you answered a takeback here already"
+                if earlier.plies == 0 or plies == 0
+                else f"you asked for a takeback of {earlier.plies} here already"
+            )
         if plies and len(board.move_stack) - plies < 2:
             raise LocalProtocolError("each player's first move stays: there is no move to take back yet")
         if plies == 0 and self.takeback_of(self._other(me)) is None:
@@ -481,8 +558,13 @@ class Witnessing(Receiver):
             line = event.message
             if line.type is MessageType.WITNESS and line.signer == self.signer.public:
                 self._named.update(line.value("lines").split("."))
-            elif line.type not in (MessageType.CHAT, MessageType.PRESENCE, MessageType.CONFIRM, MessageType.RECEIPT,
-                                   MessageType.WITNESS):
+            elif line.type not in (
+                MessageType.CHAT,
+                MessageType.PRESENCE,
+                MessageType.CONFIRM,
+                MessageType.RECEIPT,
+                MessageType.WITNESS,
+            ):
                 (self._due.append if live else self._named.add)(line.hash)
         return events
 
@@ -501,10 +583,15 @@ class Witnessing(Receiver):
             return None
         me = self.signer.public
         seq, head = self._witnesses.head(me, self._chain[0].hash)
-        fields = [("game", self.game_id or ""), ("seq", str(seq + 1)), ("prev", head),
-                  ("time", str(max(now_ms, self._witnesses.head_time(me)))), ("lines", ".".join(due))]
+        fields = [
+            ("game", self.game_id or ""),
+            ("seq", str(seq + 1)),
+            ("prev", head),
+            ("time", str(max(now_ms, self._witnesses.head_time(me)))),
+            ("lines", ".".join(due)),
+        ]
         line = encode(MessageType.WITNESS, fields, self.signer)
         message = decode(line, verify=False)
         events = self.receive(line)
-        self._due = self._due[len(due):]
+        self._due = self._due[len(due) :]
         return Outgoing(line, message, topic_for(message), tuple(events))

@@ -91,5 +91,5 @@ def game_and_key(topic: str) -> tuple[str, str] | None:
     ``None`` for any other topic."""
     if not topic.startswith(GAMES + "/"):
         return None
-    levels = topic[len(GAMES) + 1:].split("/", 2)
+    levels = topic[len(GAMES) + 1 :].split("/", 2)
     return (levels[0], levels[1]) if len(levels) == 3 else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from protocol.domain import Code, MessageType
 from protocol.errors import RemoteProtocolError
@@ -11,10 +11,10 @@ from protocol.events import (
     LineRejected,
     Superseded,
 )
+from protocol.judge import quoted
 from protocol.keys import PublicKey
 from protocol.messages import NUMBERED_APART, decode
 from protocol.rules import FINAL, UNCHAINED, contradicts, refused_on_sight
-from protocol.judge import quoted
 from protocol.session import GameSession
 
 
@@ -75,8 +75,13 @@ def verify_transcript(lines: Iterable[bytes | str]) -> tuple[GameSession, int | 
             problem = LineRejected(Code.GAP, why, shown)
         if problem is not None:
             problems.append((number, problem, text))
-    proven = {line for proof in session.proofs for line in (proof.first, proof.second)} | set(session.displaced) \
-        | set(session.seating_lines()) | told | unseated_proofs(session, [text for _, _, text in problems])
+    proven = (
+        {line for proof in session.proofs for line in (proof.first, proof.second)}
+        | set(session.displaced)
+        | set(session.seating_lines())
+        | told
+        | unseated_proofs(session, [text for _, _, text in problems])
+    )
     for number, problem, text in problems:
         if text not in proven:
             return session, number, problem
@@ -97,7 +102,7 @@ def unseated_proofs(session: GameSession, lines: list[str]) -> set[str]:
     found: set[str] = set()
     for mine in by_key.values():
         for index, first in enumerate(mine[:MAX_UNSEATED_PAIRS]):
-            for second in mine[index + 1:MAX_UNSEATED_PAIRS]:
+            for second in mine[index + 1 : MAX_UNSEATED_PAIRS]:
                 if check_equivocation_proof(first, second) is not None:
                     found.update((first, second))
     return found

@@ -12,7 +12,7 @@ the accept arrives, a drop is remembered: when a seat becomes known
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from protocol.domain import Code
 from protocol.errors import RemoteProtocolError
@@ -56,7 +56,9 @@ class WaitingRoom:
         if count >= MAX_PER_KEY or (not seated and self._unseated >= MAX_UNSEATED):
             if not seated:
                 self._dropped = True
-            raise RemoteProtocolError(Code.BUFFER_FULL, "too many lines wait already" + ("" if seated else " from keys with no seat"))
+            raise RemoteProtocolError(
+                Code.BUFFER_FULL, "too many lines wait already" + ("" if seated else " from keys with no seat")
+            )
         self._lines[message.line] = (message, token)
         self._by_token.setdefault(token, []).append(message)
         self._per_key[key] = count + 1

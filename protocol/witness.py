@@ -23,7 +23,7 @@ player's line for its place came first.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from protocol.keys import PublicKey
 from protocol.messages import Message
@@ -119,8 +119,11 @@ class Witnesses:
         """How long (ms) after the line ``earlier`` the witnesses saw the line ``later`` (hashes): of the witnesses not
         proven to lie that saw both, the median of their durations (the lower of the two middle ones); ``None`` when
         none saw both."""
-        spans = sorted(times[later] - times[earlier] for key, times in self._times.items()
-                       if key not in self._lies and earlier in times and later in times)
+        spans = sorted(
+            times[later] - times[earlier]
+            for key, times in self._times.items()
+            if key not in self._lies and earlier in times and later in times
+        )
         if not spans:
             return None
         return spans[(len(spans) - 1) // 2]

@@ -88,27 +88,33 @@ from pathlib import Path
 from typing import Any
 
 import websockets
-from websockets.asyncio.server import ServerConnection
-from websockets.datastructures import Headers
-from websockets.http11 import Request, Response
-from amqtt.adapters import (ReaderAdapter, StreamReaderAdapter, StreamWriterAdapter, WebSocketsReader,
-                            WebSocketsWriter, WriterAdapter)
+from amqtt.adapters import (
+    ReaderAdapter,
+    StreamReaderAdapter,
+    StreamWriterAdapter,
+    WebSocketsReader,
+    WebSocketsWriter,
+    WriterAdapter,
+)
 from amqtt.broker import Broker, RetainedApplicationMessage
 from amqtt.contexts import Action, ListenerType
 from amqtt.errors import AMQTTError, MQTTError, NoDataError
 from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
-from amqtt.utils import gen_client_id
 from amqtt.plugins.base import BaseAuthPlugin, BasePlugin, BaseTopicPlugin
 from amqtt.session import Session
+from amqtt.utils import gen_client_id
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
 
 from protocol.topics import PAGE_TOPIC
 from relay import page, rules, users
 from relay.lines import is_game_topic, refusal, replacing
 from relay.mosquitto import mosquitto_sub_command
 from relay.quotas import Quotas
+from relay.rules import DEFAULT_HOST, DEFAULT_PORT, MAX_PACKET_BYTES, Limits
 from relay.seats import Seats
 from relay.store import DATABASE_NAME, RetainedStore
-from relay.rules import DEFAULT_HOST, DEFAULT_PORT, MAX_PACKET_BYTES, Limits
 
 log = logging.getLogger("relay")
 
@@ -321,7 +327,9 @@ class _Guard(ReaderAdapter):
                 self._in_header = False
                 size = 1 + self._header_bytes + self._length
                 if size > MAX_PACKET_BYTES:
-                    raise PacketTooLargeError(f"a packet of {size} bytes exceeds the relay's limit of {MAX_PACKET_BYTES}")
+                    raise PacketTooLargeError(
+                        f"a packet of {size} bytes exceeds the relay's limit of {MAX_PACKET_BYTES}"
+                    )
                 self._body_left = self._length
                 self._throttle = self._kind if self._kind in (3, 8) and self._length > 0 else 0
 
@@ -393,9 +401,16 @@ class _Bucket:
 class RelayBroker(Broker):
     """amqtt's broker with the relay's workarounds (see the module docstring)."""
 
-    def __init__(self, *args: Any, private: bool = False, store: RetainedStore | None = None,
-                 limits: Limits | None = None, inner: Collection[str] = (), page_root: Path | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        private: bool = False,
+        store: RetainedStore | None = None,
+        limits: Limits | None = None,
+        inner: Collection[str] = (),
+        page_root: Path | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._private = private
         self._inner = frozenset(inner)  # the accounts of this process's own clients (RelaySettings.inner_accounts)
@@ -424,8 +439,13 @@ class RelayBroker(Broker):
                 self._index(topic)
         await super()._start_listeners()
 
-    async def retain_message(self, source_session: Session | None, topic_name: str | None,
-                             data: bytes | bytearray | None, qos: int | None = None) -> None:
+    async def retain_message(
+        self,
+        source_session: Session | None,
+        topic_name: str | None,
+        data: bytes | bytearray | None,
+        qos: int | None = None,
+    ) -> None:
         new = False
         if topic_name is not None and is_game_topic(topic_name):
             held = self._retained_messages.get(topic_name)
@@ -446,8 +466,9 @@ class RelayBroker(Broker):
         if self._store is not None and topic_name is not None:
             self._store.put(topic_name, bytes(data) if data else None)
 
-    async def _handle_message_delivery(self, client_session: Session, handler: BrokerProtocolHandler,
-                                       wait_deliver: asyncio.Future[Any]) -> bool:
+    async def _handle_message_delivery(
+        self, client_session: Session, handler: BrokerProtocolHandler, wait_deliver: asyncio.Future[Any]
+    ) -> bool:
         # A game's topics hold only the lines that may stand there (relay.lines): anything else is dropped here, before
         # it reaches a subscriber or the retained store (acknowledged all the same: MQTT 3.1.1 cannot say no).
         message = wait_deliver.result()
@@ -501,17 +522,25 @@ class RelayBroker(Broker):
     async def ws_connected(self, websocket: ServerConnection, listener_name: str) -> None:
         await self._client_connected(listener_name, _GuardedWebReader(websocket, self), WebSocketsWriter(websocket))
 
-    async def _create_server_instance(self, listener_name: str, listener_type: ListenerType, address: str | None,
-                                      port: int, ssl_context: Any) -> Any:
+    async def _create_server_instance(
+        self, listener_name: str, listener_type: ListenerType, address: str | None, port: int, ssl_context: Any
+    ) -> Any:
         """amqtt's servers, but the web listener's: MQTT over WebSocket at :data:`relay.page.MQTT_PATH`, each message
         at most a packet's size, uncompressed (a deflated message could unfold past any limit), and the page's files
         on a plain ``GET`` of any other path (:mod:`relay.page`)."""
         if listener_type != ListenerType.WS:
             return await super()._create_server_instance(listener_name, listener_type, address, port, ssl_context)
         return await websockets.serve(
-            partial(self.ws_connected, listener_name=listener_name), address, port, ssl=ssl_context,
-            subprotocols=[websockets.Subprotocol("mqtt")], process_request=self._page_request,
-            max_size=MAX_PACKET_BYTES, compression=None, open_timeout=CONNECT_DEADLINE)
+            partial(self.ws_connected, listener_name=listener_name),
+            address,
+            port,
+            ssl=ssl_context,
+            subprotocols=[websockets.Subprotocol("mqtt")],
+            process_request=self._page_request,
+            max_size=MAX_PACKET_BYTES,
+            compression=None,
+            open_timeout=CONNECT_DEADLINE,
+        )
 
     def _page_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """A request to the web listener: the upgrade at the MQTT path goes on (``None``), anything else is a file of
@@ -519,9 +548,12 @@ class RelayBroker(Broker):
         if request.path.split("?", 1)[0] == page.MQTT_PATH:
             return None
         answer = page.reply(self.page_root, request.path, request.headers.get("Accept-Encoding", ""))
-        return Response(answer.status, answer.reason, Headers([*answer.headers,
-                                                                ("Content-Length", str(len(answer.body)))]),
-                        answer.body)
+        return Response(
+            answer.status,
+            answer.reason,
+            Headers([*answer.headers, ("Content-Length", str(len(answer.body)))]),
+            answer.body,
+        )
 
     async def _initialize_client_session(
         self, reader: ReaderAdapter, writer: WriterAdapter, remote_address: str, remote_port: int
@@ -530,9 +562,12 @@ class RelayBroker(Broker):
         peer = f"{remote_address}:{remote_port}"
         try:
             handler, session = await asyncio.wait_for(
-                BrokerProtocolHandler.init_from_connect(reader, writer, self.plugins_manager), CONNECT_DEADLINE)
-        except (asyncio.TimeoutError, AMQTTError, MQTTError, NoDataError) as exc:
-            why = f"no CONNECT within {CONNECT_DEADLINE:g} s" if isinstance(exc, asyncio.TimeoutError) else _one_line(exc)
+                BrokerProtocolHandler.init_from_connect(reader, writer, self.plugins_manager), CONNECT_DEADLINE
+            )
+        except (TimeoutError, AMQTTError, MQTTError, NoDataError) as exc:
+            why = (
+                f"no CONNECT within {CONNECT_DEADLINE:g} s" if isinstance(exc, asyncio.TimeoutError) else _one_line(exc)
+            )
             # a connection that closed before sending anything (a probe: is a relay listening?) is no news
             (log.debug if isinstance(exc, NoDataError) else log.info)("closed %s: %s", peer, why)
             with contextlib.suppress(Exception):
@@ -553,7 +588,8 @@ class RelayBroker(Broker):
         will = session.will_topic if session.will_flag else None
         if will is not None and is_game_topic(will):  # a will is published long after it is checked: presence only
             refused = refusal(will, bytes(session.will_message or b""), None) or (
-                None if will.endswith("/presence") else "a will on a game's topics is a presence line")
+                None if will.endswith("/presence") else "a will on a game's topics is a presence line"
+            )
             if refused is not None:
                 log.info("dropped the will of %s on %s: %s", peer, will[:160], refused)
                 session.will_flag = False
@@ -598,8 +634,12 @@ class RelayBroker(Broker):
                 self._per_address[address] = left
 
     async def add_subscription(self, subscription: tuple[str, int], session: Session) -> int:
-        held = sum(1 for holders in self._subscriptions.values() for holder, _ in holders
-                   if holder.client_id == session.client_id)
+        held = sum(
+            1
+            for holders in self._subscriptions.values()
+            for holder, _ in holders
+            if holder.client_id == session.client_id
+        )
         if self.limits.subscriptions and held >= self.limits.subscriptions:
             log.info("refused a subscription of %s: it holds %d already", _peer(session), held)
             return 0x80
@@ -610,10 +650,12 @@ class RelayBroker(Broker):
         """``owner``'s token bucket for ``kind`` (publish, subscribe, deliveries, catch-up); ``None`` when it is not
         limited."""
         limits = self.limits
-        rate, burst = {"publish": (limits.publish_rate, limits.publish_burst),
-                       "subscribe": (limits.subscribe_rate, limits.subscribe_burst),
-                       "deliveries": (limits.delivery_rate, limits.delivery_burst),
-                       "catch-up": (limits.delivery_rate, limits.delivery_burst)}[kind]
+        rate, burst = {
+            "publish": (limits.publish_rate, limits.publish_burst),
+            "subscribe": (limits.subscribe_rate, limits.subscribe_burst),
+            "deliveries": (limits.delivery_rate, limits.delivery_burst),
+            "catch-up": (limits.delivery_rate, limits.delivery_burst),
+        }[kind]
         if not rate:
             return None
         bucket = self._buckets.get((kind, owner))
@@ -673,7 +715,9 @@ class RelayBroker(Broker):
             await self._handle_message_delivery(client_session, handler, delivered)
         await super()._handle_disconnect(client_session, handler, disconnect_waiter)
 
-    async def _publish_retained_messages_for_subscription(self, subscription: tuple[str, int], session: Session) -> None:
+    async def _publish_retained_messages_for_subscription(
+        self, subscription: tuple[str, int], session: Session
+    ) -> None:
         # WORKAROUND (1): amqtt 0.12.1 calls this on each new connection for every filter that *any*
         # client holds (Broker._handle_client_session), which sends a client other clients'
         # retained messages it never asked for, past the topic rules. Serve only the session's own.
@@ -690,8 +734,11 @@ class RelayBroker(Broker):
         for topic in list(topics):
             retained = self._retained_messages.get(topic)
             if retained is not None and self._matches(topic, topic_filter):
-                tasks.append(asyncio.ensure_future(handler.mqtt_publish(
-                    retained.topic, retained.data, min(qos, retained.qos or qos), retain=True)))
+                tasks.append(
+                    asyncio.ensure_future(
+                        handler.mqtt_publish(retained.topic, retained.data, min(qos, retained.qos or qos), retain=True)
+                    )
+                )
         self._charge(session, "catch-up", len(tasks), capped=game is not None)
         if tasks:
             await asyncio.wait(tasks)
@@ -709,13 +756,19 @@ class RelayBroker(Broker):
             for target_session, sub_qos in subscriptions:
                 if target_session.transitions.state != "connected":
                     continue  # every session is clean here (WORKAROUND 3): nothing is kept for one away
-                if not (rules.may_watch(topic) if _reader(target_session)
-                        else rules.may_read(target_session.username, topic, private=self._private)):
+                if not (
+                    rules.may_watch(topic)
+                    if _reader(target_session)
+                    else rules.may_read(target_session.username, topic, private=self._private)
+                ):
                     continue
                 handler = self._get_handler(target_session)
                 if handler:
-                    running_tasks.append(asyncio.ensure_future(handler.mqtt_publish(
-                        topic, broadcast["data"], broadcast.get("qos", sub_qos), retain=False)))
+                    running_tasks.append(
+                        asyncio.ensure_future(
+                            handler.mqtt_publish(topic, broadcast["data"], broadcast.get("qos", sub_qos), retain=False)
+                        )
+                    )
                     sent += 1
         self._charge(broadcast.get("session"), "deliveries", sent)
 
@@ -768,8 +821,11 @@ class RelaySettings:
         if self.users_file is not None and not self.users_file.exists():
             raise FileNotFoundError(f"no users file at {self.users_file} (create it with `olixono relay adduser`)")
         plugins: dict[str, dict[str, Any]] = {
-            "relay.embedded.AccountAuthPlugin": {"users_file": str(self.users_file) if self.users_file else None,
-                                                 "inner": dict(self.inner_accounts), "web_readers": self.web_readers},
+            "relay.embedded.AccountAuthPlugin": {
+                "users_file": str(self.users_file) if self.users_file else None,
+                "inner": dict(self.inner_accounts),
+                "web_readers": self.web_readers,
+            },
             "relay.embedded.GameTopicPlugin": {"private": self.private},
             "relay.embedded.ConnectionLogPlugin": {},
         }
@@ -825,9 +881,14 @@ class EmbeddedRelay:
 
     async def start(self) -> None:
         store = RetainedStore(self.settings.data_dir) if self.settings.data_dir is not None else None
-        self.broker = RelayBroker(self.settings.broker_config(), private=self.settings.private, store=store,
-                                  limits=self.settings.limits, inner=set(self.settings.inner_accounts),
-                                  page_root=self.settings.page_root)
+        self.broker = RelayBroker(
+            self.settings.broker_config(),
+            private=self.settings.private,
+            store=store,
+            limits=self.settings.limits,
+            inner=set(self.settings.inner_accounts),
+            page_root=self.settings.page_root,
+        )
         self._store = store
         await self.broker.start()
         self.port = self._bound(self.settings.main_listener)
@@ -879,9 +940,15 @@ class OneLineFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         if record.exc_info and record.exc_info[1] is not None:
             error = record.exc_info[1]
-            record = logging.makeLogRecord(record.__dict__ | {
-                "msg": f"{record.getMessage()}: {type(error).__name__}: {_one_line(error)}", "args": None,
-                "exc_info": None, "exc_text": None})
+            record = logging.makeLogRecord(
+                record.__dict__
+                | {
+                    "msg": f"{record.getMessage()}: {type(error).__name__}: {_one_line(error)}",
+                    "args": None,
+                    "exc_info": None,
+                    "exc_text": None,
+                }
+            )
         return super().format(record).replace("\n", " | ")
 
 
@@ -891,8 +958,12 @@ def quiet_amqtt() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
-async def serve(settings: RelaySettings, announce: Any = print, stop: asyncio.Event | None = None,
-                beside: Callable[[EmbeddedRelay, asyncio.Event], Coroutine[Any, Any, None]] | None = None) -> None:
+async def serve(
+    settings: RelaySettings,
+    announce: Any = print,
+    stop: asyncio.Event | None = None,
+    beside: Callable[[EmbeddedRelay, asyncio.Event], Coroutine[Any, Any, None]] | None = None,
+) -> None:
     """Run a relay until Ctrl-C, SIGTERM or ``stop`` is set, then shut it down cleanly; with ``beside``, run it too
     once the relay listens (a time witness, given the relay and the event that stops both), and stop it first. A
     failure of ``beside`` stops the relay and is raised."""
@@ -932,10 +1003,19 @@ def describe(relay: EmbeddedRelay) -> list[str]:
         f"  players point their olixono client at {relay.url}"
         + (" with their key as user name and their relay password" if s.private else ""),
         f"  any MQTT 3.1.1 client works too, e.g. {mosquitto_sub_command(s.host, relay.port or 0, s.private, s.tls_cert)}",
-        *(["    (--cafile: the certificate itself when it is self-signed, else the CA that signed it)"]
-          if s.tls_cert else []),
-        *([f"  the watching page: {relay.web_url} (MQTT over WebSocket at {relay.websocket_url}"
-           + ("; anonymous visitors read, never publish)" if s.web_readers else ")")] if relay.web_url else []),
+        *(
+            ["    (--cafile: the certificate itself when it is self-signed, else the CA that signed it)"]
+            if s.tls_cert
+            else []
+        ),
+        *(
+            [
+                f"  the watching page: {relay.web_url} (MQTT over WebSocket at {relay.websocket_url}"
+                + ("; anonymous visitors read, never publish)" if s.web_readers else ")")
+            ]
+            if relay.web_url
+            else []
+        ),
         "  stop with Ctrl-C",
     ]
     if s.host not in ("127.0.0.1", "localhost", "::1"):

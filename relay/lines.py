@@ -42,7 +42,7 @@ def place(topic: str) -> tuple[str, str, str] | None:
     keeps them (:func:`refusal` checked the shape); ``None`` for any other topic."""
     if not topic.startswith(_GAMES):
         return None
-    levels = topic[len(_GAMES):].split("/", 2)
+    levels = topic[len(_GAMES) :].split("/", 2)
     return (levels[0], levels[1], levels[2]) if len(levels) == 3 else None
 
 
@@ -73,7 +73,7 @@ def refusal(topic: str, payload: bytes, held: bytes | None, verified: set[bytes]
     or the same line again costs no second check (the set is added to, and kept bounded by its owner)."""
     if not is_game_topic(topic):
         return None
-    levels = topic[len(_GAMES):].split("/")
+    levels = topic[len(_GAMES) :].split("/")
     if len(levels) not in (3, 4) or (len(levels) == 4 and levels[2] not in ("copy", TALK_SLOT)):
         return "not a game topic (olixono/1/games/<game>/<key>/<slot>, …/<key>/copy/<hash> or …/<key>/talk/<n>)"
     game, key, slot = levels[0], levels[1], "/".join(levels[2:])

@@ -27,16 +27,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from protocol.messages import MAX_LINE_BYTES
 from protocol.topics import DEFAULT_HOST, DEFAULT_PORT, GAMES, ROOT
 from relay import rules, users
-from protocol.messages import MAX_LINE_BYTES
 from relay.rules import AUTOSAVE_CHANGES, MAX_PACKET_BYTES
 
 MAX_QUEUED_MESSAGES = 100_000
 """Per-client queue above the in-flight window. Mosquitto's default (1000) silently dropped QoS 1
 messages here under load, and a late subscriber receives a whole game's retained history at once;
 a game is far smaller than this, so the limit only stops a runaway client from eating memory."""
-
 
 
 @dataclass
@@ -72,8 +71,10 @@ class MosquittoSettings:
             return " lo"
         if self.host in ("0.0.0.0", "::", ""):
             return ""
-        raise ValueError(f"Mosquitto binds a websockets listener by interface name, not by address: name the "
-                         f"interface that holds {self.host} with --web-interface (e.g. eth0)")
+        raise ValueError(
+            f"Mosquitto binds a websockets listener by interface name, not by address: name the "
+            f"interface that holds {self.host} with --web-interface (e.g. eth0)"
+        )
 
 
 WEB_UNLIMITED = (
@@ -96,7 +97,12 @@ def acl_text(bridge_accounts: list[str]) -> str:
         f"pattern write {GAMES}/+/%u/#",
     ]
     for name in bridge_accounts:
-        lines += ["", "# another relay bridged to this one may copy every game", f"user {name}", f"topic readwrite {GAMES}/#"]
+        lines += [
+            "",
+            "# another relay bridged to this one may copy every game",
+            f"user {name}",
+            f"topic readwrite {GAMES}/#",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -109,7 +115,9 @@ def anonymous_acl_text() -> str:
     )
 
 
-def config_text(directory: Path, settings: MosquittoSettings, password_file: Path | None, tls: tuple[Path, Path] | None) -> str:
+def config_text(
+    directory: Path, settings: MosquittoSettings, password_file: Path | None, tls: tuple[Path, Path] | None
+) -> str:
     s = settings
     log_dest = f"log_dest file {s.log_file}" if s.log_file else "log_dest stderr"
     out = [

@@ -37,8 +37,10 @@ CONTENT_TYPES = {
 }
 """The kinds of file the page is made of, by suffix: nothing else is served (no ``.py``, no ``.md``)."""
 
-POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; "
-          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 """The page's Content-Security-Policy: its own scripts and styles only (no inline script, no ``eval``), and
 connections to any MQTT-over-WebSocket relay (a game's links may name several)."""
 
@@ -111,9 +113,14 @@ def reply(root: Path, target: str, accept_encoding: str = "") -> Reply:
     404."""
     found = page_file(root, target)
     if found is None:
-        return Reply(404, "Not Found", (*HEADERS, ("Content-Type", "text/plain; charset=utf-8")),
-                     b"not found: this relay serves the olixono page's own files, and MQTT over WebSocket at "
-                     + MQTT_PATH.encode() + b"\n")
+        return Reply(
+            404,
+            "Not Found",
+            (*HEADERS, ("Content-Type", "text/plain; charset=utf-8")),
+            b"not found: this relay serves the olixono page's own files, and MQTT over WebSocket at "
+            + MQTT_PATH.encode()
+            + b"\n",
+        )
     headers = (*HEADERS, ("Content-Type", CONTENT_TYPES[found.suffix]), ("Vary", "Accept-Encoding"))
     if "gzip" in accept_encoding.lower() and found.suffix not in (".png", ".ico"):
         return Reply(200, "OK", (*headers, ("Content-Encoding", "gzip")), _gzipped(found))
@@ -138,8 +145,11 @@ def _gzipped(path: Path) -> bytes:
 def page_files(root: Path) -> list[Path]:
     """The page's files under ``root`` (relative paths, sorted): every file a ``GET`` may be given, and no other."""
     base = root.resolve()
-    return sorted(found.relative_to(base) for found in base.rglob("*")
-                  if page_file(base, "/" + found.relative_to(base).as_posix()) is not None)
+    return sorted(
+        found.relative_to(base)
+        for found in base.rglob("*")
+        if page_file(base, "/" + found.relative_to(base).as_posix()) is not None
+    )
 
 
 def copy_page(root: Path, destination: Path) -> list[Path]:

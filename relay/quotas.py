@@ -174,8 +174,10 @@ class Quotas:
 
     def shares(self, game: str, key: str) -> tuple[int, int]:
         """The lines ``key`` holds in ``game``: its own, and its copies of the parties' lines (of all signers)."""
-        return (self._own.get((game, key), [0])[0],
-                sum(counted[0] for counted in self._copies.get((game, key), {}).values()))
+        return (
+            self._own.get((game, key), [0])[0],
+            sum(counted[0] for counted in self._copies.get((game, key), {}).values()),
+        )
 
     def talkers(self, game: str) -> int:
         """The keys whose talk ``game`` keeps."""

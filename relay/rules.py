@@ -39,7 +39,7 @@ KEY_TEXT = re.compile(r"[A-Za-z0-9_-]{43}")
 BRIDGE_NAME = re.compile(r"bridge\.[A-Za-z0-9_-]{1,40}")
 BRIDGE_PREFIX = "bridge."
 
-_ROOT_LEVELS = ROOT.split("/")    # ["olixono", "1"]
+_ROOT_LEVELS = ROOT.split("/")  # ["olixono", "1"]
 _GAMES_LEVELS = GAMES.split("/")  # ["olixono", "1", "games"]
 
 

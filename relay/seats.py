@@ -78,11 +78,15 @@ class Seats:
         if self.party(game, key, slot, signer_text(line) if is_copy(slot) else key, is_witness_line(line)):
             return None
         if key in self.players(game):
-            return ("a copy of a line by a key that does not play this game: players keep copies of players' lines "
-                    "and of the time witnesses' witness lines only")
+            return (
+                "a copy of a line by a key that does not play this game: players keep copies of players' lines "
+                "and of the time witnesses' witness lines only"
+            )
         if key in self.witnesses(game):
-            return (f"key {key[:12]}… is a time witness of this game: it signs only witness lines here, "
-                    f"{MAX_WITNESS_LINES:,} at most")
+            return (
+                f"key {key[:12]}… is a time witness of this game: it signs only witness lines here, "
+                f"{MAX_WITNESS_LINES:,} at most"
+            )
         return f"key {key[:12]}… does not play this game: once its seats are known, only its players' lines stand"
 
     def learn(self, topic: str, line: bytes) -> bool:
@@ -114,8 +118,13 @@ class Seats:
     def _seat_guest(game: str, seats: list[str | None], line: bytes | None) -> bool:
         """Seat the guest that the host's line at seq 2 accepts, if it is an accept."""
         accept = _checked(line) if line is not None else None
-        if accept is None or accept.type is not MessageType.ACCEPT or accept.game != game or accept.peer is None \
-                or accept.signer.text != seats[0]:
+        if (
+            accept is None
+            or accept.type is not MessageType.ACCEPT
+            or accept.game != game
+            or accept.peer is None
+            or accept.signer.text != seats[0]
+        ):
             return False
         seats[1] = accept.peer.text
         return True

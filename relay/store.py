@@ -56,8 +56,9 @@ class RetainedStore:
             tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             empty = connection.execute("SELECT COUNT(*) FROM retained").fetchone()[0] == 0
             if empty and "stored_messages" in tables:
-                rows = connection.execute("SELECT topic, data FROM stored_messages WHERE data IS NOT NULL "
-                                          "AND length(data) > 0 ORDER BY id").fetchall()
+                rows = connection.execute(
+                    "SELECT topic, data FROM stored_messages WHERE data IS NOT NULL AND length(data) > 0 ORDER BY id"
+                ).fetchall()
                 with connection:
                     connection.execute("BEGIN")
                     connection.executemany("INSERT OR REPLACE INTO retained VALUES (?, ?)", rows)
@@ -120,8 +121,14 @@ class RetainedStore:
                     connection.execute("ROLLBACK")
                 if attempt == ATTEMPTS:
                     self.lost += len(changes)
-                    log.error("could not write %d retained messages to %s after %d tries (%s): they live in memory "
-                              "only until the relay stops", len(changes), self.path, ATTEMPTS, exc)
+                    log.error(
+                        "could not write %d retained messages to %s after %d tries (%s): they live in memory "
+                        "only until the relay stops",
+                        len(changes),
+                        self.path,
+                        ATTEMPTS,
+                        exc,
+                    )
                     return
                 if attempt == 1:
                     log.warning("writing retained messages to %s failed (%s); trying again", self.path, exc)

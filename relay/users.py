@@ -159,8 +159,10 @@ def add_user(path: Path, name: str, token: str | None = None) -> tuple[bool, str
     if token is None:
         token = make_token()
     elif len(token) < MIN_TOKEN_CHARS:
-        raise ValueError(f"a relay password must be at least {MIN_TOKEN_CHARS} characters (it is checked with a "
-                         "fast hash); leave it out and adduser makes a strong one")
+        raise ValueError(
+            f"a relay password must be at least {MIN_TOKEN_CHARS} characters (it is checked with a "
+            "fast hash); leave it out and adduser makes a strong one"
+        )
     users = load(path) if path.exists() else {}
     new = name not in users
     users[name] = PasswordHash.for_token(token)

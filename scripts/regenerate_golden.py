@@ -24,8 +24,9 @@ import vector_maker  # noqa: E402
 def main() -> int:
     written: dict[Path, str] = {}
     for seed, style in test_olix.PLAYTHROUGHS:
-        written[test_olix.GOLDEN / f"olix_playthrough_{style}_{seed}.txt"] = "\n".join(
-            test_olix.playthrough(seed, style)) + "\n"
+        written[test_olix.GOLDEN / f"olix_playthrough_{style}_{seed}.txt"] = (
+            "\n".join(test_olix.playthrough(seed, style)) + "\n"
+        )
     for seed in test_oxono.PLAYTHROUGHS:
         written[test_oxono.GOLDEN / f"oxono_playthrough_{seed}.txt"] = test_oxono.playthrough(seed)
     written[test_analysis.PLANTED] = test_analysis.planted_text()

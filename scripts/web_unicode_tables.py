@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol.unicode_tables import COMBINING, FORBIDDEN, UNICODE_VERSION  # noqa: E402
+from protocol.unicode_tables import COMBINING, FORBIDDEN, UNICODE_VERSION
 
 TARGET = Path(__file__).resolve().parent.parent / "web" / "js" / "messages-unicode.js"
 
@@ -36,6 +36,7 @@ export const FORBIDDEN = Object.freeze([
 export const COMBINING = Object.freeze([
 {ranges(COMBINING)}]);
 """
+
 
 if __name__ == "__main__":
     TARGET.write_text(render())

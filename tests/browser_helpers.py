@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from relay_fixtures import TOOLS_REQUIRED
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -18,7 +17,8 @@ except ImportError:  # scripts/test installs it; a bare checkout may not have it
 
 needs_browser = pytest.mark.skipif(
     (playwright is None or not Path(CHROMIUM).exists()) and not TOOLS_REQUIRED,
-    reason="needs Debian's chromium and Playwright (scripts/test installs both, and makes their absence a failure)")
+    reason="needs Debian's chromium and Playwright (scripts/test installs both, and makes their absence a failure)",
+)
 
 
 @pytest.fixture

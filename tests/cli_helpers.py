@@ -6,13 +6,13 @@ Every process a test starts here it stops by its PID (``stop``); every wait is b
 from __future__ import annotations
 
 import asyncio
-import signal
 import contextlib
 import fcntl
 import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 import termios
@@ -48,13 +48,23 @@ def _as_on_a_terminal() -> None:
 
 async def spawn(env: dict[str, str], *args: str, stdin: bool = False) -> asyncio.subprocess.Process:
     """``olixono ARGS`` in ``env``: stdout and stderr together, stdin a pipe (``stdin``) or nothing."""
-    return await asyncio.create_subprocess_exec(sys.executable, "-m", "client", *args, env=env, cwd=ROOT,
-                                                stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
-                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                                                preexec_fn=_as_on_a_terminal)
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "client",
+        *args,
+        env=env,
+        cwd=ROOT,
+        stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        preexec_fn=_as_on_a_terminal,
+    )
 
 
-async def read_until(process: asyncio.subprocess.Process, pattern: str, seen: list[str], timeout: float = 30) -> re.Match:
+async def read_until(
+    process: asyncio.subprocess.Process, pattern: str, seen: list[str], timeout: float = 30
+) -> re.Match:
     """Read the process's lines into ``seen`` until one matches ``pattern``."""
     async with asyncio.timeout(timeout):
         while True:
@@ -76,13 +86,21 @@ async def finish(process: asyncio.subprocess.Process, seen: list[str], timeout: 
         return await process.wait()
 
 
-async def run(env: dict[str, str], *args: str, timeout: float = 60, stdin_text: str | None = None
-              ) -> tuple[int, str, str]:
+async def run(
+    env: dict[str, str], *args: str, timeout: float = 60, stdin_text: str | None = None
+) -> tuple[int, str, str]:
     """``olixono ARGS`` to its end (``stdin_text`` piped in, else nothing): the exit status, stdout and stderr."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "client", *args, env=env, cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "client",
+        *args,
+        env=env,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
         stdin=asyncio.subprocess.DEVNULL if stdin_text is None else asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE)
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
         async with asyncio.timeout(timeout):
             out, err = await process.communicate(None if stdin_text is None else stdin_text.encode())
@@ -125,9 +143,17 @@ class Terminal:
         def controlling() -> None:  # in the child, after setsid: this pty is its terminal
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
-        self.process = subprocess.Popen([sys.executable, "-m", "client", *args], env=dict(env, TERM="dumb"), cwd=ROOT,
-                                        stdin=secondary, stdout=secondary, stderr=secondary, close_fds=True,
-                                        start_new_session=True, preexec_fn=controlling)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "client", *args],
+            env=dict(env, TERM="dumb"),
+            cwd=ROOT,
+            stdin=secondary,
+            stdout=secondary,
+            stderr=secondary,
+            close_fds=True,
+            start_new_session=True,
+            preexec_fn=controlling,
+        )
         os.close(secondary)
         self.seen = ""
 

@@ -6,10 +6,11 @@ import asyncio
 import re
 from typing import Protocol
 
+from relay_fixtures import Relay
+
 from client import network
 from client.journal import Journal
 from protocol import GameSession, Identity
-from relay_fixtures import Relay
 
 
 class Seat:
@@ -18,8 +19,14 @@ class Seat:
     def __init__(self, tmp_path, name: str, relay: Relay | Via, **changes) -> None:
         self.lines: list[str] = []
         self.identity = Identity.generate()
-        self.options = network.Options(relay=relay.url, identity=self.identity, journal_dir=tmp_path / name,
-                                       write=self.lines.append, timeout=20, **changes)
+        self.options = network.Options(
+            relay=relay.url,
+            identity=self.identity,
+            journal_dir=tmp_path / name,
+            write=self.lines.append,
+            timeout=20,
+            **changes,
+        )
 
     def text(self) -> str:
         return "\n".join(self.lines)

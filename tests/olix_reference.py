@@ -122,7 +122,9 @@ def is_formation(cells, p, kind: str, squares: set[int], value: int) -> bool:
         for s in squares:
             rank, file = divmod(s, N)
             for dr, df in steps:
-                line = {square(rank + dr * k, file + df * k) for k in range(value) if on_board(rank + dr * k, file + df * k)}
+                line = {
+                    square(rank + dr * k, file + df * k) for k in range(value) if on_board(rank + dr * k, file + df * k)
+                }
                 if line == squares and value >= 4:
                     return True
         return False
@@ -228,9 +230,7 @@ class RefGame:
             self.outcome = (winner_by_score(self.best), "settled")
 
     def formations_text(self) -> str:
-        return " ".join(
-            f"{PLAYERS[p]} " + " ".join(f"{k}={self.best[p][k]}" for k in KINDS) for p in (0, 1)
-        )
+        return " ".join(f"{PLAYERS[p]} " + " ".join(f"{k}={self.best[p][k]}" for k in KINDS) for p in (0, 1))
 
 
 # -- random games ---------------------------------------------------------------------

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import datetime
 import hashlib
-import random
 import os
+import random
 import shutil
 import ssl
 import subprocess
@@ -64,27 +64,33 @@ def make_accounts(path: Path, count: int, bridges: tuple[str, ...] = ()) -> list
 
 def make_tls(directory: Path) -> tuple[Path, Path]:
     """A self-signed certificate for 127.0.0.1 (cert, key)."""
+    import ipaddress
+
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
-    import ipaddress
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "olixono test relay")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
         .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
     cert_path, key_path = directory / "cert.pem", directory / "key.pem"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     return cert_path, key_path
 
 
@@ -109,21 +115,31 @@ class Relay:
 
     async def start(self) -> Relay:
         if self.kind == "embedded":
-            settings = RelaySettings(port=self.port, users_file=self.users_file,
-                                     data_dir=self.workdir / "data" if self.persist else None,
-                                     tls_cert=self.tls[0] if self.tls else None, tls_key=self.tls[1] if self.tls else None,
-                                     web_port=(self.web_port or 0) if self.web else None)
+            settings = RelaySettings(
+                port=self.port,
+                users_file=self.users_file,
+                data_dir=self.workdir / "data" if self.persist else None,
+                tls_cert=self.tls[0] if self.tls else None,
+                tls_key=self.tls[1] if self.tls else None,
+                web_port=(self.web_port or 0) if self.web else None,
+            )
             self._embedded = EmbeddedRelay(settings)
             await self._embedded.start()
             self.port = self._embedded.port
             self.web_port = self._embedded.web_port
         else:
             self.port = self.port or free_port()
-            settings = MosquittoSettings(port=self.port, users_file=self.users_file, run_as="root",
-                                         tls_cert=self.tls[0] if self.tls else None, tls_key=self.tls[1] if self.tls else None,
-                                         bridge_to=self.bridge_to, bridge_user=self.bridge_user,
-                                         bridge_password="bridge-secret" if self.bridge_user else None,
-                                         web_port=(self.web_port or free_port()) if self.web else None)
+            settings = MosquittoSettings(
+                port=self.port,
+                users_file=self.users_file,
+                run_as="root",
+                tls_cert=self.tls[0] if self.tls else None,
+                tls_key=self.tls[1] if self.tls else None,
+                bridge_to=self.bridge_to,
+                bridge_user=self.bridge_user,
+                bridge_password="bridge-secret" if self.bridge_user else None,
+                web_port=(self.web_port or free_port()) if self.web else None,
+            )
             self.web_port = settings.web_port
             self.conf = write_config(self.workdir / "mosquitto", settings)
             if not self.persist:  # same file, but these tests want a relay that forgets
@@ -152,15 +168,22 @@ class Relay:
         """The page's address (with a web listener)."""
         return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.web_port}/"
 
-    def client(self, account: Account | None = None, *, username: str | None = None, password: str | None = None,
-               **kwargs: object) -> aiomqtt.Client:
+    def client(
+        self,
+        account: Account | None = None,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        **kwargs: object,
+    ) -> aiomqtt.Client:
         if account is not None:
             username, password = account.name, account.password
         tls_context = None
         if self.tls is not None:
             tls_context = ssl.create_default_context(cafile=str(self.tls[0]))
-        return bare_client(self.port, username=username, password=password,
-                              tls_context=tls_context, timeout=5, **kwargs)
+        return bare_client(
+            self.port, username=username, password=password, tls_context=tls_context, timeout=5, **kwargs
+        )
 
     def log(self) -> str:
         if self.kind == "mosquitto" and self.conf is not None:
@@ -209,8 +232,9 @@ class RelayProcess:
             await asyncio.to_thread(process.wait, 5)
 
 
-async def gather_messages(client: aiomqtt.Client, topic_filter: str, *, count: int | None = None,
-                          timeout: float = 3.0) -> dict[str, bytes]:
+async def gather_messages(
+    client: aiomqtt.Client, topic_filter: str, *, count: int | None = None, timeout: float = 3.0
+) -> dict[str, bytes]:
     """Retained and live messages on ``topic_filter``, until ``count`` topics are in or ``timeout`` passes.
 
     Topics outside the filter are ignored, as every olixono client must (amqtt may send them).
@@ -253,15 +277,17 @@ def signed_line(identity: Identity, game: str, slot: str, text: str = "x") -> by
     if slot.startswith("talk/"):
         return encode("talk", [("game", game), ("seq", slot[5:]), ("text", encode_text(text))], identity).encode()
     if slot.startswith("chat-"):
-        return encode("chat", [("game", game), ("seq", slot[5:]), ("prev", digest), ("text", encode_text(text))],
-                      identity).encode()
+        return encode(
+            "chat", [("game", game), ("seq", slot[5:]), ("prev", digest), ("text", encode_text(text))], identity
+        ).encode()
     return encode("resign", [("game", game), ("seq", slot), ("prev", digest)], identity).encode()
 
 
 def largest_line(identity: Identity, game: str) -> bytes:
     """The longest line the protocol has: a chat line of 500 bytes that each take three characters."""
-    return encode("chat", [("game", game), ("seq", "256"), ("prev", b64(bytes(32))), ("text", "%21" * 500)],
-                  identity).encode()
+    return encode(
+        "chat", [("game", game), ("seq", "256"), ("prev", b64(bytes(32))), ("text", "%21" * 500)], identity
+    ).encode()
 
 
 # -- signed games -----------------------------------------------------------------
@@ -295,8 +321,17 @@ class Side:
             await self.copy(events)
 
 
-async def play_game(host_client: aiomqtt.Client, guest_client: aiomqtt.Client, host: Identity, guest: Identity,
-                    *, seed: int = 0, kind: str = "oxono", max_moves: int = 400, timeout: float = 60.0) -> GameSession:
+async def play_game(
+    host_client: aiomqtt.Client,
+    guest_client: aiomqtt.Client,
+    host: Identity,
+    guest: Identity,
+    *,
+    seed: int = 0,
+    kind: str = "oxono",
+    max_moves: int = 400,
+    timeout: float = 60.0,
+) -> GameSession:
     """A full game between two clients (each already connected), every line signed, sent, copied and checked.
 
     Each side acts only on what it has received from the relay. Returns the host's session.
@@ -341,6 +376,6 @@ async def play_game(host_client: aiomqtt.Client, guest_client: aiomqtt.Client, h
 
 def retained_topics(relay: object) -> list[str]:
     """The topics an embedded relay retains a line on, for tests to look into (the relay itself never asks)."""
-    broker = getattr(relay, "broker")
+    broker = relay.broker
     assert broker is not None
     return sorted(broker.retained_messages)

@@ -144,13 +144,19 @@ class Cast:
             raise RuntimeError(f"no salt puts an accept's hash between {above} and {below}")
         return line
 
-    def grind(self, host: Identity, join: Join, below: str | None = None, above: str | None = None,
-              tries: int = 4096) -> str | None:
+    def grind(
+        self, host: Identity, join: Join, below: str | None = None, above: str | None = None, tries: int = 4096
+    ) -> str | None:
         """:meth:`accept`, or ``None`` when no salt of ``tries`` does it (a bound near either end of the alphabet):
         then nothing is signed."""
         for _ in range(tries):
-            fields = [("game", self.game), ("seq", "2"), ("prev", join.hash), ("guest", join.key.public.text),
-                      ("salt", b64(self.rng.randbytes(16)))]
+            fields = [
+                ("game", self.game),
+                ("seq", "2"),
+                ("prev", join.hash),
+                ("guest", join.key.public.text),
+                ("salt", b64(self.rng.randbytes(16))),
+            ]
             line = encode("accept", fields, host)
             digest = decode(line, verify=False).hash
             if (below is None or digest < below) and (above is None or digest > above):
@@ -161,16 +167,26 @@ class Cast:
         """A main-chain line of ``kind`` by ``key`` right after ``parent`` (a line): an abort at 1 after the offer
         (a withdrawal), a reveal (``("secret", …)``) or an abort at 3 after an accept."""
         message = decode(parent, verify=False)
-        return self.sign(kind, [("game", self.game), ("seq", str(message.seq + 1)), ("prev", message.hash), *extra],
-                         key)
+        return self.sign(
+            kind, [("game", self.game), ("seq", str(message.seq + 1)), ("prev", message.hash), *extra], key
+        )
 
     def confirm(self, key: Identity, head: str, result: str) -> str:
         """A confirmation of the ending at ``head`` (a line), as ``key`` would sign it whoever it is."""
         message = decode(head, verify=False)
         number = self.confirms.get(key.public.text, 0) + 1
         self.confirms[key.public.text] = number
-        return self.sign("confirm", [("game", self.game), ("seq", str(number)), ("prev", message.hash),
-                                     ("final", str(message.seq)), ("result", result)], key)
+        return self.sign(
+            "confirm",
+            [
+                ("game", self.game),
+                ("seq", str(number)),
+                ("prev", message.hash),
+                ("final", str(message.seq)),
+                ("result", result),
+            ],
+            key,
+        )
 
 
 def seating_game(seed: int, *, cheating: bool = True) -> SeatingGame:
@@ -180,8 +196,8 @@ def seating_game(seed: int, *, cheating: bool = True) -> SeatingGame:
     cast = Cast(rng, cheating)
     kind = rng.choice(("oxono", "olix"))
     host_key = cast.identity("host")
-    guests = [cast.identity(f"guest-{letter}") for letter in "ab"[:rng.choice((1, 2, 2))]]
-    strangers = [cast.identity(f"stranger-{letter}") for letter in "ab"[:rng.choice((0, 1, 1, 2))]]
+    guests = [cast.identity(f"guest-{letter}") for letter in "ab"[: rng.choice((1, 2, 2))]]
+    strangers = [cast.identity(f"stranger-{letter}") for letter in "ab"[: rng.choice((0, 1, 1, 2))]]
     host = cast.open(kind, host_key)
 
     joins, stranger_joins = _candidates(cast, guests, strangers)
@@ -196,8 +212,17 @@ def seating_game(seed: int, *, cheating: bool = True) -> SeatingGame:
     _confirm(cast, host, guest, [*joins, *stranger_joins], accepts)
     before = tuple(cast.lines)
     puppet = _reseat(cast, host, host_key, accepts)
-    return SeatingGame(seed, kind, tuple(cast.lines), tuple(cast.cheats), dict(cast.names), host_key.public,
-                       played.key.public, before if puppet is not None else None, puppet)
+    return SeatingGame(
+        seed,
+        kind,
+        tuple(cast.lines),
+        tuple(cast.cheats),
+        dict(cast.names),
+        host_key.public,
+        played.key.public,
+        before if puppet is not None else None,
+        puppet,
+    )
 
 
 def _candidates(cast: Cast, guests: list[Identity], strangers: list[Identity]) -> tuple[list[Join], list[Join]]:
@@ -232,11 +257,14 @@ def _more_accepts(cast: Cast, host: Identity, played: Join, accept: str, joins: 
     for _ in range(cast.rng.choice((0, 0, 1, 1, 2)) if others and cast.cheating else 0):
         join = cast.rng.choice(others)
         lower = cast.rng.random() < 0.5
-        extra = cast.grind(host, join, below=played_hash if lower else None, above=None if lower else played_hash) \
-            or cast.accept(host, join, below=None if lower else played_hash, above=played_hash if lower else None)
+        extra = cast.grind(
+            host, join, below=played_hash if lower else None, above=None if lower else played_hash
+        ) or cast.accept(host, join, below=None if lower else played_hash, above=played_hash if lower else None)
         lower = decode(extra, verify=False).hash < played_hash
-        cast.cheats.append(f"host also accepts {cast.name(join.key)}'s join ({'lower' if lower else 'higher'} hash "
-                           "than the played accept)")
+        cast.cheats.append(
+            f"host also accepts {cast.name(join.key)}'s join ({'lower' if lower else 'higher'} hash "
+            "than the played accept)"
+        )
         accepts.append(extra)
         if join.key.public == played.key.public:
             continue
@@ -326,8 +354,11 @@ def _confirm(cast: Cast, host: GameSession, guest: GameSession, joins: list[Join
             named.discard(join.key.public)
             cast.confirm(join.key, host.head.line, host.result.code())
     guest_key = guest.identity
-    if len(host.chain) > 3 and guest_key is not None \
-            and cast.dares(0.1, f"{cast.name(guest_key)} signs an abort for 3 after the game"):
+    if (
+        len(host.chain) > 3
+        and guest_key is not None
+        and cast.dares(0.1, f"{cast.name(guest_key)} signs an abort for 3 after the game")
+    ):
         cast.after("abort", guest_key, accepts[0])
 
 

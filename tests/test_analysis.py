@@ -120,7 +120,8 @@ def write(tmp_path: Path, lines, name: str = "game.txt") -> Path:
 
 def test_the_planted_game_is_the_golden_one():
     assert PLANTED.read_text() == planted_text(), (
-        f"{PLANTED.name} differs (scripts/regenerate_golden.py writes it, for a meant change)")
+        f"{PLANTED.name} differs (scripts/regenerate_golden.py writes it, for a meant change)"
+    )
 
 
 def test_the_analysis_marks_the_planted_blunder_and_the_missed_win_in_one():
@@ -165,13 +166,26 @@ def test_the_json_form_round_trips_and_matches_the_analysis_in_process(olixono):
     document = json.loads(done.stdout)
     analysis = GameAnalysis.from_json(document)
     assert analysis == analyse_session(session, FAST, 5)  # an iteration budget: the same on any machine
-    assert document["game"] == {"id": session.game_id, "verified": summary,
-                                "seats": {p: key.fingerprint for p, key in session.seats.items()},
-                                "result": session.result.sentence()}
+    assert document["game"] == {
+        "id": session.game_id,
+        "verified": summary,
+        "seats": {p: key.fingerprint for p, key in session.seats.items()},
+        "result": session.result.sentence(),
+    }
     assert {key: value for key, value in document.items() if key != "game"} == analysis.to_json()
     first = document["plies"][0]
-    assert set(first) == {"ply", "player", "move", "best", "before", "after", "loss", "mark", "wins_in_one",
-                          "missed_win_in_one"}
+    assert set(first) == {
+        "ply",
+        "player",
+        "move",
+        "best",
+        "before",
+        "after",
+        "loss",
+        "mark",
+        "wins_in_one",
+        "missed_win_in_one",
+    }
     assert document["schema"] == "olixono-analysis/1" and document["won_value"] == WON_VALUE
     assert document["summary"]["black"]["missed_wins_in_one"] == 2
     with pytest.raises(ValueError, match="schema"):
@@ -220,7 +234,7 @@ def test_a_record_with_a_proof_is_analysed_and_exits_4(tmp_path, olixono):
     host, guest = full_game("oxono", 3)
     last = host.chain[-2]
     signer = guest.identity if last.signer == guest.identity.public else host.identity
-    twin = GameSession.restore([m.line for m in host.chain[:last.seq]], signer)
+    twin = GameSession.restore([m.line for m in host.chain[: last.seq]], signer)
     forged = twin.move(next(m.text() for m in twin.board.legal_moves() if m.text() != last.value("move"))).line
     spectator = GameSession.restore([*host.transcript, forged])
     done = olixono("analyze", str(write(tmp_path, spectator.record)), "--iterations", "100")
@@ -238,8 +252,13 @@ def test_the_progress_bar_shows_on_a_terminal_only(tmp_path):
     game = write(tmp_path, full_game("oxono", 3)[0].transcript)
     primary, secondary = pty.openpty()
     try:
-        process = subprocess.Popen([sys.executable, "-m", "client", "analyze", str(game), "--iterations", "50"],
-                                   cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=secondary)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "client", "analyze", str(game), "--iterations", "50"],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=secondary,
+        )
         os.close(secondary)
         seen = b""
         deadline = time.monotonic() + 60
@@ -270,17 +289,20 @@ def test_the_progress_bar_shows_on_a_terminal_only(tmp_path):
 WON, LOST, DRAWN = (Evaluation.proof(standing) for standing in (Standing.WON, Standing.LOST, Standing.DRAWN))
 
 
-@pytest.mark.parametrize("before, after, wins, mark", [
-    (WON, LOST, (), Mark.BLUNDER),
-    (WON, DRAWN, (), Mark.BLUNDER),
-    (Evaluation.of_value(0.95), Evaluation.of_value(-0.92), (), Mark.BLUNDER),  # judged by values: won, then lost
-    (WON, WON, (), None),
-    (WON, Evaluation.of_value(1 - MISS_DROP - 0.01), (), Mark.MISSED_WIN),
-    (Evaluation.of_value(0.93), Evaluation.of_value(0.85), (), None),  # a small drop is the searches' noise
-    (WON, WON, ("Xd2d1",), Mark.MISSED_WIN),  # a win in one not taken, though the win is kept
-    (Evaluation.of_value(0.2), Evaluation.of_value(-0.6), (), None),  # not won before: a loss, not a mark
-    (LOST, LOST, (), None),
-])
+@pytest.mark.parametrize(
+    "before, after, wins, mark",
+    [
+        (WON, LOST, (), Mark.BLUNDER),
+        (WON, DRAWN, (), Mark.BLUNDER),
+        (Evaluation.of_value(0.95), Evaluation.of_value(-0.92), (), Mark.BLUNDER),  # judged by values: won, then lost
+        (WON, WON, (), None),
+        (WON, Evaluation.of_value(1 - MISS_DROP - 0.01), (), Mark.MISSED_WIN),
+        (Evaluation.of_value(0.93), Evaluation.of_value(0.85), (), None),  # a small drop is the searches' noise
+        (WON, WON, ("Xd2d1",), Mark.MISSED_WIN),  # a win in one not taken, though the win is kept
+        (Evaluation.of_value(0.2), Evaluation.of_value(-0.6), (), None),  # not won before: a loss, not a mark
+        (LOST, LOST, (), None),
+    ],
+)
 def test_marks(before, after, wins, mark):
     ply = Ply(1, "pink", "Oc6c5", "Xd2d1", before, after, wins)
     assert ply.mark is mark
@@ -372,8 +394,9 @@ async def test_the_replay_analyses_in_the_background_and_the_screen_stays_live(t
     count = len(table.moves())
     terminal = Terminal(columns=120, rows=40)
     with create_pipe_input() as pipe:
-        screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output(), notes=[summary],
-                                                log_file=tmp_path / "client.log"))
+        screen = asyncio.create_task(
+            run_screen(table, input=pipe, output=terminal.output(), notes=[summary], log_file=tmp_path / "client.log")
+        )
         await wait_for(terminal, "a analyses")
         pipe.send_text("a")
         await wait_for(terminal, f"analysing 0/{count + 1}")
@@ -402,8 +425,9 @@ async def test_replay_analyze_starts_at_once(tmp_path):
     table = ReplayTable(session, summary, analyze=True, budget=Budget(30))
     terminal = Terminal()
     with create_pipe_input() as pipe:
-        screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output(),
-                                                log_file=tmp_path / "client.log"))
+        screen = asyncio.create_task(
+            run_screen(table, input=pipe, output=terminal.output(), log_file=tmp_path / "client.log")
+        )
         await wait_for(terminal, "| analysed", seconds=60)
         pipe.send_text("/next\r")
         await wait_for(terminal, "Move 1, first ")
@@ -414,10 +438,20 @@ async def test_replay_analyze_starts_at_once(tmp_path):
 
 @pytest.mark.slow  # a benchmark's script, not the product: CI may skip it
 def test_the_calibration_of_values_prints_its_bands_and_figures():
-    done = subprocess.run([sys.executable, "bench/analysis.py", "--games", "1", "--game", "oxono", "--iterations",
-                           "30"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "bench/analysis.py", "--games", "1", "--game", "oxono", "--iterations", "30"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "positions mover scored" in done.stdout
     figures = dict(line.split(": ", 1) for line in done.stdout.splitlines() if line.startswith("oxono_"))
-    assert set(figures) == {"oxono_won_value_score", "oxono_lost_value_score", "oxono_proven_share",
-                            "oxono_seconds_a_position"}
+    assert set(figures) == {
+        "oxono_won_value_score",
+        "oxono_lost_value_score",
+        "oxono_proven_share",
+        "oxono_seconds_a_position",
+    }

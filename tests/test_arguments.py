@@ -13,7 +13,13 @@ DASHED_KEY = "-96kk" + "A" * 38
 
 def test_ids_and_keys_that_begin_with_a_dash_are_values():
     key = DASHED_KEY
-    assert protect_ids(["join", DASHED_GAME, "--relay", "mqtt://h"]) == ["join", "--relay", "mqtt://h", "--", DASHED_GAME]
+    assert protect_ids(["join", DASHED_GAME, "--relay", "mqtt://h"]) == [
+        "join",
+        "--relay",
+        "mqtt://h",
+        "--",
+        DASHED_GAME,
+    ]
     assert protect_ids(["host", "oxono", "--invite", key]) == ["host", "oxono", f"--invite={key}"]
     assert protect_ids(["host", "oxono", "--witness", key]) == ["host", "oxono", f"--witness={key}"]
     assert protect_ids(["relay", "adduser", key, "--users", "f"]) == ["relay", "adduser", "--users", "f", "--", key]

@@ -6,8 +6,8 @@ import importlib.util
 import random
 import subprocess
 import sys
-from types import SimpleNamespace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -21,7 +21,7 @@ from olixono.olix import OlixBoard
 from olixono.oxono import OxonoBoard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import olix_reference as ref  # noqa: E402  (tests/olix_reference.py)
+import olix_reference as ref
 
 # Pink to move wins with Xd2d1 (a1-d1 all pink).
 OXONO_WIN = "x1o1x1/6/6/6/6/XOX3 pink d3 c4"
@@ -181,8 +181,12 @@ def test_a_finished_game_has_no_move_to_choose():
 
 @pytest.mark.parametrize(
     "level, options, message",
-    [("genius", {}, "unknown bot level"), ("greedy", {"iterations": 5}, "takes no budget"),
-     ("mcts", {"iterations": 0}, "positive"), ("mcts", {"seconds": -1.0}, "positive")],
+    [
+        ("genius", {}, "unknown bot level"),
+        ("greedy", {"iterations": 5}, "takes no budget"),
+        ("mcts", {"iterations": 0}, "positive"),
+        ("mcts", {"seconds": -1.0}, "positive"),
+    ],
 )
 def test_bad_bot_requests_are_refused(level, options, message):
     with pytest.raises(ValueError, match=message):
@@ -208,8 +212,10 @@ def test_many_games_without_an_illegal_move(kind, games):
     """Every pairing of levels plays to the end through the validated path (``play`` raises on an illegal move)."""
     for g in range(games):
         pairing = [LEVELS[g % 3], LEVELS[(g + 1 + g // 3) % 3]]
-        bots = [make_bot(level, seed=g * 10 + i, **({"iterations": 60} if level == "mcts" else {}))
-                for i, level in enumerate(pairing)]
+        bots = [
+            make_bot(level, seed=g * 10 + i, **({"iterations": 60} if level == "mcts" else {}))
+            for i, level in enumerate(pairing)
+        ]
         board = new_board(kind)
         for ply in range(400):
             if board.outcome() is not None:
@@ -290,7 +296,9 @@ def _planted(rng: random.Random) -> list[int]:
         if kind == "O":
             h, w = rng.choice(((2, 5), (5, 2), (3, 4), (4, 3), (3, 5), (4, 4)))
             r0, f0 = rng.randrange(n - h + 1), rng.randrange(n - w + 1)
-            shape = [ref.square(r0 + r, f0 + f) for r in range(h) for f in range(w) if r in (0, h - 1) or f in (0, w - 1)]
+            shape = [
+                ref.square(r0 + r, f0 + f) for r in range(h) for f in range(w) if r in (0, h - 1) or f in (0, w - 1)
+            ]
         elif kind == "L":
             a, b = rng.randint(3, 7), rng.randint(3, 7)
             a = max(a, 10 - b)
@@ -302,8 +310,9 @@ def _planted(rng: random.Random) -> list[int]:
         else:
             dr, df = rng.choice(((0, 1), (1, 0), (1, 1), (1, -1)))
             r0, f0 = rng.randrange(n), rng.randrange(n)
-            shape = [ref.square(r0 + dr * i, f0 + df * i) for i in range(8)
-                     if 0 <= r0 + dr * i < n and 0 <= f0 + df * i < n]
+            shape = [
+                ref.square(r0 + dr * i, f0 + df * i) for i in range(8) if 0 <= r0 + dr * i < n and 0 <= f0 + df * i < n
+            ]
         cells |= set(shape)
         if shape:
             cells.discard(rng.choice(shape))
@@ -338,12 +347,15 @@ def test_olix_win_candidates_hold_every_winning_square():
     assert found >= 40  # the planted formations do give wins to find
 
 
-@pytest.mark.parametrize("shape, gap", [
-    ([(r, f) for r in range(3, 6) for f in range(3, 7) if r in (3, 5) or f in (3, 6)], (4, 3)),  # O: a short side
-    ([(r, f) for r in range(3, 5) for f in range(2, 7)], (3, 2)),  # O of 2 x 5: a corner
-    ([(2, f) for f in range(1, 8)] + [(3, 1), (4, 1)], (4, 1)),  # L of 7 + 3: the short arm's end
-    ([(2, f) for f in range(1, 6)] + [(r, 1) for r in range(3, 7)], (2, 3)),  # L of 5 + 5: the middle of an arm
-])
+@pytest.mark.parametrize(
+    "shape, gap",
+    [
+        ([(r, f) for r in range(3, 6) for f in range(3, 7) if r in (3, 5) or f in (3, 6)], (4, 3)),  # O: a short side
+        ([(r, f) for r in range(3, 5) for f in range(2, 7)], (3, 2)),  # O of 2 x 5: a corner
+        ([(2, f) for f in range(1, 8)] + [(3, 1), (4, 1)], (4, 1)),  # L of 7 + 3: the short arm's end
+        ([(2, f) for f in range(1, 6)] + [(r, 1) for r in range(3, 7)], (2, 3)),  # L of 5 + 5: the middle of an arm
+    ],
+)
 def test_olix_win_candidates_hold_the_hard_cases(shape, gap):
     """The squares the narrowing reasons about (``win_candidates``): the stone on a rectangle's short side, or on an
     ``L``'s short arm, where the long side stands already."""
@@ -372,13 +384,28 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_strength_benchmark_reports_tables_and_figures():
     proc = subprocess.run(
-        [sys.executable, "bench/strength.py", "--games", "2", "--game", "oxono", "--pairs", "greedy-random",
-         "--iterations", "100"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "bench/strength.py",
+            "--games",
+            "2",
+            "--game",
+            "oxono",
+            "--pairs",
+            "greedy-random",
+            "--iterations",
+            "100",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "greedy vs random" in proc.stdout and "95% interval" in proc.stdout
-    figures = dict(line.split(": ", 1) for line in proc.stdout.splitlines() if ": " in line and "_" in line.split(":")[0])
+    figures = dict(
+        line.split(": ", 1) for line in proc.stdout.splitlines() if ": " in line and "_" in line.split(":")[0]
+    )
     wins, draws, losses = map(int, figures["oxono_greedy_vs_random_wdl"].split("-"))
     assert wins + draws + losses == 2
     assert float(figures["oxono_mcts_iterations_per_s"]) > 0
@@ -389,13 +416,29 @@ def test_strength_benchmark_plays_the_mcts_of_another_commit():
     if subprocess.run(["git", "cat-file", "-e", "40e475b^{commit}"], cwd=ROOT, capture_output=True).returncode:
         pytest.skip("the baseline commit is not in this clone")
     proc = subprocess.run(
-        [sys.executable, "bench/strength.py", "--games", "2", "--game", "oxono", "--pairs", "mcts-oldx2",
-         "--iterations", "40", "--no-speed"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "bench/strength.py",
+            "--games",
+            "2",
+            "--game",
+            "oxono",
+            "--pairs",
+            "mcts-oldx2",
+            "--iterations",
+            "40",
+            "--no-speed",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "old = mcts of 40e475b" in proc.stdout
-    figures = dict(line.split(": ", 1) for line in proc.stdout.splitlines() if ": " in line and "_" in line.split(":")[0])
+    figures = dict(
+        line.split(": ", 1) for line in proc.stdout.splitlines() if ": " in line and "_" in line.split(":")[0]
+    )
     wins, draws, losses = map(int, figures["oxono_mcts_vs_oldx2_wdl"].split("-"))
     assert wins + draws + losses == 2
     assert float(figures["oxono_mcts_vs_oldx2_search_iterations_per_s"]) > 0
@@ -454,9 +497,7 @@ def test_olix_l_extensions_are_the_far_ends_of_both_arms():
     shape = board.formations("first")["L"]
     assert shape.value == 7
     ends = bot_olix.l_extensions(shape.squares)
-    assert sorted(board.parse_move(s).square for s in ["g3", "c7"]) == [
-        s for s in range(121) if ends >> s & 1
-    ]
+    assert sorted(board.parse_move(s).square for s in ["g3", "c7"]) == [s for s in range(121) if ends >> s & 1]
 
 
 def leading_olix_position(leader: str, seed: int = 5):

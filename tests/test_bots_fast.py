@@ -100,8 +100,13 @@ def test_a_seeded_search_is_the_same_with_the_c_helpers_or_without(pure):
             continue
         results = []
         for module in (bot_oxono, pure):  # the search as the C helpers make it, with or without them
-            search = Mcts(random.Random(9), solver=module.OxonoSearch.solve, check=module.CHECKS,
-                          new_table=module.new_table, **bot_oxono.FAST_SEARCH)
+            search = Mcts(
+                random.Random(9),
+                solver=module.OxonoSearch.solve,
+                check=module.CHECKS,
+                new_table=module.new_table,
+                **bot_oxono.FAST_SEARCH,
+            )
             results.append(search.search(module.OxonoSearch(board), iterations=400))
         ours, theirs = results
         assert ours.move == theirs.move and ours.candidates == theirs.candidates and ours.pv == theirs.pv
@@ -118,13 +123,28 @@ def test_the_solver_stops_at_its_deadline(pure):
         assert time.perf_counter() - start < 5  # (a bound for a loaded machine; it stops in about 0.05 s)
 
 
-@pytest.mark.parametrize("bad", [(), (1, 2, 3), tuple(range(9)) + (0,), ("a",) * 9, (1 << 40,) + (0,) * 8,
-                                 (0, 0, 0, 36, 0, 8, 8, 8, 8), (-1,) + (0,) * 8, [0] * 9,
-                                 # states no game reaches: a square of both players', more pawns than the game has,
-                                 # an X on no pawn, a pawn under a totem, both totems on one square, counts off
-                                 (1, 1, 0, 2, 3, 8, 8, 7, 8), ((1 << 33) - 1, 0, 0, 34, 35, 0, 0, 0, 0),
-                                 (0, 0, 1, 2, 3, 8, 8, 8, 8), (1 << 2, 0, 0, 2, 3, 8, 8, 7, 8),
-                                 (0, 0, 0, 2, 2, 8, 8, 8, 8), (0, 0, 0, 2, 3, 9, 7, 8, 8), (0, 0, 0, 2, 3, 8, 8, 8, 7)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        (),
+        (1, 2, 3),
+        tuple(range(9)) + (0,),
+        ("a",) * 9,
+        (1 << 40,) + (0,) * 8,
+        (0, 0, 0, 36, 0, 8, 8, 8, 8),
+        (-1,) + (0,) * 8,
+        [0] * 9,
+        # states no game reaches: a square of both players', more pawns than the game has,
+        # an X on no pawn, a pawn under a totem, both totems on one square, counts off
+        (1, 1, 0, 2, 3, 8, 8, 7, 8),
+        ((1 << 33) - 1, 0, 0, 34, 35, 0, 0, 0, 0),
+        (0, 0, 1, 2, 3, 8, 8, 8, 8),
+        (1 << 2, 0, 0, 2, 3, 8, 8, 7, 8),
+        (0, 0, 0, 2, 2, 8, 8, 8, 8),
+        (0, 0, 0, 2, 3, 9, 7, 8, 8),
+        (0, 0, 0, 2, 3, 8, 8, 8, 7),
+    ],
+)
 def test_bad_states_are_refused_with_an_error_not_a_crash(bad):
     with pytest.raises((TypeError, ValueError, OverflowError)):
         fast.legal_moves(bad)
@@ -171,7 +191,7 @@ def test_what_no_search_asks_is_refused_or_bounded():
         fast.playout(state, random.Random(1).random, 10**18, 0)  # looped for ever on unwritten memory
     with pytest.raises(ValueError, match="tries"):
         fast.playout(state, random.Random(1).random, -1, 3)
-    assert fast.solve(state, fast.Table(), -2**63) is None  # no nodes (the count wrapped round: no end)
+    assert fast.solve(state, fast.Table(), -(2**63)) is None  # no nodes (the count wrapped round: no end)
     assert fast.solve(state, fast.Table(), 10**6, -math.inf) is None  # a deadline long past (it was never looked at)
     with pytest.raises(ValueError, match="off the board"):
         fast.completions(1 << 40)

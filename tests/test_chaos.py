@@ -13,14 +13,14 @@ import threading
 
 import aiomqtt
 import pytest
+from network_helpers import Seat, Via, game_id_of, transcript
+from relay_fixtures import Relay, needs_mosquitto
 
 from client import network
 from harness.chaos import DOWN, UP, Chaos, ChaosProxy
 from harness.mqtt import bare_client
-from network_helpers import Seat, Via, game_id_of, transcript
 from protocol import Identity, verify_transcript
 from protocol.clock import TimeControl
-from relay_fixtures import Relay, needs_mosquitto
 
 pytestmark = needs_mosquitto
 
@@ -30,9 +30,18 @@ def relay(any_relay: Relay) -> Relay:
     return any_relay
 
 
-async def play_through(relay: Relay, tmp_path, chaos: Chaos, *, kind: str = "oxono", seed: int = 1,
-                       both: bool = False, timeout: float = 45.0, host_identity: Identity | None = None,
-                       control: TimeControl | None = None) -> tuple[Seat, Seat, str, ChaosProxy]:
+async def play_through(
+    relay: Relay,
+    tmp_path,
+    chaos: Chaos,
+    *,
+    kind: str = "oxono",
+    seed: int = 1,
+    both: bool = False,
+    timeout: float = 45.0,
+    host_identity: Identity | None = None,
+    control: TimeControl | None = None,
+) -> tuple[Seat, Seat, str, ChaosProxy]:
     """A whole bot game (``control``: timed): the host on the relay itself (or behind the proxy too, ``both``), the
     guest behind it."""
     async with ChaosProxy(relay.port, chaos) as proxy:
@@ -48,8 +57,10 @@ async def play_through(relay: Relay, tmp_path, chaos: Chaos, *, kind: str = "oxo
                     assert await network.join(game, guest.options) == 0, guest.text()
                     assert await hosting == 0, host.text()
             except TimeoutError:
-                raise AssertionError(f"the game did not finish in {timeout:g} s ({proxy.counts.text()}):\n"
-                                     f"host:\n{host.text()[-3000:]}\nguest:\n{guest.text()[-3000:]}") from None
+                raise AssertionError(
+                    f"the game did not finish in {timeout:g} s ({proxy.counts.text()}):\n"
+                    f"host:\n{host.text()[-3000:]}\nguest:\n{guest.text()[-3000:]}"
+                ) from None
         finally:
             hosting.cancel()
             await asyncio.gather(hosting, return_exceptions=True)
@@ -64,7 +75,11 @@ async def test_the_proxy_loses_what_it_is_told_to_and_acknowledges_it():
     """The harness itself: a lost QoS 1 line is acknowledged to its publisher (it never hangs) and never arrives."""
     from relay.embedded import running
 
-    async with running() as embedded, ChaosProxy(embedded.port, Chaos(drop=lambda c, d, n, t: d == UP and n == 2)) as proxy:
+    async with (
+        running() as embedded,
+        ChaosProxy(embedded.port, Chaos(drop=lambda c, d, n, t: d == UP and n == 2)) as proxy,
+    ):
+
         def client(port: int) -> aiomqtt.Client:
             return bare_client(port, timeout=5)
 
@@ -116,8 +131,9 @@ async def test_a_move_lost_on_its_way_to_the_player_who_waits_for_it_is_fetched_
             return True
         return False
 
-    host, guest, _, proxy = await play_through(relay, tmp_path, Chaos(drop=drop), kind=kind, seed=8,
-                                               host_identity=host_key)
+    host, guest, _, proxy = await play_through(
+        relay, tmp_path, Chaos(drop=drop), kind=kind, seed=8, host_identity=host_key
+    )
     assert lost and proxy.counts.dropped == 1
     assert "sent it again" in host.text() or "asked the relay again" in guest.text()
 
@@ -170,8 +186,9 @@ async def test_honest_bots_under_50_ms_of_jitter_leave_no_thinking_unexplained(r
     if relay.kind != "embedded":
         pytest.skip("the receipts are the clients' own, the same on every relay")
     chaos = Chaos(seed=5, delay=0.005, jitter=0.05)
-    host, guest, game, _ = await play_through(relay, tmp_path, chaos, kind="olix", both=True, timeout=120,
-                                              control=TimeControl.parse("3+2"))
+    host, guest, game, _ = await play_through(
+        relay, tmp_path, chaos, kind="olix", both=True, timeout=120, control=TimeControl.parse("3+2")
+    )
     session, _, problem = verify_transcript(transcript(host, game))
     used = session.time_used()
     assert problem is None and all(side.measured >= side.moves - 1 > 0 for side in used.values()), used
@@ -195,8 +212,13 @@ class Hanging:
         return self.bot.answer_end(board, player)
 
 
-@pytest.mark.parametrize("control, how", [pytest.param("0:05+1", "hangs", id="5s+1-hangs"),
-                                          pytest.param("3+2", "stops", id="3+2-stops", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "control, how",
+    [
+        pytest.param("0:05+1", "hangs", id="5s+1-hangs"),
+        pytest.param("3+2", "stops", id="3+2-stops", marks=pytest.mark.slow),
+    ],
+)
 async def test_a_bot_game_ends_on_time_when_one_bot_stops(relay, tmp_path, monkeypatch, control, how):
     """Issue 21: two bots through the proxy's latency; after three moves the guest's bot stops. The host, set up to
     claim (``--claim auto``), flags once the guest's clock and the grace have run out by its watch. A bot that hangs

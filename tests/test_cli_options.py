@@ -17,9 +17,39 @@ KEY = "A" * 43
 GAME = "b8iwQmV2RfS9dxX4kPz1AA"
 
 EVERY_OPTION = {
-    "host": ["host", "olix", "--invite", KEY, "--clock", "5+3", "--witness", KEY, "--witness", "B" * 43, "--relay",
-             "mqtt://a", "--relay", "public", "--cafile", "ca.pem", "--timeout", "2", "--plain", "--no-bell", "--bot",
-             "mcts", "--seed", "7", "--claim", "auto", "--no-watchers-chat", "--iterations", "9", "--seconds", "0.5"],
+    "host": [
+        "host",
+        "olix",
+        "--invite",
+        KEY,
+        "--clock",
+        "5+3",
+        "--witness",
+        KEY,
+        "--witness",
+        "B" * 43,
+        "--relay",
+        "mqtt://a",
+        "--relay",
+        "public",
+        "--cafile",
+        "ca.pem",
+        "--timeout",
+        "2",
+        "--plain",
+        "--no-bell",
+        "--bot",
+        "mcts",
+        "--seed",
+        "7",
+        "--claim",
+        "auto",
+        "--no-watchers-chat",
+        "--iterations",
+        "9",
+        "--seconds",
+        "0.5",
+    ],
     "join": ["join", GAME, "--line", "--level", "easy"],
     "watch": ["watch", GAME, "--screen", "--timeout", "3"],
     "resume": ["resume"],
@@ -64,8 +94,16 @@ def test_the_typed_arguments_hold_what_was_typed_and_are_frozen():
     assert isinstance(host, Host)
     assert (host.game, host.invite, host.witness, host.days) == ("olix", KEY, (KEY, "B" * 43), None)
     assert host.clock is not None and host.relaying.relay == ("mqtt://a", "public")
-    assert host.seat == Seat(front=Front(plain=True), no_bell=True, bot="mcts", seed=7, iterations=9, seconds=0.5,
-                             claim="auto", no_watchers_chat=True)
+    assert host.seat == Seat(
+        front=Front(plain=True),
+        no_bell=True,
+        bot="mcts",
+        seed=7,
+        iterations=9,
+        seconds=0.5,
+        claim="auto",
+        no_watchers_chat=True,
+    )
     with pytest.raises(dataclasses.FrozenInstanceError):
         host.game = "oxono"  # type: ignore[misc]
     watch = network_arguments(build_parser().parse_args(EVERY_OPTION["watch"]))

@@ -13,17 +13,17 @@ from types import SimpleNamespace
 
 import pyte
 import pytest
+from cli_helpers import Terminal as ProcessTerminal
+from cli_helpers import home
 from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output.vt100 import Vt100_Output
+from test_client_claims import FrontRunner, claim, forward
+from test_client_clock import Clock, movers, play, timed_game
+from test_client_screen import Terminal
 
-from cli_helpers import Terminal as ProcessTerminal, home
 from client.console import line_console
 from client.network_screen import NetworkTable
 from client.screen import run_screen
 from olixono.games import new_board
-from test_client_claims import FrontRunner, claim, forward
-from test_client_clock import Clock, movers, play, timed_game
-from test_client_screen import Terminal
 
 
 class Seat(FrontRunner):
@@ -77,12 +77,16 @@ class PtyScreen:
         return status
 
 
-@pytest.mark.parametrize(("flag", "env", "bells"), [((), {}, 1), (("--no-bell",), {}, 0), ((), {"NO_BELL": "1"}, 0)],
-                         ids=["on", "no-bell", "NO_BELL"])
+@pytest.mark.parametrize(
+    ("flag", "env", "bells"),
+    [((), {}, 1), (("--no-bell",), {}, 0), ((), {"NO_BELL": "1"}, 0)],
+    ids=["on", "no-bell", "NO_BELL"],
+)
 def test_the_full_screen_rings_once_when_the_bots_move_makes_it_your_turn(tmp_path, flag, env, bells):
     """Seated second against a bot: its first move gives the turn to the person, which rings (unless silenced)."""
-    seat = PtyScreen(tmp_path, "play", "oxono", "--vs", "random", "--as", "black", "--seed", "1", "--screen", *flag,
-                     **env)
+    seat = PtyScreen(
+        tmp_path, "play", "oxono", "--vs", "random", "--as", "black", "--seed", "1", "--screen", *flag, **env
+    )
     try:
         seat.pump("your move |")  # the toolbar: the bot has moved
         time.sleep(0.5)
@@ -139,8 +143,9 @@ async def console_bells(core, relay, moves, *, bell: bool = True, claimant=None)
     runner = Seat(relay, core)
     seen = len(relay.events[id(core)])
     with create_pipe_input() as pipe:
-        console = asyncio.create_task(line_console(input=pipe, output=terminal.output(), write=lambda text: None,
-                                                   bell=bell)(runner))  # type: ignore[arg-type]
+        console = asyncio.create_task(
+            line_console(input=pipe, output=terminal.output(), write=lambda text: None, bell=bell)(runner)
+        )  # type: ignore[arg-type]
         await asyncio.sleep(0.1)
         for mover in moves:
             if mover is core:
@@ -194,8 +199,14 @@ async def test_the_network_full_screen_rings_when_the_turn_becomes_yours():
     terminal = HeardTerminal()
     seen = len(relay.events[id(second)])
     with create_pipe_input() as pipe:
-        screen = asyncio.create_task(run_screen(NetworkTable(runner), input=pipe,  # type: ignore[arg-type]
-                                                output=terminal.output(), bell=True))
+        screen = asyncio.create_task(
+            run_screen(
+                NetworkTable(runner),
+                input=pipe,  # type: ignore[arg-type]
+                output=terminal.output(),
+                bell=True,
+            )
+        )
         await asyncio.sleep(0.2)
         assert terminal.screen.bells == 0
         play(relay, first)
@@ -220,7 +231,13 @@ def test_the_plain_front_end_never_rings(tmp_path):
     from cli_helpers import ROOT
 
     environ, _ = home(tmp_path, "player")
-    done = subprocess.run([sys.executable, "-m", "client", "play", "oxono", "--vs", "random", "--as", "black",
-                           "--seed", "1", "--plain"], input="resign\n", env=environ, cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "client", "play", "oxono", "--vs", "random", "--as", "black", "--seed", "1", "--plain"],
+        input="resign\n",
+        env=environ,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "wins by black's resignation" in done.stdout and "\a" not in done.stdout + done.stderr

@@ -9,19 +9,20 @@ import io
 import re
 
 import pytest
+from protocol_helpers import GUEST, HOST
+from test_client_clock import Clock, movers, play, timed_game
+from test_client_core import Relay, hosted
 
 from client.commands import parse
+from client.console import clocks_text as console_clocks
+from client.console import prompt_text
 from client.core import ClaimReady, GameCore, Publish, Step
 from client.intents import Intent, IntentRefused
 from client.plain import plain_front
-from client.console import clocks_text as console_clocks, prompt_text
 from client.words import claim_brief, claim_text, clocks_now_text, describe, duration_text, my_turn_text, who
 from protocol import GameSession, LineApplied, Superseded, verify_transcript
 from protocol.clock import GRACE_MS
 from protocol.domain import ResultReason
-from protocol_helpers import GUEST, HOST
-from test_client_clock import Clock, movers, play, timed_game
-from test_client_core import Relay, hosted
 
 
 def untimed_game() -> tuple[Relay, Clock, GameCore, GameCore]:
@@ -191,8 +192,10 @@ def test_a_claim_waits_the_95th_percentile_of_the_round_trips_beyond_the_clock_a
     assert flag is not None and flag.now - flag.sent == remaining + GRACE_MS + 800
 
 
-@pytest.mark.parametrize("control, window", [pytest.param("15+0", 45.0, id="live-5%-of-the-base"),
-                                             pytest.param("days:3", 86_400.0, id="correspondence-a-day")])
+@pytest.mark.parametrize(
+    "control, window",
+    [pytest.param("15+0", 45.0, id="live-5%-of-the-base"), pytest.param("days:3", 86_400.0, id="correspondence-a-day")],
+)
 def test_a_claim_is_answered_within_its_window_then_claim_wins_on_time(control, window):
     """The answer window of a live game with a base over 10 minutes is 5% of it (15+0: 45 s, not the least 30 s), a
     correspondence game's a day: ``claim`` is refused a second before it has passed, and wins on time once it has,
@@ -265,8 +268,9 @@ def test_a_player_back_after_a_disconnect_sees_the_claim_open_against_it():
     assert claim_text(watcher) == f"{first.my_player} claims {second.my_player}'s time ran out: 30 s left to answer"
     late = GameCore(GameSession.restore(watcher.session.record, second.session.identity), clock=clock)
     late.resume_turn(late.session.moves, 61.5 + 10.0)  # its own watch: its clock ran out 11.5 s ago
-    assert claim_text(late) == (f"{first.my_player} claims your time ran out, and your clock shows none left: your "
-                                "client concedes the game")
+    assert claim_text(late) == (
+        f"{first.my_player} claims your time ran out, and your clock shows none left: your client concedes the game"
+    )
 
 
 def test_a_watcher_arriving_after_the_claim_shows_its_window_as_at_most_the_whole_window():
@@ -296,17 +300,26 @@ def test_a_player_claimed_against_is_told_the_lesser_of_the_window_and_its_own_c
     name = first.my_player
     assert claim_text(second) == f"{name} claims your time ran out: move within 10 s or lose on time"
     assert claim_brief(second) == "move within 10 s"
-    assert claim_brief(first) == f"{second.my_player} has 30 s to answer" and claim_brief(watcher) == "30 s left to answer"
+    assert (
+        claim_brief(first) == f"{second.my_player} has 30 s to answer" and claim_brief(watcher) == "30 s left to answer"
+    )
     clock.now += 10.0
-    assert claim_text(second) == f"{name} claims your time ran out, and your clock shows none left: your client concedes the game"
-    assert my_turn_text(second) == f"your time ran out: you can no longer move, and your client concedes the game to {name}'s claim"
+    assert (
+        claim_text(second)
+        == f"{name} claims your time ran out, and your clock shows none left: your client concedes the game"
+    )
+    assert (
+        my_turn_text(second)
+        == f"your time ran out: you can no longer move, and your client concedes the game to {name}'s claim"
+    )
     step = second.tick()
     relay.publish(step, second)
     said = [text for text in (describe(second, event) for event in step.events) if text is not None]
     conceded = f"claim: your time ran out with {name}'s claim open: your client conceded the game on time"
     assert said[:2] == [conceded, f"result: {name} wins on time: {second.my_player} conceded ({name}-time)"], said
-    assert said.count(conceded) == 1 and not any(conceded in (describe(core, event) or "") for core in (first, watcher)
-                                                 for event in relay.events[id(core)])
+    assert said.count(conceded) == 1 and not any(
+        conceded in (describe(core, event) or "") for core in (first, watcher) for event in relay.events[id(core)]
+    )
     assert watcher.session.result is not None and watcher.session.result.reason == ResultReason.TIME
 
 
@@ -345,8 +358,9 @@ async def test_the_list_of_unfinished_games_shows_the_claims_open_in_each(tmp_pa
     for core in (first, second):
         role = "host" if core.me == core.host else "guest"
         assert core.me is not None
-        journal = Journal.create(JournalMeta(core.game_id, "oxono", role, core.me.text, "mqtt://127.0.0.1:1"),
-                                 tmp_path / role)
+        journal = Journal.create(
+            JournalMeta(core.game_id, "oxono", role, core.me.text, "mqtt://127.0.0.1:1"), tmp_path / role
+        )
         for line in watcher.session.transcript:  # the claimed-against player's too: as if it had come back
             journal.append(line)
         journal.close()
@@ -358,8 +372,10 @@ async def test_the_list_of_unfinished_games_shows_the_claims_open_in_each(tmp_pa
         shown[core.my_player] = lines
     claimant, claimed = first.my_player, second.my_player
     role = "host" if first.me == first.host else "guest"
-    listed = (f"{first.game_id}  oxono  {role}  1 move  mqtt://127.0.0.1:1\n"
-              f"    a claim on time is open: your claim that {claimed}'s time ran out is open")
+    listed = (
+        f"{first.game_id}  oxono  {role}  1 move  mqtt://127.0.0.1:1\n"
+        f"    a claim on time is open: your claim that {claimed}'s time ran out is open"
+    )
     assert shown[claimant][1:] == [listed]
     assert shown[claimed][1].endswith(f"\n    a claim on time is open: {claimant} claims your time ran out")
 
@@ -377,9 +393,14 @@ def test_the_screens_say_that_a_players_time_ran_out_not_your_move():
     assert (table.status(lambda player: 0.0)[0], table.prompt(), table.alert()) == ("your move", "your move> ", [])
     assert prompt_text(second) == f"{me} (you) to move{versus}> "
     clock.now += 60.0
-    out = f"your time ran out: you can no longer move, and your client concedes the game when {first.my_player} claims it"
-    assert (table.status(lambda player: 0.0)[0], table.prompt(), table.alert()) == ("your time ran out",
-                                                                                  "time ran out> ", [out])
+    out = (
+        f"your time ran out: you can no longer move, and your client concedes the game when {first.my_player} claims it"
+    )
+    assert (table.status(lambda player: 0.0)[0], table.prompt(), table.alert()) == (
+        "your time ran out",
+        "time ran out> ",
+        [out],
+    )
     assert prompt_text(second) == f"{me} (you): your time ran out{versus}> "
     assert my_turn_text(second) == out and my_turn_text(first) is None
 
@@ -430,7 +451,8 @@ def test_a_claim_with_made_up_times_meets_the_move_of_a_player_in_time_a_dispute
     assert [describe(watcher, event) for event in set_aside] == [  # numbered as the moves are, not by seq
         f"set aside: {who(watcher, second.me)}'s move 2 ({set_aside[0].message.move}) does not count: "
         f"{who(watcher, first.me)}'s timeout (the game's end on time) in the turn of move 2 was sent for the same "
-        "place in the game, and stands over it"]
+        "place in the game, and stands over it"
+    ]
     assert not second.answering and second.session.confirmation(second.me) is not None
     session, bad, _ = verify_transcript(watcher.session.record)
     assert bad is None and session.result == watcher.session.result
@@ -460,8 +482,7 @@ def test_a_player_answers_a_timeout_only_while_its_own_clock_shows_time():
 def test_an_untimed_player_answers_a_made_up_claim_of_abandonment():
     relay, clock, first, second = untimed_game()
     clock.now += 5.0
-    for line in (first.session.flag(0, 7 * 86_400_000 + 1000).line,
-                 first.session.timeout(8 * 86_400_000 + 1000).line):
+    for line in (first.session.flag(0, 7 * 86_400_000 + 1000).line, first.session.timeout(8 * 86_400_000 + 1000).line):
         relay.retained[line] = line
         relay.deliver(second, line)
     assert second.session.over and second.answering
@@ -507,7 +528,9 @@ def test_the_full_screen_shows_a_claim_under_the_board_in_red_and_briefly_after_
     table = NetworkTable(SimpleNamespace(core=second, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
     red = "".join(text for style, text, *_ in board_fragments(table, False) if "class:error" in style)
     left = "30 s" if late == 30.0 else "2 s"
-    assert red.replace("\n", " ").strip() == f"CLAIM: {claim_text(second)}" and f"move within {left}" in red.replace("\n", " ")
+    assert red.replace("\n", " ").strip() == f"CLAIM: {claim_text(second)}" and f"move within {left}" in red.replace(
+        "\n", " "
+    )
     players = [player for player in ("pink", "black") if second.seat_of(player) is not None]
     for core in (second, first):
         shown = NetworkTable(SimpleNamespace(core=core, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
@@ -562,18 +585,24 @@ def test_a_move_that_comes_after_the_claim_may_be_disputed_by_the_claimant_once_
     waited = claimant.late_by_ms()[1]
     assert claimant.late_by_ms()[0] == 4000 and waited > 60_000
     came = f"{cheat.my_player}'s move came 4 s after your claim, saying it thought 2 s of the {duration_text(waited)} you waited"
-    assert claim_text(claimant) == (f"{came}: claim may dispute it in 26 s, once your claim's window to answer has "
-                                    f"passed (the game then ends as a time dispute; your clock runs meanwhile), or play on")
+    assert claim_text(claimant) == (
+        f"{came}: claim may dispute it in 26 s, once your claim's window to answer has "
+        f"passed (the game then ends as a time dispute; your clock runs meanwhile), or play on"
+    )
     assert claim_brief(claimant) == "late move: claim disputes it in 26 s"
-    with pytest.raises(IntentRefused, match="whose window to answer runs 26 s more: claim then to dispute the move "
-                                            r"\(your clock runs meanwhile"):
+    with pytest.raises(
+        IntentRefused,
+        match="whose window to answer runs 26 s more: claim then to dispute the move "
+        r"\(your clock runs meanwhile",
+    ):
         claimant.act(Intent("claim"))
     assert not [event for event in claimant.tick().events if isinstance(event, ClaimReady)]
     clock.now += 26.0
     told = [event for event in claimant.tick().events if isinstance(event, ClaimReady)]  # the wait is over: said once
     assert told == [ClaimReady("dispute", cheat.my_player)] and not claimant.tick().events
-    assert describe(claimant, told[0]) == (f"claim: {came}: type claim to dispute it (the game ends as a time dispute), "
-                                           "or play on")
+    assert describe(claimant, told[0]) == (
+        f"claim: {came}: type claim to dispute it (the game ends as a time dispute), or play on"
+    )
     assert claim_brief(claimant) == "late move: claim disputes it"
     claim(relay, claimant)
     for core in (claimant, watcher):
@@ -635,10 +664,13 @@ def test_a_late_move_is_disputable_only_until_the_claimant_plays_on():
         claimant.act(Intent("claim"))
 
 
-@pytest.mark.parametrize("out, receipt_back, back, disputable", [
-    pytest.param(3.0, 3.0, 3.0, False, id="both-legs-slow"), pytest.param(0.0, 0.0, 6.0, True, id="one-stall-back")])
+@pytest.mark.parametrize(
+    "out, receipt_back, back, disputable",
+    [pytest.param(3.0, 3.0, 3.0, False, id="both-legs-slow"), pytest.param(0.0, 0.0, 6.0, True, id="one-stall-back")],
+)
 def test_a_move_in_time_that_the_network_slowed_after_the_claim_is_disputable_only_beyond_the_lag_allowance(
-        out, receipt_back, back, disputable):
+    out, receipt_back, back, disputable
+):
     """An honest move in time, 0.5 s left on its clock, that the network slowed (after fast moves, so that the claim
     waits only the clock, the grace and a round trip of 0) comes after the claim: 6 s of the claimant's wait beyond
     the move's thinking. The claimant's client offers a dispute only where the receipts' own rule
@@ -689,10 +721,12 @@ def test_a_winning_move_withheld_until_the_claim_is_not_confirmed_while_it_may_b
     claimant.auto_claim = auto
     assert claimant.session.over and claimant.disputable and claimant.unsettled
     assert claimant.session.confirmation(claimant.me) is None
-    assert claim_text(claimant) == (f"{cheat.my_player}'s winning move came 4 s after your claim, saying it thought "
-                                    f"2 s of the {duration_text(claimant.late_by_ms()[1])} you waited: claim may "
-                                    f"dispute it in 26 s, once your claim's window to answer has passed (a time "
-                                    f"dispute, not their win)")
+    assert claim_text(claimant) == (
+        f"{cheat.my_player}'s winning move came 4 s after your claim, saying it thought "
+        f"2 s of the {duration_text(claimant.late_by_ms()[1])} you waited: claim may "
+        f"dispute it in 26 s, once your claim's window to answer has passed (a time "
+        f"dispute, not their win)"
+    )
     relay.publish(claimant.tick(), claimant)
     assert claimant.disputable  # the claim's window has 26 s to run
     clock.now += 26.0
@@ -739,7 +773,8 @@ class FrontRunner:
 
 
 async def test_the_plain_front_end_stays_open_while_a_late_winning_move_may_be_disputed_and_claim_disputes_it(
-        monkeypatch):
+    monkeypatch,
+):
     monkeypatch.setattr("client.plain.CONFIRM_WAIT", 0.05)
     relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
     clock.now += 26.0  # the claim's window has passed: claim disputes at once
@@ -812,7 +847,9 @@ async def test_plain_says_that_a_players_time_ran_out_not_your_move_and_that_its
     assert printed[:4] == [
         f"game: oxono, 1 move, {me} to move",
         f"your time ran out: you can no longer move, and your client concedes the game when {name} claims it",
-        conceded, f"result: {name} wins on time: {me} conceded ({name}-time)"], printed
+        conceded,
+        f"result: {name} wins on time: {me} conceded ({name}-time)",
+    ], printed
     assert "your move" not in printed and printed.count(conceded) == 1
 
 
@@ -836,7 +873,9 @@ async def test_plain_says_when_a_players_clock_runs_out_on_its_turn():
     finally:
         front.cancel()
         await asyncio.gather(front, return_exceptions=True)
-    out = f"your time ran out: you can no longer move, and your client concedes the game when {first.my_player} claims it"
+    out = (
+        f"your time ran out: you can no longer move, and your client concedes the game when {first.my_player} claims it"
+    )
     assert printed == [f"game: oxono, 1 move, {second.my_player} to move (your move)", out], printed
 
 
@@ -846,10 +885,13 @@ def told(core: GameCore) -> list[str]:
     return [text for text in (describe(core, event) for event in core.tick().events) if text is not None]
 
 
-@pytest.mark.parametrize("control, silence, ended", [
-    ("1+0", 61.0, "on time"), ("days:1", 86_401.0, "on time"), (None, 7 * 86_400.0 + 1.0, "(abandoned)")])
+@pytest.mark.parametrize(
+    "control, silence, ended",
+    [("1+0", 61.0, "on time"), ("days:1", 86_401.0, "on time"), (None, 7 * 86_400.0 + 1.0, "(abandoned)")],
+)
 def test_a_player_is_told_once_when_claim_would_be_accepted_and_once_when_the_claim_may_end_the_game(
-        control, silence, ended):
+    control, silence, ended
+):
     """The other's clock runs out by this client's watch (grace included): told once, in words every front end prints,
     and briefly in the toolbar; once its claim's window has passed unanswered, told once that claim ends the game.
     Live, correspondence and untimed alike; a watcher is told nothing."""
@@ -865,8 +907,11 @@ def test_a_player_is_told_once_when_claim_would_be_accepted_and_once_when_the_cl
     clock.now += silence - 1.0
     assert told(first) == [] and claim_brief(first) is None
     clock.now += 1.0
-    due = (f"{name}'s clock has run out: type claim to claim the game on time" if control else
-           f"{name} has not moved for 7 days: type claim to claim the game (abandoned)")
+    due = (
+        f"{name}'s clock has run out: type claim to claim the game on time"
+        if control
+        else f"{name} has not moved for 7 days: type claim to claim the game (abandoned)"
+    )
     assert told(first) == [f"claim: {due}"]
     assert told(first) == [] and claim_brief(first) == f"{name} {'out of time' if control else 'silent'}: type claim"
     assert claim_text(first) is None  # no claim is open: resume's "a claim on time is open" says nothing of it
@@ -933,9 +978,13 @@ async def test_a_bot_seat_says_how_to_have_the_claim_signed_since_it_reads_no_co
     finally:
         front.cancel()
         await asyncio.gather(front, return_exceptions=True)
-    assert printed == [(f"claim: {second.my_player}'s clock has run out: a bot seat claims only with --claim auto: leave "
-                        f"(Ctrl-C) and take the game up again with olixono resume {first.game_id} --claim auto and "
-                        "your --bot, or without --bot to type claim yourself")], printed
+    assert printed == [
+        (
+            f"claim: {second.my_player}'s clock has run out: a bot seat claims only with --claim auto: leave "
+            f"(Ctrl-C) and take the game up again with olixono resume {first.game_id} --claim auto and "
+            "your --bot, or without --bot to type claim yourself"
+        )
+    ], printed
     assert first.my_flag() is None
 
 
@@ -957,10 +1006,11 @@ async def test_a_claim_the_relay_stored_is_answered_only_once_the_client_has_cau
     relay's lines come in: the tick that concedes waits for the catch-up. Caught up, the move has answered the claim
     (a concession would be a second line for its place: the game lost by equivocation); with nothing else stored,
     the client concedes then."""
+    from test_client_runner import FakeLink, own_lines
+
     from client import liveness
     from client.runner import GameRunner
     from protocol import decode
-    from test_client_runner import FakeLink, own_lines
 
     monkeypatch.setattr(liveness, "TICK", 0.02)
     relay, clock, host, guest, watcher = timed_game("1+0")

@@ -8,14 +8,14 @@ import random
 import re
 
 import pytest
+from protocol_helpers import GUEST, HOST
+from test_client_core import MemoryJournal, Relay
 
 from client.core import GameCore
 from client.intents import Intent, IntentRefused
 from client.runner import GameRunner
 from protocol import GameSession, LineRejected, MoveApplied, Phase, verify_transcript
 from protocol.clock import FLOOR_MS, TimeControl
-from protocol_helpers import GUEST, HOST
-from test_client_core import MemoryJournal, Relay
 
 
 class Clock:
@@ -28,8 +28,9 @@ class Clock:
         return self.now
 
 
-def timed_game(control: str = "1+2", kind: str = "oxono",
-               rules: str = "rules:1") -> tuple[Relay, Clock, GameCore, GameCore, GameCore]:
+def timed_game(
+    control: str = "1+2", kind: str = "oxono", rules: str = "rules:1"
+) -> tuple[Relay, Clock, GameCore, GameCore, GameCore]:
     """A host, a guest and a watcher of a timed game (``control``: live, ``5+3``, or correspondence, ``days:3``) with
     the seats drawn, all on one injected clock. Under ``rules:1`` by default: every move on the clock from the reveal
     on, as these tests of the clock's running have it (``rules:2``, whose first moves are off the clock, has its
@@ -292,11 +293,11 @@ def test_host_takes_a_live_or_a_correspondence_control_and_refuses_a_bad_one(cap
 
 
 async def test_two_bots_play_a_timed_game_through_a_relay_and_the_record_keeps_the_clock(relay, tmp_path):
-    from client import network
     from network_helpers import Seat, game_id_of, transcript
 
-    host = Seat(tmp_path, "host", relay, bot="mcts", seed=1, iterations=200,
-                control=TimeControl.parse("0:20+1"))
+    from client import network
+
+    host = Seat(tmp_path, "host", relay, bot="mcts", seed=1, iterations=200, control=TimeControl.parse("0:20+1"))
     guest = Seat(tmp_path, "guest", relay, bot="greedy", seed=2)
     hosting = asyncio.create_task(network.host("oxono", host.options))
     game = await game_id_of(host)
@@ -379,8 +380,9 @@ def test_a_client_that_reports_less_thinking_than_it_took_shows_it_to_everyone()
 def test_a_resumed_player_receipts_the_move_that_came_while_it_was_away():
     relay, clock, host, guest, _ = timed_game("1+2", kind="olix")
     first, second = movers(host, guest)
-    again = GameCore(GameSession.restore(list(second.session.transcript), second.session.identity), clock=clock,
-                     live=False)  # catching up: nothing is signed yet
+    again = GameCore(
+        GameSession.restore(list(second.session.transcript), second.session.identity), clock=clock, live=False
+    )  # catching up: nothing is signed yet
     play(relay, first)
     again.feed(first.session.chain[-1].line)
     step = again.ready()
@@ -397,8 +399,9 @@ def test_a_player_resumed_soon_after_the_machine_started_signs_valid_times_and_m
     play(relay, first)
     rebooted = Clock()
     rebooted.now = 5.0
-    again = GameCore(GameSession.restore(list(first.session.transcript), first.session.identity), clock=rebooted,
-                     live=False)
+    again = GameCore(
+        GameSession.restore(list(first.session.transcript), first.session.identity), clock=rebooted, live=False
+    )
     again.resume_turn(first.session.moves, 100.0)
     assert again.claim_in_ms() == 0  # 60 s of clock, the grace: the wait began 100 s ago
     clock.now += 30.0
@@ -422,7 +425,7 @@ async def test_a_receipt_is_on_the_disk_before_it_leaves_and_nobody_waits_on_it(
     moved = first.session.chain[-1].line
     journal.events.clear()
     await runner._received("olixono/1/games/g/k/4", moved.encode())
-    assert "send" in journal.events and "sync" in journal.events[:journal.events.index("send")]
+    assert "send" in journal.events and "sync" in journal.events[: journal.events.index("send")]
     assert not runner.liveness.waiting  # nobody waits on a receipt
 
 
@@ -438,8 +441,11 @@ def test_verify_prints_each_sides_time_used_and_unexplained():
     assert problem is None
     import re  # a guest moving first: its first move answers its own reveal, and is not measured
 
-    assert re.search(r"time used: first 0:02 \(unexplained 0\.0 s of [12] moves? measured\), second 0:02 "
-                     r"\(unexplained 0\.0 s of 2 moves measured\)", summary(session)), summary(session)
+    assert re.search(
+        r"time used: first 0:02 \(unexplained 0\.0 s of [12] moves? measured\), second 0:02 "
+        r"\(unexplained 0\.0 s of 2 moves measured\)",
+        summary(session),
+    ), summary(session)
 
 
 def test_an_untimed_games_toolbar_shows_the_side_to_moves_turn_the_same_for_players_and_watchers():
@@ -506,12 +512,17 @@ async def test_the_clock_command_shows_both_clocks_the_control_and_the_unexplain
     clock.now += 3.0
     play(relay, first)
     clock.now += 12.3
-    shown = {first.my_player: f"{first.my_player} 0:59 left", second.my_player: f"{second.my_player} 0:47 left (to move)"}
+    shown = {
+        first.my_player: f"{first.my_player} 0:59 left",
+        second.my_player: f"{second.my_player} 0:47 left (to move)",
+    }
     board = watcher.board
     clocks = ", ".join(shown[player] for player in board.PLAYERS)
     none = ", ".join(f"{player} 0.0 s" for player in board.PLAYERS)
-    expected = (f"clock 1+2 (1 min each, 2 s a move): {clocks}; unexplained (each side's, as the other's receipts "
-                f"measure it): {none}")
+    expected = (
+        f"clock 1+2 (1 min each, 2 s a move): {clocks}; unexplained (each side's, as the other's receipts "
+        f"measure it): {none}"
+    )
     for core in (first, second, watcher):
         assert parse("/clock", core).local == "clock"
         printed: list[str] = []
@@ -524,8 +535,9 @@ def test_the_clock_command_of_an_untimed_game_shows_the_side_to_moves_time_on_th
 
     relay, clock, host, guest = untimed_on_a_clock()
     clock.now += 42.0
-    assert clock_report(host) == (f"clock untimed: {host.turn} to move, 0:42 on this move (a player silent for 7 days "
-                                  "may be claimed against)")
+    assert clock_report(host) == (
+        f"clock untimed: {host.turn} to move, 0:42 on this move (a player silent for 7 days may be claimed against)"
+    )
 
 
 def test_the_side_under_ten_seconds_on_its_turn_shows_in_the_warning_style_in_both_toolbars():
@@ -555,8 +567,10 @@ def test_leaving_asks_first_while_a_claim_is_open_against_you_or_your_clock_runs
     relay, clock, host, guest, watcher = timed_game("1+0")
     first, second = movers(host, guest)
     clock.now += 3.0
-    assert leaving_warning(first) == (f"your clock runs while you are away: {second.my_player} may claim the game on "
-                                      "time in 58 s; type quit again to leave")
+    assert leaving_warning(first) == (
+        f"your clock runs while you are away: {second.my_player} may claim the game on "
+        "time in 58 s; type quit again to leave"
+    )
     assert leaving_warning(second) is None and leaving_warning(watcher) is None  # not its turn; a watcher
     play(relay, first)
     relay.cores.remove(second)
@@ -564,8 +578,10 @@ def test_leaving_asks_first_while_a_claim_is_open_against_you_or_your_clock_runs
     relay.publish(first.act(Intent("claim")), first)
     back = GameCore(GameSession.restore(watcher.session.record, second.session.identity), clock=clock)
     back.resume_turn(back.session.moves, 40.0)  # 20 s on its clock: less than the claim's window
-    assert leaving_warning(back, "/quit") == (f"{first.my_player}'s claim on time is open: unless you move within 20 s, "
-                                              "you lose on time; type /quit again to leave")
+    assert leaving_warning(back, "/quit") == (
+        f"{first.my_player}'s claim on time is open: unless you move within 20 s, "
+        "you lose on time; type /quit again to leave"
+    )
     assert leaving_warning(first) is None  # the claimant's clock does not run
     _, _, host, guest, _ = timed_game("days:3")
     assert leaving_warning(movers(host, guest)[0]) is None  # a correspondence game: days to come back
@@ -607,7 +623,7 @@ def test_a_watcher_arriving_mid_turn_shows_the_clock_to_move_as_at_most_until_a_
     assert f"{mover} \u22641:00*" in shown and f"{waiter} 0:58" in shown and f"{waiter} \u2264" not in shown, shown
     assert f"{mover} \u22641:00*" in toolbar_text(late, {"connected": True})
     table = NetworkTable(SimpleNamespace(core=late, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
-    assert f" \u22641:00" in " | ".join(table.status(lambda player: 0.0))
+    assert " \u22641:00" in " | ".join(table.status(lambda player: 0.0))
     report = clock_report(late)
     assert f"{mover} \u22641:00 left (to move)" in report and report.endswith(f"; \u2264: {BOUND_WHY}"), report
     clock.now += 5.0
@@ -634,7 +650,10 @@ def test_a_turn_begun_from_the_relays_store_is_shown_at_least_in_an_untimed_game
     clock.now += 20.0
     late = late_watcher(relay, first)
     clock.now += 5.0
-    for core, shown in ((late, f"{second.my_player} \\S+ \u22650:05"), (second, f"{second.my_player} \\S+ \\(you\\) 0:25")):
+    for core, shown in (
+        (late, f"{second.my_player} \\S+ \u22650:05"),
+        (second, f"{second.my_player} \\S+ \\(you\\) 0:25"),
+    ):
         table = NetworkTable(SimpleNamespace(core=core, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
         status = " | ".join(table.status(lambda player: 0.0))
         assert re.search(shown, status), status
@@ -643,8 +662,10 @@ def test_a_turn_begun_from_the_relays_store_is_shown_at_least_in_an_untimed_game
     first, second = movers(host, guest)
     play(relay, first)
     last = first.session.chain[-1].line
-    back = GameCore(GameSession.restore([line for line in watcher.session.transcript if line != last],
-                                        second.session.identity), clock=clock)
+    back = GameCore(
+        GameSession.restore([line for line in watcher.session.transcript if line != last], second.session.identity),
+        clock=clock,
+    )
     assert back.clock_is_bound(first.my_player)  # made mid-turn, no journal to say when: the other's clock, at most
     back.feed(last, stored=True)  # its turn, from the relay's store: its own clock is its own measure
     assert back.turn_seen_live is False and not back.clock_is_bound(second.my_player)

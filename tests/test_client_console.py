@@ -10,14 +10,15 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from protocol_helpers import identity_of, offered, start
+from test_client_network import Seat, game_id_of
 
 from client import network
-from client.commands import completer as make_completer, completions
+from client.commands import completer as make_completer
+from client.commands import completions
 from client.console import line_console, prompt_text, toolbar_text
 from client.core import GameCore
 from client.runner import GameRunner
-from protocol_helpers import identity_of, offered, start
-from test_client_network import Seat, game_id_of
 
 
 async def typing(runner_box: dict, pipe, lines: list[str], rng: random.Random) -> None:
@@ -33,7 +34,8 @@ async def typing(runner_box: dict, pipe, lines: list[str], rng: random.Random) -
         await asyncio.sleep(0.15)
     # An error in some background task: one warning line, never a "Press ENTER" that holds the game.
     asyncio.get_running_loop().call_exception_handler(
-        {"message": "a background task failed", "exception": RuntimeError("boom")})
+        {"message": "a background task failed", "exception": RuntimeError("boom")}
+    )
     tried_out_of_turn = False
     for _ in range(400):
         if core.session.over:
@@ -121,14 +123,17 @@ def test_the_prompt_says_what_a_player_waits_for_before_the_game_starts():
 async def test_quit_asks_first_while_the_players_clock_runs_and_clock_shows_the_clocks():
     """On its turn in a live timed game, quit (or Ctrl-D) says what leaving costs and asks again; anything typed in
     between asks anew; Ctrl-C leaves at once. ``clock`` prints both clocks."""
-    from client.words import clock_report
     from test_client_clock import movers, timed_game
+
+    from client.words import clock_report
 
     _, clock, host, guest, _ = timed_game("1+0")
     first, second = movers(host, guest)
     clock.now += 3.0
-    warning = (f"your clock runs while you are away: {second.my_player} may claim the game on time in 58 s; type quit "
-               "again to leave")
+    warning = (
+        f"your clock runs while you are away: {second.my_player} may claim the game on time in 58 s; type quit "
+        "again to leave"
+    )
     left = f"Left the game; olixono resume {first.game_id} takes it up again."
 
     async def typing(*keys: str) -> list[str]:
@@ -206,7 +211,8 @@ async def test_olix_end_while_behind_says_it_loses_before_asking_to_confirm():
     printed, acted = await console_typing(core, "end\r", "end\r")
     assert printed[0].startswith(f"Ending now loses on markers ({me} holds {count[me]} marker")
     assert f"{other} {count[other]}: {other} leads" in printed[0] and printed[0].endswith(
-        "Type end again to propose it anyway."), printed
+        "Type end again to propose it anyway."
+    ), printed
     assert [intent.kind for intent in acted] == [IntentKind.PROPOSE]
     printed, acted = await console_typing(GameCore(leader), "end\r")  # the one ahead: no question
     assert printed == [] and [intent.kind for intent in acted] == [IntentKind.PROPOSE]
@@ -214,8 +220,9 @@ async def test_olix_end_while_behind_says_it_loses_before_asking_to_confirm():
 
 async def test_a_declined_proposal_reads_as_one_sentence():
     """It read ``declined black refuses the proposal``: a verb twice."""
-    from protocol import EndDeclined
     from protocol_helpers import mover
+
+    from protocol import EndDeclined
 
     host, guest = start("oxono")
     actor, waiter = mover(host, guest)
@@ -229,8 +236,9 @@ async def test_a_declined_proposal_reads_as_one_sentence():
 async def test_the_board_printed_after_a_move_and_by_board_names_the_last_move():
     """The full screen marks the last move's squares; the printed board says it on a line under it, numbered as the
     ``move N`` lines number the moves, the board's own lines as they were (a script reading them reads them still)."""
-    from protocol import MoveApplied
     from protocol_helpers import mover
+
+    from protocol import MoveApplied
 
     host, guest = start("oxono")
     actor, waiter = mover(host, guest)
@@ -250,9 +258,11 @@ async def test_a_player_at_the_line_console_answers_a_rematch_then_asks_for_one(
     to ask for a rematch and stays; the host asks, the console's yes agrees, and it hands over to the rematch (the
     host's new game, the colours swapped), played on in the same command. There the console asks, the host agrees:
     a third game. (One prompt-toolkit application a process: the other player is a ``--plain`` one.)"""
-    from client import plain
-    from network_helpers import cancelled, check_rematch, said as seen
+    from network_helpers import cancelled, check_rematch
+    from network_helpers import said as seen
     from test_client_network import pipe
+
+    from client import plain
 
     monkeypatch.setattr(plain, "REMATCH_GRACE", 30.0)  # the --plain host waits for its test's rematch, however slow
     host_in, host_typing = await pipe()
@@ -260,8 +270,12 @@ async def test_a_player_at_the_line_console_answers_a_rematch_then_asks_for_one(
     hosting = asyncio.create_task(network.host("olix", host.options))
     game = await game_id_of(host)
     with create_pipe_input() as guest_pipe:
-        guest = Seat(tmp_path, "guest", relay, console=line_console(input=guest_pipe, output=DummyOutput(),
-                                                                     write=lambda text: guest.lines.append(text)))
+        guest = Seat(
+            tmp_path,
+            "guest",
+            relay,
+            console=line_console(input=guest_pipe, output=DummyOutput(), write=lambda text: guest.lines.append(text)),
+        )
         joining = asyncio.create_task(network.join(game, guest.options))
 
         def typed(text: str) -> None:
@@ -288,8 +302,11 @@ async def test_a_player_at_the_line_console_answers_a_rematch_then_asks_for_one(
                 await seen(guest, "Type rematch (or yes) for a rematch", second)
                 guest_pipe.send_text("rematch\r")
                 await seen(guest, "asks for a rematch: waiting for the answer", second)
-                await seen(host, "asks for a rematch: type rematch (or yes)", next(
-                    i for i, line in enumerate(host.lines) if line.startswith("Rematch: ")))
+                await seen(
+                    host,
+                    "asks for a rematch: type rematch (or yes)",
+                    next(i for i, line in enumerate(host.lines) if line.startswith("Rematch: ")),
+                )
                 typed("yes")
                 third = await seen(guest, "Rematch: hosting")
                 await seen(guest, "seats ", third)

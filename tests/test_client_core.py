@@ -5,12 +5,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from protocol_helpers import GUEST, HOST, STRANGER
 
 from client.core import GameCore, Publish, Step
-
 from client.intents import Intent, IntentRefused
 from client.journal import Journal, JournalMeta
-from protocol.clock import TimeControl
 from protocol import (
     EquivocationDetected,
     GameOver,
@@ -23,7 +22,7 @@ from protocol import (
     decode,
     topic_for,
 )
-from protocol_helpers import GUEST, HOST, STRANGER
+from protocol.clock import TimeControl
 
 
 class MemoryJournal:
@@ -179,7 +178,6 @@ def test_resigning_while_the_opponent_thinks_ends_the_game_for_everyone():
     relay.publish(mover.act(Intent("chat", "good game")), mover)  # chat goes on
 
 
-
 def test_the_views_front_ends_read_say_the_clock_the_confirmations_and_the_proofs():
     """What front ends read of a game instead of its session: the time control, whether both players confirmed the
     ending, the seated keys' proofs."""
@@ -190,6 +188,7 @@ def test_the_views_front_ends_read_say_the_clock_the_confirmations_and_the_proof
     assert host.ending_confirmed and guest.ending_confirmed  # each confirmed the resignation, and saw the other's
     timed, _ = GameCore.hosting("oxono", HOST, control=TimeControl.parse("5+3"))
     assert timed.time_control == TimeControl.parse("5+3")
+
 
 def test_republish_lists_own_lines_at_their_topics_and_the_others_as_copies():
     relay, host, guest, host_journal, _ = hosted()
@@ -204,8 +203,12 @@ def test_republish_lists_own_lines_at_their_topics_and_the_others_as_copies():
 
 def test_a_restored_player_continues_and_a_proof_is_saved(tmp_path):
     relay, host, guest, host_journal, guest_journal = hosted()
-    journal = Journal.create(JournalMeta(host.session.game_id or "", "oxono", "guest", GUEST.public.text, "mqtt://x",
-                                         secret=guest_journal.secret), tmp_path)
+    journal = Journal.create(
+        JournalMeta(
+            host.session.game_id or "", "oxono", "guest", GUEST.public.text, "mqtt://x", secret=guest_journal.secret
+        ),
+        tmp_path,
+    )
     for line in guest_journal.written:
         journal.append(line)
     restored = GameCore(GameSession.restore(journal.lines(), GUEST, secret=journal.meta.secret))

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import asyncio
 
+from protocol_helpers import HOST
+from test_client_clock import movers, play, timed_game
+
 from client.core import GameCore
 from client.words import claim_text, clocks_now_text, describe, my_turn_text, ready_text
 from protocol import CONFIRMED, MoveApplied
 from protocol.domain import ResultReason
-from protocol_helpers import HOST
-from test_client_clock import movers, play, timed_game
 
 
 def test_a_new_offer_says_rules_2():
@@ -27,12 +28,16 @@ def test_the_first_moves_are_off_the_clock_and_the_clocks_say_so():
     for core in (first, second, watcher):
         assert core.clock_left(first.my_player) == 60_000  # not running: its clock starts after this move
         assert core.first_move_left_ms() == 10_000
-    assert clocks_now_text(first) == (f"clock 1+2: {first.my_player} 1:00 left, {second.my_player} 1:00 left; "
-                                      f"{first.my_player}'s first move: 0:10 left (the clock starts after it)")
+    assert clocks_now_text(first) == (
+        f"clock 1+2: {first.my_player} 1:00 left, {second.my_player} 1:00 left; "
+        f"{first.my_player}'s first move: 0:10 left (the clock starts after it)"
+    )
     play(relay, first)
     move = watcher.session.chain[-1]
-    assert describe(watcher, MoveApplied(move.seq, first.my_player, move.move, 1)) == \
-        f"move 1 {first.my_player} {move.move} (thought 20.0 s, 1:00 left)"  # the whole minute: nothing charged
+    assert (
+        describe(watcher, MoveApplied(move.seq, first.my_player, move.move, 1))
+        == f"move 1 {first.my_player} {move.move} (thought 20.0 s, 1:00 left)"
+    )  # the whole minute: nothing charged
     clock.now += 5.0
     play(relay, second)
     assert watcher.session.clocks == {first.my_player: 60_000, second.my_player: 60_000}
@@ -52,8 +57,10 @@ def test_claim_auto_aborts_a_game_whose_player_makes_no_first_move():
     assert second.my_flag() is not None
     name = first.my_player
     assert claim_text(watcher) == f"{second.my_player} claims {name} made no first move: 30 s left to answer"
-    assert my_turn_text(first) == (f"your time for a first move ran out: you can no longer move, and the game is "
-                                   f"aborted when {second.my_player} claims it")
+    assert my_turn_text(first) == (
+        f"your time for a first move ran out: you can no longer move, and the game is "
+        f"aborted when {second.my_player} claims it"
+    )
     clock.now += 30.5
     relay.publish(second.tick(), second)
     result = watcher.session.result
@@ -88,7 +95,10 @@ def test_a_player_is_told_claim_would_abort_the_game_of_a_missing_first_move():
     clock.now += 31.1
     ready = first.claim_ready()
     assert ready is not None and ready.what == "flag"
-    assert ready_text(first, ready) == f"claim: {second.my_player} made no first move in time: type claim to abort the game"
+    assert (
+        ready_text(first, ready)
+        == f"claim: {second.my_player} made no first move in time: type claim to abort the game"
+    )
 
 
 async def test_a_game_whose_first_move_never_comes_is_aborted_through_the_commands(relay, tmp_path, monkeypatch):
@@ -96,12 +106,13 @@ async def test_a_game_whose_first_move_never_comes_is_aborted_through_the_comman
     player to move first loses no clock; its first move's time runs out, the other's client claims and, the window
     over, closes the claim, and the game ends aborted, in the words both read. The protocol's least first-move time
     and answer window (30 s each) are shortened here, for both players alike, so that it runs in seconds."""
-    from client import network
     from network_helpers import Seat, cancelled, game_id_of, said, transcript
-    from protocol import verify_transcript
-    from protocol import clock as protocol_clock
-    from protocol.clock import TimeControl
     from test_client_network import pipe
+
+    from client import network
+    from protocol import clock as protocol_clock
+    from protocol import verify_transcript
+    from protocol.clock import TimeControl
 
     monkeypatch.setattr(protocol_clock, "FIRST_MOVE_MIN_MS", 1500)
     monkeypatch.setattr(protocol_clock, "WINDOW_MIN_MS", 1500)
@@ -109,8 +120,17 @@ async def test_a_game_whose_first_move_never_comes_is_aborted_through_the_comman
     for name in ("host", "guest"):
         reader, typing = await pipe()
         typings.append(typing)
-        seats.append(Seat(tmp_path, name, relay, plain=True, commands=reader, auto_claim=True,
-                          control=TimeControl.parse("0.5+0") if name == "host" else None))
+        seats.append(
+            Seat(
+                tmp_path,
+                name,
+                relay,
+                plain=True,
+                commands=reader,
+                auto_claim=True,
+                control=TimeControl.parse("0.5+0") if name == "host" else None,
+            )
+        )
     host, guest = seats
     hosting = asyncio.create_task(network.host("oxono", host.options))
     game = await game_id_of(host)
@@ -121,8 +141,11 @@ async def test_a_game_whose_first_move_never_comes_is_aborted_through_the_comman
         other = guest if first is host else host
         pink = seated.split()[1]
         result = f"result: aborted: {pink} made no first move in time (aborted)"
-        await said(first, "your time for a first move ran out: you can no longer move, and the game is aborted when "
-                          f"{other_colour(seated)} claims it")
+        await said(
+            first,
+            "your time for a first move ran out: you can no longer move, and the game is aborted when "
+            f"{other_colour(seated)} claims it",
+        )
         await said(first, f"claim: {other_colour(seated)} claims you made no first move, and your time for it ran out")
         for seat in (other, first):
             await said(seat, result)

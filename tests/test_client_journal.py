@@ -5,10 +5,10 @@ from __future__ import annotations
 import stat
 
 import pytest
+from protocol_helpers import HOST
 
 from client.journal import Journal, JournalError, JournalMeta, check_game_id, games_dir, journals, state_dir
 from protocol import EquivocationDetected
-from protocol_helpers import HOST
 
 GAME = "AAECAwQFBgcICQoLDA0ODw"
 

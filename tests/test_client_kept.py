@@ -13,13 +13,21 @@ import sys
 from types import SimpleNamespace
 
 from cli_helpers import ROOT, Terminal, games_dir, home
-from client.journal import Journal, JournalMeta
 from protocol_helpers import HOST, full_game
+
+from client.journal import Journal, JournalMeta
 
 
 def olixono(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "client", *args], input=stdin, env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "client", *args],
+        input=stdin,
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def kept_id(text: str) -> str:
@@ -87,8 +95,10 @@ def test_a_game_left_unfinished_is_kept_not_resumable_and_one_left_before_a_move
 def test_history_lists_network_games_too_newest_first(tmp_path):
     env, _ = home(tmp_path, "player", HOST)
     host, guest = full_game("oxono", seed=1)
-    journal = Journal.create(JournalMeta(host.game_id or "", "oxono", "host", HOST.public.text, "mqtt://127.0.0.1:1883",
-                                         created=1.0), games_dir(env))
+    journal = Journal.create(
+        JournalMeta(host.game_id or "", "oxono", "host", HOST.public.text, "mqtt://127.0.0.1:1883", created=1.0),
+        games_dir(env),
+    )
     for line in host.transcript:
         journal.append(line)
     journal.close()
@@ -119,17 +129,19 @@ def test_the_result_and_the_record_stay_on_the_terminal_after_the_full_screen_cl
     finally:
         seat.stop()
     after = seat.seen.rsplit("\x1b[?1049l", 1)[-1]  # what follows the end of the full screen
-    found = re.search(r"Game over: black wins by pink's resignation\. The record:\s+olixono export (\S+) > game\.txt", after)
+    found = re.search(
+        r"Game over: black wins by pink's resignation\. The record:\s+olixono export (\S+) > game\.txt", after
+    )
     assert found, after
     assert (games_dir(env) / f"{found.group(1)}.lines").exists()
 
 
 async def test_a_network_games_result_stays_on_the_terminal_after_its_full_screen_closes(capsys):
     from prompt_toolkit.input import create_pipe_input
+    from test_client_screen import Terminal as ScreenTerminal
 
     from client.core import GameCore
     from client.network_screen import game_screen
-    from test_client_screen import Terminal as ScreenTerminal
 
     host, _ = full_game("oxono", seed=1)
     core = GameCore(host)
@@ -143,4 +155,6 @@ async def test_a_network_games_result_stays_on_the_terminal_after_its_full_scree
             assert await screen == 0
     assert host.result is not None
     assert capsys.readouterr().out.strip().splitlines()[-2:] == [
-        f"Game over: {host.result.sentence()}. The record:", f"olixono export {core.game_id} > game.txt"]
+        f"Game over: {host.result.sentence()}. The record:",
+        f"olixono export {core.game_id} > game.txt",
+    ]

@@ -9,12 +9,12 @@ import functools
 from collections.abc import AsyncIterator
 
 import pytest
+from network_helpers import Both, on_the_chain, started
+from relay_fixtures import WRITER, Relay, game_id, gather_messages, signed_line, topic_of
 
 from client.links import Links
 from client.transport import Link, RelayAddress
 from relay.mosquitto import free_port
-from network_helpers import Both, on_the_chain, started
-from relay_fixtures import Relay, WRITER, game_id, gather_messages, signed_line, topic_of
 
 GAME = game_id("L")
 
@@ -100,8 +100,10 @@ async def test_a_relay_down_at_the_start_costs_nothing_and_is_seeded_when_it_com
             await heard.until(lambda: late_url in heard.connected, timeout=40)
             assert any("relay back: R2" in said for _, said in heard.told)
             await first.stop()  # and the first goes: the game plays on through the second
-            await heard.until(lambda: any("relay lost: R1" in said and "playing on through R2" in said
-                                          for _, said in heard.told), timeout=40)
+            await heard.until(
+                lambda: any("relay lost: R1" in said and "playing on through R2" in said for _, said in heard.told),
+                timeout=40,
+            )
             assert links.connected
             topic2, line2 = topic_of(GAME, WRITER, "chat-2"), signed_line(WRITER, GAME, "chat-2")
             assert links.send(topic2, line2.decode())
@@ -133,15 +135,20 @@ async def test_a_relay_given_up_on_ends_that_relay_only(tmp_path):
     first = await started(tmp_path, "a")
     dead = f"mqtt://127.0.0.1:{free_port()}"
     heard = Heard()
-    links = Links([functools.partial(Link, RelayAddress.parse(url), give_up=0.5) for url in (first.url, dead)],
-                  on_line=heard.line, on_state=heard.state, on_connect=heard.connect)
+    links = Links(
+        [functools.partial(Link, RelayAddress.parse(url), give_up=0.5) for url in (first.url, dead)],
+        on_line=heard.line,
+        on_state=heard.state,
+        on_connect=heard.connect,
+    )
     topic, line = topic_of(GAME, WRITER, "chat-1"), signed_line(WRITER, GAME, "chat-1")
     ended: RelayError | None = None
     try:
         await links.subscribe(f"olixono/1/games/{GAME}/#")
         async with links:
-            await heard.until(lambda: any("relay lost: R2" in said and "given up" in said for _, said in heard.told),
-                              timeout=20)
+            await heard.until(
+                lambda: any("relay lost: R2" in said and "given up" in said for _, said in heard.told), timeout=20
+            )
             assert links.send(topic, line.decode())
             await heard.until(lambda: (topic, line) in heard.lines)
             await first.stop()  # the last one goes: the block ends (cancelled), and raises the relays' error
@@ -155,10 +162,10 @@ async def test_a_relay_given_up_on_ends_that_relay_only(tmp_path):
 
 
 async def test_two_players_on_two_relays_play_on_when_one_dies_and_either_relay_alone_has_the_game(tmp_path):
-    from client import network
     from network_helpers import Seat, game_id_of, transcript
+
+    from client import network
     from protocol import GameSession, verify_transcript
-    from relay_fixtures import retained_topics
 
     first, second = await started(tmp_path, "a"), await started(tmp_path, "b", "mosquitto")
     try:
@@ -199,9 +206,10 @@ async def test_two_players_on_two_relays_play_on_when_one_dies_and_either_relay_
 async def test_a_relay_that_withholds_or_delays_changes_nothing_while_another_works(tmp_path, trouble):
     """One of two relays, behind the chaos proxy, never forwards the host's lines live, or holds every packet 2 s:
     the lines come through the other, and the game ends as it would on one good relay, without asking again."""
+    from network_helpers import Seat, Via, game_id_of, transcript
+
     from client import network
     from harness.chaos import Chaos, ChaosProxy
-    from network_helpers import Seat, Via, game_id_of, transcript
 
     first, second = await started(tmp_path, "a"), await started(tmp_path, "b", "mosquitto")
     chaos = Chaos(seed=3, delay=2.0 if "delays" in trouble else 0.0)

@@ -39,8 +39,10 @@ def test_a_line_without_a_sign_is_sent_again_and_the_person_told_once():
     assert [a for _, a in actions] == [AskCopy(line_hash(LINE))]  # first, whether they keep a copy already
     assert run(watch, MINE, 1.25, 1.75) == []
     actions = run(watch, MINE, 2.0, 2.0)
-    assert [a for _, a in actions] == [Resend(TOPIC, LINE),
-                                       Tell("no sign yet that second 1a2b-3c4d has your move: sent it again")]
+    assert [a for _, a in actions] == [
+        Resend(TOPIC, LINE),
+        Tell("no sign yet that second 1a2b-3c4d has your move: sent it again"),
+    ]
     later = run(watch, MINE, 2.25, 60.0)
     resends = [t for t, a in later if isinstance(a, Resend)]
     gaps = [b - a for a, b in zip([2.0, *resends], resends)]
@@ -93,8 +95,10 @@ def test_a_line_the_relay_never_sent_back_is_sent_again_though_the_opponent_has_
     watch.sent(TOPIC, LINE, 0.0, seq=5, what="move")
     assert watch.unechoed() == 1
     actions = [a for _, a in run(watch, replace(MINE, present=False), 0.0, 1.0)]
-    assert actions == [Resend(TOPIC, LINE), Tell("the relay has not sent back your move (for second 1a2b-3c4d, "
-                                                 "who is away): sent it again")]
+    assert actions == [
+        Resend(TOPIC, LINE),
+        Tell("the relay has not sent back your move (for second 1a2b-3c4d, who is away): sent it again"),
+    ]
     watch.came_back(TOPIC, LINE.encode(), 1.1)
     assert watch.unechoed() == 0 and run(watch, replace(MINE, present=False), 1.25, 30.0) == []
 
@@ -104,7 +108,7 @@ def test_lines_that_never_come_back_mean_a_dead_connection():
     watch.sent(TOPIC, LINE, 0.0, seq=5, what="move")  # and the relay never sends it back
     actions = [a for _, a in run(watch, MINE, 0.0, 30.0)]
     assert Reconnect() in actions
-    assert kinds(actions[:actions.index(Reconnect())]).count("Resend") == liveness.DEAD_AFTER_TRIES - 1
+    assert kinds(actions[: actions.index(Reconnect())]).count("Resend") == liveness.DEAD_AFTER_TRIES - 1
     assert any(isinstance(a, Tell) and "connecting again" in a.text for a in actions)
 
 
@@ -151,7 +155,8 @@ def test_a_relay_found_to_lose_lines_is_asked_sooner():
     assert asks == [10.0]
     actions = run(watch, replace(QUIET, answered=6, asked_for=True), 10.25, 10.25)  # it came when asked for
     assert watch.lossy and [a.text for _, a in actions if isinstance(a, Tell)] == [
-        "the relay seems to lose lines on their way here: asking it again sooner"]
+        "the relay seems to lose lines on their way here: asking it again sooner"
+    ]
     asks = [t for t, a in run(watch, replace(QUIET, answered=6), 10.5, 14.0) if isinstance(a, Resubscribe)]
     assert asks and asks[0] <= 10.25 + liveness.ACK_FIRST + liveness.TICK
 

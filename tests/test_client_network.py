@@ -13,14 +13,14 @@ import io
 import re
 
 import pytest
+from network_helpers import Seat, cancelled, game_id_of, on_the_chain, transcript
+from relay_fixtures import Relay, RelayProcess, make_accounts, needs_mosquitto
 
 from client import network
 from client.words import BOT_SEAT
 from protocol import GameSession, Identity, game_filter, verify_transcript
 from protocol.clock import TimeControl
 from protocol.messages import encode
-from network_helpers import Seat, cancelled, game_id_of, on_the_chain, transcript
-from relay_fixtures import Relay, RelayProcess, make_accounts, needs_mosquitto
 
 pytestmark = needs_mosquitto
 
@@ -112,7 +112,9 @@ async def test_a_hostile_third_client_changes_nothing(relay, tmp_path):
         async with asyncio.timeout(60):
             while not hosting.done():
                 topic = f"olixono/1/games/{game}/{stranger.public.text}/7"
-                forged = encode("move", [("game", game), ("seq", "7"), ("prev", "A" * 42 + "A"), ("move", "f6")], stranger)
+                forged = encode(
+                    "move", [("game", game), ("seq", "7"), ("prev", "A" * 42 + "A"), ("move", "f6")], stranger
+                )
                 await attacker.publish(topic, forged.encode(), qos=1, retain=True)
                 await attacker.publish(topic, b"\xff\xfe garbage", qos=1)
                 await attacker.publish(topic, b"olixono/1 move game=" + game.encode(), qos=1)
@@ -120,8 +122,9 @@ async def test_a_hostile_third_client_changes_nothing(relay, tmp_path):
                     await attacker.publish(f"olixono/1/games/{game}/{stranger.public.text}/replay", old, qos=1)
                     await attacker.publish(f"olixono/1/games/{game}/{host.identity.public.text}/5", old, qos=1)
                 # an open relay lets anyone overwrite a player's own topic: the guest's copy keeps the true line
-                await attacker.publish(f"olixono/1/games/{game}/{host.identity.public.text}/3", b"garbage", qos=1,
-                                       retain=True)
+                await attacker.publish(
+                    f"olixono/1/games/{game}/{host.identity.public.text}/3", b"garbage", qos=1, retain=True
+                )
                 await asyncio.sleep(0.05)
             assert await hosting == 0 and await joining == 0
         listener.cancel()
@@ -162,7 +165,9 @@ async def test_a_relay_that_loses_its_lines_is_seeded_again_by_the_players(tmp_p
         assert transcript(host, game) == transcript(guest, game)
         watcher = Seat(tmp_path, "watcher", relay, plain=True)
         assert await network.watch(game, watcher.options) == 0
-        assert sum(line.startswith("move ") for line in watcher.lines) == GameSession.restore(transcript(host, game)).moves
+        assert (
+            sum(line.startswith("move ") for line in watcher.lines) == GameSession.restore(transcript(host, game)).moves
+        )
     finally:
         tasks = [task for task in (hosting, joining) if task is not None]
         for task in tasks:
@@ -225,7 +230,7 @@ async def test_the_lobby_lists_each_offers_time_control_in_its_clock_column(rela
     assert TimeControl.parse("5+3").term == "clock:300+3"
     for term, shown in (("clock:300+3", "5+3"), ("days:3", "3 days a move"), ("", "untimed")):
         line = listed[games[term]]
-        assert line[column:head.index("HOST")].rstrip() == shown, (head, line)
+        assert line[column : head.index("HOST")].rstrip() == shown, (head, line)
         assert f"host {hosts[term].public.fingerprint}" in line
 
 
@@ -270,8 +275,13 @@ async def test_a_guest_whose_host_never_seats_it_closes_the_game_on_its_side(rel
 async def test_one_sentence_for_each_relay_failure(tmp_path):
     from relay.mosquitto import free_port
 
-    seat = network.Options(relay=f"mqtt://127.0.0.1:{free_port()}", identity=Identity.generate(), timeout=1,
-                           journal_dir=tmp_path, write=lambda _: None)
+    seat = network.Options(
+        relay=f"mqtt://127.0.0.1:{free_port()}",
+        identity=Identity.generate(),
+        timeout=1,
+        journal_dir=tmp_path,
+        write=lambda _: None,
+    )
     with pytest.raises(network.Failure, match="nothing answers at 127.0.0.1"):
         await network.watch("A" * 22, seat)
     seat.relay = "mqtt://no-such-host.invalid:1883"
@@ -298,8 +308,14 @@ async def test_a_private_relay_wants_the_account_and_says_so(tmp_path):
     relay.workdir.mkdir()
     await relay.start()
     try:
-        options = network.Options(relay=relay.url, identity=account.identity, journal_dir=tmp_path, timeout=2,
-                                  write=lambda _: None, environ={})
+        options = network.Options(
+            relay=relay.url,
+            identity=account.identity,
+            journal_dir=tmp_path,
+            timeout=2,
+            write=lambda _: None,
+            environ={},
+        )
         with pytest.raises(network.Failure, match="wants an account: your account name is your key"):
             await network.watch("A" * 22, options)
         options.environ = {"OLIXONO_RELAY_PASSWORD": "wrong"}

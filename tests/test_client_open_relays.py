@@ -148,8 +148,14 @@ def bot_seat(tmp_path: Path, name: str, relays: Addressed, seed: int, pause: flo
     return seat
 
 
-async def played_to_the_end(hosting: asyncio.Task[int], joining: asyncio.Task[int], host: Seat, guest: Seat,
-                            game: str, timeout: float = GAME_SECONDS) -> list[str]:
+async def played_to_the_end(
+    hosting: asyncio.Task[int],
+    joining: asyncio.Task[int],
+    host: Seat,
+    guest: Seat,
+    game: str,
+    timeout: float = GAME_SECONDS,
+) -> list[str]:
     """Both seats end with status 0, the game over, with the same transcript, which verifies; that transcript."""
     try:
         await finished(joining, timeout, "the guest's end of the game")
@@ -174,7 +180,9 @@ async def whole_game_on(tmp_path: Path, name: str, relay: Addressed, played: lis
     assert session.result is not None
     exporter = Seat(tmp_path, f"export-{name}", relay)
     try:
-        status = await bounded(network.export(session.game_id or "", exporter.options), LOOK_SECONDS, f"export ({name})")
+        status = await bounded(
+            network.export(session.game_id or "", exporter.options), LOOK_SECONDS, f"export ({name})"
+        )
     except network.Failure as failure:
         raise RelayLacksLines(f"{name}: {failure}") from None
     assert status == 0, exporter.text()
@@ -209,18 +217,22 @@ class OpenBroker:
         data = self.workdir / "data"
         data.mkdir(parents=True, exist_ok=True)
         conf = self.workdir / "mosquitto.conf"
-        conf.write_text("\n".join([
-            "# an open broker: anyone connects, reads and publishes anywhere (no password_file, no acl_file)",
-            "user root",  # read only when started as root: keeps the data folder ours
-            f"listener {self.port} 127.0.0.1",
-            "allow_anonymous true",
-            "persistence true",
-            f"persistence_location {data}/",
-            "autosave_on_changes true",
-            f"autosave_interval {AUTOSAVE_CHANGES}",
-            "log_dest stderr",
-            "",
-        ]))
+        conf.write_text(
+            "\n".join(
+                [
+                    "# an open broker: anyone connects, reads and publishes anywhere (no password_file, no acl_file)",
+                    "user root",  # read only when started as root: keeps the data folder ours
+                    f"listener {self.port} 127.0.0.1",
+                    "allow_anonymous true",
+                    "persistence true",
+                    f"persistence_location {data}/",
+                    "autosave_on_changes true",
+                    f"autosave_interval {AUTOSAVE_CHANGES}",
+                    "log_dest stderr",
+                    "",
+                ]
+            )
+        )
         return conf
 
     async def start(self) -> OpenBroker:
@@ -239,7 +251,8 @@ class OpenBroker:
 
 @contextlib.asynccontextmanager
 async def open_broker_beside_an_embedded_relay(
-        tmp_path: Path) -> AsyncIterator[tuple[OpenBroker, Relay, list[asyncio.Task[Any]]]]:
+    tmp_path: Path,
+) -> AsyncIterator[tuple[OpenBroker, Relay, list[asyncio.Task[Any]]]]:
     """An open broker and an embedded relay, started, and a list for the tasks the test starts: on the way out,
     those tasks are ended, then both relays stopped."""
     broker = await OpenBroker(tmp_path / "open").start()
@@ -285,8 +298,9 @@ class Stranger:
             finally:
                 await ended(tasks, 10)
 
-    async def _publish(self, client: aiomqtt.Client, budget: str, kind: str, topic: str, payload: bytes,
-                       retain: bool) -> None:
+    async def _publish(
+        self, client: aiomqtt.Client, budget: str, kind: str, topic: str, payload: bytes, retain: bool
+    ) -> None:
         """One publication: QoS 1 for what it does to the players' lines, QoS 0 for the flood (no wait for each)."""
         self.spent[budget] += 1
         self.done[kind] += 1
@@ -296,7 +310,7 @@ class Stranger:
     def _forged(self, slot: str) -> bytes:
         """A line signed by the stranger for ``slot`` (a move's seq, a chat, a presence; else a chat line)."""
         text = str(self.rng.random())
-        if slot.isdigit() or slot == "presence" or slot.startswith("chat-") and slot[5:].isdigit():
+        if slot.isdigit() or slot == "presence" or (slot.startswith("chat-") and slot[5:].isdigit()):
             return signed_line(self.identity, self.game, slot, text)
         return signed_line(self.identity, self.game, f"chat-{self.rng.randint(1, 200)}", text)
 
@@ -325,14 +339,29 @@ class Stranger:
         while self.spent["flood"] < self.most["flood"]:
             for _ in range(20):
                 key = self.rng.choice([me, *self.players])
-                slot = self.rng.choice([str(self.rng.randint(1, 120)), f"chat-{self.rng.randint(1, 50)}", "presence",
-                                        f"copy/{self.rng.randbytes(4).hex()}", f"confirm-{self.rng.randint(1, 3)}"])
+                slot = self.rng.choice(
+                    [
+                        str(self.rng.randint(1, 120)),
+                        f"chat-{self.rng.randint(1, 50)}",
+                        "presence",
+                        f"copy/{self.rng.randbytes(4).hex()}",
+                        f"confirm-{self.rng.randint(1, 3)}",
+                    ]
+                )
                 if self.rng.random() < 0.5:
                     kind, payload = "forged", self._forged(slot.rsplit("/", 1)[-1])
                 else:
-                    kind, payload = "junk", self.rng.choice([
-                        b"\xff\xfe garbage", b"olixono/1 move game=" + self.game.encode(), self.rng.randbytes(40),
-                        b"x" * self.rng.randint(1, 3000)])
+                    kind, payload = (
+                        "junk",
+                        self.rng.choice(
+                            [
+                                b"\xff\xfe garbage",
+                                b"olixono/1 move game=" + self.game.encode(),
+                                self.rng.randbytes(40),
+                                b"x" * self.rng.randint(1, 3000),
+                            ]
+                        ),
+                    )
                 retain = key == me or self.rng.random() < 0.2
                 await self._publish(client, "flood", kind, f"{GAMES}/{self.game}/{key}/{slot}", payload, retain)
             await asyncio.sleep(0.02)
@@ -492,8 +521,11 @@ async def test_a_relay_that_comes_up_mid_game_gets_the_whole_game(tmp_path):
         await until(lambda: moves_of(host) >= 4, GAME_SECONDS, "move 4")
         await late.start()
         late_back = f"relay back: R2 ({late.url})"
-        await until(lambda: said(host, late_back) > 0 and said(guest, late_back) > 0 or hosting.done(), GAME_SECONDS,
-                    "both players on the late relay")
+        await until(
+            lambda: (said(host, late_back) > 0 and said(guest, late_back) > 0) or hosting.done(),
+            GAME_SECONDS,
+            "both players on the late relay",
+        )
         assert not hosting.done(), "the game ended before the players reached the late relay"
         played = await played_to_the_end(hosting, joining, host, guest, game)
         await whole_game_on(tmp_path, "late", late, played)
@@ -507,8 +539,9 @@ async def test_a_relay_that_comes_up_mid_game_gets_the_whole_game(tmp_path):
 
 
 # -- relays restarted mid-game --------------------------------------------------------------------------------
-async def restarted(relay: RelayProcess, name: str, at: int, *, host: Seat, guest: Seat,
-                    hosting: asyncio.Task[int]) -> None:
+async def restarted(
+    relay: RelayProcess, name: str, at: int, *, host: Seat, guest: Seat, hosting: asyncio.Task[int]
+) -> None:
     """At move ``at``, ``relay`` (``name``, as the players number it) killed and started again on its port; until
     both players are connected to it again, mid-game."""
     back = f"relay back: {name} ({relay.url})"
@@ -517,8 +550,11 @@ async def restarted(relay: RelayProcess, name: str, at: int, *, host: Seat, gues
     await relay.stop(kill=True)
     await asyncio.sleep(0.3)
     await relay.start()
-    await until(lambda: said(host, back) > before[0] and said(guest, back) > before[1] or hosting.done(), GAME_SECONDS,
-                f"both players back on {name}")
+    await until(
+        lambda: (said(host, back) > before[0] and said(guest, back) > before[1]) or hosting.done(),
+        GAME_SECONDS,
+        f"both players back on {name}",
+    )
     assert not hosting.done(), f"the game ended before the players were back on {name}"
 
 
@@ -570,8 +606,9 @@ async def test_a_relay_process_stops_on_sigterm_while_a_player_is_sending(tmp_pa
     mid-game, its relay's deliveries and acknowledgements in flight): it should save its store and exit within
     seconds, each of three times."""
     game = "T" * 21 + "A"
-    lines = [(f"{GAMES}/{game}/{WRITER.public.text}/chat-{n}", signed_line(WRITER, game, f"chat-{n}"))
-             for n in range(1, 200)]
+    lines = [
+        (f"{GAMES}/{game}/{WRITER.public.text}/chat-{n}", signed_line(WRITER, game, f"chat-{n}")) for n in range(1, 200)
+    ]
     for attempt in range(3):
         relay = RelayProcess(free_port(), tmp_path / f"data-{attempt}")
         sending: asyncio.Task[None] | None = None
@@ -651,13 +688,13 @@ async def test_the_lobby_on_an_open_broker_lists_only_offers_that_verify(tmp_pat
         stranger = Identity.generate()
         forged = offers[0].line.replace("kind=oxono", "kind=olix")
         assert forged != offers[0].line
-        someone_elses = offers[0].line.rsplit(" ", 1)[0] + " " + GameSession.offer("oxono", stranger)[1].line.rsplit(
-            " ", 1)[1]
+        someone_elses = (
+            offers[0].line.rsplit(" ", 1)[0] + " " + GameSession.offer("oxono", stranger)[1].line.rsplit(" ", 1)[1]
+        )
         fake_game = "Z" * 21 + "A"
         lobby_slot = f"{GAMES}/{fake_game}/{stranger.public.text}"
         game = offers[0].message.game
-        left: list[tuple[str, bytes]] = [
-            (topic_for(out.message), out.line.encode()) for out in offers] + [
+        left: list[tuple[str, bytes]] = [(topic_for(out.message), out.line.encode()) for out in offers] + [
             (f"{lobby_slot}/offer", b"junk"),
             (f"{GAMES}/{fake_game}/x/offer", b"\xff\xfe\x00 not text"),
             (f"{GAMES}/{fake_game}/y/offer", b"o" * 300_000),
@@ -667,9 +704,20 @@ async def test_the_lobby_on_an_open_broker_lists_only_offers_that_verify(tmp_pat
             (f"{lobby_slot}/1", b"junk"),
             (f"{GAMES}/{fake_game}/v/offer", signed_line(stranger, game, "3")),
             (f"{GAMES}/{fake_game}/{stranger.public.text}/offer", offers[1].line.encode()),
-            (f"{GAMES}/{game}/{stranger.public.text}/2", encode("accept", [  # the host's alone to sign
-                ("game", game), ("seq", "2"), ("prev", line_hash(offers[0].line)), ("guest", stranger.public.text),
-                ("salt", random_token())], stranger).encode()),
+            (
+                f"{GAMES}/{game}/{stranger.public.text}/2",
+                encode(
+                    "accept",
+                    [  # the host's alone to sign
+                        ("game", game),
+                        ("seq", "2"),
+                        ("prev", line_hash(offers[0].line)),
+                        ("guest", stranger.public.text),
+                        ("salt", random_token()),
+                    ],
+                    stranger,
+                ).encode(),
+            ),
         ]
         async with broker.client() as client:
             for topic, payload in left:

@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import ROOT, finish, game_lines, home, read_until, spawn, stop, transcript
+from relay_fixtures import TOOLS_REQUIRED, RelayProcess
+
 from harness.mqtt import bare_client
 from protocol import GameSession, game_filter, verify_transcript
 from relay.mosquitto import free_port
-from relay_fixtures import TOOLS_REQUIRED, RelayProcess
+
 
 async def test_a_player_killed_mid_game_resumes_and_the_game_finishes(tmp_path):
     relay = await RelayProcess(free_port()).start()
@@ -35,10 +36,14 @@ async def test_a_player_killed_mid_game_resumes_and_the_game_finishes(tmp_path):
     guest_env, _ = home(tmp_path, "guest")
     host = guest = resumed = None
     try:
-        host = await spawn(host_env, "host", "olix", "--relay", url, "--bot", "mcts", "--seconds", "0.05", "--seed", "1")
+        host = await spawn(
+            host_env, "host", "olix", "--relay", url, "--bot", "mcts", "--seconds", "0.05", "--seed", "1"
+        )
         host_lines: list[str] = []
         game = (await read_until(host, r"olixono join (\S{22})", host_lines)).group(1)
-        guest = await spawn(guest_env, "join", game, "--relay", url, "--bot", "mcts", "--seconds", "0.05", "--seed", "2")
+        guest = await spawn(
+            guest_env, "join", game, "--relay", url, "--bot", "mcts", "--seconds", "0.05", "--seed", "2"
+        )
         guest_lines: list[str] = []
         await read_until(guest, r"^move 9 ", guest_lines)
         guest.send_signal(signal.SIGKILL)  # no goodbye, no clean disconnect: the relay sends its will
@@ -61,8 +66,9 @@ async def test_a_player_killed_mid_game_resumes_and_the_game_finishes(tmp_path):
 
 
 # -- two real terminals ---------------------------------------------------------------------------------------
-needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None and not TOOLS_REQUIRED,
-                                reason="tmux is not installed (bash scripts/test installs it)")
+needs_tmux = pytest.mark.skipif(
+    shutil.which("tmux") is None and not TOOLS_REQUIRED, reason="tmux is not installed (bash scripts/test installs it)"
+)
 
 
 class Tmux:
@@ -84,8 +90,22 @@ class Tmux:
         if self.pid is None:
             # keep each screen readable after its program ends: set in the same tmux command as the session is made,
             # before a program that ends at once (a usage message) can take the server down with it
-            self.run("new-session", "-d", "-s", "olixono", "-x", "140", "-y", "45", shell,
-                     ";", "set-option", "-g", "remain-on-exit", "on")
+            self.run(
+                "new-session",
+                "-d",
+                "-s",
+                "olixono",
+                "-x",
+                "140",
+                "-y",
+                "45",
+                shell,
+                ";",
+                "set-option",
+                "-g",
+                "remain-on-exit",
+                "on",
+            )
             self.pid = int(self.run("display-message", "-p", "#{pid}").strip())
         else:
             self.run("new-window", "-t", "olixono", shell)
@@ -323,9 +343,15 @@ async def test_ctrl_z_suspends_the_full_screen_to_the_shell_and_ctrl_l_redraws_i
         tmux.type(1, "fg")
 
         def whole(screen: str) -> bool:  # drawn whole: the board, its help and the toolbar, nothing of the shell's
-            return ("Stopped" not in screen and "shell$" not in screen and "^Z" not in screen and "GARBLED" not in screen
-                    and re.search(r"^ 6 \. \. \. \. \. \. ", screen, re.M) is not None and "Type a move" in screen
-                    and re.search(r"^your move \| first \(you\) ", screen, re.M) is not None)
+            return (
+                "Stopped" not in screen
+                and "shell$" not in screen
+                and "^Z" not in screen
+                and "GARBLED" not in screen
+                and re.search(r"^ 6 \. \. \. \. \. \. ", screen, re.M) is not None
+                and "Type a move" in screen
+                and re.search(r"^your move \| first \(you\) ", screen, re.M) is not None
+            )
 
         async def drawn_whole() -> None:  # the redraw takes a moment: looked at until whole, at most 10 s
             deadline = time.monotonic() + 10

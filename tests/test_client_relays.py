@@ -4,14 +4,18 @@ what a relay lacks is known, and a relay's going and coming back is one sentence
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from client.relays import MOST_RELAYS, Relays, distinct_relays
 
 A, B, C = "mqtt://a.example:1883", "mqtt://b.example:1883", "mqtts://c.example:8883"
 
-lines = st.lists(st.tuples(st.sampled_from(["t/1", "t/2", "t/presence", "t/copy/x"]), st.binary(min_size=1, max_size=4)),
-                 min_size=1, max_size=12)
+lines = st.lists(
+    st.tuples(st.sampled_from(["t/1", "t/2", "t/presence", "t/copy/x"]), st.binary(min_size=1, max_size=4)),
+    min_size=1,
+    max_size=12,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -44,8 +48,10 @@ def test_a_relays_going_and_coming_back_is_one_sentence():
     assert relays.connection(1, True, "connected") == f"relay back: R2 ({B}); playing through R1, R2"
     assert relays.connection(1, True, "connected") is None  # no change
     assert relays.summary() == "R1 up, R2 up"
-    assert relays.connection(1, False, "the connection was lost") == \
-        f"relay lost: R2 ({B}): the connection was lost; playing on through R1"
+    assert (
+        relays.connection(1, False, "the connection was lost")
+        == f"relay lost: R2 ({B}): the connection was lost; playing on through R1"
+    )
     assert relays.connection(0, False, "refused") == f"relay lost: R1 ({A}), the last: refused"
     assert relays.summary() == "R1 down, R2 down"
     single = Relays([A])

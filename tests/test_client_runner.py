@@ -7,13 +7,13 @@ import contextlib
 import random
 
 import pytest
+from protocol_helpers import start
 
 from client import runner as runner_module
 from client.core import GameCore
 from client.intents import Intent
 from client.runner import GameRunner
 from protocol.messages import line_hash
-from protocol_helpers import start
 
 
 class FakeLink:
@@ -55,7 +55,6 @@ class FakeLink:
         pass  # the relay's retained lines are whatever the test put in ``seen``
 
 
-
 def seated_runners(kind: str = "olix") -> tuple[GameRunner, GameRunner]:
     host, guest = start(kind)
     runners = GameRunner(GameCore(host), FakeLink), GameRunner(GameCore(guest), FakeLink)  # type: ignore[arg-type]
@@ -91,7 +90,7 @@ async def test_the_quiet_watch_knows_whether_the_opponents_line_came_live_or_fro
     mover, other = runners if runners[0].core.my_turn else runners[::-1]
     before = len(mover.link.sent)
     await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
-    (_, topic, line), = [item for item in mover.link.sent[before:] if "/copy/" not in item[1]]
+    ((_, topic, line),) = [item for item in mover.link.sent[before:] if "/copy/" not in item[1]]
     await other._received(topic, line.encode(), retained)
     view = other._view()
     assert view.answered == mover.core.session.chain[-1].seq and view.asked_for is retained
@@ -110,7 +109,9 @@ async def test_a_copy_waits_for_a_quiet_moment_but_leaves_with_the_answer():
     assert copies(other.link) == []  # not yet: a copy waits for a quiet moment
     await other.act(Intent("move", other.core.session.board.legal_moves()[0].text()))
     assert [topic.rsplit("/", 2)[-2:] for _, topic, _ in other.link.sent] == [
-        [other.core.me.text, "5"], ["copy", mover.core.session.chain[-1].hash]]  # the answer, then the copy
+        [other.core.me.text, "5"],
+        ["copy", mover.core.session.chain[-1].hash],
+    ]  # the answer, then the copy
     assert other.link.sent[1][2] == move_line
 
 
@@ -122,8 +123,9 @@ async def test_an_automatic_answer_leaves_with_the_copy_of_what_it_answers():
     await mover.act(Intent("resign"))
     resignation = own_lines(mover.link)[0]  # then the resigner's own confirmation
     await other._received("topic", resignation.encode())
-    kinds = [topic.rsplit("/", 2)[-2] if "/copy/" in topic else topic.rsplit("/", 1)[-1] for _, topic, _ in
-             other.link.sent]
+    kinds = [
+        topic.rsplit("/", 2)[-2] if "/copy/" in topic else topic.rsplit("/", 1)[-1] for _, topic, _ in other.link.sent
+    ]
     assert kinds[0].startswith("confirm-") and kinds[1] == "copy" and other.link.sent[1][2] == resignation
 
 
@@ -430,8 +432,7 @@ async def test_a_seated_player_narrows_to_the_players_lines_and_catches_up_on_th
     talk = f"olixono/1/games/{game}/+/talk/+"
     assert runner.link.narrowed_to == [f"olixono/1/games/{game}/{opponent}/+", f"olixono/1/games/{game}/{me}/+", talk]
     assert runner.link.dropped == ["olixono/1/games/G/#"]  # this connection's subscription to the whole game
-    assert runner.link.subscriptions == [f"olixono/1/games/{game}/{opponent}/#", f"olixono/1/games/{game}/{me}/#",
-                                         talk]
+    assert runner.link.subscriptions == [f"olixono/1/games/{game}/{opponent}/#", f"olixono/1/games/{game}/{me}/#", talk]
 
 
 async def test_nothing_is_signed_before_the_first_catch_up(monkeypatch):
@@ -455,8 +456,9 @@ async def test_nothing_is_signed_before_the_first_catch_up(monkeypatch):
 async def test_no_automatic_answer_is_signed_before_the_first_catch_up():
     """A host whose journal lost its accept, taken up again: a join arriving during the catch-up must not make it
     sign a second accept (two lines for seq 2 lose the game); the answer waits for the catch-up."""
-    from protocol import GameSession
     from protocol_helpers import GUEST, HOST
+
+    from protocol import GameSession
 
     core, offer = GameCore.hosting("oxono", HOST)
     runner = GameRunner(core, FakeLink)  # type: ignore[arg-type]
@@ -472,8 +474,9 @@ async def test_no_automatic_answer_is_signed_before_the_first_catch_up():
 async def test_a_runner_leaving_while_it_connects_signs_nothing_after_its_catch_up():
     """Ctrl-C while the connection was being made: the link is stopping, so its catch-up signs no automatic answer
     (here the accept of a join that came in), which a cancelled runner must never send."""
-    from protocol import GameSession
     from protocol_helpers import GUEST, HOST
+
+    from protocol import GameSession
 
     core, offer = GameCore.hosting("oxono", HOST)
     runner = GameRunner(core, FakeLink)  # type: ignore[arg-type]
@@ -487,9 +490,10 @@ async def test_a_runner_leaving_while_it_connects_signs_nothing_after_its_catch_
 
 async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
     """Two asked for the seat at once and the host seated the other: this client says so, and watches."""
+    from protocol_helpers import GUEST, HOST, STRANGER
+
     from client.core import Notice
     from protocol import GameSession
-    from protocol_helpers import GUEST, HOST, STRANGER
 
     host, offer = GameSession.offer("oxono", HOST)
     me = GameRunner(GameCore(GameSession(host.game_id, STRANGER)), FakeLink)  # type: ignore[arg-type]
@@ -506,8 +510,9 @@ async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
     said = []
     while not me.events.empty():
         said.append(me.events.get_nowait())
-    assert any(isinstance(e, Notice) and "this game has both players" in e.text and "you are watching" in e.text
-               for e in said)
+    assert any(
+        isinstance(e, Notice) and "this game has both players" in e.text and "you are watching" in e.text for e in said
+    )
     assert me.core.watching and not me.core.playing
 
 
@@ -526,8 +531,11 @@ async def test_junk_from_strangers_is_counted_not_printed(monkeypatch):
     for n in range(600):
         key = strangers[n % 3]
         topic = f"olixono/1/games/{game}/{key.public.text}/chat-{n}"
-        junk = [b"garbage %d" % n, other_game.transcript[0].encode(),
-                encode("chat", [("game", game), ("seq", str(n + 1)), ("prev", "A" * 43), ("text", "junk")], key).encode()]
+        junk = [
+            b"garbage %d" % n,
+            other_game.transcript[0].encode(),
+            encode("chat", [("game", game), ("seq", str(n + 1)), ("prev", "A" * 43), ("text", "junk")], key).encode(),
+        ]
         await host._received(topic, junk[n % 3])
     await asyncio.sleep(0.2)
     events = []
@@ -539,7 +547,8 @@ async def test_junk_from_strangers_is_counted_not_printed(monkeypatch):
     counts = [event.text for event in events if isinstance(event, Notice) and event.text.startswith("ignored")]
     assert 1 <= len(counts) <= 30  # one every 50 ms here, while 600 lines are checked
     assert [int(text.split()[1].replace(",", "")) for text in counts] == sorted(
-        int(text.split()[1].replace(",", "")) for text in counts)
+        int(text.split()[1].replace(",", "")) for text in counts
+    )
     assert counts[-1] == f"ignored {host.ignored.lines:,} lines from 3 strangers (refused, not shown)"
     assert host.ignored.lines >= 590  # a few stranger chats may wait for a seat that never comes: not refused
     assert host.link.seen == {}  # the fake link remembers nothing itself; the runner would not let it:
@@ -616,16 +625,18 @@ async def test_a_request_that_fails_in_its_own_task_is_shown_never_lost():
     told = []
     while not runner.events.empty():
         told.append(runner.events.get_nowait())
-    assert any("request to the relay failed" in getattr(event, "text", "") and "made no sense" in event.text
-               for event in told), told
+    assert any(
+        "request to the relay failed" in getattr(event, "text", "") and "made no sense" in event.text for event in told
+    ), told
 
 
 # -- what time alone calls for, after a stall ---------------------------------------------------------------------
 def auto_claimant(monkeypatch) -> tuple[GameRunner, GameCore, object]:
     """A runner with ``--claim auto`` whose opponent is to move in a 1+0 game (its ticks 20 ms apart, a stall past
     0.1 s held 0.1 s), caught up; the opponent's core, and the injected clock of both."""
-    from client import liveness
     from test_client_clock import movers, play, timed_game
+
+    from client import liveness
 
     monkeypatch.setattr(liveness, "TICK", 0.02)
     monkeypatch.setattr(runner_module, "STALLED", 0.1, raising=False)

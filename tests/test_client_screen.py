@@ -16,16 +16,16 @@ import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
+from test_client_network import Seat, game_id_of, transcript
 
 from client import network
-from client.runner import GameRunner
-from client.network_screen import NetworkTable, game_screen
 from client.commands import completer
+from client.network_screen import NetworkTable, game_screen
+from client.runner import GameRunner
 from client.screen import MIN_COLUMNS, MIN_ROWS, TOO_SMALL, board_fragments, fill, screen_candidates
 from olixono.games import new_board
 from olixono.olix import OlixBoard
 from protocol import verify_transcript
-from test_client_network import Seat, game_id_of, transcript
 
 
 class Terminal:
@@ -98,10 +98,14 @@ async def person(box: dict, pipe, terminal: Terminal, rng: random.Random, seen: 
     core = box["runner"].core
     while not core.session.started:
         await asyncio.sleep(0.02)
-    for text, answer in (("/help", "/flip                turn the board round"),
-                         ("hello there", "not a move or a command"), ("resign", "Type /resign again to confirm"),
-                         ("/help", "/flip                turn the board round"),
-                         ("/nonsense", "no command /nonsense"), ("/say good luck", "good luck")):
+    for text, answer in (
+        ("/help", "/flip                turn the board round"),
+        ("hello there", "not a move or a command"),
+        ("resign", "Type /resign again to confirm"),
+        ("/help", "/flip                turn the board round"),
+        ("/nonsense", "no command /nonsense"),
+        ("/say good luck", "good luck"),
+    ):
         pipe.send_text(text + "\r")
         await wait_for(terminal, answer)
     pipe.send_text("/flip\r")
@@ -114,9 +118,15 @@ async def person(box: dict, pipe, terminal: Terminal, rng: random.Random, seen: 
             break
         board = core.session.board
         if core.my_turn and not illegal and (kind == "oxono" or board.occupied):
-            wrong = "Xa1a1" if kind == "oxono" else next(  # a pawn on its totem's square; a stone on a stone
-                square for square in (f"{f}{r}" for r in range(1, 12) for f in "abcdefghijk")
-                if board.stone_at(board.parse_move(square).square) is not None)
+            wrong = (
+                "Xa1a1"
+                if kind == "oxono"
+                else next(  # a pawn on its totem's square; a stone on a stone
+                    square
+                    for square in (f"{f}{r}" for r in range(1, 12) for f in "abcdefghijk")
+                    if board.stone_at(board.parse_move(square).square) is not None
+                )
+            )
             pipe.send_text(wrong + "\r")  # parses, but the rules forbid it: the reason, and nothing sent
             await wait_for(terminal, "error: illegal: ")
             illegal = True
@@ -188,7 +198,7 @@ async def test_a_whole_game_on_the_full_screen(relay, tmp_path, kind, no_color, 
     assert flipped[0] == bottom and flipped[-1] == top, seen["flipped"]  # /flip turned it round
     moves = core.session.moves
     assert f"{moves:>3}." in final  # the last move numbered in the moves pane
-    pieces = ("XOxo" if kind == "oxono" else "#o")
+    pieces = "XOxo" if kind == "oxono" else "#o"
     colours = terminal.colour_of(pieces)
     if no_color:
         assert colours <= {"default"}
@@ -250,7 +260,10 @@ def completed(table, text: str) -> list[str]:
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document
 
-    return [c.text for c in completer(lambda word: screen_candidates(table, word)).get_completions(Document(text), CompleteEvent())]
+    return [
+        c.text
+        for c in completer(lambda word: screen_candidates(table, word)).get_completions(Document(text), CompleteEvent())
+    ]
 
 
 def test_completion_offers_the_legal_moves_and_the_slash_commands():
@@ -269,7 +282,9 @@ def test_oxono_completion_goes_one_segment_at_a_time():
 
     host, guest = start("oxono")
     table = network_table(host) if network_table(host).movable() else network_table(guest)
-    assert completed(table, "") == ["O", "X"] + [f"/{name}" for name in table.commands + ("help", "flip", "moves", "quit")]
+    assert completed(table, "") == ["O", "X"] + [
+        f"/{name}" for name in table.commands + ("help", "flip", "moves", "quit")
+    ]
     to = completed(table, "o")
     assert to and all(len(text) == 3 and text[0] == "O" for text in to)  # where totem O may go
     pawns = completed(table, to[0])
@@ -310,7 +325,10 @@ def test_the_game_over_screen_fits_the_smallest_terminal(name):
     assert len(rows) <= MIN_ROWS - 4 and max(map(len, rows)) <= 39, rows
     text = " ".join(rows)
     assert f"Game over: {session.result.sentence()}." in text
-    assert "Save its record: the command below." in text and table.paste() == f"olixono export {session.game_id} > game.txt"
+    assert (
+        "Save its record: the command below." in text
+        and table.paste() == f"olixono export {session.game_id} > game.txt"
+    )
 
 
 def test_a_watcher_is_offered_no_player_commands():
@@ -340,8 +358,9 @@ def test_a_click_on_a_square_types_it():
 
 
 def test_olix_shows_its_scoreboard_and_underlines_the_stones_that_hold_markers():
-    from client.screen import held_squares
     from protocol_helpers import play_moves, start
+
+    from client.screen import held_squares
 
     host, guest = start("olix")
     table = network_table(host)
@@ -390,8 +409,11 @@ async def test_a_game_at_one_terminal_on_the_full_screen(kind, size):
         await wait_for(terminal, "a10" if kind == "olix" else "/legal")
         pipe.send_text("\x15")  # Ctrl-U: the input line emptied again
         board = table.board()
-        for text, answer in (("zz9", "a command: 'zz9'"), ("/undo", "nothing to undo"),  # the log may be narrow
-                             ("/nonsense", "no command /nonsense")):
+        for text, answer in (
+            ("zz9", "a command: 'zz9'"),
+            ("/undo", "nothing to undo"),  # the log may be narrow
+            ("/nonsense", "no command /nonsense"),
+        ):
             pipe.send_text(text + "\r")
             await wait_for(terminal, answer)
         if kind == "oxono":  # a move the rules forbid, in words
@@ -437,8 +459,11 @@ def vector_games() -> list[str]:
     from pathlib import Path
 
     # the timed games step through as the others do (their clocks are the protocol's tests'): a minute saved
-    return sorted(str(path) for path in (Path(__file__).parent.parent / "protocol" / "vectors").glob("*.txt")
-                  if "timed" not in path.name and "correspondence" not in path.name)
+    return sorted(
+        str(path)
+        for path in (Path(__file__).parent.parent / "protocol" / "vectors").glob("*.txt")
+        if "timed" not in path.name and "correspondence" not in path.name
+    )
 
 
 @pytest.mark.parametrize("path", vector_games(), ids=lambda path: path.rsplit("/", 1)[-1])
@@ -525,7 +550,9 @@ def test_the_full_screen_is_the_default_only_in_a_terminal_that_can_draw_it(monk
     monkeypatch.setattr("sys.stdout", Tty())
     assert full_screen(Front(), {"TERM": "xterm-256color"})
     assert not full_screen(Front(), {"TERM": "dumb"})  # TERM=dumb: plain
-    assert not full_screen(Front(plain=True), {"TERM": "xterm"}) and not full_screen(Front(line=True), {"TERM": "xterm"})
+    assert not full_screen(Front(plain=True), {"TERM": "xterm"}) and not full_screen(
+        Front(line=True), {"TERM": "xterm"}
+    )
     monkeypatch.setattr("sys.stdout", io.StringIO())  # a pipe: plain, unless asked for
     assert not full_screen(Front(), {"TERM": "xterm"})
     assert full_screen(Front(screen=True), {"TERM": "xterm"})
@@ -540,8 +567,14 @@ def test_replay_without_a_terminal_prints_every_move_and_refuses_a_bad_transcrip
     game = root / "protocol" / "vectors" / "oxono-game.txt"
 
     def replay(path: Path) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "client", "replay", str(path)], cwd=root, capture_output=True,
-                              text=True, timeout=60, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [sys.executable, "-m", "client", "replay", str(path)],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
 
     done = replay(game)
     assert done.returncode == 0, done.stderr
@@ -633,9 +666,12 @@ def pasted_rows(terminal: Terminal) -> list[str]:
     """The rows between the divider under the game and the input line: the command to paste."""
     rows = terminal.text().splitlines()
     divider = max(index for index, row in enumerate(rows) if row.startswith("─" * 40))
-    prompt = next(index for index, row in enumerate(rows) if index > divider and row.startswith(("> ", "your move>",
-                                                                                                 "game over>")))
-    return [row.rstrip() for row in rows[divider + 1:prompt]]
+    prompt = next(
+        index
+        for index, row in enumerate(rows)
+        if index > divider and row.startswith(("> ", "your move>", "game over>"))
+    )
+    return [row.rstrip() for row in rows[divider + 1 : prompt]]
 
 
 @pytest.mark.parametrize("tls", [False, True], ids=["mqtt", "mqtts-cafile"])
@@ -657,8 +693,8 @@ async def test_the_host_sees_the_join_command_whole_across_the_terminal_and_can_
         with create_pipe_input() as pipe:
             host = Seat(tmp_path, "host", relay, cafile=ca if tls else None)
             host.options.console = lambda runner: game_screen(
-                input=pipe, output=terminal.output(), notes=host.options.notes,
-                invitation=host.options.invitation)(runner)
+                input=pipe, output=terminal.output(), notes=host.options.notes, invitation=host.options.invitation
+            )(runner)
             hosting = asyncio.create_task(network.host("oxono", host.options))
             try:
                 game = await game_id_of(host)
@@ -781,10 +817,11 @@ async def test_the_full_screen_shows_the_seconds_a_players_moves_leave_unexplain
     player's clock (what the receipts leave unexplained, the slack aside), and nothing beside the other's."""
     from types import SimpleNamespace
 
+    from test_protocol_receipts import table
+
     from client.core import GameCore
     from client.screen import run_screen
     from protocol import GameSession
-    from test_protocol_receipts import table
 
     seated = table("clock:300+5,rules:1")
     for _ in range(3):
@@ -825,9 +862,10 @@ async def test_the_game_over_screen_asks_for_a_rematch_with_a_key_and_hands_over
     toolbar says so, and the key agrees: the screen closes and the rematch (the host's new game, colours swapped)
     comes on a new screen in the same command. There the key asks, the host agrees: a third game, hosted by the
     guest. (One prompt-toolkit application a process: the other player is a ``--plain`` one.)"""
-    from client import plain
     from network_helpers import cancelled, check_rematch, said
     from test_client_network import pipe
+
+    from client import plain
 
     monkeypatch.setattr(plain, "REMATCH_GRACE", 30.0)  # the --plain host waits for its test's rematch, however slow
     host_in, host_typing = await pipe()

@@ -4,8 +4,8 @@ which says which relays a game would go through, from where, and whether each an
 from __future__ import annotations
 
 import pytest
-
 from cli_helpers import home, run
+
 from client.settings import SettingsError, load_settings, settings_path
 from relay.mosquitto import free_port
 
@@ -16,14 +16,17 @@ def write_settings(env: dict[str, str], text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-@pytest.mark.parametrize(("text", "problem"), [
-    ('relays = "mqtt://a.example"', "relays is a list of relay URLs in quotes"),
-    ("relays = [1, 2]", "relays is a list of relay URLs in quotes"),
-    ('relays = [""]', "relays is a list of relay URLs in quotes"),
-    ('relay = ["mqtt://a.example"]', "has relay, which olixono does not know"),
-    ("relays = [", "is not TOML"),
-    (b"\xff\xfe".decode("latin-1"), "is not TOML"),
-])
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('relays = "mqtt://a.example"', "relays is a list of relay URLs in quotes"),
+        ("relays = [1, 2]", "relays is a list of relay URLs in quotes"),
+        ('relays = [""]', "relays is a list of relay URLs in quotes"),
+        ('relay = ["mqtt://a.example"]', "has relay, which olixono does not know"),
+        ("relays = [", "is not TOML"),
+        (b"\xff\xfe".decode("latin-1"), "is not TOML"),
+    ],
+)
 def test_a_wrong_settings_file_is_an_error_that_says_where_and_what(tmp_path, text, problem):
     env, _ = home(tmp_path, "p")
     write_settings(env, text)
@@ -82,9 +85,10 @@ async def test_the_readmes_remote_play_through_the_public_brokers(tmp_path):
     of this machine (the suite reaches no other), an embedded one and Mosquitto. The settings file's
     ``relays = ["public"]`` then plays the same way with no --relay at all, and ``olixono relays`` says so."""
     from cli_helpers import read_until, spawn, stop
-    from protocol import verify_transcript
     from relay_fixtures import Relay
     from test_client_processes import finish, transcript
+
+    from protocol import verify_transcript
 
     relays = [Relay("embedded", tmp_path / "a"), Relay("mosquitto", tmp_path / "b")]
     for relay in relays:

@@ -10,17 +10,18 @@ import asyncio
 import functools
 
 import pytest
-
 from cli_helpers import finish, home, read_until, spawn, stop
-from client import network, witness as witness_module
+from network_helpers import Seat, game_id_of
+from relay_fixtures import gather_messages
+
+from client import network
+from client import witness as witness_module
 from client.transport import Link, RelayAddress
 from client.verify import load
 from client.witness import TimeWitness
-from network_helpers import Seat, game_id_of
 from protocol import GameSession, Identity, MessageType, decode, game_filter, verify_transcript
 from protocol.clock import TimeControl
 from relay.mosquitto import free_port
-from relay_fixtures import gather_messages
 
 
 def connect(relay) -> functools.partial[Link]:
@@ -29,8 +30,7 @@ def connect(relay) -> functools.partial[Link]:
 
 async def play(tmp_path, relay, *, witnesses: list[str], kind: str = "oxono", seed: int = 1) -> tuple[Seat, Seat, str]:
     """Two bots play a timed game to its end, the host naming ``witnesses``."""
-    host = Seat(tmp_path, "host", relay, bot="random", seed=seed, control=TimeControl.parse("5+0"),
-                witnesses=witnesses)
+    host = Seat(tmp_path, "host", relay, bot="random", seed=seed, control=TimeControl.parse("5+0"), witnesses=witnesses)
     guest = Seat(tmp_path, "guest", relay, bot="random", seed=seed + 1)
     hosting = asyncio.create_task(network.host(kind, host.options))
     game = await game_id_of(host)
@@ -107,8 +107,15 @@ async def test_a_witness_that_restarts_goes_on_from_its_chain(any_relay, tmp_pat
     """Stopped after its first lines and started again (its folder kept), it signs on from its last seq, never a second
     line for one: its chain would prove it lies."""
     identity = Identity.generate()
-    host = Seat(tmp_path, "host", any_relay, bot="random", seed=5, control=TimeControl.parse("5+0"),
-                witnesses=[identity.public.text])
+    host = Seat(
+        tmp_path,
+        "host",
+        any_relay,
+        bot="random",
+        seed=5,
+        control=TimeControl.parse("5+0"),
+        witnesses=[identity.public.text],
+    )
     guest = Seat(tmp_path, "guest", any_relay, bot="random", seed=6)
     first = TimeWitness(identity, tmp_path / "witness", announce=lambda _: None)
     stopping = asyncio.Event()
@@ -206,8 +213,23 @@ async def test_olixono_relay_witness_and_olixono_witness_as_the_readme_runs_them
         witness_seen: list[str] = []
         other_key = (await read_until(witness, r"--witness (\S+)", witness_seen)).group(1)
         assert relay_key != other_key
-        host = await spawn(host_env, "host", "oxono", "--relay", url, "--clock", "5+3", "--witness", relay_key,
-                           "--witness", other_key, "--bot", "random", "--seed", "1")
+        host = await spawn(
+            host_env,
+            "host",
+            "oxono",
+            "--relay",
+            url,
+            "--clock",
+            "5+3",
+            "--witness",
+            relay_key,
+            "--witness",
+            other_key,
+            "--bot",
+            "random",
+            "--seed",
+            "1",
+        )
         host_seen: list[str] = []
         game = (await read_until(host, r"olixono join (\S+)", host_seen)).group(1)
         guest = await spawn(guest_env, "join", game, "--relay", url, "--bot", "random", "--seed", "2")
@@ -222,8 +244,9 @@ async def test_olixono_relay_witness_and_olixono_witness_as_the_readme_runs_them
         status, out, err = await run(witness_env, "export", game, "--relay", url)  # from the relay: no journal there
         assert status == 0, err
         lines = out.splitlines()
-        session = checked(lines, game, decode(witness_lines_of_key(lines, other_key)[0], verify=False).signer,
-                          every_move=False)  # processes on a loaded machine: a move may come before one subscribes
+        session = checked(
+            lines, game, decode(witness_lines_of_key(lines, other_key)[0], verify=False).signer, every_move=False
+        )  # processes on a loaded machine: a move may come before one subscribes
         assert len(session.witnesses) == 2 and witness_lines_of_key(lines, relay_key)
         assert any("Time witnesses:" in line for line in guest_seen)
     finally:
@@ -239,10 +262,12 @@ def witness_lines_of_key(lines: list[str], key_text: str) -> list[str]:
 def test_a_claimant_waits_a_little_beyond_its_own_watch_when_witnesses_decide(kind):
     """The witnesses may have seen the turn begin a little after the claimant did: a claim they find early is void, so
     the client waits :data:`WITNESS_MARGIN_MS` more than in a game without them (and never less)."""
-    from client.core import WITNESS_MARGIN_MS, GameCore
     from protocol_helpers import GUEST, HOST
-    from test_client_clock import Clock, movers, play as play_move
+    from test_client_clock import Clock, movers
+    from test_client_clock import play as play_move
     from test_client_core import Relay as Carrier
+
+    from client.core import WITNESS_MARGIN_MS, GameCore
 
     waits = {}
     for witnesses in ((), (Identity.generate().public,)):
@@ -268,14 +293,15 @@ async def test_the_relays_own_witness_has_its_own_listener_and_account_on_a_priv
     import ssl
 
     import aiomqtt
+    from relay_fixtures import make_accounts, make_tls
 
     from relay.embedded import EmbeddedRelay, RelaySettings
-    from relay_fixtures import make_accounts, make_tls
 
     accounts = make_accounts(tmp_path / "users", 1)
     cert, key = make_tls(tmp_path)
-    settings = RelaySettings(port=0, users_file=tmp_path / "users", tls_cert=cert, tls_key=key,
-                             data_dir=tmp_path / "data")
+    settings = RelaySettings(
+        port=0, users_file=tmp_path / "users", tls_cert=cert, tls_key=key, data_dir=tmp_path / "data"
+    )
     beside = network.relay_witness(argparse.Namespace(witness_key=tmp_path / "witness.key"), settings)
     witness_key = network.witness_identity(tmp_path / "witness.key", {}).public
     assert settings.inner_listener and list(settings.inner_accounts) == [witness_key.text]
@@ -286,15 +312,17 @@ async def test_the_relays_own_witness_has_its_own_listener_and_account_on_a_priv
         host = accounts[0]
         session, out = GameSession.offer("oxono", host.identity, terms=f"rules:1,witness:{witness_key.text}")
         tls = ssl.create_default_context(cafile=str(cert))
-        async with aiomqtt.Client("127.0.0.1", relay.port, username=host.name, password=host.password,
-                                  tls_context=tls, timeout=5) as player:
+        async with aiomqtt.Client(
+            "127.0.0.1", relay.port, username=host.name, password=host.password, tls_context=tls, timeout=5
+        ) as player:
             await asyncio.sleep(0.5)  # the witness is in, reading the lobby
             await player.subscribe(game_filter(session.game_id), qos=1)
             await player.publish(out.topic, out.line.encode(), qos=1, retain=True)
             seen = await gather_messages(player, game_filter(session.game_id), count=2, timeout=5)
         with pytest.raises(aiomqtt.MqttError):  # the witness's account is its own: no one else logs in with it
-            async with aiomqtt.Client("127.0.0.1", relay.inner_port, username=witness_key.text, password="guess",
-                                      timeout=5):
+            async with aiomqtt.Client(
+                "127.0.0.1", relay.inner_port, username=witness_key.text, password="guess", timeout=5
+            ):
                 pass
         stopping.set()
         await witnessing
@@ -308,8 +336,9 @@ async def test_games_past_the_most_wait_their_turn_and_get_it_when_one_ends(any_
     keeper = TimeWitness(Identity.generate(), tmp_path / "witness", most=1, announce=lambda _: None)
     stopping = asyncio.Event()
     witnessing = asyncio.create_task(keeper.run(connect(any_relay), stopping))
-    hosts = [GameSession.offer("olix", Identity.generate(), terms=f"rules:1,witness:{keeper.key.text}")
-             for _ in range(2)]
+    hosts = [
+        GameSession.offer("olix", Identity.generate(), terms=f"rules:1,witness:{keeper.key.text}") for _ in range(2)
+    ]
     async with any_relay.client() as publisher:
         await asyncio.sleep(0.3)
         for _, out in hosts:
@@ -352,8 +381,9 @@ async def test_one_process_at_a_time_witnesses_with_a_key(relay, tmp_path, monke
     held = witness_module.hold(witness_module.witness_lock(tmp_path / "state" / "olixono", key.public))
     try:
         with pytest.raises(network.Failure, match="--witness: another process witnesses with this key"):
-            network.relay_witness(argparse.Namespace(witness_key=tmp_path / "witness.key"),
-                                  RelaySettings(data_dir=tmp_path / "data"))
+            network.relay_witness(
+                argparse.Namespace(witness_key=tmp_path / "witness.key"), RelaySettings(data_dir=tmp_path / "data")
+            )
     finally:
         os.close(held)
 

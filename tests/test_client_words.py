@@ -6,16 +6,16 @@ from __future__ import annotations
 import asyncio
 import io
 import random
-import re
 import typing
+
+from test_client_claims import FrontRunner
+from test_client_core import Relay, hosted
 
 from client.core import GameCore, Step, UiEvent
 from client.intents import Intent
 from client.plain import plain_front
 from client.words import DESCRIBERS
 from olixono.common import Board
-from test_client_claims import FrontRunner
-from test_client_core import Relay, hosted
 
 
 def winning_move(board: Board) -> str | None:  # type: ignore[type-arg]
@@ -90,9 +90,11 @@ async def test_a_resignation_racing_a_winning_move_ends_with_both_confirmations_
         assert await front == 0
     number = len(waiter.played()) + 1
     loser, winner = waiter.my_player, mover.my_player
-    assert (f"set aside: {winner} {mover.me.fingerprint}'s move {number} ({win}) does not count: {loser} "
-            f"{waiter.me.fingerprint} (you)'s resignation in the turn of move {number} was sent for the same place "
-            "in the game, and stands over it") in printed, printed
+    assert (
+        f"set aside: {winner} {mover.me.fingerprint}'s move {number} ({win}) does not count: {loser} "
+        f"{waiter.me.fingerprint} (you)'s resignation in the turn of move {number} was sent for the same place "
+        "in the game, and stands over it"
+    ) in printed, printed
     assert f"result: {winner} wins by {loser}'s resignation ({winner}-resigned)" in printed, printed
     confirmed = [line for line in printed if line.startswith("confirmed by ")]
     assert confirmed and confirmed[-1].endswith(": result confirmed by both players"), printed

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import ROOT, finish, home, read_until, run, spawn, stop
+
 from client.cli import build_parser
 from olixono.arguments import option_strings, protect_ids
 from protocol import Identity
@@ -70,7 +70,7 @@ def words(command: Documented, values: dict[str, str]) -> list[str]:
     """The command's arguments after ``olixono``: a synopsis's ``[--x A|B]`` as ``--x A``; placeholders replaced by
     ``values`` (GAME a game's kind after host and play); ``VAR=value`` words before it, and a pipe into it or out of
     it, or a redirection, left out."""
-    text = re.sub(r"\[([^\[\]]*)\]", r"\1", command.text[re.search(r"(^|\s)olixono( |$)", command.text).end(1):])
+    text = re.sub(r"\[([^\[\]]*)\]", r"\1", command.text[re.search(r"(^|\s)olixono( |$)", command.text).end(1) :])
     tokens = shlex.split(text)
     while tokens and tokens[0] != "olixono":
         tokens.pop(0)
@@ -97,17 +97,33 @@ COMMANDS = documented()
 def test_the_documents_show_the_commands_this_test_runs():
     texts = {command.text for command in COMMANDS}
     assert len(COMMANDS) > 80, COMMANDS
-    assert {"olixono join GAME --level hard", "olixono host oxono --level normal", "olixono verify game.txt",
-            "olixono replay game.txt", "olixono export GAME > game.txt"} <= {
-               re.sub(r"\s+#.*$", "", text) for text in texts}
+    assert {
+        "olixono join GAME --level hard",
+        "olixono host oxono --level normal",
+        "olixono verify game.txt",
+        "olixono replay game.txt",
+        "olixono export GAME > game.txt",
+    } <= {re.sub(r"\s+#.*$", "", text) for text in texts}
 
 
 def test_every_documented_command_parses(tmp_path):
     """Each with the real parser; placeholders as a person fills them in; a bare ``olixono NAME`` in prose, a
     command's name that exists."""
-    values = {"GAME": GAME_ID, "ID": GAME_ID, "KEY": Identity.generate().public.text, "FILE": "game.txt",
-              "URL": "mqtt://127.0.0.1:1883", "N": "3", "S": "2", "H": "127.0.0.1", "DIR": str(tmp_path),
-              "NAME": "alice", "F": "file", "OTHER:1883": "127.0.0.1:1883", "bridge.NAME": "bridge.alice"}
+    values = {
+        "GAME": GAME_ID,
+        "ID": GAME_ID,
+        "KEY": Identity.generate().public.text,
+        "FILE": "game.txt",
+        "URL": "mqtt://127.0.0.1:1883",
+        "N": "3",
+        "S": "2",
+        "H": "127.0.0.1",
+        "DIR": str(tmp_path),
+        "NAME": "alice",
+        "F": "file",
+        "OTHER:1883": "127.0.0.1:1883",
+        "bridge.NAME": "bridge.alice",
+    }
     names = next(action for action in build_parser()._actions if action.dest == "command").choices
     broken = []
     for command in COMMANDS:
@@ -176,8 +192,11 @@ async def test_the_documented_bot_seats_play_and_the_record_commands_work_on_the
     code, out, err = await run(guest_env, *documented_with("olixono export GAME > game.txt", values))
     assert code == 0 and out.strip(), (out, err)
     record.write_text(out)
-    for text, expected in (("olixono verify game.txt", "finished"), ("olixono replay game.txt", "oxono"),
-                           ("olixono analyze game.txt --iterations 1000", "mean loss")):
+    for text, expected in (
+        ("olixono verify game.txt", "finished"),
+        ("olixono replay game.txt", "oxono"),
+        ("olixono analyze game.txt --iterations 1000", "mean loss"),
+    ):
         code, out, err = await run(guest_env, *documented_with(text, values), timeout=120)
         assert code == 0 and expected in out.lower(), (text, out, err)
     code, out, err = await run(guest_env, *documented_with("olixono watch GAME --plain", values), timeout=60)
@@ -190,10 +209,13 @@ def documented_with(text: str, values: dict[str, str]) -> list[str]:
     return [values.get(word, word) for word in documented_as(text)]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("printf 'play Oc6c5\\nperft 2\\noutcome\\n' | olixono engine", "= "),
-    ("printf 'genmove mcts 2000\\nanalyze\\n' | olixono engine --seed 1", "= "),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("printf 'play Oc6c5\\nperft 2\\noutcome\\n' | olixono engine", "= "),
+        ("printf 'genmove mcts 2000\\nanalyze\\n' | olixono engine --seed 1", "= "),
+    ],
+)
 async def test_the_documented_engine_pipes_answer(tmp_path, text, expected):
     env, _ = home(tmp_path, "engine")
     command = next(command for command in COMMANDS if command.text == text)

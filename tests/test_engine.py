@@ -35,9 +35,25 @@ def test_blank_and_comment_lines_get_no_reply_and_control_characters_are_dropped
 def test_list_and_known_commands():
     session = EngineSession()
     names = session.handle("list_commands").text.split("\n")
-    for name in ["new", "play", "undo", "legal", "perft", "outcome", "formations", "scoreboard",
-                 "position", "setposition", "show", "genmove", "end", "resign", "quit",
-                 "protocol_version", "list_commands"]:
+    for name in [
+        "new",
+        "play",
+        "undo",
+        "legal",
+        "perft",
+        "outcome",
+        "formations",
+        "scoreboard",
+        "position",
+        "setposition",
+        "show",
+        "genmove",
+        "end",
+        "resign",
+        "quit",
+        "protocol_version",
+        "list_commands",
+    ]:
         assert name in names
     assert names == sorted(names)
     assert ask(session, "known_command legal") == "= true\n\n"
@@ -133,7 +149,10 @@ def test_engine_subprocess_end_to_end():
     script = "protocol_version\n1 play Oc6c5\n2 play Xa1a2\nlegal\n7 perft 1\noutcome\nbogus\nquit\n"
     proc = subprocess.run(
         [sys.executable, "-m", "client", "engine", "--seed", "3"],
-        input=script, capture_output=True, text=True, timeout=60,
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     replies = proc.stdout.split("\n\n")
@@ -201,7 +220,10 @@ def test_session_level_and_budget_are_checked():
 def test_engine_subprocess_with_a_default_level():
     proc = subprocess.run(
         [sys.executable, "-m", "client", "engine", "--game", "olix", "--level", "greedy", "--seed", "1"],
-        input="play f6\ngenmove\nanalyze\nquit\n", capture_output=True, text=True, timeout=60,
+        input="play f6\ngenmove\nanalyze\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     replies = proc.stdout.split("\n\n")

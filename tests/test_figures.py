@@ -20,10 +20,17 @@ def test_percentile_of_nothing_is_nan():
     assert math.isnan(percentile([], 0.99))
 
 
-@pytest.mark.parametrize(("value", "digits", "line"), [
-    (1.23456, 3, "x: 1.235"), (1.25, 1, "x: 1.2"), (7, 3, "x: 7"), (1.5, None, "x: 1.5"), ("4-0-1", 1, "x: 4-0-1"),
-    (float("nan"), 1, "x: nan"),
-])
+@pytest.mark.parametrize(
+    ("value", "digits", "line"),
+    [
+        (1.23456, 3, "x: 1.235"),
+        (1.25, 1, "x: 1.2"),
+        (7, 3, "x: 7"),
+        (1.5, None, "x: 1.5"),
+        ("4-0-1", 1, "x: 4-0-1"),
+        (float("nan"), 1, "x: nan"),
+    ],
+)
 def test_a_figure_line_rounds_floats_only(value, digits, line):
     assert figure_line("x", value, digits) == line
 

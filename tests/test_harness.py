@@ -79,8 +79,13 @@ def test_a_short_soak_loses_nothing_and_leaves_nothing_stuck(second):
     assert figures["games_finished"] == "8", figures
     assert figures["moves_lost"] == figures["games_stuck"] == figures["false_proofs"] == "0", figures
     assert second or int(figures["player_kills"]) > 0, figures  # two relays: games end fast, often before a kill
-    assert sum(int(figures[f"{phase}_relay_kills"]) for phase in ("embedded_data", "embedded_memory",
-                                                                  "mosquitto_data", "mosquitto_memory")) > 0, figures
+    assert (
+        sum(
+            int(figures[f"{phase}_relay_kills"])
+            for phase in ("embedded_data", "embedded_memory", "mosquitto_data", "mosquitto_memory")
+        )
+        > 0
+    ), figures
     assert status == 0, figures
 
 
@@ -89,8 +94,9 @@ def test_a_short_soak_loses_nothing_and_leaves_nothing_stuck(second):
 def test_a_thousand_games(second):
     """The issue's soak: 1,000 games, 250 in each phase, a relay killed every 20 s (about 35 minutes); with a second
     relay per game, either killed."""
-    status, figures = run_harness("-m", "harness.soak", "--games", "1000", "--relay-kill-every", "20", *second,
-                                  timeout=4 * 3600)
+    status, figures = run_harness(
+        "-m", "harness.soak", "--games", "1000", "--relay-kill-every", "20", *second, timeout=4 * 3600
+    )
     assert figures["games_finished"] == "1000", figures
     assert figures["moves_lost"] == figures["games_stuck"] == figures["false_proofs"] == "0", figures
     assert status == 0, figures

@@ -23,36 +23,73 @@ CLIENT = {
     # what a person reads and writes that needs no protocol
     "board_words": 0,
     # the cores, sans I/O: a network game's, a game at one terminal's; what the record says, what a quiet game needs
-    "core": 1, "local_game": 1, "record": 1, "liveness": 1, "relays": 1,
+    "core": 1,
+    "local_game": 1,
+    "record": 1,
+    "liveness": 1,
+    "relays": 1,
     # what a person reads of a network game; what a person types, in either
-    "words": 2, "commands": 2, "bell": 2,
+    "words": 2,
+    "commands": 2,
+    "bell": 2,
     # the shells: files, sockets, the runner that joins them to the core
-    "identity": 3, "journal": 3, "transport": 3, "thinking": 3, "settings": 4, "runner": 4, "local_record": 4, "witness": 4, "links": 4,
+    "identity": 3,
+    "journal": 3,
+    "transport": 3,
+    "thinking": 3,
+    "settings": 4,
+    "runner": 4,
+    "local_record": 4,
+    "witness": 4,
+    "links": 4,
     # the full screen's drawing, shared by its tables
     "screen": 5,
     # the front ends, side by side
-    "plain": 6, "console": 6, "network_screen": 6, "local_screen": 6, "replay": 6, "local": 6,
+    "plain": 6,
+    "console": 6,
+    "network_screen": 6,
+    "local_screen": 6,
+    "replay": 6,
+    "local": 6,
     # the commands' flows, which pick a front end
-    "network": 7, "verify": 7, "analyze": 7, "history": 7, "cli": 8, "__main__": 9, "__init__": 9,
+    "network": 7,
+    "verify": 7,
+    "analyze": 7,
+    "history": 7,
+    "cli": 8,
+    "__main__": 9,
+    "__init__": 9,
 }
 FRONT_ENDS = {name for name, layer in CLIENT.items() if layer == 6}
 
 PROTOCOL = {
     # the protocol's words, keys, the frozen Unicode tables, the clock's rule
-    "domain": 0, "keys": 0, "unicode_tables": 0, "clock": 0,
+    "domain": 0,
+    "keys": 0,
+    "unicode_tables": 0,
+    "clock": 0,
     # who is at fault; the grammar
-    "errors": 1, "messages": 2,
+    "errors": 1,
+    "messages": 2,
     # what a receiver tells; where lines go on MQTT; lines waiting for their parent
-    "events": 3, "topics": 3, "waiting": 3,
+    "events": 3,
+    "topics": 3,
+    "waiting": 3,
     # the table of who may send what, the limits, the coin
     "rules": 4,
     # the watchers' talk, beside the game and apart from the judge
     "gallery": 4,
     # the judge's owners, side by side: who may sit where, what each key signed, the receipts and claims on time, the
     # time witnesses' times
-    "seating": 5, "evidence": 5, "claims": 5, "witness": 5,
+    "seating": 5,
+    "evidence": 5,
+    "claims": 5,
+    "witness": 5,
     # the receiver, the signing session, whole records
-    "judge": 6, "session": 7, "transcript": 8, "__init__": 9,
+    "judge": 6,
+    "session": 7,
+    "transcript": 8,
+    "__init__": 9,
 }
 
 
@@ -95,7 +132,9 @@ def test_client_modules_import_only_the_layers_below(path):
         if parts[0] != "client" or len(parts) < 2 or parts[1] not in CLIENT:
             continue
         other = parts[1]
-        assert CLIENT[other] < layer, f"client/{path.name} (layer {layer}) imports client.{other} (layer {CLIENT[other]})"
+        assert CLIENT[other] < layer, (
+            f"client/{path.name} (layer {layer}) imports client.{other} (layer {CLIENT[other]})"
+        )
         if path.stem in FRONT_ENDS:
             assert other not in FRONT_ENDS, f"the front end {path.stem} imports the front end {other}"
 
@@ -112,8 +151,9 @@ def test_protocol_modules_import_only_the_layers_below(path):
         parts = name.split(".")
         if parts[0] != "protocol" or len(parts) < 2:
             continue
-        assert PROTOCOL[parts[1]] < layer, \
+        assert PROTOCOL[parts[1]] < layer, (
             f"protocol/{path.name} (layer {layer}) imports protocol.{parts[1]} (layer {PROTOCOL[parts[1]]})"
+        )
 
 
 def test_local_play_never_loads_the_protocol():
@@ -123,18 +163,25 @@ def test_local_play_never_loads_the_protocol():
     import sys
 
     probe = "import sys, client.local; print(sorted(m for m in sys.modules if m.split('.')[0] == 'protocol'))"
-    loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True,
-                            timeout=60)
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60
+    )
     assert loaded.stdout.strip() == "[]"
 
 
 def session_reads(source: str) -> list[int]:
     """The lines of ``source`` that read a core's session: ``.session`` of a ``core`` (``core.session``,
     ``runner.core.session``, ``self.core.session``)."""
-    return [node.lineno for node in ast.walk(ast.parse(source))
-            if isinstance(node, ast.Attribute) and node.attr == "session"
-            and (isinstance(node.value, ast.Name) and node.value.id == "core"
-                 or isinstance(node.value, ast.Attribute) and node.value.attr == "core")]
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute)
+        and node.attr == "session"
+        and (
+            (isinstance(node.value, ast.Name) and node.value.id == "core")
+            or (isinstance(node.value, ast.Attribute) and node.value.attr == "core")
+        )
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(FRONT_ENDS))

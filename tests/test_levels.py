@@ -120,9 +120,14 @@ def test_a_level_is_chosen_wherever_a_bot_is():
     assert set(BOTS) == {"easy", "normal", "hard", "random", "greedy", "mcts"}
 
 
-@pytest.mark.parametrize("wrong", [["play", "oxono", "--level", "easy", "--vs", "mcts"],
-                                   ["host", "oxono", "--level", "easy", "--bot", "mcts"],
-                                   ["play", "oxono", "--level", "genius"]])
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        ["play", "oxono", "--level", "easy", "--vs", "mcts"],
+        ["host", "oxono", "--level", "easy", "--bot", "mcts"],
+        ["play", "oxono", "--level", "genius"],
+    ],
+)
 def test_a_level_and_another_bot_at_once_is_a_usage_error(wrong, capsys):
     with pytest.raises(SystemExit) as exited:
         build_parser().parse_args(wrong)
@@ -204,8 +209,9 @@ async def test_hint_on_the_full_screen_thinks_while_the_screen_stays_live(tmp_pa
     table = LocalTable("oxono", vs="easy", seed=1, iterations=30)
     terminal = Terminal()
     with create_pipe_input() as pipe:
-        screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output(),
-                                                log_file=tmp_path / "client.log"))
+        screen = asyncio.create_task(
+            run_screen(table, input=pipe, output=terminal.output(), log_file=tmp_path / "client.log")
+        )
         await wait_for(terminal, "your move> ")
         pipe.send_text("/hint\r")
         await wait_for(terminal, "thinking about a hint...")
@@ -221,11 +227,31 @@ def test_the_levels_round_robin_prints_its_table_and_figures():
     import sys
     from pathlib import Path
 
-    done = subprocess.run([sys.executable, "bench/levels.py", "--games", "2", "--game", "oxono", "--pairs",
-                           "easy-normal,greedy-easy", "--scale", "0.01"], cwd=Path(__file__).resolve().parent.parent,
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "bench/levels.py",
+            "--games",
+            "2",
+            "--game",
+            "oxono",
+            "--pairs",
+            "easy-normal,greedy-easy",
+            "--scale",
+            "0.01",
+        ],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     figures = dict(line.split(": ", 1) for line in done.stdout.splitlines() if line.startswith("oxono_"))
-    assert set(figures) == {"oxono_easy_vs_normal_score", "oxono_easy_vs_normal_wdl", "oxono_greedy_vs_easy_score",
-                            "oxono_greedy_vs_easy_wdl"}
+    assert set(figures) == {
+        "oxono_easy_vs_normal_score",
+        "oxono_easy_vs_normal_wdl",
+        "oxono_greedy_vs_easy_score",
+        "oxono_greedy_vs_easy_wdl",
+    }
     assert sum(map(int, figures["oxono_greedy_vs_easy_wdl"].split("-"))) == 2

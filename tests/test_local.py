@@ -77,7 +77,7 @@ def test_against_the_random_player(seat):
     mirror, out, seen = OxonoBoard(), [], [0]
 
     def catch_up():
-        for line in out[seen[0]:]:
+        for line in out[seen[0] :]:
             if line.startswith("random plays "):
                 mirror.play(line.split()[-1])
         seen[0] = len(out)
@@ -105,7 +105,10 @@ def test_unknown_seat_or_opponent_is_refused():
 def test_play_command_in_a_subprocess():
     proc = subprocess.run(
         [sys.executable, "-m", "client", "play", "oxono", "--vs", "random", "--seed", "2"],
-        input="Oc6c5\nbogus\nquit\n", capture_output=True, text=True, timeout=60,
+        input="Oc6c5\nbogus\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     assert "random plays" in proc.stdout and "error: not a move or a command: 'bogus'" in proc.stdout
@@ -117,7 +120,7 @@ def test_against_the_stronger_bots(level):
     mirror, out, seen = OxonoBoard(), [], [0]
 
     def read(prompt):
-        for line in out[seen[0]:]:
+        for line in out[seen[0] :]:
             if line.startswith(f"{level} plays "):
                 mirror.play(line.split()[-1])
         seen[0] = len(out)
@@ -125,32 +128,49 @@ def test_against_the_stronger_bots(level):
         mirror.play(move)
         return move
 
-    outcome = play_local("oxono", vs=level, seed=3, iterations=200 if level == "mcts" else None,
-                         read=read, write=out.append)
+    outcome = play_local(
+        "oxono", vs=level, seed=3, iterations=200 if level == "mcts" else None, read=read, write=out.append
+    )
     assert outcome is not None and outcome.winner == "black"  # the bot, against a careless person
 
 
 def test_play_command_against_mcts_with_a_time_budget():
     proc = subprocess.run(
         [sys.executable, "-m", "client", "play", "olix", "--vs", "mcts", "--seconds", "0.2", "--as", "second"],
-        input="quit\n", capture_output=True, text=True, timeout=60,
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     assert "mcts plays f6" in proc.stdout
 
 
-@pytest.mark.parametrize("outcome, players, sentence", [
-    (Outcome("black", "resigned"), ("pink", "black"), "black wins by pink's resignation"),
-    (Outcome("pink", "colour"), ("pink", "black"), "pink wins: four in a row of one colour"),
-    (Outcome(None, "exhausted"), ("pink", "black"), "draw: all 32 pawns are placed"),
-    (Outcome("first", "agreed", markers=True), ("first", "second"),
-     "first wins on markers after the game was ended by agreement"),
-    (Outcome(None, "agreed", markers=True), ("first", "second"), "draw on markers after the game was ended by agreement"),
-    (Outcome(None, "agreed"), ("pink", "black"), "draw by agreement"),
-    (Outcome("second", "settled", markers=True), ("first", "second"),
-     "second wins on markers: no marker can change any more"),
-    (Outcome("first", "formation"), ("first", "second"), "first wins: a formation beyond the top of its track"),
-])
+@pytest.mark.parametrize(
+    "outcome, players, sentence",
+    [
+        (Outcome("black", "resigned"), ("pink", "black"), "black wins by pink's resignation"),
+        (Outcome("pink", "colour"), ("pink", "black"), "pink wins: four in a row of one colour"),
+        (Outcome(None, "exhausted"), ("pink", "black"), "draw: all 32 pawns are placed"),
+        (
+            Outcome("first", "agreed", markers=True),
+            ("first", "second"),
+            "first wins on markers after the game was ended by agreement",
+        ),
+        (
+            Outcome(None, "agreed", markers=True),
+            ("first", "second"),
+            "draw on markers after the game was ended by agreement",
+        ),
+        (Outcome(None, "agreed"), ("pink", "black"), "draw by agreement"),
+        (
+            Outcome("second", "settled", markers=True),
+            ("first", "second"),
+            "second wins on markers: no marker can change any more",
+        ),
+        (Outcome("first", "formation"), ("first", "second"), "first wins: a formation beyond the top of its track"),
+    ],
+)
 def test_a_result_says_who_won_and_why(outcome, players, sentence):
     assert outcome.sentence(players) == sentence
 
@@ -162,11 +182,13 @@ def test_the_local_core_refuses_with_one_sentence_and_changes_nothing():
 
     core = LocalCore("oxono", vs="random", human="black", seed=1)  # the bot moves first
     before = core.board.position()
-    for intent, sentence in [(Intent("move", "Oc6c5"), "it is not your turn: random is thinking"),
-                             (Intent("undo"), "wait for random's move, then undo"),
-                             (Intent("propose"), "wait for random's move, then propose"),
-                             (Intent("chat", "hi"), "chat is for a network game"),
-                             (Intent("abort"), "abort is for a network game")]:
+    for intent, sentence in [
+        (Intent("move", "Oc6c5"), "it is not your turn: random is thinking"),
+        (Intent("undo"), "wait for random's move, then undo"),
+        (Intent("propose"), "wait for random's move, then propose"),
+        (Intent("chat", "hi"), "chat is for a network game"),
+        (Intent("abort"), "abort is for a network game"),
+    ]:
         with pytest.raises(IntentRefused, match=sentence):
             core.act(intent)
     assert core.board.position() == before and core.bot_to_move
@@ -205,9 +227,10 @@ def test_a_proposal_to_end_is_put_to_the_bot_and_two_people_agree_at_once():
 
 
 def test_a_network_game_refuses_undo_and_names_the_takeback():
+    from protocol_helpers import start
+
     from client.core import GameCore
     from client.intents import Intent, IntentRefused
-    from protocol_helpers import start
 
     host, _ = start("oxono")
     with pytest.raises(IntentRefused, match="ask your opponent to take one back with takeback"):
@@ -254,10 +277,11 @@ def test_an_unknown_game_is_named_among_the_games_in_plain_words(capsys):
 
 
 def test_the_vocabulary_answers_before_a_network_games_offer_has_come():
+    from protocol_helpers import HOST
+
     from client.commands import command_names, completions, help_text, parse
     from client.core import GameCore
     from protocol import GameSession
-    from protocol_helpers import HOST
 
     core = GameCore(GameSession("A" * 21 + "A", HOST))  # no offer yet: its kind is not known
     names = command_names(core)

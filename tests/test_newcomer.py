@@ -5,19 +5,18 @@ Every process is started here and stopped by its PID; traffic goes to 127.0.0.1 
 
 from __future__ import annotations
 
-
 import asyncio
 import contextlib
 import gc
 import re
 
 import pytest
-
 from cli_helpers import Terminal, home, read_until, run, spawn, stop
 from network_helpers import game_id_of
+from relay_fixtures import Relay, make_accounts, needs_mosquitto
+
 from protocol import GameSession, Identity
 from relay.mosquitto import free_port
-from relay_fixtures import Relay, make_accounts, needs_mosquitto
 
 
 def dashed_key() -> Identity:
@@ -120,9 +119,9 @@ async def test_games_asks_for_the_password_and_one_ctrl_c_leaves_the_prompt(priv
     assert code == 1 and "set it in OLIXONO_RELAY_PASSWORD" in err, err
 
 
-
-async def test_a_url_that_names_the_account_asks_for_its_password_and_a_wrong_one_is_asked_again(private_relay,
-                                                                                                  tmp_path):
+async def test_a_url_that_names_the_account_asks_for_its_password_and_a_wrong_one_is_asked_again(
+    private_relay, tmp_path
+):
     """``mqtt://KEY@host``, no password set: the hidden prompt asks for it (it was refused as a wrong password); a
     mistyped password asks again, up to three times, as sudo does."""
     relay, (alice, _) = private_relay
@@ -150,6 +149,7 @@ async def test_a_url_that_names_the_account_asks_for_its_password_and_a_wrong_on
     finally:
         games.stop()
 
+
 # -- 6. --plain, for screen readers and scripts ------------------------------------------------------------
 async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
     """Commands piped before the seats are drawn are acted on once they are; moves are numbered as played; the turn
@@ -161,8 +161,9 @@ async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
     lines: list[str] = []
     try:
         game = (await read_until(host, r"olixono join (\S{22})", lines)).group(1)
-        code, out, err = await run(guest_env, "join", "--relay", relay.url, "--plain", "--", game,
-                                   stdin_text="say hi there\n/legal\nlegal\n")
+        code, out, err = await run(
+            guest_env, "join", "--relay", relay.url, "--plain", "--", game, stdin_text="say hi there\n/legal\nlegal\n"
+        )
         assert code == 3 and "left the game (no more commands)" in out, (out, err)  # unfinished: resumable
         assert out.count(" Oc6c5 ") == 2, out  # the legal moves, asked for with and without the /
         await read_until(host, r"^chat \w+ .*: hi there$", lines)  # held until seated, then sent
@@ -176,24 +177,27 @@ async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
             host.stdin.write(b"Oc6c5\n")
             await host.stdin.drain()
         else:
-            code, out, err = await run(guest_env, "resume", "--relay", relay.url, "--plain", "--", game,
-                                       stdin_text="Oc6c5\n")
+            code, out, err = await run(
+                guest_env, "resume", "--relay", relay.url, "--plain", "--", game, stdin_text="Oc6c5\n"
+            )
             assert code == 3 and "your move" in out, out
         await read_until(host, r"^move 1 pink Oc6c5$", lines)  # the first move is move 1
-        code, out, err = await run(guest_env, "resume", "--relay", relay.url, "--plain", "--", game,
-                                   stdin_text="board\nresign\n")
+        code, out, err = await run(
+            guest_env, "resume", "--relay", relay.url, "--plain", "--", game, stdin_text="board\nresign\n"
+        )
         assert code == 0 and "game: oxono, 1 move, black to move" in out, out  # where it stands, taken up again
         shown = out.splitlines()
         at = shown.index("6  .  . [O] .  .  .")  # board: the grid as it was, the last move on a line under it
-        assert shown[at + 8] == "last move: 1 pink Oc6c5 (totem O to c6, pawn on c5)", shown[at:at + 9]
+        assert shown[at + 8] == "last move: 1 pink Oc6c5 (totem O to c6, pawn on c5)", shown[at : at + 9]
         # the sentence names who resigned; the code (unchanged) names the winner
         assert re.search(r"^result: (\w+) wins by (?!\1)\w+'s resignation \(\1-resigned\)$", out, re.M), out
         await read_until(host, r"^result: ", lines)
         assert not any("not broadcasted" in line for line in lines)
         await read_until(host, r"^confirmed by .*: result confirmed by both players", lines)
         code, out, err = await run(guest_env, "games", "--all", "--relay", relay.url)
-        assert code == 0 and re.search(rf"^{game} .* finished: \w+ wins by the other's resignation, confirmed by both",
-                                       out, re.M), (out, err)  # the code names the winner: not "pink wins (resigned)"
+        assert code == 0 and re.search(
+            rf"^{game} .* finished: \w+ wins by the other's resignation, confirmed by both", out, re.M
+        ), (out, err)  # the code names the winner: not "pink wins (resigned)"
     finally:
         await stop(host)
 
@@ -208,8 +212,9 @@ async def test_looking_for_a_game_says_so_and_an_unanswering_relay_is_named(tmp_
     port = silent.sockets[0].getsockname()[1]
     try:
         for command in ("join", "watch"):
-            code, out, err = await run(env, command, "--relay", f"mqtt://127.0.0.1:{port}", "--plain", "--",
-                                       DASHED_GAME, timeout=30)
+            code, out, err = await run(
+                env, command, "--relay", f"mqtt://127.0.0.1:{port}", "--plain", "--", DASHED_GAME, timeout=30
+            )
             assert code == 1 and "does not answer as an MQTT relay would" in err, (command, err)
     finally:
         silent.close()
@@ -217,11 +222,12 @@ async def test_looking_for_a_game_says_so_and_an_unanswering_relay_is_named(tmp_
 
 # -- 10. a watcher is no player ---------------------------------------------------------------------------
 def test_a_watcher_is_told_it_watches():
+    from protocol_helpers import start
+
     from client.commands import help_text, leaving_text
     from client.core import GameCore
     from client.network_screen import NetworkTable
     from protocol import GameSession
-    from protocol_helpers import start
 
     host, _ = start("oxono")
     core = GameCore(GameSession.restore(host.transcript), watching=True)
@@ -237,6 +243,7 @@ def test_a_watcher_is_told_it_watches():
 # -- 11. a host's game taken up again, its relay gone with it ------------------------------------------------
 async def test_resuming_a_host_game_whose_own_relay_ended_starts_one_again(tmp_path):
     from cli_helpers import games_dir
+
     from client.journal import Journal
 
     port = free_port()
@@ -263,12 +270,13 @@ async def test_resuming_a_host_game_whose_own_relay_ended_starts_one_again(tmp_p
 
 # -- 5. proposals ----------------------------------------------------------------------------------------
 def test_an_open_proposal_is_shown_and_the_answer_is_said_to_wait_for_ones_turn():
+    from protocol_helpers import identity_of, mover, start
+
     from client.core import GameCore
     from client.intents import Intent, IntentRefused
     from client.network_screen import NetworkTable
     from client.words import describe
     from protocol import EndProposed
-    from protocol_helpers import identity_of, mover, start
 
     host, guest = start("oxono")
     actor, waiter = mover(host, guest)
@@ -327,14 +335,17 @@ async def test_joining_ones_own_game_says_how_to_try_both_seats_on_one_machine(t
     options = network.Options(identity=identity, journal_dir=tmp_path, write=lambda text: None)
     with pytest.raises(network.Failure, match="you host game .* yourself") as refused:
         await network.join(core.game_id, options)
-    assert f"XDG_CONFIG_HOME=/tmp/seat2/config XDG_STATE_HOME=/tmp/seat2/state olixono join {core.game_id}" in str(refused.value)
+    assert f"XDG_CONFIG_HOME=/tmp/seat2/config XDG_STATE_HOME=/tmp/seat2/state olixono join {core.game_id}" in str(
+        refused.value
+    )
 
 
 def test_every_row_of_the_screens_help_starts_its_words_in_one_column():
+    from protocol_helpers import start
+
     from client.core import GameCore
     from client.network_screen import NetworkTable
     from client.screen import own_help
-    from protocol_helpers import start
 
     host, _ = start("oxono")
     runner = type("Runner", (), {"core": GameCore(host), "link": type("Link", (), {"connected": True})()})()
@@ -386,8 +397,9 @@ async def test_the_joiner_is_told_the_time_control_it_accepts(relay, tmp_path):
     """``join`` names the control it accepts, as ``host`` does, and the offer's line in every front end's log too."""
     import io
 
-    from client import network
     from network_helpers import Seat, game_id_of
+
+    from client import network
     from protocol.clock import TimeControl
 
     host = Seat(tmp_path, "host", relay, bot="random", seed=1, control=TimeControl.parse("5+3"))
@@ -404,8 +416,9 @@ async def test_the_joiner_is_told_the_time_control_it_accepts(relay, tmp_path):
 
 
 # -- 12. the relay that ran in the host's program, gone with it ---------------------------------------------------
-async def test_a_guest_is_told_the_relay_went_with_the_host_and_leaves_and_resumes_knowing_it(tmp_path, monkeypatch,
-                                                                                              capsys):
+async def test_a_guest_is_told_the_relay_went_with_the_host_and_leaves_and_resumes_knowing_it(
+    tmp_path, monkeypatch, capsys
+):
     """A host with no relay named starts one in its own program (its presence says so: ``state=hosting``); once the
     game has begun the host's program ends, and its relay with it. The guest reads why, and who takes the game up
     (never ``start one with olixono relay``); its toolbar's word for the host is ``unknown`` (a relay killed with the
@@ -415,6 +428,7 @@ async def test_a_guest_is_told_the_relay_went_with_the_host_and_leaves_and_resum
     from types import SimpleNamespace
 
     from network_helpers import Seat
+
     from client import network
     from client.core import GameCore
     from client.journal import Journal
@@ -426,8 +440,14 @@ async def test_a_guest_is_told_the_relay_went_with_the_host_and_leaves_and_resum
     host = Seat(tmp_path, "host", SimpleNamespace(url=None), bot="random", seed=3, environ=environ)
     read, write = os.pipe()
     commands = os.fdopen(read, "r")
-    guest = Seat(tmp_path, "guest", SimpleNamespace(url=f"mqtt://127.0.0.1:{port}"), plain=True, commands=commands,
-                 environ=environ)
+    guest = Seat(
+        tmp_path,
+        "guest",
+        SimpleNamespace(url=f"mqtt://127.0.0.1:{port}"),
+        plain=True,
+        commands=commands,
+        environ=environ,
+    )
     hosting = asyncio.create_task(network.host("olix", host.options))
     joining: asyncio.Task[int] | None = None
     try:
@@ -474,9 +494,10 @@ async def test_a_guest_is_told_the_relay_went_with_the_host_and_leaves_and_resum
 
 def test_a_host_whose_program_runs_the_relay_is_asked_before_leaving_mid_game():
     """Leaving ends the relay for the opponent too: the host is told so, and asked to type quit again."""
+    from protocol_helpers import start
+
     from client.core import GameCore
     from client.words import leaving_warning
-    from protocol_helpers import start
 
     host, _ = start("oxono")
     core = GameCore(host)
@@ -509,15 +530,17 @@ async def test_a_strangers_lines_are_said_once_quietly_not_warned_for_ever(relay
                         break
             line = stranger.presence(True, 1)  # kept by every receiver until the seats are known, then refused
             await client.publish(line.topic, line.line, qos=1, retain=True)
-        code, out, err = await run(envs["guest"], "join", "--relay", relay.url, "--plain", "--", game,
-                                   stdin_text="say hello\n")  # held until the seats are drawn
+        code, out, err = await run(
+            envs["guest"], "join", "--relay", relay.url, "--plain", "--", game, stdin_text="say hello\n"
+        )  # held until the seats are drawn
         assert code == 3 and "seats " in out, (out, err)
         assert "warning: line rejected" not in out, out
         told = [line for line in out.splitlines() if "hold no seat" in line]
         assert len(told) == 1 and told[0].startswith("notice: ") and "harmless" in told[0], out
         for _ in range(2):  # every time the game is taken up again, the same
-            code, out, err = await run(envs["guest"], "resume", "--relay", relay.url, "--plain", "--", game,
-                                       stdin_text="legal\n")  # said once caught up with the relay
+            code, out, err = await run(
+                envs["guest"], "resume", "--relay", relay.url, "--plain", "--", game, stdin_text="legal\n"
+            )  # said once caught up with the relay
             assert code == 3 and "warning: line rejected" not in out, (out, err)
             told = [line for line in out.splitlines() if "hold no seat" in line]
             assert len(told) <= 1 and all(line.startswith("notice: ") and "harmless" in line for line in told), out
@@ -539,13 +562,26 @@ async def test_a_network_seat_is_held_by_a_bot_chosen_by_its_level(relay, tmp_pa
 
     host_env, _ = home(tmp_path, "host")
     guest_env, _ = home(tmp_path, "guest")
-    host = await spawn(host_env, "host", "oxono", "--level", "easy", "--iterations", "20", "--seed", "1",
-                       "--relay", relay.url)
+    host = await spawn(
+        host_env, "host", "oxono", "--level", "easy", "--iterations", "20", "--seed", "1", "--relay", relay.url
+    )
     lines: list[str] = []
     try:
         game = (await read_until(host, r"olixono join (\S{22})", lines)).group(1)
-        code, out, err = await run(guest_env, "join", game, "--level", "hard", "--iterations", "20", "--seed", "2",
-                                   "--relay", relay.url, timeout=120)
+        code, out, err = await run(
+            guest_env,
+            "join",
+            game,
+            "--level",
+            "hard",
+            "--iterations",
+            "20",
+            "--seed",
+            "2",
+            "--relay",
+            relay.url,
+            timeout=120,
+        )
         assert code == 0 and "result: " in out and "unknown bot level" not in err, (out, err)
         assert await finish(host, lines) == 0 and any(line.startswith("result: ") for line in lines), lines
     finally:
@@ -562,10 +598,14 @@ async def test_a_bad_seat_option_is_found_before_a_game_is_offered_or_journaled(
     assert code == 0 and "No unfinished game in the journal." in out, out  # no orphan game
 
 
-@pytest.mark.parametrize("args, stdin", [
-    (["play", "oxono", "--level", "easy", "--plain"], "help\n" * 5000),  # more than a pipe holds: it writes on
-    (["engine"], "list_commands\n" * 5000),
-], ids=["play", "engine"])
+@pytest.mark.parametrize(
+    "args, stdin",
+    [
+        (["play", "oxono", "--level", "easy", "--plain"], "help\n" * 5000),  # more than a pipe holds: it writes on
+        (["engine"], "list_commands\n" * 5000),
+    ],
+    ids=["play", "engine"],
+)
 def test_a_closed_stdout_ends_the_command_quietly(tmp_path, args, stdin):
     """``olixono play oxono --level easy --plain </dev/null | head -3``: the reader gone, the command ends without a
     traceback, with the status a Unix tool ended by SIGPIPE has (141). (Each command is given input enough to write
@@ -577,8 +617,14 @@ def test_a_closed_stdout_ends_the_command_quietly(tmp_path, args, stdin):
     from cli_helpers import ROOT
 
     env, _ = home(tmp_path, "newcomer")
-    process = subprocess.Popen([sys.executable, "-m", "client", *args], env=env, cwd=ROOT, stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "client", *args],
+        env=env,
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert process.stdout is not None and process.stdin is not None
     commands = process.stdin
 

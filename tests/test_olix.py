@@ -10,11 +10,11 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import olix_reference as ref
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import olix_reference as ref
 from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError, InvalidPositionError
 from olixono.olix import MOVES, OlixBoard, OlixMove
 
@@ -79,15 +79,28 @@ def test_show_draws_the_board():
     assert board.show().splitlines()[-1].startswith("game over: draw on markers after the game was ended by agreement")
 
 
-@pytest.mark.parametrize("text", [
-    "", START + " ", " " + START, START.replace("first", "First"), "11/11 first",
-    "11/11/11/11/11/11/11/11/11/11/56 first", "11/11/11/11/11/11/11/11/11/11/011 first",
-    "11/11/11/11/11/11/11/11/11/11/12 first", "11/11/11/11/11/11/11/11/11/11/X9X first",
-    "11/11/11/11/11/11/11/11/11/11/X10 first", "11/11/11/11/11/11/11/11/11/11/5x5 second",
-    "11/11/11/11/11/11/11/11/11/11/5O5 first", "11/11/11/11/11/11/11/11/11/11/5X5 first",
-    "11/11/11/11/11/11/11/11/11/11/1X4X4 second", "11/11/11/11/11/11/11/11/11/11/11",
-    "11/11/11/11/11/11/11/11/11/11/11  first", "11/11/11/11/11/11/11/11/11/11/11/11 first",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        START + " ",
+        " " + START,
+        START.replace("first", "First"),
+        "11/11 first",
+        "11/11/11/11/11/11/11/11/11/11/56 first",
+        "11/11/11/11/11/11/11/11/11/11/011 first",
+        "11/11/11/11/11/11/11/11/11/11/12 first",
+        "11/11/11/11/11/11/11/11/11/11/X9X first",
+        "11/11/11/11/11/11/11/11/11/11/X10 first",
+        "11/11/11/11/11/11/11/11/11/11/5x5 second",
+        "11/11/11/11/11/11/11/11/11/11/5O5 first",
+        "11/11/11/11/11/11/11/11/11/11/5X5 first",
+        "11/11/11/11/11/11/11/11/11/11/1X4X4 second",
+        "11/11/11/11/11/11/11/11/11/11/11",
+        "11/11/11/11/11/11/11/11/11/11/11  first",
+        "11/11/11/11/11/11/11/11/11/11/11/11 first",
+    ],
+)
 def test_bad_position_texts_are_refused_naming_the_input(text):
     with pytest.raises(InvalidPositionError) as info:
         OlixBoard.from_position(text)
@@ -193,7 +206,7 @@ def test_mutated_positions_load_exactly_or_fail_cleanly(data):
         board.push(MOVES[s])
     text = board.position()
     index = data.draw(st.integers(0, len(text) - 1))
-    mutated = text[:index] + data.draw(st.sampled_from("0123456789XO/ ")) + text[index + 1:]
+    mutated = text[:index] + data.draw(st.sampled_from("0123456789XO/ ")) + text[index + 1 :]
     try:
         loaded = OlixBoard.from_position(mutated)
     except InvalidPositionError:

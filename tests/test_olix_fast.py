@@ -18,8 +18,8 @@ from olixono import bot_olix
 from olixono.olix import KINDS, MOVES, PLAYERS, OlixBoard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import olix_reference as ref  # noqa: E402  (tests/olix_reference.py)
-from test_bots_fast import without_c  # noqa: E402  (tests/test_bots_fast.py: a bot module without its C)
+import olix_reference as ref
+from test_bots_fast import without_c
 
 fast = pytest.importorskip("olixono._olix_fast", reason="the C helpers are not built here")
 
@@ -335,8 +335,10 @@ def test_a_full_game_pushed_and_popped_leaves_the_start():
         pushed += 1
         if result is not None:
             outcome = board.outcome()
-            assert position.outcome() == (None if outcome.winner is None else PLAYERS.index(outcome.winner),
-                                          outcome.reason)
+            assert position.outcome() == (
+                None if outcome.winner is None else PLAYERS.index(outcome.winner),
+                outcome.reason,
+            )
             with pytest.raises(ValueError, match="over"):
                 position.push(_empty(board))
             break
@@ -411,7 +413,10 @@ def test_the_l_given_must_be_an_l_of_that_value():
     real = fast.l_squares(first)
     assert real == _squares("a1", "b1", "c1", "a2", "a3")
     assert fast.Position(first, second, real, 0, False).best_ls()[0] == (5, real)
-    for bogus in (_squares("a1", "b1", "c1", "e5", "f5"), _squares("a1", "b1", "c1", "a2", "e5"),
-                  _squares("b1", "c1", "a2", "a3", "e5")):
+    for bogus in (
+        _squares("a1", "b1", "c1", "e5", "f5"),
+        _squares("a1", "b1", "c1", "a2", "e5"),
+        _squares("b1", "c1", "a2", "a3", "e5"),
+    ):
         with pytest.raises(ValueError, match="not a best L"):
             fast.Position(first, second, bogus, 0, False)

@@ -8,9 +8,9 @@ scoreboard and the outcome must agree.
 
 from __future__ import annotations
 
+import olix_reference as ref
 import pytest
 
-import olix_reference as ref
 from olixono.common import iter_bits
 from olixono.olix import MOVES, PLAYERS, OlixBoard
 
@@ -51,8 +51,11 @@ def test_formations_agree_with_reference_on_more_games(style, seed):
 
 
 def test_the_styles_reach_every_automatic_ending():
-    reasons = {play_both(style, seed, check_settled=False).outcome().reason
-               for style in ("uniform", "clustering", "lattice") for seed in range(3)}
+    reasons = {
+        play_both(style, seed, check_settled=False).outcome().reason
+        for style in ("uniform", "clustering", "lattice")
+        for seed in range(3)
+    }
     assert reasons >= {"formation", "stones", "settled"}
 
 

@@ -126,7 +126,8 @@ def test_rule_4_i_is_worth_its_length(length, vertical):
 
 
 def test_rule_4_three_in_a_line_is_no_i_and_a_gap_breaks_it():
-    board = drawn("""
+    board = drawn(
+        """
         ...........
         ...........
         ...........
@@ -137,7 +138,9 @@ def test_rule_4_three_in_a_line_is_no_i_and_a_gap_breaks_it():
         ...........
         ...........
         ...........
-        ...........""", "second")
+        ...........""",
+        "second",
+    )
     assert values(board, "first")["I"] == 0
 
 
@@ -154,7 +157,8 @@ def test_rule_5_x_is_worth_its_length(length, direction):
 
 
 def test_rule_5_a_broken_diagonal_is_no_x():
-    board = drawn("""
+    board = drawn(
+        """
         ...........
         ...........
         ...........
@@ -165,7 +169,9 @@ def test_rule_5_a_broken_diagonal_is_no_x():
         ...X.......
         ..X........
         .X.........
-        ...........""", "second")
+        ...........""",
+        "second",
+    )
     assert values(board, "first")["X"] == 0
 
 
@@ -183,7 +189,8 @@ def test_rule_6_l_is_worth_both_arms_minus_the_corner(arms):
 
 
 def test_rule_6_an_arm_of_two_makes_no_l():
-    board = drawn("""
+    board = drawn(
+        """
         ...........
         ...........
         ...........
@@ -194,13 +201,16 @@ def test_rule_6_an_arm_of_two_makes_no_l():
         ...X.......
         ...XXXXX...
         ...........
-        ...........""", "second")
+        ...........""",
+        "second",
+    )
     assert values(board, "first")["L"] == 0 and values(board, "first")["I"] == 5
 
 
 def test_rule_6_the_largest_l_inside_a_t_counts():
     # bar of 7 on rank 9, stem of 4 down from its middle: L = 4 (half bar) + 4 - 1
-    board = drawn("""
+    board = drawn(
+        """
         ...........
         ...........
         ..XXXXXXX..
@@ -211,10 +221,13 @@ def test_rule_6_the_largest_l_inside_a_t_counts():
         ...........
         ...........
         ...........
-        ...........""", "second")
+        ...........""",
+        "second",
+    )
     assert values(board, "first")["L"] == 7
     # a T whose bar ends in the corner: 5 along the bar plus the stem
-    board = drawn("""
+    board = drawn(
+        """
         ...........
         ...........
         ..XXXXX....
@@ -225,12 +238,15 @@ def test_rule_6_the_largest_l_inside_a_t_counts():
         ...........
         ...........
         ...........
-        ...........""", "second")
+        ...........""",
+        "second",
+    )
     assert values(board, "first")["L"] == 9 and board.outcome() == Outcome("first", "formation")
 
 
 def test_rule_6_the_largest_l_inside_a_plus_counts():
-    board = drawn("""
+    board = drawn(
+        """
         ...........
         ...........
         ...........
@@ -241,14 +257,17 @@ def test_rule_6_the_largest_l_inside_a_plus_counts():
         .....O.....
         .....O.....
         .....O.....
-        ...........""", "first")
+        ...........""",
+        "first",
+    )
     # corner at the centre: 4 to one side, 5 down
     assert values(board, "second")["L"] == 4 + 5 - 1
 
 
 def test_rule_6_an_l_needs_its_corner_at_the_end_of_both_arms():
     # a + of arms 2: every L through it has an arm of 2 at most on one side
-    board = drawn("""
+    board = drawn(
+        """
         ...........
         ...........
         ...........
@@ -259,7 +278,9 @@ def test_rule_6_an_l_needs_its_corner_at_the_end_of_both_arms():
         ...........
         ...........
         ...........
-        ...........""", "second")
+        ...........""",
+        "second",
+    )
     assert values(board, "first")["L"] == 0
 
 
@@ -268,8 +289,16 @@ def test_rule_6_an_l_needs_its_corner_at_the_end_of_both_arms():
 
 @pytest.mark.parametrize(
     "width, height, centre, value",
-    [(2, 2, None, 4), (2, 3, None, 6), (3, 2, None, 6), (2, 4, None, 8), (4, 2, None, 8),
-     (3, 3, ".", 8), (3, 3, "X", 9), (3, 3, "O", 8)],
+    [
+        (2, 2, None, 4),
+        (2, 3, None, 6),
+        (3, 2, None, 6),
+        (2, 4, None, 8),
+        (4, 2, None, 8),
+        (3, 3, ".", 8),
+        (3, 3, "X", 9),
+        (3, 3, "O", 8),
+    ],
 )
 def test_rule_7_o_counts_boundary_and_own_inside(width, height, centre, value):
     cells = {}
@@ -290,7 +319,8 @@ def test_rule_7_o_counts_boundary_and_own_inside(width, height, centre, value):
 
 def test_rule_7_a_larger_ring_counts_its_stones_not_its_area():
     # 4 x 4 ring with one own and one opposing stone inside: 12 + 1 = 13, an automatic win
-    board = drawn("""
+    board = drawn(
+        """
         ...........
         ...........
         ...........
@@ -301,10 +331,13 @@ def test_rule_7_a_larger_ring_counts_its_stones_not_its_area():
         ...........
         ...........
         ...........
-        ...........""", "second")
+        ...........""",
+        "second",
+    )
     # the ring has a gap at g7: no 4 x 4 O, only the 2 x 2 at d7-e8
     assert values(board, "first")["O"] == 4
-    closed = drawn("""
+    closed = drawn(
+        """
         ...........
         ...........
         ...........
@@ -315,13 +348,16 @@ def test_rule_7_a_larger_ring_counts_its_stones_not_its_area():
         ...........
         ...........
         ...........
-        ...........""", "second")
+        ...........""",
+        "second",
+    )
     assert values(closed, "first")["O"] == 13
     assert closed.outcome() == Outcome("first", "formation")
 
 
 def test_rule_7_a_gap_in_the_boundary_breaks_the_o():
-    board = drawn("""
+    board = drawn(
+        """
         ...........
         ...........
         ...........
@@ -332,7 +368,9 @@ def test_rule_7_a_gap_in_the_boundary_breaks_the_o():
         ...........
         ...........
         ...........
-        ...........""", "second")
+        ...........""",
+        "second",
+    )
     assert values(board, "first")["O"] == 0
 
 
@@ -348,7 +386,8 @@ def test_rule_8_tracks_and_fields():
 
 
 def test_rule_9_the_larger_best_holds_the_record():
-    board = drawn("""
+    board = drawn(
+        """
         ...........
         ...........
         ...........
@@ -359,14 +398,17 @@ def test_rule_9_the_larger_best_holds_the_record():
         .OOOO......
         ...........
         ...........
-        ...........""", "second")
+        ...........""",
+        "second",
+    )
     assert board.scoreboard_text().splitlines()[2] == "I 4:- 5:- 6:first 7:-"
     track = board.scoreboard()["I"]
     assert (track.record, track.holders, track.field, track.position) == (6, ("first",), 6, 3)
 
 
 def test_rule_9_a_tie_gives_both_a_marker_on_the_same_field():
-    board = drawn("""
+    board = drawn(
+        """
         ...........
         ...........
         ...........
@@ -377,13 +419,16 @@ def test_rule_9_a_tie_gives_both_a_marker_on_the_same_field():
         .OOOOO.....
         ...........
         ...........
-        ...........""", "first")
+        ...........""",
+        "first",
+    )
     assert board.scoreboard_text() == "O 4:- 6:- 8:- 9:-\nL 5:- 6:- 7:- 8:-\nI 4:- 5:both 6:- 7:-\nX 4:- 5:- 6:- 7:-"
     assert board.scoreboard()["I"].holders == ("first", "second")
 
 
 def test_rule_9_every_track_can_be_marked():
-    board = drawn("""
+    board = drawn(
+        """
         XX.........
         XX.........
         ...........
@@ -394,8 +439,13 @@ def test_rule_9_every_track_can_be_marked():
         ......O....
         .......O...
         ........O..
-        .........O.""", "second")
-    assert board.scoreboard_text() == "O 4:first 6:- 8:- 9:-\nL 5:first 6:- 7:- 8:-\nI 4:- 5:- 6:- 7:-\nX 4:second 5:- 6:- 7:-"
+        .........O.""",
+        "second",
+    )
+    assert (
+        board.scoreboard_text()
+        == "O 4:first 6:- 8:- 9:-\nL 5:first 6:- 7:- 8:-\nI 4:- 5:- 6:- 7:-\nX 4:second 5:- 6:- 7:-"
+    )
 
 
 # -- rule 10: the automatic win -----------------------------------------------------------
@@ -505,7 +555,8 @@ def test_rule_11_resignation_the_other_player_wins():
 
 
 def test_rule_11_end_by_agreement_is_scored():
-    board = drawn("""
+    board = drawn(
+        """
         ...........
         ...........
         ...........
@@ -516,7 +567,9 @@ def test_rule_11_end_by_agreement_is_scored():
         .OOOO......
         ...........
         ...........
-        ...........""", "second")
+        ...........""",
+        "second",
+    )
     assert board.end() == Outcome("first", "agreed")
     assert board.outcome().text() == "first agreed"
     with pytest.raises(GameOverError):

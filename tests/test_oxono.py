@@ -99,7 +99,9 @@ def test_golden_playthrough(seed):
     text = playthrough(seed)
     expected = path.read_text().splitlines()
     for number, (got, want) in enumerate(zip(text.splitlines(), expected), 1):
-        assert got == want, f"{path.name} line {number} differs (scripts/regenerate_golden.py writes it, for a meant change)"
+        assert got == want, (
+            f"{path.name} line {number} differs (scripts/regenerate_golden.py writes it, for a meant change)"
+        )
     assert len(text.splitlines()) == len(expected)
 
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 import oxono_reference as ref
+import pytest
 
 START = "6/6/6/6/6/6 pink d3 c4"
 
@@ -140,7 +139,9 @@ def test_moves_ignore_which_symbol_is_which():
     identity = lambda f, r: (f, r)  # noqa: E731
     for state in sample_states(range(8, 12)):
         image = transform_state(state, identity, swap_symbols=True)
-        assert ref.legal_moves(image) == {transform_move(m, identity, swap_symbols=True) for m in ref.legal_moves(state)}
+        assert ref.legal_moves(image) == {
+            transform_move(m, identity, swap_symbols=True) for m in ref.legal_moves(state)
+        }
 
 
 # --- the rare cases the differential test relies on -------------------------

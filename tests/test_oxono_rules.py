@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import random
 
+import oxono_reference as ref
 import pytest
 
-import oxono_reference as ref
 from olixono.common import IllegalMoveError, InvalidMoveError, InvalidPositionError, Outcome
 from olixono.oxono import OxonoBoard
 
@@ -121,7 +121,9 @@ def test_rule_01_position_text_rows_run_from_rank_6_to_rank_1():
     assert OxonoBoard.from_position(position).position() == position
 
 
-@pytest.mark.parametrize(("name", "index"), [("a1", 0), ("f1", 5), ("a2", 6), ("d3", 15), ("c4", 20), ("a6", 30), ("f6", 35)])
+@pytest.mark.parametrize(
+    ("name", "index"), [("a1", 0), ("f1", 5), ("a2", 6), ("d3", 15), ("c4", 20), ("a6", 30), ("f6", 35)]
+)
 def test_rule_01_square_index_is_rank_times_6_plus_file(name, index):
     move = OxonoBoard().parse_move(f"X{name}{name}")
     assert move.to == move.pawn == index

@@ -8,6 +8,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from protocol_helpers import GUEST, HOST, play_moves, rejected, start
+from test_protocol_receipts import OFFSETS, Table, table
 
 from protocol import GameSession, check_equivocation_proof, verify_transcript
 from protocol.clock import ABANDONED_MS, DAY_MS, GRACE_MS, LAG_MOST_MS, SLACK_MS, answer_window, dispute_bound
@@ -16,8 +18,6 @@ from protocol.errors import LocalProtocolError
 from protocol.events import GameOver
 from protocol.messages import encode, line_hash
 from protocol.rules import MAX_CHAIN, MAX_CHAT_LINES, MAX_CONFIRMS
-from protocol_helpers import GUEST, HOST, play_moves, rejected, start
-from test_protocol_receipts import OFFSETS, Table, table
 
 LIVE = "clock:300+5,rules:1"  # five minutes and five seconds a move: a 30 s window, a 6 s bound
 
@@ -161,8 +161,14 @@ def test_a_claimant_whose_own_moves_leave_too_much_unexplained_gets_a_dispute_no
     while seated.mover() is not seated.host:
         seated.play(800)
     seated.play(9000, claimed=1000)
-    receipt = next(line for line in seated.guest.transcript if " receipt " in line and f"seq={len(seated.guest.chain) - 1} " in line)
-    assert seated.watcher.time_used()[seated.watcher.player_of(HOST.public) or ""].unexplained > dispute_bound(seated.watcher.clock)
+    receipt = next(
+        line
+        for line in seated.guest.transcript
+        if " receipt " in line and f"seq={len(seated.guest.chain) - 1} " in line
+    )
+    assert seated.watcher.time_used()[seated.watcher.player_of(HOST.public) or ""].unexplained > dispute_bound(
+        seated.watcher.clock
+    )
     waiter, flag, timeout = claim(seated)
     assert waiter is seated.host
     everyone(seated, timeout)
@@ -216,7 +222,11 @@ def test_a_cheat_that_reports_no_thinking_shows_and_cannot_turn_the_claim():
     _, _, timeout = claim(seated)
     everyone(seated, timeout)
     result = seated.watcher.result
-    assert result is not None and result.reason == ResultReason.TIME and result.winner == seated.watcher.player_of(HOST.public)
+    assert (
+        result is not None
+        and result.reason == ResultReason.TIME
+        and result.winner == seated.watcher.player_of(HOST.public)
+    )
 
 
 def test_a_live_game_with_a_base_over_ten_minutes_answers_a_claim_within_5_percent_of_it():
@@ -272,7 +282,8 @@ def test_a_correspondence_claim_waits_the_days_then_a_day_to_answer_and_wins_on_
 
 @pytest.mark.parametrize("cheats, ending", [(2, ResultReason.TIME), (3, ResultReason.DISPUTE)])
 def test_a_claimant_that_delays_its_receipts_and_under_reports_its_thinking_gets_a_dispute_past_the_bound(
-        cheats, ending):
+    cheats, ending
+):
     """The host thinks 5 s a move and says 1 s, and holds each receipt of the guest's moves back 3 s so that the round
     trips the guest measures pass its thinking off as the network's: that hides the lag allowance (1 s less the
     network's own 40 ms) and no more, so 2.94 s a move still shows. Then it claims the guest's turn: within the bound
@@ -294,8 +305,10 @@ def test_a_claimant_that_delays_its_receipts_and_under_reports_its_thinking_gets
     assert result is not None and result.reason == ending, result
     if ending == ResultReason.DISPUTE:
         assert result.winner is None
-        assert result.sentence().endswith(f", and {host}'s own moves leave {cheats * hidden / 1000:.1f} s unexplained "
-                                          "(a claim wins with 6.0 s at most)")
+        assert result.sentence().endswith(
+            f", and {host}'s own moves leave {cheats * hidden / 1000:.1f} s unexplained "
+            "(a claim wins with 6.0 s at most)"
+        )
     else:
         assert result.winner == host
     replayed, bad, problem = verify_transcript(seated.watcher.record)
@@ -317,8 +330,10 @@ def test_an_untimed_game_ends_for_the_player_that_walked_away_after_seven_days()
     mover.receive(timeout.line)
     result = mover.result
     assert result is not None and result.reason == ResultReason.ABANDONED
-    assert result.sentence() == f"{waiter.player_of(waiter.identity.public)} wins: " \
-                                f"{mover.player_of(mover.identity.public)} did not move for 7 days 0 h"
+    assert (
+        result.sentence() == f"{waiter.player_of(waiter.identity.public)} wins: "
+        f"{mover.player_of(mover.identity.public)} did not move for 7 days 0 h"
+    )
 
 
 def test_bad_claims_are_refused_each_with_its_reason():
@@ -337,15 +352,20 @@ def test_bad_claims_are_refused_each_with_its_reason():
     own = line("flag", mover, [("seq", str(began.seq)), ("prev", began.hash), ("sent", "0"), ("now", str(late))])
     assert rejected(watcher.receive(own)) == ["wrong-seat"]  # the player to move's claim against itself
     accept = watcher.chain[2]  # not a line that began a turn
-    assert rejected(watcher.receive(line("flag", waiter, [("seq", "2"), ("prev", accept.hash), ("sent", "0"),
-                                                          ("now", str(late))]))) == ["wrong-seat"]
+    assert rejected(
+        watcher.receive(line("flag", waiter, [("seq", "2"), ("prev", accept.hash), ("sent", "0"), ("now", str(late))]))
+    ) == ["wrong-seat"]
     head = [("seq", str(len(watcher.chain))), ("prev", watcher.chain[-1].hash)]
     assert rejected(watcher.receive(line("timeout", waiter, [*head, ("sent", "0")]))) == ["bad-field"]
-    assert rejected(watcher.receive(line("timeout", mover, [*head, ("sent", "0"), ("flagged", "1"),
-                                                            ("now", "2")]))) == ["bad-field"]
+    assert rejected(
+        watcher.receive(line("timeout", mover, [*head, ("sent", "0"), ("flagged", "1"), ("now", "2")]))
+    ) == ["bad-field"]
     stranger = GameSession(game, type(HOST).from_seed(bytes(range(7, 39))))
-    assert rejected(watcher.receive(line("flag", stranger, [("seq", str(began.seq)), ("prev", began.hash),
-                                                            ("sent", "0"), ("now", str(late))]))) == ["wrong-signer"]
+    assert rejected(
+        watcher.receive(
+            line("flag", stranger, [("seq", str(began.seq)), ("prev", began.hash), ("sent", "0"), ("now", str(late))])
+        )
+    ) == ["wrong-signer"]
     assert not watcher.over and watcher.flag_of(waiter.identity.public) is None
 
 
@@ -356,8 +376,20 @@ def test_two_flag_claims_for_one_turn_are_a_proof_that_never_decides_the_game():
     waiter, sent = waiter_of(seated)
     began = seated.watcher.chain[-1]
     flagged = sent + remaining(seated) + GRACE_MS
-    lines = [encode("flag", [("game", seated.watcher.game_id or ""), ("seq", str(began.seq)), ("prev", began.hash),
-                             ("sent", str(sent)), ("now", str(flagged + extra))], waiter.identity) for extra in (0, 5)]
+    lines = [
+        encode(
+            "flag",
+            [
+                ("game", seated.watcher.game_id or ""),
+                ("seq", str(began.seq)),
+                ("prev", began.hash),
+                ("sent", str(sent)),
+                ("now", str(flagged + extra)),
+            ],
+            waiter.identity,
+        )
+        for extra in (0, 5)
+    ]
     kept = set()
     for order in (lines, lines[::-1]):
         watcher = GameSession(seated.watcher.game_id)
@@ -386,8 +418,18 @@ def test_a_claimants_timeout_never_stands_over_the_player_to_moves_ending(ending
     waiter, sent = waiter_of(seated) if seated.sent.get(seated.name(seated.other(mover))) else (seated.other(mover), 0)
     end = {"agree": mover.agree, "abort": mover.abort, "resign": mover.resign, "concede": mover.timeout}[ending]()
     seq = end.message.seq
-    fake = encode("timeout", [("game", seated.watcher.game_id or ""), ("seq", str(seq)), ("prev", end.message.prev),
-                              ("sent", "0"), ("flagged", str(10**9)), ("now", str(2 * 10**9))], waiter.identity)
+    fake = encode(
+        "timeout",
+        [
+            ("game", seated.watcher.game_id or ""),
+            ("seq", str(seq)),
+            ("prev", end.message.prev),
+            ("sent", "0"),
+            ("flagged", str(10**9)),
+            ("now", str(2 * 10**9)),
+        ],
+        waiter.identity,
+    )
     results = set()
     for order in ([end.line, fake], [fake, end.line]):
         watcher = GameSession(seated.watcher.game_id)
@@ -457,9 +499,18 @@ def test_a_player_that_receipted_a_move_cannot_say_with_a_timeout_that_it_never_
     if dodge:
         flagged = receipt.message.recv
         wait = remaining(seated) + GRACE_MS
-        fake = encode("timeout", [("game", seated.watcher.game_id or ""), ("seq", str(move.message.seq)),
-                                  ("prev", move.message.prev), ("sent", str(flagged - wait)), ("flagged", str(flagged)),
-                                  ("now", str(flagged + 30_000))], waiter.identity)
+        fake = encode(
+            "timeout",
+            [
+                ("game", seated.watcher.game_id or ""),
+                ("seq", str(move.message.seq)),
+                ("prev", move.message.prev),
+                ("sent", str(flagged - wait)),
+                ("flagged", str(flagged)),
+                ("now", str(flagged + 30_000)),
+            ],
+            waiter.identity,
+        )
     else:
         fake = _made_up_timeout(seated, waiter, move.message)
     _forfeits_in_every_order(seated, mover, move.message, receipt.line, fake)
@@ -527,7 +578,8 @@ def test_a_cheat_that_withholds_the_winning_move_until_the_claim_gets_a_dispute_
     late = mover.move(move.text(), think_ms=300)
     everyone(seated, late.line)
     assert seated.watcher.result is not None and seated.watcher.result.winner == seated.watcher.player_of(
-        mover.identity.public)
+        mover.identity.public
+    )
     assert waiter.late_move == late.message
     timeout = waiter.timeout(flagged + answer_window(seated.watcher.clock))
     everyone(seated, timeout.line)
@@ -580,15 +632,34 @@ def _winning_move(sign: bool = True):
 def _made_up_flag(seated: Table, signer: GameSession, move) -> str:
     """A flag claim against the turn ``move`` answers, signed by ``signer`` with times it made up (those of
     :func:`_made_up_timeout`)."""
-    began = next(line for line in reversed(seated.watcher.chain[:move.seq]) if line.type in ("move", "reveal"))
-    return encode("flag", [("game", seated.watcher.game_id or ""), ("seq", str(began.seq)), ("prev", began.hash),
-                           ("sent", "0"), ("now", str(10**9))], signer.identity)
+    began = next(line for line in reversed(seated.watcher.chain[: move.seq]) if line.type in ("move", "reveal"))
+    return encode(
+        "flag",
+        [
+            ("game", seated.watcher.game_id or ""),
+            ("seq", str(began.seq)),
+            ("prev", began.hash),
+            ("sent", "0"),
+            ("now", str(10**9)),
+        ],
+        signer.identity,
+    )
 
 
 def _made_up_timeout(seated: Table, signer: GameSession, move) -> str:
     """A timeout for ``move``'s place, signed by ``signer`` with times it made up (no client of ours signs it)."""
-    return encode("timeout", [("game", seated.watcher.game_id or ""), ("seq", str(move.seq)), ("prev", move.prev),
-                              ("sent", "0"), ("flagged", str(10**9)), ("now", str(2 * 10**9))], signer.identity)
+    return encode(
+        "timeout",
+        [
+            ("game", seated.watcher.game_id or ""),
+            ("seq", str(move.seq)),
+            ("prev", move.prev),
+            ("sent", "0"),
+            ("flagged", str(10**9)),
+            ("now", str(2 * 10**9)),
+        ],
+        signer.identity,
+    )
 
 
 def _ends(board, move) -> bool:
@@ -610,13 +681,25 @@ def test_a_receipt_signed_twice_counts_for_nothing():
     winner = result.winner_key
     loser = seated.host if winner == GUEST.public else seated.guest
     theirs = [line for line in seated.watcher.transcript if " receipt " in line and loser.identity.public.text in line]
-    original = next(line for line in theirs if " sent=" in line
-                    and seated.watcher.chain[int(line.split("seq=")[1].split()[0])].signer == winner)
+    original = next(
+        line
+        for line in theirs
+        if " sent=" in line and seated.watcher.chain[int(line.split("seq=")[1].split()[0])].signer == winner
+    )
     fields = dict(part.split("=", 1) for part in original.split()[2:] if "=" in part)
     for bump in itertools.count(60_000):
-        again = encode("receipt", [("game", fields["game"]), ("seq", fields["seq"]), ("prev", fields["prev"]),
-                                   ("recv", str(int(fields["recv"]) + bump)), ("sent", fields["sent"]),
-                                   *([("ack", fields["ack"])] if "ack" in fields else [])], loser.identity)
+        again = encode(
+            "receipt",
+            [
+                ("game", fields["game"]),
+                ("seq", fields["seq"]),
+                ("prev", fields["prev"]),
+                ("recv", str(int(fields["recv"]) + bump)),
+                ("sent", fields["sent"]),
+                *([("ack", fields["ack"])] if "ack" in fields else []),
+            ],
+            loser.identity,
+        )
         if line_hash(again) < line_hash(original):
             break
     events = seated.watcher.receive(again)
@@ -637,9 +720,20 @@ def receipted_twice_then_disputed() -> tuple[Table, object, list[str], str]:
     mover = seated.mover()
     late = mover.move(mover.board.legal_moves()[0].text(), think_ms=300)
     waiter.receive(late.line)
-    receipts = [encode("receipt", [("game", seated.watcher.game_id or ""), ("seq", str(late.message.seq)),
-                                   ("prev", late.message.hash), ("recv", str(flagged + extra)), ("sent", str(sent))],
-                       waiter.identity) for extra in (4000, 5000)]
+    receipts = [
+        encode(
+            "receipt",
+            [
+                ("game", seated.watcher.game_id or ""),
+                ("seq", str(late.message.seq)),
+                ("prev", late.message.hash),
+                ("recv", str(flagged + extra)),
+                ("sent", str(sent)),
+            ],
+            waiter.identity,
+        )
+        for extra in (4000, 5000)
+    ]
     waiter.receive_all(receipts)
     return seated, late, receipts, waiter.timeout(flagged + answer_window(seated.watcher.clock)).line
 
@@ -673,10 +767,20 @@ def test_two_flag_claims_of_a_turn_a_resignation_set_aside_are_a_proof_in_every_
     resign = waiter.resign().line  # the waiter's resignation, sent while the mover plays: it stands over the move
     move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
     claimant, sent = mover, seated.clock(seated.name(mover))
-    flags = [encode("flag", [("game", seated.watcher.game_id or ""), ("seq", str(move.message.seq)),
-                             ("prev", move.message.hash), ("sent", str(sent)),
-                             ("now", str(sent + 10**6 + extra))], claimant.identity)  # long past its clock
-             for extra in (0, 5)]
+    flags = [
+        encode(
+            "flag",
+            [
+                ("game", seated.watcher.game_id or ""),
+                ("seq", str(move.message.seq)),
+                ("prev", move.message.hash),
+                ("sent", str(sent)),
+                ("now", str(sent + 10**6 + extra)),
+            ],
+            claimant.identity,
+        )  # long past its clock
+        for extra in (0, 5)
+    ]
     outcomes = set()
     for order in itertools.permutations([move.line, resign, *flags]):
         watcher = GameSession(seated.watcher.game_id)
@@ -697,13 +801,22 @@ def test_of_two_receipts_of_one_move_the_same_counts_in_every_order_once_the_sig
         seated.play(800)
     signer = seated.other(seated.mover())
     key = signer.identity.public.text
-    original = next(line for line in seated.watcher.transcript if " receipt " in line and " sent=" in line
-                    and f"by={key}" in line)
+    original = next(
+        line for line in seated.watcher.transcript if " receipt " in line and " sent=" in line and f"by={key}" in line
+    )
     fields = [tuple(part.split("=", 1)) for part in original.split()[2:-2]]
-    second = encode("receipt", [(name, str(int(value) + 1) if name == "recv" else value) for name, value in fields],
-                    signer.identity)
-    chats = [encode("chat", [("game", seated.watcher.game_id or ""), ("seq", str(n)), ("prev", line_hash(original)),
-                             ("text", text)], signer.identity) for n in range(1, 5) for text in ("a", "b")]
+    second = encode(
+        "receipt", [(name, str(int(value) + 1) if name == "recv" else value) for name, value in fields], signer.identity
+    )
+    chats = [
+        encode(
+            "chat",
+            [("game", seated.watcher.game_id or ""), ("seq", str(n)), ("prev", line_hash(original)), ("text", text)],
+            signer.identity,
+        )
+        for n in range(1, 5)
+        for text in ("a", "b")
+    ]
     before = [line for line in seated.watcher.transcript if line != original]
     kept = set()
     for order in ([original, second], [second, original]):
@@ -740,8 +853,10 @@ def test_a_flag_claim_of_a_turn_a_forfeit_cut_is_kept_in_every_order():
     waiter, sent = waiter_of(seated)
     flag = waiter.flag(sent, sent + remaining(seated) + GRACE_MS).line
     twin = GameSession.restore(mover.transcript, mover.identity)
-    moves = [session.move(text, think_ms=500).line for session, text in
-             zip((mover, twin), [move.text() for move in mover.board.legal_moves()[:2]])]
+    moves = [
+        session.move(text, think_ms=500).line
+        for session, text in zip((mover, twin), [move.text() for move in mover.board.legal_moves()[:2]])
+    ]
     records = set()
     for order in itertools.permutations([flag, *moves]):
         watcher = GameSession(seated.watcher.game_id)
@@ -760,8 +875,16 @@ def test_which_word_of_the_loser_counts_against_its_timeout_does_not_depend_on_t
     loser.receive(move.line)
     confirm = loser.confirm()
     assert confirm is not None
-    harmless = encode("receipt", [("game", seated.watcher.game_id or ""), ("seq", str(move.message.seq)),
-                                  ("prev", move.message.hash), ("recv", str(3 * 10**9))], loser.identity)
+    harmless = encode(
+        "receipt",
+        [
+            ("game", seated.watcher.game_id or ""),
+            ("seq", str(move.message.seq)),
+            ("prev", move.message.hash),
+            ("recv", str(3 * 10**9)),
+        ],
+        loser.identity,
+    )
     fake = _made_up_timeout(seated, loser, move.message)
     results = set()
     for order in itertools.permutations([move.line, harmless, confirm.line, fake]):
@@ -797,51 +920,116 @@ def _pairs() -> dict[str, tuple[list[str], list[str], tuple[str, str], object]]:
     confirm = loser.confirm()
     assert confirm is not None
     result = confirm.message.result
-    beyond = encode("confirm", [("game", won.watcher.game_id or ""), ("seq", str(MAX_CONFIRMS + 1)),
-                                ("prev", winning.message.hash), ("final", str(winning.message.seq)),
-                                ("result", result)], loser.identity)
+    beyond = encode(
+        "confirm",
+        [
+            ("game", won.watcher.game_id or ""),
+            ("seq", str(MAX_CONFIRMS + 1)),
+            ("prev", winning.message.hash),
+            ("final", str(winning.message.seq)),
+            ("result", result),
+        ],
+        loser.identity,
+    )
     won_fake = _made_up_timeout(won, loser, winning.message)
 
     host, guest = start("olix")  # untimed
     play_moves(host, guest, 4, 4)
     untimed_mover, untimed_waiter = (host, guest) if host.actor == HOST.public else (guest, host)
     untimed_move = untimed_mover.move(untimed_mover.board.legal_moves()[0].text())
-    untimed_named = [("game", host.game_id or ""), ("seq", str(untimed_move.message.seq)),
-                     ("prev", untimed_move.message.hash)]
+    untimed_named = [
+        ("game", host.game_id or ""),
+        ("seq", str(untimed_move.message.seq)),
+        ("prev", untimed_move.message.hash),
+    ]
     untimed_receipt = encode("receipt", [*untimed_named, ("recv", "5000"), ("sent", "4000")], untimed_waiter.identity)
-    untimed_fake = encode("timeout", [*untimed_named, ("sent", "0"), ("flagged", str(10**9)), ("now", str(2 * 10**9))],
-                          untimed_waiter.identity)
+    untimed_fake = encode(
+        "timeout",
+        [*untimed_named, ("sent", "0"), ("flagged", str(10**9)), ("now", str(2 * 10**9))],
+        untimed_waiter.identity,
+    )
 
-    chats = [encode("chat", [("game", game), ("seq", str(MAX_CHAT_LINES + 1)), ("prev", move.message.hash),
-                             ("text", text)], waiter.identity) for text in ("one", "two")]
+    chats = [
+        encode(
+            "chat",
+            [("game", game), ("seq", str(MAX_CHAT_LINES + 1)), ("prev", move.message.hash), ("text", text)],
+            waiter.identity,
+        )
+        for text in ("one", "two")
+    ]
     offer = seated.watcher.chain[0]
     guest_move = next(line for line in seated.watcher.chain if line.type == "move" and line.signer == GUEST.public)
-    joins = [encode("join", [("game", game), ("seq", str(seq)), ("prev", prev), ("terms", offer.terms),
-                             ("commit", offer.hash)], GUEST) for seq, prev in ((1, move.message.hash),
-                                                                                (guest_move.seq, offer.hash))]
+    joins = [
+        encode(
+            "join",
+            [("game", game), ("seq", str(seq)), ("prev", prev), ("terms", offer.terms), ("commit", offer.hash)],
+            GUEST,
+        )
+        for seq, prev in ((1, move.message.hash), (guest_move.seq, offer.hash))
+    ]
     waiter_key = waiter.identity.public
     return {
         "a receipt before the claim, and the timeout": (
-            prefix, [move.line], (receipt(("recv", sent + 820), ("sent", sent)), fake), waiter_key),
+            prefix,
+            [move.line],
+            (receipt(("recv", sent + 820), ("sent", sent)), fake),
+            waiter_key,
+        ),
         "a receipt after the claim, and the timeout over it": (
-            prefix, [move.line], (receipt(("recv", sent + 2 * 10**9), ("sent", sent)), fake), None),
-        "a receipt whose sent is after its recv": (prefix, [move.line], (receipt(("recv", sent), ("sent", sent + 1)),
-                                                                            fake), None),
-        "a receipt whose sent is after its ack": (prefix, [move.line], (
-            receipt(("recv", sent + 820), ("sent", sent), ("ack", sent - 1)), fake), None),
-        "a receipt without sent (the host's of the guest's first move)": (prefix, [move.line], (
-            receipt(("recv", 5)), fake), None),
-        "two receipts naming a line beyond any game": (prefix, [], (receipt(("recv", 5), seq=MAX_CHAIN),
-                                                                    receipt(("recv", 6), seq=MAX_CHAIN)), None),
-        "a confirmation of the loss, and the timeout": (won.watcher.transcript, [winning.line],
-                                                        (confirm.line, won_fake), loser.identity.public),
-        "a confirmation numbered beyond 32, and the timeout": (won.watcher.transcript, [winning.line],
-                                                               (beyond, won_fake), None),
-        "an untimed game's receipt, and the timeout": (list(host.transcript), [untimed_move.line],
-                                                       (untimed_receipt, untimed_fake), untimed_waiter.identity.public),
+            prefix,
+            [move.line],
+            (receipt(("recv", sent + 2 * 10**9), ("sent", sent)), fake),
+            None,
+        ),
+        "a receipt whose sent is after its recv": (
+            prefix,
+            [move.line],
+            (receipt(("recv", sent), ("sent", sent + 1)), fake),
+            None,
+        ),
+        "a receipt whose sent is after its ack": (
+            prefix,
+            [move.line],
+            (receipt(("recv", sent + 820), ("sent", sent), ("ack", sent - 1)), fake),
+            None,
+        ),
+        "a receipt without sent (the host's of the guest's first move)": (
+            prefix,
+            [move.line],
+            (receipt(("recv", 5)), fake),
+            None,
+        ),
+        "two receipts naming a line beyond any game": (
+            prefix,
+            [],
+            (receipt(("recv", 5), seq=MAX_CHAIN), receipt(("recv", 6), seq=MAX_CHAIN)),
+            None,
+        ),
+        "a confirmation of the loss, and the timeout": (
+            won.watcher.transcript,
+            [winning.line],
+            (confirm.line, won_fake),
+            loser.identity.public,
+        ),
+        "a confirmation numbered beyond 32, and the timeout": (
+            won.watcher.transcript,
+            [winning.line],
+            (beyond, won_fake),
+            None,
+        ),
+        "an untimed game's receipt, and the timeout": (
+            list(host.transcript),
+            [untimed_move.line],
+            (untimed_receipt, untimed_fake),
+            untimed_waiter.identity.public,
+        ),
         "two chat lines numbered beyond 256": (prefix, [], (chats[0], chats[1]), None),
         "a join naming another line than the offer, and the join": (
-            prefix, [], (joins[0], seated.watcher.chain[1].line), None),
+            prefix,
+            [],
+            (joins[0], seated.watcher.chain[1].line),
+            None,
+        ),
         "a join numbered as a move, and that move": (prefix, [], (joins[1], guest_move.line), None),
     }
 

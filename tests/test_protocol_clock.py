@@ -4,13 +4,13 @@ step): the official clock follows from signed data alone, the same for the playe
 from __future__ import annotations
 
 import pytest
+from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, mover, rejected
 
 from protocol import GameSession, LineRejected, verify_transcript
 from protocol.clock import DAY_MS, FLOOR_MS, MAX_THINK_MS, TimeControl
 from protocol.keys import Identity
 from protocol.messages import decode, encode
 from protocol.rules import check_terms
-from protocol_helpers import GUEST, HOST, NONCE, SALT, SECRET, AT, mover, rejected
 
 
 def timed(terms: str = "clock:60+2,rules:1", kind: str = "olix") -> tuple[GameSession, GameSession, GameSession]:
@@ -31,22 +31,40 @@ def timed(terms: str = "clock:60+2,rules:1", kind: str = "olix") -> tuple[GameSe
 
 def test_a_time_control_reads_and_writes_as_people_and_the_terms_write_it():
     control = TimeControl.parse("5+3")
-    assert (control.base_ms, control.increment_ms, control.term, control.text()) == (300_000, 3000, "clock:300+3", "5+3")
+    assert (control.base_ms, control.increment_ms, control.term, control.text()) == (
+        300_000,
+        3000,
+        "clock:300+3",
+        "5+3",
+    )
     assert TimeControl.parse("0.5+2").term == "clock:30+2" == TimeControl.parse("0:30+2").term
     assert TimeControl.parse("2.05+0").term == "clock:123+0" and TimeControl.parse("1:30+2").text() == "1:30+2"
     for base in (1, 7, 59, 60, 61, 123, 3599, 10_799, 10_800):  # what text() writes, parse() reads back
         written = TimeControl(base_ms=base * 1000, increment_ms=2000)
         assert TimeControl.parse(written.text()) == written, written.text()
     assert TimeControl.of_terms("clock:300+3,rules:1") == control and TimeControl.of_terms("rules:1") is None
-    assert TimeControl.correspondence(3).term == "days:3" and TimeControl.of_terms("days:3,rules:1").text() == "3 days a move"
+    assert (
+        TimeControl.correspondence(3).term == "days:3"
+        and TimeControl.of_terms("days:3,rules:1").text() == "3 days a move"
+    )
     for typed in ("5", "5+", "+3", "five+3", "0+3", "500+3", "5+900", "0.01+1", "1:60+0", "1" * 400 + "+0"):
         with pytest.raises(ValueError, match="time control|a base from|whole number"):
             TimeControl.parse(typed)
 
 
-@pytest.mark.parametrize("terms", ["clock:99999+3,rules:1", "clock:0+3,rules:1", "clock:60+601,rules:1",
-                                   "clock:060+2,rules:1", "days:31,rules:1", "days:0,rules:1",
-                                   "clock:60+2,days:3,rules:1", "clock:60,rules:1"])
+@pytest.mark.parametrize(
+    "terms",
+    [
+        "clock:99999+3,rules:1",
+        "clock:0+3,rules:1",
+        "clock:60+601,rules:1",
+        "clock:060+2,rules:1",
+        "days:31,rules:1",
+        "days:0,rules:1",
+        "clock:60+2,days:3,rules:1",
+        "clock:60,rules:1",
+    ],
+)
 def test_an_offer_under_a_control_nobody_plays_is_refused_as_an_unknown_term(terms):
     from protocol.errors import RemoteProtocolError
 
@@ -84,17 +102,21 @@ def test_every_receiver_computes_the_same_clocks_from_the_signed_moves():
 def forged(session: GameSession, identity: Identity, fields: list[tuple[str, str]]) -> str:
     """A move line of ``identity``'s for the next slot of ``session``'s chain, with exactly ``fields`` after prev=."""
     head = session.chain[-1]
-    return encode("move", [("game", session.game_id), ("seq", str(head.seq + 1)), ("prev", head.hash), *fields],
-                  identity)
+    return encode(
+        "move", [("game", session.game_id), ("seq", str(head.seq + 1)), ("prev", head.hash), *fields], identity
+    )
 
 
-@pytest.mark.parametrize("extra, why", [
-    ([], "carries think= and left="),
-    ([("think", "1000")], "carries think= and left="),
-    ([("think", "1000"), ("left", "60000")], "does not follow"),  # a claim of no time spent: it shows
-    ([("think", "0"), ("left", "62000")], "does not follow"),  # zero thinking, uncharged: the floor is charged
-    ([("think", "60001"), ("left", "2000")], "out of time"),
-])
+@pytest.mark.parametrize(
+    "extra, why",
+    [
+        ([], "carries think= and left="),
+        ([("think", "1000")], "carries think= and left="),
+        ([("think", "1000"), ("left", "60000")], "does not follow"),  # a claim of no time spent: it shows
+        ([("think", "0"), ("left", "62000")], "does not follow"),  # zero thinking, uncharged: the floor is charged
+        ([("think", "60001"), ("left", "2000")], "out of time"),
+    ],
+)
 def test_a_move_whose_clock_does_not_follow_is_refused_and_changes_nothing(extra, why):
     host, guest, watcher = timed()
     mine, _ = mover(host, guest)
@@ -154,7 +176,11 @@ def test_verify_prints_each_players_official_clock():
     vectors = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
     session, _, problem = verify_transcript((vectors / "oxono-timed-1+2.txt").read_text().splitlines())
     assert problem is None and "; clock 1+2: pink 0:52 left, black 0:56 left" in summary(session)
-    assert (clock_text(59.9), clock_text(3 * 3600 + 62), clock_text(2 * 86_400 + 1)) == ("0:59", "3:01:02", "2 d 0:00:01")
+    assert (clock_text(59.9), clock_text(3 * 3600 + 62), clock_text(2 * 86_400 + 1)) == (
+        "0:59",
+        "3:01:02",
+        "2 d 0:00:01",
+    )
 
 
 def test_a_timed_move_out_of_turn_is_refused_for_the_turn_not_the_clock():

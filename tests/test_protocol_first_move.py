@@ -6,6 +6,8 @@ as they always did. On the simulated timeline of the receipts' tests."""
 from __future__ import annotations
 
 import pytest
+from protocol_helpers import rejected
+from test_protocol_receipts import OFFSETS, Table, table
 
 from protocol import GameSession, verify_transcript
 from protocol.clock import DAY_MS, GRACE_MS, TimeControl, answer_window
@@ -13,8 +15,6 @@ from protocol.domain import ResultReason
 from protocol.errors import LocalProtocolError
 from protocol.messages import encode
 from protocol.rules import DEFAULT_TERMS, check_terms
-from protocol_helpers import rejected
-from test_protocol_receipts import OFFSETS, Table, table
 
 LIVE = "clock:300+5,rules:2"  # five minutes and five seconds a move: 30 s for a first move, a 30 s window
 FIRST_MS = 30_000
@@ -41,9 +41,18 @@ def name_of(seated: Table, session: GameSession) -> str:
 def forged_move(seated: Table, think: int, left: int) -> str:
     """The player to move's first legal move, signed with ``think`` and ``left`` of its choosing."""
     mover, watcher = seated.mover(), seated.watcher
-    return encode("move", [("game", watcher.game_id or ""), ("seq", str(watcher.next_seq)),
-                           ("prev", watcher.chain[-1].hash), ("move", mover.board.legal_moves()[0].text()),
-                           ("think", str(think)), ("left", str(left))], mover.identity)
+    return encode(
+        "move",
+        [
+            ("game", watcher.game_id or ""),
+            ("seq", str(watcher.next_seq)),
+            ("prev", watcher.chain[-1].hash),
+            ("move", mover.board.legal_moves()[0].text()),
+            ("think", str(think)),
+            ("left", str(left)),
+        ],
+        mover.identity,
+    )
 
 
 def test_new_offers_say_rules_2_and_old_ones_still_play():

@@ -11,12 +11,12 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from protocol_helpers import GUEST, HOST, STRANGER, identity_of, mover, offered, play_moves, rejected, start
 
 from protocol import GameSession, LocalProtocolError, Phase, check_equivocation_proof, verify_transcript
 from protocol.keys import b64
 from protocol.messages import Message, decode, encode
 from protocol.rules import CONFIRMED, DISPUTED, UNSEEN
-from protocol_helpers import GUEST, HOST, STRANGER, identity_of, mover, offered, play_moves, rejected, start
 
 KEYS = {HOST.public: HOST, GUEST.public: GUEST}
 
@@ -26,8 +26,11 @@ def ending(session: GameSession) -> tuple:
 
     (Which two lines a proof shows may differ: with three lines for one slot, any two of them prove it.)
     """
-    proofs = {(p.key, p.point if p.point is not None else p.slot) for p in session.proofs
-              if session.role_of(p.key) is not None}
+    proofs = {
+        (p.key, p.point if p.point is not None else p.slot)
+        for p in session.proofs
+        if session.role_of(p.key) is not None
+    }
     return tuple(m.line for m in session.chain), session.result, frozenset(proofs), frozenset(session.transcript)
 
 
@@ -43,14 +46,18 @@ def alternatives(chain: tuple[Message, ...], seq: int, rng: random.Random) -> li
     for kind in ("move", "resign", "propose", "agree", "abort"):
         twin = twin_at(chain, seq, signer)
         try:
-            line = (twin.move(rng.choice(twin.board.legal_moves()).text()) if kind == "move"
-                    else getattr(twin, kind)()).line
+            line = (
+                twin.move(rng.choice(twin.board.legal_moves()).text()) if kind == "move" else getattr(twin, kind)()
+            ).line
         except LocalProtocolError:
             continue
         if line != chain[seq].line:
             out.append(line)
-    bogus = encode("move", [("game", chain[0].game), ("seq", str(seq)), ("prev", b64(rng.randbytes(32))),
-                            ("move", "Oc6c5")], KEYS[signer])
+    bogus = encode(
+        "move",
+        [("game", chain[0].game), ("seq", str(seq)), ("prev", b64(rng.randbytes(32))), ("move", "Oc6c5")],
+        KEYS[signer],
+    )
     return [*out, bogus]
 
 
@@ -77,8 +84,13 @@ def scenario(seed: int) -> tuple[list[str], list[str]]:
         seq = rng.randrange(4, len(chain))
         extras.extend(rng.sample(alternatives(chain, seq, rng), k=1))
     if rng.random() < 0.3:  # a stranger's line for a slot: never held against anyone
-        extras.append(encode("move", [("game", host.game_id), ("seq", str(len(chain) - 1)),
-                                      ("prev", chain[-2].hash), ("move", "Oc6c5")], STRANGER))
+        extras.append(
+            encode(
+                "move",
+                [("game", host.game_id), ("seq", str(len(chain) - 1)), ("prev", chain[-2].hash), ("move", "Oc6c5")],
+                STRANGER,
+            )
+        )
     return lines, extras
 
 
@@ -101,7 +113,8 @@ def test_any_two_orders_of_the_same_lines_give_the_same_record_result_and_proofs
     seated = [p for p in reference.proofs if p.point is not None and reference.role_of(p.key) is not None]
     if reference.result is not None and reference.result.reason == "equivocation":
         assert {p.key for p in seated if p.point == reference.result.slot} >= (
-            {reference.result.by} if reference.result.by else set())
+            {reference.result.by} if reference.result.by else set()
+        )
         assert len(reference.chain) == reference.result.slot
     for proof in reference.proofs:
         assert check_equivocation_proof(proof.first, proof.second) == proof.key
@@ -141,8 +154,13 @@ def test_the_loser_who_re_signs_its_last_slot_loses_whichever_line_a_late_watche
         last = max(m.seq for m in host.chain if m.signer == loser)
         twin = twin_at(host.chain, last, loser)
         try:
-            forged = (twin.agree() if forgery == "agree" else twin.move(
-                next(m.text() for m in twin.board.legal_moves() if m.text() != host.chain[last].value("move")))).line
+            forged = (
+                twin.agree()
+                if forgery == "agree"
+                else twin.move(
+                    next(m.text() for m in twin.board.legal_moves() if m.text() != host.chain[last].value("move"))
+                )
+            ).line
         except LocalProtocolError:
             continue
         true_line = host.chain[last].line
@@ -151,7 +169,7 @@ def test_the_loser_who_re_signs_its_last_slot_loses_whichever_line_a_late_watche
             watcher = GameSession()
             watcher.receive_all([m.line for m in host.chain[:last]])
             watcher.receive_all(order)
-            watcher.receive_all([m.line for m in host.chain[last + 1:]])
+            watcher.receive_all([m.line for m in host.chain[last + 1 :]])
             assert watcher.result.reason == "equivocation" and watcher.result.winner == result.winner
             assert watcher.result.by == loser and watcher.result.slot == last
             assert watcher.branch is not None and watcher.branch[0].line == true_line  # the winner answered it
@@ -171,15 +189,21 @@ def test_a_forfeit_waits_for_the_lines_before_its_point():
     assert spectator.result is None
     spectator.receive_all([m.line for m in chain[:seq]])
     assert spectator.result.reason == "equivocation" and len(spectator.chain) == seq
-    assert not rejected(spectator.receive_all([m.line for m in chain[seq + 1:]])) or spectator.over
+    assert not rejected(spectator.receive_all([m.line for m in chain[seq + 1 :]])) or spectator.over
 
 
 def test_a_proof_after_the_end_is_reported_and_changes_nothing():
     host, guest = finished()
     key = host.chain[-1].signer
     twin = GameSession.restore(host.transcript, KEYS[key])
-    late = [encode("resign", [("game", host.game_id), ("seq", str(host.next_seq + 2)), ("prev", b64(bytes([n]) * 32))],
-                   KEYS[key]) for n in (1, 2)]
+    late = [
+        encode(
+            "resign",
+            [("game", host.game_id), ("seq", str(host.next_seq + 2)), ("prev", b64(bytes([n]) * 32))],
+            KEYS[key],
+        )
+        for n in (1, 2)
+    ]
     spectator = GameSession.restore(host.transcript)
     spectator.receive_all(late)
     assert spectator.result == host.result and spectator.proofs and twin.result == host.result
@@ -198,16 +222,34 @@ def test_confirmations_say_who_agrees_with_the_ending():
     spectator.receive(theirs.line)
     assert spectator.confirmed_by == {HOST.public, GUEST.public}
     # a confirmation of another ending is a dispute; one beyond what a receiver has is unseen
-    lie = encode("confirm", [("game", host.game_id), ("seq", "2"), ("prev", host.chain[-2].hash),
-                             ("final", str(host.chain[-2].seq)), ("result", "draw-agreed")], GUEST)
+    lie = encode(
+        "confirm",
+        [
+            ("game", host.game_id),
+            ("seq", "2"),
+            ("prev", host.chain[-2].hash),
+            ("final", str(host.chain[-2].seq)),
+            ("result", "draw-agreed"),
+        ],
+        GUEST,
+    )
     spectator.receive(lie)
     assert spectator.confirmation(GUEST.public) == DISPUTED
     short = GameSession.restore(host.transcript[:-3])
     short.receive(mine.line)
     assert short.confirmation(HOST.public) == UNSEEN
     # a second, different confirmation under the same number is a proof
-    twice = encode("confirm", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[-2].hash),
-                               ("final", str(host.chain[-2].seq)), ("result", "draw-agreed")], HOST)
+    twice = encode(
+        "confirm",
+        [
+            ("game", host.game_id),
+            ("seq", "1"),
+            ("prev", host.chain[-2].hash),
+            ("final", str(host.chain[-2].seq)),
+            ("result", "draw-agreed"),
+        ],
+        HOST,
+    )
     spectator.receive(twice)
     proof = [p for p in spectator.proofs if p.key == HOST.public][0]
     assert proof.slot == "confirm-1" and proof.point is None and check_equivocation_proof(proof.first, proof.second)
@@ -269,8 +311,17 @@ def test_a_host_that_lost_cannot_turn_the_loss_into_no_game(escape):
     if escape == "withdraws":
         bad = encode("abort", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash)], HOST)
     else:
-        bad = encode("accept", [("game", host.game_id), ("seq", "2"), ("prev", b64(bytes(32))),
-                                ("guest", STRANGER.public.text), ("salt", b64(bytes(16)))], HOST)
+        bad = encode(
+            "accept",
+            [
+                ("game", host.game_id),
+                ("seq", "2"),
+                ("prev", b64(bytes(32))),
+                ("guest", STRANGER.public.text),
+                ("salt", b64(bytes(16))),
+            ],
+            HOST,
+        )
     session = same_in_every_order(list(host.transcript), [bad])
     assert session.result.winner == "guest" and session.result.winner_key == GUEST.public and session.result.scored
     guest.receive(bad)
@@ -281,8 +332,17 @@ def test_an_accept_is_only_ever_seq_2():
     """A host's accept signed for seq 1 seated a key that never joined (then a claim 'won' against it), and made the
     guest's client fail on its reveal."""
     host, guest = offered("oxono")
-    stray = encode("accept", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash),
-                              ("guest", GUEST.public.text), ("salt", b64(bytes(16)))], HOST)
+    stray = encode(
+        "accept",
+        [
+            ("game", host.game_id),
+            ("seq", "1"),
+            ("prev", host.chain[0].hash),
+            ("guest", GUEST.public.text),
+            ("salt", b64(bytes(16))),
+        ],
+        HOST,
+    )
     assert rejected(guest.receive(stray)) == ["wrong-seat"] and guest.guest is None
     guest.receive(host.receive(guest.join().line) and host.accept(GUEST.public).line)
     assert guest.phase is Phase.ACCEPTED and guest.reveal() is not None
@@ -295,10 +355,17 @@ def test_the_guests_lines_from_before_its_seat_count_alike_in_every_order(kind):
     host, guest = start("olix")
     play_moves(host, guest, 3, plies=4)
     offer = host.chain[0].hash
-    fields = {"resign": [("game", host.game_id), ("seq", "2"), ("prev", offer)],
-              "move": [("game", host.game_id), ("seq", "1"), ("prev", offer), ("move", "f6")],
-              "accept": [("game", host.game_id), ("seq", "2"), ("prev", host.chain[1].hash),
-                         ("guest", GUEST.public.text), ("salt", b64(bytes(16)))]}[kind]
+    fields = {
+        "resign": [("game", host.game_id), ("seq", "2"), ("prev", offer)],
+        "move": [("game", host.game_id), ("seq", "1"), ("prev", offer), ("move", "f6")],
+        "accept": [
+            ("game", host.game_id),
+            ("seq", "2"),
+            ("prev", host.chain[1].hash),
+            ("guest", GUEST.public.text),
+            ("salt", b64(bytes(16))),
+        ],
+    }[kind]
     bad = encode(kind, fields, GUEST)
     session = same_in_every_order(list(host.transcript), [bad])
     if kind == "accept":  # a line of its own for seq 2, the only one: refused, whenever it came; no proof
@@ -326,10 +393,21 @@ def test_both_players_signing_two_lines_for_seq_2_leave_no_result_in_every_order
     host, guest = start("oxono")
     play_moves(host, guest, 5, plies=3)
     offer_hash = host.chain[0].hash
-    guest_lines = [encode("resign", [("game", host.game_id), ("seq", "2"), ("prev", offer_hash)], GUEST),
-                   encode("resign", [("game", host.game_id), ("seq", "2"), ("prev", b64(bytes(32)))], GUEST)]
-    second_accept = encode("accept", [("game", host.game_id), ("seq", "2"), ("prev", host.chain[1].hash),
-                                      ("guest", GUEST.public.text), ("salt", b64(bytes(range(16))))], HOST)
+    guest_lines = [
+        encode("resign", [("game", host.game_id), ("seq", "2"), ("prev", offer_hash)], GUEST),
+        encode("resign", [("game", host.game_id), ("seq", "2"), ("prev", b64(bytes(32)))], GUEST),
+    ]
+    second_accept = encode(
+        "accept",
+        [
+            ("game", host.game_id),
+            ("seq", "2"),
+            ("prev", host.chain[1].hash),
+            ("guest", GUEST.public.text),
+            ("salt", b64(bytes(range(16)))),
+        ],
+        HOST,
+    )
     session = same_in_every_order(list(host.transcript), [*guest_lines, second_accept])
     assert session.result.reason == "equivocation" and not session.result.scored and session.result.by is None
 
@@ -339,8 +417,17 @@ def test_a_stranger_flooding_joins_leaves_no_trace_in_memory():
     candidate = GameSession(host.game_id, STRANGER)
     candidate.receive(offer.line)
     for n in range(2000):
-        join = encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash),
-                               ("terms", "rules:1"), ("commit", b64(n.to_bytes(32, "big")))], STRANGER)
+        join = encode(
+            "join",
+            [
+                ("game", host.game_id),
+                ("seq", "1"),
+                ("prev", host.chain[0].hash),
+                ("terms", "rules:1"),
+                ("commit", b64(n.to_bytes(32, "big"))),
+            ],
+            STRANGER,
+        )
         host.receive(join)
     assert len(host._known) < 32 and len(host._seating.joins_of(STRANGER.public)) <= 4  # bounded, whatever the flood
 
@@ -364,8 +451,17 @@ def test_a_loser_who_keeps_changing_the_ending_cannot_make_the_winners_client_fa
 def test_two_confirmations_numbered_alike_are_rated_alike_by_every_receiver():
     host, guest = finished("olix", 3)
     good = host.confirm().line
-    other = encode("confirm", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[-2].hash),
-                               ("final", str(host.chain[-2].seq)), ("result", "draw-agreed")], HOST)
+    other = encode(
+        "confirm",
+        [
+            ("game", host.game_id),
+            ("seq", "1"),
+            ("prev", host.chain[-2].hash),
+            ("final", str(host.chain[-2].seq)),
+            ("result", "draw-agreed"),
+        ],
+        HOST,
+    )
     seen = set()
     for order in ([good, other], [other, good]):
         receiver = GameSession.restore(host.transcript)

@@ -9,6 +9,21 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from protocol_helpers import (
+    AT,
+    GUEST,
+    HOST,
+    NONCE,
+    SALT,
+    SECRET,
+    STRANGER,
+    identity_of,
+    mover,
+    offered,
+    play_moves,
+    rejected,
+    start,
+)
 
 from protocol import (
     EquivocationDetected,
@@ -30,7 +45,6 @@ from protocol.keys import b64
 from protocol.messages import encode
 from protocol.rules import DEFAULT_TERMS, MAX_CHAT_LINES, MAX_JOINS, commitment
 from protocol.waiting import MAX_UNSEATED
-from protocol_helpers import AT, rejected, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, identity_of, mover, offered, play_moves, start
 
 
 def strangers(count: int, seed: int = 7) -> list[Identity]:
@@ -83,7 +97,13 @@ def played_over_a_relay(copies: bool) -> tuple[Retained, GameSession, GameSessio
     g.receive(offer.line)
     for action in ("join", "accept", "reveal"):
         sender, receiver = (g, h) if action != "accept" else (h, g)
-        out = guest.join(SECRET) if action == "join" else host.accept(GUEST.public, SALT) if action == "accept" else guest.reveal()
+        out = (
+            guest.join(SECRET)
+            if action == "join"
+            else host.accept(GUEST.public, SALT)
+            if action == "accept"
+            else guest.reveal()
+        )
         sender.send(out)
         receiver.receive(out.line)
     rng = random.Random(3)
@@ -150,15 +170,24 @@ def junk(session: GameSession, keys: list[Identity], rng: random.Random) -> list
     for key in keys:
         parent = rng.choice(chain)
         seq = parent.seq + 1 if rng.random() < 0.5 else rng.randrange(1, 400)
-        fields = [("game", session.game_id), ("seq", str(seq)), ("prev", parent.hash if rng.random() < 0.5 else b64(rng.randbytes(32)))]
+        fields = [
+            ("game", session.game_id),
+            ("seq", str(seq)),
+            ("prev", parent.hash if rng.random() < 0.5 else b64(rng.randbytes(32))),
+        ]
         kind = rng.choice(["move", "resign", "chat", "join", "reveal"])
         if kind == "move":
             fields.append(("move", "Oc6c5"))
         elif kind == "chat":
             fields = [*fields[:2], ("prev", chain[0].hash), ("text", "spam")]
         elif kind == "join":
-            fields = [("game", session.game_id), ("seq", "1"), ("prev", chain[0].hash), ("terms", DEFAULT_TERMS),
-                      ("commit", b64(rng.randbytes(32)))]
+            fields = [
+                ("game", session.game_id),
+                ("seq", "1"),
+                ("prev", chain[0].hash),
+                ("terms", DEFAULT_TERMS),
+                ("commit", b64(rng.randbytes(32))),
+            ]
         elif kind == "reveal":
             fields.append(("secret", b64(rng.randbytes(16))))
         lines.append(encode(kind, fields, key))
@@ -194,7 +223,12 @@ def test_once_the_seats_are_known_strangers_lines_are_never_kept():
     spectator = GameSession(host.game_id)
     spectator.receive_all(host.transcript)
     events = spectator.receive_all(junk(host, strangers(300), random.Random(1)))
-    assert not len(spectator._waiting) and set(rejected(events)) <= {"wrong-signer", "wrong-seat", "broken-link", "limit"}
+    assert not len(spectator._waiting) and set(rejected(events)) <= {
+        "wrong-signer",
+        "wrong-seat",
+        "broken-link",
+        "limit",
+    }
     play_moves(host, guest, 1, plies=4)
     assert not rejected(spectator.receive_all(host.transcript)) and spectator.transcript == host.transcript
 
@@ -203,8 +237,20 @@ def test_once_the_seats_are_known_strangers_lines_are_never_kept():
 def test_ten_thousand_joins_keep_a_bounded_few_and_the_game_still_starts():
     host, guest = offered()
     rng = random.Random(2)
-    flood = [encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", DEFAULT_TERMS),
-                             ("commit", b64(rng.randbytes(32)))], key) for key in strangers(MAX_JOINS * 3)]
+    flood = [
+        encode(
+            "join",
+            [
+                ("game", host.game_id),
+                ("seq", "1"),
+                ("prev", host.head.hash),
+                ("terms", DEFAULT_TERMS),
+                ("commit", b64(rng.randbytes(32))),
+            ],
+            key,
+        )
+        for key in strangers(MAX_JOINS * 3)
+    ]
     spectator = GameSession(host.game_id)
     spectator.receive(host.transcript[0])
     codes = rejected(host.receive_all(flood)) + rejected(spectator.receive_all(flood))
@@ -220,8 +266,20 @@ def test_ten_thousand_joins_keep_a_bounded_few_and_the_game_still_starts():
 def test_a_spectator_whose_join_list_is_full_still_follows_the_accepted_guest():
     host, guest = offered()
     rng = random.Random(3)
-    flood = [encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", DEFAULT_TERMS),
-                             ("commit", b64(rng.randbytes(32)))], key) for key in strangers(MAX_JOINS)]
+    flood = [
+        encode(
+            "join",
+            [
+                ("game", host.game_id),
+                ("seq", "1"),
+                ("prev", host.head.hash),
+                ("terms", DEFAULT_TERMS),
+                ("commit", b64(rng.randbytes(32))),
+            ],
+            key,
+        )
+        for key in strangers(MAX_JOINS)
+    ]
     join = guest.join(SECRET).line
     host.receive(join)
     accept = host.accept(GUEST.public, SALT).line
@@ -237,8 +295,14 @@ def test_a_spectator_whose_join_list_is_full_still_follows_the_accepted_guest():
 def test_one_stranger_key_equivocating_twenty_thousand_times_leaves_no_record():
     host, guest = start()
     stranger = strangers(1)[0]
-    lines = [encode("move", [("game", host.game_id), ("seq", "4"), ("prev", host.chain[3].hash), ("move", move.text())], stranger)
-             for move in host.board.legal_moves()] * 3
+    lines = [
+        encode(
+            "move",
+            [("game", host.game_id), ("seq", "4"), ("prev", host.chain[3].hash), ("move", move.text())],
+            stranger,
+        )
+        for move in host.board.legal_moves()
+    ] * 3
     events = host.receive_all(lines)
     assert not host.proofs and not host.compromised_by and set(rejected(events)) == {"wrong-signer"}
 
@@ -252,7 +316,9 @@ def test_chat_is_capped_per_player():
     twin = GameSession.restore(host.transcript, HOST)
     twin._chats[HOST.public] = (0, host.chain[0].hash)  # a client that ignores the cap
     head = host._chats[HOST.public]
-    extra = encode("chat", [("game", host.game_id), ("seq", str(MAX_CHAT_LINES + 1)), ("prev", head[1]), ("text", "x")], HOST)
+    extra = encode(
+        "chat", [("game", host.game_id), ("seq", str(MAX_CHAT_LINES + 1)), ("prev", head[1]), ("text", "x")], HOST
+    )
     assert rejected(guest.receive(extra)) == ["limit"]
 
 
@@ -306,7 +372,12 @@ def test_a_guest_who_walks_away_after_seeing_the_salt_forfeits():
     host, guest = accepted()
     events = host.receive(guest.abort().line)
     result = [e.result for e in events if isinstance(e, GameOver)][0]
-    assert (result.reason, result.winner, result.winner_key, result.by) == ("forfeit", "host", HOST.public, GUEST.public)
+    assert (result.reason, result.winner, result.winner_key, result.by) == (
+        "forfeit",
+        "host",
+        HOST.public,
+        GUEST.public,
+    )
     assert result.sentence() == "the host wins by forfeit: the guest walked away after the coin flip"
 
 
@@ -332,8 +403,20 @@ def test_the_host_may_claim_a_game_whose_guest_never_reveals_but_a_reveal_still_
 def test_a_key_that_never_held_a_seat_cannot_mark_the_game_compromised():
     host, _ = offered()
     key = strangers(1)[0]
-    joins = [encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", DEFAULT_TERMS),
-                             ("commit", b64(bytes([n]) * 32))], key) for n in range(2)]
+    joins = [
+        encode(
+            "join",
+            [
+                ("game", host.game_id),
+                ("seq", "1"),
+                ("prev", host.head.hash),
+                ("terms", DEFAULT_TERMS),
+                ("commit", b64(bytes([n]) * 32)),
+            ],
+            key,
+        )
+        for n in range(2)
+    ]
     events = host.receive_all(joins)
     assert any(isinstance(e, EquivocationDetected) for e in events)
     assert not host.compromised_by
@@ -341,7 +424,9 @@ def test_a_key_that_never_held_a_seat_cannot_mark_the_game_compromised():
 
 def test_a_host_signed_line_at_seq_0_is_malformed_not_an_equivocation():
     host, _ = start()
-    line = encode("resign", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash)], HOST).replace(" seq=1 ", " seq=0 ")
+    line = encode("resign", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash)], HOST).replace(
+        " seq=1 ", " seq=0 "
+    )
     assert rejected(host.receive(line)) == ["bad-field"] and not host.proofs
 
 
@@ -349,12 +434,23 @@ def test_unknown_terms_are_refused_and_a_join_must_accept_the_offers_terms():
     for terms in ("handicap:1,rules:1", "clock:300+5,rules:3", "clock:300+5"):
         line = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", terms), ("at", "1790000000")], HOST)
         assert rejected(GameSession().receive(line)) == ["unknown-term"], terms
-    timed = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("at", "1790000000")], HOST)
+    timed = encode(
+        "offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("at", "1790000000")], HOST
+    )
     assert not rejected(GameSession().receive(timed))  # a time control is a term this client knows
     host, _ = offered()
     other = "rules:1" if host.terms != "rules:1" else "rules:2"  # terms this client knows, but not the offer's
-    join = encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", other),
-                           ("commit", commitment(SECRET))], GUEST)
+    join = encode(
+        "join",
+        [
+            ("game", host.game_id),
+            ("seq", "1"),
+            ("prev", host.head.hash),
+            ("terms", other),
+            ("commit", commitment(SECRET)),
+        ],
+        GUEST,
+    )
     assert rejected(host.receive(join)) == ["bad-field"] and not host.joins
 
 
@@ -396,8 +492,12 @@ def test_a_restored_guest_can_reveal():
 
 # -- honest players and strangers, any order --------------------------------------------------------------
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 1000), junk_count=st.integers(0, 3000), keys=st.integers(1, 600),
-       shuffle=st.randoms(use_true_random=False))
+@given(
+    seed=st.integers(0, 1000),
+    junk_count=st.integers(0, 3000),
+    keys=st.integers(1, 600),
+    shuffle=st.randoms(use_true_random=False),
+)
 def test_honest_games_always_finish_whatever_strangers_publish(seed, junk_count, keys, shuffle):
     host, guest = start("olix" if seed % 2 else "oxono")
     play_moves(host, guest, seed)
@@ -414,7 +514,9 @@ def test_honest_games_always_finish_whatever_strangers_publish(seed, junk_count,
 def test_seating_the_guest_purges_strangers_waiting_lines_without_refusing_the_hosts_accept():
     host, guest = offered()
     stranger = strangers(1)[0]
-    waiting = encode("move", [("game", host.game_id), ("seq", "7"), ("prev", b64(bytes(32))), ("move", "Oc6c5")], stranger)
+    waiting = encode(
+        "move", [("game", host.game_id), ("seq", "7"), ("prev", b64(bytes(32))), ("move", "Oc6c5")], stranger
+    )
     assert host.receive(waiting) == []  # kept: the stranger might be the guest
     host.receive(guest.join(SECRET).line)
     out = host.accept(GUEST.public, SALT)  # the review found this raising: the purge's rejection was taken for ours
@@ -434,10 +536,16 @@ def test_an_accept_never_seats_a_join_that_was_refused(case):
     host, out = GameSession.offer("oxono", HOST, nonce=NONCE, at=AT, invite=invite, terms=terms)
     game, offer_hash = host.game_id, decode(out.line).hash
     joiner = STRANGER if case == "not invited" else GUEST
-    join = encode("join", [("game", game), ("seq", "1"), ("prev", offer_hash), ("terms", "rules:1"),
-                           ("commit", commitment(SECRET))], joiner)
-    accept = encode("accept", [("game", game), ("seq", "2"), ("prev", decode(join).hash),
-                               ("guest", joiner.public.text), ("salt", SALT)], HOST)
+    join = encode(
+        "join",
+        [("game", game), ("seq", "1"), ("prev", offer_hash), ("terms", "rules:1"), ("commit", commitment(SECRET))],
+        joiner,
+    )
+    accept = encode(
+        "accept",
+        [("game", game), ("seq", "2"), ("prev", decode(join).hash), ("guest", joiner.public.text), ("salt", SALT)],
+        HOST,
+    )
     for order in ([out.line, join, accept], [out.line, accept, join]):
         watcher = Receiver(game)
         events = watcher.receive_all(order)

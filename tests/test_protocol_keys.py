@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import ed25519_reference as ref
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from protocol_helpers import GUEST, HOST, NONCE
 
-import ed25519_reference as ref
 from protocol import GameSession, LineRejected, PublicKey, WeakKeyError
 from protocol.errors import RemoteProtocolError
 from protocol.keys import FIELD_P, GROUP_L, SMALL_ORDER_ENCODINGS, b64, point_problem, signature_problem
 from protocol.messages import decode, encode
-from protocol_helpers import GUEST, HOST, NONCE
 
 WEAK = sorted(SMALL_ORDER_ENCODINGS)
 
@@ -69,19 +69,38 @@ def test_s_must_be_below_the_group_order():
     signature = HOST.sign(data)
     s = int.from_bytes(signature[32:], "little")
     assert HOST.public.verify(signature, data)
-    assert signature_problem(signature[:32] + (s + GROUP_L).to_bytes(32, "little")) == "its S is not below the group order"
+    assert (
+        signature_problem(signature[:32] + (s + GROUP_L).to_bytes(32, "little")) == "its S is not below the group order"
+    )
     non_canonical_r = (FIELD_P + 5).to_bytes(32, "little")  # y = p + 5: the same y as 5, spelled the long way
-    assert signature_problem(non_canonical_r + signature[32:]) == "its R is a non-canonical point encoding (y is not below p)"
+    assert (
+        signature_problem(non_canonical_r + signature[32:])
+        == "its R is a non-canonical point encoding (y is not below p)"
+    )
 
 
 def test_a_weak_key_named_in_a_field_is_refused():
     weak = b64(WEAK[2])
-    line = encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1"), ("at", "1790000000"), ("invite", GUEST.public.text)], HOST)
+    line = encode(
+        "offer",
+        [
+            ("kind", "oxono"),
+            ("nonce", NONCE),
+            ("terms", "rules:1"),
+            ("at", "1790000000"),
+            ("invite", GUEST.public.text),
+        ],
+        HOST,
+    )
     with pytest.raises(RemoteProtocolError) as info:
         decode(line.replace(GUEST.public.text, weak))
     assert info.value.code == "weak-key"
     with pytest.raises(ValueError):
-        encode("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1"), ("at", "1790000000"), ("invite", weak)], HOST)
+        encode(
+            "offer",
+            [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1"), ("at", "1790000000"), ("invite", weak)],
+            HOST,
+        )
 
 
 def test_keys_compare_by_bytes_and_round_trip_as_text():

@@ -9,25 +9,36 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from protocol_helpers import HOST, NONCE
 
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.keys import b64, fingerprint, unb64
 from protocol.messages import MAX_LINE_BYTES, SCHEMAS, check_text, decode, decode_text, encode, encode_text, game_id_of
-from protocol_helpers import HOST, NONCE
 
 GAME = "Z2FtZS1nYW1lLWdhbWUtZw"
 HASH = b64(bytes(range(32)))
 SIG = b64(HOST.sign(b"a takeback line"))
 CASES = [
     ("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", "rules:1"), ("at", "1790000000")]),
-    ("offer", [("kind", "olix"), ("nonce", NONCE), ("terms", "clock:300+5,rules:1"), ("at", "1"), ("invite", HOST.public.text)]),
+    (
+        "offer",
+        [
+            ("kind", "olix"),
+            ("nonce", NONCE),
+            ("terms", "clock:300+5,rules:1"),
+            ("at", "1"),
+            ("invite", HOST.public.text),
+        ],
+    ),
     ("join", [("game", GAME), ("seq", "1"), ("prev", HASH), ("terms", "rules:1"), ("commit", HASH)]),
     ("accept", [("game", GAME), ("seq", "2"), ("prev", HASH), ("guest", HOST.public.text), ("salt", NONCE)]),
     ("reveal", [("game", GAME), ("seq", "3"), ("prev", HASH), ("secret", NONCE)]),
     ("move", [("game", GAME), ("seq", "4"), ("prev", HASH), ("move", "Oc6c5")]),
     ("move", [("game", GAME), ("seq", "104"), ("prev", HASH), ("move", "k11")]),
-    *[(kind, [("game", GAME), ("seq", "9"), ("prev", HASH)])
-      for kind in ("claim", "resign", "propose", "withdraw", "agree", "decline", "abort")],
+    *[
+        (kind, [("game", GAME), ("seq", "9"), ("prev", HASH)])
+        for kind in ("claim", "resign", "propose", "withdraw", "agree", "decline", "abort")
+    ],
     ("chat", [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text("good game! 🎉 ça va?"))]),
     ("presence", [("game", GAME), ("seq", "3"), ("state", "here")]),
     ("talk", [("game", GAME), ("seq", "64"), ("text", encode_text("what a move 🎉"))]),
@@ -38,18 +49,40 @@ CASES = [
     ("receipt", [("game", GAME), ("seq", "8"), ("prev", HASH), ("recv", "0"), ("ack", "9999999999999")]),
     ("flag", [("game", GAME), ("seq", "9"), ("prev", HASH), ("sent", "0"), ("now", "604801000")]),
     ("timeout", [("game", GAME), ("seq", "10"), ("prev", HASH)]),
-    ("timeout", [("game", GAME), ("seq", "10"), ("prev", HASH), ("sent", "5"), ("flagged", "301005"),
-                 ("now", "331005")]),
+    (
+        "timeout",
+        [("game", GAME), ("seq", "10"), ("prev", HASH), ("sent", "5"), ("flagged", "301005"), ("now", "331005")],
+    ),
     ("witness", [("game", GAME), ("seq", "1"), ("prev", HASH), ("time", "0"), ("lines", HASH)]),
     ("rematch", [("game", GAME), ("seq", "41"), ("prev", HASH), ("next", GAME)]),
     ("takeback", [("game", GAME), ("seq", "9"), ("prev", HASH), ("plies", "0")]),
     ("undo", [("game", GAME), ("seq", "10"), ("prev", HASH), ("plies", "2"), ("consent", SIG)]),
-    ("undo", [("game", GAME), ("seq", "10"), ("prev", HASH), ("plies", "1"), ("think", "0"), ("left", "1000"),
-              ("consent", SIG)]),
-    ("witness", [("game", GAME), ("seq", "12"), ("prev", HASH), ("time", "1790000000123"),
-                 ("lines", f"{HASH}.{GAME}AAAAAAAAAAAAAAAAAAAAA")]),
-    ("offer", [("kind", "oxono"), ("nonce", NONCE), ("terms", f"clock:60+0,rules:1,witness:{HOST.public.text}"),
-               ("at", "1")]),
+    (
+        "undo",
+        [
+            ("game", GAME),
+            ("seq", "10"),
+            ("prev", HASH),
+            ("plies", "1"),
+            ("think", "0"),
+            ("left", "1000"),
+            ("consent", SIG),
+        ],
+    ),
+    (
+        "witness",
+        [
+            ("game", GAME),
+            ("seq", "12"),
+            ("prev", HASH),
+            ("time", "1790000000123"),
+            ("lines", f"{HASH}.{GAME}AAAAAAAAAAAAAAAAAAAAA"),
+        ],
+    ),
+    (
+        "offer",
+        [("kind", "oxono"), ("nonce", NONCE), ("terms", f"clock:60+0,rules:1,witness:{HOST.public.text}"), ("at", "1")],
+    ),
 ]
 
 
@@ -185,8 +218,22 @@ def test_chat_text_that_could_forge_a_terminal_is_refused(text, problem):
         encode("chat", [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text(text))], HOST)
 
 
-@pytest.mark.parametrize("text", ["é", "e\u0301", "Vi\u1ec7t", "a\u0323\u0302", "z" + "\u0301" * 4, "नमस्ते", "שָׁלוֹם",
-                                  "good game 🎉", "🇫🇷", "日本語", "a b"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "é",
+        "e\u0301",
+        "Vi\u1ec7t",
+        "a\u0323\u0302",
+        "z" + "\u0301" * 4,
+        "नमस्ते",
+        "שָׁלוֹם",
+        "good game 🎉",
+        "🇫🇷",
+        "日本語",
+        "a b",
+    ],
+)
 def test_chat_text_in_any_script_is_allowed(text):
     line = encode("chat", [("game", GAME), ("seq", "1"), ("prev", HASH), ("text", encode_text(text))], HOST)
     assert decode_text(decode(line).value("text")) == text
@@ -198,14 +245,25 @@ def test_the_unicode_tables_are_what_the_generator_writes():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     if unicodedata.unidata_version != module.UNICODE_VERSION:
-        pytest.skip(f"the tables are pinned to Unicode {module.UNICODE_VERSION}; this Python has {unicodedata.unidata_version}")
+        pytest.skip(
+            f"the tables are pinned to Unicode {module.UNICODE_VERSION}; this Python has {unicodedata.unidata_version}"
+        )
     assert module.TARGET.read_text() == module.render()
 
 
-@pytest.mark.parametrize("terms, ok", [
-    ("rules:1", True), ("clock:300+5,rules:1", True), ("rules:1,clock:300+5", False), ("rules:1,rules:2", False),
-    ("Rules:1", False), ("rules:", False), ("rules", False), ("a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8,i:9", False),
-])
+@pytest.mark.parametrize(
+    "terms, ok",
+    [
+        ("rules:1", True),
+        ("clock:300+5,rules:1", True),
+        ("rules:1,clock:300+5", False),
+        ("rules:1,rules:2", False),
+        ("Rules:1", False),
+        ("rules:", False),
+        ("rules", False),
+        ("a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8,i:9", False),
+    ],
+)
 def test_terms_are_sorted_unique_and_bounded(terms, ok):
     fields = [("kind", "oxono"), ("nonce", NONCE), ("terms", terms), ("at", "1790000000")]
     if ok:

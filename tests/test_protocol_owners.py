@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from protocol_helpers import GUEST, HOST, STRANGER
 
 from protocol.claims import Claims
 from protocol.clock import TimeControl, TimeUsed, answer_window, dispute_bound
@@ -15,10 +16,8 @@ from protocol.errors import RemoteProtocolError
 from protocol.evidence import Evidence
 from protocol.keys import Identity, b64
 from protocol.messages import Message, decode, encode
-from protocol.rules import MAX_JOINS, MAX_JOINS_PER_KEY, MAX_NAMED, MAX_PROOFS_PER_KEY, MAX_PROVEN_LINES
-from protocol.rules import commitment
+from protocol.rules import MAX_JOINS, MAX_JOINS_PER_KEY, MAX_NAMED, MAX_PROOFS_PER_KEY, MAX_PROVEN_LINES, commitment
 from protocol.seating import Seated, Seating
-from protocol_helpers import GUEST, HOST, STRANGER
 
 GAME = b64(bytes(16))
 OFFER_HASH = b64(bytes(16) + bytes(range(16)))  # begins with the game id's bytes, as an offer's hash does
@@ -48,14 +47,24 @@ def move(who: Identity, seq: int, text: str = "Oc6c5", prev: str | None = None, 
 
 
 def receipt(who: Identity, of: Message, recv: int, sent: int | None = None, ack: int | None = None) -> Message:
-    times = [("recv", str(recv)), *([("sent", str(sent))] if sent is not None else []),
-             *([("ack", str(ack))] if ack is not None else [])]
+    times = [
+        ("recv", str(recv)),
+        *([("sent", str(sent))] if sent is not None else []),
+        *([("ack", str(ack))] if ack is not None else []),
+    ]
     return line("receipt", who, of.seq, of.hash, *times)
 
 
 def claimed(who: Identity, seq: int, sent: int, flagged: int, now: int) -> Message:
-    return line("timeout", who, seq, b64((seq - 1).to_bytes(32, "big")),
-                ("sent", str(sent)), ("flagged", str(flagged)), ("now", str(now)))
+    return line(
+        "timeout",
+        who,
+        seq,
+        b64((seq - 1).to_bytes(32, "big")),
+        ("sent", str(sent)),
+        ("flagged", str(flagged)),
+        ("now", str(now)),
+    )
 
 
 # -- seating -------------------------------------------------------------------------------------------
@@ -239,14 +248,16 @@ def test_a_point_is_proven_once_by_its_lowest_pair_whatever_came_first():
     evidence = Evidence()
     first = evidence.prove(lines[0], lines[1], lambda text: False)
     assert first.proof is not None and first.known
-    again = [evidence.prove(lines[0], line(*args), lambda text: False)
-             for args in [("move", GUEST, 4, b64(bytes(32)), ("move", f"X{c}2a2")) for c in "abcdef" * 4]]
+    again = [
+        evidence.prove(lines[0], line(*args), lambda text: False)
+        for args in [("move", GUEST, 4, b64(bytes(32)), ("move", f"X{c}2a2")) for c in "abcdef" * 4]
+    ]
     assert sum(len(each.known) for each in again if each.proof is None) <= MAX_PROVEN_LINES
 
 
 def test_a_keys_proofs_keep_the_lowest_points():
     evidence = Evidence()
-    never = (lambda text: False)
+    never = lambda text: False
     for seq in range(20, 20 + MAX_PROOFS_PER_KEY):
         evidence.prove(move(GUEST, seq), move(GUEST, seq, "Xa3a2"), never)
     with pytest.raises(RemoteProtocolError) as refused:
@@ -259,7 +270,7 @@ def test_a_keys_proofs_keep_the_lowest_points():
 
 def test_the_forfeit_point_is_the_lowest_cut_of_a_seated_key():
     evidence = Evidence()
-    never = (lambda text: False)
+    never = lambda text: False
     evidence.prove(move(GUEST, 9), move(GUEST, 9, "Xa3a2"), never)
     evidence.prove(move(HOST, 9), move(HOST, 9, "Xa3a2"), never)
     evidence.prove(move(STRANGER, 4), move(STRANGER, 4, "Xa3a2"), never)
@@ -293,8 +304,11 @@ def test_of_two_receipts_of_one_line_the_lower_hash_counts_in_either_order():
 def test_a_moves_clock_must_follow_from_the_record():
     claims = Claims(LIVE)
     claims.check_move(move(GUEST, 4, think=1_000, left=304_000), 300_000)
-    for clock, code in (({}, "bad-clock"), ({"think": 1_000, "left": 303_000}, "bad-clock"),
-                        ({"think": 300_000, "left": 5_000}, "bad-clock")):
+    for clock, code in (
+        ({}, "bad-clock"),
+        ({"think": 1_000, "left": 303_000}, "bad-clock"),
+        ({"think": 300_000, "left": 5_000}, "bad-clock"),
+    ):
         with pytest.raises(RemoteProtocolError) as refused:
             claims.check_move(move(GUEST, 4, **clock), 300_000)
         assert refused.value.code == code

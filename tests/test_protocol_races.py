@@ -9,6 +9,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from protocol_helpers import identity_of, mover, play_moves, rejected, start
 
 from protocol import (
     EndDeclined,
@@ -22,7 +23,6 @@ from protocol import (
     verify_transcript,
 )
 from protocol.messages import decode, encode
-from protocol_helpers import rejected, identity_of, mover, play_moves, start
 
 
 def all_orders_agree(prefix: list[str], lines: list[str]) -> GameSession:
@@ -145,8 +145,9 @@ def test_only_the_first_player_may_abort_and_only_before_their_first_move():
     first, second = mover(host, guest)
     with pytest.raises(LocalProtocolError, match="may send resign, timeout while"):
         second.abort()  # the second player, while the first thinks
-    late = encode("abort", [("game", host.game_id), ("seq", str(host.next_seq)), ("prev", host.head.hash)],
-                  identity_of(second))
+    late = encode(
+        "abort", [("game", host.game_id), ("seq", str(host.next_seq)), ("prev", host.head.hash)], identity_of(second)
+    )
     assert rejected(GameSession.restore(host.transcript).receive(late)) == ["wrong-seat"]
     spectator = GameSession.restore(host.transcript)
     spectator.receive(first.move(first.board.legal_moves()[0].text()).line)
@@ -201,6 +202,8 @@ def test_a_waiting_player_cannot_move_remark_or_answer():
     host, guest = start()
     actor, waiter = mover(host, guest)
     for kind in ("propose", "withdraw", "decline", "agree", "abort"):
-        line = encode(kind, [("game", host.game_id), ("seq", str(host.next_seq)), ("prev", host.head.hash)], identity_of(waiter))
+        line = encode(
+            kind, [("game", host.game_id), ("seq", str(host.next_seq)), ("prev", host.head.hash)], identity_of(waiter)
+        )
         receiver = GameSession.restore(actor.transcript)  # a second line for one slot would be an equivocation
         assert rejected(receiver.receive(line)) == ["wrong-seat"], kind

@@ -8,11 +8,11 @@ import random
 from dataclasses import dataclass, field
 
 import pytest
+from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, rejected, start
 
 from protocol import GameSession, verify_transcript
 from protocol.clock import LAG_MOST_MS, SLACK_MS, Answer
 from protocol.messages import encode
-from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, rejected, start
 
 OFFSETS = {"host": 5_000_000, "guest": 123}
 """Each player's monotonic clock less the true time (they never agree)."""
@@ -130,8 +130,11 @@ def test_delaying_receipts_hides_at_most_the_lag_allowance(held_back):
     seated = table()
     for _ in range(12):
         host_moves = seated.mover() is seated.host
-        seated.play(5000 if host_moves else 700, claimed=1000 if host_moves else None,
-                    receipt_delay=held_back if not host_moves else 0)  # the host, receiving, holds its receipts back
+        seated.play(
+            5000 if host_moves else 700,
+            claimed=1000 if host_moves else None,
+            receipt_delay=held_back if not host_moves else 0,
+        )  # the host, receiving, holds its receipts back
     host = seated.watcher.player_of(HOST.public)
     used = seated.watcher.time_used()
     trip = 2 * seated.delay  # the network's round trip: the hidden 4 s show whole, less what the held receipts hide
@@ -184,15 +187,21 @@ def test_bad_receipts_are_refused_and_change_nothing():
 
 def test_an_untimed_game_has_no_receipts():
     host, guest = start("oxono")
-    move = host.move(host.board.legal_moves()[0].text()) if host.actor == HOST.public else guest.move(
-        guest.board.legal_moves()[0].text())
+    move = (
+        host.move(host.board.legal_moves()[0].text())
+        if host.actor == HOST.public
+        else guest.move(guest.board.legal_moves()[0].text())
+    )
     for session in (host, guest):
         session.receive(move.line)
     receiver = guest if move.message.signer == HOST.public else host
     with pytest.raises(Exception, match="untimed"):
         receiver.receipt(move.message.seq, 1)
-    line = encode("receipt", [("game", host.game_id), ("seq", str(move.message.seq)), ("prev", move.message.hash),
-                              ("recv", "1")], receiver.identity)
+    line = encode(
+        "receipt",
+        [("game", host.game_id), ("seq", str(move.message.seq)), ("prev", move.message.hash), ("recv", "1")],
+        receiver.identity,
+    )
     assert rejected(host.receive(line) if receiver is guest else guest.receive(line)) == ["bad-clock"]
 
 
@@ -202,8 +211,12 @@ def test_two_receipts_of_one_line_are_reported_and_the_lower_hash_counts_in_any_
         seated.play(400)
     chain = seated.watcher.chain
     seq = next(m.seq for m in reversed(chain) if m.type == "move" and m.signer == HOST.public)
-    lines = [encode("receipt", [("game", chain[0].game), ("seq", str(seq)), ("prev", chain[seq].hash),
-                                ("recv", str(t))], GUEST) for t in (777, 778)]
+    lines = [
+        encode(
+            "receipt", [("game", chain[0].game), ("seq", str(seq)), ("prev", chain[seq].hash), ("recv", str(t))], GUEST
+        )
+        for t in (777, 778)
+    ]
     kept = []
     for order in (lines, lines[::-1]):
         receiver = GameSession(seated.host.game_id)
@@ -246,8 +259,13 @@ def test_a_receipt_whose_sent_is_after_its_recv_is_refused():
         seated.play(400)
     chain = seated.watcher.chain
     seq = next(m.seq for m in reversed(chain) if m.type == "move" and m.signer == HOST.public)
-    line = encode("receipt", [("game", chain[0].game), ("seq", str(seq)), ("prev", chain[seq].hash), ("recv", "100"),
-                              ("sent", "200")], GUEST)
+    line = encode(
+        "receipt",
+        [("game", chain[0].game), ("seq", str(seq)), ("prev", chain[seq].hash), ("recv", "100"), ("sent", "200")],
+        GUEST,
+    )
     receiver = GameSession(seated.host.game_id)
-    receiver.receive_all([line for line in seated.watcher.transcript if f"seq={seq} prev" not in line or " move " in line[:20]])
+    receiver.receive_all(
+        [line for line in seated.watcher.transcript if f"seq={seq} prev" not in line or " move " in line[:20]]
+    )
     assert rejected(receiver.receive(line)) == ["bad-clock"]

@@ -4,11 +4,11 @@ players with the colours swapped (``PROTOCOL.md`` §3, "A rematch")."""
 from __future__ import annotations
 
 import pytest
+from protocol_helpers import AT, GUEST, HOST, SALT, SECRET, STRANGER, rejected, start
 
 from protocol import GameSession, LocalProtocolError, RematchAsked, topic_for, verify_transcript
 from protocol.messages import encode
 from protocol.rules import rematch_terms
-from protocol_helpers import AT, GUEST, HOST, SALT, SECRET, STRANGER, rejected, start
 
 
 def over() -> tuple[GameSession, GameSession]:
@@ -17,10 +17,16 @@ def over() -> tuple[GameSession, GameSession]:
     return host, guest
 
 
-def rematch_line(session: GameSession, identity, next_game: str, seq: int | None = None, prev: str | None = None) -> str:
+def rematch_line(
+    session: GameSession, identity, next_game: str, seq: int | None = None, prev: str | None = None
+) -> str:
     head = session.head
-    fields = [("game", session.game_id), ("seq", str(head.seq if seq is None else seq)),
-              ("prev", head.hash if prev is None else prev), ("next", next_game)]
+    fields = [
+        ("game", session.game_id),
+        ("seq", str(head.seq if seq is None else seq)),
+        ("prev", head.hash if prev is None else prev),
+        ("next", next_game),
+    ]
     return encode("rematch", fields, identity)
 
 
@@ -89,6 +95,7 @@ def test_the_rematch_terms_seat_the_players_whatever_the_coin(first):
 
 
 def test_an_offer_naming_an_unknown_seat_is_refused():
-    line = encode("offer", [("kind", "oxono"), ("nonce", "A" * 22), ("terms", "first:nobody,rules:1"), ("at", str(AT))],
-                  HOST)
+    line = encode(
+        "offer", [("kind", "oxono"), ("nonce", "A" * 22), ("terms", "first:nobody,rules:1"), ("at", str(AT))], HOST
+    )
     assert rejected(GameSession(None, GUEST).receive(line)) == ["unknown-term"]

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterable, Mapping
 
 import pytest
+from seating_cast import Cast, SeatingGame, seating_game
 
 from protocol import GameSession, Identity, ResyncNeeded, decode, verify_transcript
-from seating_cast import Cast, SeatingGame, seating_game
 
 ORDERS = 4
 """Receivers fed a game in a shuffled order (besides the one fed it in the order signed)."""
@@ -71,8 +71,9 @@ class Ending:
 def ending(receiver: GameSession) -> Ending:
     result = receiver.result
     said = None if result is None else (result.code(), result.text(), result.winner_key, result.by, result.slot)
-    proofs = frozenset((proof.key.text, proof.slot, proof.point, frozenset((proof.first, proof.second)))
-                       for proof in receiver.proofs)
+    proofs = frozenset(
+        (proof.key.text, proof.slot, proof.point, frozenset((proof.first, proof.second))) for proof in receiver.proofs
+    )
     return Ending(said, tuple(m.line for m in receiver.chain), proofs, frozenset(receiver.record))
 
 
@@ -90,12 +91,20 @@ def describe(names: Mapping[str, str], end: Ending) -> str:
     def who(key) -> str:
         return "none" if key is None else names.get(key.text, key.fingerprint)
 
-    result = "none" if end.result is None else \
-        f"{end.result[1]} (winner {who(end.result[2])}, by {who(end.result[3])}, slot {end.result[4]})"
+    result = (
+        "none"
+        if end.result is None
+        else f"{end.result[1]} (winner {who(end.result[2])}, by {who(end.result[3])}, slot {end.result[4]})"
+    )
     chain = ", ".join(line_name(names, line) for line in end.chain)
-    proofs = "; ".join(f"{names.get(key, key[:8])} at {point} ({slot}): "
-                       + " / ".join(sorted(line_name(names, line) for line in lines))
-                       for key, slot, point, lines in sorted(end.proofs, key=str)) or "none"
+    proofs = (
+        "; ".join(
+            f"{names.get(key, key[:8])} at {point} ({slot}): "
+            + " / ".join(sorted(line_name(names, line) for line in lines))
+            for key, slot, point, lines in sorted(end.proofs, key=str)
+        )
+        or "none"
+    )
     return f"result {result}\n      chain [{chain}]\n      proofs {proofs}"
 
 
@@ -114,8 +123,10 @@ def verify_problem(names: Mapping[str, str], receiver: GameSession) -> str | Non
     session, number, problem = verify_transcript(receiver.record)
     if problem is not None:
         assert number is not None
-        return (f"  verify refuses line {number} of the record, {line_name(names, receiver.record[number - 1])}: "
-                f"{problem.code} ({problem.detail})\n  the receiver: {describe(names, ending(receiver))}")
+        return (
+            f"  verify refuses line {number} of the record, {line_name(names, receiver.record[number - 1])}: "
+            f"{problem.code} ({problem.detail})\n  the receiver: {describe(names, ending(receiver))}"
+        )
     if ending(session).result != ending(receiver).result or session.chain != receiver.chain:
         return f"  verify ends otherwise than the receiver\n{difference(names, ending(receiver), ending(session))}"
     return None
@@ -191,20 +202,30 @@ def winner_kept(case: Judged) -> str | None:
     assert before.result is not None
     for receiver, end in zip(case.receivers, case.endings):
         result = receiver.result
-        if result is None or result.winner_key != before.result.winner_key \
-                or game.puppet in (receiver.guest, *receiver.seats.values()):
-            return (f"{game.describe()}\n  before the re-seat: {describe(game.names, ending(before))}\n"
-                    f"  after it:           {describe(game.names, end)}")
+        if (
+            result is None
+            or result.winner_key != before.result.winner_key
+            or game.puppet in (receiver.guest, *receiver.seats.values())
+        ):
+            return (
+                f"{game.describe()}\n  before the re-seat: {describe(game.names, ending(before))}\n"
+                f"  after it:           {describe(game.names, end)}"
+            )
     return None
 
 
 PROPERTIES: dict[str, Callable[[Judged], str | None]] = {
-    "result and chain": result_and_chain, "proofs": proofs, "record": record, "verify": verified,
-    "winner kept": winner_kept}
+    "result and chain": result_and_chain,
+    "proofs": proofs,
+    "record": record,
+    "verify": verified,
+    "winner kept": winner_kept,
+}
 
 
-def failures(check: Callable[[Judged], str | None], seeds: Iterable[int], budget: float, most: int = 3,
-             cheating: bool = True) -> tuple[list[str], int]:
+def failures(
+    check: Callable[[Judged], str | None], seeds: Iterable[int], budget: float, most: int = 3, cheating: bool = True
+) -> tuple[list[str], int]:
     """The first ``most`` failures of ``check`` over ``seeds`` within ``budget`` seconds, and how many seeds it
     tried."""
     deadline = time.monotonic() + budget
@@ -231,6 +252,7 @@ def holds(name: str) -> None:
 
 
 # -- the properties over the CI seeds ------------------------------------------------------------------------
+
 
 def test_every_order_reaches_the_same_result_and_chain():
     holds("result and chain")
@@ -262,10 +284,25 @@ def test_honest_casts_hold_every_property():
 
 def test_the_cast_cheats_in_every_way_it_knows():
     """The fuzzer's cast does each of its cheats within the CI seeds (a generator that stopped cheating would pass)."""
-    ways = ["joins twice", "chats before its seat", "also accepts", "lower hash", "higher hash", "withdraws",
-            "reveals on the host's other accept", "also aborts at 3", "chats as a guest the host's other accept names",
-            "host claims at 3", "walks away", "confirms the ending, unseated", "signs an abort for 3 after the game",
-            "accepts its puppet's join", "the puppet reveals", "the puppet also aborts", "the puppet aborts at 3"]
+    ways = [
+        "joins twice",
+        "chats before its seat",
+        "also accepts",
+        "lower hash",
+        "higher hash",
+        "withdraws",
+        "reveals on the host's other accept",
+        "also aborts at 3",
+        "chats as a guest the host's other accept names",
+        "host claims at 3",
+        "walks away",
+        "confirms the ending, unseated",
+        "signs an abort for 3 after the game",
+        "accepts its puppet's join",
+        "the puppet reveals",
+        "the puppet also aborts",
+        "the puppet aborts at 3",
+    ]
     games = [seating_game(seed) for seed in SEEDS]
     done = " | ".join(cheat for game in games for cheat in game.cheats)
     assert [way for way in ways if way not in done] == []
@@ -287,8 +324,9 @@ def test_every_property_over_two_thousand_seeds():
             why = check(case)
             if why is not None:
                 found[name].append(why)
-    report = [f"{name}: {len(whys)} of {tried} seeds fail; the first:\n{whys[0]}"
-              for name, whys in found.items() if whys]
+    report = [
+        f"{name}: {len(whys)} of {tried} seeds fail; the first:\n{whys[0]}" for name, whys in found.items() if whys
+    ]
     if report:
         raise PropertyFails("\n".join(report))
 
@@ -336,8 +374,11 @@ def test_a_guests_lines_count_when_a_later_accept_seats_it(cast, lost):
     accept_b = cast.accept(host, join_b, above=hashed(accept_a))
     reveal = cast.after("reveal", guest_a, accept_a, ("secret", join_a.secret))
     abort = cast.after("abort", guest_a, accept_a)
-    late = [offer, reveal, abort, join_b.line, accept_b, join_a.line, accept_a] if lost == "dropped while waiting" \
+    late = (
+        [offer, reveal, abort, join_b.line, accept_b, join_a.line, accept_a]
+        if lost == "dropped while waiting"
         else [offer, join_b.line, accept_b, reveal, abort, join_a.line, accept_a]
+    )
     receivers = one_ending(cast.names, [[offer, join_a.line, accept_a, reveal, abort, join_b.line, accept_b], late])
     result = receivers[0].result
     assert result is not None and result.by is None  # (the first order: both players' proofs, no result)
@@ -358,8 +399,13 @@ def test_a_reseat_leaves_a_transcript_that_verify_replays(cast, seated):
     chat = cast.chat(guest_a)
     accept_first = cast.accept(host, first)
     accept_second = cast.accept(host, second, below=hashed(accept_first))
-    receivers = one_ending(cast.names, [[offer, first.line, second.line, accept_first, chat, accept_second],
-                                        [offer, first.line, second.line, accept_second, chat, accept_first]])
+    receivers = one_ending(
+        cast.names,
+        [
+            [offer, first.line, second.line, accept_first, chat, accept_second],
+            [offer, first.line, second.line, accept_second, chat, accept_first],
+        ],
+    )
     all_verify(cast.names, receivers)
 
 
@@ -382,10 +428,14 @@ def test_a_proof_by_a_key_without_a_seat_leaves_a_record_verify_accepts(cast, un
         join_a, join_b = cast.join(guest_a), cast.join(guest_b)
         accept_a = cast.accept(host, join_a)
         accept_b = cast.accept(host, join_b, above=hashed(accept_a))
-        lines = [cast.after("reveal", guest_b, accept_b, ("secret", join_b.secret)),
-                 cast.after("abort", guest_b, accept_b)]
-        orders = [[offer, join_a.line, join_b.line, accept_b, *lines, accept_a],
-                  [offer, join_a.line, join_b.line, accept_a, *lines, accept_b]]
+        lines = [
+            cast.after("reveal", guest_b, accept_b, ("secret", join_b.secret)),
+            cast.after("abort", guest_b, accept_b),
+        ]
+        orders = [
+            [offer, join_a.line, join_b.line, accept_b, *lines, accept_a],
+            [offer, join_a.line, join_b.line, accept_a, *lines, accept_b],
+        ]
     all_verify(cast.names, [fed(order) for order in orders])
     one_ending(cast.names, orders)
 
@@ -457,8 +507,10 @@ def test_a_host_who_lost_cannot_reseat_a_puppet(cast, puppet):
     accept = cast.accept(host_key, join, below=hashed(game[2]))
     reseat = [join.line, accept]
     if puppet == "reveals and aborts at 3":
-        reseat += [cast.after("reveal", puppet_key, accept, ("secret", join.secret)),
-                   cast.after("abort", puppet_key, accept)]
+        reseat += [
+            cast.after("reveal", puppet_key, accept, ("secret", join.secret)),
+            cast.after("abort", puppet_key, accept),
+        ]
     guest.receive_all(reseat)
     receivers = [guest, *(fed([*game, *reseat], random.Random(n)) for n in range(4))]
     for receiver in receivers:

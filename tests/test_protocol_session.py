@@ -7,6 +7,22 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from protocol_helpers import (
+    AT,
+    GUEST,
+    HOST,
+    NONCE,
+    SALT,
+    SECRET,
+    STRANGER,
+    full_game,
+    identity_of,
+    mover,
+    offered,
+    play_moves,
+    rejected,
+    start,
+)
 
 from protocol import (
     ChatReceived,
@@ -29,7 +45,6 @@ from protocol.keys import b64
 from protocol.messages import encode
 from protocol.rules import MAX_CHAIN, commitment, host_moves_first
 from protocol.waiting import MAX_PER_KEY
-from protocol_helpers import AT, rejected, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, full_game, identity_of, mover, offered, play_moves, start
 
 
 def kinds(events) -> list[str]:
@@ -45,7 +60,9 @@ def test_set_up_coin_flip_and_seats():
     assert kinds(out.events) == ["LineApplied", "OfferReceived"] and out.topic == topic_for(out.message)
     guest = GameSession(host.game_id, GUEST)
     events = guest.receive(out.line)
-    assert events[1] == OfferReceived(host.game_id, "oxono", HOST.public, None, "rules:2", AT)  # a new offer names the rules it plays
+    assert events[1] == OfferReceived(
+        host.game_id, "oxono", HOST.public, None, "rules:2", AT
+    )  # a new offer names the rules it plays
     assert guest.receive(out.line) == []  # a duplicate changes nothing
     join = guest.join(SECRET)
     assert host.receive(join.line) == [JoinRequested(GUEST.public)]
@@ -142,8 +159,17 @@ def test_a_spectator_rebuilds_from_lines_that_hold_an_unaccepted_join():
 
 def test_invited_game_refuses_other_keys():
     host, _ = offered(invite=GUEST.public)
-    line = encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash), ("terms", "rules:1"),
-                           ("commit", commitment(SECRET))], STRANGER)
+    line = encode(
+        "join",
+        [
+            ("game", host.game_id),
+            ("seq", "1"),
+            ("prev", host.head.hash),
+            ("terms", "rules:1"),
+            ("commit", commitment(SECRET)),
+        ],
+        STRANGER,
+    )
     assert rejected(host.receive(line)) == ["wrong-signer"]
     stranger = GameSession(host.game_id, STRANGER)
     stranger.receive(host.transcript[0])
@@ -181,8 +207,10 @@ def test_a_seated_key_that_signs_a_bad_line_and_a_good_one_for_one_slot_forfeits
     mine, theirs = mover(host, guest)
     legal = mine.board.legal_moves()[0].text()
     fields = next_fields(host)
-    lines = {"broken-link": encode("move", [*fields[:2], ("prev", b64(bytes(32))), ("move", legal)], identity_of(mine)),
-             "illegal-move": encode("move", [*fields, ("move", "Xa1a1")], identity_of(mine))}
+    lines = {
+        "broken-link": encode("move", [*fields[:2], ("prev", b64(bytes(32))), ("move", legal)], identity_of(mine)),
+        "illegal-move": encode("move", [*fields, ("move", "Xa1a1")], identity_of(mine)),
+    }
     good = mine.move(legal).line
     ends = set()
     for order in ([lines[bad], good], [good, lines[bad]]):
@@ -224,7 +252,10 @@ def test_abort_before_the_first_move_and_resign():
     events = theirs.receive(mine.abort().line)
     result = [e.result for e in events if isinstance(e, GameOver)][0]
     assert result.reason == "aborted" and result.winner is None and result.by == identity_of(mine).public
-    assert result.text() == "aborted" and result.sentence() == f"aborted by {mine.player_of(result.by)} before their first move"
+    assert (
+        result.text() == "aborted"
+        and result.sentence() == f"aborted by {mine.player_of(result.by)} before their first move"
+    )
     host, guest = start()
     mine, theirs = mover(host, guest)
     loser = mine.board.turn
@@ -268,7 +299,10 @@ def test_equivocation_is_detected_kept_and_provable():
     # the equivocator loses at that point: the record stops before it
     player = mine.player_of(key.public)
     assert spectator.over and spectator.result.reason == "equivocation" and spectator.result.by == key.public
-    assert spectator.result.sentence() == f"{spectator.result.winner} wins by forfeit: {player} signed two lines that cannot both stand (slot {slot})"
+    assert (
+        spectator.result.sentence()
+        == f"{spectator.result.winner} wins by forfeit: {player} signed two lines that cannot both stand (slot {slot})"
+    )
     assert spectator.transcript == tuple(prefix) and spectator.next_seq == slot
     assert check_equivocation_proof(first, second) == key.public
     assert check_equivocation_proof(first, first) is None
@@ -287,7 +321,9 @@ def test_chat_side_chain():
     assert host.receive(second) == []  # waits for the first
     events = host.receive(first)
     assert [e.text for e in events if isinstance(e, ChatReceived)] == ["hello", "are you there?"]
-    stranger_chat = encode("chat", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash), ("text", "hi")], STRANGER)
+    stranger_chat = encode(
+        "chat", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash), ("text", "hi")], STRANGER
+    )
     assert rejected(host.receive(stranger_chat)) == ["wrong-signer"]
     with pytest.raises(LocalProtocolError):
         GameSession(host.game_id, STRANGER).chat("hi")
@@ -336,13 +372,30 @@ def test_a_seated_players_waiting_lines_are_bounded():
     host, guest = start()
     spectator = GameSession(host.game_id)
     spectator.receive_all(host.transcript)
-    far = [encode("move", [("game", host.game_id), ("seq", str(10 + i)), ("prev", b64(bytes([i % 256, i // 256]) + bytes(30))),
-                           ("move", "Oc6c5")], HOST) for i in range(600)]
+    far = [
+        encode(
+            "move",
+            [
+                ("game", host.game_id),
+                ("seq", str(10 + i)),
+                ("prev", b64(bytes([i % 256, i // 256]) + bytes(30))),
+                ("move", "Oc6c5"),
+            ],
+            HOST,
+        )
+        for i in range(600)
+    ]
     codes = [c for line in far for c in rejected(spectator.receive(line))]
     assert codes.count("limit") == 600 - (MAX_CHAIN - 10)  # no game is that long
     assert "buffer-full" not in codes and len(spectator._waiting) == MAX_CHAIN - 10 <= MAX_PER_KEY
-    chats = [encode("chat", [("game", host.game_id), ("seq", str(2 + i)), ("prev", b64(bytes([i]) + bytes(31))),
-                             ("text", "x")], HOST) for i in range(20)]
+    chats = [
+        encode(
+            "chat",
+            [("game", host.game_id), ("seq", str(2 + i)), ("prev", b64(bytes([i]) + bytes(31))), ("text", "x")],
+            HOST,
+        )
+        for i in range(20)
+    ]
     codes = [c for line in chats for c in rejected(spectator.receive(line))]
     assert codes.count("buffer-full") == 20 - (MAX_PER_KEY - (MAX_CHAIN - 10))
     assert spectator.transcript == host.transcript

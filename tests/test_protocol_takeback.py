@@ -7,13 +7,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, mover, play_moves, rejected, start
 
 from protocol import GameSession, LocalProtocolError, verify_transcript
 from protocol.clock import TimeControl
 from protocol.events import MovesTakenBack, Superseded, TakebackAsked
 from protocol.messages import encode
 from protocol.rules import DEFAULT_TERMS
-from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, STRANGER, mover, play_moves, rejected, start
 
 
 def played(kind: str, plies: int, terms: str = DEFAULT_TERMS) -> tuple[GameSession, GameSession]:
@@ -37,8 +37,12 @@ def played(kind: str, plies: int, terms: str = DEFAULT_TERMS) -> tuple[GameSessi
 
 def takeback_line(session: GameSession, identity, plies: int, seq: int | None = None, prev: str | None = None) -> str:
     head = session.head
-    fields = [("game", session.game_id), ("seq", str(head.seq if seq is None else seq)),
-              ("prev", head.hash if prev is None else prev), ("plies", str(plies))]
+    fields = [
+        ("game", session.game_id),
+        ("seq", str(head.seq if seq is None else seq)),
+        ("prev", head.hash if prev is None else prev),
+        ("plies", str(plies)),
+    ]
     return encode("takeback", fields, identity)
 
 
@@ -91,8 +95,17 @@ def test_the_player_to_move_asks_for_two_and_the_other_consents():
     exchange(waiter, actor, consent.line)
     assert actor.undo().line == actor.head.line  # asked again: the same line, never a second
     head = actor.head
-    again = encode("undo", [("game", actor.game_id), ("seq", str(head.seq + 1)), ("prev", head.hash), ("plies", "2"),
-                            ("consent", consent.line.rsplit(" sig=", 1)[1])], actor.identity)
+    again = encode(
+        "undo",
+        [
+            ("game", actor.game_id),
+            ("seq", str(head.seq + 1)),
+            ("prev", head.hash),
+            ("plies", "2"),
+            ("consent", consent.line.rsplit(" sig=", 1)[1]),
+        ],
+        actor.identity,
+    )
     assert rejected(waiter.receive(again)) == ["wrong-seat"] and waiter.head == head
 
 

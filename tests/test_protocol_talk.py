@@ -4,6 +4,7 @@ keeps it, and the judge and the verifier that refuse it in a record."""
 from __future__ import annotations
 
 import pytest
+from protocol_helpers import STRANGER, full_game, start
 
 from protocol import Code, MessageType, decode, encode, verify_transcript
 from protocol.errors import LocalProtocolError, RemoteProtocolError
@@ -12,7 +13,6 @@ from protocol.gallery import MAX_TALK_LINES, MAX_TALKERS, Gallery, is_talk
 from protocol.keys import Identity
 from protocol.messages import MAX_CHAT_BYTES, encode_text
 from protocol.topics import talk_filter, topic_for
-from protocol_helpers import STRANGER, full_game, start
 
 WATCHER = Identity.from_seed(bytes(range(3, 35)))
 
@@ -52,15 +52,20 @@ def test_a_second_line_for_a_slot_is_refused_and_the_first_stands():
     assert [line.text for line in gallery.lines()] == ["first"]
 
 
-@pytest.mark.parametrize("line, code", [
-    (lambda game: talk_line(WATCHER, "Z2FtZS1nYW1lLWdhbWUtZw", 1), Code.WRONG_GAME),
-    (lambda game: talk_line(WATCHER, game, MAX_TALK_LINES + 1), Code.LIMIT),
-    (lambda game: talk_line(WATCHER, game, 1).replace("text=nice", "text=nicE"), Code.BAD_SIGNATURE),
-    (lambda game: talk_line(WATCHER, game, 1).replace("text=nice%20move", "text=" + "a" * (MAX_CHAT_BYTES + 1)),
-     Code.BAD_FIELD),
-    (lambda game: talk_line(WATCHER, game, 1).replace("text=nice%20move", "text=%1B%5B2J"), Code.BAD_FIELD),
-    (lambda game: talk_line(WATCHER, game, 1).replace(" seq=1 ", " seq=1 prev=x "), Code.UNKNOWN_FIELD),
-])
+@pytest.mark.parametrize(
+    "line, code",
+    [
+        (lambda game: talk_line(WATCHER, "Z2FtZS1nYW1lLWdhbWUtZw", 1), Code.WRONG_GAME),
+        (lambda game: talk_line(WATCHER, game, MAX_TALK_LINES + 1), Code.LIMIT),
+        (lambda game: talk_line(WATCHER, game, 1).replace("text=nice", "text=nicE"), Code.BAD_SIGNATURE),
+        (
+            lambda game: talk_line(WATCHER, game, 1).replace("text=nice%20move", "text=" + "a" * (MAX_CHAT_BYTES + 1)),
+            Code.BAD_FIELD,
+        ),
+        (lambda game: talk_line(WATCHER, game, 1).replace("text=nice%20move", "text=%1B%5B2J"), Code.BAD_FIELD),
+        (lambda game: talk_line(WATCHER, game, 1).replace(" seq=1 ", " seq=1 prev=x "), Code.UNKNOWN_FIELD),
+    ],
+)
 def test_a_bad_talk_line_is_refused_with_its_code_and_nothing_is_kept(line, code):
     host, _ = start()
     gallery = Gallery(host.game_id)
@@ -116,4 +121,3 @@ def test_verify_refuses_a_transcript_that_holds_talk():
     lines.insert(5, talk_line(WATCHER, host.game_id, 1))
     session, number, problem = verify_transcript(lines)
     assert number == 6 and problem is not None and problem.code == Code.WRONG_SEAT
-

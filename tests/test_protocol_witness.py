@@ -12,6 +12,7 @@ import itertools
 from dataclasses import dataclass, field
 
 import pytest
+from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET
 
 from protocol import ClaimVoided, GameSession, Identity, verify_transcript
 from protocol.clock import GRACE_MS, answer_window
@@ -19,7 +20,6 @@ from protocol.domain import ResultReason
 from protocol.errors import LocalProtocolError
 from protocol.messages import decode, encode
 from protocol.session import Witnessing
-from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET
 
 WITNESS = Identity.from_seed(bytes(range(11, 43)))
 ORIGIN = 5_000_000  # the witness's clock reads this at the true time 0
@@ -83,14 +83,31 @@ class Timeline:
         assert claimed.now is not None
         now = claimed.now + answer_window(waiter.clock)
         self.now = max(self.now, now)
-        return encode("timeout", [("game", claimed.game), ("seq", str(len(self.watcher.chain) if self.watcher.chain[-1]
-                                                                        .hash == claimed.prev else claimed.seq + 1)),
-                                  ("prev", claimed.prev), ("sent", str(claimed.sent)), ("flagged", str(claimed.now)),
-                                  ("now", str(now))], waiter.identity)
+        return encode(
+            "timeout",
+            [
+                ("game", claimed.game),
+                (
+                    "seq",
+                    str(len(self.watcher.chain) if self.watcher.chain[-1].hash == claimed.prev else claimed.seq + 1),
+                ),
+                ("prev", claimed.prev),
+                ("sent", str(claimed.sent)),
+                ("flagged", str(claimed.now)),
+                ("now", str(now)),
+            ],
+            waiter.identity,
+        )
 
 
-def timeline(terms: str = "clock:60+0,rules:1", witnessed: bool = True, *, host: Identity = HOST,
-             guest: Identity = GUEST, witness: Identity = WITNESS) -> Timeline:
+def timeline(
+    terms: str = "clock:60+0,rules:1",
+    witnessed: bool = True,
+    *,
+    host: Identity = HOST,
+    guest: Identity = GUEST,
+    witness: Identity = WITNESS,
+) -> Timeline:
     """A seated 1+0 Olix game (``terms``) with ``witness`` named in its terms (``witnessed``), the guest's reveal
     just verified."""
     if witnessed:
@@ -161,11 +178,21 @@ def test_a_hider_that_answers_a_claim_late_loses_on_time_with_a_witness(witnesse
     waiter, flag = game.claim(13_000)
     game.send(game.close(waiter, flag))
     hider = game.other(waiter)
-    game.send(encode("move", [("game", game.host.game_id), ("seq", str(len(game.watcher.chain) - 1)),
-                              ("prev", game.watcher.chain[-2].hash),
-                              ("move", hider.board.legal_moves()[0].text()), ("think", "100"),
-                              ("left", str(hider.clocks[hider.player_of(hider.identity.public)] - 100))],
-                      hider.identity), 2_000)
+    game.send(
+        encode(
+            "move",
+            [
+                ("game", game.host.game_id),
+                ("seq", str(len(game.watcher.chain) - 1)),
+                ("prev", game.watcher.chain[-2].hash),
+                ("move", hider.board.legal_moves()[0].text()),
+                ("think", "100"),
+                ("left", str(hider.clocks[hider.player_of(hider.identity.public)] - 100)),
+            ],
+            hider.identity,
+        ),
+        2_000,
+    )
     result = everyone_agrees(game)
     if witnessed:
         assert result.reason == ResultReason.TIME and result.winner_key == waiter.identity.public
@@ -233,8 +260,21 @@ def test_a_loser_cannot_reopen_a_won_game_with_a_claim_signed_after_the_winning_
     loser = game.other(mover)
     fields = [("game", game.host.game_id), ("seq", str(began.seq)), ("prev", began.hash)]
     game.send(encode("flag", [*fields, ("sent", "0"), ("now", str(10**9))], loser.identity), 100)
-    game.send(encode("timeout", [("game", game.host.game_id), ("seq", str(began.seq + 1)), ("prev", began.hash),
-                                 ("sent", "0"), ("flagged", str(10**9)), ("now", str(2 * 10**9))], loser.identity), 100)
+    game.send(
+        encode(
+            "timeout",
+            [
+                ("game", game.host.game_id),
+                ("seq", str(began.seq + 1)),
+                ("prev", began.hash),
+                ("sent", "0"),
+                ("flagged", str(10**9)),
+                ("now", str(2 * 10**9)),
+            ],
+            loser.identity,
+        ),
+        100,
+    )
     result = everyone_agrees(game)
     assert result.winner_key == mover.identity.public and result.reason != ResultReason.DISPUTE
 
@@ -246,8 +286,9 @@ def test_an_abort_after_the_claims_window_never_outranks_the_timeout_with_a_witn
     first = game.mover()
     waiter, flag = game.claim(62_000)
     game.send(game.close(waiter, flag))
-    abort = encode("abort", [("game", game.host.game_id), ("seq", "4"), ("prev", game.watcher.chain[3].hash)],
-                   first.identity)
+    abort = encode(
+        "abort", [("game", game.host.game_id), ("seq", "4"), ("prev", game.watcher.chain[3].hash)], first.identity
+    )
     game.send(abort, 1_000)
     result = everyone_agrees(game)
     assert result.reason == ResultReason.TIME and result.winner_key == waiter.identity.public
@@ -259,9 +300,17 @@ def test_a_witness_whose_times_go_back_counts_for_nothing():
     game = timeline()
     game.play(800)
     assert game.witness is not None
-    back = encode("witness", [("game", game.host.game_id), ("seq", str(len(_witness_lines(game)) + 1)),
-                              ("prev", decode(_witness_lines(game)[-1]).hash), ("time", "1"),
-                              ("lines", game.watcher.chain[0].hash)], WITNESS)
+    back = encode(
+        "witness",
+        [
+            ("game", game.host.game_id),
+            ("seq", str(len(_witness_lines(game)) + 1)),
+            ("prev", decode(_witness_lines(game)[-1]).hash),
+            ("time", "1"),
+            ("lines", game.watcher.chain[0].hash),
+        ],
+        WITNESS,
+    )
     game.watcher.receive(back)
     assert WITNESS.public in game.watcher.witness_lies()
 
@@ -295,9 +344,21 @@ def test_a_correspondence_game_is_held_to_its_days_by_the_witness(witnessed):
     waiter, flag = game.claim(day + GRACE_MS)
     game.send(game.close(waiter, flag))
     late = game.other(waiter)
-    game.send(encode("move", [("game", game.host.game_id), ("seq", str(len(game.watcher.chain) - 1)),
-                              ("prev", game.watcher.chain[-2].hash), ("move", late.board.legal_moves()[0].text()),
-                              ("think", "3600000"), ("left", str(day))], late.identity), 3_600_000)
+    game.send(
+        encode(
+            "move",
+            [
+                ("game", game.host.game_id),
+                ("seq", str(len(game.watcher.chain) - 1)),
+                ("prev", game.watcher.chain[-2].hash),
+                ("move", late.board.legal_moves()[0].text()),
+                ("think", "3600000"),
+                ("left", str(day)),
+            ],
+            late.identity,
+        ),
+        3_600_000,
+    )
     result = everyone_agrees(game)
     if witnessed:
         assert result.reason == ResultReason.TIME and result.winner_key == waiter.identity.public
@@ -339,7 +400,9 @@ def test_a_claimant_that_waits_what_claim_remaining_says_is_never_voided_by_the_
     for honest in (False, True):
         game = hidden_thinking(2000, 9)
         waiter = game.other(game.mover())
-        remaining = waiter.claim_remaining() if honest else waiter._claim_remaining(waiter._state, len(waiter.chain) - 1)
+        remaining = (
+            waiter.claim_remaining() if honest else waiter._claim_remaining(waiter._state, len(waiter.chain) - 1)
+        )
         _, flag = game.claim(remaining + GRACE_MS + 40 + WITNESS_MARGIN_MS)
         game.send(game.close(waiter, flag))
         if honest:

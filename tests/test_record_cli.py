@@ -19,15 +19,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest
-
 from cli_helpers import finish, games_dir, home, read_until, run, spawn, stop
+from protocol_helpers import offered
+from relay_fixtures import Relay, needs_mosquitto
+
 from client.journal import Journal, JournalMeta
 from harness.mqtt import bare_client
 from protocol import GameSession, copy_topic, topic_for, verify_transcript
 from protocol.keys import random_token
-from protocol_helpers import offered
 from relay.mosquitto import free_port
-from relay_fixtures import Relay, needs_mosquitto
 
 pytestmark = needs_mosquitto
 
@@ -64,8 +64,9 @@ async def two_at_prompts(relay: Relay, tmp_path, kind: str) -> AsyncIterator[tup
     try:
         host = Person(await spawn(host_env, "host", kind, "--relay", relay.url, "--plain", stdin=True), [], host_env)
         game = (await host.sees(r"olixono join (\S{22})")).group(1)
-        guest = Person(await spawn(guest_env, "join", "--relay", relay.url, "--plain", "--", game, stdin=True), [],
-                       guest_env)
+        guest = Person(
+            await spawn(guest_env, "join", "--relay", relay.url, "--plain", "--", game, stdin=True), [], guest_env
+        )
         for person in (guest, host):
             await person.sees(r"^seats ")
         yield game, host, guest
@@ -108,7 +109,7 @@ async def test_a_loser_who_re_signs_its_last_slot_loses_for_every_late_watcher_e
     winner_key = record.result.winner_key or record.chain[-1].signer  # a draw: the one who made the last move
     loser_key = next(key for key in people if key != winner_key)
     last = max((m for m in record.chain if m.signer == loser_key), key=lambda m: m.seq)
-    twin = GameSession.restore([m.line for m in record.chain[:last.seq]], people[loser_key]["identity"])
+    twin = GameSession.restore([m.line for m in record.chain[: last.seq]], people[loser_key]["identity"])
     forged = twin.move(next(m.text() for m in twin.board.legal_moves() if m.text() != last.get("move"))).line
     await publish(relay, topic_for(last), forged.encode())  # its own topic: its account may write there
 
@@ -148,8 +149,9 @@ async def test_a_second_process_for_one_seat_refuses_and_names_the_first(relay, 
             assert code == 1 and f"is open in another olixono process (pid {guest.process.pid}" in err, (command, err)
         await guest.type("quit")  # the first leaves: the seat is free again (and the game unfinished: status 3)
         assert await finish(guest.process, guest.lines) == 3, "\n".join(guest.lines)
-        resumed = Person(await spawn(guest_env, "resume", "--relay", relay.url, "--plain", "--", game, stdin=True), [],
-                         guest_env)
+        resumed = Person(
+            await spawn(guest_env, "resume", "--relay", relay.url, "--plain", "--", game, stdin=True), [], guest_env
+        )
         try:
             await resumed.sees(r"^Taking up olix game")
             await resumed.type("resign")
@@ -238,8 +240,9 @@ async def test_a_journal_that_cannot_be_read_says_why_in_a_sentence(tmp_path):
     guest_session.receive(host.transcript[0])
     join = guest_session.join()
     # a secret that does not open the join: the coin flip could never be revealed
-    journal = Journal.create(JournalMeta(host.game_id, "oxono", "guest", identity.public.text, "mqtt://127.0.0.1:9"),
-                             folder)
+    journal = Journal.create(
+        JournalMeta(host.game_id, "oxono", "guest", identity.public.text, "mqtt://127.0.0.1:9"), folder
+    )
     journal.append(host.transcript[0])
     journal.append(join.line)
     journal.update(secret=random_token())

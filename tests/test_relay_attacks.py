@@ -14,13 +14,13 @@ import time
 
 import aiomqtt
 import pytest
+from relay_fixtures import game_id, make_accounts, retained_topics, signed_line, topic_of
 
 from harness.mqtt import bare_client
 from protocol import Identity
 from protocol.messages import encode
 from relay import embedded, users
 from relay.embedded import EmbeddedRelay, Limits, RelaySettings
-from relay_fixtures import game_id, make_accounts, retained_topics, signed_line, topic_of
 
 GAME = game_id("G")
 
@@ -69,13 +69,15 @@ async def test_a_refused_login_with_a_live_client_id_never_lends_its_name(privat
     made amqtt copy B's name into A's live session before checking the password, so that A published as B."""
     relay, (a, b) = private_relay
     async with client(relay.port, identifier="X", clean_session=False, username=a.name, password=a.password) as alice:
-        attack = asyncio.create_task(refused_login(relay.port, identifier="X", clean_session=False,
-                                                   username=b.name, password="wrong"))
+        attack = asyncio.create_task(
+            refused_login(relay.port, identifier="X", clean_session=False, username=b.name, password="wrong")
+        )
         for _ in range(20):  # during the attacker's password check
             await asyncio.sleep(0.02)
             try:
-                await alice.publish(topic(b.identity), line(b.identity, text="a line of bob's, sent by alice"),
-                                    qos=1, retain=True)
+                await alice.publish(
+                    topic(b.identity), line(b.identity, text="a line of bob's, sent by alice"), qos=1, retain=True
+                )
             except aiomqtt.MqttError:
                 break
         await attack
@@ -87,8 +89,10 @@ async def test_a_refused_login_cannot_deafen_or_kick_a_connected_client(private_
     kicked it (persistent session) before the password was checked."""
     relay, (a, b) = private_relay
     for clean in (True, False):
-        async with client(relay.port, identifier="victim", username=a.name, password=a.password) as victim, \
-                client(relay.port, username=b.name, password=b.password) as other:
+        async with (
+            client(relay.port, identifier="victim", username=a.name, password=a.password) as victim,
+            client(relay.port, username=b.name, password=b.password) as other,
+        ):
             await victim.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
             await refused_login(relay.port, identifier="victim", clean_session=clean)  # no account at all
             await refused_login(relay.port, identifier="victim", clean_session=clean, username=b.name, password="x")
@@ -142,7 +146,9 @@ async def test_no_acknowledged_message_is_lost_when_its_publisher_leaves_at_once
             lines = {topic(key(f"k{burst}"), str(n)): line(key(f"k{burst}"), str(n)) for n in range(1, 51)}
             topics = list(lines)
             async with client(relay.port) as publisher:
-                await asyncio.gather(*(publisher.publish(name, data, qos=1, retain=True) for name, data in lines.items()))
+                await asyncio.gather(
+                    *(publisher.publish(name, data, qos=1, retain=True) for name, data in lines.items())
+                )
             expected.update(topics)  # all acknowledged; the publisher is gone
         async with asyncio.timeout(5):
             while not expected <= set(retained_topics(relay)):
@@ -152,18 +158,25 @@ async def test_no_acknowledged_message_is_lost_when_its_publisher_leaves_at_once
 async def test_a_clean_stop_keeps_every_retained_line_written_in_a_burst(tmp_path):
     """Medium: with --data, amqtt's persistence lost lines under a burst ("database is locked": 10,000 in memory,
     9,997 on disk after a clean stop)."""
-    unlimited = Limits(publish_rate=0, lines_per_owner_game=0, lines_per_owner=0, bytes_per_owner=0,
-                       non_player_lines_per_game=0)
-    settings = RelaySettings(port=0, data_dir=tmp_path / "data", limits=unlimited)  # 20 publishers (no players), one address
+    unlimited = Limits(
+        publish_rate=0, lines_per_owner_game=0, lines_per_owner=0, bytes_per_owner=0, non_player_lines_per_game=0
+    )
+    settings = RelaySettings(
+        port=0, data_dir=tmp_path / "data", limits=unlimited
+    )  # 20 publishers (no players), one address
     expected: set[str] = set()
-    bursts = {number: {topic(key(f"p{number}"), str(n)): line(key(f"p{number}"), str(n)) for n in range(1, 501)}
-              for number in range(20)}
+    bursts = {
+        number: {topic(key(f"p{number}"), str(n)): line(key(f"p{number}"), str(n)) for n in range(1, 501)}
+        for number in range(20)
+    }
     async with EmbeddedRelay(settings) as relay:
+
         async def publisher(number: int) -> None:
             async with client(relay.port, timeout=60) as writer:  # 10,000 lines at once, each checked by the relay
                 writer.pending_calls_threshold = 1000
-                await asyncio.gather(*(writer.publish(name, data, qos=1, retain=True)
-                                       for name, data in bursts[number].items()))
+                await asyncio.gather(
+                    *(writer.publish(name, data, qos=1, retain=True) for name, data in bursts[number].items())
+                )
                 expected.update(bursts[number])
 
         await asyncio.gather(*(publisher(number) for number in range(20)))
@@ -201,8 +214,11 @@ def test_a_write_that_fails_is_tried_again_and_one_that_never_succeeds_is_report
                 raise store_module.sqlite3.OperationalError("database is locked")
             return self.connection.execute(sql, *args)
 
-    monkeypatch.setattr(store_module.RetainedStore, "_apply",
-                        lambda self, connection, changes: real_apply(self, Locked(connection), changes))
+    monkeypatch.setattr(
+        store_module.RetainedStore,
+        "_apply",
+        lambda self, connection, changes: real_apply(self, Locked(connection), changes),
+    )
     store.put("olixono/1/games/x/k/1", b"line")
     store.close()
     reopened = store_module.RetainedStore(tmp_path)
@@ -224,8 +240,15 @@ def test_an_error_in_the_relays_log_is_one_line():
     except ConnectionResetError:
         import sys
 
-        record = logging.LogRecord("amqtt.broker", logging.ERROR, __file__, 1, "Task failed and will be skipped: %s",
-                                   ("<Task>",), sys.exc_info())
+        record = logging.LogRecord(
+            "amqtt.broker",
+            logging.ERROR,
+            __file__,
+            1,
+            "Task failed and will be skipped: %s",
+            ("<Task>",),
+            sys.exc_info(),
+        )
     text = embedded.OneLineFormatter("%(message)s").format(record)
     assert text == "Task failed and will be skipped: <Task>: ConnectionResetError: Connection reset by peer"
 
@@ -245,8 +268,10 @@ async def test_connections_from_one_address_are_limited():
 
 
 async def test_subscriptions_per_connection_are_limited():
-    async with EmbeddedRelay(RelaySettings(port=0, limits=Limits(subscriptions=3))) as relay, \
-            client(relay.port) as subscriber:
+    async with (
+        EmbeddedRelay(RelaySettings(port=0, limits=Limits(subscriptions=3))) as relay,
+        client(relay.port) as subscriber,
+    ):
         granted = [await subscriber.subscribe(f"olixono/1/games/{n}{'G' * 21}/#", qos=1) for n in range(4)]
         assert [list(codes) for codes in granted[:3]] == [[1]] * 3
         assert list(granted[3]) == [0x80]  # refused
@@ -277,6 +302,7 @@ async def test_connections_of_one_address_share_one_publish_budget():
     limits = Limits(publish_rate=20.0, publish_burst=5)
     async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
         async with client(relay.port) as first, client(relay.port) as second:
+
             async def burst(writer: aiomqtt.Client, name: str) -> None:
                 for n in range(15):
                     await writer.publish(topic(key(name), str(n + 1)), line(key(name), str(n + 1)), qos=1)
@@ -305,8 +331,10 @@ async def publish_all(writer: aiomqtt.Client, lines: list[tuple[str, bytes]]) ->
 
 
 def chats(name: str, count: int, game: str = GAME) -> list[tuple[str, bytes]]:
-    return [(topic_of(game, key(name), f"chat-{n}"), signed_line(key(name), game, f"chat-{n}", f"junk {n}"))
-            for n in range(1, count + 1)]
+    return [
+        (topic_of(game, key(name), f"chat-{n}"), signed_line(key(name), game, f"chat-{n}", f"junk {n}"))
+        for n in range(1, count + 1)
+    ]
 
 
 async def late_watcher_receives(port: int, game: str = GAME) -> int:
@@ -361,12 +389,18 @@ async def test_the_counts_of_a_private_relay_survive_a_restart(tmp_path):
     """With --data, what a key holds is counted again from the store: a restart is no way around the cap."""
     accounts = make_accounts(tmp_path / "users", 1)
     mine = accounts[0]
-    settings = RelaySettings(port=0, users_file=tmp_path / "users", data_dir=tmp_path / "data",
-                             limits=Limits(lines_per_key=10, publish_rate=0))
+    settings = RelaySettings(
+        port=0,
+        users_file=tmp_path / "users",
+        data_dir=tmp_path / "data",
+        limits=Limits(lines_per_key=10, publish_rate=0),
+    )
 
     def own(count: int, first: int = 1) -> list[tuple[str, bytes]]:
-        return [(topic_of(GAME, mine.identity, f"chat-{n}"), signed_line(mine.identity, GAME, f"chat-{n}", str(n)))
-                for n in range(first, first + count)]
+        return [
+            (topic_of(GAME, mine.identity, f"chat-{n}"), signed_line(mine.identity, GAME, f"chat-{n}", str(n)))
+            for n in range(first, first + count)
+        ]
 
     async with EmbeddedRelay(settings) as relay:
         async with client(relay.port, username=mine.name, password=mine.password) as writer:
@@ -397,14 +431,13 @@ async def test_what_a_line_makes_the_relay_send_is_charged_to_its_publisher():
     """A flood fanned out to many subscriptions of the flooder's own: every delivery counts against the owner, so
     its next lines wait (it was one token a line, whatever the fan-out: 60 subscribers made a 60-fold flood)."""
     limits = Limits(publish_rate=0, delivery_rate=100.0, delivery_burst=10)
-    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
-        async with contextlib.AsyncExitStack() as stack:
-            readers = [await stack.enter_async_context(client(relay.port)) for _ in range(10)]
-            for reader in readers:
-                await reader.subscribe("olixono/1/fan/#", qos=1)
-            writer = await stack.enter_async_context(client(relay.port))
-            started = time.monotonic()
-            for n in range(20):
-                await writer.publish(f"olixono/1/fan/{n}", b"x", qos=1)
-            elapsed = time.monotonic() - started
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, contextlib.AsyncExitStack() as stack:
+        readers = [await stack.enter_async_context(client(relay.port)) for _ in range(10)]
+        for reader in readers:
+            await reader.subscribe("olixono/1/fan/#", qos=1)
+        writer = await stack.enter_async_context(client(relay.port))
+        started = time.monotonic()
+        for n in range(20):
+            await writer.publish(f"olixono/1/fan/{n}", b"x", qos=1)
+        elapsed = time.monotonic() - started
     assert elapsed >= (20 * 10 - 10 - 10) / 100 * 0.8  # 200 deliveries at 100 a second (the last line's is debt)

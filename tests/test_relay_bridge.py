@@ -5,10 +5,10 @@ A full signed game with one player on each relay, checked by a spectator on each
 
 from __future__ import annotations
 
+from relay_fixtures import Relay, gather_messages, make_accounts, needs_mosquitto, play_game
 
 from protocol import GameSession
 from protocol.topics import GAMES, game_filter
-from relay_fixtures import Relay, gather_messages, make_accounts, needs_mosquitto, play_game
 
 pytestmark = needs_mosquitto
 
@@ -32,8 +32,14 @@ async def test_a_game_across_two_bridged_relays(tmp_path):
     (tmp_path / "first").mkdir()
     (tmp_path / "second").mkdir()
     await first.start()
-    second = Relay("mosquitto", tmp_path / "second", users_file=users_file, persist=True,
-                   bridge_to=("127.0.0.1", first.port), bridge_user="bridge.second")
+    second = Relay(
+        "mosquitto",
+        tmp_path / "second",
+        users_file=users_file,
+        persist=True,
+        bridge_to=("127.0.0.1", first.port),
+        bridge_user="bridge.second",
+    )
     try:
         await second.start()
         conf = second.conf.read_text()
@@ -44,7 +50,9 @@ async def test_a_game_across_two_bridged_relays(tmp_path):
         for relay in (first, second):
             async with relay.client(carol) as spectator:
                 await spectator.subscribe(game_filter(final.game_id), qos=1)
-                seen = await gather_messages(spectator, game_filter(final.game_id), count=2 * len(final.transcript), timeout=5)
+                seen = await gather_messages(
+                    spectator, game_filter(final.game_id), count=2 * len(final.transcript), timeout=5
+                )
             watcher = GameSession(final.game_id)
             watcher.receive_all(seen.values())
             assert watcher.transcript == final.transcript, relay.kind

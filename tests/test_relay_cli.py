@@ -15,19 +15,20 @@ from pathlib import Path
 
 import aiomqtt
 import pytest
+from relay_fixtures import needs_mosquitto
 
 from harness.mqtt import bare_client
 from protocol import Identity
 from relay import rules, users
 from relay.mosquitto import MAX_QUEUED_MESSAGES, MosquittoProcess, MosquittoSettings, free_port, write_config
-from relay_fixtures import needs_mosquitto
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def relay_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "relay", *args], input=stdin, capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "relay", *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
 
 
 def test_adduser_makes_a_token_shown_once_and_keeps_only_a_fast_hash(tmp_path):
@@ -106,8 +107,13 @@ def test_topic_rules():
 
 
 def test_relay_process_prints_where_it_listens_and_stops_on_sigterm(tmp_path):
-    process = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0", "--data", str(tmp_path / "data"),
-                                "--web", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "relay", "--port", "0", "--data", str(tmp_path / "data"), "--web", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     try:
         first = process.stdout.readline()
         match = re.search(r"listening on mqtt://127\.0\.0\.1:(\d+)", first)
@@ -115,18 +121,23 @@ def test_relay_process_prints_where_it_listens_and_stops_on_sigterm(tmp_path):
         port = int(match.group(1))
         told = [process.stdout.readline() for _ in range(6)]
         page_line = next(line for line in told if "the watching page" in line)
-        web = re.search(r"the watching page: http://127\.0\.0\.1:(\d+)/ \(MQTT over WebSocket at "
-                        r"ws://127\.0\.0\.1:(\d+)/mqtt\)", page_line)
+        web = re.search(
+            r"the watching page: http://127\.0\.0\.1:(\d+)/ \(MQTT over WebSocket at "
+            r"ws://127\.0\.0\.1:(\d+)/mqtt\)",
+            page_line,
+        )
         assert web and web.group(1) == web.group(2), page_line
 
         async def talk() -> None:
             async with bare_client(port, timeout=5) as client:
                 await client.publish("olixono/1/games/x/y/0", b"hi", qos=1, retain=True)
             from test_relay_web import http_get
+
             status, headers, _ = await http_get(int(web.group(1)), "/__init__.py")  # the page's files only
             assert status == 404 and "default-src 'none'" in headers["content-security-policy"]
 
         import asyncio
+
         asyncio.run(talk())
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=20)
@@ -151,18 +162,39 @@ def test_mosquitto_config_writes_a_complete_configuration(tmp_path):
     users.add_user(users_file, key)
     users.add_user(users_file, "bridge.north")
     (tmp_path / "bridge-password").write_text("s3cret\n")
-    done = relay_cli("mosquitto-config", str(tmp_path / "conf"), "--users", str(users_file), "--port", "18999",
-                     "--bridge-to", "relay.example:1883", "--bridge-user", "bridge.south",
-                     "--bridge-password-file", str(tmp_path / "bridge-password"))
+    done = relay_cli(
+        "mosquitto-config",
+        str(tmp_path / "conf"),
+        "--users",
+        str(users_file),
+        "--port",
+        "18999",
+        "--bridge-to",
+        "relay.example:1883",
+        "--bridge-user",
+        "bridge.south",
+        "--bridge-password-file",
+        str(tmp_path / "bridge-password"),
+    )
     assert done.returncode == 0, done.stderr
     assert "mosquitto -c " in done.stdout
     assert "mosquitto_sub -h 127.0.0.1 -p 18999 -V mqttv311 -u KEY -P PASSWORD -t 'olixono/1/games/#' -v" in done.stdout
     assert "does not contain" not in done.stdout and "no %c or %u" in done.stdout  # the warning, explained
     conf = (tmp_path / "conf" / "mosquitto.conf").read_text()
-    for line in ("listener 18999 127.0.0.1", "set_tcp_nodelay true", f"max_queued_messages {MAX_QUEUED_MESSAGES}",
-                 "persistence true", "autosave_on_changes true", "allow_anonymous false", "max_packet_size 2560",
-                 "address relay.example:1883", "topic olixono/1/games/# both 1", "remote_username bridge.south",
-                 "remote_password s3cret", "user mosquitto"):
+    for line in (
+        "listener 18999 127.0.0.1",
+        "set_tcp_nodelay true",
+        f"max_queued_messages {MAX_QUEUED_MESSAGES}",
+        "persistence true",
+        "autosave_on_changes true",
+        "allow_anonymous false",
+        "max_packet_size 2560",
+        "address relay.example:1883",
+        "topic olixono/1/games/# both 1",
+        "remote_username bridge.south",
+        "remote_password s3cret",
+        "user mosquitto",
+    ):
         assert line in conf.splitlines(), line
     acl = (tmp_path / "conf" / "acl").read_text()
     assert "pattern write olixono/1/games/+/%u/#" in acl and "user bridge.north" in acl
@@ -212,5 +244,6 @@ def test_the_mosquitto_sub_hint_says_how_to_log_in_and_trust_the_certificate():
     from relay.mosquitto import mosquitto_sub_command
 
     assert mosquitto_sub_command("relay.example", 8883, True, Path("ca.pem")) == (
-        "mosquitto_sub -h relay.example -p 8883 -V mqttv311 -u KEY -P PASSWORD --cafile ca.pem -t 'olixono/1/games/#' -v")
+        "mosquitto_sub -h relay.example -p 8883 -V mqttv311 -u KEY -P PASSWORD --cafile ca.pem -t 'olixono/1/games/#' -v"
+    )
     assert "-u" not in mosquitto_sub_command("127.0.0.1", 1883, False, None)

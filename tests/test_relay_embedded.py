@@ -14,12 +14,12 @@ import aiomqtt
 import pytest
 from amqtt.broker import Broker
 from amqtt.errors import PluginLoadError
+from relay_fixtures import WRITER, game_id, gather_messages, retained_topics, signed_line, topic_of
 
 from harness.mqtt import bare_client
 from protocol.topics import game_filter
 from relay import embedded
 from relay.embedded import EmbeddedRelay, RelayBroker, RelaySettings
-from relay_fixtures import WRITER, game_id, gather_messages, retained_topics, signed_line, topic_of
 
 GAME = game_id("L")
 RETAINED = topic_of(GAME, WRITER, "1")
@@ -36,8 +36,10 @@ def _port(broker: Broker) -> int:
 
 
 async def _plain_amqtt(plugins: dict | None = None) -> Broker:
-    config = {"listeners": {"default": {"type": "tcp", "bind": "127.0.0.1:0"}},
-              "plugins": plugins or {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}}}
+    config = {
+        "listeners": {"default": {"type": "tcp", "bind": "127.0.0.1:0"}},
+        "plugins": plugins or {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
+    }
     broker = Broker(config)
     await broker.start()
     return broker
@@ -82,10 +84,18 @@ async def test_confirms_only_the_older_acl_key_of_amqtts_acl_plugin_loads():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         with pytest.raises(PluginLoadError):
-            Broker({"listeners": {"default": {"type": "tcp", "bind": "127.0.0.1:0"}},
-                    "plugins": {acl: {"subscribe_acl": {"anonymous": ["#"]}}}})
-        Broker({"listeners": {"default": {"type": "tcp", "bind": "127.0.0.1:0"}},
-                "plugins": {acl: {"acl": {"anonymous": ["#"]}}}})
+            Broker(
+                {
+                    "listeners": {"default": {"type": "tcp", "bind": "127.0.0.1:0"}},
+                    "plugins": {acl: {"subscribe_acl": {"anonymous": ["#"]}}},
+                }
+            )
+        Broker(
+            {
+                "listeners": {"default": {"type": "tcp", "bind": "127.0.0.1:0"}},
+                "plugins": {acl: {"acl": {"anonymous": ["#"]}}},
+            }
+        )
     # hence the relay's own topic plugin (relay.embedded.GameTopicPlugin) on relay.rules
     assert "relay.embedded.GameTopicPlugin" in RelaySettings().broker_config()["plugins"]
 
@@ -93,8 +103,10 @@ async def test_confirms_only_the_older_acl_key_of_amqtts_acl_plugin_loads():
 async def test_confirms_amqtts_persistence_forgets_retained_messages_on_a_clean_stop_by_default(tmp_path):
     database = "amqtt.contrib.persistence.SessionDBPlugin"
     connection = f"sqlite+aiosqlite:///{tmp_path / 'db.sqlite3'}"
-    plugins = {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True},
-               database: {"connection": connection}}  # clear_on_shutdown defaults to True
+    plugins = {
+        "amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True},
+        database: {"connection": connection},
+    }  # clear_on_shutdown defaults to True
     for run in range(2):
         broker = await _plain_amqtt(plugins)
         try:
@@ -115,8 +127,12 @@ async def test_workaround_a_data_folder_written_by_amqtts_plugin_is_read_by_the_
     database = "amqtt.contrib.persistence.SessionDBPlugin"
     connection = f"sqlite+aiosqlite:///{tmp_path / 'data' / 'retained.sqlite3'}"
     (tmp_path / "data").mkdir()
-    broker = await _plain_amqtt({"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True},
-                                 database: {"connection": connection, "clear_on_shutdown": False}})
+    broker = await _plain_amqtt(
+        {
+            "amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True},
+            database: {"connection": connection, "clear_on_shutdown": False},
+        }
+    )
     try:
         async with _client(_port(broker)) as writer:
             await writer.publish(RETAINED, b"kept by the plugin", qos=1, retain=True)
@@ -162,10 +178,11 @@ async def test_workaround_the_relay_stops_reading_while_amqtt_is_behind(monkeypa
 
 async def test_private_relay_reads_new_accounts_without_a_restart(tmp_path):
     from relay_fixtures import make_accounts
+
     from relay import users
 
     users_file = tmp_path / "users"
-    first, = make_accounts(users_file, 1)
+    (first,) = make_accounts(users_file, 1)
     async with EmbeddedRelay(RelaySettings(port=0, users_file=users_file)) as relay:
         async with _client(relay.port, username=first.name, password=first.password):
             pass
@@ -181,8 +198,16 @@ async def test_private_relay_reads_new_accounts_without_a_restart(tmp_path):
 
 def test_relay_broker_overrides_what_it_patches():
     """The workarounds override amqtt methods by name: fail loudly if amqtt renames them."""
-    for name in ("stream_connected", "_initialize_client_session", "_publish_retained_messages_for_subscription",
-                 "_authenticate", "_client_connected", "_handle_disconnect", "ws_connected", "_create_server_instance"):
+    for name in (
+        "stream_connected",
+        "_initialize_client_session",
+        "_publish_retained_messages_for_subscription",
+        "_authenticate",
+        "_client_connected",
+        "_handle_disconnect",
+        "ws_connected",
+        "_create_server_instance",
+    ):
         assert name in vars(Broker), name
         assert name in vars(RelayBroker), name
     for name in ("_handle_message_delivery", "_delete_session", "_servers", "_broadcast_queue"):

@@ -11,17 +11,19 @@ import shutil
 from pathlib import Path
 
 import pytest
+from protocol_helpers import GUEST, HOST, STRANGER, full_game
+from relay_fixtures import Account, Relay, gather_messages, make_accounts
 
 from client import network
 from protocol import GameSession, Identity, copy_topic, game_filter, topic_for
 from protocol.messages import decode
-from protocol_helpers import GUEST, HOST, STRANGER, full_game
 from relay import users
 from relay.lines import refusal
-from relay_fixtures import Account, Relay, gather_messages, make_accounts
 
-needs_mosquitto = pytest.mark.skipif(shutil.which("mosquitto") is None and not Path("/usr/sbin/mosquitto").exists(),
-                                     reason="mosquitto is not installed (bash scripts/test installs it)")
+needs_mosquitto = pytest.mark.skipif(
+    shutil.which("mosquitto") is None and not Path("/usr/sbin/mosquitto").exists(),
+    reason="mosquitto is not installed (bash scripts/test installs it)",
+)
 
 
 def finished() -> tuple[GameSession, GameSession]:
@@ -46,10 +48,18 @@ def test_each_kind_of_junk_is_refused_with_its_reason():
     cases = {
         "empty": (topic, b"", None, "empty line would erase"),
         "junk": (topic, b"x" * 2000, None, "not a valid signed line"),
-        "flipped signature": (topic, line[:-5].encode() + (b"AAAAA" if not line.endswith("AAAAA") else b"BBBBA"), None,
-                              "not a valid signed line"),
-        "another key's topic": (topic.replace(message.signer.text, STRANGER.public.text), line.encode(), None,
-                                "signed by another key"),
+        "flipped signature": (
+            topic,
+            line[:-5].encode() + (b"AAAAA" if not line.endswith("AAAAA") else b"BBBBA"),
+            None,
+            "not a valid signed line",
+        ),
+        "another key's topic": (
+            topic.replace(message.signer.text, STRANGER.public.text),
+            line.encode(),
+            None,
+            "signed by another key",
+        ),
         "another slot": (topic.rsplit("/", 1)[0] + "/99", line.encode(), None, "belongs on"),
         "another game": (topic.replace(message.game, "A" * 22), line.encode(), None, "a line of game"),
         "a copy of another line": (copy_topic(other, GUEST.public), line.encode(), None, "names the hash"),
@@ -59,7 +69,9 @@ def test_each_kind_of_junk_is_refused_with_its_reason():
     for name, (where, payload, held, why) in cases.items():
         problem = refusal(where, payload, held)
         assert (problem is None) if why is None else (problem is not None and why in problem), (name, problem)
-    twin = GameSession.restore([m.line for m in host.chain[:other.seq]], HOST if other.signer == HOST.public else GUEST)
+    twin = GameSession.restore(
+        [m.line for m in host.chain[: other.seq]], HOST if other.signer == HOST.public else GUEST
+    )
     forged = twin.resign().line
     assert "keeps its first line" in refusal(topic_for(decode(forged)), forged.encode(), other.line.encode())
     assert refusal("olixono/1/lobby-notes", b"", None) is None  # not a game topic: the topic rules decide
@@ -118,7 +130,7 @@ async def test_nobody_can_erase_or_replace_a_finished_games_lines_on_the_embedde
     before = await _retained(relay, host.game_id, reader)
     assert len(before) == len(host.transcript)
     last = max((m for m in host.chain if m.signer == loser), key=lambda m: m.seq)
-    twin = GameSession.restore([m.line for m in host.chain[:last.seq]], loser_identity)
+    twin = GameSession.restore([m.line for m in host.chain[: last.seq]], loser_identity)
     forged = twin.resign().line
     async with client_of(loser_identity) as attacker:
         await _publish(attacker, topic_for(last), forged.encode())  # the loser re-signs its own last slot
@@ -143,8 +155,15 @@ async def test_a_player_puts_back_a_line_of_its_own_that_vanishes_while_it_is_co
         lines: list[str] = []
         me = Identity.generate()
         leave = asyncio.Event()
-        options = network.Options(relay=f"mqtt://127.0.0.1:{relay.port}", identity=me, journal_dir=tmp_path / "host",
-                                  write=lines.append, timeout=20, plain=True, commands=_Blocking(leave))
+        options = network.Options(
+            relay=f"mqtt://127.0.0.1:{relay.port}",
+            identity=me,
+            journal_dir=tmp_path / "host",
+            write=lines.append,
+            timeout=20,
+            plain=True,
+            commands=_Blocking(leave),
+        )
         hosting = asyncio.create_task(network.host("olix", options))
         async with asyncio.timeout(10):
             while not any("olixono join" in line for line in lines):

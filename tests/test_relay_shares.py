@@ -17,6 +17,8 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 
 import pytest
+from protocol_helpers import GUEST, HOST, STRANGER
+from relay_fixtures import retained_topics, signed_line, topic_of
 
 from harness.mqtt import bare_client
 from protocol import GameSession, Identity, PublicKey, game_filter
@@ -24,10 +26,8 @@ from protocol.events import Outgoing
 from protocol.keys import b64
 from protocol.messages import encode, line_hash
 from protocol.topics import held_copy_topic, player_filter
-from protocol_helpers import GUEST, HOST, STRANGER
 from relay.cli import add_subparser
 from relay.embedded import EmbeddedRelay, Limits, RelaySettings
-from relay_fixtures import retained_topics, signed_line, topic_of
 
 FAST = Limits(publish_rate=0)
 """The default limits, but for the publish rate (the floods here would take minutes at 50 lines a second)."""
@@ -66,8 +66,9 @@ def copy_of(game: str, holder: Identity, line: bytes) -> tuple[str, bytes]:
 
 def long_line(key: Identity, game: str, n: int) -> bytes:
     """A chat line of ``key``'s numbered ``n``, as long as the protocol allows (1.7 kB)."""
-    return encode("chat", [("game", game), ("seq", str(n)), ("prev", b64(bytes(32))), ("text", "%21" * 500)],
-                  key).encode()
+    return encode(
+        "chat", [("game", game), ("seq", str(n)), ("prev", b64(bytes(32))), ("text", "%21" * 500)], key
+    ).encode()
 
 
 def chat(key: Identity, game: str, n: int) -> tuple[str, bytes]:
@@ -118,8 +119,9 @@ async def listening(port: int, topic_filter: str, **options: object) -> AsyncIte
             await asyncio.gather(task, return_exceptions=True)
 
 
-async def publish(port: int, lines: Iterable[tuple[str, bytes]], *, source: str = "127.0.0.1",
-                  retain: bool = True) -> None:
+async def publish(
+    port: int, lines: Iterable[tuple[str, bytes]], *, source: str = "127.0.0.1", retain: bool = True
+) -> None:
     """Publish ``lines`` (QoS 1) from a connection of its own bound to ``source``, all acknowledged."""
     async with bare_client(port, bind_address=source, timeout=30) as client:
         client.pending_calls_threshold = 10_000
@@ -156,8 +158,10 @@ async def test_copies_held_for_a_player_never_refuse_its_own_lines(cap):
     else:  # the offer and ten long lines fill the cap to the byte: not even a short line fits after them
         limits = Limits(publish_rate=0, bytes_per_key=len(t.offer.line) + 10 * len(long_line(HOST, t.game, 10)))
         make = long_line
-    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, \
-            listening(relay.port, game_filter(t.game)) as watcher:
+    async with (
+        EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay,
+        listening(relay.port, game_filter(t.game)) as watcher,
+    ):
         await publish(relay.port, [own(t.offer)])
         junk = [copy_of(t.game, HOST, make(throwaway(f"stranger {n}"), t.game, n)) for n in range(10, 50)]
         await from_addresses(relay.port, junk, 4)
@@ -186,21 +190,30 @@ async def test_a_seated_game_keeps_only_its_players_lines():
     stranger.receive(t.offer.line)
     stranger_join = stranger.join()
     stranger_chat = signed_line(STRANGER, t.game, "chat-1", "hello")
-    strangers = [own(stranger_join), (topic_of(t.game, STRANGER, "chat-1"), stranger_chat),
-                 own(stranger.presence(True, 1)),
-                 copy_of(t.game, STRANGER, t.offer.line.encode()),  # a copy under its own key of a player's line
-                 copy_of(t.game, HOST, stranger_chat),  # a copy of its own line under a player's key
-                 copy_of(t.game, GUEST, stranger_join.line.encode())]
-    async with EmbeddedRelay(RelaySettings(port=0, limits=FAST)) as relay, \
-            listening(relay.port, game_filter(t.game)) as watcher:
+    strangers = [
+        own(stranger_join),
+        (topic_of(t.game, STRANGER, "chat-1"), stranger_chat),
+        own(stranger.presence(True, 1)),
+        copy_of(t.game, STRANGER, t.offer.line.encode()),  # a copy under its own key of a player's line
+        copy_of(t.game, HOST, stranger_chat),  # a copy of its own line under a player's key
+        copy_of(t.game, GUEST, stranger_join.line.encode()),
+    ]
+    async with (
+        EmbeddedRelay(RelaySettings(port=0, limits=FAST)) as relay,
+        listening(relay.port, game_filter(t.game)) as watcher,
+    ):
         await publish(relay.port, [own(t.offer), own(t.join), own(t.accept)])
         await watcher.until(t.accept.topic)
         await publish(relay.port, strangers, source="127.0.0.2")
         await publish(relay.port, [chat(STRANGER, t.game, 2)], source="127.0.0.2", retain=False)  # live: refused too
         reveal = t.guest.reveal()
-        players = [own(reveal), copy_of(t.game, HOST, t.join.line.encode()),
-                   copy_of(t.game, GUEST, t.offer.line.encode()), own(t.host.chat("hello")),
-                   copy_of(t.game, GUEST, signed_line(HOST, t.game, "chat-9"))]
+        players = [
+            own(reveal),
+            copy_of(t.game, HOST, t.join.line.encode()),
+            copy_of(t.game, GUEST, t.offer.line.encode()),
+            own(t.host.chat("hello")),
+            copy_of(t.game, GUEST, signed_line(HOST, t.game, "chat-9")),
+        ]
         await publish(relay.port, players)
         for topic, line in players:
             assert await watcher.until(topic) == line
@@ -247,8 +260,11 @@ async def test_an_invited_guest_is_seated_by_the_offer():
     async with EmbeddedRelay(RelaySettings(port=0, limits=FAST)) as relay:
         await publish(relay.port, [own(t.offer)])
         await settle(relay)
-        await publish(relay.port, [(topic_of(t.game, STRANGER, "1"), signed_line(STRANGER, t.game, "1")),
-                                   own(stranger.presence(True, 1))], source="127.0.0.2")
+        await publish(
+            relay.port,
+            [(topic_of(t.game, STRANGER, "1"), signed_line(STRANGER, t.game, "1")), own(stranger.presence(True, 1))],
+            source="127.0.0.2",
+        )
         here = t.guest.presence(True, 1)
         await publish(relay.port, [own(t.join), own(here)])
         await settle(relay)
@@ -302,8 +318,10 @@ async def test_a_catch_up_never_delays_the_subscribers_next_line():
         await settle(relay)
         await publish(relay.port, [own(t.accept)])
         await settle(relay)
-        async with listening(relay.port, player_filter(t.game, GUEST.public), bind_address="127.0.0.3") as opponent, \
-                bare_client(relay.port, timeout=30) as player:
+        async with (
+            listening(relay.port, player_filter(t.game, GUEST.public), bind_address="127.0.0.3") as opponent,
+            bare_client(relay.port, timeout=30) as player,
+        ):
             await player.subscribe(game_filter(t.game), qos=1)
             caught_up = 0
             async with asyncio.timeout(20):
@@ -345,31 +363,29 @@ async def test_clients_of_one_address_that_ask_for_a_game_again_are_never_kept_w
     catch-up was charged to the address, all of them at once, so the next subscriptions waited for all of them: past
     the client's timeout (10 s), which then reconnected and asked again, and never caught up. Now a catch-up's debt
     is one burst at most: a subscription is answered within a burst's worth of time."""
-    async with slow_relay_with_an_open_game("again") as (relay, t):
-        async with contextlib.AsyncExitStack() as stack:
-            players = [await stack.enter_async_context(bare_client(relay.port, timeout=30)) for _ in range(4)]
+    async with slow_relay_with_an_open_game("again") as (relay, t), contextlib.AsyncExitStack() as stack:
+        players = [await stack.enter_async_context(bare_client(relay.port, timeout=30)) for _ in range(4)]
 
-            async def ask(player) -> float:
-                started = time.monotonic()
-                await player.subscribe(game_filter(t.game), qos=1)
-                return time.monotonic() - started
+        async def ask(player) -> float:
+            started = time.monotonic()
+            await player.subscribe(game_filter(t.game), qos=1)
+            return time.monotonic() - started
 
-            first = await asyncio.gather(*(ask(player) for player in players))
-            await asyncio.sleep(0.2)
-            again = await asyncio.gather(*(ask(player) for player in players))
+        first = await asyncio.gather(*(ask(player) for player in players))
+        await asyncio.sleep(0.2)
+        again = await asyncio.gather(*(ask(player) for player in players))
     assert max(first) < 3.0 and max(again) < 3.0, (first, again)  # before: again 11 s (4 x 301 lines at 100 a second)
 
 
 async def test_a_catch_up_of_the_whole_store_is_paid_in_full():
     """Only one game's catch-up leaves a capped debt (the game's caps bound it): a wildcard's is the whole store, and
     asking for it again and again must cost its whole size each time, or a client would drain the relay every 5 s."""
-    async with slow_relay_with_an_open_game("store") as (relay, _):
-        async with bare_client(relay.port, timeout=30) as reader:
-            await reader.subscribe("olixono/1/#", qos=1)
-            await reader.unsubscribe("olixono/1/#")
-            started = time.monotonic()
-            await reader.subscribe("olixono/1/#", qos=1)
-            again = time.monotonic() - started
+    async with slow_relay_with_an_open_game("store") as (relay, _), bare_client(relay.port, timeout=30) as reader:
+        await reader.subscribe("olixono/1/#", qos=1)
+        await reader.unsubscribe("olixono/1/#")
+        started = time.monotonic()
+        await reader.subscribe("olixono/1/#", qos=1)
+        again = time.monotonic() - started
     assert again >= 1.6, again  # 301 lines past a burst of 100, at 100 a second: 2 s (capped, it would be 1 s)
 
 
@@ -421,8 +437,10 @@ async def test_a_seated_game_keeps_any_keys_talk_under_its_caps():
     first = talk(STRANGER, t.game, 1, "hello players")
     wrong_slot = (topic_of(t.game, STRANGER, "talk/3"), signed_line(STRANGER, t.game, "talk/4"))
     beyond = talk(STRANGER, t.game, 65)
-    async with EmbeddedRelay(RelaySettings(port=0, limits=FAST)) as relay, \
-            listening(relay.port, game_filter(t.game)) as watcher:
+    async with (
+        EmbeddedRelay(RelaySettings(port=0, limits=FAST)) as relay,
+        listening(relay.port, game_filter(t.game)) as watcher,
+    ):
         await publish(relay.port, [own(t.offer), own(t.join), own(t.accept)])
         await watcher.until(t.accept.topic)
         await publish(relay.port, [first, talk(STRANGER, t.game, 64), wrong_slot, beyond], source="127.0.0.2")
@@ -446,8 +464,10 @@ async def test_a_flood_of_talk_never_refuses_nor_pushes_out_the_games_lines():
     t = table()
     limits = Limits(publish_rate=0, non_player_lines_per_game=8, lines_per_key=70)
     flood = [talk(throwaway(f"flood {k}"), t.game, n) for k in range(32) for n in range(1, 65)]
-    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, \
-            listening(relay.port, player_filter(t.game, GUEST.public), bind_address="127.0.0.6") as host_side:
+    async with (
+        EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay,
+        listening(relay.port, player_filter(t.game, GUEST.public), bind_address="127.0.0.6") as host_side,
+    ):
         await publish(relay.port, [own(t.offer)])
         flooding = asyncio.ensure_future(from_addresses(relay.port, flood, 4))
         await publish(relay.port, [own(t.join)])

@@ -16,12 +16,6 @@ import struct
 
 import aiomqtt
 import pytest
-
-from harness.mqtt import bare_client
-from protocol import GameSession, Identity
-from protocol.keys import b64
-from protocol.messages import MAX_LINE_BYTES, encode, line_hash
-from protocol.topics import GAMES, copy_topic, game_filter
 from relay_fixtures import (
     KINDS,
     WRITER,
@@ -36,6 +30,12 @@ from relay_fixtures import (
     signed_line,
     topic_of,
 )
+
+from harness.mqtt import bare_client
+from protocol import GameSession, Identity
+from protocol.keys import b64
+from protocol.messages import MAX_LINE_BYTES, encode, line_hash
+from protocol.topics import GAMES, copy_topic, game_filter
 
 pytestmark = needs_mosquitto
 
@@ -130,8 +130,9 @@ async def test_a_host_who_lost_cannot_reseat_a_puppet_through_the_relay(relays):
     p.receive(offer.line)
     puppet_join = p.join()
     fields = [("game", h.game_id), ("seq", "2"), ("prev", puppet_join.message.hash), ("guest", puppet.public.text)]
-    ground = min((encode("accept", [*fields, ("salt", b64(n.to_bytes(16, "big")))], host) for n in range(200)),
-                 key=line_hash)
+    ground = min(
+        (encode("accept", [*fields, ("salt", b64(n.to_bytes(16, "big")))], host) for n in range(200)), key=line_hash
+    )
     assert line_hash(ground) < accept.message.hash
     async with relay.client() as a, relay.client() as b:
         for client, out in ((a, offer), (b, join), (a, accept), (b, reveal), (a, resign)):
@@ -140,8 +141,9 @@ async def test_a_host_who_lost_cannot_reseat_a_puppet_through_the_relay(relays):
             await client.publish(copy_topic(out.message, holder.public), out.line.encode(), qos=1, retain=True)
         await b.publish(puppet_join.topic, puppet_join.line.encode(), qos=1, retain=True)
         await a.publish(game_topic(h.game_id, host.public.text, "2"), ground.encode(), qos=1, retain=True)
-        await a.publish(f"{GAMES}/{h.game_id}/{host.public.text}/copy/{line_hash(ground)}", ground.encode(), qos=1,
-                        retain=True)
+        await a.publish(
+            f"{GAMES}/{h.game_id}/{host.public.text}/copy/{line_hash(ground)}", ground.encode(), qos=1, retain=True
+        )
     async with relay.client() as late:
         await late.subscribe(game_filter(h.game_id), qos=1)
         seen = await gather_messages(late, game_filter(h.game_id), timeout=2.0)
@@ -154,10 +156,13 @@ async def test_a_host_who_lost_cannot_reseat_a_puppet_through_the_relay(relays):
 # -- private mode ------------------------------------------------------------------
 async def test_private_relay_refuses_anonymous_unknown_and_wrong_passwords(relays, tmp_path):
     users_file = tmp_path / "users"
-    alice, = make_accounts(users_file, 1)
+    (alice,) = make_accounts(users_file, 1)
     relay = await relays(users_file=users_file)
-    for credentials in ({}, {"username": alice.name, "password": "wrong"},
-                        {"username": Identity.generate().public.text, "password": alice.password}):
+    for credentials in (
+        {},
+        {"username": alice.name, "password": "wrong"},
+        {"username": Identity.generate().public.text, "password": alice.password},
+    ):
         with pytest.raises(aiomqtt.MqttError):
             async with relay.client(**credentials):
                 pass
@@ -328,8 +333,9 @@ async def test_the_size_limit_is_for_the_whole_packet_not_each_field(relays):
     relay = await relays()
     long_topic = game_topic("S" * 22, "K" * 43, "x" * 2030)
     assert await asyncio.to_thread(_closed_after, relay.port, 0x31, _mqtt_string(long_topic) + b"y" * 2000)
-    filters = b"".join(_mqtt_string(game_topic("S" * 22, "K" * 43, f"{n:04d}" + "f" * 2270)) + b"\x01"
-                       for n in range(400))
+    filters = b"".join(
+        _mqtt_string(game_topic("S" * 22, "K" * 43, f"{n:04d}" + "f" * 2270)) + b"\x01" for n in range(400)
+    )
     assert len(filters) > 900_000
     assert await asyncio.to_thread(_closed_after, relay.port, 0x82, struct.pack("!H", 7) + filters)
     async with relay.client() as client:  # and the relay still serves

@@ -16,12 +16,12 @@ import uuid
 import aiomqtt
 import pytest
 import websockets
+from relay_fixtures import make_accounts, make_tls, needs_mosquitto, signed_line, topic_of
 
 from protocol import Identity
 from relay import page
 from relay.embedded import RelaySettings, running
 from relay.rules import MAX_PACKET_BYTES, Limits
-from relay_fixtures import make_accounts, make_tls, needs_mosquitto, signed_line, topic_of
 
 GAME = "WebWebWebWebWebWebWebA"
 PLAYER = Identity.generate()
@@ -47,8 +47,20 @@ def test_the_page_serves_its_own_files_and_nothing_else(site):
     assert page.page_file(site, "/") == (site / "index.html").resolve()
     assert [name.as_posix() for name in page.page_files(site)] == ["index.html", "js/board.js"]
     assert page.page_file(site, "/js/board.js?v=2#x") == (site / "js" / "board.js").resolve()
-    for target in ("/notes.py", "/.hidden.js", "/js/../index.html", "/%2e%2e/outside.js", "/js/link.js",
-                   "/../outside.js", "//etc/passwd", "/js\\board.js", "/missing.js", "/js/", "relative.js", "/tests/rules.test.js"):
+    for target in (
+        "/notes.py",
+        "/.hidden.js",
+        "/js/../index.html",
+        "/%2e%2e/outside.js",
+        "/js/link.js",
+        "/../outside.js",
+        "//etc/passwd",
+        "/js\\board.js",
+        "/missing.js",
+        "/js/",
+        "relative.js",
+        "/tests/rules.test.js",
+    ):
         assert page.page_file(site, target) is None, target
     missing = page.reply(site, "/notes.py")
     assert missing.status == 404 and dict(missing.headers)["Content-Security-Policy"] == page.POLICY
@@ -81,8 +93,14 @@ async def http_get(port: int, target: str, *, tls: ssl.SSLContext | None = None)
 
 
 def web_client(port: int, **options) -> aiomqtt.Client:
-    return aiomqtt.Client("127.0.0.1", port, transport="websockets", websocket_path=page.MQTT_PATH,
-                          identifier=f"web-{uuid.uuid4().hex[:8]}", **options)
+    return aiomqtt.Client(
+        "127.0.0.1",
+        port,
+        transport="websockets",
+        websocket_path=page.MQTT_PATH,
+        identifier=f"web-{uuid.uuid4().hex[:8]}",
+        **options,
+    )
 
 
 async def received(client: aiomqtt.Client, count: int = 1, seconds: float = 5.0) -> list[bytes]:
@@ -102,14 +120,18 @@ async def test_one_port_serves_the_page_and_mqtt_over_websocket_with_the_relays_
         assert relay.web_url == f"http://127.0.0.1:{relay.web_port}/"
         assert relay.websocket_url == f"ws://127.0.0.1:{relay.web_port}/mqtt"
         status, headers, body = await http_get(relay.web_port, "/")
-        assert status == 200 and body.startswith(b"<!doctype html>") and headers["content-security-policy"] == page.POLICY
+        assert (
+            status == 200 and body.startswith(b"<!doctype html>") and headers["content-security-policy"] == page.POLICY
+        )
         for target in ("/../outside.js", "/notes.py", "/js/link.js"):
             status, _, body = await http_get(relay.web_port, target)
             assert status == 404 and b"outside" not in body and b"secret" not in body, target
         line = signed_line(PLAYER, GAME, "chat-1", "from a browser")
         topic = topic_of(GAME, PLAYER, "chat-1")
-        async with web_client(relay.web_port) as browser, \
-                aiomqtt.Client("127.0.0.1", relay.port, identifier="tcp-reader") as terminal:
+        async with (
+            web_client(relay.web_port) as browser,
+            aiomqtt.Client("127.0.0.1", relay.port, identifier="tcp-reader") as terminal,
+        ):
             await terminal.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
             await browser.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
             await browser.publish(topic_of(GAME, PLAYER, "chat-2"), b"not a signed line", qos=1, retain=True)
@@ -155,6 +177,7 @@ BIG = mqtt_packet(0x31, b"\x00\x05olixo" + b"x" * 100_000)
 
 async def test_confirms_amqtts_own_websocket_listener_takes_a_100_kb_packet(site, monkeypatch):
     from amqtt.broker import Broker
+
     from relay.embedded import RelayBroker
 
     monkeypatch.setattr(RelayBroker, "_create_server_instance", Broker._create_server_instance)
@@ -192,8 +215,9 @@ async def test_a_private_relays_page_lets_readers_read_only_when_its_owner_says_
     for readers in (False, True):
         settings = RelaySettings(port=0, web_port=0, page_root=site, users_file=users, web_readers=readers)
         async with running(settings) as relay:
-            async with aiomqtt.Client("127.0.0.1", relay.port, username=account.name,
-                                      password=account.password) as player:
+            async with aiomqtt.Client(
+                "127.0.0.1", relay.port, username=account.name, password=account.password
+            ) as player:
                 await player.publish(topic_of(GAME, account.identity, "chat-1"), line, qos=1, retain=True)
             if not readers:
                 with pytest.raises(aiomqtt.MqttError):
@@ -204,13 +228,16 @@ async def test_a_private_relays_page_lets_readers_read_only_when_its_owner_says_
                 async with aiomqtt.Client("127.0.0.1", relay.port):
                     pass
             stranger = Identity.generate()
-            async with web_client(relay.web_port, will=aiomqtt.Will(topic_of(GAME, stranger, "presence"),
-                                                                      signed_line(stranger, GAME, "presence"))) as visitor:
+            async with web_client(
+                relay.web_port,
+                will=aiomqtt.Will(topic_of(GAME, stranger, "presence"), signed_line(stranger, GAME, "presence")),
+            ) as visitor:
                 await visitor.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
                 assert await received(visitor) == [line]
                 await visitor.publish(topic_of(GAME, stranger, "chat-1"), signed_line(stranger, GAME, "chat-1"), qos=1)
-            async with aiomqtt.Client("127.0.0.1", relay.port, username=account.name,
-                                      password=account.password) as player:
+            async with aiomqtt.Client(
+                "127.0.0.1", relay.port, username=account.name, password=account.password
+            ) as player:
                 await player.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
                 assert await received(player, 3, seconds=2) == [line]  # neither the visitor's line nor its will
 
@@ -297,8 +324,10 @@ def test_olixono_web_writes_the_pages_files_and_says_how_to_link_them(tmp_path, 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["web", str(tmp_path / "www")]) == 0
-    assert sorted(p.relative_to(tmp_path / "www").as_posix() for p in (tmp_path / "www").rglob("*.*")) == \
-        ["index.html", "js/board.js"]
+    assert sorted(p.relative_to(tmp_path / "www").as_posix() for p in (tmp_path / "www").rglob("*.*")) == [
+        "index.html",
+        "js/board.js",
+    ]
     assert "wrote the watching page's 2 files to" in out.getvalue() and "#relay=WS_URL&game=GAME" in out.getvalue()
 
 
@@ -330,4 +359,7 @@ def test_the_vendored_mqtt_js_is_the_release_its_note_names():
     assert hashlib.sha256((vendor / "mqtt.esm.js").read_bytes()).hexdigest() in note
     assert "MIT" in note and "Permission is hereby granted" in (vendor / "mqtt.LICENSE.txt").read_text()
     assert [name.as_posix() for name in page.page_files(page.page_root()) if name.parts[0] == "vendor"] == [
-        "vendor/mqtt.LICENSE.txt", "vendor/mqtt.VERSION.txt", "vendor/mqtt.esm.js"]
+        "vendor/mqtt.LICENSE.txt",
+        "vendor/mqtt.VERSION.txt",
+        "vendor/mqtt.esm.js",
+    ]

@@ -7,14 +7,14 @@ what must stay refused."""
 from __future__ import annotations
 
 import pytest
+from protocol_helpers import GUEST, HOST, STRANGER
+from relay_fixtures import retained_topics, signed_line, topic_of
+from test_relay_shares import FAST, copy_of, own, publish, settle
 
 from protocol import GameSession, Identity
 from protocol.messages import encode
 from protocol.session import Witnessing
-from protocol_helpers import GUEST, HOST, STRANGER
 from relay.embedded import EmbeddedRelay, RelaySettings
-from relay_fixtures import retained_topics, signed_line, topic_of
-from test_relay_shares import FAST, copy_of, own, publish, settle
 
 WITNESS = Identity.from_seed(bytes(range(100, 132)))
 
@@ -72,8 +72,11 @@ async def test_nothing_else_of_a_witness_and_no_unnamed_witness_stands_in_a_seat
         other.receive(line)
     unnamed = other.attest(1_000)
     assert unnamed is None  # the library signs nothing for a game that does not name it: one made by hand
-    forged = encode("witness", [("game", game), ("seq", "1"), ("prev", host.chain[0].hash), ("time", "1000"),
-                                ("lines", host.chain[0].hash)], STRANGER).encode()
+    forged = encode(
+        "witness",
+        [("game", game), ("seq", "1"), ("prev", host.chain[0].hash), ("time", "1000"), ("lines", host.chain[0].hash)],
+        STRANGER,
+    ).encode()
     refused = [
         (topic_of(game, STRANGER, "witness-1"), forged),  # a witness line of a key the offer does not name
         (topic_of(game, WITNESS, "chat-1"), signed_line(WITNESS, game, "chat-1")),  # the witness's chat

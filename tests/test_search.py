@@ -86,8 +86,11 @@ def test_proven_values_are_exact(seed):
     assert found is not None
     value, move = found
     board.push(bot_oxono.board_move(move))
-    reached = 1 if board.outcome() is not None and board.outcome().winner is not None else (
-        0 if board.outcome() is not None else -minimax(board))
+    reached = (
+        1
+        if board.outcome() is not None and board.outcome().winner is not None
+        else (0 if board.outcome() is not None else -minimax(board))
+    )
     board.pop()
     assert reached == value
     result = Mcts(random.Random(seed)).search(bot_oxono.OxonoSearch(board), iterations=3000)
@@ -324,6 +327,7 @@ class _Toy:
         class Move:
             def text(self) -> str:
                 return str(move)
+
         return Move()
 
 

@@ -15,14 +15,14 @@ import time
 import tracemalloc
 
 import pytest
+from test_bots_fast import FULL, without_c
+from test_search import ALLOWS_WIN_IN_TWO, assert_proofs_exact, endgame, midgame, minimax, wins_in_two
 
 from olixono import bot_oxono
 from olixono.bots import MctsBot, make_bot
 from olixono.games import new_board
 from olixono.mcts import Mcts
 from olixono.oxono import OxonoBoard
-from test_bots_fast import FULL, without_c
-from test_search import ALLOWS_WIN_IN_TWO, assert_proofs_exact, endgame, midgame, minimax, wins_in_two
 
 fast = pytest.importorskip("olixono._oxono_fast", reason="the C helpers are not built here")
 
@@ -31,16 +31,31 @@ pytestmark = pytest.mark.skipif(not bot_oxono.FAST, reason="OLIXONO_PURE_PYTHON 
 
 def searcher(seed: int, *, solver: bool = True, check: int = bot_oxono.CHECKS) -> bot_oxono.FastMcts:
     """The bot's search with the C loop (``solver=False``: no root solver, so that the tree itself proves)."""
-    return bot_oxono.FastMcts(random.Random(seed), solver=bot_oxono.OxonoSearch.solve if solver else None, check=check,
-                              new_table=bot_oxono.new_table, **bot_oxono.FAST_SEARCH)
+    return bot_oxono.FastMcts(
+        random.Random(seed),
+        solver=bot_oxono.OxonoSearch.solve if solver else None,
+        check=check,
+        new_table=bot_oxono.new_table,
+        **bot_oxono.FAST_SEARCH,
+    )
 
 
 def tree_of(board: OxonoBoard, **changes) -> fast.Tree:
     """A C tree of ``board`` with the bot's settings (or ``changes``)."""
-    settings = {"exploration": 1.0, "refute_new": True, "plies": bot_oxono.PLAYOUT_PLIES,
-                "tries": bot_oxono.PLAYOUT_TRIES} | changes
-    return fast.Tree(bot_oxono.state_of(board), settings["exploration"], settings["refute_new"], settings["plies"],
-                     settings["tries"], *([settings["most"]] if "most" in settings else []))
+    settings = {
+        "exploration": 1.0,
+        "refute_new": True,
+        "plies": bot_oxono.PLAYOUT_PLIES,
+        "tries": bot_oxono.PLAYOUT_TRIES,
+    } | changes
+    return fast.Tree(
+        bot_oxono.state_of(board),
+        settings["exploration"],
+        settings["refute_new"],
+        settings["plies"],
+        settings["tries"],
+        *([settings["most"]] if "most" in settings else []),
+    )
 
 
 def run(tree: fast.Tree, seed: int, iterations: int, deadline: float = math.inf, check_line: bool = True) -> int:
@@ -92,8 +107,12 @@ def test_the_c_search_is_the_python_search(plies, left):
     again when both go on from their kept trees after the move and reply they expected."""
     for seed in range(4):
         board = midgame(plies, seed=seed * 10) if plies is not None else endgame(seed, left)
-        settings = {"solver": bot_oxono.OxonoSearch.solve if left is None else None,  # endgames: the tree's proofs
-                    "check": bot_oxono.CHECKS, "new_table": bot_oxono.new_table, **bot_oxono.FAST_SEARCH}
+        settings = {
+            "solver": bot_oxono.OxonoSearch.solve if left is None else None,  # endgames: the tree's proofs
+            "check": bot_oxono.CHECKS,
+            "new_table": bot_oxono.new_table,
+            **bot_oxono.FAST_SEARCH,
+        }
         python, c = SameShuffle(random.Random(seed), **settings), bot_oxono.FastMcts(random.Random(seed), **settings)
         ours = c.search(bot_oxono.OxonoSearch(board), iterations=1000)
         theirs = python.search(bot_oxono.OxonoSearch(board), iterations=1000)
@@ -260,16 +279,36 @@ def test_a_game_against_greedy_runs_to_its_end():
 # -- hostile inputs: errors, never a crash ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", [(), (1, 2, 3), ("a",) * 9, (1 << 40,) + (0,) * 8, [0] * 9,
-                                 (1, 1, 0, 2, 3, 8, 8, 7, 8), (0, 0, 0, 2, 2, 8, 8, 8, 8), (0, 0, 0, 2, 3, 9, 7, 8, 8)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        (),
+        (1, 2, 3),
+        ("a",) * 9,
+        (1 << 40,) + (0,) * 8,
+        [0] * 9,
+        (1, 1, 0, 2, 3, 8, 8, 7, 8),
+        (0, 0, 0, 2, 2, 8, 8, 8, 8),
+        (0, 0, 0, 2, 3, 9, 7, 8, 8),
+    ],
+)
 def test_bad_states_are_refused(bad):
     with pytest.raises((TypeError, ValueError, OverflowError)):
         fast.Tree(bad, 1.0, True, 8, 3)
 
 
-@pytest.mark.parametrize("settings", [(math.nan, True, 8, 3), (math.inf, True, 8, 3), (-1.0, True, 8, 3),
-                                      (1.0, True, -1, 3), (1.0, True, 8, 0), (1.0, True, 8, 3, 1),
-                                      (1.0, True, 8, 3, fast.MOST_NODES + 1)])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        (math.nan, True, 8, 3),
+        (math.inf, True, 8, 3),
+        (-1.0, True, 8, 3),
+        (1.0, True, -1, 3),
+        (1.0, True, 8, 0),
+        (1.0, True, 8, 3, 1),
+        (1.0, True, 8, 3, fast.MOST_NODES + 1),
+    ],
+)
 def test_bad_settings_are_refused(settings):
     with pytest.raises(ValueError):
         fast.Tree(bot_oxono.state_of(OxonoBoard()), *settings)
@@ -334,8 +373,12 @@ def test_a_search_within_the_searchs_own_callbacks_is_refused():
     seen: list[Exception] = []
 
     def meddling() -> float:
-        for action in (lambda: tree.reroot(1), lambda: tree.run(rng.random, 5, math.inf, True, time.perf_counter),
-                       lambda: tree.check(3), lambda: tree.decide((0, 0, 0), 1)):
+        for action in (
+            lambda: tree.reroot(1),
+            lambda: tree.run(rng.random, 5, math.inf, True, time.perf_counter),
+            lambda: tree.check(3),
+            lambda: tree.decide((0, 0, 0), 1),
+        ):
             try:
                 action()
             except RuntimeError as error:

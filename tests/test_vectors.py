@@ -5,10 +5,10 @@ from __future__ import annotations
 import itertools
 import json
 
-import pytest
-
 import ed25519_reference as ref
+import pytest
 import vector_maker
+
 from protocol import GameSession, check_equivocation_proof, verify_transcript
 from protocol.keys import SMALL_ORDER_ENCODINGS
 
@@ -46,17 +46,48 @@ def test_every_ending_and_every_message_type_has_a_game():
     assert any(g["confirmed_by"] == ["guest", "host"] for g in DOCUMENT["games"])
     assert any(g["confirmed_by"] == [] for g in DOCUMENT["games"])
     types = {line.split()[1] for g in DOCUMENT["games"] for line in (VECTORS / g["file"]).read_text().splitlines()}
-    assert types >= {"offer", "join", "accept", "reveal", "claim", "move", "propose", "withdraw", "decline", "agree",
-                     "resign", "abort", "confirm"}
+    assert types >= {
+        "offer",
+        "join",
+        "accept",
+        "reveal",
+        "claim",
+        "move",
+        "propose",
+        "withdraw",
+        "decline",
+        "agree",
+        "resign",
+        "abort",
+        "confirm",
+    }
 
 
 def test_every_rejection_code_and_every_refused_encoding_has_a_case():
     codes = {case["code"] for case in DOCUMENT["cases"]}
-    assert {"bad-signature", "weak-key", "wrong-signer", "wrong-seat", "broken-link", "gap", "non-canonical", "oversize",
-            "unknown-version", "unknown-term", "illegal-move", "equivocation", "after-end", "superseded", "limit"} <= codes
+    assert {
+        "bad-signature",
+        "weak-key",
+        "wrong-signer",
+        "wrong-seat",
+        "broken-link",
+        "gap",
+        "non-canonical",
+        "oversize",
+        "unknown-version",
+        "unknown-term",
+        "illegal-move",
+        "equivocation",
+        "after-end",
+        "superseded",
+        "limit",
+    } <= codes
     weak = {case["name"].removeprefix("weak-key-") for case in DOCUMENT["cases"] if case["code"] == "weak-key"}
-    small_r = {case["name"].removeprefix("bad-signature-small-order-r-") for case in DOCUMENT["cases"]
-               if case["name"].startswith("bad-signature-small-order-r-")}
+    small_r = {
+        case["name"].removeprefix("bad-signature-small-order-r-")
+        for case in DOCUMENT["cases"]
+        if case["name"].startswith("bad-signature-small-order-r-")
+    }
     expected = {key.hex()[:8] + key.hex()[-2:] for key in SMALL_ORDER_ENCODINGS}
     assert weak == small_r == expected and len(expected) == 14
     assert set(DOCUMENT["small_order_encodings"]) == {key.hex() for key in SMALL_ORDER_ENCODINGS}
@@ -89,8 +120,9 @@ def test_a_forfeit_is_the_same_in_every_order_and_its_record_verifies(forfeit):
         session = GameSession()
         session.receive_all([*forfeit["prefix"], *order])
         assert session.result.text() == forfeit["outcome"] and session.result.sentence() == forfeit["sentence"]
-        assert len(session.chain) == forfeit["chain"] and list(session.record) == forfeit["record"] or (
-            sorted(session.record) == sorted(forfeit["record"]))
+        assert (len(session.chain) == forfeit["chain"] and list(session.record) == forfeit["record"]) or (
+            sorted(session.record) == sorted(forfeit["record"])
+        )
         assert (session.branch[0].hash if session.branch else None) == forfeit["branch"]
     session, number, problem = verify_transcript(forfeit["record"])
     assert problem is None and session.result.text() == forfeit["outcome"]
@@ -104,8 +136,12 @@ def test_confirmations_are_rated_against_the_receivers_ending():
     seen = []
     for line in vector["lines"]:
         session.receive(line)
-        seen.append({name: session.confirmation(next(k for k in (session.host, session.guest) if k.text == keys[name]))
-                     for name in ("host", "guest")})
+        seen.append(
+            {
+                name: session.confirmation(next(k for k in (session.host, session.guest) if k.text == keys[name]))
+                for name in ("host", "guest")
+            }
+        )
     assert seen == vector["confirmation"]
     assert seen[-1] == {"host": "confirmed", "guest": "confirmed"} and "disputed" in seen[1].values()
 

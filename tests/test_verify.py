@@ -6,12 +6,13 @@ import subprocess
 import sys
 
 import pytest
-
 from protocol_helpers import full_game, offered, start
 
 
 def run_verify(path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "client", "verify", str(path)], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "client", "verify", str(path)], capture_output=True, text=True, timeout=60
+    )
 
 
 def write(tmp_path, lines, end="\n", tail="\n") -> object:
@@ -97,13 +98,20 @@ def test_a_record_with_a_proof_reports_the_forfeit_and_exits_4(tmp_path):
 
     host, guest = full_game("oxono", 3)
     last = host.chain[-2]  # the loser's last line: it signs another one for that slot
-    twin = GameSession.restore([m.line for m in host.chain[:last.seq]], guest.identity if last.signer == guest.identity.public else host.identity)
+    twin = GameSession.restore(
+        [m.line for m in host.chain[: last.seq]],
+        guest.identity if last.signer == guest.identity.public else host.identity,
+    )
     forged = twin.move(next(m.text() for m in twin.board.legal_moves() if m.text() != last.value("move"))).line
     spectator = GameSession.restore([*host.transcript, forged])
     assert spectator.result.reason == "equivocation"
     result = run_verify(write(tmp_path, spectator.record))
     assert result.returncode == 4, result.stderr
-    assert spectator.result.sentence() in result.stdout and "PROOF:" in result.stdout and "forfeit the game" in result.stdout
+    assert (
+        spectator.result.sentence() in result.stdout
+        and "PROOF:" in result.stdout
+        and "forfeit the game" in result.stdout
+    )
 
 
 def test_the_summary_says_whose_confirmations_agree(tmp_path):
@@ -124,8 +132,9 @@ def test_a_time_dispute_whose_record_holds_two_receipts_of_the_set_aside_move_ve
     """The claimant receipted the late move twice before its timeout set the move aside: the record lists the two
     receipts (a proof that never decides) and the move after them; verify reports the dispute and the proof, exit 4,
     where it reported a gap (exit 1)."""
-    from protocol import GameSession
     from test_protocol_claims import receipted_twice_then_disputed
+
+    from protocol import GameSession
 
     seated, late, receipts, timeout = receipted_twice_then_disputed()
     watcher = GameSession.restore([*seated.watcher.transcript, late.line, *receipts, timeout])
@@ -135,14 +144,18 @@ def test_a_time_dispute_whose_record_holds_two_receipts_of_the_set_aside_move_ve
     assert watcher.result.sentence() in result.stdout and "(receipt " in result.stdout
 
 
-@pytest.mark.parametrize("vector, claims", [
-    ("olix-timed-flag-unanswered.txt", "second against first after 6 moves (closed)"),
-    ("olix-timed-flag-conceded.txt", "second against first after 6 moves (conceded)"),
-    ("olix-correspondence-flag-unanswered.txt", "second against first after 4 moves (closed)"),
-])
+@pytest.mark.parametrize(
+    "vector, claims",
+    [
+        ("olix-timed-flag-unanswered.txt", "second against first after 6 moves (closed)"),
+        ("olix-timed-flag-conceded.txt", "second against first after 6 moves (conceded)"),
+        ("olix-correspondence-flag-unanswered.txt", "second against first after 4 moves (closed)"),
+    ],
+)
 def test_verify_says_how_each_claim_on_time_of_a_vector_stands(vector, claims, capsys):
-    from client.cli import main
     from vector_maker import VECTORS
+
+    from client.cli import main
 
     assert main(["verify", str(VECTORS / vector)]) == 0
     assert f"; claims on time: {claims}; " in capsys.readouterr().out
@@ -153,10 +166,11 @@ def test_verify_says_how_each_claim_on_time_of_a_vector_stands(vector, claims, c
 def test_verify_lists_an_answered_claim_and_an_open_one(tmp_path, capsys):
     """A claim answered by a move in time, then the same claimant's claim of a later turn, still open: both, in the
     order of the turns claimed, on a record that is not finished (exit 3)."""
-    from client.cli import main
-    from protocol.clock import GRACE_MS
     from test_protocol_claims import everyone, remaining, waiter_of
     from test_protocol_receipts import table
+
+    from client.cli import main
+    from protocol.clock import GRACE_MS
 
     seated = table("clock:300+5,rules:1")
     for _ in range(4):
@@ -171,8 +185,10 @@ def test_verify_lists_an_answered_claim_and_an_open_one(tmp_path, capsys):
     other = seated.watcher.name_of(seated.mover().identity.public)
     assert main(["verify", str(write(tmp_path, seated.watcher.record))]) == 3
     printed = capsys.readouterr().out
-    assert (f"; claims on time: {claimant} against {other} after 4 moves (answered), {claimant} against {other} after "
-            "6 moves (open)") in printed
+    assert (
+        f"; claims on time: {claimant} against {other} after 4 moves (answered), {claimant} against {other} after "
+        "6 moves (open)"
+    ) in printed
 
 
 def test_a_record_of_a_host_that_seated_twice_verifies_and_says_what_decided_the_seat(tmp_path):
@@ -187,8 +203,10 @@ def test_a_record_of_a_host_that_seated_twice_verifies_and_says_what_decided_the
     puppet.receive(host.transcript[0])
     join = puppet.join().line
     fields = [("game", host.game_id), ("seq", "2"), ("prev", line_hash(join)), ("guest", puppet.identity.public.text)]
-    ground = min((encode("accept", [*fields, ("salt", b64(n.to_bytes(16, "big")))], host.identity) for n in range(200)),
-                 key=line_hash)
+    ground = min(
+        (encode("accept", [*fields, ("salt", b64(n.to_bytes(16, "big")))], host.identity) for n in range(200)),
+        key=line_hash,
+    )
     guest.receive_all([host.resign().line, join, ground])
     assert guest.result is not None and guest.result.winner_key == guest.identity.public
     result = run_verify(write(tmp_path, guest.record))
@@ -206,8 +224,20 @@ def test_an_older_record_with_a_strangers_proof_verifies(tmp_path):
 
     host, _ = offered("oxono")
     stranger = Identity.from_seed(bytes(range(9, 41)))
-    joins = [encode("join", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash), ("terms", "rules:1"),
-                             ("commit", b64(bytes([n]) * 32))], stranger) for n in (1, 2)]
+    joins = [
+        encode(
+            "join",
+            [
+                ("game", host.game_id),
+                ("seq", "1"),
+                ("prev", host.chain[0].hash),
+                ("terms", "rules:1"),
+                ("commit", b64(bytes([n]) * 32)),
+            ],
+            stranger,
+        )
+        for n in (1, 2)
+    ]
     host.receive_all(joins)
     lines = [*host.transcript, host.abort().line, *joins]
     result = run_verify(write(tmp_path, lines))

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import aiomqtt
 import pytest
+from browser_helpers import browser, needs_browser, playwright  # noqa: F401 (browser: a fixture)
 
 from protocol import RemoteProtocolError, decode, topic_for
 from protocol.transcript import verify_transcript
 from relay.embedded import RelaySettings, running
-from browser_helpers import browser, needs_browser, playwright  # noqa: F401 (browser: a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
@@ -59,7 +59,7 @@ DECODE_IN_THE_PAGE = """async (lines) => {
 def damaged(line: str, n: int) -> str:
     """``line`` with one character changed (in turn: the signature, a field's value, the signer)."""
     at = [len(line) - 5, line.index("=") + 2, line.index(" by=") + 8][n % 3]
-    return line[:at] + ("A" if line[at] != "A" else "B") + line[at + 1:]
+    return line[:at] + ("A" if line[at] != "A" else "B") + line[at + 1 :]
 
 
 VERIFY_IN_THE_PAGE = """async (files) => {
@@ -81,9 +81,16 @@ async def test_the_judge_in_chromium_verifies_every_vector_transcript_as_python_
     expected = []
     for lines in files:
         session, number, problem = verify_transcript(lines)
-        expected.append([number, None if problem is None else str(problem.code), session.phase.value,
-                         None if session.result is None else session.result.code(), session.position,
-                         len(session.transcript)])
+        expected.append(
+            [
+                number,
+                None if problem is None else str(problem.code),
+                session.phase.value,
+                None if session.result is None else session.result.code(),
+                session.position,
+                len(session.transcript),
+            ]
+        )
     assert verdicts == expected
     assert all(verdict[3] is not None for verdict in verdicts)  # every vector game is over, and the page says how
 
@@ -191,12 +198,16 @@ RENDER_IN_THE_PAGE = """async ([kind, moves, chat]) => {
 HOSTILE = '<img src=x onerror="window.injected=1"><script>window.injected=2</script>'
 
 
-@pytest.mark.parametrize("kind, moves, last, pieces", [
-    ("olix", ["f6", "a1", "f7", "a2", "g6", "a3", "g7"], ["g7"], 7),
-    ("oxono", ["Oc6c5", "Xd2d1"], ["d1", "d2"], 4),  # two pawns and the two totems
-])
-async def test_the_view_draws_the_board_moves_result_and_refusals_and_shows_network_text_as_text(relay_page, kind, moves,
-                                                                                                   last, pieces):
+@pytest.mark.parametrize(
+    "kind, moves, last, pieces",
+    [
+        ("olix", ["f6", "a1", "f7", "a2", "g6", "a3", "g7"], ["g7"], 7),
+        ("oxono", ["Oc6c5", "Xd2d1"], ["d1", "d2"], 4),  # two pawns and the two totems
+    ],
+)
+async def test_the_view_draws_the_board_moves_result_and_refusals_and_shows_network_text_as_text(
+    relay_page, kind, moves, last, pieces
+):
     _, tab = relay_page
     shown = await tab.evaluate(RENDER_IN_THE_PAGE, [kind, moves, HOSTILE])
     assert shown["kept"]

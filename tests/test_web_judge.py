@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from relay_fixtures import TOOLS_REQUIRED
-
 import web_judge_cases
+from relay_fixtures import TOOLS_REQUIRED
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")
@@ -37,41 +35,96 @@ def test_the_feeds_cover_every_vector_and_the_judge_s_every_part(document: dict[
     assert len(document["vectors"]) >= 140
     games = document["games"]
     assert len(games) >= 600
-    codes = {event[1] for entry in games for events in entry["events"] for event in events if event[0] == "LineRejected"}
-    assert {"wrong-signer", "wrong-seat", "illegal-move", "non-canonical", "after-end", "bad-signature",
-            "wrong-game", "early-claim"} <= codes
+    codes = {
+        event[1] for entry in games for events in entry["events"] for event in events if event[0] == "LineRejected"
+    }
+    assert {
+        "wrong-signer",
+        "wrong-seat",
+        "illegal-move",
+        "non-canonical",
+        "after-end",
+        "bad-signature",
+        "wrong-game",
+        "early-claim",
+    } <= codes
     kinds = {event[0] for entry in games for events in entry["events"] for event in events}
-    assert {"Superseded", "EndDeclined", "ProposalWithdrawn", "ChatReceived", "PresenceChanged", "ResyncNeeded",
-            "MovesTakenBack", "TakebackAsked", "RematchAsked", "EquivocationDetected", "ClaimVoided"} <= kinds
+    assert {
+        "Superseded",
+        "EndDeclined",
+        "ProposalWithdrawn",
+        "ChatReceived",
+        "PresenceChanged",
+        "ResyncNeeded",
+        "MovesTakenBack",
+        "TakebackAsked",
+        "RematchAsked",
+        "EquivocationDetected",
+        "ClaimVoided",
+    } <= kinds
     assert any(entry["summary"]["witness_lies"] for entry in games)
-    assert any("as the time witnesses saw it" in entry["summary"]["result"]["sentence"]
-               for entry in games if entry["summary"]["result"])
+    assert any(
+        "as the time witnesses saw it" in entry["summary"]["result"]["sentence"]
+        for entry in games
+        if entry["summary"]["result"]
+    )
     endings = {entry["summary"]["result"]["code"].split("-")[-1] for entry in games if entry["summary"]["result"]}
-    assert {"agreed", "resigned", "forfeit", "aborted", "withdrawn", "symbol", "colour", "stones", "formation", "time",
-            "abandoned", "dispute", "equivocation"} <= endings
+    assert {
+        "agreed",
+        "resigned",
+        "forfeit",
+        "aborted",
+        "withdrawn",
+        "symbol",
+        "colour",
+        "stones",
+        "formation",
+        "time",
+        "abandoned",
+        "dispute",
+        "equivocation",
+    } <= endings
     assert {"host-equivocation", "guest-equivocation", "equivocation"} <= {
-        entry["summary"]["result"]["code"] for entry in games if entry["summary"]["result"]}
+        entry["summary"]["result"]["code"] for entry in games if entry["summary"]["result"]
+    }
     timed = [entry for entry in games if entry["summary"]["clocks"] is not None]
     assert len(timed) >= 100 and any(entry["summary"]["claims"] for entry in timed)
     assert any(answer[5] for entry in timed for answer in entry["summary"]["answers"])  # unexplained time, measured
 
 
-@pytest.mark.skipif(NODE is None and not TOOLS_REQUIRED,
-                    reason="Node is not installed (scripts/test installs it, and makes its absence a failure)")
+@pytest.mark.skipif(
+    NODE is None and not TOOLS_REQUIRED,
+    reason="Node is not installed (scripts/test installs it, and makes its absence a failure)",
+)
 def test_node_judges_every_feed_as_python_does(document: dict[str, Any], tmp_path: Path) -> None:
     cases = tmp_path / "cases.json"
     cases.write_text(json.dumps(document))
     env = {**os.environ, "OLIXONO_WEB_JUDGE_CASES": str(cases)}
-    run = subprocess.run([str(NODE), "--test", "web/tests/judge.test.js"], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=600)
-    summary = {line.split()[1]: int(line.split()[2]) for line in run.stdout.splitlines()
-               if line.startswith("# ") and len(line.split()) == 3 and line.split()[2].isdigit()}
+    run = subprocess.run(
+        [str(NODE), "--test", "web/tests/judge.test.js"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
+    summary = {
+        line.split()[1]: int(line.split()[2])
+        for line in run.stdout.splitlines()
+        if line.startswith("# ") and len(line.split()) == 3 and line.split()[2].isdigit()
+    }
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     assert summary.get("fail") == 0 and summary.get("skipped") == 0 and summary.get("pass", 0) >= 2, summary
 
 
-JUDGE_MODULES = ("judge.js", "session.js", "transcript.js", "events.js", "evidence.js", "seating.js", "waiting.js",
-                 "protocol-rules.js", "clock.js", "claims.js", "witness.js")
+JUDGE_MODULES = (
+    "judge.js",
+    "session.js",
+    "transcript.js",
+    "events.js",
+    "evidence.js",
+    "seating.js",
+    "waiting.js",
+    "protocol-rules.js",
+    "clock.js",
+    "claims.js",
+    "witness.js",
+)
 
 
 @pytest.mark.parametrize("name", JUDGE_MODULES)
@@ -87,11 +140,27 @@ def test_judge_modules_import_only_the_page_s_own(name: str) -> None:
 def test_the_pages_clocks_read_as_the_terminals() -> None:
     from client.board_words import clock_left_text
 
-    values = [0, 99, 950, 9_999, 10_000, 59_999, 60_000, 307_000, 3_599_999, 3_600_000, 86_399_999, 86_400_000,
-              3 * 86_400_000 + 5_000]
-    script = ("import { clockText } from './web/js/watcher.js';"
-              f"console.log(JSON.stringify({json.dumps(values)}.map(clockText)));")
-    done = subprocess.run([NODE or "node", "--input-type=module", "-e", script], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    values = [
+        0,
+        99,
+        950,
+        9_999,
+        10_000,
+        59_999,
+        60_000,
+        307_000,
+        3_599_999,
+        3_600_000,
+        86_399_999,
+        86_400_000,
+        3 * 86_400_000 + 5_000,
+    ]
+    script = (
+        "import { clockText } from './web/js/watcher.js';"
+        f"console.log(JSON.stringify({json.dumps(values)}.map(clockText)));"
+    )
+    done = subprocess.run(
+        [NODE or "node", "--input-type=module", "-e", script], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [clock_left_text(value) for value in values]

@@ -11,15 +11,15 @@ import json
 from pathlib import Path
 
 import pytest
+from browser_helpers import browser, needs_browser  # noqa: F401 (browser: a fixture)
+from network_helpers import Seat, game_id_of, transcript
+from relay_fixtures import Relay, make_tls, needs_mosquitto
 
 from client import network
 from client.board_words import clock_left_text
-from network_helpers import Seat, game_id_of, transcript
 from protocol import GameSession, decode, topic_for
-from protocol.topics import held_copy_topic
 from protocol.clock import TimeControl
-from browser_helpers import browser, needs_browser  # noqa: F401 (browser: a fixture)
-from relay_fixtures import Relay, make_tls, needs_mosquitto
+from protocol.topics import held_copy_topic
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = json.loads((ROOT / "protocol" / "vectors" / "vectors.json").read_text())
@@ -113,11 +113,14 @@ async def test_a_bot_game_watched_live_from_the_page_and_by_a_late_watcher(tmp_p
             live = await shown(tab)
             assert live["code"] == session.result.code() and live["result"].endswith(f"({session.result.code()})")
             assert [item.split()[-1] for item in live["moves"]] == [m.move for m in session.standing()]
-            assert live["rejected"] == [] and live["squares"] == session.board.WIDTH ** 2
+            assert live["rejected"] == [] and live["squares"] == session.board.WIDTH**2
             clocks = session.clocks  # both clocks, as the record has them at the end (a timed game)
-            assert live["players"] == [f"{player} {session.seats[player].fingerprint}, "
-                                       f"{'here' if session.present(session.seats[player]) else 'away'}, "
-                                       f"{clock_left_text(clocks[player])} left" for player in session.board.PLAYERS]
+            assert live["players"] == [
+                f"{player} {session.seats[player].fingerprint}, "
+                f"{'here' if session.present(session.seats[player]) else 'away'}, "
+                f"{clock_left_text(clocks[player])} left"
+                for player in session.board.PLAYERS
+            ]
             late = await browser.new_page()
             await late.goto(link(game))
             assert await shown(late) == live
@@ -151,7 +154,9 @@ async def test_an_equivocation_is_shown_with_its_proof(tmp_path, browser):
         holder = next(key for key in (python.host, python.guest) if key != python.proofs[0].key)
         await published(relay, [line for line in record if line != second])
         async with relay.client() as client:  # the other line of the pair, as the other player's copy of it
-            await client.publish(held_copy_topic(game, holder, decode(second).hash), second.encode(), qos=1, retain=True)
+            await client.publish(
+                held_copy_topic(game, holder, decode(second).hash), second.encode(), qos=1, retain=True
+            )
         tab = await browser.new_page()
         await tab.goto(f"{relay.page}#game={game}")
         page = await shown(tab)
@@ -189,8 +194,9 @@ async def test_the_lobby_lists_only_games_whose_offer_verifies(tmp_path, browser
         async with page_for(tmp_path, relay) as link:
             tab = await browser.new_page()
             await tab.goto(link("x").replace("game=x&", ""))  # the front page, reading Mosquitto
-            await tab.wait_for_selector(f'#games li[data-game="{offer.game}"][data-state="in progress"]',
-                                        state="attached", timeout=20_000)
+            await tab.wait_for_selector(
+                f'#games li[data-game="{offer.game}"][data-state="in progress"]', state="attached", timeout=20_000
+            )
             await asyncio.sleep(1)
             assert await tab.evaluate('() => document.querySelectorAll("#games li").length') == 1
     finally:

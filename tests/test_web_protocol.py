@@ -15,16 +15,26 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
+import web_protocol_cases
 from relay_fixtures import TOOLS_REQUIRED
 
-import web_protocol_cases
 from protocol.messages import SCHEMAS
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")
-LINE_CODES = {"oversize", "bad-utf8", "control-character", "syntax", "unknown-version", "unknown-type",
-              "unknown-field", "bad-field", "non-canonical", "weak-key", "bad-signature"}
+LINE_CODES = {
+    "oversize",
+    "bad-utf8",
+    "control-character",
+    "syntax",
+    "unknown-version",
+    "unknown-type",
+    "unknown-field",
+    "bad-field",
+    "non-canonical",
+    "weak-key",
+    "bad-signature",
+}
 
 
 @pytest.fixture(scope="module")
@@ -39,21 +49,28 @@ def test_the_cases_cover_every_code_a_line_can_earn_and_every_type(cases: Path) 
     damaged = document["damaged"]
     assert len(damaged) >= 300
     assert set(Counter(case["code"] for case in damaged)) == LINE_CODES | {None}
-    accepted = {case["message"]["type"] for part in ("vectors", "damaged") for case in document[part] if case["code"] is None}
+    accepted = {
+        case["message"]["type"] for part in ("vectors", "damaged") for case in document[part] if case["code"] is None
+    }
     assert accepted == set(SCHEMAS)
     assert {case["code"] for case in document["chains"]} == {None, "wrong-game", "broken-link", "gap"}
     assert any(case["code"] == "bad-signature" and case["unverified"] is None for case in damaged)  # off the curve
 
 
-@pytest.mark.skipif(NODE is None and not TOOLS_REQUIRED,
-                    reason="Node is not installed (scripts/test installs it, and makes its absence a failure)")
+@pytest.mark.skipif(
+    NODE is None and not TOOLS_REQUIRED,
+    reason="Node is not installed (scripts/test installs it, and makes its absence a failure)",
+)
 def test_node_reaches_pythons_verdict_on_every_line(cases: Path) -> None:
     tests = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "web" / "tests").glob("protocol*.test.js"))
     assert tests
     env = {**os.environ, "OLIXONO_WEB_PROTOCOL_CASES": str(cases)}
     run = subprocess.run([str(NODE), "--test", *tests], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    summary = {line.split()[1]: int(line.split()[2]) for line in run.stdout.splitlines()
-               if line.startswith("# ") and len(line.split()) == 3 and line.split()[2].isdigit()}
+    summary = {
+        line.split()[1]: int(line.split()[2])
+        for line in run.stdout.splitlines()
+        if line.startswith("# ") and len(line.split()) == 3 and line.split()[2].isdigit()
+    }
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     assert summary.get("fail") == 0 and summary.get("skipped") == 0 and summary.get("pass", 0) >= 10, summary
 

@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from relay_fixtures import TOOLS_REQUIRED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +34,11 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("web-cases") / "cases.json"
     made = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "web_cases.py"), str(out)],
-        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert made.returncode == 0, f"tests/web_cases.py failed:\n{made.stdout[-4000:]}\n{made.stderr[-4000:]}"
     return out
@@ -63,7 +66,14 @@ def test_node_rules(path: Path, request: pytest.FixtureRequest) -> None:
     if path.name == "rules.test.js":  # the one that replays the playthroughs (the others need none written)
         env["OLIXONO_WEB_CASES"] = str(request.getfixturevalue("cases"))
     ran = subprocess.run(
-        [node, "--test", "--test-reporter=spec", str(path)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        [node, "--test", "--test-reporter=spec", str(path)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
-    assert ran.returncode == 0, f"node --test {path.relative_to(ROOT)} failed:\n{ran.stdout[-8000:]}\n{ran.stderr[-4000:]}"
+    assert ran.returncode == 0, (
+        f"node --test {path.relative_to(ROOT)} failed:\n{ran.stdout[-8000:]}\n{ran.stderr[-4000:]}"
+    )
     assert "ℹ pass" in ran.stdout and "ℹ fail 0" in ran.stdout, ran.stdout[-2000:]

@@ -21,8 +21,9 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -266,7 +267,16 @@ def rule_test_positions() -> tuple[list[tuple[str, str]], dict[tuple[str, str], 
         watch(kind, cls)
     try:
         code = pytest.main(
-            ["-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly", *[str(ROOT / t) for t in RULE_TESTS]]
+            [
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:xdist",
+                "-p",
+                "no:randomly",
+                *[str(ROOT / t) for t in RULE_TESTS],
+            ]
         )
     finally:
         for cls, name, original in originals:
@@ -304,7 +314,8 @@ def rule_cases() -> list[dict[str, Any]]:
 def all_cases(oxono_games: int = 300, olix_games: int = 200, crowded_games: int = 200) -> dict[str, Any]:
     return {
         "rules": rule_cases(),
-        "games": [oxono_game(seed) for seed in range(oxono_games)] + [olix_game(seed) for seed in range(olix_games)]
+        "games": [oxono_game(seed) for seed in range(oxono_games)]
+        + [olix_game(seed) for seed in range(olix_games)]
         + [olix_game(seed, "crowded") for seed in range(crowded_games)]
         + [olix_game(seed, NEAR_SETTLED) for seed in range(20)],
     }

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from protocol import GameSession, Identity
-from protocol.session import Witnessing
 from protocol import events as ev
 from protocol.keys import b64
 from protocol.messages import decode, encode, line_hash
+from protocol.session import Witnessing
 from protocol.transcript import verify_transcript
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
@@ -40,8 +40,15 @@ def normal(event: ev.Event) -> list[Any] | None:
     if isinstance(event, ev.LineRejected):
         return ["LineRejected", str(event.code)]
     if isinstance(event, ev.OfferReceived):
-        return ["OfferReceived", event.game, str(event.kind), event.host.text,
-                None if event.invite is None else event.invite.text, event.terms, event.at]
+        return [
+            "OfferReceived",
+            event.game,
+            str(event.kind),
+            event.host.text,
+            None if event.invite is None else event.invite.text,
+            event.terms,
+            event.at,
+        ]
     if isinstance(event, (ev.JoinRequested, ev.GuestAccepted, ev.ConfirmationReceived)):
         return [type(event).__name__, event.key.text]
     if isinstance(event, ev.GameStarted):
@@ -61,8 +68,15 @@ def normal(event: ev.Event) -> list[Any] | None:
     if isinstance(event, ev.ResyncNeeded):
         return ["ResyncNeeded"]
     if isinstance(event, ev.EquivocationDetected):
-        return ["EquivocationDetected", event.key.text, event.slot, line_hash(event.first), line_hash(event.second),
-                event.point, event.played_on]
+        return [
+            "EquivocationDetected",
+            event.key.text,
+            event.slot,
+            line_hash(event.first),
+            line_hash(event.second),
+            event.point,
+            event.played_on,
+        ]
     if isinstance(event, ev.ClaimVoided):
         return ["ClaimVoided", event.timeout.hash]
     if isinstance(event, ev.MovesTakenBack):
@@ -83,8 +97,14 @@ def summary(session: GameSession) -> dict[str, Any]:
         "position": session.position,
         "moves": [line.move for line in session.standing()],
         "turns": session.moves,
-        "result": None if result is None else {"code": result.code(), "sentence": result.sentence(),
-                                                "winner": result.winner, "reason": str(result.reason)},
+        "result": None
+        if result is None
+        else {
+            "code": result.code(),
+            "sentence": result.sentence(),
+            "winner": result.winner,
+            "reason": str(result.reason),
+        },
         "seats": {player: key.text for player, key in session.seats.items()},
         "host": None if session.host is None else session.host.text,
         "guest": None if session.guest is None else session.guest.text,
@@ -101,16 +121,21 @@ def summary(session: GameSession) -> dict[str, Any]:
         "first_move_ms": session.first_move_ms,
         "claim_remaining": session.claim_remaining(),
         "claims": [[flag.hash, status] for flag, status in session.claims()],
-        "time_used": {player: [used.used, used.unexplained, used.moves, used.measured]
-                      for player, used in session.time_used().items()},
+        "time_used": {
+            player: [used.used, used.unexplained, used.moves, used.measured]
+            for player, used in session.time_used().items()
+        },
         "answers": [[a.player, a.think, a.elapsed, a.round_trip, a.offset, a.unexplained] for a in session.answers()],
         "record": list(session.record),
-        "takebacks": {key.text: None if session.takeback_of(key) is None else session.takeback_of(key).hash
-                      for key in keys},
+        "takebacks": {
+            key.text: None if session.takeback_of(key) is None else session.takeback_of(key).hash for key in keys
+        },
         "rematches": {key.text: session.rematch_of(key) for key in keys},
         "rematch": session.rematch,
-        "proofs": [[proof.key.text, proof.slot, line_hash(proof.first), line_hash(proof.second), proof.point]
-                   for proof in session.proofs],
+        "proofs": [
+            [proof.key.text, proof.slot, line_hash(proof.first), line_hash(proof.second), proof.point]
+            for proof in session.proofs
+        ],
         "compromised_by": sorted(key.text for key in session.compromised_by),
         "forfeit_pending": session.forfeit_pending,
         "branch": None if session.branch is None else [line.hash for line in session.branch],
@@ -132,10 +157,19 @@ def feed(name: str, lines: list[str | bytes], game_id: str | None = None) -> Cas
         events.append([item for item in written if item is not None])
     checked, number, problem = verify_transcript(lines)
     written_lines = [line if isinstance(line, str) else {"hex": line.hex()} for line in lines]
-    return {"name": name, "game": game_id, "lines": written_lines, "events": events, "summary": summary(session),
-            "verify": {"number": number, "code": None if problem is None else str(problem.code),
-                       "result": None if checked.result is None else checked.result.code(),
-                       "phase": checked.phase.value}}
+    return {
+        "name": name,
+        "game": game_id,
+        "lines": written_lines,
+        "events": events,
+        "summary": summary(session),
+        "verify": {
+            "number": number,
+            "code": None if problem is None else str(problem.code),
+            "result": None if checked.result is None else checked.result.code(),
+            "phase": checked.phase.value,
+        },
+    }
 
 
 # -- the vectors ----------------------------------------------------------------------------------------------------
@@ -172,14 +206,26 @@ class Game:
         self.rng = rng
         self.host_key, self.guest_key, self.stranger, witness_key = rng.sample(KEYS, 4)
         kind = rng.choice(["oxono", "olix"])
-        terms = rng.choice(["rules:1", "rules:2", "rules:2", "first:guest,rules:2", "first:host,rules:1",
-                            "clock:60+2,rules:2", "clock:60+0,rules:1", "clock:900+5,first:host,rules:2",
-                            "days:3,rules:2", "days:1,rules:1"])
+        terms = rng.choice(
+            [
+                "rules:1",
+                "rules:2",
+                "rules:2",
+                "first:guest,rules:2",
+                "first:host,rules:1",
+                "clock:60+2,rules:2",
+                "clock:60+0,rules:1",
+                "clock:900+5,first:host,rules:2",
+                "days:3,rules:2",
+                "days:1,rules:1",
+            ]
+        )
         invite = self.guest_key.public if rng.random() < 0.2 else None
         if terms.startswith("clock:") and rng.random() < 0.4:  # a time witness (its term sorts last)
             terms = f"{terms},witness:{witness_key.public.text}"
-        self.host, offer = GameSession.offer(kind, self.host_key, invite=invite, nonce=self.token(), terms=terms,
-                                             at=1_790_000_000 + rng.randrange(10**6))
+        self.host, offer = GameSession.offer(
+            kind, self.host_key, invite=invite, nonce=self.token(), terms=terms, at=1_790_000_000 + rng.randrange(10**6)
+        )
         self.guest = GameSession(self.host.game_id, self.guest_key)
         self.witness = Witnessing(self.host.game_id, witness_key) if "witness:" in terms else None
         self.lines: list[str] = [offer.line]
@@ -213,7 +259,9 @@ class Game:
                 session.receive(out.line)
             roll = self.rng.random()
             if roll < 0.1:  # a second line for its seq: it lies
-                fields = [(name, str(int(value) + 1) if name == "time" else value) for name, value in out.message.fields]
+                fields = [
+                    (name, str(int(value) + 1) if name == "time" else value) for name, value in out.message.fields
+                ]
                 self.junk.append(self.signed(self.witness.signer, "witness", fields))
 
     def both(self, line: str, *sessions: GameSession) -> None:
@@ -241,7 +289,7 @@ class Game:
             stranger.receive(self.lines[0])
             try:
                 self.junk.append(stranger.join(self.token()).line)
-            except Exception:  # noqa: BLE001 - an invited game: the stranger's client refuses to sign (LocalProtocolError)
+            except Exception:
                 pass
         if rng.random() < 0.05:
             self.both(self.host.abort().line)
@@ -339,8 +387,12 @@ class Game:
                 self.both(mine.withdraw().line)
             elif mine.proposal is None and not quiet and rng.random() < 0.08 and mine.may("propose") is None:
                 self.both(mine.propose().line)
-            if rng.random() < 0.06 and mine.board is not None and len(mine.board.move_stack) >= 4 \
-                    and not any(mine.takeback_of(key) for key in (self.host_key.public, self.guest_key.public)):
+            if (
+                rng.random() < 0.06
+                and mine.board is not None
+                and len(mine.board.move_stack) >= 4
+                and not any(mine.takeback_of(key) for key in (self.host_key.public, self.guest_key.public))
+            ):
                 self.take_back(mine, theirs)
                 continue
             if rng.random() < 0.04:  # the waiter signs a move out of turn (its next line is at a later seq)
@@ -390,34 +442,65 @@ class Game:
         if rng.random() < 0.2 and len(chain) > 1:  # a second line for a main-chain slot
             line = rng.choice(chain[1:])
             kind = "abort" if line.type == "resign" else "resign"
-            self.junk.append(self.signed(keys[line.signer], kind, [("game", game), ("seq", str(line.seq)),
-                                                                  ("prev", line.prev)]))
+            self.junk.append(
+                self.signed(keys[line.signer], kind, [("game", game), ("seq", str(line.seq)), ("prev", line.prev)])
+            )
         head = chain[-1]
         if rng.random() < 0.15 and self.host.over and head.type in ("resign", "abort", "agree") and head.signer in keys:
-            self.junk.append(self.signed(keys[head.signer], "move", [("game", game), ("seq", str(head.seq + 1)),
-                                                                     ("prev", head.hash), ("move", "a1")]))
+            self.junk.append(
+                self.signed(
+                    keys[head.signer],
+                    "move",
+                    [("game", game), ("seq", str(head.seq + 1)), ("prev", head.hash), ("move", "a1")],
+                )
+            )
         if rng.random() < 0.1:  # the guest joins again, with another secret
-            self.junk.append(self.signed(self.guest_key, "join", [("game", game), ("seq", "1"), ("prev", offer.hash),
-                                                                  ("terms", self.host.terms or ""),
-                                                                  ("commit", b64(bytes(rng.randrange(256)
-                                                                                       for _ in range(32))))]))
+            self.junk.append(
+                self.signed(
+                    self.guest_key,
+                    "join",
+                    [
+                        ("game", game),
+                        ("seq", "1"),
+                        ("prev", offer.hash),
+                        ("terms", self.host.terms or ""),
+                        ("commit", b64(bytes(rng.randrange(256) for _ in range(32)))),
+                    ],
+                )
+            )
         if rng.random() < 0.1 and len(chain) > 2:  # the host accepts the same join again, with another salt
-            self.junk.append(self.signed(self.host_key, "accept", [("game", game), ("seq", "2"), ("prev", chain[1].hash),
-                                                                   ("guest", self.guest_key.public.text),
-                                                                   ("salt", self.token())]))
+            self.junk.append(
+                self.signed(
+                    self.host_key,
+                    "accept",
+                    [
+                        ("game", game),
+                        ("seq", "2"),
+                        ("prev", chain[1].hash),
+                        ("guest", self.guest_key.public.text),
+                        ("salt", self.token()),
+                    ],
+                )
+            )
         chats = [line for line in map(decode, self.lines) if line.type == "chat"]
         if rng.random() < 0.3 and chats:
             line = rng.choice(chats)
-            self.junk.append(self.signed(keys[line.signer], "chat", [("game", game), ("seq", str(line.seq)),
-                                                                     ("prev", line.prev), ("text", "no%20wait")]))
+            self.junk.append(
+                self.signed(
+                    keys[line.signer],
+                    "chat",
+                    [("game", game), ("seq", str(line.seq)), ("prev", line.prev), ("text", "no%20wait")],
+                )
+            )
         said = [line for line in map(decode, self.lines) if line.type in ("confirm", "receipt")]
         if rng.random() < 0.3 and said:
             line = rng.choice(said)
             fields = list(line.fields)
             name = "result" if line.type == "confirm" else "recv"
             value = "aborted" if line.type == "confirm" else str(int(line.value("recv")) + 1)
-            self.junk.append(self.signed(keys[line.signer], line.type,
-                                         [(key, value if key == name else old) for key, old in fields]))
+            self.junk.append(
+                self.signed(keys[line.signer], line.type, [(key, value if key == name else old) for key, old in fields])
+            )
 
     def claim(self) -> None:
         """The game ends on time, or is claimed: the player to move concedes, or the other claims (early, in time, and
@@ -427,7 +510,7 @@ class Game:
         if self.timed and rng.random() < 0.25:
             try:
                 self.both(mine.timeout().line)  # a concession (refused on a first move off the clock)
-            except Exception:  # noqa: BLE001 - LocalProtocolError: nothing to concede on
+            except Exception:
                 pass
             return
         remaining = theirs.claim_remaining()
@@ -439,9 +522,19 @@ class Game:
         if early:  # refused by every receiver (early-claim): its client would not sign it, so signed here
             began = theirs.chain[-1] if theirs.chain[-1].type in ("move", "reveal") else None
             if began is not None:
-                self.lines.append(self.signed(theirs.identity, "flag", [
-                    ("game", began.game), ("seq", str(began.seq)), ("prev", began.hash), ("sent", str(sent)),
-                    ("now", str(flagged))]))
+                self.lines.append(
+                    self.signed(
+                        theirs.identity,
+                        "flag",
+                        [
+                            ("game", began.game),
+                            ("seq", str(began.seq)),
+                            ("prev", began.hash),
+                            ("sent", str(sent)),
+                            ("now", str(flagged)),
+                        ],
+                    )
+                )
             return
         if self.witness is None or rng.random() < 0.5:  # (else its claim's times lie: the witness sees it early)
             self.now = max(self.now, flagged)
@@ -458,7 +551,7 @@ class Game:
                 return
         try:
             out = theirs.timeout(closing)
-        except Exception:  # noqa: BLE001 - LocalProtocolError: the move won the game, nothing to close over
+        except Exception:
             return
         self.now = max(self.now, closing)
         self.append(out.line)
@@ -473,15 +566,29 @@ class Game:
             mine, theirs = self.sides()  # an undo with a consent= its waiter never signed
             head = mine.head
             assert head is not None and mine.identity is not None
-            forged = self.signed(mine.identity, "takeback", [("game", head.game), ("seq", str(head.seq)),
-                                                             ("prev", head.hash), ("plies", "2")])
-            self.junk.append(self.signed(mine.identity, "undo", [*self.chain_fields(mine), ("plies", "2"),
-                                                                 ("consent", forged.rsplit(" sig=", 1)[1])]))
+            forged = self.signed(
+                mine.identity,
+                "takeback",
+                [("game", head.game), ("seq", str(head.seq)), ("prev", head.hash), ("plies", "2")],
+            )
+            self.junk.append(
+                self.signed(
+                    mine.identity,
+                    "undo",
+                    [*self.chain_fields(mine), ("plies", "2"), ("consent", forged.rsplit(" sig=", 1)[1])],
+                )
+            )
         elif not self.host.over and self.host.started:
             mine, _ = self.sides()
             legal = sorted(move.text() for move in mine.board.legal_moves())
-            text = rng.choice([legal[0].lower() if legal[0] != legal[0].lower() else legal[0].upper(), "a1", "zz9",
-                               mine.standing()[-1].move if mine.standing() else "a1"])
+            text = rng.choice(
+                [
+                    legal[0].lower() if legal[0] != legal[0].lower() else legal[0].upper(),
+                    "a1",
+                    "zz9",
+                    mine.standing()[-1].move if mine.standing() else "a1",
+                ]
+            )
             if text not in legal:
                 self.junk.append(self.signed(mine.identity, "move", [*self.chain_fields(mine), ("move", text)]))
         if self.host.over:
@@ -490,18 +597,19 @@ class Game:
             quiet = self.guest if head.signer == self.host_key.public else self.host
             if rng.random() < 0.3 and head.type in ("move", "agree"):
                 quiet = rng.choice([self.host, self.guest])
-            if rng.random() < 0.3 and not (head.signer == quiet.identity.public and head.type in ("abort", "resign",
-                                                                                                   "agree")):
+            if rng.random() < 0.3 and not (
+                head.signer == quiet.identity.public and head.type in ("abort", "resign", "agree")
+            ):
                 self.junk.append(self.signed(quiet.identity, "move", [*self.chain_fields(quiet), ("move", "a1")]))
             if self.host.guest is not None and rng.random() < 0.5:
                 for session in rng.sample([self.host, self.guest], rng.choice([1, 2])):
                     if session.over:
                         self.lines.append(session.ask_rematch(self.token()).line)
             for session in (self.host, self.guest):
-                if rng.random() < 0.7 and session.started or session.guest is not None:
+                if (rng.random() < 0.7 and session.started) or session.guest is not None:
                     try:
                         out = session.confirm()
-                    except Exception:  # noqa: BLE001 - a guest never seated confirms nothing (LocalProtocolError)
+                    except Exception:
                         out = None
                     if out is not None:
                         self.lines.append(out.line)
@@ -518,17 +626,37 @@ class Game:
         fields = [("game", game), ("seq", "1"), ("prev", decode(offer).hash)]
         self.junk.append(self.signed(stranger, "chat", [*fields, ("text", "hello")]))
         if self.host.guest is not None:
-            self.junk.append(self.signed(stranger, "resign", [("game", game), ("seq", str(max(3, self.host.next_seq - 1))),
-                                                              ("prev", self.host.chain[max(2, self.host.next_seq - 2)].hash)]))
-        other, other_offer = GameSession.offer(self.host.kind or "oxono", self.host_key, nonce=self.token(),
-                                               at=1_790_000_000)
+            self.junk.append(
+                self.signed(
+                    stranger,
+                    "resign",
+                    [
+                        ("game", game),
+                        ("seq", str(max(3, self.host.next_seq - 1))),
+                        ("prev", self.host.chain[max(2, self.host.next_seq - 2)].hash),
+                    ],
+                )
+            )
+        other, other_offer = GameSession.offer(
+            self.host.kind or "oxono", self.host_key, nonce=self.token(), at=1_790_000_000
+        )
         self.other_offer = other_offer.line  # (fed first, it would make the whole feed another game's: in order only)
-        self.junk.append(self.signed(stranger, "join", [("game", other.game_id or ""), ("seq", "1"),
-                                                        ("prev", decode(other_offer.line).hash), ("terms", "rules:2"),
-                                                        ("commit", b64(bytes(32)))]))
+        self.junk.append(
+            self.signed(
+                stranger,
+                "join",
+                [
+                    ("game", other.game_id or ""),
+                    ("seq", "1"),
+                    ("prev", decode(other_offer.line).hash),
+                    ("terms", "rules:2"),
+                    ("commit", b64(bytes(32))),
+                ],
+            )
+        )
         for line in rng.sample(self.lines, min(3, len(self.lines))):
             at = rng.randrange(len(line))
-            swapped = line[:at] + rng.choice("Aa0_-= ") + line[at + 1:]
+            swapped = line[:at] + rng.choice("Aa0_-= ") + line[at + 1 :]
             if swapped != line:
                 self.junk.append(swapped)
         self.junk.append(self.lines[-1][: rng.randrange(10, len(self.lines[-1]))])
@@ -557,13 +685,14 @@ def game_feeds(count: int, seed: int) -> list[Case]:
         cases.append(feed(f"game {number} shuffled", shuffled))
         cases.append(feed(f"game {number} shuffled with duplicates", doubled))
         watched = [game.other_offer, *shuffled]
-        cases.append(feed(f"game {number} shuffled, another game's offer first, its id known", watched,
-                          game.host.game_id))
+        cases.append(
+            feed(f"game {number} shuffled, another game's offer first, its id known", watched, game.host.game_id)
+        )
         record = list(game.host.record)
         cases.append(feed(f"game {number} record", record))
         if len(record) > 3:
             at = rng.randrange(1, len(record) - 1)
-            swapped = record[:at] + [record[at + 1], record[at]] + record[at + 2:]
+            swapped = record[:at] + [record[at + 1], record[at]] + record[at + 2 :]
             cases.append(feed(f"game {number} record, two lines swapped", swapped))
     return cases
 

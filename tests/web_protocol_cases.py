@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import ed25519_reference as ref
+
 from protocol.errors import RemoteProtocolError
 from protocol.keys import GROUP_L, SMALL_ORDER_ENCODINGS, Identity, b64
 from protocol.messages import SCHEMAS, consent_line, consents, decode, encode, encode_text
@@ -45,10 +46,17 @@ def verdict(data: bytes | str) -> dict[str, Any]:
         out["code"] = str(exc.code)
         return out
     out["code"] = None
-    out["message"] = {"type": str(message.type), "fields": [list(pair) for pair in message.fields],
-                      "signer": message.signer.text, "peer": None if message.peer is None else message.peer.text,
-                      "hash": message.hash, "game": message.game, "seq": message.seq, "prev": message.prev,
-                      "slot": message.slot}
+    out["message"] = {
+        "type": str(message.type),
+        "fields": [list(pair) for pair in message.fields],
+        "signer": message.signer.text,
+        "peer": None if message.peer is None else message.peer.text,
+        "hash": message.hash,
+        "game": message.game,
+        "seq": message.seq,
+        "prev": message.prev,
+        "slot": message.slot,
+    }
     return out
 
 
@@ -105,13 +113,30 @@ def every_type(host: Identity, game: str, head: str) -> list[Case]:
     """A valid line of every message type (the vectors lack some), each accepted."""
     hash32 = b64(hashlib.sha256(b"x").digest())
     fields: dict[str, list[tuple[str, str]]] = {
-        "offer": [("kind", "olix"), ("nonce", "AAECAwQFBgcICQoLDA0ODw"), ("terms", "clock:60+2,rules:2"),
-                  ("at", "1790000000"), ("invite", IDENTITIES["guest"].public.text)],
+        "offer": [
+            ("kind", "olix"),
+            ("nonce", "AAECAwQFBgcICQoLDA0ODw"),
+            ("terms", "clock:60+2,rules:2"),
+            ("at", "1790000000"),
+            ("invite", IDENTITIES["guest"].public.text),
+        ],
         "join": [("game", game), ("seq", "1"), ("prev", head), ("terms", "rules:1"), ("commit", hash32)],
-        "accept": [("game", game), ("seq", "2"), ("prev", head), ("guest", IDENTITIES["guest"].public.text),
-                   ("salt", "ICEiIyQlJicoKSorLC0uLw")],
+        "accept": [
+            ("game", game),
+            ("seq", "2"),
+            ("prev", head),
+            ("guest", IDENTITIES["guest"].public.text),
+            ("salt", "ICEiIyQlJicoKSorLC0uLw"),
+        ],
         "reveal": [("game", game), ("seq", "3"), ("prev", head), ("secret", "EBESExQVFhcYGRobHB0eHw")],
-        "move": [("game", game), ("seq", "4"), ("prev", head), ("move", "Oc6c5"), ("think", "0"), ("left", "9999999999")],
+        "move": [
+            ("game", game),
+            ("seq", "4"),
+            ("prev", head),
+            ("move", "Oc6c5"),
+            ("think", "0"),
+            ("left", "9999999999"),
+        ],
         "chat": [("game", game), ("seq", "1"), ("prev", head), ("text", encode_text("héllo, wörld ✓ 😀"))],
         "presence": [("game", game), ("seq", "3"), ("state", "hosting")],
         "confirm": [("game", game), ("seq", "1"), ("prev", head), ("final", "0"), ("result", "pink-colour")],
@@ -121,8 +146,14 @@ def every_type(host: Identity, game: str, head: str) -> list[Case]:
         "witness": [("game", game), ("seq", "1"), ("prev", head), ("time", "5"), ("lines", f"{head}.{hash32}")],
         "rematch": [("game", game), ("seq", "40"), ("prev", head), ("next", game)],
         "takeback": [("game", game), ("seq", "12"), ("prev", head), ("plies", "2")],
-        "undo": [("game", game), ("seq", "13"), ("prev", head), ("plies", "1"), ("think", "12"),
-                 ("consent", b64(bytes(64)))],
+        "undo": [
+            ("game", game),
+            ("seq", "13"),
+            ("prev", head),
+            ("plies", "1"),
+            ("think", "12"),
+            ("consent", b64(bytes(64))),
+        ],
         "talk": [("game", game), ("seq", "64"), ("text", encode_text("nice move ✓"))],
     }
     for type_ in SCHEMAS:
@@ -139,23 +170,61 @@ def every_type(host: Identity, game: str, head: str) -> list[Case]:
 def chat_texts(identity: Identity, game: str, head: str) -> list[Case]:
     """Chat text at and beyond every limit of PROTOCOL.md §1, canonical and not."""
     texts = {
-        "plain": "hello", "500 bytes": "é" * 250, "501 bytes": "é" * 250 + "x", "bidi override": "a\u202eb",
-        "zero-width joiner": "a\u200db", "no-break space": "a\u00a0b", "ideographic space": "a\u3000b",
-        "tab": "a\tb", "delete": "a\x7fb", "C1 control": "a\x85b", "private use": "a\ue000b",
-        "combining first": "\u0301a", "4 combining": "a\u0301\u0302\u0303\u0304", "5 combining": "a\u0301\u0302\u0303\u0304\u0305",
-        "combining after space": "a \u0301", "emoji": "😀👍🏽", "tag character": "a\U000e0041",
-        "unassigned in 14.0": "a\u0378b", "assigned after 14.0": "a\U0001faf7", "line separator": "a\u2028b",
-        "BOM": "\ufeffa", "CJK": "囲碁", "space only": " ",
+        "plain": "hello",
+        "500 bytes": "é" * 250,
+        "501 bytes": "é" * 250 + "x",
+        "bidi override": "a\u202eb",
+        "zero-width joiner": "a\u200db",
+        "no-break space": "a\u00a0b",
+        "ideographic space": "a\u3000b",
+        "tab": "a\tb",
+        "delete": "a\x7fb",
+        "C1 control": "a\x85b",
+        "private use": "a\ue000b",
+        "combining first": "\u0301a",
+        "4 combining": "a\u0301\u0302\u0303\u0304",
+        "5 combining": "a\u0301\u0302\u0303\u0304\u0305",
+        "combining after space": "a \u0301",
+        "emoji": "😀👍🏽",
+        "tag character": "a\U000e0041",
+        "unassigned in 14.0": "a\u0378b",
+        "assigned after 14.0": "a\U0001faf7",
+        "line separator": "a\u2028b",
+        "BOM": "\ufeffa",
+        "CJK": "囲碁",
+        "space only": " ",
     }
-    cases = [case(f"chat: {name}", signed(f"olixono/1 chat game={game} seq=1 prev={head} text={encode_text(text)} "
-                                          f"by={identity.public.text}", identity)) for name, text in texts.items()]
+    cases = [
+        case(
+            f"chat: {name}",
+            signed(
+                f"olixono/1 chat game={game} seq=1 prev={head} text={encode_text(text)} by={identity.public.text}",
+                identity,
+            ),
+        )
+        for name, text in texts.items()
+    ]
     raw_values = {
-        "lower-case hex": "%c3%a9", "unreserved escaped": "%41", "space unescaped": "a+b", "invalid UTF-8": "%C3%28",
-        "overlong": "%C0%80", "surrogate": "%ED%A0%80", "truncated sequence": "%E2%82", "beyond U+10FFFF": "%F4%90%80%80",
-        "lone percent": "a%", "tilde escaped": "%7E", "1501 characters": "a" * 1501, "BOM escaped": "%EF%BB%BFa",
+        "lower-case hex": "%c3%a9",
+        "unreserved escaped": "%41",
+        "space unescaped": "a+b",
+        "invalid UTF-8": "%C3%28",
+        "overlong": "%C0%80",
+        "surrogate": "%ED%A0%80",
+        "truncated sequence": "%E2%82",
+        "beyond U+10FFFF": "%F4%90%80%80",
+        "lone percent": "a%",
+        "tilde escaped": "%7E",
+        "1501 characters": "a" * 1501,
+        "BOM escaped": "%EF%BB%BFa",
     }
-    cases += [case(f"chat value: {name}", signed(f"olixono/1 chat game={game} seq=1 prev={head} text={value} "
-                                                f"by={identity.public.text}", identity)) for name, value in raw_values.items()]
+    cases += [
+        case(
+            f"chat value: {name}",
+            signed(f"olixono/1 chat game={game} seq=1 prev={head} text={value} by={identity.public.text}", identity),
+        )
+        for name, value in raw_values.items()
+    ]
     return cases
 
 
@@ -210,12 +279,34 @@ def grammar(line: str, rng: random.Random) -> list[Case]:
 
 def terms_cases(host: Identity) -> list[Case]:
     witness = IDENTITIES["stranger"].public.text
-    terms = ["rules:1", "rules:2,clock:60+2", "clock:60+2,rules:2", "rules:1,rules:1", "Rules:1", "rules:",
-             ",".join(f"t{i}:1" for i in range(8)), ",".join(f"t{i}:1" for i in range(9)), f"rules:2,witness:{witness}",
-             f"rules:2,witness:{witness}.{witness}.{witness}", f"rules:2,witness:{witness}.{witness}.{witness}.{witness}",
-             "rules:" + "1" * 32, "rules:" + "1" * 33, "a" * 17 + ":1", "rules:1;"]
-    return [case(f"terms: {value}", signed(f"olixono/1 offer kind=oxono nonce=AAECAwQFBgcICQoLDA0ODw terms={value} "
-                                           f"at=1790000000 by={host.public.text}", host)) for value in terms]
+    terms = [
+        "rules:1",
+        "rules:2,clock:60+2",
+        "clock:60+2,rules:2",
+        "rules:1,rules:1",
+        "Rules:1",
+        "rules:",
+        ",".join(f"t{i}:1" for i in range(8)),
+        ",".join(f"t{i}:1" for i in range(9)),
+        f"rules:2,witness:{witness}",
+        f"rules:2,witness:{witness}.{witness}.{witness}",
+        f"rules:2,witness:{witness}.{witness}.{witness}.{witness}",
+        "rules:" + "1" * 32,
+        "rules:" + "1" * 33,
+        "a" * 17 + ":1",
+        "rules:1;",
+    ]
+    return [
+        case(
+            f"terms: {value}",
+            signed(
+                f"olixono/1 offer kind=oxono nonce=AAECAwQFBgcICQoLDA0ODw terms={value} "
+                f"at=1790000000 by={host.public.text}",
+                host,
+            ),
+        )
+        for value in terms
+    ]
 
 
 def key_cases(host: Identity, line: str) -> list[Case]:
@@ -224,18 +315,37 @@ def key_cases(host: Identity, line: str) -> list[Case]:
     for encoding in sorted(SMALL_ORDER_ENCODINGS):
         name = encoding.hex()[:8] + encoding.hex()[-2:]
         out.append(case(f"forged offer by small-order key {name}", ref.forged_offer(encoding)))
-        out.append(case(f"invite= small-order {name}", signed(
-            f"olixono/1 offer kind=oxono nonce=AAECAwQFBgcICQoLDA0ODw terms=rules:1 at=1790000000 invite={b64(encoding)} "
-            f"by={host.public.text}", host)))
-        out.append(case(f"guest= small-order {name}", resigned(line, lambda u: replace_field(u, "guest", b64(encoding)))))
+        out.append(
+            case(
+                f"invite= small-order {name}",
+                signed(
+                    f"olixono/1 offer kind=oxono nonce=AAECAwQFBgcICQoLDA0ODw terms=rules:1 at=1790000000 invite={b64(encoding)} "
+                    f"by={host.public.text}",
+                    host,
+                ),
+            )
+        )
+        out.append(
+            case(f"guest= small-order {name}", resigned(line, lambda u: replace_field(u, "guest", b64(encoding))))
+        )
     for y in range(2, 19):
         encoding = (y + ref.P).to_bytes(32, "little")  # y + p: the same y (or no point) spelled the long way
-        out.append(case(f"by= y + p for y = {y}", f"olixono/1 offer kind=oxono nonce=AAECAwQFBgcICQoLDA0ODw "
-                        f"terms=rules:1 at=1790000000 by={b64(encoding)} sig={b64(bytes(64))}"))
+        out.append(
+            case(
+                f"by= y + p for y = {y}",
+                f"olixono/1 offer kind=oxono nonce=AAECAwQFBgcICQoLDA0ODw "
+                f"terms=rules:1 at=1790000000 by={b64(encoding)} sig={b64(bytes(64))}",
+            )
+        )
         plain = y.to_bytes(32, "little")
-        out.append(case(f"by= y = {y} ({'on' if ref.decode_point(plain) else 'off'} the curve)", f"olixono/1 offer "
-                        f"kind=oxono nonce=AAECAwQFBgcICQoLDA0ODw terms=rules:1 at=1790000000 by={b64(plain)} "
-                        f"sig={b64(ref.encode_point(ref.BASE) + bytes(32))}"))
+        out.append(
+            case(
+                f"by= y = {y} ({'on' if ref.decode_point(plain) else 'off'} the curve)",
+                f"olixono/1 offer "
+                f"kind=oxono nonce=AAECAwQFBgcICQoLDA0ODw terms=rules:1 at=1790000000 by={b64(plain)} "
+                f"sig={b64(ref.encode_point(ref.BASE) + bytes(32))}",
+            )
+        )
     out += mixed_order_cases()
     return out
 
@@ -263,8 +373,12 @@ def mixed_order_cases() -> list[Case]:
         valid = ref.mul(k, torsion) == ref.IDENTITY
         if wanted[valid]:
             wanted[valid] -= 1
-            out.append(case(f"mixed-order key, [k]T {'is' if valid else 'is not'} the identity",
-                            f"{unsigned} sig={b64(big_r + s.to_bytes(32, 'little'))}"))
+            out.append(
+                case(
+                    f"mixed-order key, [k]T {'is' if valid else 'is not'} the identity",
+                    f"{unsigned} sig={b64(big_r + s.to_bytes(32, 'little'))}",
+                )
+            )
     assert not any(wanted.values()), "no mixed-order signature of each kind found"
     return out
 
@@ -294,6 +408,7 @@ def signature_cases(line: str, rng: random.Random) -> list[Case]:
 
 def base64url(text: str) -> bytes:
     import base64
+
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
@@ -310,10 +425,17 @@ def damaged_bytes(lines: list[str], rng: random.Random) -> list[Case]:
         out.append(case(f"truncated #{n}", line[: rng.randrange(len(line))]))
     sample = rng.choice(lines)
     extra = {
-        "CRLF": sample + "\r\n", "LF": sample + "\n", "trailing space": sample + " ", "BOM": "\ufeff" + sample,
-        "two lines": sample + "\n" + sample, "empty": "", "version alone": "olixono/1",
-        "lone surrogate": sample.replace(" by=", " \ud800by=", 1), "2049 characters": sample + "x" * (2049 - len(sample)),
-        "2048 bytes of junk": "x" * 2048, "2049 bytes, fewer characters": "é" * 1025,
+        "CRLF": sample + "\r\n",
+        "LF": sample + "\n",
+        "trailing space": sample + " ",
+        "BOM": "\ufeff" + sample,
+        "two lines": sample + "\n" + sample,
+        "empty": "",
+        "version alone": "olixono/1",
+        "lone surrogate": sample.replace(" by=", " \ud800by=", 1),
+        "2049 characters": sample + "x" * (2049 - len(sample)),
+        "2048 bytes of junk": "x" * 2048,
+        "2049 bytes, fewer characters": "é" * 1025,
         "oversize chat": sample.replace(" by=", " " + "x" * 2048 + " by=", 1),
     }
     out += [case(f"line: {name}", text) for name, text in extra.items()]
@@ -337,14 +459,20 @@ def chain_cases(rng: random.Random) -> list[Case]:
                 "another game": resigned(line, lambda u: replace_field(u, "game", b64(rng.randbytes(16)))),
                 "another prev": resigned(line, lambda u: replace_field(u, "prev", other)),
                 "seq one ahead, prev the head's": resigned(line, lambda u: replace_field(u, "seq", str(seq + 1))),
-                "seq one ahead": resigned(line, lambda u: replace_field(replace_field(u, "seq", str(seq + 1)), "prev", other)),
-                "seq five ahead": resigned(line, lambda u: replace_field(replace_field(u, "seq", str(seq + 5)), "prev", other)),
+                "seq one ahead": resigned(
+                    line, lambda u: replace_field(replace_field(u, "seq", str(seq + 1)), "prev", other)
+                ),
+                "seq five ahead": resigned(
+                    line, lambda u: replace_field(replace_field(u, "seq", str(seq + 5)), "prev", other)
+                ),
             }
             for variant, candidate in variants.items():
                 _, number, problem = verify_transcript([*prefix, candidate])
                 code = None if problem is None else str(problem.code)
                 assert number in (None, at + 1), (name, at, variant, number, problem)
-                out.append({"name": f"{name} line {at + 1}: {variant}", "prefix": prefix, "line": candidate, "code": code})
+                out.append(
+                    {"name": f"{name} line {at + 1}: {variant}", "prefix": prefix, "line": candidate, "code": code}
+                )
     return out
 
 
@@ -357,7 +485,9 @@ def consent_cases(rng: random.Random) -> list[Case]:
             if line.split(" ")[1] != "undo":
                 continue
             undo = decode(line)
-            waiter = next(identity for identity in (IDENTITIES["host"], IDENTITIES["guest"]) if identity.public != undo.signer)
+            waiter = next(
+                identity for identity in (IDENTITIES["host"], IDENTITIES["guest"]) if identity.public != undo.signer
+            )
             mover = BY_TEXT[undo.signer.text]
             takeback = consent_line(undo, waiter.public).rpartition(" sig=")[0]
             consent = base64url(undo.value("consent"))
@@ -374,9 +504,15 @@ def consent_cases(rng: random.Random) -> list[Case]:
             for name, value in variants.items():
                 forged = resigned(line, lambda u: replace_field(u, "consent", value))
                 message = decode(forged)
-                out.append({"name": f"{path.name} seq {undo.seq}: consent {name}", "line": forged,
-                            "waiter": waiter.public.text, "consents": consents(message, waiter.public),
-                            "mover_consents": consents(message, undo.signer)})
+                out.append(
+                    {
+                        "name": f"{path.name} seq {undo.seq}: consent {name}",
+                        "line": forged,
+                        "waiter": waiter.public.text,
+                        "consents": consents(message, waiter.public),
+                        "mover_consents": consents(message, undo.signer),
+                    }
+                )
     return out
 
 
@@ -400,9 +536,16 @@ def build() -> dict[str, Any]:
     for entry in DOCUMENT["cases"]:
         if "last_hex" in entry:
             damaged.append(case(f"vector case {entry['name']}", bytes.fromhex(entry["last_hex"])))
-    return {"vectors": cases, "damaged": damaged, "chains": chain_cases(rng), "consents": consent_cases(rng),
-            "transcripts": {path.name: [verdict(line).get("message") for line in path.read_text().splitlines()]
-                            for path in sorted(VECTORS.glob("*.txt"))}}
+    return {
+        "vectors": cases,
+        "damaged": damaged,
+        "chains": chain_cases(rng),
+        "consents": consent_cases(rng),
+        "transcripts": {
+            path.name: [verdict(line).get("message") for line in path.read_text().splitlines()]
+            for path in sorted(VECTORS.glob("*.txt"))
+        },
+    }
 
 
 if __name__ == "__main__":
