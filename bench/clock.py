@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # before bench/
 
 from latency import RelayUnderTest
 
-from client import network
-from client.journal import Journal
+from client.flows import network
+from client.shell.journal import Journal
 from harness.chaos import Chaos, ChaosProxy
 from protocol import GameSession, Identity
 from protocol.clock import TimeControl

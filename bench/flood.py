@@ -39,11 +39,11 @@ sys.path.insert(0, str(ROOT))
 
 import aiomqtt  # noqa: E402
 
-from client.core import GameCore  # noqa: E402
-from client.intents import Intent  # noqa: E402
-from client.journal import Journal, JournalMeta  # noqa: E402
-from client.runner import GameRunner  # noqa: E402
-from client.transport import Link, RelayAddress  # noqa: E402
+from client.cores.intents import Intent  # noqa: E402
+from client.cores.network_game import GameCore  # noqa: E402
+from client.shell.journal import Journal, JournalMeta  # noqa: E402
+from client.shell.runner import GameRunner  # noqa: E402
+from client.shell.transport import Link, RelayAddress  # noqa: E402
 from harness.figures import median, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from protocol import GameSession, Identity, verify_transcript  # noqa: E402

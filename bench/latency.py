@@ -18,7 +18,7 @@ Targets: ``move_p50_ms`` at most half the raw trip plus 0.5 ms; ``move_p99_ms`` 
 cursor-position request, as a terminal does) to its prompt drawn again after the board (target under 0.5 s), and
 ``watched_game_kib``, the memory one watched game holds (a finished Olix game, tracemalloc).
 
-``--relay two``: the same games over two relays at once (one game over both, :class:`client.links.Links`), to set
+``--relay two``: the same games over two relays at once (one game over both, :class:`client.shell.links.Links`), to set
 beside one relay alone (target: as fast as through the faster one): ``two_relays_move_*`` over the embedded relay
 and Mosquitto, ``two_mosquittos_*`` over two Mosquittos (what the second relay costs the clients themselves),
 ``two_one_slow_*`` with every packet of the second held 50 ms (the chaos proxy), ``two_one_killed_*`` with the
@@ -55,13 +55,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-from client.core import GameCore  # noqa: E402
-from client.identity import save_identity  # noqa: E402
-from client.intents import Intent  # noqa: E402
-from client.journal import Journal, JournalMeta  # noqa: E402
-from client.links import Links  # noqa: E402
-from client.runner import GameRunner  # noqa: E402
-from client.transport import Link, RelayAddress  # noqa: E402
+from client.cores.intents import Intent  # noqa: E402
+from client.cores.network_game import GameCore  # noqa: E402
+from client.shell.identity import save_identity  # noqa: E402
+from client.shell.journal import Journal, JournalMeta  # noqa: E402
+from client.shell.links import Links  # noqa: E402
+from client.shell.runner import GameRunner  # noqa: E402
+from client.shell.transport import Link, RelayAddress  # noqa: E402
 from harness.figures import percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from protocol import GameSession, Identity, MoveApplied  # noqa: E402

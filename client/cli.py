@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, assert_never
 
-from client.bell import bell_wanted
+from client.words.bell import bell_wanted
 from olixono.analysis import DEFAULT_ITERATIONS, MISS_DROP, WON_VALUE
 from olixono.arguments import option_strings, protect_ids
 from olixono.bots import BOTS, LEVELS, PEOPLE_LEVELS
@@ -21,7 +21,7 @@ from olixono.engine import EngineSession, run
 from olixono.games import BOARDS
 
 if TYPE_CHECKING:
-    from client.network import Options
+    from client.flows.network import Options
     from olixono.analysis import Budget, GameAnalysis
     from protocol import GameSession
     from protocol.clock import TimeControl
@@ -80,9 +80,9 @@ def full_screen(front: Front, environ: dict[str, str] | None = None) -> bool:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from client.board_words import export_command
-    from client.local import play_local
-    from client.local_record import LocalRecord
+    from client.frontends.local_plain import play_local
+    from client.shell.local_record import LocalRecord
+    from client.words.board import export_command
 
     interruptible()
     vs = args.level or args.vs
@@ -91,8 +91,8 @@ def _play(args: argparse.Namespace) -> int:
         if full_screen(Front.parsed(args)):
             import asyncio
 
-            from client.local_screen import LocalTable
-            from client.screen import run_screen
+            from client.frontends.local_screen import LocalTable
+            from client.frontends.screen import run_screen
 
             table = LocalTable(
                 args.game,
@@ -127,7 +127,7 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _id(args: argparse.Namespace) -> int:
-    from client.identity import IdentityError, get_identity, identity_path
+    from client.shell.identity import IdentityError, get_identity, identity_path
 
     path = identity_path()
     try:
@@ -150,7 +150,7 @@ FILE_HELP = (
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from client.verify import verify_file
+    from client.flows.verify import verify_file
 
     status, text = verify_file(args.file)
     print(text, file=sys.stderr if status == 1 else sys.stdout)
@@ -158,7 +158,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
-    from client.history import history
+    from client.flows.history import history
 
     return history()
 
@@ -166,7 +166,7 @@ def _history(args: argparse.Namespace) -> int:
 def _verified(args: argparse.Namespace) -> tuple[int, str, GameSession | None]:
     """``args.file`` checked as ``olixono verify`` checks it (a game kept on this machine, when it names one by its id
     and no file); a bad one's errors printed as verify prints them."""
-    from client.verify import load
+    from client.flows.verify import load
 
     status, text, session = load(args.file)
     if session is None:
@@ -185,7 +185,7 @@ def _replay(args: argparse.Namespace) -> int:
     if session is None:
         return status
     if not full_screen(Front.parsed(args)):
-        from client.replay import replay_lines
+        from client.frontends.replay import replay_lines
 
         interruptible()
         try:
@@ -197,8 +197,8 @@ def _replay(args: argparse.Namespace) -> int:
         return 0
     import asyncio
 
-    from client.replay import ReplayTable
-    from client.screen import run_screen
+    from client.frontends.replay import ReplayTable
+    from client.frontends.screen import run_screen
 
     table = ReplayTable(session, text, analyze=args.analyze, budget=_budget(args), seed=args.seed)
     return asyncio.run(run_screen(table, notes=[text]))
@@ -207,7 +207,7 @@ def _replay(args: argparse.Namespace) -> int:
 def _analysed(args: argparse.Namespace, session: GameSession) -> GameAnalysis:
     """The analysis of ``session`` (``--iterations``, ``--seconds``, ``--seed``), its progress on stderr when that is
     a terminal."""
-    from client.analyze import analyse_session, progress_bar
+    from client.flows.analyze import analyse_session, progress_bar
 
     return analyse_session(session, _budget(args), args.seed, progress_bar(sys.stderr))
 
@@ -216,7 +216,7 @@ def _analyze(args: argparse.Namespace) -> int:
     status, text, session = _verified(args)
     if session is None:
         return status
-    from client.analyze import report
+    from client.flows.analyze import report
 
     interruptible()
     try:
@@ -396,8 +396,8 @@ def _seat_of(command: NetworkCommand) -> Seat:
 
 
 def _network_options(command: NetworkCommand) -> Options:
-    """What :mod:`client.network` is given for ``command``: its options, and the front end they choose."""
-    from client import network
+    """What :mod:`client.flows.network` is given for ``command``: its options, and the front end they choose."""
+    from client.flows import network
 
     seat = _seat_of(command)
     bot = seat.level or seat.bot
@@ -435,8 +435,8 @@ def _network_options(command: NetworkCommand) -> Options:
 
 
 def _network_run(command: NetworkCommand, options: Options) -> Coroutine[Any, Any, int]:
-    """The flow of :mod:`client.network` that runs ``command``."""
-    from client import network
+    """The flow of :mod:`client.flows.network` that runs ``command``."""
+    from client.flows import network
 
     match command:
         case Host():
@@ -464,7 +464,7 @@ def _network(args: argparse.Namespace) -> int:
     ``relays``, ``witness``)."""
     import asyncio
 
-    from client import network
+    from client.flows import network
 
     name: str = args.command
     command = network_arguments(args)
@@ -506,8 +506,8 @@ def _network(args: argparse.Namespace) -> int:
 
 
 def _relay_witness(args: argparse.Namespace, settings: Any) -> Any:
-    """``olixono relay --witness``: the time witness beside the relay (:func:`client.network.relay_witness`)."""
-    from client import network
+    """``olixono relay --witness``: the time witness beside the relay (:func:`client.flows.network.relay_witness`)."""
+    from client.flows import network
 
     try:
         return network.relay_witness(args, settings)
@@ -531,7 +531,7 @@ def _leave_at_once(status: int) -> NoReturn:
 
 def _interrupted(command: NetworkCommand) -> str:
     """What a Ctrl-C leaves: a seat's game stays resumable (its journal has it), a watch or a lookup nothing."""
-    from client.journal import JournalError, journals
+    from client.shell.journal import JournalError, journals
 
     match command:
         case Host():  # its game's id is in no argument: any journal may be its own

@@ -235,7 +235,7 @@ def line_target(data: bytes) -> None:
 
 
 def transcript_target(data: bytes) -> None:
-    from client.verify import split_lines
+    from client.flows.verify import split_lines
 
     try:
         session, number, problem = verify_transcript(split_lines(data[:20_000]))
@@ -249,7 +249,7 @@ class JournalTarget:
     """A journal's lines file as found on disk (damaged, cut short, another game's), reopened and restored."""
 
     def __init__(self) -> None:
-        from client.journal import Journal, JournalMeta
+        from client.shell.journal import Journal, JournalMeta
 
         self.folder = Path(tempfile.mkdtemp(prefix="olixono-fuzz-"))
         lines, session = seeded_game("oxono", 5, 4)
@@ -259,7 +259,7 @@ class JournalTarget:
         )
 
     def __call__(self, data: bytes) -> None:
-        from client.journal import Journal, JournalError
+        from client.shell.journal import Journal, JournalError
 
         source = Source(data)
         kept = [line for line in self.lines if source.byte() % 4]
@@ -277,7 +277,7 @@ class JournalTarget:
 
 
 def url_target(data: bytes) -> None:
-    from client.transport import RelayAddress
+    from client.shell.transport import RelayAddress
 
     text = data.decode("utf-8", "replace")
     try:
@@ -294,13 +294,13 @@ class CommandTarget:
     """A typed line, for a player and a watcher of a game under way."""
 
     def __init__(self) -> None:
-        from client.core import GameCore
+        from client.cores.network_game import GameCore
 
         lines, _ = seeded_game("olix", 7, 4)
         self.cores = [GameCore(GameSession.restore(lines, HOST)), GameCore(GameSession.restore(lines), watching=True)]
 
     def __call__(self, data: bytes) -> None:
-        from client.commands import parse
+        from client.words.commands import parse
 
         text = data.decode("utf-8", "replace")
         for core in self.cores:

@@ -1,5 +1,5 @@
 """The one factory of bare MQTT clients for tests, benchmarks and the harness: flooders, attackers, probes, readers
-that speak MQTT themselves rather than through the project's :class:`client.transport.Link`.
+that speak MQTT themselves rather than through the project's :class:`client.shell.transport.Link`.
 
 Every such client talks to a relay on 127.0.0.1 (the network rules of the test suite), with ``TCP_NODELAY`` as the
 project's own clients (a small publish leaves at once), MQTT 3.1.1 (what both relays speak to players) unless told
@@ -12,7 +12,7 @@ from typing import Any
 
 import aiomqtt
 
-from client.transport import NODELAY
+from client.shell.transport import NODELAY
 
 HOST = "127.0.0.1"
 TIMEOUT = 5.0

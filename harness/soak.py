@@ -12,7 +12,7 @@ journal closed) and resumed from its journal; every ``--relay-kill-every`` s the
 started again on the same port (what it had on disk, or nothing). A stranger (127.0.0.2) floods the games the whole
 time with junk lines.
 
-``--second-relay``: each game also travels over a second relay at once (:class:`client.links.Links`), of the
+``--second-relay``: each game also travels over a second relay at once (:class:`client.shell.links.Links`), of the
 other kind (Mosquitto beside the embedded relay, and the embedded relay beside Mosquitto), with the same ``--data``
 or not, reached directly (not through the proxy); each relay kill picks one of the two at random.
 
@@ -45,12 +45,12 @@ from typing import Any
 
 import aiomqtt
 
-from client.core import Connection, GameCore, Notice
-from client.intents import Intent, IntentKind
-from client.journal import Journal, JournalMeta
-from client.links import Links
-from client.runner import GameRunner
-from client.transport import Link, LinkFactory, RelayAddress
+from client.cores.intents import Intent, IntentKind
+from client.cores.network_game import Connection, GameCore, Notice
+from client.shell.journal import Journal, JournalMeta
+from client.shell.links import Links
+from client.shell.runner import GameRunner
+from client.shell.transport import Link, LinkFactory, RelayAddress
 from harness.chaos import Chaos, ChaosProxy
 from harness.figures import median, print_figures
 from harness.mqtt import bare_client

@@ -2,7 +2,7 @@
 
 Keys are raw 32-byte Ed25519 keys; on the wire they are base64url without
 padding (43 characters). People see a short :func:`fingerprint`. Storing a
-key on disk is the client's job (``client/identity.py``).
+key on disk is the client's job (``client/shell/identity.py``).
 
 Verification is stricter than RFC 8032's, so that every implementation
 reaches the same verdict (libsodium's rules, ``PROTOCOL.md`` §2): a public

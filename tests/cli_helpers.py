@@ -19,8 +19,8 @@ import termios
 import time
 from pathlib import Path
 
-from client.identity import save_identity
-from client.journal import Journal
+from client.shell.identity import save_identity
+from client.shell.journal import Journal
 from protocol import GameSession, Identity
 
 ROOT = Path(__file__).resolve().parent.parent

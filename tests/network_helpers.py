@@ -8,8 +8,8 @@ from typing import Protocol
 
 from relay_fixtures import Relay
 
-from client import network
-from client.journal import Journal
+from client.flows import network
+from client.shell.journal import Journal
 from protocol import GameSession, Identity
 
 

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from protocol_helpers import full_game, mover, start
 
-from client.analyze import analyse_session, progress_bar, report
-from client.verify import load
+from client.flows.analyze import analyse_session, progress_bar, report
+from client.flows.verify import load
 from olixono.analysis import (
     MISS_DROP,
     WON_VALUE,
@@ -376,9 +376,9 @@ async def test_the_replay_analyses_in_the_background_and_the_screen_stays_live(t
     from prompt_toolkit.input import create_pipe_input
     from test_client_screen import Terminal, wait_for
 
-    import client.replay
-    from client.replay import ReplayTable
-    from client.screen import run_screen
+    import client.frontends.replay
+    from client.frontends.replay import ReplayTable
+    from client.frontends.screen import run_screen
 
     let_go = threading.Event()
     searched = evaluate
@@ -387,7 +387,7 @@ async def test_the_replay_analyses_in_the_background_and_the_screen_stays_live(t
         assert let_go.wait(30), "never let go"
         return searched(*args)
 
-    monkeypatch.setattr(client.replay, "evaluate", held)
+    monkeypatch.setattr(client.frontends.replay, "evaluate", held)
     _, _, blunder = planted_game()
     _, summary, session = load(str(PLANTED))
     table = ReplayTable(session, summary, budget=Budget(100))
@@ -418,8 +418,8 @@ async def test_replay_analyze_starts_at_once(tmp_path):
     from prompt_toolkit.input import create_pipe_input
     from test_client_screen import Terminal, wait_for
 
-    from client.replay import ReplayTable
-    from client.screen import run_screen
+    from client.frontends.replay import ReplayTable
+    from client.frontends.screen import run_screen
 
     _, summary, session = load(str(ROOT / "protocol" / "vectors" / "olix-untimed-abandoned.txt"))
     table = ReplayTable(session, summary, analyze=True, budget=Budget(30))

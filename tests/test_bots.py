@@ -530,7 +530,7 @@ def test_a_bot_never_agrees_to_an_end_that_loses_and_a_searching_bot_weighs_play
 
 
 def test_against_a_bot_end_asks_it_and_play_goes_on_when_it_declines():
-    from client.local import play_local
+    from client.frontends.local_plain import play_local
 
     typed = iter(["e5", "end", "quit"])
     out: list[str] = []

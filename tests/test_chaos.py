@@ -16,7 +16,7 @@ import pytest
 from network_helpers import Seat, Via, game_id_of, transcript
 from relay_fixtures import Relay, needs_mosquitto
 
-from client import network
+from client.flows import network
 from harness.chaos import DOWN, UP, Chaos, ChaosProxy
 from harness.mqtt import bare_client
 from protocol import Identity, verify_transcript

@@ -1,5 +1,5 @@
 """``client.cli``: each network command's arguments read once from argparse's namespace into a frozen, typed value
-(``Host``, ``Join``, …), and what those values give ``client.network``."""
+(``Host``, ``Join``, …), and what those values give ``client.flows.network``."""
 
 from __future__ import annotations
 

@@ -20,9 +20,9 @@ from test_client_claims import FrontRunner, claim, forward
 from test_client_clock import Clock, movers, play, timed_game
 from test_client_screen import Terminal
 
-from client.console import line_console
-from client.network_screen import NetworkTable
-from client.screen import run_screen
+from client.frontends.console import line_console
+from client.frontends.network_screen import NetworkTable
+from client.frontends.screen import run_screen
 from olixono.games import new_board
 
 
@@ -111,7 +111,7 @@ def test_two_people_at_one_terminal_hear_no_bell(tmp_path):
 
 
 async def test_the_local_full_screen_rings_once_a_turn_never_for_the_persons_own_move_or_undo():
-    from client.local_screen import LocalTable
+    from client.frontends.local_screen import LocalTable
 
     table = LocalTable("oxono", vs="random", seed=3)
     terminal = HeardTerminal()

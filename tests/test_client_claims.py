@@ -13,13 +13,13 @@ from protocol_helpers import GUEST, HOST
 from test_client_clock import Clock, movers, play, timed_game
 from test_client_core import Relay, hosted
 
-from client.commands import parse
-from client.console import clocks_text as console_clocks
-from client.console import prompt_text
-from client.core import ClaimReady, GameCore, Publish, Step
-from client.intents import Intent, IntentRefused
-from client.plain import plain_front
-from client.words import claim_brief, claim_text, clocks_now_text, describe, duration_text, my_turn_text, who
+from client.cores.intents import Intent, IntentRefused
+from client.cores.network_game import ClaimReady, GameCore, Publish, Step
+from client.frontends.console import clocks_text as console_clocks
+from client.frontends.console import prompt_text
+from client.frontends.plain import plain_front
+from client.words.commands import parse
+from client.words.network import claim_brief, claim_text, clocks_now_text, describe, duration_text, my_turn_text, who
 from protocol import GameSession, LineApplied, Superseded, verify_transcript
 from protocol.clock import GRACE_MS
 from protocol.domain import ResultReason
@@ -328,8 +328,8 @@ def test_the_clock_of_a_player_who_lost_on_time_reads_zero_on_the_screens_in_ver
     wrongly: every front end, ``verify`` and ``resume`` say 0:00."""
     from types import SimpleNamespace
 
-    from client.network_screen import NetworkTable
-    from client.verify import summary
+    from client.flows.verify import summary
+    from client.frontends.network_screen import NetworkTable
 
     relay, clock, first, second, watcher = claimed_while_away()
     clock.now += 30.0
@@ -351,8 +351,8 @@ def test_the_clock_of_a_player_who_lost_on_time_reads_zero_on_the_screens_in_ver
 
 
 async def test_the_list_of_unfinished_games_shows_the_claims_open_in_each(tmp_path):
-    from client import network
-    from client.journal import Journal, JournalMeta
+    from client.flows import network
+    from client.shell.journal import Journal, JournalMeta
 
     relay, clock, first, second, watcher = claimed_while_away()
     for core in (first, second):
@@ -383,7 +383,7 @@ async def test_the_list_of_unfinished_games_shows_the_claims_open_in_each(tmp_pa
 def test_the_screens_say_that_a_players_time_ran_out_not_your_move():
     from types import SimpleNamespace
 
-    from client.network_screen import NetworkTable
+    from client.frontends.network_screen import NetworkTable
 
     relay, clock, host, guest, watcher = timed_game("1+0")
     first, second = movers(host, guest)
@@ -518,9 +518,9 @@ def test_the_full_screen_shows_a_claim_under_the_board_in_red_and_briefly_after_
     claim there pushed the clocks off it). The line console's toolbar alike."""
     from types import SimpleNamespace
 
-    from client.console import toolbar_text
-    from client.network_screen import NetworkTable
-    from client.screen import board_fragments
+    from client.frontends.console import toolbar_text
+    from client.frontends.network_screen import NetworkTable
+    from client.frontends.screen import board_fragments
 
     relay, clock, first, second, _ = claimed_while_away()
     second._turn = (second.session.moves, clock.now - late)  # it saw its turn late: time left by its own watch
@@ -775,7 +775,7 @@ class FrontRunner:
 async def test_the_plain_front_end_stays_open_while_a_late_winning_move_may_be_disputed_and_claim_disputes_it(
     monkeypatch,
 ):
-    monkeypatch.setattr("client.plain.CONFIRM_WAIT", 0.05)
+    monkeypatch.setattr("client.frontends.plain.CONFIRM_WAIT", 0.05)
     relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
     clock.now += 26.0  # the claim's window has passed: claim disputes at once
     printed: list[str] = []
@@ -789,7 +789,7 @@ async def test_the_plain_front_end_stays_open_while_a_late_winning_move_may_be_d
 
 
 async def test_the_plain_front_end_ends_once_a_late_winning_move_is_past_disputing(monkeypatch):
-    monkeypatch.setattr("client.plain.CONFIRM_WAIT", 0.05)
+    monkeypatch.setattr("client.frontends.plain.CONFIRM_WAIT", 0.05)
     relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
     printed: list[str] = []
     runner = FrontRunner(relay, claimant)
@@ -825,7 +825,7 @@ def forward(relay: Relay, core: GameCore, runner: FrontRunner, start: int = 0) -
 async def test_plain_says_that_a_players_time_ran_out_not_your_move_and_that_its_client_conceded(monkeypatch):
     """A player back with its clock out is not told ``your move`` (no move of its can count) but that its time ran
     out; the claim comes, its client concedes by itself and says so, once, before the result."""
-    monkeypatch.setattr("client.plain.CONFIRM_WAIT", 0.05)
+    monkeypatch.setattr("client.frontends.plain.CONFIRM_WAIT", 0.05)
     relay, clock, host, guest, watcher = timed_game("1+0")
     first, second = movers(host, guest)
     play(relay, first)
@@ -940,7 +940,7 @@ def test_a_player_who_set_up_claim_auto_is_not_told_to_type_claim():
 def test_the_full_screen_says_under_the_board_that_claim_would_be_accepted():
     from types import SimpleNamespace
 
-    from client.network_screen import NetworkTable
+    from client.frontends.network_screen import NetworkTable
 
     relay, clock, host, guest, _ = timed_game("1+0")
     first, second = movers(host, guest)
@@ -957,7 +957,7 @@ def test_the_full_screen_says_under_the_board_that_claim_would_be_accepted():
 async def test_a_bot_seat_says_how_to_have_the_claim_signed_since_it_reads_no_commands():
     """A bot seat without --claim auto reads no commands (in the background, reading the terminal would stop it): it
     says once that the other's clock has run out, and how to claim: --claim auto, or without --bot."""
-    from client.plain import bot_front
+    from client.frontends.plain import bot_front
     from olixono.bots import make_bot
 
     relay, clock, host, guest, _ = timed_game("1+0")
@@ -989,7 +989,7 @@ async def test_a_bot_seat_says_how_to_have_the_claim_signed_since_it_reads_no_co
 
 
 def test_claims_and_the_clock_in_the_help():
-    from client.commands import help_text
+    from client.words.commands import help_text
 
     _, _, host, _, watcher = timed_game("1+0")
     rows = {row.split()[0]: row for row in help_text(host).splitlines()[1:]}
@@ -1008,8 +1008,8 @@ async def test_a_claim_the_relay_stored_is_answered_only_once_the_client_has_cau
     the client concedes then."""
     from test_client_runner import FakeLink, own_lines
 
-    from client import liveness
-    from client.runner import GameRunner
+    from client.cores import liveness
+    from client.shell.runner import GameRunner
     from protocol import decode
 
     monkeypatch.setattr(liveness, "TICK", 0.02)

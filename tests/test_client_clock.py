@@ -11,9 +11,9 @@ import pytest
 from protocol_helpers import GUEST, HOST
 from test_client_core import MemoryJournal, Relay
 
-from client.core import GameCore
-from client.intents import Intent, IntentRefused
-from client.runner import GameRunner
+from client.cores.intents import Intent, IntentRefused
+from client.cores.network_game import GameCore
+from client.shell.runner import GameRunner
 from protocol import GameSession, LineRejected, MoveApplied, Phase, verify_transcript
 from protocol.clock import FLOOR_MS, TimeControl
 
@@ -146,7 +146,7 @@ def test_a_resumed_turn_counts_the_time_the_player_was_away():
 
 
 def test_a_timed_move_is_described_with_its_thinking_and_the_clock_left():
-    from client.words import describe
+    from client.words.network import describe
 
     relay, clock, host, guest, watcher = timed_game("5+3")
     first, _ = movers(host, guest)
@@ -157,8 +157,8 @@ def test_a_timed_move_is_described_with_its_thinking_and_the_clock_left():
 
 
 def test_the_toolbars_show_the_official_clocks_with_a_warning_under_ten_seconds():
-    from client.board_words import clock_left_text
-    from client.console import clocks_text
+    from client.frontends.console import clocks_text
+    from client.words.board import clock_left_text
 
     relay, clock, host, guest, watcher = timed_game("0:12+0")
     first, second = movers(host, guest)
@@ -169,7 +169,7 @@ def test_the_toolbars_show_the_official_clocks_with_a_warning_under_ten_seconds(
 
 
 def test_the_full_screen_toolbar_shows_the_official_clock_in_a_timed_game():
-    from client.network_screen import NetworkTable
+    from client.frontends.network_screen import NetworkTable
 
     relay, clock, host, guest, _ = timed_game("3+0")
     runner = GameRunner(host, _NoLink)  # type: ignore[arg-type]
@@ -193,7 +193,7 @@ MOVES_A_SIDE = 60
 
 @pytest.mark.parametrize("control", ["0:01+1", "0:02+0", "1+0", "5+3", "180+0"])
 def test_a_bot_budget_never_spends_the_clock_and_keeps_it_in_time(control):
-    from client.thinking import clock_budget
+    from client.shell.thinking import clock_budget
 
     rule = TimeControl.parse(control)
     left, moves = rule.start_ms, 0
@@ -295,7 +295,7 @@ def test_host_takes_a_live_or_a_correspondence_control_and_refuses_a_bad_one(cap
 async def test_two_bots_play_a_timed_game_through_a_relay_and_the_record_keeps_the_clock(relay, tmp_path):
     from network_helpers import Seat, game_id_of, transcript
 
-    from client import network
+    from client.flows import network
 
     host = Seat(tmp_path, "host", relay, bot="mcts", seed=1, iterations=200, control=TimeControl.parse("0:20+1"))
     guest = Seat(tmp_path, "guest", relay, bot="greedy", seed=2)
@@ -324,7 +324,7 @@ def test_random_games_on_the_clock_agree_between_players_and_a_watcher():
     assert host.session.clocks == guest.session.clocks == watcher.session.clocks
     replayed, _, problem = verify_transcript(watcher.session.transcript)
     assert problem is None and replayed.clocks == watcher.session.clocks
-    from client.record import clocks_text
+    from client.words.record import clocks_text
 
     shown = clocks_text(replayed)  # what verify and resume print
     assert shown is not None and shown.startswith("clock 0:30+1: first ") and shown.endswith(" left")
@@ -355,8 +355,8 @@ def test_each_player_receipts_the_others_moves_at_once_and_honest_play_leaves_no
 
 
 def test_a_client_that_reports_less_thinking_than_it_took_shows_it_to_everyone():
-    from client.console import clocks_text
-    from client.record import time_used_text
+    from client.frontends.console import clocks_text
+    from client.words.record import time_used_text
 
     relay, clock, host, guest, watcher = timed_game("5+0", kind="olix")
     cheat = guest
@@ -430,7 +430,7 @@ async def test_a_receipt_is_on_the_disk_before_it_leaves_and_nobody_waits_on_it(
 
 
 def test_verify_prints_each_sides_time_used_and_unexplained():
-    from client.verify import summary
+    from client.flows.verify import summary
 
     relay, clock, host, guest, watcher = timed_game("1+2", kind="olix")
     for _ in range(4):
@@ -452,7 +452,7 @@ def test_an_untimed_games_toolbar_shows_the_side_to_moves_turn_the_same_for_play
     """The newcomer's walk: each client counted each side's thinking its own way (a watcher from when it started, a
     resumed player from zero), so three terminals showed three different times. Untimed, the toolbar now shows the
     side to move's time on this turn, from each client's seeing it begin: the same everywhere."""
-    from client.network_screen import NetworkTable
+    from client.frontends.network_screen import NetworkTable
 
     relay, clock, host, guest = untimed_on_a_clock()
     clock.now += 5.0
@@ -473,7 +473,7 @@ def test_an_untimed_games_toolbar_shows_the_side_to_moves_turn_the_same_for_play
 
 
 def test_a_time_control_in_words_for_a_newcomer():
-    from client.words import control_words
+    from client.words.network import control_words
 
     assert control_words(TimeControl.parse("5+3")) == "5+3 (5 min each, 3 s a move)"
     assert control_words(TimeControl.parse("1:30+0")) == "1:30+0 (1 min 30 s each, no time added a move)"
@@ -483,8 +483,8 @@ def test_a_time_control_in_words_for_a_newcomer():
 
 # -- the clock between moves: a warning, the clock command, the toolbars' warning style -------------------------------
 def test_a_players_own_clock_under_ten_seconds_on_its_turn_is_told_once_a_turn():
-    from client.core import ClockLow
-    from client.words import describe
+    from client.cores.network_game import ClockLow
+    from client.words.network import describe
 
     relay, clock, host, guest, watcher = timed_game("0:20+0")
     first, second = movers(host, guest)
@@ -504,8 +504,8 @@ async def test_the_clock_command_shows_both_clocks_the_control_and_the_unexplain
     from functools import partial
     from types import SimpleNamespace
 
-    from client.commands import handle_typed, parse
-    from client.words import shown_now
+    from client.words.commands import handle_typed, parse
+    from client.words.network import shown_now
 
     relay, clock, host, guest, watcher = timed_game("1+2")
     first, second = movers(host, guest)
@@ -531,7 +531,7 @@ async def test_the_clock_command_shows_both_clocks_the_control_and_the_unexplain
 
 
 def test_the_clock_command_of_an_untimed_game_shows_the_side_to_moves_time_on_this_move():
-    from client.words import clock_report
+    from client.words.network import clock_report
 
     relay, clock, host, guest = untimed_on_a_clock()
     clock.now += 42.0
@@ -541,9 +541,9 @@ def test_the_clock_command_of_an_untimed_game_shows_the_side_to_moves_time_on_th
 
 
 def test_the_side_under_ten_seconds_on_its_turn_shows_in_the_warning_style_in_both_toolbars():
-    from client.console import toolbar_fragments
-    from client.network_screen import NetworkTable
-    from client.screen import Urgent
+    from client.frontends.console import toolbar_fragments
+    from client.frontends.network_screen import NetworkTable
+    from client.frontends.screen import Urgent
 
     relay, clock, host, guest, watcher = timed_game("0:12+0")
     first, second = movers(host, guest)
@@ -562,7 +562,7 @@ def test_the_side_under_ten_seconds_on_its_turn_shows_in_the_warning_style_in_bo
 
 
 def test_leaving_asks_first_while_a_claim_is_open_against_you_or_your_clock_runs():
-    from client.words import leaving_warning
+    from client.words.network import leaving_warning
 
     relay, clock, host, guest, watcher = timed_game("1+0")
     first, second = movers(host, guest)
@@ -604,10 +604,10 @@ def test_a_watcher_arriving_mid_turn_shows_the_clock_to_move_as_at_most_until_a_
     record's, exact. Once a move comes live, its clocks are every other client's."""
     from types import SimpleNamespace
 
-    from client.board_words import BOUND_WHY
-    from client.console import clocks_text, toolbar_text
-    from client.network_screen import NetworkTable
-    from client.words import clock_report
+    from client.frontends.console import clocks_text, toolbar_text
+    from client.frontends.network_screen import NetworkTable
+    from client.words.board import BOUND_WHY
+    from client.words.network import clock_report
 
     relay, clock, host, guest, watcher = timed_game("1+0")
     first, second = movers(host, guest)
@@ -641,8 +641,8 @@ def test_a_turn_begun_from_the_relays_store_is_shown_at_least_in_an_untimed_game
     whenever that came, even from the relay's store."""
     from types import SimpleNamespace
 
-    from client.console import clocks_text
-    from client.network_screen import NetworkTable
+    from client.frontends.console import clocks_text
+    from client.frontends.network_screen import NetworkTable
 
     relay, clock, host, guest = untimed_on_a_clock()
     first, second = movers(host, guest)

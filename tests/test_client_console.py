@@ -13,12 +13,12 @@ from prompt_toolkit.output import DummyOutput
 from protocol_helpers import identity_of, offered, start
 from test_client_network import Seat, game_id_of
 
-from client import network
-from client.commands import completer as make_completer
-from client.commands import completions
-from client.console import line_console, prompt_text, toolbar_text
-from client.core import GameCore
-from client.runner import GameRunner
+from client.cores.network_game import GameCore
+from client.flows import network
+from client.frontends.console import line_console, prompt_text, toolbar_text
+from client.shell.runner import GameRunner
+from client.words.commands import completer as make_completer
+from client.words.commands import completions
 
 
 async def typing(runner_box: dict, pipe, lines: list[str], rng: random.Random) -> None:
@@ -125,7 +125,7 @@ async def test_quit_asks_first_while_the_players_clock_runs_and_clock_shows_the_
     between asks anew; Ctrl-C leaves at once. ``clock`` prints both clocks."""
     from test_client_clock import movers, timed_game
 
-    from client.words import clock_report
+    from client.words.network import clock_report
 
     _, clock, host, guest, _ = timed_game("1+0")
     first, second = movers(host, guest)
@@ -189,7 +189,7 @@ async def console_typing(core: GameCore, *keys: str, leave: bool = True, events:
 async def test_resign_asks_to_confirm_in_the_line_console_as_on_the_screen():
     """The README says resigning asks first: ``resign`` asks, the very next ``resign`` does it; anything else between
     asks anew."""
-    from client.intents import IntentKind
+    from client.cores.intents import IntentKind
 
     host, guest = start("oxono")
     core = GameCore(host)
@@ -202,7 +202,7 @@ async def test_resign_asks_to_confirm_in_the_line_console_as_on_the_screen():
 
 
 async def test_olix_end_while_behind_says_it_loses_before_asking_to_confirm():
-    from client.intents import IntentKind
+    from client.cores.intents import IntentKind
 
     core, leader = behind_on_markers()
     board = core.board
@@ -262,7 +262,7 @@ async def test_a_player_at_the_line_console_answers_a_rematch_then_asks_for_one(
     from network_helpers import said as seen
     from test_client_network import pipe
 
-    from client import plain
+    from client.frontends import plain
 
     monkeypatch.setattr(plain, "REMATCH_GRACE", 30.0)  # the --plain host waits for its test's rematch, however slow
     host_in, host_typing = await pipe()

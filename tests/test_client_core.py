@@ -7,9 +7,9 @@ import random
 import pytest
 from protocol_helpers import GUEST, HOST, STRANGER
 
-from client.core import GameCore, Publish, Step
-from client.intents import Intent, IntentRefused
-from client.journal import Journal, JournalMeta
+from client.cores.intents import Intent, IntentRefused
+from client.cores.network_game import GameCore, Publish, Step
+from client.shell.journal import Journal, JournalMeta
 from protocol import (
     EquivocationDetected,
     GameOver,
@@ -270,7 +270,7 @@ def test_the_other_players_rematch_line_is_copied_as_every_line_it_verifies():
 
 
 def test_the_consoles_rematch_words_say_when_the_other_player_has_left():
-    from client.words import rematch_brief
+    from client.words.network import rematch_brief
 
     relay, host, guest, *_ = hosted("oxono")
     relay.publish(host.act(Intent("resign")), host)
@@ -286,7 +286,7 @@ def test_a_takeback_asked_agreed_and_carried_out_by_intents(kind):
     """``takeback`` having just moved asks for that move; the opponent's ``takeback`` on its turn carries it out (the
     undo); on one's own turn it asks for two, the other's ``takeback`` consents and the asker's client carries it out
     by itself; ``takeback no`` refuses. Both boards and the moves list follow, and the journals rebuild the game."""
-    from client.words import describe
+    from client.words.network import describe
 
     relay, host, guest, host_journal, guest_journal = hosted(kind)
     rng = random.Random(11)
@@ -353,7 +353,7 @@ def test_a_watchers_talk_is_shown_beside_the_game_and_hidden_on_asking():
     assert [item.topic.rsplit("/", 1)[-1] for item in chat.publish] == ["chat-1"]
     with pytest.raises(IntentRefused, match="cannot say that"):
         watcher.act(Intent("chat", "\x1b[2J"))
-    from client.commands import parse
+    from client.words.commands import parse
 
     assert parse("/watchers OFF", host).intent == Intent("watchers", "off")
     assert parse("watchers maybe", host).problem.startswith("watchers off hides what the watchers say")

@@ -10,8 +10,8 @@ import asyncio
 from protocol_helpers import HOST
 from test_client_clock import movers, play, timed_game
 
-from client.core import GameCore
-from client.words import claim_text, clocks_now_text, describe, my_turn_text, ready_text
+from client.cores.network_game import GameCore
+from client.words.network import claim_text, clocks_now_text, describe, my_turn_text, ready_text
 from protocol import CONFIRMED, MoveApplied
 from protocol.domain import ResultReason
 
@@ -109,7 +109,7 @@ async def test_a_game_whose_first_move_never_comes_is_aborted_through_the_comman
     from network_helpers import Seat, cancelled, game_id_of, said, transcript
     from test_client_network import pipe
 
-    from client import network
+    from client.flows import network
     from protocol import clock as protocol_clock
     from protocol import verify_transcript
     from protocol.clock import TimeControl

@@ -7,7 +7,7 @@ import stat
 import pytest
 from protocol_helpers import HOST
 
-from client.journal import Journal, JournalError, JournalMeta, check_game_id, games_dir, journals, state_dir
+from client.shell.journal import Journal, JournalError, JournalMeta, check_game_id, games_dir, journals, state_dir
 from protocol import EquivocationDetected
 
 GAME = "AAECAwQFBgcICQoLDA0ODw"
@@ -34,11 +34,11 @@ def test_lines_are_on_disk_as_soon_as_they_are_appended(tmp_path):
 
 
 def test_a_flush_goes_to_the_disk_once_for_everything_written_before_it(tmp_path, monkeypatch):
-    import client.journal
+    import client.shell.journal
 
     flushed: list[int] = []
-    real_fsync = client.journal.os.fsync
-    monkeypatch.setattr(client.journal.os, "fsync", lambda fd: (flushed.append(fd), real_fsync(fd)))
+    real_fsync = client.shell.journal.os.fsync
+    monkeypatch.setattr(client.shell.journal.os, "fsync", lambda fd: (flushed.append(fd), real_fsync(fd)))
     journal = Journal.create(meta(), tmp_path)
     flushed.clear()  # creating the journal flushes its metadata
     journal.write("olixono/1 mine")

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from cli_helpers import ROOT, Terminal, games_dir, home
 from protocol_helpers import HOST, full_game
 
-from client.journal import Journal, JournalMeta
+from client.shell.journal import Journal, JournalMeta
 
 
 def olixono(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -140,8 +140,8 @@ async def test_a_network_games_result_stays_on_the_terminal_after_its_full_scree
     from prompt_toolkit.input import create_pipe_input
     from test_client_screen import Terminal as ScreenTerminal
 
-    from client.core import GameCore
-    from client.network_screen import game_screen
+    from client.cores.network_game import GameCore
+    from client.frontends.network_screen import game_screen
 
     host, _ = full_game("oxono", seed=1)
     core = GameCore(host)

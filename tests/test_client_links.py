@@ -1,4 +1,4 @@
-"""One game over several relays (:class:`client.links.Links`), through real relays: every line goes to each relay,
+"""One game over several relays (:class:`client.shell.links.Links`), through real relays: every line goes to each relay,
 what arrives from any reaches the game once, and a relay that is down, or comes up late, costs the others nothing."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from network_helpers import Both, on_the_chain, started
 from relay_fixtures import WRITER, Relay, game_id, gather_messages, signed_line, topic_of
 
-from client.links import Links
-from client.transport import Link, RelayAddress
+from client.shell.links import Links
+from client.shell.transport import Link, RelayAddress
 from relay.mosquitto import free_port
 
 GAME = game_id("L")
@@ -130,7 +130,7 @@ async def test_a_line_asked_for_again_reaches_the_game_again(tmp_path):
 async def test_a_relay_given_up_on_ends_that_relay_only(tmp_path):
     """``--timeout``: a relay unreachable that long is given up on; the game goes on through the other, and only when
     every relay has ended does the block end, with the error."""
-    from client.transport import RelayError
+    from client.shell.transport import RelayError
 
     first = await started(tmp_path, "a")
     dead = f"mqtt://127.0.0.1:{free_port()}"
@@ -164,7 +164,7 @@ async def test_a_relay_given_up_on_ends_that_relay_only(tmp_path):
 async def test_two_players_on_two_relays_play_on_when_one_dies_and_either_relay_alone_has_the_game(tmp_path):
     from network_helpers import Seat, game_id_of, transcript
 
-    from client import network
+    from client.flows import network
     from protocol import GameSession, verify_transcript
 
     first, second = await started(tmp_path, "a"), await started(tmp_path, "b", "mosquitto")
@@ -208,7 +208,7 @@ async def test_a_relay_that_withholds_or_delays_changes_nothing_while_another_wo
     the lines come through the other, and the game ends as it would on one good relay, without asking again."""
     from network_helpers import Seat, Via, game_id_of, transcript
 
-    from client import network
+    from client.flows import network
     from harness.chaos import Chaos, ChaosProxy
 
     first, second = await started(tmp_path, "a"), await started(tmp_path, "b", "mosquitto")
@@ -241,7 +241,7 @@ async def test_a_relay_that_withholds_or_delays_changes_nothing_while_another_wo
 async def test_logging_in_asks_every_relay_at_once_and_a_silent_one_is_a_warning(tmp_path):
     """A relay that accepts connections and never answers (a firewall, a hostile host) made the whole command fail,
     after every relay was asked in turn: now they are asked at once, and it is a warning while another answers."""
-    from client import network
+    from client.flows import network
     from protocol import Identity
 
     first = await started(tmp_path, "a")

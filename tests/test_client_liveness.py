@@ -1,11 +1,11 @@
-"""The liveness decisions (client/liveness.py), on a clock of our own: re-sends, re-subscriptions, a dead connection."""
+"""The liveness decisions (client/cores/liveness.py), on a clock of our own: re-sends, re-subscriptions, a dead connection."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from client import liveness
-from client.liveness import AskCopy, Liveness, Reconnect, Resend, Resubscribe, Tell, View
+from client.cores import liveness
+from client.cores.liveness import AskCopy, Liveness, Reconnect, Resend, Resubscribe, Tell, View
 from protocol.messages import line_hash
 
 LINE = "olixono/1 move game=G seq=5 prev=P move=a1 by=K sig=S"

@@ -16,8 +16,8 @@ import pytest
 from network_helpers import Seat, cancelled, game_id_of, on_the_chain, transcript
 from relay_fixtures import Relay, RelayProcess, make_accounts, needs_mosquitto
 
-from client import network
-from client.words import BOT_SEAT
+from client.flows import network
+from client.words.network import BOT_SEAT
 from protocol import GameSession, Identity, game_filter, verify_transcript
 from protocol.clock import TimeControl
 from protocol.messages import encode
@@ -238,8 +238,8 @@ async def test_a_guest_whose_host_never_seats_it_closes_the_game_on_its_side(rel
     """The host offers and is gone before anyone joins (its offer stays on the relay): the guest joins, is told that
     nothing binds it, and quits; the game is closed on its side (nothing signed), gone from the unfinished games, and
     ``resume GAME`` takes it up again."""
-    from client.journal import Journal
-    from client.plain import LEFT
+    from client.frontends.plain import LEFT
+    from client.shell.journal import Journal
 
     host = Seat(tmp_path, "host", relay, bot="random")
     hosting = asyncio.create_task(network.host("oxono", host.options))
@@ -332,7 +332,7 @@ async def test_leaving_while_lines_arrive_leaves_no_writer_behind(relay):
     """aiomqtt 2.5 registers the socket's writer late (for each PUBACK it owes), so that leaving while lines arrive
     failed on the closed socket ('Exception in callback ... add_writer ... Bad file descriptor', printed on the
     person's terminal at the end of a game). The Link's client registers it at once."""
-    from client.transport import Link, RelayAddress
+    from client.shell.transport import Link, RelayAddress
 
     address = RelayAddress(False, "127.0.0.1", relay.port)
     tree = "olixono/1/burst"  # not a game topic: the relay keeps only signed lines on those
@@ -456,7 +456,7 @@ async def test_a_link_remembers_hashes_of_the_topics_it_is_told_to_only(relay):
     225 MB under 90,000 junk lines): now a SHA-256 each, and only of the topics its owner wants remembered."""
     import hashlib
 
-    from client.transport import Link, RelayAddress
+    from client.shell.transport import Link, RelayAddress
 
     address = RelayAddress(False, "127.0.0.1", relay.port)
     tree = "olixono/1/memory"
@@ -482,7 +482,7 @@ async def test_a_link_tells_a_line_from_the_relays_store_from_one_delivered_live
     """What tells the runner that asking the relay again brought a line that live delivery had lost (and not a line
     published just then): the retain flag, set on what a subscription's catch-up brings, never on a live delivery,
     on both relays."""
-    from client.transport import Link, RelayAddress
+    from client.shell.transport import Link, RelayAddress
 
     tree = "olixono/1/memory"
     arrived: list[tuple[str, bool]] = []
@@ -517,8 +517,8 @@ async def test_a_link_waits_longer_for_the_first_retained_line_than_between_two(
     """The flaky export ('no game … nor on the relay'): a loaded relay began sending a subscription's retained lines
     more than QUIET s after it, and ``settled`` had taken the silence for an empty store. Now, while nothing has come
     at all, it waits QUIET_BEFORE_ANY s; once a line has come, QUIET s after the latest."""
-    from client import transport
-    from client.transport import Link, RelayAddress
+    from client.shell import transport
+    from client.shell.transport import Link, RelayAddress
 
     link = Link(RelayAddress(False, "127.0.0.1", 1))  # never connected: the arrivals are the test's
     loop = asyncio.get_running_loop()
@@ -536,7 +536,7 @@ async def test_a_link_block_cancelled_from_outside_ends_at_once_even_mid_connect
     """``async with link:`` cancelled while the link is still connecting (a relay that accepts the TCP connection and
     never answers): the cancellation stands and the link goes with it, as a task group's child would; not a relay
     error some seconds later, nor a connection made after the block was cancelled."""
-    from client.transport import Link, RelayAddress
+    from client.shell.transport import Link, RelayAddress
 
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.read()  # never answers CONNECT
@@ -566,7 +566,7 @@ async def test_a_link_block_cancelled_from_outside_ends_at_once_even_mid_connect
 
 
 async def test_a_link_that_fails_ends_its_block_with_its_error():
-    from client.transport import Link, RelayAddress, RelayError
+    from client.shell.transport import Link, RelayAddress, RelayError
     from relay.mosquitto import free_port
 
     link = Link(RelayAddress(False, "127.0.0.1", free_port()))

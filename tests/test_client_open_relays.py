@@ -34,9 +34,9 @@ import pytest
 from network_helpers import Addressed, Both, Seat, game_id_of, on_the_chain, started, transcript
 from relay_fixtures import WRITER, Relay, RelayProcess, needs_mosquitto, signed_line
 
-from client import network
-from client.journal import Journal, JournalError
-from client.plain import bot_front
+from client.flows import network
+from client.frontends.plain import bot_front
+from client.shell.journal import Journal, JournalError
 from harness.mqtt import bare_client
 from olixono.bots import make_bot
 from protocol import GameSession, Identity, game_filter, verify_transcript

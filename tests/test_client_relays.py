@@ -1,4 +1,4 @@
-"""Several relays for one game, sans I/O (:mod:`client.relays`): what arrives from any relay reaches the game once,
+"""Several relays for one game, sans I/O (:mod:`client.cores.relays`): what arrives from any relay reaches the game once,
 what a relay lacks is known, and a relay's going and coming back is one sentence."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from client.relays import MOST_RELAYS, Relays, distinct_relays
+from client.cores.relays import MOST_RELAYS, Relays, distinct_relays
 
 A, B, C = "mqtt://a.example:1883", "mqtt://b.example:1883", "mqtts://c.example:8883"
 
@@ -70,7 +70,7 @@ def test_the_relays_given_are_kept_once_each_in_order_and_bounded():
 def test_public_stands_for_every_public_broker_and_reads_back_from_a_command_line():
     """``public`` names every broker of the kept list (TLS each), a broker's short name names that one, and a join
     command written for a game on them says ``public`` again, where the first of them was."""
-    from client.relays import PUBLIC_BROKERS, expand, named
+    from client.cores.relays import PUBLIC_BROKERS, expand, named
 
     public = [broker.url for broker in PUBLIC_BROKERS]
     assert expand(["public"]) == public and all(url.startswith("mqtts://") for url in public)

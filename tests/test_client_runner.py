@@ -10,9 +10,9 @@ import pytest
 from protocol_helpers import start
 
 from client import runner as runner_module
-from client.core import GameCore
-from client.intents import Intent
-from client.runner import GameRunner
+from client.cores.intents import Intent
+from client.cores.network_game import GameCore
+from client.shell.runner import GameRunner
 from protocol.messages import line_hash
 
 
@@ -438,7 +438,7 @@ async def test_a_seated_player_narrows_to_the_players_lines_and_catches_up_on_th
 async def test_nothing_is_signed_before_the_first_catch_up(monkeypatch):
     """A journal that lost a line (or another process of this key's) could make a client sign a second line for a
     slot it holds: an intent waits for the relay's lines, then is refused in a sentence, nothing signed."""
-    from client.intents import IntentRefused
+    from client.cores.intents import IntentRefused
 
     monkeypatch.setattr(runner_module, "CATCH_UP_SECONDS", 0.05)
     runners = seated_runners()
@@ -492,7 +492,7 @@ async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
     """Two asked for the seat at once and the host seated the other: this client says so, and watches."""
     from protocol_helpers import GUEST, HOST, STRANGER
 
-    from client.core import Notice
+    from client.cores.network_game import Notice
     from protocol import GameSession
 
     host, offer = GameSession.offer("oxono", HOST)
@@ -519,7 +519,7 @@ async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
 async def test_junk_from_strangers_is_counted_not_printed(monkeypatch):
     """Each junk line printed its own warning (90,000 of them buried the game). Now, the seats known, one notice says
     strangers' lines are harmless, and the rest make one running count, told every few seconds."""
-    from client.core import Notice
+    from client.cores.network_game import Notice
     from protocol import GameSession, Identity, LineRejected
     from protocol.messages import encode
 
@@ -577,7 +577,7 @@ def test_a_bot_seat_never_holds_the_program_while_it_thinks():
     think that would take a minute) ends the program at once; ``asyncio.to_thread`` made ``asyncio.run`` wait for it."""
     import threading
 
-    from client.plain import bot_front
+    from client.frontends.plain import bot_front
 
     class SlowBot:
         release = threading.Event()
@@ -636,7 +636,7 @@ def auto_claimant(monkeypatch) -> tuple[GameRunner, GameCore, object]:
     0.1 s held 0.1 s), caught up; the opponent's core, and the injected clock of both."""
     from test_client_clock import movers, play, timed_game
 
-    from client import liveness
+    from client.cores import liveness
 
     monkeypatch.setattr(liveness, "TICK", 0.02)
     monkeypatch.setattr(runner_module, "STALLED", 0.1, raising=False)

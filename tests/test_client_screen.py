@@ -18,11 +18,11 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 from test_client_network import Seat, game_id_of, transcript
 
-from client import network
-from client.commands import completer
-from client.network_screen import NetworkTable, game_screen
-from client.runner import GameRunner
-from client.screen import MIN_COLUMNS, MIN_ROWS, TOO_SMALL, board_fragments, fill, screen_candidates
+from client.flows import network
+from client.frontends.network_screen import NetworkTable, game_screen
+from client.frontends.screen import MIN_COLUMNS, MIN_ROWS, TOO_SMALL, board_fragments, fill, screen_candidates
+from client.shell.runner import GameRunner
+from client.words.commands import completer
 from olixono.games import new_board
 from olixono.olix import OlixBoard
 from protocol import verify_transcript
@@ -241,7 +241,7 @@ async def test_below_the_minimum_size_it_says_so(relay, tmp_path):
 
 
 def test_screen_is_the_front_end_asked_for():
-    from client import network
+    from client.flows import network
 
     options = network.Options(screen=True)
     assert "game_screen" in network.front_end(options, True).__qualname__
@@ -251,7 +251,7 @@ def test_screen_is_the_front_end_asked_for():
 def network_table(session) -> NetworkTable:
     from types import SimpleNamespace
 
-    from client.core import GameCore
+    from client.cores.network_game import GameCore
 
     return NetworkTable(SimpleNamespace(core=GameCore(session), link=SimpleNamespace(connected=True)))
 
@@ -304,7 +304,7 @@ def test_the_board_marks_the_last_moves_squares():
 
 
 def test_the_moves_pane_follows_the_shown_move_unless_scrolled():
-    from client.screen import moves_window
+    from client.frontends.screen import moves_window
 
     assert moves_window(20, 20, None) == 11  # a game in play: the last nine moves
     assert moves_window(20, 5, None) == 0 and moves_window(20, 15, None) == 10  # a replay: the shown move in the middle
@@ -317,7 +317,7 @@ def test_the_game_over_screen_fits_the_smallest_terminal(name):
     80 x 24 terminal (20 rows above the divider, the export command's row, input line and toolbar; 39 columns)."""
     from pathlib import Path
 
-    from client.verify import load
+    from client.flows.verify import load
 
     _, _, session = load(str(Path(__file__).parent.parent / "protocol" / "vectors" / name))
     table = network_table(session)
@@ -334,7 +334,7 @@ def test_the_game_over_screen_fits_the_smallest_terminal(name):
 def test_a_watcher_is_offered_no_player_commands():
     from pathlib import Path
 
-    from client.verify import load
+    from client.flows.verify import load
 
     _, _, session = load(str(Path(__file__).parent.parent / "protocol" / "vectors" / "oxono-game.txt"))
     table = network_table(session)  # no identity: a spectator
@@ -360,7 +360,7 @@ def test_a_click_on_a_square_types_it():
 def test_olix_shows_its_scoreboard_and_underlines_the_stones_that_hold_markers():
     from protocol_helpers import play_moves, start
 
-    from client.screen import held_squares
+    from client.frontends.screen import held_squares
 
     host, guest = start("olix")
     table = network_table(host)
@@ -396,8 +396,8 @@ def shown_ranks(board) -> list[str]:
 @pytest.mark.parametrize("size", [(110, 34), (MIN_COLUMNS, MIN_ROWS)], ids=["large", "smallest"])
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
 async def test_a_game_at_one_terminal_on_the_full_screen(kind, size):
-    from client.local_screen import LocalTable
-    from client.screen import run_screen
+    from client.frontends.local_screen import LocalTable
+    from client.frontends.screen import run_screen
 
     table = LocalTable(kind, vs="random", seed=3)
     terminal = Terminal(*size)
@@ -468,9 +468,9 @@ def vector_games() -> list[str]:
 
 @pytest.mark.parametrize("path", vector_games(), ids=lambda path: path.rsplit("/", 1)[-1])
 async def test_replay_steps_through_the_protocol_vector_games(path):
-    from client.replay import ReplayTable
-    from client.screen import run_screen
-    from client.verify import load
+    from client.flows.verify import load
+    from client.frontends.replay import ReplayTable
+    from client.frontends.screen import run_screen
 
     status, summary, session = load(path)
     assert session is not None, summary
@@ -517,8 +517,8 @@ async def test_replay_steps_through_the_protocol_vector_games(path):
 
 
 async def test_a_click_on_the_board_types_the_square():
-    from client.local_screen import LocalTable
-    from client.screen import run_screen
+    from client.frontends.local_screen import LocalTable
+    from client.frontends.screen import run_screen
 
     table = LocalTable("olix")  # two people at one terminal
     terminal = Terminal()
@@ -596,9 +596,9 @@ async def test_marks_survive_without_colour(no_color, monkeypatch):
     under NO_COLOR too."""
     from pathlib import Path
 
-    from client.replay import ReplayTable
-    from client.screen import held_squares, run_screen
-    from client.verify import load
+    from client.flows.verify import load
+    from client.frontends.replay import ReplayTable
+    from client.frontends.screen import held_squares, run_screen
 
     if no_color:
         monkeypatch.setenv("NO_COLOR", "1")
@@ -632,8 +632,8 @@ def test_leaving_never_waits_for_a_bot_still_thinking():
     in a daemon thread (``asyncio.to_thread`` made ``asyncio.run`` wait for it)."""
     import threading
 
-    from client.local_screen import LocalTable
-    from client.screen import run_screen
+    from client.frontends.local_screen import LocalTable
+    from client.frontends.screen import run_screen
 
     class SlowBot:
         release = threading.Event()
@@ -727,7 +727,7 @@ async def test_the_host_sees_the_join_command_whole_across_the_terminal_and_can_
 def test_the_right_hand_rank_labels_stand_in_one_column(kind, moves):
     """A rank whose last square is empty is as wide as one whose last square holds a piece (the engine's own lines
     end at their last mark), and Olix's ranks 9 and 10 line up: every right-hand label starts in one column."""
-    from client.local_screen import LocalTable
+    from client.frontends.local_screen import LocalTable
 
     table = LocalTable(kind)
     for move in moves:
@@ -743,7 +743,7 @@ def test_the_right_hand_rank_labels_stand_in_one_column(kind, moves):
 def test_a_row_of_help_continues_under_its_description():
     """The log pane is narrow: a wrapped row of /help continues indented under its first row (under the
     description where that fits in half the pane), never at the pane's edge as if a new row began."""
-    from client.screen import wrap_hanging
+    from client.frontends.screen import wrap_hanging
 
     row = "  /resign               give up: your opponent wins (asks you to confirm)"
     assert wrap_hanging(row, 80) == [row]
@@ -757,9 +757,9 @@ def test_a_row_of_help_continues_under_its_description():
 
 class Hurried:
     """A table whose toolbar shows a clock under 10 s on its turn and whose leaving would cost the game (the screen's
-    side of it: the network table's words are :mod:`client.words`')."""
+    side of it: the network table's words are :mod:`client.words.network`')."""
 
-    from client.screen import Table as _Table
+    from client.frontends.screen import Table as _Table
 
     class Table(_Table):
         kind = "oxono"
@@ -772,7 +772,7 @@ class Hurried:
             return []
 
         def status(self, spent):
-            from client.screen import Urgent
+            from client.frontends.screen import Urgent
 
             return ["your move", Urgent("pink 0:07.1!"), "black 0:30"]
 
@@ -784,7 +784,7 @@ class Hurried:
 async def test_a_clock_under_ten_seconds_shows_in_the_warning_style_and_quit_asks_first(no_color, monkeypatch):
     """The newcomer's walk: the 10 s warning was a faint ``0:07.1!`` in a reverse-video toolbar; it is bold (and red,
     where colour is allowed). /quit and Ctrl-D, while leaving may cost the game, ask first; asked, they leave."""
-    from client.screen import run_screen
+    from client.frontends.screen import run_screen
 
     if no_color:
         monkeypatch.setenv("NO_COLOR", "1")
@@ -819,8 +819,8 @@ async def test_the_full_screen_shows_the_seconds_a_players_moves_leave_unexplain
 
     from test_protocol_receipts import table
 
-    from client.core import GameCore
-    from client.screen import run_screen
+    from client.cores.network_game import GameCore
+    from client.frontends.screen import run_screen
     from protocol import GameSession
 
     seated = table("clock:300+5,rules:1")
@@ -865,7 +865,7 @@ async def test_the_game_over_screen_asks_for_a_rematch_with_a_key_and_hands_over
     from network_helpers import cancelled, check_rematch, said
     from test_client_network import pipe
 
-    from client import plain
+    from client.frontends import plain
 
     monkeypatch.setattr(plain, "REMATCH_GRACE", 30.0)  # the --plain host waits for its test's rematch, however slow
     host_in, host_typing = await pipe()
@@ -918,7 +918,7 @@ async def test_the_game_over_screen_asks_for_a_rematch_with_a_key_and_hands_over
 
 
 def test_a_toolbar_too_wide_for_its_terminal_keeps_whose_turn_and_the_relays_state():
-    from client.screen import fit_parts
+    from client.frontends.screen import fit_parts
 
     parts = ["your move", "pink 1a2b-3c4d (you) 4:07 (+6.2s)", "black 5e6f-7a8b 3:59 here", "relay ok"]
     assert fit_parts(parts, 200) == parts

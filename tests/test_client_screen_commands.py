@@ -1,6 +1,6 @@
-"""What a line typed at the full screen does (``client.commands.screen_typed``), with no terminal: every outcome of the
+"""What a line typed at the full screen does (``client.words.commands.screen_typed``), with no terminal: every outcome of the
 screen's own commands, a table's commands, moves, refusals and the questions that confirm first; and the screen's
-own commands listed once, in ``client.commands.COMMANDS``."""
+own commands listed once, in ``client.words.commands.COMMANDS``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import re
 
 import pytest
 
-from client.commands import (
+from client.cores.local_game import LocalCore
+from client.frontends.screen import OWN_COMMANDS, own_help, screen_candidates
+from client.words.commands import (
     COMMANDS,
     END,
     END_WORD,
@@ -22,8 +24,6 @@ from client.commands import (
     parse,
     screen_typed,
 )
-from client.local_game import LocalCore
-from client.screen import OWN_COMMANDS, own_help, screen_candidates
 
 LOCAL = ("legal", "board", "undo", "resign", "draw")
 """A table's own commands, as a game at one terminal's table has them."""
@@ -102,7 +102,7 @@ def test_flip_and_moves_are_listed_once_in_the_command_table_for_the_screen_alon
 
 
 def test_the_screen_completes_its_own_commands_from_the_command_table():
-    from client.local_screen import LocalTable
+    from client.frontends.local_screen import LocalTable
 
     table = LocalTable("olix", seed=1)
     offered = screen_candidates(table, "/")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from cli_helpers import home, run
 
-from client.settings import SettingsError, load_settings, settings_path
+from client.shell.settings import SettingsError, load_settings, settings_path
 from relay.mosquitto import free_port
 
 
@@ -69,9 +69,9 @@ async def test_olixono_relays_says_which_relays_from_where_and_whether_each_answ
 
 
 async def test_a_host_on_the_public_brokers_prints_a_join_command_that_says_public():
-    from client.network import join_command
-    from client.relays import PUBLIC_BROKERS
-    from client.transport import RelayAddress
+    from client.cores.relays import PUBLIC_BROKERS
+    from client.flows.network import join_command
+    from client.shell.transport import RelayAddress
 
     addresses = [RelayAddress.parse(broker.url) for broker in PUBLIC_BROKERS]
     assert join_command("G" * 22, addresses, False) == f"olixono join {'G' * 22} --relay public"

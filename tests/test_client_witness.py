@@ -14,11 +14,11 @@ from cli_helpers import finish, home, read_until, spawn, stop
 from network_helpers import Seat, game_id_of
 from relay_fixtures import gather_messages
 
-from client import network
 from client import witness as witness_module
-from client.transport import Link, RelayAddress
-from client.verify import load
-from client.witness import TimeWitness
+from client.flows import network
+from client.flows.verify import load
+from client.shell.transport import Link, RelayAddress
+from client.shell.witness import TimeWitness
 from protocol import GameSession, Identity, MessageType, decode, game_filter, verify_transcript
 from protocol.clock import TimeControl
 from relay.mosquitto import free_port
@@ -267,7 +267,7 @@ def test_a_claimant_waits_a_little_beyond_its_own_watch_when_witnesses_decide(ki
     from test_client_clock import play as play_move
     from test_client_core import Relay as Carrier
 
-    from client.core import WITNESS_MARGIN_MS, GameCore
+    from client.cores.network_game import WITNESS_MARGIN_MS, GameCore
 
     waits = {}
     for witnesses in ((), (Identity.generate().public,)):

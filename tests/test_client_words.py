@@ -11,10 +11,10 @@ import typing
 from test_client_claims import FrontRunner
 from test_client_core import Relay, hosted
 
-from client.core import GameCore, Step, UiEvent
-from client.intents import Intent
-from client.plain import plain_front
-from client.words import DESCRIBERS
+from client.cores.intents import Intent
+from client.cores.network_game import GameCore, Step, UiEvent
+from client.frontends.plain import plain_front
+from client.words.network import DESCRIBERS
 from olixono.common import Board
 
 

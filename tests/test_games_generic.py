@@ -207,8 +207,8 @@ def test_ending_by_agreement_leaves_the_board_as_it_was(kind):
 
 
 def test_every_front_end_table_knows_every_game():
-    from client.board_words import GAME_WORDS
-    from client.screen import DRAWINGS
+    from client.frontends.screen import DRAWINGS
+    from client.words.board import GAME_WORDS
     from olixono.common import GameKind
 
     assert set(GAME_WORDS) == set(DRAWINGS) == set(GameKind)

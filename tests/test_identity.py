@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from client.identity import HEADER, IdentityError, config_dir, get_identity, load_identity
+from client.shell.identity import HEADER, IdentityError, config_dir, get_identity, load_identity
 
 
 def test_config_dir_follows_xdg(tmp_path):

@@ -11,10 +11,10 @@ import pytest
 from protocol_helpers import start
 
 from client.cli import build_parser
-from client.commands import NO_HINT, command_names, handle_typed, parse
-from client.core import GameCore
-from client.local import play_local
-from client.local_game import LocalCore
+from client.cores.local_game import LocalCore
+from client.cores.network_game import GameCore
+from client.frontends.local_plain import play_local
+from client.words.commands import NO_HINT, command_names, handle_typed, parse
 from olixono.bots import (
     BOTS,
     PEOPLE_LEVELS,
@@ -146,8 +146,8 @@ def test_playing_a_level_at_the_prompt_names_it():
 
 
 def test_hint_gives_the_searchs_move_in_local_play():
-    from client.board_words import hint_text
-    from client.local_game import search_for_hint
+    from client.cores.local_game import search_for_hint
+    from client.words.board import hint_text
 
     board = OxonoBoard.from_position(OXONO_WIN)
     assert hint_text(board, search_for_hint(board)) == "hint: Xd2d1 wins at once"
@@ -160,7 +160,7 @@ def test_hint_gives_the_searchs_move_in_local_play():
 
 
 def test_no_hint_while_the_bot_thinks_or_once_the_game_is_over():
-    from client.intents import Intent, IntentRefused
+    from client.cores.intents import Intent, IntentRefused
 
     core = LocalCore("oxono", vs="random", human="black")  # the bot moves first
     with pytest.raises(IntentRefused, match="no hint while random is thinking"):
@@ -190,7 +190,7 @@ def test_hint_is_refused_in_a_network_game_with_the_sentence_that_says_why():
 
 
 def test_the_network_screen_refuses_hint_with_the_same_sentence():
-    from client.network_screen import NetworkTable
+    from client.frontends.network_screen import NetworkTable
 
     host, _ = start("olix")
     for watching in (False, True):
@@ -203,8 +203,8 @@ async def test_hint_on_the_full_screen_thinks_while_the_screen_stays_live(tmp_pa
     from prompt_toolkit.input import create_pipe_input
     from test_client_screen import Terminal, wait_for
 
-    from client.local_screen import LocalTable
-    from client.screen import run_screen
+    from client.frontends.local_screen import LocalTable
+    from client.frontends.screen import run_screen
 
     table = LocalTable("oxono", vs="easy", seed=1, iterations=30)
     terminal = Terminal()

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from client.local import play_local
+from client.frontends.local_plain import play_local
 from olixono.common import Outcome
 from olixono.oxono import OxonoBoard
 
@@ -177,8 +177,8 @@ def test_a_result_says_who_won_and_why(outcome, players, sentence):
 
 # -- the core of a game at one terminal: intents in, steps out, as a network game's core --------------------------
 def test_the_local_core_refuses_with_one_sentence_and_changes_nothing():
-    from client.intents import Intent, IntentRefused
-    from client.local_game import LocalCore
+    from client.cores.intents import Intent, IntentRefused
+    from client.cores.local_game import LocalCore
 
     core = LocalCore("oxono", vs="random", human="black", seed=1)  # the bot moves first
     before = core.board.position()
@@ -195,8 +195,8 @@ def test_the_local_core_refuses_with_one_sentence_and_changes_nothing():
 
 
 def test_the_bots_move_comes_back_through_the_core_and_a_stale_one_is_dropped():
-    from client.intents import Intent
-    from client.local_game import LocalCore, Played, TookBack
+    from client.cores.intents import Intent
+    from client.cores.local_game import LocalCore, Played, TookBack
 
     core = LocalCore("olix", vs="random", human="second", seed=4)
     choose, position, plies = core.thought
@@ -212,8 +212,8 @@ def test_the_bots_move_comes_back_through_the_core_and_a_stale_one_is_dropped():
 
 
 def test_a_proposal_to_end_is_put_to_the_bot_and_two_people_agree_at_once():
-    from client.intents import Intent
-    from client.local_game import Answered, Ended, LocalCore
+    from client.cores.intents import Intent
+    from client.cores.local_game import Answered, Ended, LocalCore
 
     core = LocalCore("olix", vs="random", seed=2)
     step = core.act(Intent("propose"))
@@ -229,8 +229,8 @@ def test_a_proposal_to_end_is_put_to_the_bot_and_two_people_agree_at_once():
 def test_a_network_game_refuses_undo_and_names_the_takeback():
     from protocol_helpers import start
 
-    from client.core import GameCore
-    from client.intents import Intent, IntentRefused
+    from client.cores.intents import Intent, IntentRefused
+    from client.cores.network_game import GameCore
 
     host, _ = start("oxono")
     with pytest.raises(IntentRefused, match="ask your opponent to take one back with takeback"):
@@ -240,8 +240,8 @@ def test_a_network_game_refuses_undo_and_names_the_takeback():
 # -- one vocabulary: every command listed once, typed with or without /, in every front end ------------------------
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
 def test_every_command_of_the_help_can_be_typed_and_completed(kind):
-    from client.commands import command_names, completions, help_rows, parse
-    from client.local_game import LocalCore
+    from client.cores.local_game import LocalCore
+    from client.words.commands import command_names, completions, help_rows, parse
 
     for core in (LocalCore(kind), LocalCore(kind, vs="random")):
         names = command_names(core)
@@ -260,7 +260,7 @@ def test_every_command_of_the_help_can_be_typed_and_completed(kind):
 def test_the_line_loop_and_the_screen_say_the_same_sentence():
     import asyncio
 
-    from client.local_screen import LocalTable
+    from client.frontends.local_screen import LocalTable
 
     table, said = LocalTable("oxono"), []
     asyncio.run(table.move("hello", said.append))
@@ -279,8 +279,8 @@ def test_an_unknown_game_is_named_among_the_games_in_plain_words(capsys):
 def test_the_vocabulary_answers_before_a_network_games_offer_has_come():
     from protocol_helpers import HOST
 
-    from client.commands import command_names, completions, help_text, parse
-    from client.core import GameCore
+    from client.cores.network_game import GameCore
+    from client.words.commands import command_names, completions, help_text, parse
     from protocol import GameSession
 
     core = GameCore(GameSession("A" * 21 + "A", HOST))  # no offer yet: its kind is not known
@@ -292,16 +292,16 @@ def test_the_vocabulary_answers_before_a_network_games_offer_has_come():
 
 
 def test_the_tables_own_name_for_the_end_word_cannot_be_typed():
-    from client.commands import END, parse
-    from client.local_game import LocalCore
+    from client.cores.local_game import LocalCore
+    from client.words.commands import END, parse
 
     for typed in (END, f"/{END}", END.upper()):
         assert parse(typed, LocalCore("olix")).intent is None
 
 
 def test_the_bots_yes_comes_to_nothing_once_the_game_ended_meanwhile():
-    from client.intents import Intent
-    from client.local_game import LocalCore
+    from client.cores.intents import Intent
+    from client.cores.local_game import LocalCore
 
     core = LocalCore("olix", vs="random", seed=2)
     assert core.act(Intent("propose")).ask_bot

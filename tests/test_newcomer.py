@@ -224,9 +224,9 @@ async def test_looking_for_a_game_says_so_and_an_unanswering_relay_is_named(tmp_
 def test_a_watcher_is_told_it_watches():
     from protocol_helpers import start
 
-    from client.commands import help_text, leaving_text
-    from client.core import GameCore
-    from client.network_screen import NetworkTable
+    from client.cores.network_game import GameCore
+    from client.frontends.network_screen import NetworkTable
+    from client.words.commands import help_text, leaving_text
     from protocol import GameSession
 
     host, _ = start("oxono")
@@ -244,7 +244,7 @@ def test_a_watcher_is_told_it_watches():
 async def test_resuming_a_host_game_whose_own_relay_ended_starts_one_again(tmp_path):
     from cli_helpers import games_dir
 
-    from client.journal import Journal
+    from client.shell.journal import Journal
 
     port = free_port()
     relay = Relay("embedded", tmp_path / "relay", port=port)
@@ -272,10 +272,10 @@ async def test_resuming_a_host_game_whose_own_relay_ended_starts_one_again(tmp_p
 def test_an_open_proposal_is_shown_and_the_answer_is_said_to_wait_for_ones_turn():
     from protocol_helpers import identity_of, mover, start
 
-    from client.core import GameCore
-    from client.intents import Intent, IntentRefused
-    from client.network_screen import NetworkTable
-    from client.words import describe
+    from client.cores.intents import Intent, IntentRefused
+    from client.cores.network_game import GameCore
+    from client.frontends.network_screen import NetworkTable
+    from client.words.network import describe
     from protocol import EndProposed
 
     host, guest = start("oxono")
@@ -325,9 +325,9 @@ async def test_ctrl_c_while_waiting_leaves_in_a_sentence(tmp_path, relay):
 
 # -- the second newcomer's walk (issue 21's session): each rough edge, as it should be now ----------------------------
 async def test_joining_ones_own_game_says_how_to_try_both_seats_on_one_machine(tmp_path):
-    from client import network
-    from client.core import GameCore
-    from client.journal import Journal, JournalMeta
+    from client.cores.network_game import GameCore
+    from client.flows import network
+    from client.shell.journal import Journal, JournalMeta
 
     identity = Identity.generate()
     core, _ = GameCore.hosting("oxono", identity)
@@ -343,9 +343,9 @@ async def test_joining_ones_own_game_says_how_to_try_both_seats_on_one_machine(t
 def test_every_row_of_the_screens_help_starts_its_words_in_one_column():
     from protocol_helpers import start
 
-    from client.core import GameCore
-    from client.network_screen import NetworkTable
-    from client.screen import own_help
+    from client.cores.network_game import GameCore
+    from client.frontends.network_screen import NetworkTable
+    from client.frontends.screen import own_help
 
     host, _ = start("oxono")
     runner = type("Runner", (), {"core": GameCore(host), "link": type("Link", (), {"connected": True})()})()
@@ -356,7 +356,7 @@ def test_every_row_of_the_screens_help_starts_its_words_in_one_column():
 
 
 def test_a_refused_login_names_the_account_as_the_password_prompt_does():
-    from client.transport import account_text
+    from client.shell.transport import account_text
 
     key = Identity.generate().public
     assert account_text(key.text) == f"your account ({key.fingerprint})"
@@ -366,8 +366,8 @@ def test_a_refused_login_names_the_account_as_the_password_prompt_does():
 def test_resume_plays_on_the_relay_and_with_the_ca_the_game_was_played_with(tmp_path):
     from pathlib import Path
 
-    from client import network
-    from client.journal import Journal, JournalMeta
+    from client.flows import network
+    from client.shell.journal import Journal, JournalMeta
 
     ca = tmp_path / "ca.pem"
     meta = JournalMeta("G" * 21 + "A", "oxono", "guest", "key", "mqtts://relay.example:8883", cafile=str(ca))
@@ -399,7 +399,7 @@ async def test_the_joiner_is_told_the_time_control_it_accepts(relay, tmp_path):
 
     from network_helpers import Seat, game_id_of
 
-    from client import network
+    from client.flows import network
     from protocol.clock import TimeControl
 
     host = Seat(tmp_path, "host", relay, bot="random", seed=1, control=TimeControl.parse("5+3"))
@@ -429,10 +429,10 @@ async def test_a_guest_is_told_the_relay_went_with_the_host_and_leaves_and_resum
 
     from network_helpers import Seat
 
-    from client import network
-    from client.core import GameCore
-    from client.journal import Journal
-    from client.words import leaving_warning, presence_word
+    from client.cores.network_game import GameCore
+    from client.flows import network
+    from client.shell.journal import Journal
+    from client.words.network import leaving_warning, presence_word
 
     port = free_port()
     monkeypatch.setattr(network, "DEFAULT_RELAY", f"mqtt://127.0.0.1:{port}")
@@ -496,8 +496,8 @@ def test_a_host_whose_program_runs_the_relay_is_asked_before_leaving_mid_game():
     """Leaving ends the relay for the opponent too: the host is told so, and asked to type quit again."""
     from protocol_helpers import start
 
-    from client.core import GameCore
-    from client.words import leaving_warning
+    from client.cores.network_game import GameCore
+    from client.words.network import leaving_warning
 
     host, _ = start("oxono")
     core = GameCore(host)

@@ -157,8 +157,8 @@ def test_the_local_player_cannot_sign_a_timed_move_without_its_time_nor_after_it
 
 
 def test_this_client_takes_a_seat_in_a_timed_game_and_names_its_control():
-    from client.core import GameCore
-    from client.words import control_text
+    from client.cores.network_game import GameCore
+    from client.words.network import control_text
 
     host, out = GameSession.offer("oxono", HOST, nonce=NONCE, at=AT, terms="clock:300+3,rules:1")
     candidate = GameSession(host.game_id, GUEST)
@@ -170,8 +170,8 @@ def test_this_client_takes_a_seat_in_a_timed_game_and_names_its_control():
 def test_verify_prints_each_players_official_clock():
     from pathlib import Path
 
-    from client.board_words import clock_text
-    from client.verify import summary
+    from client.flows.verify import summary
+    from client.words.board import clock_text
 
     vectors = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
     session, _, problem = verify_transcript((vectors / "oxono-timed-1+2.txt").read_text().splitlines())

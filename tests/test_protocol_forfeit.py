@@ -435,7 +435,7 @@ def test_a_stranger_flooding_joins_leaves_no_trace_in_memory():
 def test_a_loser_who_keeps_changing_the_ending_cannot_make_the_winners_client_fail():
     """Each proof at a lower point changes the ending, and the winner confirms again; past the most confirmations
     the winner's client goes on without one (it never raises on input)."""
-    from client.core import GameCore
+    from client.cores.network_game import GameCore
 
     host, guest = won_by_guest("olix")
     winner = GameCore(GameSession.restore(guest.transcript, GUEST))

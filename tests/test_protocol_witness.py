@@ -395,7 +395,7 @@ def test_a_claimant_that_waits_what_claim_remaining_says_is_never_voided_by_the_
     receipts only the round trip, so they time its clock longer than the claimant's watch does. A claim on the
     claimant's watch alone (plus the client's 2 s margin) was voided, and its ending could only be sent again; the
     claimant now waits for the clock as both time it, and wins on time."""
-    from client.core import WITNESS_MARGIN_MS
+    from client.cores.network_game import WITNESS_MARGIN_MS
 
     for honest in (False, True):
         game = hidden_thinking(2000, 9)

@@ -23,7 +23,7 @@ from cli_helpers import finish, games_dir, home, read_until, run, spawn, stop
 from protocol_helpers import offered
 from relay_fixtures import Relay, needs_mosquitto
 
-from client.journal import Journal, JournalMeta
+from client.shell.journal import Journal, JournalMeta
 from harness.mqtt import bare_client
 from protocol import GameSession, copy_topic, topic_for, verify_transcript
 from protocol.keys import random_token

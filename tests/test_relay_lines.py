@@ -14,7 +14,7 @@ import pytest
 from protocol_helpers import GUEST, HOST, STRANGER, full_game
 from relay_fixtures import Account, Relay, gather_messages, make_accounts
 
-from client import network
+from client.flows import network
 from protocol import GameSession, Identity, copy_topic, game_filter, topic_for
 from protocol.messages import decode
 from relay import users

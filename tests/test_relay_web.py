@@ -332,7 +332,7 @@ def test_olixono_web_writes_the_pages_files_and_says_how_to_link_them(tmp_path, 
 
 
 async def test_the_relay_a_host_runs_serves_the_page_and_the_host_says_the_link(tmp_path, monkeypatch, site):
-    from client import network
+    from client.flows import network
     from relay.mosquitto import free_port
 
     monkeypatch.setattr(page, "page_root", lambda: site)

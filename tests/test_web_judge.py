@@ -138,7 +138,7 @@ def test_judge_modules_import_only_the_page_s_own(name: str) -> None:
 
 @pytest.mark.skipif(NODE is None and not TOOLS_REQUIRED, reason="Node is not installed (scripts/test installs it)")
 def test_the_pages_clocks_read_as_the_terminals() -> None:
-    from client.board_words import clock_left_text
+    from client.words.board import clock_left_text
 
     values = [
         0,

@@ -15,8 +15,8 @@ from browser_helpers import browser, needs_browser  # noqa: F401 (browser: a fix
 from network_helpers import Seat, game_id_of, transcript
 from relay_fixtures import Relay, make_tls, needs_mosquitto
 
-from client import network
-from client.board_words import clock_left_text
+from client.flows import network
+from client.words.board import clock_left_text
 from protocol import GameSession, decode, topic_for
 from protocol.clock import TimeControl
 from protocol.topics import held_copy_topic
@@ -160,7 +160,7 @@ async def test_an_equivocation_is_shown_with_its_proof(tmp_path, browser):
         tab = await browser.new_page()
         await tab.goto(f"{relay.page}#game={game}")
         page = await shown(tab)
-        from client.record import proof_text
+        from client.words.record import proof_text
 
         assert page["code"] == python.result.code() and first != second
         assert page["proofs"] == [proof_text(python, proof, python.name_of) for proof in python.proofs]

@@ -289,7 +289,7 @@ class Game:
             stranger.receive(self.lines[0])
             try:
                 self.junk.append(stranger.join(self.token()).line)
-            except Exception:
+            except Exception:  # an invited game: the stranger's client refuses to sign (LocalProtocolError)
                 pass
         if rng.random() < 0.05:
             self.both(self.host.abort().line)
@@ -510,7 +510,7 @@ class Game:
         if self.timed and rng.random() < 0.25:
             try:
                 self.both(mine.timeout().line)  # a concession (refused on a first move off the clock)
-            except Exception:
+            except Exception:  # LocalProtocolError: nothing to concede on
                 pass
             return
         remaining = theirs.claim_remaining()
@@ -551,7 +551,7 @@ class Game:
                 return
         try:
             out = theirs.timeout(closing)
-        except Exception:
+        except Exception:  # LocalProtocolError: the move won the game, nothing to close over
             return
         self.now = max(self.now, closing)
         self.append(out.line)
@@ -609,7 +609,7 @@ class Game:
                 if (rng.random() < 0.7 and session.started) or session.guest is not None:
                     try:
                         out = session.confirm()
-                    except Exception:
+                    except Exception:  # a guest never seated confirms nothing (LocalProtocolError)
                         out = None
                     if out is not None:
                         self.lines.append(out.line)

@@ -93,7 +93,7 @@ export class Chain {
 }
 
 /**
- * The lines of a transcript file: "\n" or "\r\n" line ends, blank lines at the end ignored (client/verify.py's).
+ * The lines of a transcript file: "\n" or "\r\n" line ends, blank lines at the end ignored (client/flows/verify.py's).
  * @param {string} text
  * @returns {string[]}
  */

@@ -11,7 +11,7 @@ const SEEN_KEPT = 50_000;
 const REJECTED_SHOWN = 100;
 
 /**
- * `ms` as a game clock shows it, as the terminal does (client/board_words.py's clock_left_text): `4:07`, `1:02:30`
+ * `ms` as a game clock shows it, as the terminal does (client/words/board.py's clock_left_text): `4:07`, `1:02:30`
  * past an hour, `2 d 23:59:59` past a day; under ten seconds in tenths and marked, `0:09.4!`.
  * @param {number} ms
  */
@@ -30,7 +30,7 @@ export function clockText(ms) {
 }
 
 /**
- * One proof in words, as the terminal says it (client/record.py's proof_text): who signed two lines, where, and what
+ * One proof in words, as the terminal says it (client/words/record.py's proof_text): who signed two lines, where, and what
  * it did to the game.
  * @param {GameSession} session
  * @param {{ key: any, slot: string, point: number | null }} proof

@@ -1,0 +1,1 @@
+"""The front ends, side by side (none imports another but ``screen``, the full screen's drawing they share)."""
