@@ -37,7 +37,7 @@ from prompt_toolkit.data_structures import Size  # noqa: E402
 from prompt_toolkit.input import create_pipe_input  # noqa: E402
 from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
 
-from client import network  # noqa: E402
+from client.flows import network  # noqa: E402
 from client.frontends.network_screen import game_screen  # noqa: E402
 from client.shell.identity import save_identity  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from olixono.analysis import Budget, GameAnalysis
     from protocol import GameSession
     from protocol.clock import TimeControl
+    from relay.cli import Beside
+    from relay.embedded import RelaySettings
 
 DEFAULT_RELAY_TEXT = "mqtt://127.0.0.1:1883"
 """protocol.topics.DEFAULT_RELAY, written out so that ``--help`` and local play never import the protocol (a test
@@ -505,12 +507,12 @@ def _network(args: argparse.Namespace) -> int:
             _leave_at_once(130)
 
 
-def _relay_witness(args: argparse.Namespace, settings: Any) -> Any:
+def _relay_witness(witness_key: Path | None, settings: RelaySettings) -> Beside:
     """``olixono relay --witness``: the time witness beside the relay (:func:`client.flows.network.relay_witness`)."""
     from client.flows import network
 
     try:
-        return network.relay_witness(args, settings)
+        return network.relay_witness(witness_key, settings)
     except network.Failure as exc:
         print(f"olixono relay: {exc}", file=sys.stderr)
         raise SystemExit(1) from None

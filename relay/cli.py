@@ -15,11 +15,14 @@ import logging
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from olixono.arguments import option_strings, protect_ids
 from relay import rules, users
 from relay.rules import AUTOSAVE_CHANGES, DEFAULT_HOST, DEFAULT_PORT
+
+if TYPE_CHECKING:
+    from relay.embedded import EmbeddedRelay, RelaySettings
 
 
 def _fail(message: str, code: int = 2) -> int:
@@ -49,7 +52,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.witness:
         if args.witness_hook is None:
             return _fail("--witness: the time witness is the olixono client's (run `olixono relay --witness`)")
-        beside = args.witness_hook(args, settings)
+        beside = args.witness_hook(args.witness_key, settings)
     try:
         settings.broker_config()  # check the options before starting anything
         asyncio.run(serve(settings, announce=lambda line: print(line, flush=True), beside=beside))
@@ -258,8 +261,11 @@ def add_web_subparser(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     web.set_defaults(func=_web)
 
 
-WitnessHook = Callable[[argparse.Namespace, Any], Callable[[Any, asyncio.Event], Coroutine[Any, Any, None]]]
-"""What runs a time witness beside the relay (``--witness``), given the options and the relay's settings (which it may
+Beside = Callable[["EmbeddedRelay", asyncio.Event], Coroutine[Any, Any, None]]
+"""What :func:`relay.embedded.serve` runs beside the relay, given the relay and the event that stops it."""
+
+WitnessHook = Callable[[Path | None, "RelaySettings"], Beside]
+"""What runs a time witness beside the relay (``--witness``), given its key file (``--witness-key``) and the relay's settings (which it may
 change: an account and a listener of its own): what :func:`relay.embedded.serve` runs beside the relay. The client
 gives it (a witness verifies games as a player does); ``python -m relay`` has none."""
 

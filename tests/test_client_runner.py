@@ -9,9 +9,9 @@ import random
 import pytest
 from protocol_helpers import start
 
-from client import runner as runner_module
 from client.cores.intents import Intent
 from client.cores.network_game import GameCore
+from client.shell import runner as runner_module
 from client.shell.runner import GameRunner
 from protocol.messages import line_hash
 

@@ -14,9 +14,9 @@ from cli_helpers import finish, home, read_until, spawn, stop
 from network_helpers import Seat, game_id_of
 from relay_fixtures import gather_messages
 
-from client import witness as witness_module
 from client.flows import network
 from client.flows.verify import load
+from client.shell import witness as witness_module
 from client.shell.transport import Link, RelayAddress
 from client.shell.witness import TimeWitness
 from protocol import GameSession, Identity, MessageType, decode, game_filter, verify_transcript
@@ -289,7 +289,6 @@ def test_a_claimant_waits_a_little_beyond_its_own_watch_when_witnesses_decide(ki
 async def test_the_relays_own_witness_has_its_own_listener_and_account_on_a_private_tls_relay(tmp_path):
     """``olixono relay --witness --users F --tls-cert C --tls-key K``: the witness beside the relay connects on a plain
     loopback listener of its own, with an account nobody else has, and signs as the games that name it ask."""
-    import argparse
     import ssl
 
     import aiomqtt
@@ -302,7 +301,7 @@ async def test_the_relays_own_witness_has_its_own_listener_and_account_on_a_priv
     settings = RelaySettings(
         port=0, users_file=tmp_path / "users", tls_cert=cert, tls_key=key, data_dir=tmp_path / "data"
     )
-    beside = network.relay_witness(argparse.Namespace(witness_key=tmp_path / "witness.key"), settings)
+    beside = network.relay_witness(tmp_path / "witness.key", settings)
     witness_key = network.witness_identity(tmp_path / "witness.key", {}).public
     assert settings.inner_listener and list(settings.inner_accounts) == [witness_key.text]
     stopping = asyncio.Event()
@@ -371,7 +370,6 @@ async def test_one_process_at_a_time_witnesses_with_a_key(relay, tmp_path, monke
     stopping.set()
     await witnessing
     # olixono witness and olixono relay --witness --data keep their lines apart, and hold one lock of the key
-    import argparse
     import os
 
     from relay.embedded import RelaySettings
@@ -381,9 +379,7 @@ async def test_one_process_at_a_time_witnesses_with_a_key(relay, tmp_path, monke
     held = witness_module.hold(witness_module.witness_lock(tmp_path / "state" / "olixono", key.public))
     try:
         with pytest.raises(network.Failure, match="--witness: another process witnesses with this key"):
-            network.relay_witness(
-                argparse.Namespace(witness_key=tmp_path / "witness.key"), RelaySettings(data_dir=tmp_path / "data")
-            )
+            network.relay_witness(tmp_path / "witness.key", RelaySettings(data_dir=tmp_path / "data"))
     finally:
         os.close(held)
 

@@ -23,7 +23,7 @@ import urllib.parse
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from client.cores.intents import IntentRefused
 from client.cores.network_game import GameCore, NextGame
@@ -63,6 +63,10 @@ from protocol.clock import TimeControl
 from protocol.messages import decode
 from protocol.rules import MAX_CONFIRMS, witness_term
 from protocol.topics import DEFAULT_RELAY, PAGE_TOPIC, slot_filter
+
+if TYPE_CHECKING:
+    from relay.cli import Beside
+    from relay.embedded import EmbeddedRelay, RelaySettings
 
 PASSWORD_VARIABLE = "OLIXONO_RELAY_PASSWORD"
 RELAY_VARIABLE = "OLIXONO_RELAY"
@@ -1119,12 +1123,12 @@ async def witness(options: Options, key: Path | None, most: int | None) -> int:
     return 0
 
 
-def relay_witness(args: Any, settings: Any) -> Callable[[Any, asyncio.Event], Any]:
+def relay_witness(witness_key: Path | None, settings: RelaySettings) -> Beside:
     """``olixono relay --witness``: a time witness beside the relay, in its process (:data:`relay.cli.WitnessHook`),
     on a listener of its own (and in private mode an account of its own, in memory)."""
     import secrets
 
-    identity = witness_identity(args.witness_key, dict(os.environ))
+    identity = witness_identity(witness_key, dict(os.environ))
     settings.inner_listener = True
     password = secrets.token_urlsafe(24)  # an account of its own, in either mode: no owner's caps are the witness's
     settings.inner_accounts[identity.public.text] = password
@@ -1138,7 +1142,7 @@ def relay_witness(args: Any, settings: Any) -> Callable[[Any, asyncio.Event], An
     def say(line: str) -> None:
         print(line, flush=True)
 
-    async def run(relay: Any, stop: asyncio.Event) -> None:
+    async def run(relay: EmbeddedRelay, stop: asyncio.Event) -> None:
         address = RelayAddress.parse(relay.url)  # as hosts reach the relay: --relay unless it is the default
         reach = reach_words([address], address.url == RelayAddress.parse(DEFAULT_RELAY).url, cafile=settings.tls_cert)
         for line in witness_told(identity, reach):
