@@ -32,7 +32,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from olixono.common import Board, EndReason, GameKind, InvalidMoveError, Outcome
+from olixono.common import Board, EndReason, GameKind, InvalidMoveError, MoveLike, Outcome
 from olixono.games import new_board
 from protocol.claims import ANSWERS, Claims
 from protocol.clock import LAG_MOST_MS, SLACK_MS, Answer, TimeControl, TimeUsed, answer_window, claim_after, time_used
@@ -130,7 +130,8 @@ class Receiver:
             PublicKey, Message
         ] = {}  # each player's rematch line (one a player), once the game is over
         self._takebacks: dict[PublicKey, Message] = {}  # each player's latest takeback line, by the head it names
-        self._undone: dict[str, list[Any]] = {}  # the moves each undo on the chain took back, by its hash, last first
+        # the moves each undo on the chain took back, by its hash, last first
+        self._undone: dict[str, list[MoveLike]] = {}
         self._presence: dict[PublicKey, tuple[int, bool]] = {}  # each seated key's latest presence: (seq, here)
         self._relay_runners: set[PublicKey] = (
             set()
@@ -606,7 +607,7 @@ class Receiver:
         """Check that the table lets ``message``'s signer send it in ``state`` (and its guard); its rank."""
         return self._judge(message, state, guard)[0]
 
-    def _judge(self, message: Message, state: State, guard: bool = True) -> tuple[int, object | None]:
+    def _judge(self, message: Message, state: State, guard: bool = True) -> tuple[int, MoveLike | None]:
         """:meth:`_rank`, and for a move the parsed move (so that it is parsed once)."""
         if state.phase is Phase.OVER:
             assert state.result is not None
@@ -624,7 +625,7 @@ class Receiver:
             )
         return rank, self._guard(message, state, sender) if guard else None
 
-    def _guard(self, message: Message, state: State, sender: Sender) -> object | None:
+    def _guard(self, message: Message, state: State, sender: Sender) -> MoveLike | None:
         """The checks a type needs beyond the table (raises :class:`RemoteProtocolError`); a move's parse."""
         kind = message.type
         if kind == MessageType.MOVE:
@@ -699,12 +700,12 @@ class Receiver:
                 "an undo of two moves leaves the turn, and its clock, where it is: it carries no think= or left=",
             )
 
-    def _check_move(self, text: str) -> object:
+    def _check_move(self, text: str) -> MoveLike:
         """The legal move ``text`` spells in canonical form, or :class:`RemoteProtocolError`."""
         board = self._board
         assert board is not None
         try:
-            move = board.parse_move(text)
+            move: MoveLike = board.parse_move(text)
         except InvalidMoveError as exc:
             raise RemoteProtocolError(Code.ILLEGAL_MOVE, str(exc)) from None
         if move.text() != text:
@@ -1176,7 +1177,7 @@ class Receiver:
         events.append(JoinRequested(message.signer))
         return [message.hash]
 
-    def _place(self, message: Message, events: list[Event], move: object | None = None) -> list[str]:
+    def _place(self, message: Message, events: list[Event], move: MoveLike | None = None) -> list[str]:
         """Append a judged main-chain line (``move``: a move's parse): the next state, the board, the events."""
         before = self._state
         self._before.append(before)
@@ -1204,11 +1205,11 @@ class Receiver:
             for move in reversed(self._undone.pop(message.hash)):
                 self._board.push(move)
 
-    def _advance(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+    def _advance(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
         """The state after ``message`` (and the board moved, for a move): its type's transition (:data:`TRANSITIONS`)."""
         return TRANSITIONS[message.type](self, state, message, move, events)
 
-    def _moved(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+    def _moved(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
         board = self._board
         assert board is not None and state.seats is not None
         board.push(move)
@@ -1231,19 +1232,19 @@ class Receiver:
             clocks=clocks,
         )
 
-    def _taken_back(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+    def _taken_back(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
         """An undo: the board as it was before the last ``plies`` moves. Of one, the turn goes to the player whose move
         it took back (a new turn: the undo is on the actor's clock as a move is); of two, it stays with the actor, whose
         clock runs on."""
         board, plies = self._board, message.plies
         assert board is not None
-        popped = [board.pop() for _ in range(plies)]
+        popped: list[MoveLike] = []
+        for _ in range(plies):
+            taken = board.pop()
+            assert taken is not None  # the game is played: no ending on the board to take back first
+            popped.append(taken)
         self._undone[message.hash] = popped
-        events.append(
-            MovesTakenBack(
-                message.seq, board.PLAYERS[state.turn], plies, tuple(move.text() for move in popped if move is not None)
-            )
-        )
+        events.append(MovesTakenBack(message.seq, board.PLAYERS[state.turn], plies, tuple(m.text() for m in popped)))
         if plies == 2:
             return state._replace(remarks=state.remarks | {MessageType.UNDO})
         clocks = state.clocks
@@ -1252,15 +1253,15 @@ class Receiver:
             clocks = (left, clocks[1]) if state.turn == 0 else (clocks[0], left)
         return state._replace(turn=1 - state.turn, moves=state.moves + 1, remarks=frozenset(), clocks=clocks)
 
-    def _joined(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+    def _joined(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
         return state  # the guest's join changes nothing until the host accepts it
 
-    def _accepted(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+    def _accepted(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
         assert message.peer is not None
         events.append(GuestAccepted(message.peer))
         return state._replace(phase=Phase.ACCEPTED, guest=message.peer)
 
-    def _revealed(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+    def _revealed(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
         board, guest = self._board, state.guest
         assert board is not None and guest is not None and self._host is not None
         host_first = host_moves_first(message.secret, self._chain[2].salt, self.terms)
@@ -1269,7 +1270,7 @@ class Receiver:
         clocks = None if self.clock is None else (self.clock.start_ms, self.clock.start_ms)
         return state._replace(phase=Phase.PLAYING, seats=seats, clocks=clocks)
 
-    def _claimed(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+    def _claimed(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
         """The host withdraws its offer (an abort before seating anyone), or claims a forfeit: a guest that never
         revealed (a claim), or walked away before revealing (the guest's abort)."""
         if state.phase is Phase.OFFERED:
@@ -1279,7 +1280,7 @@ class Receiver:
             result = Result(ResultReason.FORFEIT, HOST, self._host, message.signer, role)
         return state._replace(phase=Phase.OVER, result=result)
 
-    def _timed_out(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+    def _timed_out(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
         """The player to move concedes on time, or the other's flag claim went unanswered (:meth:`_claim_result`)."""
         assert state.seats is not None
         mine, player, other = self._players(state, message)
@@ -1329,7 +1330,7 @@ class Receiver:
         mine = state.turn if message.signer == state.seats[state.turn] else 1 - state.turn
         return mine, board.PLAYERS[mine], board.PLAYERS[1 - mine]
 
-    def _remarked(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+    def _remarked(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
         """A proposal to end the game, its withdrawal or its refusal: the turn stays with the actor."""
         mine, player, _ = self._players(state, message)
         remarks = state.remarks | {message.type}
@@ -1339,20 +1340,20 @@ class Receiver:
         events.append(ProposalWithdrawn(player) if message.type is MessageType.WITHDRAW else EndDeclined(player))
         return state._replace(proposal=None, remarks=remarks)
 
-    def _resigned(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+    def _resigned(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
         assert state.seats is not None
         mine, player, other = self._players(state, message)
         result = Result(EndReason.RESIGNED, other, state.seats[1 - mine], message.signer, player)
         return state._replace(phase=Phase.OVER, result=result, proposal=None)
 
-    def _aborted(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+    def _aborted(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
         if state.phase is not Phase.PLAYING:
             return self._claimed(state, message, move, events)
         _, player, _ = self._players(state, message)
         result = Result(ResultReason.ABORTED, by=message.signer, by_name=player, scored=False)
         return state._replace(phase=Phase.OVER, result=result, proposal=None)
 
-    def _agreed(self, state: State, message: Message, move: object | None, events: list[Event]) -> State:
+    def _agreed(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
         """A draw in Oxono, the position scored on the markers in Olix."""
         assert self._board is not None and state.seats is not None
         result = self._ruled(self._board.agreed(), state.seats, message.signer)
@@ -1809,7 +1810,7 @@ def _remaining(state: State) -> int:
     return state.clocks[state.turn] if state.clocks is not None else 0
 
 
-Transition = Callable[[Receiver, State, Message, "object | None", list[Event]], State]
+Transition = Callable[[Receiver, State, Message, MoveLike | None, list[Event]], State]
 TRANSITIONS: dict[MessageType, Transition] = {
     MessageType.MOVE: Receiver._moved,
     MessageType.JOIN: Receiver._joined,
