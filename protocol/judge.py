@@ -1443,8 +1443,8 @@ class Receiver:
         if self.clock is None:  # aside) and whether or not the game is timed
             raise RemoteProtocolError(Code.BAD_CLOCK, "an untimed game has no receipts")
         receipted = self._line_named(message)
-        if not isinstance(receipted, Message):
-            return receipted
+        if receipted is None:
+            return self._keep(message, message.prev)
         if not begins_turn(receipted) or receipted.signer == key:
             raise RemoteProtocolError(
                 Code.WRONG_SEAT, "a receipt is of the other player's move (or undo of one), or the host's of the reveal"
@@ -1499,20 +1499,16 @@ class Receiver:
         self._unseated(message)  # kept, or refused
         return False
 
-    def _players_line_named(self, message: Message) -> Message | list[str]:
-        """:meth:`_line_named` for a seated player's line (a rematch or takeback line); else it is kept until its
-        seat is known, or refused (:meth:`_of_a_player`)."""
-        return self._line_named(message) if self._of_a_player(message) else []
-
-    def _line_named(self, message: Message) -> Message | list[str]:
-        """The chain line a seated player's line beside the chain names (a receipt, a flag claim: by ``seq`` and
-        ``prev``); else the line is kept until that line is known."""
+    def _line_named(self, message: Message) -> Message | None:
+        """The chain line a seated player's line beside the chain names (a receipt, a flag claim, a rematch or
+        takeback line: by ``seq`` and ``prev``), if it has come (``None``: not yet, so the caller keeps the line until
+        it does); ``broken-link`` for a line that names another of the chain's lines by the wrong number."""
         chain = self._chain
         named = chain[message.seq] if message.seq < len(chain) else None
         if named is None or named.hash != message.prev:
             if any(line.hash == message.prev for line in chain):
                 raise RemoteProtocolError(Code.BROKEN_LINK, f"prev= is not the hash of seq {message.seq}'s line")
-            return self._keep(message, message.prev)  # the line it names has not come
+            return None
         return named
 
     # -- flag claims and timeouts ---------------------------------------------------------
@@ -1524,8 +1520,8 @@ class Receiver:
             return []
         self._word(message, events)  # a second claim for its slot is a proof, whatever the chain holds
         began = self._line_named(message)
-        if not isinstance(began, Message):
-            return began
+        if began is None:
+            return self._keep(message, message.prev)
         chain = self._chain
         if began.seq + 1 < len(chain):
             after = self._before[began.seq + 1]
@@ -1721,9 +1717,11 @@ class Receiver:
         game and is no part of its transcript (like presence): a receiver keeps each player's first, kept until the
         line it names has come, and refuses it while the game is not over there, or once its signer asked already."""
         key = message.signer
-        named = self._players_line_named(message)
-        if not isinstance(named, Message):
-            return named
+        if not self._of_a_player(message):
+            return []
+        named = self._line_named(message)
+        if named is None:
+            return self._keep(message, message.prev)
         if not self.over or named is not self._chain[-1]:
             raise RemoteProtocolError(
                 Code.WRONG_SEAT, "a rematch is asked for once the game is over, naming its last line"
@@ -1756,9 +1754,11 @@ class Receiver:
         keeps each player's one line for the head (the first: a takeback line decides nothing, so which one counts
         may differ between receivers); one naming an earlier head lapsed and is kept silently."""
         key = message.signer
-        named = self._players_line_named(message)
-        if not isinstance(named, Message):
-            return named
+        if not self._of_a_player(message):
+            return []
+        named = self._line_named(message)
+        if named is None:
+            return self._keep(message, message.prev)
         self._remember(message)
         if named is not self._chain[-1]:
             return []
