@@ -79,6 +79,7 @@ from protocol.rules import (
     SIDE_LINES,
     UNSEEN,
     Phase,
+    Rank,
     Sender,
     State,
     begins_turn,
@@ -603,11 +604,11 @@ class Receiver:
                 return Sender.WAITER
         return None
 
-    def _rank(self, message: Message, state: State, guard: bool = True) -> int:
+    def _rank(self, message: Message, state: State, guard: bool = True) -> Rank:
         """Check that the table lets ``message``'s signer send it in ``state`` (and its guard); its rank."""
         return self._judge(message, state, guard)[0]
 
-    def _judge(self, message: Message, state: State, guard: bool = True) -> tuple[int, MoveLike | None]:
+    def _judge(self, message: Message, state: State, guard: bool = True) -> tuple[Rank, MoveLike | None]:
         """:meth:`_rank`, and for a move the parsed move (so that it is parsed once)."""
         if state.phase is Phase.OVER:
             assert state.result is not None
@@ -906,7 +907,7 @@ class Receiver:
             events.append(Superseded(later, message))
         return self._place(message, events)
 
-    def _rank_held(self, message: Message, state: State) -> int:
+    def _rank_held(self, message: Message, state: State) -> Rank:
         sender = self._sender(message.signer, state)
         assert sender is not None
         return RULES[state.phase][sender][message.type]

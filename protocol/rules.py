@@ -1,21 +1,22 @@
 """The rules of a game's record, as data: who may send what (the table), the limits a receiver keeps to, the coin.
 
-Who may send what is one table, :data:`RULES`: for each phase, each sender's
-message types and their *rank*. At every sequence number one key, the actor,
-extends the main chain; the only races are settled by rank, the same for
-every receiver whatever the order of arrival:
+Who may send what is one table, :data:`RULES`: for each :class:`Phase`, each
+:class:`Sender`'s message types and their :class:`Rank`. At every sequence
+number one key, the actor, extends the main chain; the only races are settled
+by rank, the same for every receiver whatever the order of arrival:
 
-    phase     sender   may send (rank)
-    offered   host     accept, abort (withdraws the offer)
-              anyone   join (a candidate; invited key only, if the offer names one)
-    accepted  guest    reveal, abort (walks away: the host wins by forfeit)     2
-              host     claim (the guest never revealed: forfeit)                  1
-    playing   actor    move, propose, withdraw, decline (the turn stays),       1
+    phase     sender   may send                                                 rank
+    offered   host     accept, abort (withdraws the offer)                      YIELDS (1)
+              anyone   join (a candidate; invited key only, if the offer        CANDIDATE (0)
+                       names one)
+    accepted  guest    reveal, abort (walks away: the host wins by forfeit)     OVERRULES (2)
+              host     claim (the guest never revealed: forfeit)                YIELDS (1)
+    playing   actor    move, propose, withdraw, decline (the turn stays),       YIELDS (1)
                        abort (the first seat, before its move),
                        undo (a takeback the other consented to)
-                       agree, resign, timeout (concedes on time)                 3
-              waiter   timeout (its flag claim went unanswered)                   2
-                       resign                                                     4
+                       agree, resign, timeout (concedes on time)                ACTOR_ENDS (3)
+              waiter   timeout (its flag claim went unanswered)                 OVERRULES (2)
+                       resign                                                   WAITER_RESIGNS (4)
 
 A line of higher rank sent for a sequence number another player's line
 already holds replaces it and what followed it in that player's turn (at
@@ -27,8 +28,8 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Iterable
-from typing import NamedTuple
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple, TypeAlias
 
 from olixono.common import RULE_REASONS
 from protocol.clock import TimeControl
@@ -87,6 +88,9 @@ HOST, GUEST = Role.HOST, Role.GUEST
 
 
 class Phase(enum.Enum):
+    """Where a game's main chain stands, as its lines tell (``PROTOCOL.md`` §3, "The main chain"); each value is how
+    a refusal words it ("… while the game is offered")."""
+
     WAITING = "waiting for the offer"
     OFFERED = "offered"
     ACCEPTED = "accepted"
@@ -95,6 +99,8 @@ class Phase(enum.Enum):
 
 
 class Sender(enum.Enum):
+    """Who a line's signer is, as the table of a phase sees it; each value is how a refusal words it."""
+
     HOST = "the host"
     GUEST = "the guest"
     ANYONE = "a candidate guest"
@@ -102,26 +108,62 @@ class Sender(enum.Enum):
     WAITER = "the player not to move"
 
 
-RULES: dict[Phase, dict[Sender, dict[str, int]]] = {
-    Phase.OFFERED: {Sender.HOST: {MessageType.ACCEPT: 1, MessageType.ABORT: 1}, Sender.ANYONE: {MessageType.JOIN: 0}},
-    Phase.ACCEPTED: {Sender.GUEST: {MessageType.REVEAL: 2, MessageType.ABORT: 2}, Sender.HOST: {MessageType.CLAIM: 1}},
+class Rank(enum.IntEnum):
+    """A main-chain line's rank in a race: of two keys' lines for one sequence number, the higher stands, judged as
+    of the state before it (the module docstring; ``PROTOCOL.md`` §3, "Races", whose table gives each rank's value).
+
+    Ranks are weighed only between the two senders of one phase, and those never share one, so a race has no tie: in
+    the accepted phase the host's claim yields to the guest's reveal or abort; while the game is played the actor's
+    ranks and the waiter's alternate: the actor's lines that yield, below the waiter's timeout, below the actor's
+    ending, below the waiter's resignation."""
+
+    CANDIDATE = 0
+    """A join: a candidate's line, in no race (the chain takes it with the accept that names it, and the offered
+    phase has no races)."""
+    YIELDS = 1
+    """A line that yields to whatever the other key may send for its sequence number: the host's accept, its abort
+    of the offer, its claim that the guest never revealed (the host's claim yields to any reveal); the actor's move,
+    remarks, abort and undo."""
+    OVERRULES = 2
+    """A line that stands over the other key's line that yields: the guest's reveal or abort over the host's claim;
+    the waiter's timeout over the actor's move, remarks, abort or undo (a move after an unanswered flag claim comes
+    too late, and an abort is no way out of a claim)."""
+    ACTOR_ENDS = 3
+    """The actor ends the game: it agrees to the waiter's proposal, resigns, or concedes on time; over the waiter's
+    timeout (a claim is no way out of a draw agreed or a resignation)."""
+    WAITER_RESIGNS = 4
+    """The waiter resigns: over anything of the actor's, its ending too (a resignation only ever costs its sender)."""
+
+
+Ranks: TypeAlias = Mapping[MessageType, Rank]
+"""The message types one sender may send in one phase, and each one's rank."""
+
+RULES: Mapping[Phase, Mapping[Sender, Ranks]] = {
+    Phase.OFFERED: {
+        Sender.HOST: {MessageType.ACCEPT: Rank.YIELDS, MessageType.ABORT: Rank.YIELDS},
+        Sender.ANYONE: {MessageType.JOIN: Rank.CANDIDATE},
+    },
+    Phase.ACCEPTED: {
+        Sender.GUEST: {MessageType.REVEAL: Rank.OVERRULES, MessageType.ABORT: Rank.OVERRULES},
+        Sender.HOST: {MessageType.CLAIM: Rank.YIELDS},
+    },
     Phase.PLAYING: {
         Sender.ACTOR: {
-            MessageType.MOVE: 1,
-            MessageType.PROPOSE: 1,
-            MessageType.WITHDRAW: 1,
-            MessageType.DECLINE: 1,
-            MessageType.AGREE: 3,
-            MessageType.RESIGN: 3,
-            MessageType.TIMEOUT: 3,
-            MessageType.ABORT: 1,
-            MessageType.UNDO: 1,
+            MessageType.MOVE: Rank.YIELDS,
+            MessageType.PROPOSE: Rank.YIELDS,
+            MessageType.WITHDRAW: Rank.YIELDS,
+            MessageType.DECLINE: Rank.YIELDS,
+            MessageType.AGREE: Rank.ACTOR_ENDS,
+            MessageType.RESIGN: Rank.ACTOR_ENDS,
+            MessageType.TIMEOUT: Rank.ACTOR_ENDS,
+            MessageType.ABORT: Rank.YIELDS,
+            MessageType.UNDO: Rank.YIELDS,
         },
-        Sender.WAITER: {MessageType.RESIGN: 4, MessageType.TIMEOUT: 2},
+        Sender.WAITER: {MessageType.RESIGN: Rank.WAITER_RESIGNS, MessageType.TIMEOUT: Rank.OVERRULES},
     },
     Phase.OVER: {},
 }
-"""Each phase's senders, the message types each may send, and their rank in a race (module docstring)."""
+"""Each phase's senders, the message types each may send, and their :class:`Rank` in a race (module docstring)."""
 
 FINAL = frozenset({MessageType.AGREE, MessageType.RESIGN, MessageType.ABORT, MessageType.TIMEOUT})
 """Types after which their signer never signs another main-chain line: one that does has equivocated."""
@@ -254,7 +296,7 @@ class State(NamedTuple):
     turn: int = 0
     moves: int = 0
     proposal: int | None = None
-    remarks: frozenset[str] = frozenset()
+    remarks: frozenset[MessageType] = frozenset()
     result: Result | None = None
     clocks: tuple[int, int] | None = None
     """A timed game's clocks once the seats are drawn: the time left to the first seat and to the second, in ms."""
