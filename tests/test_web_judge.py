@@ -19,6 +19,8 @@ import pytest
 import web_judge_cases
 from relay_fixtures import TOOLS_REQUIRED
 
+from protocol.rules import RULES, Phase, Sender
+
 ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")
 
@@ -164,3 +166,28 @@ def test_the_pages_clocks_read_as_the_terminals() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [clock_left_text(value) for value in values]
+
+
+@pytest.mark.skipif(NODE is None and not TOOLS_REQUIRED, reason="Node is not installed (scripts/test installs it)")
+def test_the_pages_table_of_who_may_send_what_is_pythons() -> None:
+    """``web/js/protocol-rules.js`` holds :data:`protocol.rules.RULES` by its words: each phase's and sender's value,
+    each message type's name, each rank's number."""
+    script = (
+        "import { Phase, RULES, Sender } from './web/js/protocol-rules.js';"
+        "console.log(JSON.stringify({ Phase, RULES, Sender }));"
+    )
+    done = subprocess.run(
+        [NODE or "node", "--input-type=module", "-e", script], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {
+        "Phase": {phase.name: phase.value for phase in Phase},
+        "RULES": {
+            phase.value: {
+                sender.value: {str(kind): int(rank) for kind, rank in ranks.items()}
+                for sender, ranks in senders.items()
+            }
+            for phase, senders in RULES.items()
+        },
+        "Sender": {sender.name: sender.value for sender in Sender},
+    }
