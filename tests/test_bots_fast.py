@@ -12,12 +12,13 @@ import math
 import random
 
 import pytest
+from extensions import require_extension
 
 from olixono import bot_oxono
 from olixono.games import new_board
 from olixono.mcts import Mcts
 
-fast = pytest.importorskip("olixono._oxono_fast", reason="the C helpers are not built here")
+fast = require_extension("olixono._oxono_fast")
 
 
 def without_c(bot_module, name: str):

@@ -19,9 +19,10 @@ from olixono.olix import KINDS, MOVES, PLAYERS, OlixBoard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import olix_reference as ref
+from extensions import require_extension
 from test_bots_fast import without_c
 
-fast = pytest.importorskip("olixono._olix_fast", reason="the C helpers are not built here")
+fast = require_extension("olixono._olix_fast")
 
 N = ref.N
 

@@ -15,6 +15,7 @@ import time
 import tracemalloc
 
 import pytest
+from extensions import require_extension
 from test_bots_fast import FULL, without_c
 from test_search import ALLOWS_WIN_IN_TWO, assert_proofs_exact, endgame, midgame, minimax, wins_in_two
 
@@ -24,7 +25,7 @@ from olixono.games import new_board
 from olixono.mcts import Mcts
 from olixono.oxono import OxonoBoard
 
-fast = pytest.importorskip("olixono._oxono_fast", reason="the C helpers are not built here")
+fast = require_extension("olixono._oxono_fast")
 
 pytestmark = pytest.mark.skipif(not bot_oxono.FAST, reason="OLIXONO_PURE_PYTHON is set")
 
