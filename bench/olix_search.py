@@ -4,23 +4,21 @@
     python bench/olix_search.py --iterations 300
 
 The same seeded search of ``bot_olix.searcher`` runs from the same mid-game positions (clustering games after 10 to
-52 plies whose root is searched the whole budget) three ways: in pure Python (``OLIXONO_PURE_PYTHON``: the engine's
-board behind ``OlixSearch``), on ``OlixSearch`` with the C bitboard functions, and on ``FastOlixSearch`` (the position
-in C). Times are CPU time (``time.process_time``, steady on a shared machine); the fast search, short, is timed over
-five runs. Every search must give the same move and candidates. Prints one line a position and the totals as
-``name: value``; results are recorded in ``BENCHMARKS.md``.
+52 plies whose root is searched the whole budget) three ways: in pure Python (``bot_olix.PYTHON``: the engine's
+board behind ``OlixSearch``), on ``OlixSearch`` with the C bitboard functions (``bot_olix.C``), and on
+``FastOlixSearch`` (the position in C too: ``bot_olix.searcher`` on ``bot_olix.C``). Times are CPU time
+(``time.process_time``, steady on a shared machine); the fast search, short, is timed over five runs. Every search
+must give the same move and candidates. Prints one line a position and the totals as ``name: value``; results are
+recorded in ``BENCHMARKS.md``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import os
 import random
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,19 +34,7 @@ from olixono.olix import MOVES, OlixBoard  # noqa: E402
 PLIES = (10, 16, 22, 28, 34, 40, 46, 52)
 SEED = 7
 FAST_REPEATS = 5
-
-
-def pure_module() -> ModuleType:
-    """``bot_olix`` loaded again with ``OLIXONO_PURE_PYTHON`` set: no C at all."""
-    os.environ["OLIXONO_PURE_PYTHON"] = "1"
-    try:
-        spec = importlib.util.spec_from_file_location("bot_olix_pure", bot_olix.__file__)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        del os.environ["OLIXONO_PURE_PYTHON"]
-    return module
+C = bot_olix.C
 
 
 def positions(iterations: int) -> list[OlixBoard]:
@@ -65,14 +51,14 @@ def positions(iterations: int) -> list[OlixBoard]:
                 if board.outcome() is not None:
                     break
             if board.outcome() is None:
-                view, search = bot_olix.searcher(board, random.Random(SEED))
+                view, search = bot_olix.searcher(board, random.Random(SEED), C)
                 if search.search(view, iterations=iterations).iterations == iterations:
                     found.append(board)
                     break
     return found
 
 
-def run(kind: str, board: OlixBoard, pure: ModuleType, iterations: int) -> tuple[float, Any]:
+def run(kind: str, board: OlixBoard, iterations: int) -> tuple[float, Any]:
     """CPU seconds of one search (of ``kind``) and its result."""
     repeats = FAST_REPEATS if kind == "fast" else 1
     start = time.process_time()
@@ -80,9 +66,9 @@ def run(kind: str, board: OlixBoard, pure: ModuleType, iterations: int) -> tuple
         rng = random.Random(SEED)
         view: Any
         if kind == "pure":
-            view, search = pure.searcher(board, rng)
+            view, search = bot_olix.searcher(board, rng, bot_olix.PYTHON)
         elif kind == "engine":
-            view = bot_olix.OlixSearch(board)
+            view = bot_olix.OlixSearch(board, C)
             search = Mcts(
                 rng,
                 exploration=bot_olix.EXPLORATION,
@@ -92,7 +78,7 @@ def run(kind: str, board: OlixBoard, pure: ModuleType, iterations: int) -> tuple
                 check=bot_olix.CHECKS,
             )
         else:
-            view, search = bot_olix.searcher(board, rng)
+            view, search = bot_olix.searcher(board, rng, C)
             assert isinstance(view, bot_olix.FastOlixSearch)
         result = search.search(view, iterations=iterations)
     return (time.process_time() - start) / repeats, result
@@ -102,16 +88,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--iterations", type=int, default=1000)
     args = parser.parse_args()
-    if not bot_olix.FAST:
-        sys.exit("the C helpers are not built (or OLIXONO_PURE_PYTHON is set)")
-    pure = pure_module()
+    if C is None:
+        sys.exit("the C helpers are not built")
     kinds = ("pure", "engine", "fast")
     seconds = dict.fromkeys(kinds, 0.0)
     done = dict.fromkeys(kinds, 0)
     for board in positions(args.iterations):
         cells, results = [], []
         for kind in kinds:
-            spent, result = run(kind, board, pure, args.iterations)
+            spent, result = run(kind, board, args.iterations)
             seconds[kind] += spent
             done[kind] += result.iterations
             cells.append(f"{kind} {result.iterations / spent:8,.0f}/s")

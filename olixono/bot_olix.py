@@ -19,23 +19,29 @@ computed here on bitboards:
 
 A search move is a square number; :func:`board_move` gives the engine's move.
 
-With the C helpers built (``olixono/_olix_fast.c``, :data:`FAST`), the tree
-search works on :class:`FastOlixSearch` instead: the position kept in C, with
-the engine's push and pop, and the wins in one, threats, evaluation and move
-order above computed there, with the same results; the functions here are its
-reference (``tests/test_olix_fast.py``).
+The functions here are the reference. The search calls the bitboard functions
+through a :class:`Backend`: :data:`PYTHON` (them) or :data:`C` (the same in C,
+``olixono/_olix_fast.c``, where it was built), :data:`BACKEND` being the one
+chosen. With the C backend the tree search works on :class:`FastOlixSearch`:
+the position kept in C, with the engine's push and pop, and the wins in one,
+threats, evaluation and move order computed there, with the same results
+(``tests/test_olix_fast.py``).
 """
 
 from __future__ import annotations
 
 import math
-import os
 import random
-from collections.abc import Iterator
-from typing import Protocol
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
+from olixono import backends
 from olixono.mcts import Mcts
 from olixono.olix import BOARD, FIELDS, KINDS, MOVES, PLAYERS, WIDTH, OlixBoard, OlixMove
+
+if TYPE_CHECKING:
+    from olixono._olix_fast import Position
 
 _FILE_A = sum(1 << (r * WIDTH) for r in range(WIDTH))
 _FILE_K = _FILE_A << (WIDTH - 1)
@@ -185,11 +191,68 @@ def _track_score(mine: tuple[int, ...], theirs: tuple[int, ...]) -> float:
     return score
 
 
-class OlixSearch:
-    """The search's view of an Olix game: a private copy of the board, moves as square numbers."""
+# -- the backends: the bitboard functions above, or the same in C --------------------------------------------------
 
-    def __init__(self, board: OlixBoard) -> None:
+
+@dataclass(frozen=True, slots=True)
+class Backend:
+    """What the search calls, from one place: the bitboard functions above (:data:`PYTHON`) or the C helpers'
+    (:data:`C`), which return the same; with the C helpers, the search's view is :class:`FastOlixSearch`, the
+    position kept in C too (``position``)."""
+
+    name: str
+    runs_through: Callable[[int, int], list[int]]
+    runs_at_least: Callable[[int, int, int], int]
+    win_candidates: Callable[[int, int], int]
+    window_score: Callable[[int, int], float]
+    position: type[Position] | None
+    """The position in C that :class:`FastOlixSearch` keeps, or ``None``: the search's view is :class:`OlixSearch`."""
+
+    def __repr__(self) -> str:
+        return f"<bot_olix backend {self.name}>"
+
+
+PYTHON = Backend(
+    "python",
+    runs_through=runs_through,
+    runs_at_least=_runs_at_least,
+    win_candidates=win_candidates,
+    window_score=_window_score,
+    position=None,
+)
+"""The functions of this module: the reference."""
+
+
+def _c_backend() -> Backend | None:
+    """The C helpers (``olixono/_olix_fast.c``) as a backend, where they were built."""
+    try:
+        from olixono import _olix_fast as fast
+    except ImportError:  # not built (no compiler where the package was installed): the Python reference serves
+        return None
+    return Backend(
+        "c",
+        runs_through=fast.runs_through,
+        runs_at_least=fast.runs_at_least,
+        win_candidates=fast.win_candidates,
+        window_score=fast.window_score,
+        position=fast.Position,
+    )
+
+
+C = _c_backend()
+"""The C helpers, or ``None`` where they were not built."""
+BACKEND = backends.choose(PYTHON, C)
+"""The backend the bots search with: :data:`C` where it was built and ``OLIXONO_PURE_PYTHON`` is not set, else
+:data:`PYTHON` (:func:`olixono.backends.choose`)."""
+
+
+class OlixSearch:
+    """The search's view of an Olix game: a private copy of the board, moves as square numbers, ``backend``'s
+    bitboard functions."""
+
+    def __init__(self, board: OlixBoard, backend: Backend = BACKEND) -> None:
         self.board = board.copy()
+        self.backend = backend
 
     def moves(self) -> list[int]:
         return [m.square for m in self.board.legal_moves()]
@@ -225,7 +288,7 @@ class OlixSearch:
     def winning_squares(self, first_only: bool = False) -> list[int]:
         """Squares where the player to move wins at once (checked by pushing each candidate)."""
         own, opp = self.stones()
-        cands = win_candidates(own, BOARD & ~(own | opp))
+        cands = self.backend.win_candidates(own, BOARD & ~(own | opp))
         found = []
         while cands:
             low = cands & -cands
@@ -249,7 +312,7 @@ class OlixSearch:
         """
         own, opp = self.stones()
         empty = BOARD & ~(own | opp)
-        untested = win_candidates(opp, empty)
+        untested = self.backend.win_candidates(opp, empty)
         found = []
         for ours in (empty & ~untested, untested):  # a non-candidate square first
             while ours and untested:
@@ -283,7 +346,8 @@ class OlixSearch:
     def evaluate(self) -> float:
         """The position for the player to move, in evaluation points (see :data:`EVAL_SCALE`)."""
         own, opp, mine, theirs = self.sides()
-        return _track_score(mine, theirs) + _window_score(own, opp) - _window_score(opp, own)
+        window_score = self.backend.window_score
+        return _track_score(mine, theirs) + window_score(own, opp) - window_score(opp, own)
 
     def leaf_value(self, rng: random.Random) -> float:
         """The evaluation squashed into -1..1 (no playout: Olix games are long and a random one says little)."""
@@ -301,6 +365,9 @@ class OlixSearch:
 
 class OlixView(Protocol):
     """What the functions below ask of a search view (:class:`OlixSearch`, :class:`FastOlixSearch`)."""
+
+    @property
+    def backend(self) -> Backend: ...
 
     def moves(self) -> list[int]: ...
 
@@ -328,11 +395,14 @@ class FastOlixSearch:
     incremental formations, the same ``L`` where several tie, the same endings: automatic win, all stones placed,
     settled), and the wins in one, the opponent's threats, the evaluation and :func:`ordered_moves` computed there,
     each giving what :class:`OlixSearch` and the functions of this module give (their reference). Only with the C
-    helpers built (:data:`FAST`)."""
+    helpers built (:data:`C`)."""
 
-    def __init__(self, board: OlixBoard) -> None:
+    def __init__(self, board: OlixBoard, backend: Backend | None = C) -> None:
+        if backend is None or backend.position is None:
+            raise ValueError(f"the position in C needs the C helpers, not {backend!r}")
+        self.backend = backend
         shapes = [board.formations(player)["L"].squares for player in PLAYERS]
-        self.position = _fast.Position(
+        self.position = backend.position(
             board.stones(PLAYERS[0]), board.stones(PLAYERS[1]), shapes[0], shapes[1], board.outcome() is not None
         )
 
@@ -397,10 +467,10 @@ def _bits(bb: int) -> Iterator[int]:
         bb ^= low
 
 
-def greedy_scores(board: OlixBoard) -> list[tuple[float, int]]:
+def greedy_scores(board: OlixBoard, backend: Backend = BACKEND) -> list[tuple[float, int]]:
     """Every legal square with its one-move score for the mover (a win 10,000; a square that leaves the
     opponent a win in one loses 10,000; else the evaluation after it)."""
-    view = OlixSearch(board)
+    view = OlixSearch(board, backend)
     wins = view.winning_squares()
     if wins:
         win_set = set(wins)
@@ -456,8 +526,8 @@ def ordered_moves(view: OlixView) -> list[int]:
     empty = BOARD & ~(own | opp)
     if not own | opp:
         return [5 * WIDTH + 5]
-    mine = runs_through(own, 7)
-    theirs = runs_through(opp, 7)
+    mine = view.backend.runs_through(own, 7)
+    theirs = view.backend.runs_through(opp, 7)
     my_l, their_l = view.best_ls()
     chosen: list[int] = []
     taken = 0
@@ -493,7 +563,7 @@ def threat_moves(view: OlixView) -> list[int]:
     short of an automatic ``I``/``X``), or an ``L`` of at least seven made longer (a superset; checked by pushing)."""
     own, opp = view.stones()
     empty = BOARD & ~(own | opp)
-    cands = _runs_at_least(own, 7)
+    cands = view.backend.runs_at_least(own, 7, 4)
     (value, squares), _ = view.best_ls()
     if value >= 7:
         cands |= l_extensions(squares)
@@ -541,36 +611,17 @@ def solve(
     return None if square is None else (1.0, square)
 
 
-def searcher(board: OlixBoard, rng: random.Random) -> tuple[OlixSearch | FastOlixSearch, Mcts]:
-    """The tree search's view of ``board`` and the search itself: the :data:`SEARCH_WIDTH` most promising squares of
-    each position (:func:`ordered_moves`) before the rest, exploring little (:data:`EXPLORATION`). With the C helpers
-    (:data:`FAST`), the view is :class:`FastOlixSearch`: the same search, several times the iterations a second."""
-    if FAST:
-        return FastOlixSearch(board), Mcts(
-            rng,
-            exploration=EXPLORATION,
-            order=FastOlixSearch.ordered_moves,
-            width=SEARCH_WIDTH,
-            solver=solve,
-            check=CHECKS,
-        )
-    return OlixSearch(board), Mcts(
-        rng, exploration=EXPLORATION, order=ordered_moves, width=SEARCH_WIDTH, solver=solve, check=CHECKS
-    )
-
-
-# -- the same functions in C, where they could be built ------------------------------------------------------------
-try:
-    from olixono import _olix_fast as _fast
-
-    FAST = not os.environ.get("OLIXONO_PURE_PYTHON")
-except ImportError:  # not built (no compiler where it was installed): the functions above serve
-    FAST = False
-"""Whether the C helpers (``olixono/_olix_fast.c``) serve: built, and ``OLIXONO_PURE_PYTHON`` not set. The tree search
-then works on :class:`FastOlixSearch`, and the bitboard functions below are C's; they return what the functions above
-return (their reference, ``tests/test_olix_fast.py``)."""
-if FAST:
-    runs_through = _fast.runs_through
-    _runs_at_least = _fast.runs_at_least
-    win_candidates = _fast.win_candidates
-    _window_score = _fast.window_score
+def searcher(
+    board: OlixBoard, rng: random.Random, backend: Backend = BACKEND
+) -> tuple[OlixSearch | FastOlixSearch, Mcts]:
+    """The tree search's view of ``board`` and the search itself, on ``backend``: the :data:`SEARCH_WIDTH` most
+    promising squares of each position (:func:`ordered_moves`) before the rest, exploring little
+    (:data:`EXPLORATION`). With the C helpers, the view is :class:`FastOlixSearch`: the same search, several times the
+    iterations a second."""
+    view: OlixSearch | FastOlixSearch
+    order: Callable[[Any], list[int]]
+    if backend.position is None:
+        view, order = OlixSearch(board, backend), ordered_moves
+    else:
+        view, order = FastOlixSearch(board, backend), FastOlixSearch.ordered_moves
+    return view, Mcts(rng, exploration=EXPLORATION, order=order, width=SEARCH_WIDTH, solver=solve, check=CHECKS)

@@ -13,17 +13,21 @@ where one more pawn of a set would complete a line of four, computed for the
 whole board at once with shifts. With it a win in one is a few ANDs
 (:func:`winning_move`), so playouts can take every win they are offered and
 the search can see at once that a move hands the opponent a win.
+
+These functions are the reference. The search calls them through a :class:`Backend`: :data:`PYTHON` (them) or
+:data:`C` (the same in C, ``olixono/_oxono_fast.c``, where it was built), :data:`BACKEND` being the one chosen.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import random
 import time
 from collections.abc import Callable
-from typing import Any, TypeAlias
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
 
+from olixono import backends
 from olixono.mcts import Mcts, SearchResult, SearchTree, SearchView
 from olixono.oxono import (
     ALL_WINDOWS,
@@ -40,6 +44,9 @@ from olixono.oxono import (
     line_made,
     reachable,
 )
+
+if TYPE_CHECKING:
+    from olixono._oxono_fast import Tree
 
 State: TypeAlias = tuple[int, int, int, int, int, int, int, int, int]
 Move: TypeAlias = tuple[int, int, int]
@@ -252,21 +259,12 @@ def pawns_left(state: State) -> int:
     return PAWNS_IN_ALL - (state[0] | state[1]).bit_count()
 
 
-def new_table() -> Any:
-    """A table for :func:`solve` and :func:`best_move` to keep what they prove in, between calls: the C helpers' own
-    (:data:`FAST`), else a dict."""
-    return _fast.Table() if FAST else {}
-
-
-def solve(state: State, table: Any, nodes: int, deadline: float = math.inf) -> int | None:
+def solve(state: State, table: dict[State, tuple[int, int]], nodes: int, deadline: float = math.inf) -> int | None:
     """The exact value of ``state`` for the player to move (1 win, 0 draw, -1 loss), by alpha-beta to the end
     of the game; ``None`` when it needs more than ``nodes`` positions or runs past ``deadline``.
 
-    ``table`` keeps bounds proven for positions (``(low, high)``), for this and later calls: a dict, or the C
-    helpers' table (:func:`new_table`), which the C solver searches with.
+    ``table`` keeps bounds proven for positions (``(low, high)``), for this and later calls.
     """
-    if not isinstance(table, dict):
-        return _fast.solve(state, table, nodes, deadline)
     budget = [nodes]
     try:
         return _solve(state, -1, 1, table, budget, deadline)
@@ -306,10 +304,10 @@ def _solve(
     return best
 
 
-def best_move(state: State, table: Any, nodes: int, deadline: float = math.inf) -> tuple[int, Move] | None:
-    """The exact value of ``state`` for the player to move and a move that reaches it, or ``None`` (see :func:`solve`)."""
-    if not isinstance(table, dict):
-        return _fast.best_move(state, table, nodes, deadline)
+def best_move(
+    state: State, table: dict[State, tuple[int, int]], nodes: int, deadline: float = math.inf
+) -> tuple[int, Move] | None:
+    """The exact value of ``state`` for the player to move and a move that reaches it, or ``None`` (:func:`solve`)."""
     budget = [nodes]
     try:
         _solve(state, -1, 1, table, budget, deadline)  # the moves' values below come from the table, mostly
@@ -355,39 +353,114 @@ def evaluate(state: State) -> float:
     return 6.0 * (own_threats - opp_threats) + 0.5 * (_line_score(own, opp) - _line_score(opp, own))
 
 
-def greedy_scores(board: OxonoBoard) -> list[tuple[float, Move]]:
+# -- the backends: the functions above, or the same in C ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Backend:
+    """What the search calls, from one place: the functions above (:data:`PYTHON`) or the C helpers' (:data:`C`).
+
+    The C helpers return what the functions above return and draw the same random numbers, faster: a win in one 21
+    times, a playout 33, a win in two 103, a list of moves 3 (``BENCHMARKS.md``; ``tests/test_bots_fast.py`` holds
+    the two alike). Their solver keeps its proofs in a table of its own (``new_table``), and their search has its
+    loop in C too (``tree``: :class:`FastMcts`)."""
+
+    name: str
+    winning_move: Callable[[State], Move | None]
+    legal_moves: Callable[[State], list[Move]]
+    play: Callable[[State, Move], tuple[State, int | None]]
+    evaluate: Callable[[State], float]
+    forced_win: Callable[[State, int], Move | None]
+    playout: Callable[[State, Callable[[], float], int, int], float]
+    new_table: Callable[[], Any]
+    """A table for ``solve`` and ``best_move`` to keep what they prove in, between calls."""
+    solve: Callable[[State, Any, int, float], int | None]
+    best_move: Callable[[State, Any, int, float], tuple[int, Move] | None]
+    tree: type[Tree] | None
+    """The search tree in C that :class:`FastMcts` runs, or ``None``: the search's loop is :class:`Mcts`'s."""
+
+    def __repr__(self) -> str:
+        return f"<bot_oxono backend {self.name}>"
+
+
+PYTHON = Backend(
+    "python",
+    winning_move=winning_move,
+    legal_moves=legal_moves,
+    play=play,
+    evaluate=evaluate,
+    forced_win=forced_win,
+    playout=playout,
+    new_table=dict,
+    solve=solve,
+    best_move=best_move,
+    tree=None,
+)
+"""The functions of this module: the reference."""
+
+
+def _c_backend() -> Backend | None:
+    """The C helpers (``olixono/_oxono_fast.c``) as a backend, where they were built."""
+    try:
+        from olixono import _oxono_fast as fast
+    except ImportError:  # not built (no compiler where the package was installed): the Python reference serves
+        return None
+    return Backend(
+        "c",
+        winning_move=fast.winning_move,
+        legal_moves=fast.legal_moves,
+        play=fast.play,
+        evaluate=fast.evaluate,
+        forced_win=fast.forced_win,
+        playout=fast.playout,
+        new_table=fast.Table,
+        solve=fast.solve,
+        best_move=fast.best_move,
+        tree=fast.Tree,
+    )
+
+
+C = _c_backend()
+"""The C helpers, or ``None`` where they were not built."""
+BACKEND = backends.choose(PYTHON, C)
+"""The backend the bots search with: :data:`C` where it was built and ``OLIXONO_PURE_PYTHON`` is not set, else
+:data:`PYTHON` (:func:`olixono.backends.choose`)."""
+
+
+def greedy_scores(board: OxonoBoard, backend: Backend = BACKEND) -> list[tuple[float, Move]]:
     """Every legal move with its one-move score for the mover: a win is worth 10,000, a move that lets
     the opponent win at once -10,000 (plus the evaluation, so the least bad is still chosen), a draw 0."""
     state = state_of(board)
     scored = []
-    for move in legal_moves(state):
-        after, result = play(state, move)
+    for move in backend.legal_moves(state):
+        after, result = backend.play(state, move)
         if result == 1:
             scored.append((10_000.0, move))
             continue
         if result == 0:
             scored.append((0.0, move))
             continue
-        score = -evaluate(after)
-        if winning_move(after) is not None:
+        score = -backend.evaluate(after)
+        if backend.winning_move(after) is not None:
             score -= 10_000.0
         scored.append((score, move))
     return scored
 
 
 class OxonoSearch:
-    """The search's view of an Oxono game: a stack of states with push and pop."""
+    """The search's view of an Oxono game: a stack of states with push and pop, on ``backend``'s functions."""
 
-    def __init__(self, board: OxonoBoard) -> None:
+    def __init__(self, board: OxonoBoard, backend: Backend = BACKEND) -> None:
+        self.backend = backend
         self.stack: list[State] = [state_of(board)]
         self.results: list[int | None] = [-1]
 
     def moves(self) -> list[Move]:
-        return legal_moves(self.stack[-1])
+        return self.backend.legal_moves(self.stack[-1])
 
     def push(self, move: Move) -> int | None:
         """Play ``move``: 1 if its mover won, 0 for a draw, ``None`` if the game goes on."""
-        state, result = play(self.stack[-1], move)
+        state, result = self.backend.play(self.stack[-1], move)
         self.stack.append(state)
         self.results.append(result)
         return result
@@ -397,26 +470,26 @@ class OxonoSearch:
         self.results.pop()
 
     def winning_move(self) -> Move | None:
-        return winning_move(self.stack[-1])
+        return self.backend.winning_move(self.stack[-1])
 
     def leaf_value(self, rng: random.Random) -> float:
         """A short playout's value for the player to move (:func:`playout`)."""
-        return playout(self.stack[-1], rng.random)
+        return self.backend.playout(self.stack[-1], rng.random, PLAYOUT_PLIES, PLAYOUT_TRIES)
 
     def solve(self, table: dict[Any, Any], nodes: int, deadline: float, most_plies: int) -> tuple[float, Move] | None:
         """The exact value for the player to move and a move that reaches it (:func:`best_move`), if the game has
         at most ``most_plies`` plies left and the proof fits in ``nodes`` positions before ``deadline``; else a win
         in two (:func:`forced_win`), if there is one."""
         state = self.stack[-1]
-        found = best_move(state, table, nodes, deadline) if pawns_left(state) <= most_plies else None
+        found = self.backend.best_move(state, table, nodes, deadline) if pawns_left(state) <= most_plies else None
         if found is not None:
             return float(found[0]), found[1]
-        win = forced_win(state)
+        win = self.backend.forced_win(state, 2)
         return None if win is None else (1.0, win)
 
     def refuted(self) -> bool:
         """Whether the player to move (after the move to check) has a win in two (:func:`forced_win`)."""
-        return allows_forced_win(self.stack[-1])
+        return self.backend.forced_win(self.stack[-1], 2) is not None
 
     @staticmethod
     def board_move(move: Move) -> OxonoMove:
@@ -424,7 +497,7 @@ class OxonoSearch:
 
 
 FAST_SEARCH: dict[str, Any] = {"refute_new": True, "solve_plies": 20, "solve_nodes": 20}
-"""What the search does more with the C helpers (:data:`FAST`), which make it affordable
+"""What the search does more with the C helpers (:data:`C`), which make it affordable
 (:class:`~olixono.mcts.Mcts`'s keywords): every new node is asked whether the player to move has a win in two
 (``refute_new``), not only the best moves at the end (measured against the mcts of before issue 22 given ten times
 the time: 58% with it, 22% without, 40 games each); the root solver from 20 pawns left (the Python solver: 16), with
@@ -441,7 +514,7 @@ class TreeNode:
 
     __slots__ = ("generation", "index", "tree")
 
-    def __init__(self, tree: _fast.Tree, index: int) -> None:
+    def __init__(self, tree: Tree, index: int) -> None:
         self.tree = tree
         self.index = index
         self.generation: int = tree.generation
@@ -501,18 +574,21 @@ class FastMcts(Mcts):
         tree: SearchTree | None = None,
     ) -> SearchResult:
         """:meth:`Mcts.search`'s budget, result and ``tree`` (a :class:`TreeNode` of an earlier search's, else
-        nothing is kept), on an :class:`OxonoSearch`."""
+        nothing is kept), on an :class:`OxonoSearch` of the C backend (:data:`C`)."""
         assert isinstance(view, OxonoSearch)
+        tree_in_c = view.backend.tree
+        if tree_in_c is None:
+            raise ValueError(f"the search in C needs a view on the C helpers, not on {view.backend!r}")
         start = self.clock()
         decided = self._decided(view, iterations, seconds, start, tree)
         state = view.stack[-1]
         done = 0
         if decided is not None:  # nothing to search
             value, move = decided
-            root = self._new_tree(state)
+            root = self._new_tree(tree_in_c, state)
             root.decide(move, int(value))
         else:
-            root = self._tree_from(tree, state)
+            root = self._tree_from(tree_in_c, tree, state)
             deadline = start + seconds if seconds is not None else math.inf
             limit = min(iterations, MOST_ITERATIONS) if iterations is not None else MOST_ITERATIONS
             done = root.run(self.rng.random, limit, deadline, bool(self.check), self.clock)
@@ -521,55 +597,25 @@ class FastMcts(Mcts):
             root.check(self.check)
         return self._result(handle, view, done, self.clock() - start)
 
-    def _new_tree(self, state: State) -> _fast.Tree:
+    def _new_tree(self, tree_in_c: type[Tree], state: State) -> Tree:
         if self.order is not None or self.width is not None:
             raise ValueError("the search in C searches every move, unordered: no order or width")
-        return _fast.Tree(state, self.exploration, self.refute_new, PLAYOUT_PLIES, PLAYOUT_TRIES)
+        return tree_in_c(state, self.exploration, self.refute_new, PLAYOUT_PLIES, PLAYOUT_TRIES)
 
-    def _tree_from(self, tree: SearchTree | None, state: State) -> _fast.Tree:
+    def _tree_from(self, tree_in_c: type[Tree], tree: SearchTree | None, state: State) -> Tree:
         """The C tree to search on: ``tree``'s, rerooted at its node, if it is a live handle of this position's."""
         if isinstance(tree, TreeNode) and tree.generation == tree.tree.generation:
             tree.tree.reroot(tree.index)
             if tree.tree.state == state:
                 return tree.tree
-        return self._new_tree(state)
+        return self._new_tree(tree_in_c, state)
 
 
-def searcher(board: OxonoBoard, rng: random.Random) -> tuple[OxonoSearch, Mcts]:
-    """The tree search's view of ``board`` and the search itself: every move searched, short playouts, an exact solver
-    for the last plies and wins in two, the best moves (with the C helpers: every new move) checked for a win in two
-    they allow. With the C helpers, the search's loop runs in C too (:class:`FastMcts`)."""
-    if FAST:
-        return OxonoSearch(board), FastMcts(
-            rng, solver=OxonoSearch.solve, check=CHECKS, new_table=new_table, **FAST_SEARCH
-        )
-    return OxonoSearch(board), Mcts(rng, solver=OxonoSearch.solve, check=CHECKS, new_table=new_table)
-
-
-# -- the same functions in C, where they could be built ------------------------------------------------------------
-try:
-    from olixono import _oxono_fast as _fast
-
-    FAST = not os.environ.get("OLIXONO_PURE_PYTHON")
-except ImportError:  # not built (no compiler where it was installed): the functions above serve
-    FAST = False
-"""Whether the C helpers (``olixono/_oxono_fast.c``) serve: built, and ``OLIXONO_PURE_PYTHON`` not set. They return
-what the functions above return, and draw the same random numbers, faster: a win in one 21 times, a playout 33,
-a win in two 103, a list of moves 3 (``BENCHMARKS.md``); the functions above are the reference
-(``tests/test_bots_fast.py`` holds the two alike)."""
-if FAST:
-    completions = _fast.completions
-    winning_move = _fast.winning_move
-    legal_moves = _fast.legal_moves
-    play = _fast.play
-    evaluate = _fast.evaluate
-    forced_win = _fast.forced_win
-    random_move = _fast.random_move
-    _threatens = _fast.threatens
-
-    def playout(
-        state: State, random: Callable[[], float], plies: int = PLAYOUT_PLIES, tries: int = PLAYOUT_TRIES
-    ) -> float:
-        """A short playout's value, in -1..1, for the player to move, who has no win in one (in C: see the reference
-        above)."""
-        return _fast.playout(state, random, plies, tries)
+def searcher(board: OxonoBoard, rng: random.Random, backend: Backend = BACKEND) -> tuple[OxonoSearch, Mcts]:
+    """The tree search's view of ``board`` and the search itself, on ``backend``: every move searched, short playouts,
+    an exact solver for the last plies and wins in two, the best moves (with the C helpers: every new move) checked
+    for a win in two they allow. With the C helpers, the search's loop runs in C too (:class:`FastMcts`)."""
+    view = OxonoSearch(board, backend)
+    if backend.tree is None:
+        return view, Mcts(rng, solver=OxonoSearch.solve, check=CHECKS, new_table=backend.new_table)
+    return view, FastMcts(rng, solver=OxonoSearch.solve, check=CHECKS, new_table=backend.new_table, **FAST_SEARCH)

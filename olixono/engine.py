@@ -25,6 +25,7 @@ PROTOCOL_VERSION = "2"
 """The GTP framing version this interface follows."""
 NAME = "olixono"
 VERSION = "0.1.0"
+"""The package's version, written only here: pyproject.toml reads it (``[tool.setuptools.dynamic]``)."""
 MAX_PERFT_DEPTH = 8
 MAX_LINE = 4096
 MAX_ITERATIONS = 10_000_000

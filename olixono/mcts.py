@@ -214,7 +214,7 @@ class Mcts:
         self.solve_plies = solve_plies  # the root solver: from this many plies left, this many positions an iteration
         self.solve_nodes = solve_nodes
         self.refute_new = refute_new  # every new node asked ``view.refuted`` (where that is cheap): lost if so
-        self.table: Any = new_table()  # what the solver keeps (a dict, or Oxono's C table: bot_oxono.new_table)
+        self.table: Any = new_table()  # what the solver keeps (a dict, or Oxono's C table: bot_oxono.C.new_table)
 
     def _expand(self, node: Node, view: SearchView[Any]) -> None:
         """Fill a fresh node's moves to try (the first to try last: they are popped)."""

@@ -1,43 +1,28 @@
 """The C helpers of the Oxono bot (``olixono/_oxono_fast.c``) against their reference, ``olixono/bot_oxono.py``.
 
-A second copy of ``bot_oxono`` is loaded with ``OLIXONO_PURE_PYTHON`` set, so that it uses none of the C helpers:
-every function must give the same result from both, over the positions of many random games, and draw the same
-random numbers; a whole seeded search must make the same move with the same statistics.
+Every function must give the same result from both, over the positions of many random games, and draw the same
+random numbers; a whole seeded search must make the same move with the same statistics on either backend
+(``bot_oxono.C``, ``bot_oxono.PYTHON``).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 
 import pytest
+from extensions import require_extension
 
-from olixono import bot_oxono
+from olixono import backends, bot_oxono
+from olixono.bot_oxono import PYTHON
 from olixono.games import new_board
 from olixono.mcts import Mcts
 
-fast = pytest.importorskip("olixono._oxono_fast", reason="the C helpers are not built here")
+fast = require_extension("olixono._oxono_fast")
 
 
-def without_c(bot_module, name: str):
-    """A fresh copy of ``bot_module`` (``bot_oxono``, ``bot_olix``) loaded under ``name`` with ``OLIXONO_PURE_PYTHON``
-    set: the module as it is without its C helpers (the one imported keeps them)."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("OLIXONO_PURE_PYTHON", "1")
-    spec = importlib.util.spec_from_file_location(name, bot_module.__file__)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    mp.undo()
-    assert not module.FAST and bot_module.FAST
-    return module
-
-
-@pytest.fixture(scope="module")
-def pure():
-    """``bot_oxono`` as it is without the C helpers."""
-    return without_c(bot_oxono, "bot_oxono_pure")
+C = bot_oxono.C
+assert C is not None  # built, as the extension is
 
 
 def positions(games: int, seed: int) -> list[bot_oxono.State]:
@@ -52,45 +37,47 @@ def positions(games: int, seed: int) -> list[bot_oxono.State]:
     return found
 
 
-def test_every_helper_gives_what_the_reference_gives(pure):
+def test_every_helper_gives_what_the_reference_gives():
     for state in positions(200, 1):
-        assert fast.legal_moves(state) == pure.legal_moves(state)
-        assert fast.winning_move(state) == pure.winning_move(state)
-        assert fast.threatens(state) == pure._threatens(state)
-        assert fast.evaluate(state) == pure.evaluate(state)
-        assert fast.completions(state[0] | state[2]) == pure.completions(state[0] | state[2])
-        for move in pure.legal_moves(state)[::5]:
-            assert fast.play(state, move) == pure.play(state, move)
+        assert fast.legal_moves(state) == bot_oxono.legal_moves(state)
+        assert fast.winning_move(state) == bot_oxono.winning_move(state)
+        assert fast.threatens(state) == bot_oxono._threatens(state)
+        assert fast.evaluate(state) == bot_oxono.evaluate(state)
+        assert fast.completions(state[0] | state[2]) == bot_oxono.completions(state[0] | state[2])
+        for move in bot_oxono.legal_moves(state)[::5]:
+            assert fast.play(state, move) == bot_oxono.play(state, move)
 
 
-def test_random_moves_and_playouts_draw_the_same_numbers(pure):
+def test_random_moves_and_playouts_draw_the_same_numbers():
     for i, state in enumerate(positions(60, 2)):
-        if pure.winning_move(state) is not None:
+        if bot_oxono.winning_move(state) is not None:
             continue
         ours, theirs = random.Random(i), random.Random(i)
-        assert fast.random_move(state, ours.random) == pure.random_move(state, theirs.random)
+        assert fast.random_move(state, ours.random) == bot_oxono.random_move(state, theirs.random)
         for plies, tries in ((8, 3), (40, 1)):
-            assert fast.playout(state, ours.random, plies, tries) == pure.playout(state, theirs.random, plies, tries)
+            assert fast.playout(state, ours.random, plies, tries) == bot_oxono.playout(
+                state, theirs.random, plies, tries
+            )
         assert ours.random() == theirs.random()  # as many numbers drawn
 
 
-def test_forced_wins_and_the_solver_agree(pure):
+def test_forced_wins_and_the_solver_agree():
     states = positions(120, 3)
     for state in states[::5]:
-        assert fast.forced_win(state) == pure.forced_win(state)
-        assert fast.forced_win(state, 1) == pure.forced_win(state, 1)
+        assert fast.forced_win(state) == bot_oxono.forced_win(state)
+        assert fast.forced_win(state, 1) == bot_oxono.forced_win(state, 1)
     solved = 0
     for state in states:
-        if pure.pawns_left(state) <= 11 and pure.winning_move(state) is None:
-            table = bot_oxono.new_table()
+        if bot_oxono.pawns_left(state) <= 11 and bot_oxono.winning_move(state) is None:
+            table = C.new_table()
             assert isinstance(table, fast.Table)
-            assert bot_oxono.best_move(state, table, 50_000) == pure.best_move(state, {}, 50_000)
-            assert bot_oxono.solve(state, bot_oxono.new_table(), 300) == pure.solve(state, {}, 300)  # often None
+            assert C.best_move(state, table, 50_000, math.inf) == PYTHON.best_move(state, {}, 50_000, math.inf)
+            assert C.solve(state, C.new_table(), 300, math.inf) == PYTHON.solve(state, {}, 300, math.inf)  # often None
             solved += 1
     assert solved > 20
 
 
-def test_a_seeded_search_is_the_same_with_the_c_helpers_or_without(pure):
+def test_a_seeded_search_is_the_same_with_the_c_helpers_or_without():
     rng = random.Random(4)
     for _ in range(6):
         board = new_board("oxono")
@@ -99,27 +86,27 @@ def test_a_seeded_search_is_the_same_with_the_c_helpers_or_without(pure):
         if board.outcome() is not None:
             continue
         results = []
-        for module in (bot_oxono, pure):  # the search as the C helpers make it, with or without them
+        for backend in (C, PYTHON):  # the search as the C helpers make it, on either backend
             search = Mcts(
                 random.Random(9),
-                solver=module.OxonoSearch.solve,
-                check=module.CHECKS,
-                new_table=module.new_table,
+                solver=bot_oxono.OxonoSearch.solve,
+                check=bot_oxono.CHECKS,
+                new_table=backend.new_table,
                 **bot_oxono.FAST_SEARCH,
             )
-            results.append(search.search(module.OxonoSearch(board), iterations=400))
+            results.append(search.search(bot_oxono.OxonoSearch(board, backend), iterations=400))
         ours, theirs = results
         assert ours.move == theirs.move and ours.candidates == theirs.candidates and ours.pv == theirs.pv
 
 
-def test_the_solver_stops_at_its_deadline(pure):
+def test_the_solver_stops_at_its_deadline():
     """Both solvers (the reference checked its deadline never: ``budget & 1023 == 0`` was ``budget & False``)."""
     import time
 
     state = bot_oxono.state_of(new_board("oxono"))  # the whole game from the start: far beyond a few milliseconds
-    for module in (bot_oxono, pure):
+    for backend in (C, PYTHON):
         start = time.perf_counter()
-        assert module.solve(state, module.new_table(), 1 << 62, start + 0.05) is None
+        assert backend.solve(state, backend.new_table(), 1 << 62, start + 0.05) is None
         assert time.perf_counter() - start < 5  # (a bound for a loaded machine; it stops in about 0.05 s)
 
 
@@ -212,3 +199,18 @@ def test_a_long_solve_stops_for_ctrl_c():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_the_backend_is_chosen_once_the_c_helpers_where_built_unless_asked_for_python():
+    assert bot_oxono.BACKEND is backends.choose(PYTHON, C)
+    assert backends.choose(PYTHON, C, {}) is C
+    assert backends.choose(PYTHON, C, {backends.PURE_PYTHON: "1"}) is PYTHON
+    assert backends.choose(PYTHON, C, {backends.PURE_PYTHON: ""}) is C
+    assert backends.choose(PYTHON, None, {}) is PYTHON  # not built
+    assert PYTHON.play is bot_oxono.play and C.play is fast.play  # the functions a reader sees, or the C ones
+    view, search = bot_oxono.searcher(new_board("oxono"), random.Random(1), PYTHON)
+    assert view.backend is PYTHON and type(search) is Mcts and isinstance(search.table, dict)
+    view, search = bot_oxono.searcher(new_board("oxono"), random.Random(1), C)
+    assert view.backend is C and isinstance(search, bot_oxono.FastMcts) and isinstance(search.table, fast.Table)
+    with pytest.raises(ValueError, match="C helpers"):
+        search.search(bot_oxono.OxonoSearch(new_board("oxono"), PYTHON), iterations=10)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from olixono.engine import EngineSession, Reply, run
+from olixono.engine import VERSION, EngineSession, Reply, run
 
 
 def ask(session: EngineSession, line: str) -> str:
@@ -229,3 +232,12 @@ def test_engine_subprocess_with_a_default_level():
     replies = proc.stdout.split("\n\n")
     assert replies[1].startswith("= ") and len(replies[1]) <= 5
     assert replies[2].startswith(f"= greedy {replies[1][2:]} iterations 0 ")
+
+
+def test_the_version_is_written_once_and_the_package_metadata_reads_it():
+    """``pyproject.toml`` holds no version of its own: setuptools reads the engine's (``version`` answers it)."""
+    pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    assert "version" not in pyproject["project"] and "version" in pyproject["project"]["dynamic"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "olixono.engine.VERSION"}
+    assert re.fullmatch(r"\d+\.\d+\.\d+", VERSION)
+    assert ask(EngineSession(), "version") == f"= {VERSION}\n\n"

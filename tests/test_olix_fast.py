@@ -1,9 +1,9 @@
 """The C helpers of the Olix bot (``olixono/_olix_fast.c``) against their references: the engine (``olixono/olix.py``),
 the slow reference (``tests/olix_reference.py``) and ``olixono/bot_olix.py``'s own view and functions.
 
-A second copy of ``bot_olix`` is loaded with ``OLIXONO_PURE_PYTHON`` set, so that it uses none of the C helpers: its
-engine-backed :class:`OlixSearch` and functions are the reference for :class:`FastOlixSearch` at every position of
-many games, and a whole seeded search must make the same move with the same statistics on either view.
+The engine-backed :class:`OlixSearch` on the Python backend (``bot_olix.PYTHON``) and the module's functions are the
+reference for :class:`FastOlixSearch` (``bot_olix.C``) at every position of many games, and a whole seeded search
+must make the same move with the same statistics on either backend.
 """
 
 from __future__ import annotations
@@ -14,22 +14,21 @@ from pathlib import Path
 
 import pytest
 
-from olixono import bot_olix
+from olixono import backends, bot_olix
+from olixono.bot_olix import PYTHON
 from olixono.olix import KINDS, MOVES, PLAYERS, OlixBoard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import olix_reference as ref
-from test_bots_fast import without_c
+from extensions import require_extension
 
-fast = pytest.importorskip("olixono._olix_fast", reason="the C helpers are not built here")
+fast = require_extension("olixono._olix_fast")
 
 N = ref.N
 
 
-@pytest.fixture(scope="module")
-def pure():
-    """``bot_olix`` as it is without the C helpers."""
-    return without_c(bot_olix, "bot_olix_pure")
+C = bot_olix.C
+assert C is not None  # built, as the extension is
 
 
 # -- stone sets: scattered, dense, and planted formations ------------------------------------------------------------
@@ -127,27 +126,27 @@ def test_planted_near_wins_are_measured_exactly():
             assert fast.best_values(_bits_of(cells)) == tuple(expected[k] for k in KINDS), sorted(cells)
 
 
-def test_the_bitboard_functions_are_the_reference_s(pure):
+def test_the_bitboard_functions_are_the_reference_s():
     for i, cells in enumerate(stone_sets(120, 3)):
         stones = _bits_of(cells)
         empty = bot_olix.BOARD & ~stones
-        assert fast.runs_through(stones, 7) == pure.runs_through(stones, 7)
-        assert fast.runs_through(stones, 1 + i % 11) == pure.runs_through(stones, 1 + i % 11)
+        assert fast.runs_through(stones, 7) == bot_olix.runs_through(stones, 7)
+        assert fast.runs_through(stones, 1 + i % 11) == bot_olix.runs_through(stones, 1 + i % 11)
         for length in (3, 4, 5, 7, 8):
-            assert fast.runs_at_least(stones, length) == pure._runs_at_least(stones, length)
-            assert fast.runs_at_least(stones, length, 2) == pure._runs_at_least(stones, length, 2)
-        assert fast.win_candidates(stones, empty) == pure.win_candidates(stones, empty)
+            assert fast.runs_at_least(stones, length) == bot_olix._runs_at_least(stones, length)
+            assert fast.runs_at_least(stones, length, 2) == bot_olix._runs_at_least(stones, length, 2)
+        assert fast.win_candidates(stones, empty) == bot_olix.win_candidates(stones, empty)
         other = _bits_of({s for s in range(ref.SQUARES) if s not in cells and random.Random(i).random() < 0.3})
-        assert fast.window_score(stones, other) == pure._window_score(stones, other)
-        assert fast.window_score(other, stones) == pure._window_score(other, stones)
+        assert fast.window_score(stones, other) == bot_olix._window_score(stones, other)
+        assert fast.window_score(other, stones) == bot_olix._window_score(other, stones)
 
 
 # -- the fast view against the engine-backed one, at every position of many games -------------------------------------
 
 
-def _same_view(pure, board: OlixBoard, counts: dict[str, int]) -> None:
+def _same_view(board: OlixBoard, counts: dict[str, int]) -> None:
     """Every method of the two views alike on ``board``, and every stone's push result (each ending counted)."""
-    slow, quick = pure.OlixSearch(board), bot_olix.FastOlixSearch(board)
+    slow, quick = bot_olix.OlixSearch(board, PYTHON), bot_olix.FastOlixSearch(board)
     where = board.position()
     assert quick.moves() == slow.moves(), where
     assert quick.sides() == slow.sides(), where
@@ -159,8 +158,8 @@ def _same_view(pure, board: OlixBoard, counts: dict[str, int]) -> None:
     assert quick.winning_move() == slow.winning_move(), where
     assert quick.threat_squares() == slow.threat_squares(), where
     assert quick.evaluate() == slow.evaluate(), where
-    assert quick.ordered_moves() == pure.ordered_moves(slow) == pure.ordered_moves(quick), where
-    assert pure.threat_moves(quick) == pure.threat_moves(slow), where
+    assert quick.ordered_moves() == bot_olix.ordered_moves(slow) == bot_olix.ordered_moves(quick), where
+    assert bot_olix.threat_moves(quick) == bot_olix.threat_moves(slow), where
     for square in slow.moves():
         result = slow.push(square)
         assert quick.push(square) == result, (where, square)
@@ -174,7 +173,7 @@ def _same_view(pure, board: OlixBoard, counts: dict[str, int]) -> None:
     assert quick.sides() == slow.sides(), where
 
 
-def test_the_fast_view_is_the_engine_s_at_every_position_of_random_games(pure):
+def test_the_fast_view_is_the_engine_s_at_every_position_of_random_games():
     counts: dict[str, int] = {}
     positions = 0
     for style, seeds in (("uniform", range(3)), ("clustering", range(5)), ("lattice", range(6))):
@@ -184,15 +183,15 @@ def test_the_fast_view_is_the_engine_s_at_every_position_of_random_games(pure):
                 if board.outcome() is not None:
                     break
                 board.push(MOVES[square])
-                _same_view(pure, board, counts)
+                _same_view(board, counts)
                 positions += 1
                 if positions % 7 == 0:  # the same position loaded from its text: the engine's L as it reports it then
-                    _same_view(pure, OlixBoard.from_position(board.position()), counts)
+                    _same_view(OlixBoard.from_position(board.position()), counts)
     assert positions > 500
     assert counts.get("formation", 0) > 50 and counts.get("settled", 0) > 5 and counts.get("stones", 0) > 5, counts
 
 
-def test_the_fast_view_is_the_engine_s_in_greedy_games(pure):
+def test_the_fast_view_is_the_engine_s_in_greedy_games():
     counts: dict[str, int] = {}
     for seed in range(2):
         rng = random.Random(seed)
@@ -200,14 +199,14 @@ def test_the_fast_view_is_the_engine_s_in_greedy_games(pure):
         for square in rng.sample(range(ref.SQUARES), 6):  # a random opening
             board.push(MOVES[square])
         while board.outcome() is None:
-            _same_view(pure, board, counts)
-            scored = pure.greedy_scores(board)
+            _same_view(board, counts)
+            scored = bot_olix.greedy_scores(board, PYTHON)
             best = max(score for score, _ in scored)
             board.push(MOVES[min(square for score, square in scored if score == best)])
     assert counts.get("formation", 0) > 0
 
 
-def test_a_finished_game_has_no_moves_and_takes_no_stone(pure):
+def test_a_finished_game_has_no_moves_and_takes_no_stone():
     board = OlixBoard()
     for square in ref.random_squares("lattice", 0):
         board.push(MOVES[square])
@@ -215,7 +214,7 @@ def test_a_finished_game_has_no_moves_and_takes_no_stone(pure):
             break
     assert board.outcome() is not None
     view = bot_olix.FastOlixSearch(board)
-    assert view.moves() == [] == pure.OlixSearch(board).moves()
+    assert view.moves() == [] == bot_olix.OlixSearch(board, PYTHON).moves()
     assert view.winning_squares() == [] and view.threat_squares() == [] and view.winning_move() is None
     with pytest.raises(ValueError, match="over"):
         view.push(_empty(board))
@@ -243,20 +242,25 @@ def _midgames(count: int, seed: int) -> list[OlixBoard]:
     return boards
 
 
-def test_a_seeded_search_is_the_same_on_either_view(pure):
+def test_a_seeded_search_is_the_same_on_either_view():
     for board in _midgames(5, 4):
         results = []
-        for module in (pure, bot_olix):
-            view, search = module.searcher(board, random.Random(9))
+        for backend in (PYTHON, C):
+            view, search = bot_olix.searcher(board, random.Random(9), backend)
             result = search.search(view, iterations=250)
             results.append((result.move, result.candidates, result.pv, result.iterations))
-        assert isinstance(bot_olix.searcher(board, random.Random(0))[0], bot_olix.FastOlixSearch)
+        assert isinstance(bot_olix.searcher(board, random.Random(0), C)[0], bot_olix.FastOlixSearch)
         assert results[0] == results[1], board.position()
 
 
-def test_pure_python_is_asked_for_by_the_environment(pure):
-    view, _ = pure.searcher(OlixBoard(), random.Random(0))
-    assert type(view).__name__ == "OlixSearch"
+def test_the_backend_is_chosen_once_the_c_helpers_where_built_unless_asked_for_python():
+    assert bot_olix.BACKEND is backends.choose(PYTHON, C)
+    assert backends.choose(PYTHON, C, {backends.PURE_PYTHON: "1"}) is PYTHON
+    assert PYTHON.win_candidates is bot_olix.win_candidates and C.win_candidates is fast.win_candidates
+    view, _ = bot_olix.searcher(OlixBoard(), random.Random(0), PYTHON)
+    assert type(view) is bot_olix.OlixSearch and view.backend is PYTHON
+    with pytest.raises(ValueError, match="C helpers"):
+        bot_olix.FastOlixSearch(OlixBoard(), PYTHON)
 
 
 # -- hostile inputs -------------------------------------------------------------------------------------------------------

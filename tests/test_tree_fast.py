@@ -15,7 +15,8 @@ import time
 import tracemalloc
 
 import pytest
-from test_bots_fast import FULL, without_c
+from extensions import require_extension
+from test_bots_fast import FULL
 from test_search import ALLOWS_WIN_IN_TWO, assert_proofs_exact, endgame, midgame, minimax, wins_in_two
 
 from olixono import bot_oxono
@@ -24,9 +25,14 @@ from olixono.games import new_board
 from olixono.mcts import Mcts
 from olixono.oxono import OxonoBoard
 
-fast = pytest.importorskip("olixono._oxono_fast", reason="the C helpers are not built here")
+fast = require_extension("olixono._oxono_fast")
+C = bot_oxono.C
+assert C is not None  # built, as the extension is
 
-pytestmark = pytest.mark.skipif(not bot_oxono.FAST, reason="OLIXONO_PURE_PYTHON is set")
+
+def view_of(board: OxonoBoard) -> bot_oxono.OxonoSearch:
+    """The search's view of ``board`` on the C helpers (whatever ``OLIXONO_PURE_PYTHON`` chose for the bots)."""
+    return bot_oxono.OxonoSearch(board, C)
 
 
 def searcher(seed: int, *, solver: bool = True, check: int = bot_oxono.CHECKS) -> bot_oxono.FastMcts:
@@ -35,7 +41,7 @@ def searcher(seed: int, *, solver: bool = True, check: int = bot_oxono.CHECKS) -
         random.Random(seed),
         solver=bot_oxono.OxonoSearch.solve if solver else None,
         check=check,
-        new_table=bot_oxono.new_table,
+        new_table=fast.Table,
         **bot_oxono.FAST_SEARCH,
     )
 
@@ -76,16 +82,15 @@ def positions_with_a_win(count: int, seed: int) -> list[OxonoBoard]:
     return found
 
 
-def test_the_bots_search_is_the_c_one():
-    view, search = bot_oxono.searcher(OxonoBoard(), random.Random(1))
+def test_the_bots_search_on_the_c_helpers_is_the_c_one():
+    view, search = bot_oxono.searcher(OxonoBoard(), random.Random(1), C)
     assert isinstance(search, bot_oxono.FastMcts)
     result = search.search(view, iterations=50)
     assert isinstance(result.tree, bot_oxono.TreeNode)
 
 
-def test_the_pure_python_search_stays_with_olixono_pure_python():
-    module = without_c(bot_oxono, "bot_oxono_pure_tree")
-    _, search = module.searcher(OxonoBoard(), random.Random(1))
+def test_the_search_on_the_python_reference_is_python_s():
+    _, search = bot_oxono.searcher(OxonoBoard(), random.Random(1), bot_oxono.PYTHON)
     assert type(search) is Mcts
 
 
@@ -110,12 +115,12 @@ def test_the_c_search_is_the_python_search(plies, left):
         settings = {
             "solver": bot_oxono.OxonoSearch.solve if left is None else None,  # endgames: the tree's proofs
             "check": bot_oxono.CHECKS,
-            "new_table": bot_oxono.new_table,
+            "new_table": fast.Table,
             **bot_oxono.FAST_SEARCH,
         }
         python, c = SameShuffle(random.Random(seed), **settings), bot_oxono.FastMcts(random.Random(seed), **settings)
-        ours = c.search(bot_oxono.OxonoSearch(board), iterations=1000)
-        theirs = python.search(bot_oxono.OxonoSearch(board), iterations=1000)
+        ours = c.search(view_of(board), iterations=1000)
+        theirs = python.search(view_of(board), iterations=1000)
         assert (ours.candidates, ours.pv, ours.iterations) == (theirs.candidates, theirs.pv, theirs.iterations)
         line = ours.pv[:2]
         if len(line) < 2 or _ends(board, line):
@@ -128,8 +133,8 @@ def test_the_c_search_is_the_python_search(plies, left):
             trees.append(node)
         for move in line:
             board.push(move)
-        ours = c.search(bot_oxono.OxonoSearch(board), iterations=300, tree=trees[0])
-        theirs = python.search(bot_oxono.OxonoSearch(board), iterations=300, tree=trees[1])
+        ours = c.search(view_of(board), iterations=300, tree=trees[0])
+        theirs = python.search(view_of(board), iterations=300, tree=trees[1])
         assert ours.candidates == theirs.candidates and ours.pv == theirs.pv
         if ours.iterations:  # (not a position decided at once: a win in one, or the solver's)
             assert sum(c.visits for c in ours.candidates) > ours.iterations  # the kept subtree came along
@@ -163,7 +168,7 @@ def test_a_win_in_one_is_never_missed_and_is_proven():
         assert board.outcome() is not None and board.outcome().winner is not None
         board.pop()
         mover = board.turn
-        result = searcher(i).search(bot_oxono.OxonoSearch(board), iterations=50)
+        result = searcher(i).search(view_of(board), iterations=50)
         assert result.candidates[0].proven == "won"
         board.push(result.move)
         assert board.outcome() is not None and board.outcome().winner == mover
@@ -172,7 +177,7 @@ def test_a_win_in_one_is_never_missed_and_is_proven():
 @pytest.mark.parametrize("seed", range(3))
 def test_a_move_that_allows_a_win_in_two_is_avoided(seed):
     board = OxonoBoard.from_position(ALLOWS_WIN_IN_TWO)
-    result = searcher(seed).search(bot_oxono.OxonoSearch(board), iterations=300)
+    result = searcher(seed).search(view_of(board), iterations=300)
     board.push(result.move)
     assert not bot_oxono.allows_forced_win(bot_oxono.state_of(board))
     assert not any(wins_in_two(board, reply) for reply in board.legal_moves())
@@ -186,13 +191,13 @@ def test_proven_values_are_exact(seed):
     """Near the end (few pawns left), with no root solver: every move the tree proves is proven as brute-force
     minimax values it, and the root solver's answer agrees with the tree's best."""
     board = endgame(seed, 5)
-    result = searcher(seed, solver=False).search(bot_oxono.OxonoSearch(board), iterations=3000)
+    result = searcher(seed, solver=False).search(view_of(board), iterations=3000)
     assert_proofs_exact(board, result.candidates)
     value = minimax(board)
     best = result.candidates[0]
     if best.proven:
         assert {"won": 1, "drawn": 0, "lost": -1}[best.proven] == value
-    python = Mcts(random.Random(seed)).search(bot_oxono.OxonoSearch(board), iterations=3000).candidates[0]
+    python = Mcts(random.Random(seed)).search(view_of(board), iterations=3000).candidates[0]
     if python.proven and best.proven:
         assert python.proven == best.proven
 
@@ -208,15 +213,15 @@ def test_the_root_is_visited_once_an_iteration_and_a_seed_gives_one_search():
         assert root.visits == 700 and sum(ch.visits for ch in root.children) == 700
         results.append([(ch.move, ch.visits, ch.mean(), ch.proven) for ch in root.children])
     assert results[0] == results[1]
-    first, again = (searcher(3).search(bot_oxono.OxonoSearch(board), iterations=500) for _ in range(2))
+    first, again = (searcher(3).search(view_of(board), iterations=500) for _ in range(2))
     assert first.candidates == again.candidates and first.pv == again.pv and first.iterations == 500
-    other = searcher(4).search(bot_oxono.OxonoSearch(board), iterations=500)
+    other = searcher(4).search(view_of(board), iterations=500)
     assert other.candidates != first.candidates
 
 
 def test_a_time_budget_stops_the_search():
     board = midgame(4, seed=2)
-    result = searcher(1).search(bot_oxono.OxonoSearch(board), seconds=0.05)
+    result = searcher(1).search(view_of(board), seconds=0.05)
     assert result.iterations > 0 and result.seconds < 5  # (a bound for a loaded machine: it stops in about 0.05 s)
     tree = tree_of(board)
     assert run(tree, 1, 10**9, deadline=time.perf_counter() - 1) == 1  # a deadline past: one iteration, as Mcts
@@ -224,6 +229,7 @@ def test_a_time_budget_stops_the_search():
     assert run(tree, 1, 10**9, deadline=math.nan) == 1
 
 
+@pytest.mark.skipif(bot_oxono.BACKEND is not C, reason="OLIXONO_PURE_PYTHON is set: the bots search in Python")
 def test_the_tree_is_kept_between_moves():
     board = midgame(6, seed=2)
     bot = make_bot("mcts", seed=3, iterations=400)
@@ -354,7 +360,7 @@ def test_budgets_out_of_range():
     assert run(tree, 1, 0) == 0
     with pytest.raises(TypeError):
         tree.run(random.Random(1).random, 10, "soon", True, time.perf_counter)
-    result = searcher(1).search(bot_oxono.OxonoSearch(midgame(4, seed=3)), iterations=10**30, seconds=0.02)
+    result = searcher(1).search(view_of(midgame(4, seed=3)), iterations=10**30, seconds=0.02)
     assert result.iterations > 0  # a huge budget is as large as any
 
 
@@ -431,7 +437,7 @@ def test_a_long_search_stops_for_ctrl_c():
 
 def test_no_memory_is_leaked():
     board = midgame(6, seed=4)
-    view = bot_oxono.OxonoSearch(board)
+    view = view_of(board)
 
     def searches() -> None:
         for seed in range(20):
