@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import statistics
 import sys
 import tempfile
 import time
@@ -33,7 +32,7 @@ sys.path.append(str(ROOT / "bench"))  # after the packages: bench/protocol.py mu
 import aiomqtt  # noqa: E402
 from latency import RelayUnderTest  # noqa: E402
 
-from harness.figures import percentile, print_figures  # noqa: E402
+from harness.figures import median, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from protocol import Identity  # noqa: E402
 from protocol.keys import b64  # noqa: E402
@@ -173,12 +172,12 @@ def measure(kind: str, folder: Path, trips: int, bursts_count: int) -> dict[str,
             if scheme == "token":
                 keys = (identities[0], identities[1])
                 quiet = asyncio.run(round_trips(relay.port, accounts[0], accounts[1], trips, keys))
-                figures["rtt_quiet_p50_ms"] = statistics.median(quiet) * 1000
+                figures["rtt_quiet_p50_ms"] = median(quiet) * 1000
                 figures["rtt_quiet_p99_ms"] = percentile(quiet, 0.99) * 1000
                 figures["burst_lost"] = asyncio.run(bursts(relay.port, accounts[0], identities[0], bursts_count, 50))
                 figures["burst_lines"] = bursts_count * 50
             attacked = under_logins(relay.port, accounts[0], accounts[1], trips, (identities[0], identities[1]))
-            figures[f"rtt_logins_{scheme}_p50_ms"] = statistics.median(attacked) * 1000
+            figures[f"rtt_logins_{scheme}_p50_ms"] = median(attacked) * 1000
             figures[f"rtt_logins_{scheme}_p99_ms"] = percentile(attacked, 0.99) * 1000
     return figures
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import statistics
 import sys
 import tempfile
 import time
@@ -29,6 +28,7 @@ from latency import RelayUnderTest
 from client.flows import network
 from client.shell.journal import Journal
 from harness.chaos import Chaos, ChaosProxy
+from harness.figures import mean, percentile
 from protocol import GameSession, Identity
 from protocol.clock import TimeControl
 
@@ -112,11 +112,10 @@ async def run(jitters: list[int], games: int, delay: int, relay_port: int) -> No
                     results += await asyncio.gather(*batch)
             finished = [result for result in results if result is not None]
             seconds = sorted(result[0] for result in finished)
-            p95 = seconds[min(len(seconds) - 1, int(len(seconds) * 0.95))]
-            print(f"unexplained_s_per_game_mean_jitter_{jitter}ms: {statistics.fmean(seconds):.3f}")
-            print(f"unexplained_s_per_game_p95_jitter_{jitter}ms: {p95:.3f}")
+            print(f"unexplained_s_per_game_mean_jitter_{jitter}ms: {mean(seconds):.3f}")
+            print(f"unexplained_s_per_game_p95_jitter_{jitter}ms: {percentile(seconds, 0.95):.3f}")
             print(f"unexplained_s_per_game_max_jitter_{jitter}ms: {seconds[-1]:.3f}")
-            print(f"moves_measured_per_game_jitter_{jitter}ms: {statistics.fmean(r[1] for r in finished):.1f}")
+            print(f"moves_measured_per_game_jitter_{jitter}ms: {mean(r[1] for r in finished):.1f}")
             print(
                 f"games_jitter_{jitter}ms: {len(finished)} of {len(results)} finished, in "
                 f"{time.perf_counter() - started:.0f} s",

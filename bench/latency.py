@@ -38,7 +38,6 @@ import pty
 import random
 import select
 import socket
-import statistics
 import struct
 import subprocess
 import sys
@@ -62,7 +61,7 @@ from client.shell.journal import Journal, JournalMeta  # noqa: E402
 from client.shell.links import Links  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
 from client.shell.transport import Link, RelayAddress  # noqa: E402
-from harness.figures import percentile, print_figures  # noqa: E402
+from harness.figures import median, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from protocol import GameSession, Identity, MoveApplied  # noqa: E402
 from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config  # noqa: E402
@@ -296,11 +295,11 @@ def measure(kind_of_relay: str, moves: int, folder: Path) -> dict[str, float]:
         trips = game_trips(relay.port, max(2, moves // 50), folder / f"{kind_of_relay}-games")
     finally:
         relay.stop()
-    raw_p50 = statistics.median(raw) * 1000
+    raw_p50 = median(raw) * 1000
     return {
         "raw_rtt_p50_ms": raw_p50,
         "raw_rtt_p99_ms": percentile(raw, 0.99) * 1000,
-        "move_p50_ms": statistics.median(trips) * 1000,
+        "move_p50_ms": median(trips) * 1000,
         "move_p99_ms": percentile(trips, 0.99) * 1000,
         "move_p90_ms": percentile(trips, 0.90) * 1000,
         "move_max_ms": max(trips) * 1000,
@@ -342,7 +341,7 @@ def measure_two(
         for relay in relays:
             relay.stop()
     return {
-        "move_p50_ms": statistics.median(trips) * 1000,
+        "move_p50_ms": median(trips) * 1000,
         "move_p90_ms": percentile(trips, 0.90) * 1000,
         "move_p99_ms": percentile(trips, 0.99) * 1000,
         "move_max_ms": max(trips) * 1000,

@@ -26,7 +26,6 @@ import multiprocessing
 import random
 import re
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import aiomqtt
 
+from harness.figures import mean, median, percentile, print_figures
 from harness.mqtt import bare_client
 from protocol import GameSession, Identity, LineApplied, LineRejected, MoveApplied, Outgoing
 from protocol.topics import copy_topic, game_filter
@@ -302,33 +302,32 @@ def main() -> int:
                 process.terminate()
                 process.wait(20)
 
-    latencies = sorted(x for r in collected for x in r["latencies"])
+    latencies = [x for r in collected for x in r["latencies"]]
     total = {
         k: sum(r[k] for r in collected)
         for k in ("moves", "completed", "lost", "rejected", "errors", "spectated", "spectator_failures")
     }
-
-    def pct(p: float) -> str:
-        return f"{latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000:.1f}" if latencies else "n/a"
-
-    print(f"relay: {args.relay}")
-    print(f"games: {args.games}")
-    print(f"games completed: {total['completed']}")
-    print(f"moves: {total['moves']}")
-    print(f"elapsed s: {elapsed:.1f}")
-    print(f"moves/s: {total['moves'] / elapsed:.0f}")
-    print(f"think s: {args.think}")
-    print(f"move latency p50 ms: {pct(0.50)}")
-    print(f"move latency p99 ms: {pct(0.99)}")
-    print(f"move latency max ms: {latencies[-1] * 1000:.1f}" if latencies else "move latency max ms: n/a")
-    print(f"move latency mean ms: {statistics.fmean(latencies) * 1000:.1f}" if latencies else "")
-    print(f"messages lost: {total['lost']}")
-    print(f"lines rejected: {total['rejected']}")
-    print(f"games failed: {total['errors']}")
-    print(f"late spectator replays ok: {total['spectated'] - total['spectator_failures']}/{total['spectated']}")
-    print(f"relay rss before MiB: {base.get('VmRSS', 0) / 1024:.1f}")
-    print(f"relay rss after MiB: {peak.get('VmRSS', 0) / 1024:.1f}")
-    print(f"relay rss peak MiB: {peak.get('VmHWM', 0) / 1024:.1f}")
+    figures: list[tuple[str, object]] = [
+        ("relay", args.relay),
+        ("games", args.games),
+        ("games completed", total["completed"]),
+        ("moves", total["moves"]),
+        ("elapsed s", elapsed),
+        ("moves/s", round(total["moves"] / elapsed)),
+        ("think s", str(args.think)),
+        ("move latency p50 ms", median(latencies) * 1000),
+        ("move latency p99 ms", percentile(latencies, 0.99) * 1000),
+        ("move latency max ms", max(latencies, default=float("nan")) * 1000),
+        ("move latency mean ms", mean(latencies) * 1000),
+        ("messages lost", total["lost"]),
+        ("lines rejected", total["rejected"]),
+        ("games failed", total["errors"]),
+        ("late spectator replays ok", f"{total['spectated'] - total['spectator_failures']}/{total['spectated']}"),
+        ("relay rss before MiB", base.get("VmRSS", 0) / 1024),
+        ("relay rss after MiB", peak.get("VmRSS", 0) / 1024),
+        ("relay rss peak MiB", peak.get("VmHWM", 0) / 1024),
+    ]
+    print_figures(figures, digits=1)
     for r in collected:
         for sample in r["error_samples"]:
             print(f"error sample: {sample}")

@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,7 @@ from client.flows import network  # noqa: E402
 from client.frontends.network_screen import game_screen  # noqa: E402
 from client.shell.identity import save_identity  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
+from harness.figures import median  # noqa: E402
 from protocol import Identity  # noqa: E402
 
 ROWS, COLUMNS = 34, 110
@@ -169,7 +169,7 @@ def main() -> None:
         print(f"join_to_screen_s: {joined:.3f}")
         per_move, idle = asyncio.run(play(folder / "play", args.moves))
         print(
-            f"bytes_per_opponent_move: {statistics.median(per_move):.0f} (min {min(per_move)}, max {max(per_move)}, "
+            f"bytes_per_opponent_move: {median(per_move):.0f} (min {min(per_move)}, max {max(per_move)}, "
             f"{len(per_move)} moves)"
         )
         print(f"idle_bytes_per_s: {idle:.0f}")

@@ -15,7 +15,6 @@ import argparse
 import asyncio
 import gzip
 import shutil
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -23,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from harness.figures import median  # noqa: E402
 from protocol import decode, topic_for  # noqa: E402
 from relay import page  # noqa: E402
 from relay.embedded import RelaySettings, running  # noqa: E402
@@ -80,7 +80,7 @@ async def opening(rounds: int) -> None:
             await browser.close()
     print(
         f"page: link to the board of a finished 100-move Olix game ({len(messages)} lines), {rounds} fresh tabs: "
-        f"median {statistics.median(times) * 1000:.0f} ms, best {min(times) * 1000:.0f} ms"
+        f"median {median(times) * 1000:.0f} ms, best {min(times) * 1000:.0f} ms"
     )
 
 

@@ -17,9 +17,16 @@ def percentile(values: Iterable[float], share: float) -> float:
 
 
 def median(values: Iterable[float]) -> float:
-    """The median of ``values`` (the mean of the middle two for an even count); NaN for none."""
+    """The median of ``values`` (the mean of the middle two for an even count); NaN for none. Every ``p50`` figure
+    is this median."""
     listed = list(values)
     return statistics.median(listed) if listed else float("nan")
+
+
+def mean(values: Iterable[float]) -> float:
+    """The arithmetic mean of ``values``; NaN for none."""
+    listed = list(values)
+    return statistics.fmean(listed) if listed else float("nan")
 
 
 def figure_line(name: str, value: object, digits: int | None = None) -> str:

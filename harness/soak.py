@@ -52,7 +52,7 @@ from client.shell.links import Links
 from client.shell.runner import GameRunner
 from client.shell.transport import Link, LinkFactory, RelayAddress
 from harness.chaos import Chaos, ChaosProxy
-from harness.figures import median, print_figures
+from harness.figures import median, percentile, print_figures
 from harness.mqtt import bare_client
 from protocol import EquivocationDetected, GameSession, Identity, MoveApplied, verify_transcript
 from protocol.keys import b64
@@ -470,7 +470,6 @@ async def _soak(args: argparse.Namespace, folder: Path) -> int:
         ]
         print(f"phase {name}: done, {runner.tally.finished} games finished so far", file=sys.stderr, flush=True)
     tally = runner.tally
-    latencies = sorted(tally.latencies)
     figures = [
         ("games", per_phase * len(phases)),
         ("games_finished", tally.finished),
@@ -478,8 +477,8 @@ async def _soak(args: argparse.Namespace, folder: Path) -> int:
         ("games_stuck", tally.stuck),
         ("false_proofs", tally.false_proofs),
         ("player_kills", tally.player_kills),
-        ("move_latency_p50_ms", median(latencies) * 1000),
-        ("move_latency_p99_ms", latencies[int(0.99 * (len(latencies) - 1))] * 1000 if latencies else float("nan")),
+        ("move_latency_p50_ms", median(tally.latencies) * 1000),
+        ("move_latency_p99_ms", percentile(tally.latencies, 0.99) * 1000),
         ("client_process_peak_mib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         ("client_process_end_mib", rss_mib(os.getpid())),
         *figures,

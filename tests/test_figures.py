@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from harness.figures import figure_line, median, percentile, print_figures
+from harness.figures import figure_line, mean, median, percentile, print_figures
 
 
 def test_percentile_takes_the_nearest_rank_without_interpolating():
@@ -44,3 +44,8 @@ def test_the_median_of_an_even_count_is_the_mean_of_the_middle_two_and_of_nothin
     assert median([0.4, 0.1, 0.3]) == 0.3
     assert median([4.0, 1.0, 2.0, 3.0]) == 2.5
     assert math.isnan(median([]))
+
+
+def test_the_mean_of_nothing_is_nan():
+    assert mean([1.0, 2.0, 4.0]) == 7 / 3
+    assert math.isnan(mean([]))
