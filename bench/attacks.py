@@ -27,13 +27,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.append(str(ROOT / "bench"))  # after the packages: bench/protocol.py must not shadow them
 
 import aiomqtt  # noqa: E402
-from latency import RelayUnderTest  # noqa: E402
 
 from harness.figures import median, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
+from harness.relays import RelayProcess  # noqa: E402
 from protocol import Identity  # noqa: E402
 from protocol.keys import b64  # noqa: E402
 from protocol.messages import encode  # noqa: E402
@@ -43,13 +42,13 @@ GAME = "BENCHATTACKBENCHATTACA"  # a well-formed game id: the embedded relay kee
 LOGINS_PER_SECOND = 26
 
 
-def private_relay(kind: str, workdir: Path, table: dict[str, users.PasswordHash]) -> RelayUnderTest:
+def private_relay(kind: str, workdir: Path, table: dict[str, users.PasswordHash]) -> RelayProcess:
     """A private relay with the accounts of ``table``. The embedded relay's publish budget is lifted: the burst run
     publishes 10,000 lines under one account."""
     workdir.mkdir(parents=True, exist_ok=True)
     users.save(workdir / "users", table)
     extra = ("--max-publish-rate", "0") if kind == "embedded" else ()
-    return RelayUnderTest(kind, workdir, users_file=workdir / "users", extra=extra)
+    return RelayProcess(kind, workdir, users_file=workdir / "users", extra=extra)
 
 
 def client(port: int, name: str, password: str) -> aiomqtt.Client:

@@ -23,12 +23,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # before bench/ itself: bench/protocol.py is no package
 
-from latency import RelayUnderTest
-
 from client.flows import network
 from client.shell.journal import Journal
 from harness.chaos import Chaos, ChaosProxy
 from harness.figures import mean, percentile
+from harness.relays import RelayProcess
 from protocol import GameSession, Identity
 from protocol.clock import TimeControl
 
@@ -138,7 +137,7 @@ def main() -> int:
     args = parser.parse_args()
     jitters = [int(item) for item in args.jitter.split(",")]
     with tempfile.TemporaryDirectory(prefix="olixono-relay-") as folder:
-        with RelayUnderTest(args.relay, Path(folder)) as relay:
+        with RelayProcess(args.relay, Path(folder)) as relay:
             asyncio.run(run(jitters, 8 if args.quick else args.games, args.delay, relay.port))
     return 0
 

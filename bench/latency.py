@@ -37,7 +37,6 @@ import os
 import pty
 import random
 import select
-import socket
 import struct
 import subprocess
 import sys
@@ -63,96 +62,8 @@ from client.shell.runner import GameRunner  # noqa: E402
 from client.shell.transport import Link, RelayAddress  # noqa: E402
 from harness.figures import median, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
+from harness.relays import RelayProcess  # noqa: E402
 from protocol import GameSession, Identity, MoveApplied  # noqa: E402
-from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config  # noqa: E402
-
-
-# -- relays ---------------------------------------------------------------------------------------------
-class RelayUnderTest:
-    """A relay in its own process on a free port: ``embedded`` (``python -m relay`` with ``extra`` options) or
-    ``mosquitto`` (the generated configuration); private with ``users_file``. ``start``/``stop``, or ``with``."""
-
-    def __init__(
-        self, kind: str, workdir: Path, users_file: Path | None = None, extra: tuple[str, ...] = (), delay: float = 0.0
-    ) -> None:
-        self.kind, self.workdir, self.port = kind, workdir, free_port()
-        self.users_file, self.extra, self.delay = users_file, extra, delay
-        self.process: subprocess.Popen[bytes] | None = None
-        self.mosquitto: MosquittoProcess | None = None
-        self.proxy: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> RelayUnderTest:
-        if self.delay:  # the relay on a port of its own, behind the chaos proxy (every packet held ``delay`` s)
-            outer, self.port = self.port, free_port()
-            self._start()
-            self.proxy = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "harness.chaos",
-                    "--relay-port",
-                    str(self.port),
-                    "--port",
-                    str(outer),
-                    "--delay",
-                    str(self.delay),
-                ],
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            self.port = outer
-            self._wait("the chaos proxy")
-            return self
-        return self._start()
-
-    def _wait(self, what: str) -> None:
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(0.1)
-        raise SystemExit(f"{what} did not start")
-
-    def _start(self) -> RelayUnderTest:
-        if self.kind == "embedded":
-            accounts = ("--users", str(self.users_file)) if self.users_file is not None else ()
-            # every client connects from 127.0.0.1: the per-address limits, meant for strangers, are lifted
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "relay", "--port", str(self.port), *accounts, "--no-limits", *self.extra],
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            self._wait("the embedded relay")
-            return self
-        conf = write_config(
-            self.workdir / "mosquitto", MosquittoSettings(port=self.port, users_file=self.users_file, run_as="root")
-        )
-        self.mosquitto = MosquittoProcess(conf, self.port).start()
-        return self
-
-    def stop(self) -> None:
-        for process in (self.proxy, self.process):
-            if process is None or process.poll() is not None:
-                continue
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(10)
-        if self.mosquitto is not None:
-            self.mosquitto.stop()
-
-    def __enter__(self) -> RelayUnderTest:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
 
 # -- the raw round trip ------------------------------------------------------------------------------------
 PING, PONG = "olixono/1/bench/ping", "olixono/1/bench/pong"  # not a game's topics: the relay checks no line here
@@ -289,7 +200,7 @@ def game_trips(ports: int | tuple[int, ...], games: int, folder: Path) -> list[f
 
 
 def measure(kind_of_relay: str, moves: int, folder: Path) -> dict[str, float]:
-    relay = RelayUnderTest(kind_of_relay, folder / kind_of_relay).start()
+    relay = RelayProcess(kind_of_relay, folder / kind_of_relay).start()
     try:
         raw = asyncio.run(raw_trips(relay.port, moves))
         trips = game_trips(relay.port, max(2, moves // 50), folder / f"{kind_of_relay}-games")
@@ -320,9 +231,7 @@ def measure_two(
     through either alone; ``delay``: every packet of the second held that long (the chaos proxy); ``kill_after``:
     the second stopped that many seconds into the games (its players play on through the first)."""
     relays = [
-        RelayUnderTest(
-            kind, folder / f"two-{number}-{kind}-{delay}-{kill_after}", delay=delay if number else 0.0
-        ).start()
+        RelayProcess(kind, folder / f"two-{number}-{kind}-{delay}-{kill_after}", delay=delay if number else 0.0).start()
         for number, kind in enumerate(kinds)
     ]
     killer = threading.Timer(kill_after, relays[1].stop) if kill_after is not None else None
@@ -371,7 +280,7 @@ def join_to_prompt(
 ) -> float:
     """Seconds from starting ``olixono join`` (with ``extra`` options) in a pty of ``size`` (rows, columns) until
     ``ready`` says so of what it wrote: by default its prompt with the board shown (best of 3)."""
-    relay = RelayUnderTest("mosquitto", folder / "join-relay").start()
+    relay = RelayProcess("mosquitto", folder / "join-relay").start()
     url = f"mqtt://127.0.0.1:{relay.port}"
     best = float("inf")
     try:

@@ -21,12 +21,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import getpass
 import multiprocessing
 import random
-import re
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,8 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import aiomqtt
 
-from harness.figures import mean, median, percentile, print_figures
+from harness.figures import mean, median, memory_mib, percentile, print_figures
 from harness.mqtt import bare_client
+from harness.relays import RelayProcess
 from protocol import GameSession, Identity, LineApplied, LineRejected, MoveApplied, Outgoing
 from protocol.topics import copy_topic, game_filter
 
@@ -211,45 +209,6 @@ def worker(first: int, count: int, port: int, args: argparse.Namespace, results:
     results.put(stats)
 
 
-# -- the relay (its own process) ----------------------------------------------------
-def memory_kib(pid: int) -> dict[str, int]:
-    out = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            out[name] = int(value.split()[0])
-    return out
-
-
-def start_relay(kind: str, workdir: Path, autosave: int | None = None) -> tuple[subprocess.Popen, int, object]:
-    root = Path(__file__).resolve().parents[1]
-    if kind == "embedded":
-        log = (workdir / "relay.log").open("w")
-        # every player connects from 127.0.0.1: lift the per-address limits meant for strangers
-        process = subprocess.Popen(
-            [sys.executable, "-m", "relay", "--port", "0", "--no-limits"],
-            cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-        )
-        first = process.stdout.readline()
-        match = re.search(r":(\d+)\s*$", first)
-        if not match:
-            process.kill()
-            raise RuntimeError(f"the relay did not start: {first!r}")
-        return process, int(match.group(1)), None
-    from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
-
-    port = free_port()
-    conf = write_config(
-        workdir / "mosquitto",
-        MosquittoSettings(port=port, run_as=getpass.getuser(), **({"autosave_changes": autosave} if autosave else {})),
-    )
-    runner = MosquittoProcess(conf, port).start()
-    return runner.process, port, runner
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--relay", choices=["embedded", "mosquitto"], default="embedded")
@@ -275,9 +234,10 @@ def main() -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 65536)), hard))
     with tempfile.TemporaryDirectory(prefix="olixono-bench-") as tmp:
-        process, port, runner = start_relay(args.relay, Path(tmp), args.autosave)
+        relay = RelayProcess(args.relay, Path(tmp), autosave=args.autosave).start()
+        port = relay.port
         try:
-            base = memory_kib(process.pid)
+            base = memory_mib(relay.pid)
             results: multiprocessing.Queue = multiprocessing.get_context("spawn").Queue()
             ctx = multiprocessing.get_context("spawn")
             shares = [args.games // args.workers + (i < args.games % args.workers) for i in range(args.workers)]
@@ -294,13 +254,9 @@ def main() -> int:
             elapsed = time.perf_counter() - started
             for w in workers:
                 w.join(30)
-            peak = memory_kib(process.pid)
+            after, peak = memory_mib(relay.pid), memory_mib(relay.pid, "VmHWM")
         finally:
-            if runner is not None:
-                runner.stop()
-            else:
-                process.terminate()
-                process.wait(20)
+            relay.stop()
 
     latencies = [x for r in collected for x in r["latencies"]]
     total = {
@@ -323,9 +279,9 @@ def main() -> int:
         ("lines rejected", total["rejected"]),
         ("games failed", total["errors"]),
         ("late spectator replays ok", f"{total['spectated'] - total['spectator_failures']}/{total['spectated']}"),
-        ("relay rss before MiB", base.get("VmRSS", 0) / 1024),
-        ("relay rss after MiB", peak.get("VmRSS", 0) / 1024),
-        ("relay rss peak MiB", peak.get("VmHWM", 0) / 1024),
+        ("relay rss before MiB", base),
+        ("relay rss after MiB", after),
+        ("relay rss peak MiB", peak),
     ]
     print_figures(figures, digits=1)
     for r in collected:

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.append(str(ROOT / "bench"))  # after the packages: bench/protocol.py must not shadow them
 
 import pyte  # noqa: E402
-from latency import RelayUnderTest, join_to_prompt  # noqa: E402
+from latency import join_to_prompt  # noqa: E402
 from prompt_toolkit.data_structures import Size  # noqa: E402
 from prompt_toolkit.input import create_pipe_input  # noqa: E402
 from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
@@ -41,6 +41,7 @@ from client.frontends.network_screen import game_screen  # noqa: E402
 from client.shell.identity import save_identity  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
 from harness.figures import median  # noqa: E402
+from harness.relays import RelayProcess  # noqa: E402
 from protocol import Identity  # noqa: E402
 
 ROWS, COLUMNS = 34, 110
@@ -74,7 +75,7 @@ def screen_ready(seen: bytes) -> bool:
 
 
 async def play(folder: Path, moves: int) -> tuple[list[int], float]:
-    relay = RelayUnderTest("mosquitto", folder / "relay").start()
+    relay = RelayProcess("mosquitto", folder / "relay").start()
     url = f"mqtt://127.0.0.1:{relay.port}"
     config = folder / "host" / "config"
     save_identity(Identity.generate(), config / "olixono" / "identity")

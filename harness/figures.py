@@ -1,4 +1,4 @@
-"""The tallies and the ``name: value`` lines that the benchmarks and the soak print.
+"""The tallies and the ``name: value`` lines that the benchmarks and the soak print, and the memory they read.
 
 Shared by ``bench/*.py`` (run as ``python bench/X.py``, with the repository root first on ``sys.path``) and by
 ``python -m harness.X``; tests and ``BENCHMARKS.md`` read the lines, so their format is fixed here once.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable
+from pathlib import Path
 
 
 def percentile(values: Iterable[float], share: float) -> float:
@@ -40,3 +41,17 @@ def print_figures(figures: Iterable[tuple[str, object]], digits: int | None = No
     """Print each figure as a ``name: value`` line (``prefix`` before each name), flushed as it goes."""
     for name, value in figures:
         print(figure_line(prefix + name, value, digits), flush=True)
+
+
+def memory_mib(pid: int, field: str = "VmRSS") -> float:
+    """A process's memory in MiB from ``/proc/PID/status``: ``VmRSS`` (now) or ``VmHWM`` (its peak); 0.0 once the
+    process is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    for line in status.splitlines():
+        name, _, value = line.partition(":")
+        if name == field:
+            return int(value.split()[0]) / 1024
+    return 0.0
