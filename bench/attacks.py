@@ -16,7 +16,6 @@ For each relay, in private mode (accounts from ``relay.users``), as its own proc
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import multiprocessing
 import sys
@@ -30,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 import aiomqtt  # noqa: E402
 
+from harness import options  # noqa: E402
 from harness.figures import median, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from harness.relays import RelayProcess  # noqa: E402
@@ -182,15 +182,15 @@ def measure(kind: str, folder: Path, trips: int, bursts_count: int) -> dict[str,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--relay", choices=["embedded", "mosquitto", "both"], default="both")
+    parser = options.parser(__doc__)
+    options.add_relay(parser, options.BOTH, both=True)
     parser.add_argument("--trips", type=int, default=1000, help="round trips measured per figure (default 1000)")
-    parser.add_argument("--quick", action="store_true", help="200 round trips, 20 bursts")
+    options.add_quick(parser, "200 round trips, 20 bursts")
     args = parser.parse_args()
     trips = 200 if args.quick else args.trips
     bursts_count = 20 if args.quick else 200
     with tempfile.TemporaryDirectory() as temporary:
-        for kind in ["embedded", "mosquitto"] if args.relay == "both" else [args.relay]:
+        for kind in options.relays(args.relay):
             print_figures(measure(kind, Path(temporary), trips, bursts_count).items(), digits=3, prefix=f"{kind}_")
 
 

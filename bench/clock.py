@@ -12,7 +12,6 @@ and the most, both players together), and the moves measured. Target: under 1 s 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import multiprocessing
 import sys
@@ -25,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # before bench/
 
 from client.flows import network
 from client.shell.journal import Journal
+from harness import options
 from harness.chaos import Chaos, ChaosProxy
 from harness.figures import mean, percentile
 from harness.relays import RelayProcess
@@ -123,17 +123,12 @@ async def run(jitters: list[int], games: int, delay: int, relay_port: int) -> No
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--games", type=int, default=100, help="games a jitter (default 100)")
     parser.add_argument("--jitter", default="0,20,100", help="jitters to try, ms, comma-separated (default 0,20,100)")
     parser.add_argument("--delay", type=int, default=5, help="fixed delay a packet, ms (default 5)")
-    parser.add_argument(
-        "--relay",
-        choices=("mosquitto", "embedded"),
-        default="mosquitto",
-        help="the relay, in its own process (default mosquitto)",
-    )
-    parser.add_argument("--quick", action="store_true", help="8 games a jitter")
+    options.add_relay(parser, "mosquitto")
+    options.add_quick(parser, "8 games a jitter")
     args = parser.parse_args()
     jitters = [int(item) for item in args.jitter.split(",")]
     with tempfile.TemporaryDirectory(prefix="olixono-relay-") as folder:

@@ -18,7 +18,6 @@ under 150 MB.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import functools
@@ -43,6 +42,7 @@ from client.cores.network_game import GameCore  # noqa: E402
 from client.shell.journal import Journal, JournalMeta  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
 from client.shell.transport import Link, RelayAddress  # noqa: E402
+from harness import options  # noqa: E402
 from harness.figures import median, memory_mib, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from harness.relays import RelayProcess  # noqa: E402
@@ -218,11 +218,11 @@ def watcher(port: int, game: str, home: Path) -> tuple[int, float, str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--seconds", type=float, default=40.0, help="how long the flood lasts (default 40)")
     parser.add_argument("--connections", type=int, default=60)
     parser.add_argument("--pace", type=float, default=0.3, help="seconds a player waits before each move")
-    parser.add_argument("--quick", action="store_true", help="a 6 s flood of 20 connections (CI)")
+    options.add_quick(parser, "a 6 s flood of 20 connections (CI)")
     args = parser.parse_args()
     if args.quick:
         args.seconds, args.connections, args.pace = 6.0, 20, 0.05

@@ -27,7 +27,6 @@ second stopped 1 s in (``move_max_ms``: a dead relay costs no pause), and ``mosq
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import fcntl
 import functools
@@ -60,6 +59,7 @@ from client.shell.journal import Journal, JournalMeta  # noqa: E402
 from client.shell.links import Links  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
 from client.shell.transport import Link, RelayAddress  # noqa: E402
+from harness import options  # noqa: E402
 from harness.figures import median, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from harness.relays import RelayProcess  # noqa: E402
@@ -373,18 +373,15 @@ def watched_game_kib() -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--relay",
-        choices=["embedded", "mosquitto", "both", "two"],
-        default="both",
-        help="which relay, or both in turn (the default), or two: one game over both at once",
+    parser = options.parser(__doc__)
+    options.add_relay(
+        parser, options.BOTH, both=True, more=("two",), what="which relay, or both in turn, or two: one game over both"
     )
     parser.add_argument("--moves", type=int, default=1000, help="moves measured per relay (default 1000)")
-    parser.add_argument("--quick", action="store_true", help="200 moves per relay")
+    options.add_quick(parser, "200 moves per relay")
     args = parser.parse_args()
     moves = 200 if args.quick else args.moves
-    relays = ["embedded", "mosquitto"] if args.relay == "both" else [args.relay]
+    relays = options.relays(args.relay)
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         if args.relay == "two":

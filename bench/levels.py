@@ -17,7 +17,6 @@ dropped), so that a run is the same on any machine.
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
 import sys
@@ -28,6 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from harness import options
 from olixono.bots import PEOPLE_LEVELS, Bot, bot_for
 from olixono.common import Board
 from olixono.games import new_board
@@ -112,16 +112,16 @@ def play(kind: str, first: str, second: str, game: int, scale: float, opening: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = options.parser(__doc__)
     parser.add_argument("--games", type=int, default=20, help="games a pairing (default 20)")
-    parser.add_argument("--game", choices=("oxono", "olix"), action="append", help="one game (default both)")
+    options.add_game(parser)
     parser.add_argument("--pairs", default=",".join(PAIRS), help=f"pairings, FIRST-SECOND (default {','.join(PAIRS)})")
     parser.add_argument("--scale", type=float, default=1.0, help="each level's iteration budget times this")
-    parser.add_argument("--opening", type=int, default=2, help="random moves each game opens with (default 2)")
+    options.add_opening(parser, 2, "default 2")
     args = parser.parse_args(argv)
     pairs = [tuple(pair.split("-")) for pair in args.pairs.split(",")]
     figures: list[str] = []
-    for kind in args.game or ["oxono", "olix"]:
+    for kind in options.games(args.game):
         print(f"{kind}, {args.games} games a pairing, budgets x{args.scale}, {args.opening} random opening moves")
         print(f"  {'pairing':<18} {'W-D-L':>9} {'score':>6} {'95% interval':>14} {'s/move':>13}")
         for first, second in pairs:

@@ -13,7 +13,6 @@ five runs. Every search must give the same move and candidates. Prints one line 
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import os
 import random
@@ -29,6 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import olix_reference as ref  # noqa: E402  (tests/olix_reference.py: the seeded random games)
 
+from harness import options  # noqa: E402
 from olixono import bot_olix  # noqa: E402
 from olixono.mcts import Mcts  # noqa: E402
 from olixono.olix import MOVES, OlixBoard  # noqa: E402
@@ -99,7 +99,7 @@ def run(kind: str, board: OlixBoard, pure: ModuleType, iterations: int) -> tuple
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--iterations", type=int, default=1000)
     args = parser.parse_args()
     if not bot_olix.FAST:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from harness import options
 from olixono.bots import make_bot
 from olixono.common import square_name
 from olixono.oxono import WIDTH, O, OxonoBoard, X
@@ -118,7 +119,7 @@ def play(agent_module: object, args: argparse.Namespace, odds: float, index: int
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("path", type=Path, help="a checkout of the agent's repository")
     parser.add_argument("--module", default="my_agent", help="the agent's module (default my_agent)")
     parser.add_argument("--class", dest="class_name", default="MyAgent", help="the agent's class (default MyAgent)")

@@ -15,7 +15,6 @@ game, and the same game with strangers flooding it (``memory_*_kib``).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import random
 import sys
@@ -27,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from harness import options
 from protocol import GameSession, Identity, ResyncNeeded, messages
 from protocol.keys import b64, unb64
 from protocol.messages import decode, encode
@@ -122,8 +122,8 @@ def flood(transcript: list[str], joins: int, equivocations: int, junk: int, chat
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a run of a few seconds")
+    parser = options.parser(__doc__)
+    options.add_quick(parser, "a run of a few seconds")
     args = parser.parse_args()
     games = 10 if args.quick else 40
     transcripts, signing, signed = [], 0.0, 0

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import aiomqtt
 
+from harness import options
 from harness.figures import mean, median, memory_mib, percentile, print_figures
 from harness.mqtt import bare_client
 from harness.relays import RelayProcess
@@ -210,8 +211,8 @@ def worker(first: int, count: int, port: int, args: argparse.Namespace, results:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--relay", choices=["embedded", "mosquitto"], default="embedded")
+    parser = options.parser(__doc__)
+    options.add_relay(parser, "embedded")
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--kind", choices=["oxono", "olix"], default="oxono")
     parser.add_argument(

@@ -16,7 +16,6 @@ The opponent is a bot in its own process (``olixono host olix --bot mcts``) thro
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import random
@@ -40,6 +39,7 @@ from client.flows import network  # noqa: E402
 from client.frontends.network_screen import game_screen  # noqa: E402
 from client.shell.identity import save_identity  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
+from harness import options  # noqa: E402
 from harness.figures import median  # noqa: E402
 from harness.relays import RelayProcess  # noqa: E402
 from protocol import Identity  # noqa: E402
@@ -160,7 +160,7 @@ async def play(folder: Path, moves: int) -> tuple[list[int], float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--moves", type=int, default=20, help="opponent moves measured (default 20)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:

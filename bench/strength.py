@@ -34,7 +34,6 @@ openings 60% and 54%). ``…_distinct_games`` counts the different games a pairi
 
 from __future__ import annotations
 
-import argparse
 import math
 import subprocess
 import sys
@@ -49,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # for bench/levels.py
 
 from levels import opened
 
+from harness import options
 from harness.figures import print_figures
 from olixono.bots import make_bot
 from olixono.games import new_board
@@ -310,26 +310,22 @@ def table(kind: str, rows: list[tuple[str, Tally]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--games", type=int, help="games per pairing (default 100, or 10 with --quick)")
-    parser.add_argument("--quick", action="store_true", help="10 games a pairing")
-    parser.add_argument("--game", choices=["oxono", "olix", "both"], default="both")
+    options.add_quick(parser, "10 games a pairing")
+    options.add_game(parser)
     parser.add_argument(
         "--pairs", default=",".join(PAIRS), help="comma-separated pairings, e.g. mcts-greedy (default: all three)"
     )
     parser.add_argument("--iterations", type=int, default=2000, help="mcts iterations per move (default 2000)")
     parser.add_argument("--seconds", type=float, help="mcts wall seconds per move instead of iterations")
     parser.add_argument("--baseline", default=BASELINE, help=f"the commit the old bot is of (default {BASELINE})")
-    parser.add_argument(
-        "--opening",
-        type=int,
-        help="random plies before the bots play, the same opening for each two games (default: oxono 0, olix 4)",
-    )
+    options.add_opening(parser, None, "the same for each two games; default: oxono 0, olix 4")
     parser.add_argument("--no-speed", action="store_true", help="skip the search-speed figures")
     parser.add_argument("--verbose", action="store_true", help="a line per game on stderr")
     args = parser.parse_args()
     games = args.games or (10 if args.quick else 100)
-    kinds = ["oxono", "olix"] if args.game == "both" else [args.game]
+    kinds = options.games(args.game)
     pairs = [p.split("-") for p in args.pairs.split(",")]
 
     def log(text: str) -> None:

@@ -11,7 +11,6 @@ best of several fresh tabs. Targets: under 150 kB of our own code, under 1 s.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import gzip
 import shutil
@@ -22,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from harness import options  # noqa: E402
 from harness.figures import median  # noqa: E402
 from protocol import decode, topic_for  # noqa: E402
 from relay import page  # noqa: E402
@@ -85,8 +85,8 @@ async def opening(rounds: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="3 tabs instead of 10")
+    parser = options.parser(__doc__)
+    options.add_quick(parser, "3 tabs instead of 10")
     args = parser.parse_args()
     weight()
     asyncio.run(opening(3 if args.quick else 10))

@@ -49,6 +49,7 @@ from client.shell.journal import Journal, JournalMeta
 from client.shell.links import Links
 from client.shell.runner import GameRunner
 from client.shell.transport import Link, LinkFactory, RelayAddress
+from harness import options
 from harness.chaos import Chaos, ChaosProxy
 from harness.figures import median, memory_mib, percentile, print_figures
 from harness.mqtt import bare_client
@@ -425,7 +426,7 @@ async def _soak(args: argparse.Namespace, folder: Path) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--games", type=int, default=1000, help="games in all, shared by the four phases")
     parser.add_argument("--concurrent", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
@@ -451,11 +452,10 @@ def main() -> int:
         help="every game over a second relay too (of the other kind), either relay killed at random",
     )
     parser.add_argument("--keep", action="store_true", help="keep the games' journals and the relays' logs")
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="8 games, 4 at a time, a relay killed 0.25 s into each "
-        "phase (and every 20 s), half the players killed once or more: a minute or two, for CI",
+    options.add_quick(
+        parser,
+        "8 games, 4 at a time, a relay killed 0.25 s into each phase (and every 20 s), half the players killed once "
+        "or more: a minute or two, for CI",
     )
     args = parser.parse_args()
     if args.quick:
