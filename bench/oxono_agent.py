@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness import options
+from harness.figures import Results
 from olixono.bots import make_bot
 from olixono.common import square_name
 from olixono.oxono import WIDTH, O, OxonoBoard, X
@@ -148,11 +149,10 @@ def main() -> None:
                     file=sys.stderr,
                     flush=True,
                 )
-        wins = scores.count(1.0)
-        draws = scores.count(0.5)
+        results = Results(scores.count(1.0), scores.count(0.5), scores.count(0.0))
         key = f"odds_{odds:g}"
-        print(f"{key}_wdl: {wins}-{draws}-{len(scores) - wins - draws}")
-        print(f"{key}_score: {sum(scores) / len(scores):.3f}")
+        print(f"{key}_wdl: {results.wdl()}")
+        print(f"{key}_score: {results.score():.3f}")
         print(f"{key}_our_seconds_per_move: {sum(ours) / len(ours):.3f}")
         print(f"{key}_agent_seconds_per_move: {sum(theirs) / len(theirs):.3f}")
         print(f"{key}_mean_plies: {sum(plies) / len(plies):.1f}", flush=True)

@@ -6,8 +6,10 @@ Shared by ``bench/*.py`` (run as ``python bench/X.py``, with the repository root
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -28,6 +30,53 @@ def mean(values: Iterable[float]) -> float:
     """The arithmetic mean of ``values``; NaN for none."""
     listed = list(values)
     return statistics.fmean(listed) if listed else float("nan")
+
+
+def wilson(rate: float, count: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a ``rate`` seen over ``count`` trials (95% for the default ``z``); (0, 1) for
+    none."""
+    if not count:
+        return 0.0, 1.0
+    centre = (rate + z * z / (2 * count)) / (1 + z * z / count)
+    half = z * math.sqrt(rate * (1 - rate) / count + z * z / (4 * count * count)) / (1 + z * z / count)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class Results:
+    """Games from one player's side: wins, draws and losses; the score counts a draw as half a win."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    def count(self, winner: object, seat: object) -> None:
+        """One game more, won by ``winner`` (None: a draw, or unfinished) and played from ``seat``."""
+        if winner is None:
+            self.draws += 1
+        elif winner == seat:
+            self.wins += 1
+        else:
+            self.losses += 1
+
+    def score(self) -> float:
+        """Wins plus half the draws, a game (0 for none)."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    def interval(self, rate: float | None = None) -> tuple[float, float]:
+        """The 95% Wilson interval of ``rate`` (the score by default) over the games."""
+        return wilson(self.score() if rate is None else rate, self.games)
+
+    def wdl(self) -> str:
+        """``wins-draws-losses``."""
+        return f"{self.wins}-{self.draws}-{self.losses}"
 
 
 def figure_line(name: str, value: object, digits: int | None = None) -> str:

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from harness.figures import figure_line, mean, median, percentile, print_figures
+from harness.figures import Results, figure_line, mean, median, percentile, print_figures, wilson
 
 
 def test_percentile_takes_the_nearest_rank_without_interpolating():
@@ -49,3 +49,17 @@ def test_the_median_of_an_even_count_is_the_mean_of_the_middle_two_and_of_nothin
 def test_the_mean_of_nothing_is_nan():
     assert mean([1.0, 2.0, 4.0]) == 7 / 3
     assert math.isnan(mean([]))
+
+
+def test_results_count_from_one_side_and_score_a_draw_as_half():
+    results = Results()
+    for winner in ("pink", "pink", None, "black"):
+        results.count(winner, "pink")
+    assert (results.games, results.wdl(), results.score(), results.win_rate()) == (4, "2-1-1", 0.625, 0.5)
+
+
+def test_the_wilson_interval_holds_the_rate_and_stays_within_zero_and_one():
+    low, high = wilson(0.5, 20)
+    assert low < 0.5 < high and round(low, 3) == 0.299 and round(high, 3) == 0.701
+    assert wilson(1.0, 10)[1] == 1.0 and wilson(0.0, 10)[0] == 0.0
+    assert wilson(0.3, 0) == (0.0, 1.0)
