@@ -26,6 +26,7 @@ from client.flows import network
 from client.shell.journal import Journal
 from harness import options
 from harness.chaos import Chaos, ChaosProxy
+from harness.clients import offered_game
 from harness.figures import mean, percentile
 from harness.relays import RelayProcess
 from protocol import GameSession, Identity
@@ -58,7 +59,7 @@ def host_process(url: str, folder: str, seed: int, ids: Any) -> None:
     async def run() -> None:
         hosting = asyncio.create_task(network.host("oxono", options))
         for _ in range(2000):
-            game = next((line.split("olixono join ")[1].split()[0] for line in lines if "olixono join " in line), "")
+            game = offered_game(lines)
             if game:
                 ids.put(game)
                 break

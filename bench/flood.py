@@ -43,6 +43,7 @@ from client.shell.journal import Journal, JournalMeta  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
 from client.shell.transport import Link, RelayAddress  # noqa: E402
 from harness import options  # noqa: E402
+from harness.clients import home_env  # noqa: E402
 from harness.figures import median, memory_mib, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from harness.relays import RelayProcess  # noqa: E402
@@ -198,12 +199,9 @@ async def catch_up(port: int, game: str, players: set[str]) -> tuple[int, int]:
 
 def watcher(port: int, game: str, home: Path) -> tuple[int, float, str]:
     """``olixono watch GAME --plain`` to the end of the game: its status, peak memory, and what it printed."""
-    env = dict(
-        os.environ, XDG_CONFIG_HOME=str(home / "config"), XDG_STATE_HOME=str(home / "state"), PYTHONPATH=str(ROOT)
-    )
     process = subprocess.Popen(
         [sys.executable, "-m", "client", "watch", game, "--plain", "--relay", f"mqtt://127.0.0.1:{port}"],
-        env=env,
+        env=home_env(home),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,

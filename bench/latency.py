@@ -60,6 +60,7 @@ from client.shell.links import Links  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
 from client.shell.transport import Link, RelayAddress  # noqa: E402
 from harness import options  # noqa: E402
+from harness.clients import home_env, offered_game  # noqa: E402
 from harness.figures import median, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
 from harness.relays import RelayProcess  # noqa: E402
@@ -287,16 +288,10 @@ def join_to_prompt(
         for attempt in range(3):
             homes = {}
             for name in ("host", f"guest{attempt}"):
-                config, state = folder / name / "config", folder / name / "state"
-                if not (config / "olixono" / "identity").exists():
-                    save_identity(Identity.generate(), config / "olixono" / "identity")
-                homes[name] = dict(
-                    os.environ,
-                    XDG_CONFIG_HOME=str(config),
-                    XDG_STATE_HOME=str(state),
-                    PYTHONPATH=str(ROOT),
-                    TERM="xterm",
-                )
+                key = folder / name / "config" / "olixono" / "identity"
+                if not key.exists():
+                    save_identity(Identity.generate(), key)
+                homes[name] = home_env(folder / name, TERM="xterm")
             host = subprocess.Popen(
                 [sys.executable, "-m", "client", "host", "oxono", "--relay", url, "--bot", "random"],
                 env=homes["host"],
@@ -306,7 +301,9 @@ def join_to_prompt(
                 text=True,
             )
             assert host.stdout is not None
-            game = next(line.split("olixono join ")[1].split()[0] for line in host.stdout if "olixono join " in line)
+            game = offered_game(host.stdout)
+            if not game:
+                raise RuntimeError("the host offered no game")
             primary, secondary = pty.openpty()
             if size is not None:
                 fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", size[0], size[1], 0, 0))

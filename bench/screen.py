@@ -17,7 +17,6 @@ The opponent is a bot in its own process (``olixono host olix --bot mcts``) thro
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from client.frontends.network_screen import game_screen  # noqa: E402
 from client.shell.identity import save_identity  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
 from harness import options  # noqa: E402
+from harness.clients import home_env, offered_game  # noqa: E402
 from harness.figures import median  # noqa: E402
 from harness.relays import RelayProcess  # noqa: E402
 from protocol import Identity  # noqa: E402
@@ -77,11 +77,8 @@ def screen_ready(seen: bytes) -> bool:
 async def play(folder: Path, moves: int) -> tuple[list[int], float]:
     relay = RelayProcess("mosquitto", folder / "relay").start()
     url = f"mqtt://127.0.0.1:{relay.port}"
-    config = folder / "host" / "config"
-    save_identity(Identity.generate(), config / "olixono" / "identity")
-    env = dict(
-        os.environ, XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(folder / "host" / "state"), PYTHONPATH=str(ROOT)
-    )
+    save_identity(Identity.generate(), folder / "host" / "config" / "olixono" / "identity")
+    env = home_env(folder / "host")
     host = subprocess.Popen(
         [sys.executable, "-m", "client", "host", "olix", "--relay", url, "--bot", "mcts", "--seconds", "0.3"],
         env=env,
@@ -95,7 +92,9 @@ async def play(folder: Path, moves: int) -> tuple[list[int], float]:
     idle = 0.0
     try:
         assert host.stdout is not None
-        game = next(line.split("olixono join ")[1].split()[0] for line in host.stdout if "olixono join " in line)
+        game = offered_game(host.stdout)
+        if not game:
+            raise RuntimeError("the host offered no game")
         box: dict[str, GameRunner] = {}
         with create_pipe_input() as pipe:
             output = Vt100_Output(
