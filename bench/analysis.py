@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from levels import opened  # bench/levels.py: this script's folder is first on sys.path
 
 from harness import options
+from harness.figures import Figure, mean, print_figures
 from olixono.analysis import DEFAULT_ITERATIONS, WON_VALUE, Budget, evaluate
 
 BANDS = (-1.0, -0.95, -0.9, -0.8, -0.6, -0.3, 0.3, 0.6, 0.8, 0.9, 0.95, 1.0001)
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     options.add_opening(parser, 2, "default 2")
     args = parser.parse_args(argv)
     budget = Budget(args.iterations)
-    figures: list[str] = []
+    figures: list[Figure] = []
     for kind in options.games(args.game):
         games = args.games or (40 if kind == "oxono" else 10)
         scores: list[tuple[float, float]] = []
@@ -91,16 +92,12 @@ def main(argv: list[str] | None = None) -> int:
         won = [score for value, score in scores if value >= WON_VALUE]
         lost = [score for value, score in scores if value <= -WON_VALUE]
         figures += [
-            f"{kind}_won_value_score: {sum(won) / len(won):.3f} ({len(won)} positions)"
-            if won
-            else f"{kind}_won_value_score: none",
-            f"{kind}_lost_value_score: {sum(lost) / len(lost):.3f} ({len(lost)} positions)"
-            if lost
-            else f"{kind}_lost_value_score: none",
-            f"{kind}_proven_share: {proven / searched:.3f}",
-            f"{kind}_seconds_a_position: {seconds / searched:.3f}",
+            (f"{kind}_won_value_score", f"{mean(won):.3f} ({len(won)} positions)" if won else "none"),
+            (f"{kind}_lost_value_score", f"{mean(lost):.3f} ({len(lost)} positions)" if lost else "none"),
+            (f"{kind}_proven_share", proven / searched, 3),
+            (f"{kind}_seconds_a_position", seconds / searched, 3),
         ]
-    print("\n".join(figures))
+    print_figures(figures)
     return 0
 
 

@@ -27,7 +27,7 @@ from client.shell.journal import Journal
 from harness import options
 from harness.chaos import Chaos, ChaosProxy
 from harness.clients import offered_game
-from harness.figures import mean, percentile
+from harness.figures import mean, percentile, print_figures
 from harness.relays import RelayProcess
 from protocol import GameSession, Identity
 from protocol.clock import TimeControl
@@ -112,14 +112,15 @@ async def run(jitters: list[int], games: int, delay: int, relay_port: int) -> No
                     results += await asyncio.gather(*batch)
             finished = [result for result in results if result is not None]
             seconds = sorted(result[0] for result in finished)
-            print(f"unexplained_s_per_game_mean_jitter_{jitter}ms: {mean(seconds):.3f}")
-            print(f"unexplained_s_per_game_p95_jitter_{jitter}ms: {percentile(seconds, 0.95):.3f}")
-            print(f"unexplained_s_per_game_max_jitter_{jitter}ms: {seconds[-1]:.3f}")
-            print(f"moves_measured_per_game_jitter_{jitter}ms: {mean(r[1] for r in finished):.1f}")
-            print(
-                f"games_jitter_{jitter}ms: {len(finished)} of {len(results)} finished, in "
-                f"{time.perf_counter() - started:.0f} s",
-                flush=True,
+            spent = time.perf_counter() - started
+            print_figures(
+                [
+                    (f"unexplained_s_per_game_mean_jitter_{jitter}ms", mean(seconds), 3),
+                    (f"unexplained_s_per_game_p95_jitter_{jitter}ms", percentile(seconds, 0.95), 3),
+                    (f"unexplained_s_per_game_max_jitter_{jitter}ms", seconds[-1], 3),
+                    (f"moves_measured_per_game_jitter_{jitter}ms", mean(r[1] for r in finished), 1),
+                    (f"games_jitter_{jitter}ms", f"{len(finished)} of {len(results)} finished, in {spent:.0f} s"),
+                ]
             )
 
 

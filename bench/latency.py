@@ -385,12 +385,12 @@ def main() -> None:
             for prefix, (kinds, delay, kill_after) in TWO.items():
                 figures = measure_two(moves, folder, kinds, delay, kill_after)
                 print_figures(figures.items(), digits=3, prefix=f"{prefix}_")
-            print(f"mosquitto_alone_move_p50_ms: {measure('mosquitto', moves, folder)['move_p50_ms']:.3f}")
+            print_figures([("mosquitto_alone_move_p50_ms", measure("mosquitto", moves, folder)["move_p50_ms"])], 3)
             return
         for relay in relays:
             print_figures(measure(relay, moves, folder).items(), digits=3, prefix=f"{relay}_")
-        print(f"join_to_prompt_s: {join_to_prompt(folder):.3f}")
-    print(f"watched_game_kib: {watched_game_kib():.0f}")
+        print_figures([("join_to_prompt_s", join_to_prompt(folder))], digits=3)
+    print_figures([("watched_game_kib", watched_game_kib())], digits=0)
 
 
 if __name__ == "__main__":

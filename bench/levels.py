@@ -27,7 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness import options
-from harness.figures import Results
+from harness.figures import Figure, Results, print_figures
 from olixono.bots import PEOPLE_LEVELS, Bot, bot_for
 from olixono.common import Board
 from olixono.games import new_board
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     options.add_opening(parser, 2, "default 2")
     args = parser.parse_args(argv)
     pairs = [tuple(pair.split("-")) for pair in args.pairs.split(",")]
-    figures: list[str] = []
+    figures: list[Figure] = []
     for kind in options.games(args.game):
         print(f"{kind}, {args.games} games a pairing, budgets x{args.scale}, {args.opening} random opening moves")
         print(f"  {'pairing':<18} {'W-D-L':>9} {'score':>6} {'95% interval':>14} {'s/move':>13}")
@@ -112,10 +112,10 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
             figures += [
-                f"{kind}_{first}_vs_{second}_score: {tally.score():.2f}",
-                f"{kind}_{first}_vs_{second}_wdl: {tally.wdl()}",
+                (f"{kind}_{first}_vs_{second}_score", tally.score(), 2),
+                (f"{kind}_{first}_vs_{second}_wdl", tally.wdl()),
             ]
-    print("\n".join(figures))
+    print_figures(figures)
     return 0
 
 

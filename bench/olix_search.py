@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import olix_reference as ref  # noqa: E402  (tests/olix_reference.py: the seeded random games)
 
 from harness import options  # noqa: E402
+from harness.figures import print_figures  # noqa: E402
 from olixono import bot_olix  # noqa: E402
 from olixono.mcts import Mcts  # noqa: E402
 from olixono.olix import MOVES, OlixBoard  # noqa: E402
@@ -119,10 +120,13 @@ def main() -> None:
         if not results[0] == results[1] == results[2]:
             sys.exit(f"the searches differ at {board.position()}")
         print(f"{len(board.move_stack):3d} plies  " + "  ".join(cells) + f"  (all play {results[0][0]})")
-    for kind in kinds:
-        print(f"olix_search_{kind}_iterations_per_s: {done[kind] / seconds[kind]:.0f}")
-    print(f"olix_search_fast_over_pure: {seconds['pure'] / seconds['fast']:.1f}")
-    print(f"olix_search_fast_over_engine: {seconds['engine'] / seconds['fast']:.1f}")
+    print_figures(
+        [
+            *((f"olix_search_{kind}_iterations_per_s", done[kind] / seconds[kind], 0) for kind in kinds),
+            ("olix_search_fast_over_pure", seconds["pure"] / seconds["fast"], 1),
+            ("olix_search_fast_over_engine", seconds["engine"] / seconds["fast"], 1),
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness import options
-from harness.figures import Results
+from harness.figures import Results, mean, print_figures
 from olixono.bots import make_bot
 from olixono.common import square_name
 from olixono.oxono import WIDTH, O, OxonoBoard, X
@@ -151,11 +151,16 @@ def main() -> None:
                 )
         results = Results(scores.count(1.0), scores.count(0.5), scores.count(0.0))
         key = f"odds_{odds:g}"
-        print(f"{key}_wdl: {results.wdl()}")
-        print(f"{key}_score: {results.score():.3f}")
-        print(f"{key}_our_seconds_per_move: {sum(ours) / len(ours):.3f}")
-        print(f"{key}_agent_seconds_per_move: {sum(theirs) / len(theirs):.3f}")
-        print(f"{key}_mean_plies: {sum(plies) / len(plies):.1f}", flush=True)
+        print_figures(
+            [
+                ("wdl", results.wdl()),
+                ("score", results.score(), 3),
+                ("our_seconds_per_move", mean(ours), 3),
+                ("agent_seconds_per_move", mean(theirs), 3),
+                ("mean_plies", mean(plies), 1),
+            ],
+            prefix=f"{key}_",
+        )
 
 
 if __name__ == "__main__":

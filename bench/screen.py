@@ -40,7 +40,7 @@ from client.shell.identity import save_identity  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
 from harness import options  # noqa: E402
 from harness.clients import home_env, offered_game  # noqa: E402
-from harness.figures import median  # noqa: E402
+from harness.figures import median, print_figures  # noqa: E402
 from harness.relays import RelayProcess  # noqa: E402
 from protocol import Identity  # noqa: E402
 
@@ -166,14 +166,18 @@ def main() -> None:
         folder = Path(temporary)
         start = time.perf_counter()
         joined = join_to_prompt(folder / "join", extra=("--screen",), ready=screen_ready, size=(ROWS, COLUMNS))
-        print(f"join_to_screen_s: {joined:.3f}")
+        print_figures([("join_to_screen_s", joined)], digits=3)
         per_move, idle = asyncio.run(play(folder / "play", args.moves))
-        print(
-            f"bytes_per_opponent_move: {median(per_move):.0f} (min {min(per_move)}, max {max(per_move)}, "
-            f"{len(per_move)} moves)"
+        print_figures(
+            [
+                (
+                    "bytes_per_opponent_move",
+                    f"{median(per_move):.0f} (min {min(per_move)}, max {max(per_move)}, {len(per_move)} moves)",
+                ),
+                ("idle_bytes_per_s", idle, 0),
+                ("seconds", time.perf_counter() - start, 1),
+            ]
         )
-        print(f"idle_bytes_per_s: {idle:.0f}")
-        print(f"seconds: {time.perf_counter() - start:.1f}")
 
 
 if __name__ == "__main__":

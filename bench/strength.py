@@ -316,12 +316,12 @@ def run(args, kinds, pairs, games: int, budget: Budget, baseline: Baseline | Non
     print(f"python: {sys.version.split()[0]}; games per pairing: {games}; {spent}{old}")
     for kind in kinds if not args.no_speed else []:
         per_move, rate = search_speed(kind, args.iterations)
-        print(f"{kind}_mcts_seconds_per_move: {per_move:.3f}")
-        print(f"{kind}_mcts_iterations_per_s: {rate:.0f}", flush=True)
+        print_figures([(f"{kind}_mcts_seconds_per_move", per_move, 3), (f"{kind}_mcts_iterations_per_s", rate, 0)])
         if baseline is not None:
             old_move, old_rate = search_speed(kind, args.iterations, baseline=baseline)
-            print(f"{kind}_old_seconds_per_move: {old_move:.3f}")
-            print(f"{kind}_old_iterations_per_s: {old_rate:.0f}", flush=True)
+            print_figures(
+                [(f"{kind}_old_seconds_per_move", old_move, 3), (f"{kind}_old_iterations_per_s", old_rate, 0)]
+            )
     for kind in kinds:
         rows, figures = [], []
         for a, b in pairs:

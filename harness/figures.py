@@ -86,10 +86,16 @@ def figure_line(name: str, value: object, digits: int | None = None) -> str:
     return f"{name}: {value}"
 
 
-def print_figures(figures: Iterable[tuple[str, object]], digits: int | None = None, prefix: str = "") -> None:
-    """Print each figure as a ``name: value`` line (``prefix`` before each name), flushed as it goes."""
-    for name, value in figures:
-        print(figure_line(prefix + name, value, digits), flush=True)
+Figure = tuple[str, object] | tuple[str, object, int]
+"""``(name, value)``, or ``(name, value, digits)``: a float value of its own precision."""
+
+
+def print_figures(figures: Iterable[Figure], digits: int | None = None, prefix: str = "") -> None:
+    """Print each figure as a ``name: value`` line (``prefix`` before each name; a float with ``digits`` decimals
+    unless the figure gives its own), flushed as it goes."""
+    for figure in figures:
+        own = figure[2] if len(figure) == 3 else digits
+        print(figure_line(prefix + figure[0], figure[1], own), flush=True)
 
 
 def memory_mib(pid: int, field: str = "VmRSS") -> float:

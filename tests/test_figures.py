@@ -63,3 +63,8 @@ def test_the_wilson_interval_holds_the_rate_and_stays_within_zero_and_one():
     assert low < 0.5 < high and round(low, 3) == 0.299 and round(high, 3) == 0.701
     assert wilson(1.0, 10)[1] == 1.0 and wilson(0.0, 10)[0] == 0.0
     assert wilson(0.3, 0) == (0.0, 1.0)
+
+
+def test_a_figure_may_give_its_own_digits(capsys):
+    print_figures([("a_s", 0.12345, 3), ("b_per_s", 1234.5678, 0), ("c", 1.25)], digits=1)
+    assert capsys.readouterr().out == "a_s: 0.123\nb_per_s: 1235\nc: 1.2\n"
