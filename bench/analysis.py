@@ -17,7 +17,6 @@ most ``-WON_VALUE``), the share of positions proven, and the seconds a position.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from itertools import pairwise
@@ -27,6 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from levels import opened  # bench/levels.py: this script's folder is first on sys.path
 
+from harness import options
+from harness.figures import Figure, mean, print_figures
 from olixono.analysis import DEFAULT_ITERATIONS, WON_VALUE, Budget, evaluate
 
 BANDS = (-1.0, -0.95, -0.9, -0.8, -0.6, -0.3, 0.3, 0.6, 0.8, 0.9, 0.95, 1.0001)
@@ -58,20 +59,20 @@ def self_play(kind: str, game: int, budget: Budget, opening: int) -> tuple[list[
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = options.parser(__doc__)
     parser.add_argument("--games", type=int, help="games (default 40 Oxono, 10 Olix)")
-    parser.add_argument("--game", choices=("oxono", "olix"), action="append", help="one game (default both)")
+    options.add_game(parser)
     parser.add_argument(
         "--iterations",
         type=int,
         default=DEFAULT_ITERATIONS,
         help=f"iterations a position (default {DEFAULT_ITERATIONS}, the analysis's)",
     )
-    parser.add_argument("--opening", type=int, default=2, help="random moves each game opens with (default 2)")
+    options.add_opening(parser, 2, "default 2")
     args = parser.parse_args(argv)
     budget = Budget(args.iterations)
-    figures: list[str] = []
-    for kind in args.game or ["oxono", "olix"]:
+    figures: list[Figure] = []
+    for kind in options.games(args.game):
         games = args.games or (40 if kind == "oxono" else 10)
         scores: list[tuple[float, float]] = []
         proven = searched = 0
@@ -91,16 +92,12 @@ def main(argv: list[str] | None = None) -> int:
         won = [score for value, score in scores if value >= WON_VALUE]
         lost = [score for value, score in scores if value <= -WON_VALUE]
         figures += [
-            f"{kind}_won_value_score: {sum(won) / len(won):.3f} ({len(won)} positions)"
-            if won
-            else f"{kind}_won_value_score: none",
-            f"{kind}_lost_value_score: {sum(lost) / len(lost):.3f} ({len(lost)} positions)"
-            if lost
-            else f"{kind}_lost_value_score: none",
-            f"{kind}_proven_share: {proven / searched:.3f}",
-            f"{kind}_seconds_a_position: {seconds / searched:.3f}",
+            (f"{kind}_won_value_score", f"{mean(won):.3f} ({len(won)} positions)" if won else "none"),
+            (f"{kind}_lost_value_score", f"{mean(lost):.3f} ({len(lost)} positions)" if lost else "none"),
+            (f"{kind}_proven_share", proven / searched, 3),
+            (f"{kind}_seconds_a_position", seconds / searched, 3),
         ]
-    print("\n".join(figures))
+    print_figures(figures)
     return 0
 
 

@@ -16,10 +16,8 @@ For each relay, in private mode (accounts from ``relay.users``), as its own proc
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import multiprocessing
-import statistics
 import sys
 import tempfile
 import time
@@ -28,13 +26,13 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.append(str(ROOT / "bench"))  # after the packages: bench/protocol.py must not shadow them
 
 import aiomqtt  # noqa: E402
-from latency import RelayUnderTest  # noqa: E402
 
-from harness.figures import percentile, print_figures  # noqa: E402
+from harness import options  # noqa: E402
+from harness.figures import median, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
+from harness.relays import RelayProcess  # noqa: E402
 from protocol import Identity  # noqa: E402
 from protocol.keys import b64  # noqa: E402
 from protocol.messages import encode  # noqa: E402
@@ -44,13 +42,13 @@ GAME = "BENCHATTACKBENCHATTACA"  # a well-formed game id: the embedded relay kee
 LOGINS_PER_SECOND = 26
 
 
-def private_relay(kind: str, workdir: Path, table: dict[str, users.PasswordHash]) -> RelayUnderTest:
+def private_relay(kind: str, workdir: Path, table: dict[str, users.PasswordHash]) -> RelayProcess:
     """A private relay with the accounts of ``table``. The embedded relay's publish budget is lifted: the burst run
     publishes 10,000 lines under one account."""
     workdir.mkdir(parents=True, exist_ok=True)
     users.save(workdir / "users", table)
     extra = ("--max-publish-rate", "0") if kind == "embedded" else ()
-    return RelayUnderTest(kind, workdir, users_file=workdir / "users", extra=extra)
+    return RelayProcess(kind, workdir, users_file=workdir / "users", extra=extra)
 
 
 def client(port: int, name: str, password: str) -> aiomqtt.Client:
@@ -173,26 +171,26 @@ def measure(kind: str, folder: Path, trips: int, bursts_count: int) -> dict[str,
             if scheme == "token":
                 keys = (identities[0], identities[1])
                 quiet = asyncio.run(round_trips(relay.port, accounts[0], accounts[1], trips, keys))
-                figures["rtt_quiet_p50_ms"] = statistics.median(quiet) * 1000
+                figures["rtt_quiet_p50_ms"] = median(quiet) * 1000
                 figures["rtt_quiet_p99_ms"] = percentile(quiet, 0.99) * 1000
                 figures["burst_lost"] = asyncio.run(bursts(relay.port, accounts[0], identities[0], bursts_count, 50))
                 figures["burst_lines"] = bursts_count * 50
             attacked = under_logins(relay.port, accounts[0], accounts[1], trips, (identities[0], identities[1]))
-            figures[f"rtt_logins_{scheme}_p50_ms"] = statistics.median(attacked) * 1000
+            figures[f"rtt_logins_{scheme}_p50_ms"] = median(attacked) * 1000
             figures[f"rtt_logins_{scheme}_p99_ms"] = percentile(attacked, 0.99) * 1000
     return figures
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--relay", choices=["embedded", "mosquitto", "both"], default="both")
+    parser = options.parser(__doc__)
+    options.add_relay(parser, options.BOTH, both=True)
     parser.add_argument("--trips", type=int, default=1000, help="round trips measured per figure (default 1000)")
-    parser.add_argument("--quick", action="store_true", help="200 round trips, 20 bursts")
+    options.add_quick(parser, "200 round trips, 20 bursts")
     args = parser.parse_args()
     trips = 200 if args.quick else args.trips
     bursts_count = 20 if args.quick else 200
     with tempfile.TemporaryDirectory() as temporary:
-        for kind in ["embedded", "mosquitto"] if args.relay == "both" else [args.relay]:
+        for kind in options.relays(args.relay):
             print_figures(measure(kind, Path(temporary), trips, bursts_count).items(), digits=3, prefix=f"{kind}_")
 
 

@@ -12,10 +12,8 @@ and the most, both players together), and the moves measured. Target: under 1 s 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import multiprocessing
-import statistics
 import sys
 import tempfile
 import time
@@ -24,11 +22,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # before bench/ itself: bench/protocol.py is no package
 
-from latency import RelayUnderTest
-
 from client.flows import network
 from client.shell.journal import Journal
+from harness import options
 from harness.chaos import Chaos, ChaosProxy
+from harness.clients import offered_game
+from harness.figures import mean, percentile, print_figures
+from harness.relays import RelayProcess
 from protocol import GameSession, Identity
 from protocol.clock import TimeControl
 
@@ -59,7 +59,7 @@ def host_process(url: str, folder: str, seed: int, ids: Any) -> None:
     async def run() -> None:
         hosting = asyncio.create_task(network.host("oxono", options))
         for _ in range(2000):
-            game = next((line.split("olixono join ")[1].split()[0] for line in lines if "olixono join " in line), "")
+            game = offered_game(lines)
             if game:
                 ids.put(game)
                 break
@@ -112,34 +112,29 @@ async def run(jitters: list[int], games: int, delay: int, relay_port: int) -> No
                     results += await asyncio.gather(*batch)
             finished = [result for result in results if result is not None]
             seconds = sorted(result[0] for result in finished)
-            p95 = seconds[min(len(seconds) - 1, int(len(seconds) * 0.95))]
-            print(f"unexplained_s_per_game_mean_jitter_{jitter}ms: {statistics.fmean(seconds):.3f}")
-            print(f"unexplained_s_per_game_p95_jitter_{jitter}ms: {p95:.3f}")
-            print(f"unexplained_s_per_game_max_jitter_{jitter}ms: {seconds[-1]:.3f}")
-            print(f"moves_measured_per_game_jitter_{jitter}ms: {statistics.fmean(r[1] for r in finished):.1f}")
-            print(
-                f"games_jitter_{jitter}ms: {len(finished)} of {len(results)} finished, in "
-                f"{time.perf_counter() - started:.0f} s",
-                flush=True,
+            spent = time.perf_counter() - started
+            print_figures(
+                [
+                    (f"unexplained_s_per_game_mean_jitter_{jitter}ms", mean(seconds), 3),
+                    (f"unexplained_s_per_game_p95_jitter_{jitter}ms", percentile(seconds, 0.95), 3),
+                    (f"unexplained_s_per_game_max_jitter_{jitter}ms", seconds[-1], 3),
+                    (f"moves_measured_per_game_jitter_{jitter}ms", mean(r[1] for r in finished), 1),
+                    (f"games_jitter_{jitter}ms", f"{len(finished)} of {len(results)} finished, in {spent:.0f} s"),
+                ]
             )
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--games", type=int, default=100, help="games a jitter (default 100)")
     parser.add_argument("--jitter", default="0,20,100", help="jitters to try, ms, comma-separated (default 0,20,100)")
     parser.add_argument("--delay", type=int, default=5, help="fixed delay a packet, ms (default 5)")
-    parser.add_argument(
-        "--relay",
-        choices=("mosquitto", "embedded"),
-        default="mosquitto",
-        help="the relay, in its own process (default mosquitto)",
-    )
-    parser.add_argument("--quick", action="store_true", help="8 games a jitter")
+    options.add_relay(parser, "mosquitto")
+    options.add_quick(parser, "8 games a jitter")
     args = parser.parse_args()
     jitters = [int(item) for item in args.jitter.split(",")]
     with tempfile.TemporaryDirectory(prefix="olixono-relay-") as folder:
-        with RelayUnderTest(args.relay, Path(folder)) as relay:
+        with RelayProcess(args.relay, Path(folder)) as relay:
             asyncio.run(run(jitters, 8 if args.quick else args.games, args.delay, relay.port))
     return 0
 

@@ -14,7 +14,6 @@ warm-up run that fills the engine's caches. Results are recorded in
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.olix_figures import figures as olix_figures
+from harness import options
 from harness.figures import print_figures
 from olixono.oxono import OxonoBoard
 
@@ -53,8 +53,8 @@ def oxono_figures(quick: bool) -> list[tuple[str, float]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a run under 30 seconds")
+    parser = options.parser(__doc__)
+    options.add_quick(parser, "a run under 30 seconds")
     args = parser.parse_args()
     print(f"python: {sys.version.split()[0]}")
     print_figures([*oxono_figures(args.quick), *olix_figures(args.quick)])

@@ -18,14 +18,12 @@ under 150 MB.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import functools
 import multiprocessing
 import os
 import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -44,20 +42,15 @@ from client.cores.network_game import GameCore  # noqa: E402
 from client.shell.journal import Journal, JournalMeta  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
 from client.shell.transport import Link, RelayAddress  # noqa: E402
-from harness.figures import median, percentile, print_figures  # noqa: E402
+from harness import options  # noqa: E402
+from harness.clients import home_env  # noqa: E402
+from harness.figures import median, memory_mib, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
+from harness.relays import RelayProcess  # noqa: E402
 from protocol import GameSession, Identity, verify_transcript  # noqa: E402
 from protocol.messages import b64, encode  # noqa: E402
-from relay.mosquitto import free_port  # noqa: E402
 
 FLOOD_FROM, PROBE_FROM = "127.0.0.2", "127.0.0.3"
-
-
-def peak_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 # -- the players ---------------------------------------------------------------------------------------
@@ -113,7 +106,7 @@ async def play(role: str, port: int, pace: float, folder: Path, ids: Any) -> dic
 
 def player_process(role: str, port: int, pace: float, folder: str, ids: Any, results: Any) -> None:
     outcome = asyncio.run(play(role, port, pace, Path(folder), ids))
-    outcome["peak_mib"] = peak_mib(os.getpid())
+    outcome["peak_mib"] = memory_mib(os.getpid(), "VmHWM")
     results.put((role, outcome))
 
 
@@ -206,12 +199,9 @@ async def catch_up(port: int, game: str, players: set[str]) -> tuple[int, int]:
 
 def watcher(port: int, game: str, home: Path) -> tuple[int, float, str]:
     """``olixono watch GAME --plain`` to the end of the game: its status, peak memory, and what it printed."""
-    env = dict(
-        os.environ, XDG_CONFIG_HOME=str(home / "config"), XDG_STATE_HOME=str(home / "state"), PYTHONPATH=str(ROOT)
-    )
     process = subprocess.Popen(
         [sys.executable, "-m", "client", "watch", game, "--plain", "--relay", f"mqtt://127.0.0.1:{port}"],
-        env=env,
+        env=home_env(home),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
@@ -226,27 +216,18 @@ def watcher(port: int, game: str, home: Path) -> tuple[int, float, str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--seconds", type=float, default=40.0, help="how long the flood lasts (default 40)")
     parser.add_argument("--connections", type=int, default=60)
     parser.add_argument("--pace", type=float, default=0.3, help="seconds a player waits before each move")
-    parser.add_argument("--quick", action="store_true", help="a 6 s flood of 20 connections (CI)")
+    options.add_quick(parser, "a 6 s flood of 20 connections (CI)")
     args = parser.parse_args()
     if args.quick:
         args.seconds, args.connections, args.pace = 6.0, 20, 0.05
     folder = Path(tempfile.mkdtemp(prefix="olixono-flood-"))
-    port = free_port()
-    relay = subprocess.Popen(
-        [sys.executable, "-m", "relay", "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=(folder / "relay.log").open("w"),
-        text=True,
-    )
+    relay = RelayProcess("embedded", folder, limits=True).start()  # its default limits: the flood is a stranger
+    port = relay.port
     try:
-        first = relay.stdout.readline() if relay.stdout else ""
-        if not re.search(r"listening", first):
-            raise SystemExit(f"the relay did not start: {first!r}")
         context = multiprocessing.get_context("spawn")
         ids, results = context.Queue(), context.Queue()
         players = [
@@ -270,7 +251,7 @@ def main() -> int:
         watching = threading.Thread(target=watch_later)
         watching.start()
         trips, connects, failed = asyncio.run(probe(port, until))
-        relay_peak = peak_mib(relay.pid)
+        relay_peak = memory_mib(relay.pid, "VmHWM")
         outcomes = dict(results.get(timeout=900) for _ in range(3))
         for process in (*players, flood):
             process.join(60)
@@ -278,15 +259,14 @@ def main() -> int:
         caught_up, strangers_kept = asyncio.run(
             catch_up(port, outcomes["host"]["game"], {outcomes[role]["key"] for role in ("host", "guest")})
         )
-        relay_peak = max(relay_peak, peak_mib(relay.pid))
+        relay_peak = max(relay_peak, memory_mib(relay.pid, "VmHWM"))
     finally:
-        relay.terminate()
-        relay.wait(20)
+        relay.stop()
     host, guest, counts = outcomes["host"], outcomes["guest"], outcomes["flood"]
     same = host["transcript"] == guest["transcript"]
     session, _, problem = verify_transcript(host["transcript"])
     finished = same and problem is None and session.result is not None
-    junk_kept = sum(1 for line in (folder / "relay.log").read_text().splitlines() if "refused" in line)
+    junk_kept = sum(1 for line in relay.log.read_text().splitlines() if "refused" in line)
     figures = {
         "flood_seconds": args.seconds,
         "flood_connections": args.connections,

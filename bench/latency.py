@@ -27,7 +27,6 @@ second stopped 1 s in (``move_max_ms``: a dead relay costs no pause), and ``mosq
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import fcntl
 import functools
@@ -37,8 +36,6 @@ import os
 import pty
 import random
 import select
-import socket
-import statistics
 import struct
 import subprocess
 import sys
@@ -62,98 +59,12 @@ from client.shell.journal import Journal, JournalMeta  # noqa: E402
 from client.shell.links import Links  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
 from client.shell.transport import Link, RelayAddress  # noqa: E402
-from harness.figures import percentile, print_figures  # noqa: E402
+from harness import options  # noqa: E402
+from harness.clients import home_env, offered_game  # noqa: E402
+from harness.figures import median, percentile, print_figures  # noqa: E402
 from harness.mqtt import bare_client  # noqa: E402
+from harness.relays import RelayProcess  # noqa: E402
 from protocol import GameSession, Identity, MoveApplied  # noqa: E402
-from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config  # noqa: E402
-
-
-# -- relays ---------------------------------------------------------------------------------------------
-class RelayUnderTest:
-    """A relay in its own process on a free port: ``embedded`` (``python -m relay`` with ``extra`` options) or
-    ``mosquitto`` (the generated configuration); private with ``users_file``. ``start``/``stop``, or ``with``."""
-
-    def __init__(
-        self, kind: str, workdir: Path, users_file: Path | None = None, extra: tuple[str, ...] = (), delay: float = 0.0
-    ) -> None:
-        self.kind, self.workdir, self.port = kind, workdir, free_port()
-        self.users_file, self.extra, self.delay = users_file, extra, delay
-        self.process: subprocess.Popen[bytes] | None = None
-        self.mosquitto: MosquittoProcess | None = None
-        self.proxy: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> RelayUnderTest:
-        if self.delay:  # the relay on a port of its own, behind the chaos proxy (every packet held ``delay`` s)
-            outer, self.port = self.port, free_port()
-            self._start()
-            self.proxy = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "harness.chaos",
-                    "--relay-port",
-                    str(self.port),
-                    "--port",
-                    str(outer),
-                    "--delay",
-                    str(self.delay),
-                ],
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            self.port = outer
-            self._wait("the chaos proxy")
-            return self
-        return self._start()
-
-    def _wait(self, what: str) -> None:
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(0.1)
-        raise SystemExit(f"{what} did not start")
-
-    def _start(self) -> RelayUnderTest:
-        if self.kind == "embedded":
-            accounts = ("--users", str(self.users_file)) if self.users_file is not None else ()
-            # every client connects from 127.0.0.1: the per-address limits, meant for strangers, are lifted
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "relay", "--port", str(self.port), *accounts, "--no-limits", *self.extra],
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            self._wait("the embedded relay")
-            return self
-        conf = write_config(
-            self.workdir / "mosquitto", MosquittoSettings(port=self.port, users_file=self.users_file, run_as="root")
-        )
-        self.mosquitto = MosquittoProcess(conf, self.port).start()
-        return self
-
-    def stop(self) -> None:
-        for process in (self.proxy, self.process):
-            if process is None or process.poll() is not None:
-                continue
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(10)
-        if self.mosquitto is not None:
-            self.mosquitto.stop()
-
-    def __enter__(self) -> RelayUnderTest:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
 
 # -- the raw round trip ------------------------------------------------------------------------------------
 PING, PONG = "olixono/1/bench/ping", "olixono/1/bench/pong"  # not a game's topics: the relay checks no line here
@@ -290,17 +201,17 @@ def game_trips(ports: int | tuple[int, ...], games: int, folder: Path) -> list[f
 
 
 def measure(kind_of_relay: str, moves: int, folder: Path) -> dict[str, float]:
-    relay = RelayUnderTest(kind_of_relay, folder / kind_of_relay).start()
+    relay = RelayProcess(kind_of_relay, folder / kind_of_relay).start()
     try:
         raw = asyncio.run(raw_trips(relay.port, moves))
         trips = game_trips(relay.port, max(2, moves // 50), folder / f"{kind_of_relay}-games")
     finally:
         relay.stop()
-    raw_p50 = statistics.median(raw) * 1000
+    raw_p50 = median(raw) * 1000
     return {
         "raw_rtt_p50_ms": raw_p50,
         "raw_rtt_p99_ms": percentile(raw, 0.99) * 1000,
-        "move_p50_ms": statistics.median(trips) * 1000,
+        "move_p50_ms": median(trips) * 1000,
         "move_p99_ms": percentile(trips, 0.99) * 1000,
         "move_p90_ms": percentile(trips, 0.90) * 1000,
         "move_max_ms": max(trips) * 1000,
@@ -321,9 +232,7 @@ def measure_two(
     through either alone; ``delay``: every packet of the second held that long (the chaos proxy); ``kill_after``:
     the second stopped that many seconds into the games (its players play on through the first)."""
     relays = [
-        RelayUnderTest(
-            kind, folder / f"two-{number}-{kind}-{delay}-{kill_after}", delay=delay if number else 0.0
-        ).start()
+        RelayProcess(kind, folder / f"two-{number}-{kind}-{delay}-{kill_after}", delay=delay if number else 0.0).start()
         for number, kind in enumerate(kinds)
     ]
     killer = threading.Timer(kill_after, relays[1].stop) if kill_after is not None else None
@@ -342,7 +251,7 @@ def measure_two(
         for relay in relays:
             relay.stop()
     return {
-        "move_p50_ms": statistics.median(trips) * 1000,
+        "move_p50_ms": median(trips) * 1000,
         "move_p90_ms": percentile(trips, 0.90) * 1000,
         "move_p99_ms": percentile(trips, 0.99) * 1000,
         "move_max_ms": max(trips) * 1000,
@@ -372,23 +281,17 @@ def join_to_prompt(
 ) -> float:
     """Seconds from starting ``olixono join`` (with ``extra`` options) in a pty of ``size`` (rows, columns) until
     ``ready`` says so of what it wrote: by default its prompt with the board shown (best of 3)."""
-    relay = RelayUnderTest("mosquitto", folder / "join-relay").start()
+    relay = RelayProcess("mosquitto", folder / "join-relay").start()
     url = f"mqtt://127.0.0.1:{relay.port}"
     best = float("inf")
     try:
         for attempt in range(3):
             homes = {}
             for name in ("host", f"guest{attempt}"):
-                config, state = folder / name / "config", folder / name / "state"
-                if not (config / "olixono" / "identity").exists():
-                    save_identity(Identity.generate(), config / "olixono" / "identity")
-                homes[name] = dict(
-                    os.environ,
-                    XDG_CONFIG_HOME=str(config),
-                    XDG_STATE_HOME=str(state),
-                    PYTHONPATH=str(ROOT),
-                    TERM="xterm",
-                )
+                key = folder / name / "config" / "olixono" / "identity"
+                if not key.exists():
+                    save_identity(Identity.generate(), key)
+                homes[name] = home_env(folder / name, TERM="xterm")
             host = subprocess.Popen(
                 [sys.executable, "-m", "client", "host", "oxono", "--relay", url, "--bot", "random"],
                 env=homes["host"],
@@ -398,7 +301,9 @@ def join_to_prompt(
                 text=True,
             )
             assert host.stdout is not None
-            game = next(line.split("olixono join ")[1].split()[0] for line in host.stdout if "olixono join " in line)
+            game = offered_game(host.stdout)
+            if not game:
+                raise RuntimeError("the host offered no game")
             primary, secondary = pty.openpty()
             if size is not None:
                 fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", size[0], size[1], 0, 0))
@@ -465,30 +370,27 @@ def watched_game_kib() -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--relay",
-        choices=["embedded", "mosquitto", "both", "two"],
-        default="both",
-        help="which relay, or both in turn (the default), or two: one game over both at once",
+    parser = options.parser(__doc__)
+    options.add_relay(
+        parser, options.BOTH, both=True, more=("two",), what="which relay, or both in turn, or two: one game over both"
     )
     parser.add_argument("--moves", type=int, default=1000, help="moves measured per relay (default 1000)")
-    parser.add_argument("--quick", action="store_true", help="200 moves per relay")
+    options.add_quick(parser, "200 moves per relay")
     args = parser.parse_args()
     moves = 200 if args.quick else args.moves
-    relays = ["embedded", "mosquitto"] if args.relay == "both" else [args.relay]
+    relays = options.relays(args.relay)
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         if args.relay == "two":
             for prefix, (kinds, delay, kill_after) in TWO.items():
                 figures = measure_two(moves, folder, kinds, delay, kill_after)
                 print_figures(figures.items(), digits=3, prefix=f"{prefix}_")
-            print(f"mosquitto_alone_move_p50_ms: {measure('mosquitto', moves, folder)['move_p50_ms']:.3f}")
+            print_figures([("mosquitto_alone_move_p50_ms", measure("mosquitto", moves, folder)["move_p50_ms"])], 3)
             return
         for relay in relays:
             print_figures(measure(relay, moves, folder).items(), digits=3, prefix=f"{relay}_")
-        print(f"join_to_prompt_s: {join_to_prompt(folder):.3f}")
-    print(f"watched_game_kib: {watched_game_kib():.0f}")
+        print_figures([("join_to_prompt_s", join_to_prompt(folder))], digits=3)
+    print_figures([("watched_game_kib", watched_game_kib())], digits=0)
 
 
 if __name__ == "__main__":

@@ -17,8 +17,6 @@ dropped), so that a run is the same on any machine.
 
 from __future__ import annotations
 
-import argparse
-import math
 import random
 import sys
 import time
@@ -28,6 +26,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from harness import options
+from harness.figures import Figure, Results, print_figures
 from olixono.bots import PEOPLE_LEVELS, Bot, bot_for
 from olixono.common import Board
 from olixono.games import new_board
@@ -37,30 +37,11 @@ MAX_PLIES = 400
 
 
 @dataclass
-class Tally:
+class Tally(Results):
     """One pairing's results from its first bot's side, and each bot's thinking time."""
 
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
     seconds: tuple[float, float] = (0.0, 0.0)
     moves: tuple[int, int] = (0, 0)
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    def score(self) -> float:
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
-
-    def interval(self) -> tuple[float, float]:
-        """The 95% Wilson score interval of the score."""
-        n, p, z = self.games, self.score(), 1.96
-        if not n:
-            return 0.0, 1.0
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return max(0.0, centre - half), min(1.0, centre + half)
 
     def per_move(self, side: int) -> float:
         return self.seconds[side] / self.moves[side] if self.moves[side] else 0.0
@@ -103,25 +84,20 @@ def play(kind: str, first: str, second: str, game: int, scale: float, opening: i
         moves[side] += 1
     tally.seconds, tally.moves = (seconds[0], seconds[1]), (moves[0], moves[1])
     outcome = board.outcome()
-    if outcome is None or outcome.winner is None:
-        tally.draws += 1
-    elif outcome.winner == seat_of_first:
-        tally.wins += 1
-    else:
-        tally.losses += 1
+    tally.count(None if outcome is None else outcome.winner, seat_of_first)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = options.parser(__doc__)
     parser.add_argument("--games", type=int, default=20, help="games a pairing (default 20)")
-    parser.add_argument("--game", choices=("oxono", "olix"), action="append", help="one game (default both)")
+    options.add_game(parser)
     parser.add_argument("--pairs", default=",".join(PAIRS), help=f"pairings, FIRST-SECOND (default {','.join(PAIRS)})")
     parser.add_argument("--scale", type=float, default=1.0, help="each level's iteration budget times this")
-    parser.add_argument("--opening", type=int, default=2, help="random moves each game opens with (default 2)")
+    options.add_opening(parser, 2, "default 2")
     args = parser.parse_args(argv)
     pairs = [tuple(pair.split("-")) for pair in args.pairs.split(",")]
-    figures: list[str] = []
-    for kind in args.game or ["oxono", "olix"]:
+    figures: list[Figure] = []
+    for kind in options.games(args.game):
         print(f"{kind}, {args.games} games a pairing, budgets x{args.scale}, {args.opening} random opening moves")
         print(f"  {'pairing':<18} {'W-D-L':>9} {'score':>6} {'95% interval':>14} {'s/move':>13}")
         for first, second in pairs:
@@ -136,10 +112,10 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
             figures += [
-                f"{kind}_{first}_vs_{second}_score: {tally.score():.2f}",
-                f"{kind}_{first}_vs_{second}_wdl: {tally.wins}-{tally.draws}-{tally.losses}",
+                (f"{kind}_{first}_vs_{second}_score", tally.score(), 2),
+                (f"{kind}_{first}_vs_{second}_wdl", tally.wdl()),
             ]
-    print("\n".join(figures))
+    print_figures(figures)
     return 0
 
 

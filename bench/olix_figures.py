@@ -23,6 +23,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from harness import options
 from harness.figures import print_figures
 from olixono.olix import MOVES, SQUARES, OlixBoard
 
@@ -78,4 +79,6 @@ def figures(quick: bool) -> list[tuple[str, float]]:
 
 
 if __name__ == "__main__":
-    print_figures(figures(quick="--quick" in sys.argv))
+    parser = options.parser(__doc__)
+    options.add_quick(parser, "a few seconds in all")
+    print_figures(figures(quick=parser.parse_args().quick))

@@ -14,7 +14,6 @@ recorded in ``BENCHMARKS.md``.
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -27,6 +26,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import olix_reference as ref  # noqa: E402  (tests/olix_reference.py: the seeded random games)
 
+from harness import options  # noqa: E402
+from harness.figures import print_figures  # noqa: E402
 from olixono import bot_olix  # noqa: E402
 from olixono.mcts import Mcts  # noqa: E402
 from olixono.olix import MOVES, OlixBoard  # noqa: E402
@@ -85,7 +86,7 @@ def run(kind: str, board: OlixBoard, iterations: int) -> tuple[float, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--iterations", type=int, default=1000)
     args = parser.parse_args()
     if C is None:
@@ -104,10 +105,13 @@ def main() -> None:
         if not results[0] == results[1] == results[2]:
             sys.exit(f"the searches differ at {board.position()}")
         print(f"{len(board.move_stack):3d} plies  " + "  ".join(cells) + f"  (all play {results[0][0]})")
-    for kind in kinds:
-        print(f"olix_search_{kind}_iterations_per_s: {done[kind] / seconds[kind]:.0f}")
-    print(f"olix_search_fast_over_pure: {seconds['pure'] / seconds['fast']:.1f}")
-    print(f"olix_search_fast_over_engine: {seconds['engine'] / seconds['fast']:.1f}")
+    print_figures(
+        [
+            *((f"olix_search_{kind}_iterations_per_s", done[kind] / seconds[kind], 0) for kind in kinds),
+            ("olix_search_fast_over_pure", seconds["pure"] / seconds["fast"], 1),
+            ("olix_search_fast_over_engine", seconds["engine"] / seconds["fast"], 1),
+        ]
+    )
 
 
 if __name__ == "__main__":

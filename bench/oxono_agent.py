@@ -28,6 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from harness import options
+from harness.figures import Results, mean, print_figures
 from olixono.bots import make_bot
 from olixono.common import square_name
 from olixono.oxono import WIDTH, O, OxonoBoard, X
@@ -118,7 +120,7 @@ def play(agent_module: object, args: argparse.Namespace, odds: float, index: int
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("path", type=Path, help="a checkout of the agent's repository")
     parser.add_argument("--module", default="my_agent", help="the agent's module (default my_agent)")
     parser.add_argument("--class", dest="class_name", default="MyAgent", help="the agent's class (default MyAgent)")
@@ -147,14 +149,18 @@ def main() -> None:
                     file=sys.stderr,
                     flush=True,
                 )
-        wins = scores.count(1.0)
-        draws = scores.count(0.5)
+        results = Results(scores.count(1.0), scores.count(0.5), scores.count(0.0))
         key = f"odds_{odds:g}"
-        print(f"{key}_wdl: {wins}-{draws}-{len(scores) - wins - draws}")
-        print(f"{key}_score: {sum(scores) / len(scores):.3f}")
-        print(f"{key}_our_seconds_per_move: {sum(ours) / len(ours):.3f}")
-        print(f"{key}_agent_seconds_per_move: {sum(theirs) / len(theirs):.3f}")
-        print(f"{key}_mean_plies: {sum(plies) / len(plies):.1f}", flush=True)
+        print_figures(
+            [
+                ("wdl", results.wdl()),
+                ("score", results.score(), 3),
+                ("our_seconds_per_move", mean(ours), 3),
+                ("agent_seconds_per_move", mean(theirs), 3),
+                ("mean_plies", mean(plies), 1),
+            ],
+            prefix=f"{key}_",
+        )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ game, and the same game with strangers flooding it (``memory_*_kib``).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import random
 import sys
@@ -27,6 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from harness import options
+from harness.figures import print_figures
 from protocol import GameSession, Identity, ResyncNeeded, messages
 from protocol.keys import b64, unb64
 from protocol.messages import decode, encode
@@ -122,8 +123,8 @@ def flood(transcript: list[str], joins: int, equivocations: int, junk: int, chat
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a run of a few seconds")
+    parser = options.parser(__doc__)
+    options.add_quick(parser, "a run of a few seconds")
     args = parser.parse_args()
     games = 10 if args.quick else 40
     transcripts, signing, signed = [], 0.0, 0
@@ -150,18 +151,22 @@ def main() -> None:
         for key, sig, data in pairs:
             key.verify(sig, data)  # raises if it does not verify
         best_bare = min(best_bare, time.perf_counter() - start)
-    print(f"lines: {len(lines)}")
-    print(f"sign_lines_per_s: {signed / signing:.0f}")
-    print(f"verify_apply_lines_per_s: {len(lines) / best_full:.0f}")
-    print(f"bare_verify_per_s: {len(lines) / best_bare:.0f}")
-    print(f"verify_apply_us_per_line: {best_full / len(lines) * 1e6:.1f}")
-    print(f"bare_verify_us: {best_bare / len(lines) * 1e6:.1f}")
-    print(f"check_cost_vs_bare_verify: {best_full / best_bare:.3f}")
+    print_figures(
+        [
+            ("lines", len(lines)),
+            ("sign_lines_per_s", signed / signing, 0),
+            ("verify_apply_lines_per_s", len(lines) / best_full, 0),
+            ("bare_verify_per_s", len(lines) / best_bare, 0),
+            ("verify_apply_us_per_line", best_full / len(lines) * 1e6, 1),
+            ("bare_verify_us", best_bare / len(lines) * 1e6, 1),
+            ("check_cost_vs_bare_verify", best_full / best_bare, 3),
+        ]
+    )
 
     olix = next(t for t in transcripts if len(t) > 60)
     oxono_game = transcripts[0]
     held, _ = held_kib(olix)
-    print(f"memory_finished_olix_game_kib: {held:.0f}  ({len(olix)} lines)")
+    print_figures([("memory_finished_olix_game_kib", f"{held:.0f}  ({len(olix)} lines)")])
     scale = 1 if args.quick else 10
     lines = flood(
         oxono_game,
@@ -171,13 +176,14 @@ def main() -> None:
         chats=MAX_CHAT_LINES + 100 * scale,
     )
     held, peak = held_kib(lines)
-    print(
-        f"memory_flooded_game_kib: {held:.0f}  (peak {peak:.0f}; {len(lines)} lines: {1_000 * scale} joins, "
+    flooded = (
+        f"{held:.0f}  (peak {peak:.0f}; {len(lines)} lines: {1_000 * scale} joins, "
         f"{2_000 * scale} equivocations by one stranger, {500 * scale} junk lines before the offer, "
         f"{MAX_CHAT_LINES + 100 * scale} chat lines by one player)"
     )
+    print_figures([("memory_flooded_game_kib", flooded)])
     held, peak = held_kib(oxono_game)
-    print(f"memory_finished_oxono_game_kib: {held:.0f}  ({len(oxono_game)} lines)")
+    print_figures([("memory_finished_oxono_game_kib", f"{held:.0f}  ({len(oxono_game)} lines)")])
 
 
 if __name__ == "__main__":

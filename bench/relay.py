@@ -21,13 +21,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import getpass
 import multiprocessing
 import random
-import re
 import resource
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import aiomqtt
 
+from harness import options
+from harness.figures import mean, median, memory_mib, percentile, print_figures
 from harness.mqtt import bare_client
+from harness.relays import RelayProcess
 from protocol import GameSession, Identity, LineApplied, LineRejected, MoveApplied, Outgoing
 from protocol.topics import copy_topic, game_filter
 
@@ -211,48 +210,9 @@ def worker(first: int, count: int, port: int, args: argparse.Namespace, results:
     results.put(stats)
 
 
-# -- the relay (its own process) ----------------------------------------------------
-def memory_kib(pid: int) -> dict[str, int]:
-    out = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            out[name] = int(value.split()[0])
-    return out
-
-
-def start_relay(kind: str, workdir: Path, autosave: int | None = None) -> tuple[subprocess.Popen, int, object]:
-    root = Path(__file__).resolve().parents[1]
-    if kind == "embedded":
-        log = (workdir / "relay.log").open("w")
-        # every player connects from 127.0.0.1: lift the per-address limits meant for strangers
-        process = subprocess.Popen(
-            [sys.executable, "-m", "relay", "--port", "0", "--no-limits"],
-            cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-        )
-        first = process.stdout.readline()
-        match = re.search(r":(\d+)\s*$", first)
-        if not match:
-            process.kill()
-            raise RuntimeError(f"the relay did not start: {first!r}")
-        return process, int(match.group(1)), None
-    from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
-
-    port = free_port()
-    conf = write_config(
-        workdir / "mosquitto",
-        MosquittoSettings(port=port, run_as=getpass.getuser(), **({"autosave_changes": autosave} if autosave else {})),
-    )
-    runner = MosquittoProcess(conf, port).start()
-    return runner.process, port, runner
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--relay", choices=["embedded", "mosquitto"], default="embedded")
+    parser = options.parser(__doc__)
+    options.add_relay(parser, "embedded")
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--kind", choices=["oxono", "olix"], default="oxono")
     parser.add_argument(
@@ -275,9 +235,10 @@ def main() -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 65536)), hard))
     with tempfile.TemporaryDirectory(prefix="olixono-bench-") as tmp:
-        process, port, runner = start_relay(args.relay, Path(tmp), args.autosave)
+        relay = RelayProcess(args.relay, Path(tmp), autosave=args.autosave).start()
+        port = relay.port
         try:
-            base = memory_kib(process.pid)
+            base = memory_mib(relay.pid)
             results: multiprocessing.Queue = multiprocessing.get_context("spawn").Queue()
             ctx = multiprocessing.get_context("spawn")
             shares = [args.games // args.workers + (i < args.games % args.workers) for i in range(args.workers)]
@@ -294,41 +255,36 @@ def main() -> int:
             elapsed = time.perf_counter() - started
             for w in workers:
                 w.join(30)
-            peak = memory_kib(process.pid)
+            after, peak = memory_mib(relay.pid), memory_mib(relay.pid, "VmHWM")
         finally:
-            if runner is not None:
-                runner.stop()
-            else:
-                process.terminate()
-                process.wait(20)
+            relay.stop()
 
-    latencies = sorted(x for r in collected for x in r["latencies"])
+    latencies = [x for r in collected for x in r["latencies"]]
     total = {
         k: sum(r[k] for r in collected)
         for k in ("moves", "completed", "lost", "rejected", "errors", "spectated", "spectator_failures")
     }
-
-    def pct(p: float) -> str:
-        return f"{latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000:.1f}" if latencies else "n/a"
-
-    print(f"relay: {args.relay}")
-    print(f"games: {args.games}")
-    print(f"games completed: {total['completed']}")
-    print(f"moves: {total['moves']}")
-    print(f"elapsed s: {elapsed:.1f}")
-    print(f"moves/s: {total['moves'] / elapsed:.0f}")
-    print(f"think s: {args.think}")
-    print(f"move latency p50 ms: {pct(0.50)}")
-    print(f"move latency p99 ms: {pct(0.99)}")
-    print(f"move latency max ms: {latencies[-1] * 1000:.1f}" if latencies else "move latency max ms: n/a")
-    print(f"move latency mean ms: {statistics.fmean(latencies) * 1000:.1f}" if latencies else "")
-    print(f"messages lost: {total['lost']}")
-    print(f"lines rejected: {total['rejected']}")
-    print(f"games failed: {total['errors']}")
-    print(f"late spectator replays ok: {total['spectated'] - total['spectator_failures']}/{total['spectated']}")
-    print(f"relay rss before MiB: {base.get('VmRSS', 0) / 1024:.1f}")
-    print(f"relay rss after MiB: {peak.get('VmRSS', 0) / 1024:.1f}")
-    print(f"relay rss peak MiB: {peak.get('VmHWM', 0) / 1024:.1f}")
+    figures: list[tuple[str, object]] = [
+        ("relay", args.relay),
+        ("games", args.games),
+        ("games completed", total["completed"]),
+        ("moves", total["moves"]),
+        ("elapsed s", elapsed),
+        ("moves/s", round(total["moves"] / elapsed)),
+        ("think s", str(args.think)),
+        ("move latency p50 ms", median(latencies) * 1000),
+        ("move latency p99 ms", percentile(latencies, 0.99) * 1000),
+        ("move latency max ms", max(latencies, default=float("nan")) * 1000),
+        ("move latency mean ms", mean(latencies) * 1000),
+        ("messages lost", total["lost"]),
+        ("lines rejected", total["rejected"]),
+        ("games failed", total["errors"]),
+        ("late spectator replays ok", f"{total['spectated'] - total['spectator_failures']}/{total['spectated']}"),
+        ("relay rss before MiB", base),
+        ("relay rss after MiB", after),
+        ("relay rss peak MiB", peak),
+    ]
+    print_figures(figures, digits=1)
     for r in collected:
         for sample in r["error_samples"]:
             print(f"error sample: {sample}")

@@ -16,11 +16,8 @@ The opponent is a bot in its own process (``olixono host olix --bot mcts``) thro
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.append(str(ROOT / "bench"))  # after the packages: bench/protocol.py must not shadow them
 
 import pyte  # noqa: E402
-from latency import RelayUnderTest, join_to_prompt  # noqa: E402
+from latency import join_to_prompt  # noqa: E402
 from prompt_toolkit.data_structures import Size  # noqa: E402
 from prompt_toolkit.input import create_pipe_input  # noqa: E402
 from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
@@ -41,6 +38,10 @@ from client.flows import network  # noqa: E402
 from client.frontends.network_screen import game_screen  # noqa: E402
 from client.shell.identity import save_identity  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
+from harness import options  # noqa: E402
+from harness.clients import home_env, offered_game  # noqa: E402
+from harness.figures import median, print_figures  # noqa: E402
+from harness.relays import RelayProcess  # noqa: E402
 from protocol import Identity  # noqa: E402
 
 ROWS, COLUMNS = 34, 110
@@ -74,13 +75,10 @@ def screen_ready(seen: bytes) -> bool:
 
 
 async def play(folder: Path, moves: int) -> tuple[list[int], float]:
-    relay = RelayUnderTest("mosquitto", folder / "relay").start()
+    relay = RelayProcess("mosquitto", folder / "relay").start()
     url = f"mqtt://127.0.0.1:{relay.port}"
-    config = folder / "host" / "config"
-    save_identity(Identity.generate(), config / "olixono" / "identity")
-    env = dict(
-        os.environ, XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(folder / "host" / "state"), PYTHONPATH=str(ROOT)
-    )
+    save_identity(Identity.generate(), folder / "host" / "config" / "olixono" / "identity")
+    env = home_env(folder / "host")
     host = subprocess.Popen(
         [sys.executable, "-m", "client", "host", "olix", "--relay", url, "--bot", "mcts", "--seconds", "0.3"],
         env=env,
@@ -94,7 +92,9 @@ async def play(folder: Path, moves: int) -> tuple[list[int], float]:
     idle = 0.0
     try:
         assert host.stdout is not None
-        game = next(line.split("olixono join ")[1].split()[0] for line in host.stdout if "olixono join " in line)
+        game = offered_game(host.stdout)
+        if not game:
+            raise RuntimeError("the host offered no game")
         box: dict[str, GameRunner] = {}
         with create_pipe_input() as pipe:
             output = Vt100_Output(
@@ -159,21 +159,25 @@ async def play(folder: Path, moves: int) -> tuple[list[int], float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--moves", type=int, default=20, help="opponent moves measured (default 20)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         start = time.perf_counter()
         joined = join_to_prompt(folder / "join", extra=("--screen",), ready=screen_ready, size=(ROWS, COLUMNS))
-        print(f"join_to_screen_s: {joined:.3f}")
+        print_figures([("join_to_screen_s", joined)], digits=3)
         per_move, idle = asyncio.run(play(folder / "play", args.moves))
-        print(
-            f"bytes_per_opponent_move: {statistics.median(per_move):.0f} (min {min(per_move)}, max {max(per_move)}, "
-            f"{len(per_move)} moves)"
+        print_figures(
+            [
+                (
+                    "bytes_per_opponent_move",
+                    f"{median(per_move):.0f} (min {min(per_move)}, max {max(per_move)}, {len(per_move)} moves)",
+                ),
+                ("idle_bytes_per_s", idle, 0),
+                ("seconds", time.perf_counter() - start, 1),
+            ]
         )
-        print(f"idle_bytes_per_s: {idle:.0f}")
-        print(f"seconds: {time.perf_counter() - start:.1f}")
 
 
 if __name__ == "__main__":

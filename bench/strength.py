@@ -34,8 +34,6 @@ openings 60% and 54%). ``…_distinct_games`` counts the different games a pairi
 
 from __future__ import annotations
 
-import argparse
-import math
 import subprocess
 import sys
 import tempfile
@@ -49,7 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # for bench/levels.py
 
 from levels import opened
 
-from harness.figures import print_figures
+from harness import options
+from harness.figures import Results, print_figures
 from olixono.bots import make_bot
 from olixono.games import new_board
 
@@ -63,38 +62,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
-class Tally:
+class Tally(Results):
     """Results of one pairing, from the first bot's side."""
 
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
     reasons: Counter = field(default_factory=Counter)
     plies: int = 0
     iterations: int = 0
     search_seconds: float = 0.0
     seconds: float = 0.0
     distinct: set = field(default_factory=set)  # the games' move lists
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    def score(self) -> float:
-        """Wins plus half the draws, per game."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
-
-    def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
-
-    def interval(self, rate: float | None = None) -> tuple[float, float]:
-        """The 95% Wilson score interval of ``rate`` (the score by default) over the games played."""
-        n, p, z = self.games, self.score() if rate is None else rate, 1.96
-        if not n:
-            return 0.0, 1.0
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass
@@ -238,21 +214,13 @@ def run_pairing(
                 if isinstance(bot, EngineBot):
                     bot.close()
         seat_a = new_board(kind).PLAYERS[0 if a_first else 1]
-        if outcome is None or outcome.winner is None:
-            tally.draws += 1
-        elif outcome.winner == seat_a:
-            tally.wins += 1
-        else:
-            tally.losses += 1
+        tally.count(None if outcome is None else outcome.winner, seat_a)
         tally.reasons[outcome.reason if outcome else "unfinished"] += 1
         tally.plies += plies
         tally.distinct.add(moves)
         tally.iterations += its
         tally.search_seconds += secs
-        log(
-            f"  {kind} {a}-{b} game {i + 1}/{games}: {outcome} ({plies} plies) "
-            f"running {tally.wins}-{tally.draws}-{tally.losses}"
-        )
+        log(f"  {kind} {a}-{b} game {i + 1}/{games}: {outcome} ({plies} plies) running {tally.wdl()}")
     tally.seconds = time.perf_counter() - start
     return tally
 
@@ -310,26 +278,22 @@ def table(kind: str, rows: list[tuple[str, Tally]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--games", type=int, help="games per pairing (default 100, or 10 with --quick)")
-    parser.add_argument("--quick", action="store_true", help="10 games a pairing")
-    parser.add_argument("--game", choices=["oxono", "olix", "both"], default="both")
+    options.add_quick(parser, "10 games a pairing")
+    options.add_game(parser)
     parser.add_argument(
         "--pairs", default=",".join(PAIRS), help="comma-separated pairings, e.g. mcts-greedy (default: all three)"
     )
     parser.add_argument("--iterations", type=int, default=2000, help="mcts iterations per move (default 2000)")
     parser.add_argument("--seconds", type=float, help="mcts wall seconds per move instead of iterations")
     parser.add_argument("--baseline", default=BASELINE, help=f"the commit the old bot is of (default {BASELINE})")
-    parser.add_argument(
-        "--opening",
-        type=int,
-        help="random plies before the bots play, the same opening for each two games (default: oxono 0, olix 4)",
-    )
+    options.add_opening(parser, None, "the same for each two games; default: oxono 0, olix 4")
     parser.add_argument("--no-speed", action="store_true", help="skip the search-speed figures")
     parser.add_argument("--verbose", action="store_true", help="a line per game on stderr")
     args = parser.parse_args()
     games = args.games or (10 if args.quick else 100)
-    kinds = ["oxono", "olix"] if args.game == "both" else [args.game]
+    kinds = options.games(args.game)
     pairs = [p.split("-") for p in args.pairs.split(",")]
 
     def log(text: str) -> None:
@@ -352,12 +316,12 @@ def run(args, kinds, pairs, games: int, budget: Budget, baseline: Baseline | Non
     print(f"python: {sys.version.split()[0]}; games per pairing: {games}; {spent}{old}")
     for kind in kinds if not args.no_speed else []:
         per_move, rate = search_speed(kind, args.iterations)
-        print(f"{kind}_mcts_seconds_per_move: {per_move:.3f}")
-        print(f"{kind}_mcts_iterations_per_s: {rate:.0f}", flush=True)
+        print_figures([(f"{kind}_mcts_seconds_per_move", per_move, 3), (f"{kind}_mcts_iterations_per_s", rate, 0)])
         if baseline is not None:
             old_move, old_rate = search_speed(kind, args.iterations, baseline=baseline)
-            print(f"{kind}_old_seconds_per_move: {old_move:.3f}")
-            print(f"{kind}_old_iterations_per_s: {old_rate:.0f}", flush=True)
+            print_figures(
+                [(f"{kind}_old_seconds_per_move", old_move, 3), (f"{kind}_old_iterations_per_s", old_rate, 0)]
+            )
     for kind in kinds:
         rows, figures = [], []
         for a, b in pairs:
@@ -369,7 +333,7 @@ def run(args, kinds, pairs, games: int, budget: Budget, baseline: Baseline | Non
             key = f"{kind}_{a}_vs_{b}"
             win_low, win_high = tally.interval(tally.win_rate())
             figures += [
-                (f"{key}_wdl", f"{tally.wins}-{tally.draws}-{tally.losses}"),
+                (f"{key}_wdl", tally.wdl()),
                 (f"{key}_won", f"{tally.win_rate():.3f}"),
                 (f"{key}_won_95", f"{win_low:.3f}-{win_high:.3f}"),
                 (f"{key}_score", f"{tally.score():.3f}"),

@@ -11,11 +11,9 @@ best of several fresh tabs. Targets: under 150 kB of our own code, under 1 s.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import gzip
 import shutil
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -23,6 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from harness import options  # noqa: E402
+from harness.figures import median  # noqa: E402
 from protocol import decode, topic_for  # noqa: E402
 from relay import page  # noqa: E402
 from relay.embedded import RelaySettings, running  # noqa: E402
@@ -80,13 +80,13 @@ async def opening(rounds: int) -> None:
             await browser.close()
     print(
         f"page: link to the board of a finished 100-move Olix game ({len(messages)} lines), {rounds} fresh tabs: "
-        f"median {statistics.median(times) * 1000:.0f} ms, best {min(times) * 1000:.0f} ms"
+        f"median {median(times) * 1000:.0f} ms, best {min(times) * 1000:.0f} ms"
     )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="3 tabs instead of 10")
+    parser = options.parser(__doc__)
+    options.add_quick(parser, "3 tabs instead of 10")
     args = parser.parse_args()
     weight()
     asyncio.run(opening(3 if args.quick else 10))

@@ -22,12 +22,13 @@ every PUBLISH. Nothing here touches anything but 127.0.0.1 sockets it was given.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from harness import options
 
 UP, DOWN = "up", "down"
 """Directions: from the client to the relay, and from the relay to the client."""
@@ -314,7 +315,7 @@ class ChaosProxy:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--relay-port", type=int, required=True, help="the relay's port on 127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="the port clients connect to (0: a free one)")
     for name in ("seed",):

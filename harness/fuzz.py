@@ -23,7 +23,6 @@ signature check. Random mode is seeded (``--seed``): a failure replays.
 
 from __future__ import annotations
 
-import argparse
 import random
 import resource
 import shutil
@@ -34,6 +33,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from harness import options
 from protocol import GameSession, Identity, LineRejected, RemoteProtocolError, decode, verify_transcript
 from protocol.messages import SCHEMAS, encode, encode_text, line_hash
 from protocol.waiting import MAX_PER_KEY, MAX_UNSEATED
@@ -417,7 +417,7 @@ def run_atheris(name: str, runs: int) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("target", choices=[*TARGETS, "all"])
     parser.add_argument("--runs", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=0)

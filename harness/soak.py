@@ -34,8 +34,6 @@ import random
 import resource
 import shutil
 import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -51,81 +49,16 @@ from client.shell.journal import Journal, JournalMeta
 from client.shell.links import Links
 from client.shell.runner import GameRunner
 from client.shell.transport import Link, LinkFactory, RelayAddress
+from harness import options
 from harness.chaos import Chaos, ChaosProxy
-from harness.figures import median, print_figures
+from harness.figures import median, memory_mib, percentile, print_figures
 from harness.mqtt import bare_client
+from harness.relays import RelayProcess
 from protocol import EquivocationDetected, GameSession, Identity, MoveApplied, verify_transcript
 from protocol.keys import b64
 from protocol.messages import encode
-from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
 
-ROOT = Path(__file__).resolve().parents[1]
 PHASES = (("embedded", True), ("embedded", False), ("mosquitto", True), ("mosquitto", False))
-
-
-def rss_mib(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
-class SoakRelay:
-    """A relay process on a fixed port, killed and started again at will."""
-
-    def __init__(self, kind: str, data: bool, folder: Path) -> None:
-        self.kind, self.data, self.folder = kind, data, folder
-        self.port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-        self.mosquitto: MosquittoProcess | None = None
-        self.kills = 0
-
-    def start(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        if self.kind == "embedded":
-            data = ["--data", str(self.folder / "data")] if self.data else []
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "relay", "--port", str(self.port), *data],
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=(self.folder / "relay.log").open("ab"),
-            )
-        else:
-            conf = write_config(self.folder / "mosquitto", MosquittoSettings(port=self.port, run_as="root"))
-            if not self.data:
-                conf.write_text(conf.read_text().replace("persistence true", "persistence false"))
-            self.mosquitto = MosquittoProcess(conf, self.port)
-            self.mosquitto.start()
-            self.process = self.mosquitto.process
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"the {self.kind} relay did not start")
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(10)
-        self.kills += 1
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-
-    def rss(self) -> float:
-        return rss_mib(self.process.pid) if self.process is not None else 0.0
 
 
 @dataclass
@@ -287,7 +220,7 @@ class Soak:
         self.tally = Tally()
         self.kill_share = args.kill_share
         self.proxy: ChaosProxy
-        self.second: SoakRelay | None = None  # ``--second-relay``: the phase's other relay
+        self.second: RelayProcess | None = None  # ``--second-relay``: the phase's other relay
         self.rng = random.Random(args.seed)
         self.started = time.monotonic()
         self.live: set[str] = set()  # the games being played, which the stranger floods
@@ -364,12 +297,15 @@ class Soak:
         return sent
 
     async def phase(self, kind: str, data: bool, games: int, first: int) -> dict[str, float]:
-        relay = SoakRelay(kind, data, self.folder / f"relay-{kind}-{'data' if data else 'memory'}")
+        # the relay's per-address limits apply to each game's address, as to people
+        relay = RelayProcess(kind, self.folder / f"relay-{kind}-{'data' if data else 'memory'}", limits=True, data=data)
         await asyncio.to_thread(relay.start)
         relays = [relay]
         if self.args.second_relay:
             other = "mosquitto" if kind == "embedded" else "embedded"
-            self.second = SoakRelay(other, data, self.folder / f"second-{other}-{'data' if data else 'memory'}")
+            self.second = RelayProcess(
+                other, self.folder / f"second-{other}-{'data' if data else 'memory'}", limits=True, data=data
+            )
             await asyncio.to_thread(self.second.start)
             relays.append(self.second)
         chaos = Chaos(seed=self.args.seed, loss=0.01, duplicate=0.01, reorder=0.01, jitter=0.005, disconnect=0.0005)
@@ -406,7 +342,7 @@ class Soak:
                 stop.set()
                 flood_lines = await flooding
                 await killing
-            relay_mib = relay.rss()
+            relay_mib = memory_mib(relay.pid)
             for each in relays:
                 await asyncio.to_thread(each.stop)
             self.second = None
@@ -470,7 +406,6 @@ async def _soak(args: argparse.Namespace, folder: Path) -> int:
         ]
         print(f"phase {name}: done, {runner.tally.finished} games finished so far", file=sys.stderr, flush=True)
     tally = runner.tally
-    latencies = sorted(tally.latencies)
     figures = [
         ("games", per_phase * len(phases)),
         ("games_finished", tally.finished),
@@ -478,10 +413,10 @@ async def _soak(args: argparse.Namespace, folder: Path) -> int:
         ("games_stuck", tally.stuck),
         ("false_proofs", tally.false_proofs),
         ("player_kills", tally.player_kills),
-        ("move_latency_p50_ms", median(latencies) * 1000),
-        ("move_latency_p99_ms", latencies[int(0.99 * (len(latencies) - 1))] * 1000 if latencies else float("nan")),
+        ("move_latency_p50_ms", median(tally.latencies) * 1000),
+        ("move_latency_p99_ms", percentile(tally.latencies, 0.99) * 1000),
         ("client_process_peak_mib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        ("client_process_end_mib", rss_mib(os.getpid())),
+        ("client_process_end_mib", memory_mib(os.getpid())),
         *figures,
     ]
     print_figures(figures, digits=1)
@@ -491,7 +426,7 @@ async def _soak(args: argparse.Namespace, folder: Path) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--games", type=int, default=1000, help="games in all, shared by the four phases")
     parser.add_argument("--concurrent", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
@@ -517,11 +452,10 @@ def main() -> int:
         help="every game over a second relay too (of the other kind), either relay killed at random",
     )
     parser.add_argument("--keep", action="store_true", help="keep the games' journals and the relays' logs")
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="8 games, 4 at a time, a relay killed 0.25 s into each "
-        "phase (and every 20 s), half the players killed once or more: a minute or two, for CI",
+    options.add_quick(
+        parser,
+        "8 games, 4 at a time, a relay killed 0.25 s into each phase (and every 20 s), half the players killed once "
+        "or more: a minute or two, for CI",
     )
     args = parser.parse_args()
     if args.quick:
