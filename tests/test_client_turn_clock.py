@@ -66,10 +66,10 @@ def test_a_turn_is_noted_once_and_a_line_that_leaves_it_where_it_is_starts_nothi
     assert clock.turn is None and clock.thinking_ms(5.0) == 0
     clock.note_turn(3, 10.0)
     clock.note_turn(3, 12.0)  # a proposal: the same turn
-    assert clock.turn == TurnSeen(3, 10.0) and clock.live
+    assert clock.turn == TurnSeen(3, 10.0) and clock.seen_live
     assert clock.thinking_ms(13.25) == 3250
     clock.note_turn(4, 20.0, live=False)  # the next turn, from the relay's store
-    assert clock.turn == TurnSeen(4, 20.0) and not clock.live
+    assert clock.turn == TurnSeen(4, 20.0) and not clock.seen_live
 
 
 def test_nobody_to_move_forgets_the_turn_unless_a_timeout_of_ours_may_be_answered():
@@ -99,9 +99,9 @@ def test_a_resumed_turn_begins_as_the_journal_says_for_that_turn_only():
     clock = TurnClock()
     clock.note_turn(0, 50.0, live=False)  # made mid-turn
     clock.resume(5, 99.0, 50.0, current=0)  # another turn's: ignored
-    assert clock.turn == TurnSeen(0, 50.0) and not clock.live
+    assert clock.turn == TurnSeen(0, 50.0) and not clock.seen_live
     clock.resume(0, 20.0, 50.0, current=0)
-    assert clock.turn == TurnSeen(0, 30.0) and clock.live  # as this client saw it then
+    assert clock.turn == TurnSeen(0, 30.0) and clock.seen_live  # as this client saw it then
     assert clock.thinking_ms(51.0) == 21_000
     clock.resume(0, -5.0, 50.0, current=0)  # never after now
     assert clock.turn == TurnSeen(0, 50.0)

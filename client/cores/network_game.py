@@ -436,14 +436,14 @@ class GameCore:
         watcher's catch-up, or the relay asked again: MQTT's retain flag) or the core was made mid-turn: the turn began
         earlier, by a time nobody here can know (the relay gives no time, and the lines carry only each signer's own
         monotonic times)."""
-        return self.turn_clock.live
+        return self.turn_clock.seen_live
 
     def clock_is_bound(self, player: str) -> bool:
         """Whether ``player``'s time on this turn, as this client shows it, is only a bound (a timed game's clock
         left: at most that; an untimed game's time on the move: at least that): ``player`` is to move, on a turn this
         client did not see begin (:attr:`turn_seen_live`). Our own turn is never one: our thinking counts from our
         verifying the line that gave it, whenever that came."""
-        return player == self.turn and not self.turn_clock.live and player != self.my_player
+        return player == self.turn and not self.turn_clock.seen_live and player != self.my_player
 
     def thinking_ms(self) -> int:
         """How long (ms) the side to move has thought on this turn, as this client measures it: from its seeing the

@@ -94,7 +94,7 @@ class TurnClock:
     def __init__(self) -> None:
         self.turn: TurnSeen | None = None
         """When this client saw the current turn begin (``None``: nobody is to move)."""
-        self.live = False
+        self.seen_live = False
         """Whether this client saw the current turn begin as it happened (:meth:`note_turn`)."""
         self.late: LateMove | None = None
         """The other's move that came late after our claim (:meth:`note_late`)."""
@@ -115,7 +115,7 @@ class TurnClock:
                 self.turn = None
         elif self.turn is None or self.turn.moves != moves:
             self.turn = TurnSeen(moves, now)
-            self.live = live
+            self.seen_live = live
 
     def resume(
         self, moves: int, seconds_ago: float, now: float, *, current: int, kept: bool = False, ours: int | None = None
@@ -129,7 +129,7 @@ class TurnClock:
             return
         began = now - min(max(0.0, seconds_ago), ORIGIN_MS / 1000)
         self.turn = TurnSeen(moves, began)
-        self.live = True  # as this client saw it then, by its journal
+        self.seen_live = True  # as this client saw it then, by its journal
         if ours is not None:
             self._sent.setdefault(ours, signed_ms(began))
 
