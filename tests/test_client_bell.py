@@ -20,6 +20,7 @@ from test_client_claims import FrontRunner, claim, forward
 from test_client_clock import Clock, movers, play, timed_game
 from test_client_screen import Terminal
 
+from client.cores.turn_clock import TurnSeen
 from client.frontends.console import line_console
 from client.frontends.network_screen import NetworkTable
 from client.frontends.screen import run_screen
@@ -185,7 +186,8 @@ async def test_a_claim_against_you_rings_once_more_on_a_turn_already_heard():
     play(relay, first)
     second.clock = Clock()
     second.clock.now = clock.now
-    second._turn = (second.session.moves, clock.now + 2.5)  # it saw its turn late: time left by its own watch
+    # it saw its turn late: time left by its own watch
+    second.turn_clock.turn = TurnSeen(second.session.moves, clock.now + 2.5)
     clock.now += 61.5
     second.clock.now += 61.5
     assert await console_bells(second, relay, [], claimant=first) == 1

@@ -15,6 +15,7 @@ from test_client_core import Relay, hosted
 
 from client.cores.intents import Intent, IntentRefused
 from client.cores.network_game import ClaimReady, GameCore, Publish, Step
+from client.cores.turn_clock import TurnSeen
 from client.frontends.console import clocks_text as console_clocks
 from client.frontends.console import prompt_text
 from client.frontends.plain import plain_front
@@ -32,7 +33,7 @@ def untimed_game() -> tuple[Relay, Clock, GameCore, GameCore]:
     clock = Clock()
     for core in (host, guest):
         core.clock = clock
-        core._turn = (core.session.moves, clock.now)
+        core.turn_clock.turn = TurnSeen(core.session.moves, clock.now)
     first, second = movers(host, guest)
     play(relay, first)
     return relay, clock, first, second
@@ -99,7 +100,7 @@ def test_a_player_in_time_answers_with_a_move_and_a_late_clock_concedes_by_itsel
     play(relay, first)
     second.clock = Clock()  # the mover saw its turn 1.5 s later than the claimant: its clock is behind
     second.clock.now = clock.now - 1.5
-    second._turn = (second.session.moves, second.clock.now + 1.5)
+    second.turn_clock.turn = TurnSeen(second.session.moves, second.clock.now + 1.5)
     clock.now += 61.2
     second.clock.now += 61.2
     claim(relay, first)
@@ -117,7 +118,8 @@ def test_a_move_in_time_answers_the_claim():
     play(relay, first)
     second.clock = Clock()
     second.clock.now = clock.now
-    second._turn = (second.session.moves, clock.now + 2.5)  # it saw its turn 2.5 s late: the network was slow
+    # it saw its turn 2.5 s late: the network was slow
+    second.turn_clock.turn = TurnSeen(second.session.moves, clock.now + 2.5)
     clock.now += 61.5
     second.clock.now += 61.5
     claim(relay, first)
@@ -295,7 +297,7 @@ def test_a_player_claimed_against_is_told_the_lesser_of_the_window_and_its_own_c
     10 s, in the sentence and in the toolbar's few words; once its clock is out, that its client concedes, which the
     runner's tick then does, and says so once."""
     relay, clock, first, second, watcher = claimed_while_away()
-    second._turn = (second.session.moves, clock.now - 50.0)
+    second.turn_clock.turn = TurnSeen(second.session.moves, clock.now - 50.0)
     relay.attach(second)  # it reads the claim
     name = first.my_player
     assert claim_text(second) == f"{name} claims your time ran out: move within 10 s or lose on time"
@@ -523,7 +525,8 @@ def test_the_full_screen_shows_a_claim_under_the_board_in_red_and_briefly_after_
     from client.frontends.screen import board_fragments
 
     relay, clock, first, second, _ = claimed_while_away()
-    second._turn = (second.session.moves, clock.now - late)  # it saw its turn late: time left by its own watch
+    # it saw its turn late: time left by its own watch
+    second.turn_clock.turn = TurnSeen(second.session.moves, clock.now - late)
     relay.attach(second)  # it reads the claim
     table = NetworkTable(SimpleNamespace(core=second, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
     red = "".join(text for style, text, *_ in board_fragments(table, False) if "class:error" in style)
@@ -861,7 +864,7 @@ async def test_plain_says_when_a_players_clock_runs_out_on_its_turn():
     first, second = movers(host, guest)
     play(relay, first)
     second.clock = time.monotonic
-    second._turn = (second.session.moves, time.monotonic() - 59.9)  # 0.1 s left
+    second.turn_clock.turn = TurnSeen(second.session.moves, time.monotonic() - 59.9)  # 0.1 s left
     printed: list[str] = []
     front = asyncio.ensure_future(plain_front(printed.append)(FrontRunner(relay, second)))
     try:

@@ -30,8 +30,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from client.cores.clock import LOW_MS
 from client.cores.intents import Intent, IntentKind, IntentRefused
+from client.cores.turn_clock import WITNESS_MARGIN_MS as WITNESS_MARGIN_MS
+from client.cores.turn_clock import (
+    TurnClock,
+    TurnSeen,
+    last_turn_line,
+    move_clock,
+    round_trip_ms,
+    signed_ms,
+)
 from olixono.common import Board, GameKind
 from protocol import (
     CONFIRMED,
@@ -61,17 +69,10 @@ from protocol import (
     decode,
     topic_for,
 )
-from protocol.clock import Answer, TimeControl, answer_window, claim_after, dispute_bound
+from protocol.clock import TimeControl
 from protocol.domain import ResultReason
 from protocol.gallery import Gallery, is_talk
 from protocol.rules import DEFAULT_TERMS, begins_turn, rematch_terms, witness_term
-
-ORIGIN_MS = 365 * 24 * 3600 * 1000
-"""Added to the monotonic clock's readings in the times this client signs (receipts, claims): the protocol takes any
-origin, and a process started soon after the machine was may resume a turn that began before it, its start below the
-monotonic clock's zero (times are never negative on the wire). A year of a turn's start before that zero is kept
-exact; an older one is taken as a year (a claim then waits longer, never less)."""
-
 
 UNSEATED_LEFT = (
     "You leave before the host seated you: nothing binds you to this game, and it is closed on your side "
@@ -173,13 +174,6 @@ WATCHERS_SHOWN = "the watchers' talk is shown (watchers off hides it)"
 NO_UNDO = "a network game's moves are signed: ask your opponent to take one back with takeback"
 
 
-WITNESS_MARGIN_MS = 2000
-"""In a game with time witnesses, how much longer than its own watch says a claimant waits before its flag claim, and
-before the timeout that closes its window: the witnesses judge both on their times (``PROTOCOL.md`` §3), which may
-have seen the turn begin, or the claim come, a little later than this client did, and what they find early is
-void."""
-
-
 def duration_text(ms: int) -> str:
     """A wait in words: ``12 s``, ``3 min 5 s``, ``2 days 4 h``."""
     seconds = -(-ms // 1000)
@@ -234,16 +228,9 @@ class GameCore:
         hold already there."""
         self._asked = False  # this client signed a join
         self._board: tuple[tuple[int, str], Board[Any] | None] | None = None  # (the chain it is of, the board)
-        self._turn: tuple[int, float] | None = None  # (the moves played, when this client saw that turn begin)
-        self._acks: dict[int, int] = {}  # when (ms) the other's receipt of each line of ours came, by its seq
-        self._sent: dict[int, int] = {}  # when (ms) each turn line of ours left, by its seq
-        self._flags_seen: dict[str, int] = {}  # when (ms) each flag claim came, by its hash
+        self.turn_clock = TurnClock()
+        """This client's watch of the turn (the core's clock and claims read it; front ends read the core's views)."""
         self._seating_kept: set[str] = set()  # lines of a host's seating journaled by this process (seating_lines)
-        # the other's move that came after our claim, late: its hash, when it came (ms, our watch), the claim's clock
-        # then, and how long we had waited for it by then (ms)
-        self._late: tuple[str, int, int, int] | None = None
-        self._told: dict[str, int] = {}  # what time alone told the player (ClaimReady.what, "low"): in which turn
-        self._turn_live = False  # whether this client saw the current turn begin as it happened (see turn_seen_live)
         self._rematch: tuple[GameCore, Step] | None = None  # the rematch this player offers: its core and offer
         self.talker: Identity | None = None
         """The key a watcher signs its talk with (``say``), beside the game (``None``: it cannot talk)."""
@@ -408,42 +395,39 @@ class GameCore:
             return f"game {game} has its guest already ({session.guest.fingerprint})"
         return None
 
-    # -- the clock -------------------------------------------------------------------------
+    # -- the clock (this client's watch of the turn: :class:`client.cores.turn_clock.TurnClock`) -----------
     def _note_turn(self, live: bool = True) -> None:
-        """Note when this client saw the current turn begin: the line that gave it (the opponent's move, or the reveal
-        for the first) verified, or our own move signed; lines that leave the turn where it is (a proposal) do not.
-        ``live``: whether the lines that began it came as they were sent (not from the relay's store)."""
+        """Note when this client saw the current turn begin (:meth:`TurnClock.note_turn`); ``live``: whether the
+        lines that began it came as they were sent (not from the relay's store)."""
         session = self.session
-        if session.phase is not Phase.PLAYING:
-            if session.answerable is None:  # (a timeout of our turn keeps the turn's start: we may answer it)
-                self._turn = None
-        elif self._turn is None or self._turn[0] != session.moves:
-            self._turn = (session.moves, self.clock())
-            self._turn_live = live
+        moves = session.moves if session.phase is Phase.PLAYING else None
+        self.turn_clock.note_turn(moves, self.clock(), kept=session.answerable is not None, live=live)
 
     @property
-    def turn_seen(self) -> tuple[int, float] | None:
+    def turn_seen(self) -> TurnSeen | None:
         """``(moves played, when)``: when (by :attr:`clock`) this client saw the current turn begin; ``None`` when
         nobody is to move. The runner keeps it in the journal, so that a resumed player's thinking counts the time it
         was away (:meth:`resume_turn`)."""
-        return self._turn
+        return self.turn_clock.turn
 
     def resume_turn(self, moves: int, seconds_ago: float) -> None:
         """A resumed game: the turn after ``moves`` moves began ``seconds_ago`` (as the journal says), not when this
         core was made. When it is the other's turn, that is when our last line left (a receipt of their answer says
         so)."""
-        if (self._turn is None and self.session.answerable is None) or (
-            self._turn is not None and self._turn[0] != moves
-        ):
-            return
-        if moves != self.session.moves:
-            return
-        began = self.clock() - min(max(0.0, seconds_ago), ORIGIN_MS / 1000)
-        self._turn = (moves, began)
-        self._turn_live = True  # as this client saw it then, by its journal
-        last = self._last_turn_line()
-        if last is not None and (last.signer == self.me or last.type is MessageType.REVEAL) and not self.my_turn:
-            self._sent.setdefault(last.seq, self._ms(began))
+        last = last_turn_line(self.session.chain)
+        ours = (
+            last.seq
+            if last is not None and (last.signer == self.me or last.type is MessageType.REVEAL) and not self.my_turn
+            else None
+        )
+        self.turn_clock.resume(
+            moves,
+            seconds_ago,
+            self.clock(),
+            current=self.session.moves,
+            kept=self.session.answerable is not None,
+            ours=ours,
+        )
 
     @property
     def turn_seen_live(self) -> bool:
@@ -452,43 +436,30 @@ class GameCore:
         watcher's catch-up, or the relay asked again: MQTT's retain flag) or the core was made mid-turn: the turn began
         earlier, by a time nobody here can know (the relay gives no time, and the lines carry only each signer's own
         monotonic times)."""
-        return self._turn_live
+        return self.turn_clock.seen_live
 
     def clock_is_bound(self, player: str) -> bool:
         """Whether ``player``'s time on this turn, as this client shows it, is only a bound (a timed game's clock
         left: at most that; an untimed game's time on the move: at least that): ``player`` is to move, on a turn this
         client did not see begin (:attr:`turn_seen_live`). Our own turn is never one: our thinking counts from our
         verifying the line that gave it, whenever that came."""
-        return player == self.turn and not self._turn_live and player != self.my_player
-
-    def _last_turn_line(self, before: int | None = None) -> Message | None:
-        """The last line that gave a turn (a move, or the reveal), of the whole chain or before seq ``before``."""
-        chain = self.session.chain
-        return next((line for line in reversed(chain[:before]) if begins_turn(line)), None)
-
-    def _now_ms(self) -> int:
-        return self._ms(self.clock())
-
-    @staticmethod
-    def _ms(seconds: float) -> int:
-        """A reading of :attr:`clock` as the times this client signs (ms, from :data:`ORIGIN_MS` before its zero)."""
-        return round(seconds * 1000) + ORIGIN_MS
+        return player == self.turn and not self.turn_clock.seen_live and player != self.my_player
 
     def thinking_ms(self) -> int:
         """How long (ms) the side to move has thought on this turn, as this client measures it: from its seeing the
         turn begin to now."""
-        return 0 if self._turn is None else max(0, round((self.clock() - self._turn[1]) * 1000))
+        return self.turn_clock.thinking_ms(self.clock())
 
     def clock_left(self, player: str) -> int | None:
         """``player``'s clock (ms) now, for a timed game (``None`` when untimed, or before the seats are drawn): the
         official time after their last move (the same for every receiver, from the signed record), less, for the side
         to move, the time since this client saw their turn begin (not on a first move that is off the clock,
         ``rules:2``: :meth:`first_move_left_ms` runs instead)."""
-        clocks, board = self.session.clocks, self.board
+        clocks = self.session.clocks
         if clocks is None or player not in clocks:
             return None
-        running = self.thinking_ms() if board is not None and player == self.turn and not self.first_move else 0
-        return max(0, clocks[player] - running)
+        running = player == self.turn and not self.first_move
+        return self.turn_clock.left_ms(clocks[player], self.clock(), running=running)
 
     @property
     def first_move(self) -> bool:
@@ -500,7 +471,7 @@ class GameCore:
         """While the side to move is on its first move, off its clock (:attr:`first_move`): the time that move has
         left, by this client's watch (``None`` otherwise)."""
         limit = self.session.first_move_ms
-        return None if limit is None else max(0, limit - self.thinking_ms())
+        return None if limit is None else self.turn_clock.left_ms(limit, self.clock())
 
     def unexplained_ms(self, player: str) -> int:
         """What the receipts leave unexplained of ``player``'s thinking so far, in ms (0 untimed)."""
@@ -518,23 +489,21 @@ class GameCore:
     def round_trip_ms(self) -> int:
         """The 95th percentile of the round trips this client measured (its lines to the other's receipts), 0 when
         none is known: what a claim waits beyond the clock and the grace."""
-        mine = self.my_player
-        trips = sorted(
-            answer.round_trip
-            for answer in self.session.answers()
-            if answer.player != mine and answer.round_trip is not None
-        )
-        return trips[min(len(trips) - 1, len(trips) * 95 // 100)] if trips else 0
+        return round_trip_ms(self.session.answers(), self.my_player)
 
     def claim_in_ms(self) -> int | None:
         """How long (ms) until this player may claim against the other's silence, by its own watch (0: now; ``None``:
         no claim applies: not playing, or our turn)."""
-        silent = self.silent_ms()
         remaining = self.session.claim_remaining()  # the other's clock as our receipts watched it
-        if silent is None or remaining is None:
+        if self.silent_ms() is None or remaining is None:
             return None
-        margin = WITNESS_MARGIN_MS if self.session.witnesses else 0
-        return max(0, claim_after(self.session.clock, remaining) + self.round_trip_ms() + margin - silent)
+        return self.turn_clock.claim_in_ms(
+            self.session.clock,
+            remaining,
+            self.round_trip_ms(),
+            self.clock(),
+            witnessed=bool(self.session.witnesses),
+        )
 
     @property
     def answering(self) -> bool:
@@ -554,15 +523,13 @@ class GameCore:
         """While the other's timeout ended the game on our turn, unanswered: our clock now, by our watch (0 else); on a
         first move off the clock (the game aborted), that move's own time."""
         session, player = self.session, self.my_player
-        clocks = session.clocks
-        if self.watching or player is None or session.answerable is None or self._turn is None:
-            return 0  # (no turn's start kept: nothing shows we were here in time)
-        if clocks is None:  # untimed: answered while our own silence is short of the claim's days
-            return max(0, claim_after(None, 0) - self.thinking_ms())
-        result, control = session.result, session.clock
-        if result is not None and result.reason == ResultReason.ABORTED and control is not None:
-            return max(0, control.first_move_ms - self.thinking_ms())  # (only a first move's timeout aborts)
-        return max(0, clocks[player] - self.thinking_ms())
+        if self.watching or player is None or session.answerable is None:
+            return 0
+        clocks, result = session.clocks, session.result
+        aborted = result is not None and result.reason == ResultReason.ABORTED  # (only a first move's timeout aborts)
+        return self.turn_clock.answer_left_ms(
+            session.clock, None if clocks is None else clocks[player], self.clock(), aborted=aborted
+        )
 
     def my_flag(self) -> Message | None:
         """This player's flag claim against the turn being played, if it signed one."""
@@ -575,18 +542,15 @@ class GameCore:
 
     def window_left_ms(self, flag: Message) -> int:
         """How long (ms) the answer window of ``flag`` (a claim against the turn being played) stays open, as this
-        client measures it: from the other's claim's coming here; else (our own, or one known only from a resume) from
-        the claim's own times and this client's seeing the turn begin (a resumed client's clock starts anew). Never more
-        than the whole window: a client that saw the turn begin after the claim (a watcher arriving late) knows only
-        that much (:meth:`clock_is_bound`)."""
-        assert flag.sent is not None and flag.now is not None
-        window = answer_window(self.session.clock)
-        if flag.signer == self.me and self.session.witnesses:
-            window += WITNESS_MARGIN_MS  # our timeout must come a whole window after the claim as they time it too
-        seen = self._flags_seen.get(flag.hash)
-        if flag.signer != self.me and seen is not None:  # the other's claim: from its coming here (its times are not
-            return max(0, window - (self._now_ms() - seen))  # on our clock; the network's delay is ours to lose)
-        return max(0, min(window, window - (self.thinking_ms() - (flag.now - flag.sent))))
+        client measures it (:meth:`TurnClock.window_left_ms`): never more than the whole window, which is all that a
+        client that saw the turn begin after the claim (a watcher arriving late) knows (:meth:`clock_is_bound`)."""
+        return self.turn_clock.window_left_ms(
+            flag,
+            self.session.clock,
+            self.clock(),
+            ours=flag.signer == self.me,
+            witnessed=bool(self.session.witnesses),
+        )
 
     @property
     def disputable(self) -> bool:
@@ -595,38 +559,23 @@ class GameCore:
         (``PROTOCOL.md`` §3). Until we play on; a move that ended the game, for a whole answer window after a dispute
         may be signed (the claim's window passed, and the move here), our confirmation held meanwhile (this process
         must have seen it come: a resumed one confirms)."""
-        late = self.session.late_move
-        if late is None or self._late is None or self._late[0] != late.hash or self.watching:
+        session = self.session
+        if self.watching:
             return False
-        if not self.session.over:
-            return True
-        flag, window = self.session.late_flag(), answer_window(self.session.clock)
-        if flag is None or flag.now is None:
-            return False
-        opens = max(self._late[2], flag.now + window)  # on the claim's clock: a dispute may be signed from then,
-        return self._late_clock_ms() < opens + window  # and is held open for a whole window after
+        return self.turn_clock.disputable(
+            session.late_move, session.late_flag(), session.clock, self.clock(), over=session.over
+        )
 
     def late_by_ms(self) -> tuple[int, int]:
         """How long (ms) after our claim the disputable move came, and how long we had waited for it, by our watch
         (zeros when none is)."""
-        flag = self.session.late_flag()
-        if self._late is None or flag is None or flag.now is None:
-            return 0, 0
-        return max(0, self._late[2] - flag.now), self._late[3]
-
-    def _late_clock_ms(self) -> int:
-        """Now, on the clock of our claim that the disputable move came after."""
-        assert self._late is not None
-        return self._late[2] + self._now_ms() - self._late[1]
+        return self.turn_clock.late_by_ms(self.session.late_flag())
 
     def dispute_in_ms(self) -> int:
         """How long (ms) until ``claim`` may dispute the move that came late after our claim (:attr:`disputable`): the
         claim's answer window must have passed first (``PROTOCOL.md`` §3: within it, a move answers the claim), on the
         claim's clock; 0 once it has (or when there is no such move)."""
-        flag = self.session.late_flag()
-        if self._late is None or flag is None or flag.now is None:
-            return 0
-        return max(0, answer_window(self.session.clock) - (self._late_clock_ms() - flag.now))
+        return self.turn_clock.dispute_in_ms(self.session.late_flag(), self.session.clock, self.clock())
 
     def _dispute(self) -> Outgoing:
         """``claim`` against the move that came after our claim: once the claim's window has passed, a timeout in the
@@ -643,7 +592,7 @@ class GameCore:
                 f"window to answer runs {duration_text(left)} more: claim then to dispute the "
                 f"move{runs}"
             )
-        return session.timeout(self._late_clock_ms())
+        return session.timeout(self.turn_clock.late_clock_ms(self.clock()))
 
     def _claim(self) -> Outgoing:
         """The ``claim`` command: a host's claim against a guest who never revealed; else, the other player to move,
@@ -678,7 +627,7 @@ class GameCore:
         if wait:
             what = "clock has not run out" if session.clock is not None else "silence has not lasted 7 days"
             raise IntentRefused(f"{name}'s {what} by your watch: you may claim in {duration_text(wait)}")
-        now = self._now_ms()
+        now = signed_ms(self.clock())
         return session.flag(now - silent, now)  # when the turn began, and now, on this client's clock
 
     def claim_ready(self) -> ClaimReady | None:
@@ -718,13 +667,11 @@ class GameCore:
         told: list[UiEvent] = []
         ready = self.claim_ready()
         by_itself = self.auto_claim and (ready is None or ready.what != "dispute" or self.session.over)
-        if ready is not None and not by_itself and self._told.get(ready.what) != moves:
-            self._told[ready.what] = moves
+        if ready is not None and not by_itself and self.turn_clock.tell_once(ready.what, moves):
             told.append(ready)
         player = self.my_player
-        left = self.clock_left(player) if self.my_turn and player is not None else None
-        if left is not None and 0 < left < LOW_MS and not self.first_move and self._told.get("low") != moves:
-            self._told["low"] = moves
+        left = self.clock_left(player) if self.my_turn and player is not None and not self.first_move else None
+        if left is not None and self.turn_clock.low(left, moves):
             told.append(ClockLow(left))
         return told
 
@@ -766,12 +713,7 @@ class GameCore:
 
     def move_clock(self, seq: int) -> tuple[int, int] | None:
         """A timed game's move at main-chain ``seq``: ``(think, left)`` in ms, as it was signed (``None`` otherwise)."""
-        chain = self.session.chain
-        message = chain[seq] if 0 <= seq < len(chain) else None
-        think, left = (message.get("think"), message.get("left")) if message is not None else (None, None)
-        if message is None or message.type is not MessageType.MOVE or think is None or left is None:
-            return None
-        return int(think), int(left)
+        return move_clock(self.session.chain, seq)
 
     # -- lines in ------------------------------------------------------------------
     def feed(self, data: bytes | str, stored: bool = False) -> Step:
@@ -1090,39 +1032,31 @@ class GameCore:
             if mine is not None and mine.plies == event.plies > 0:
                 return self._undo()
         if isinstance(event, LineApplied) and event.message.type is MessageType.FLAG:
-            self._flags_seen.setdefault(event.message.hash, self._now_ms())
+            self.turn_clock.flag_came(event.message, self.clock())
             return None if self.watching else self._concession(event.message)
         if isinstance(event, LineApplied) and event.message.type is MessageType.MOVE and event.message.signer != me:
             self._note_late(event.message)
         if isinstance(event, LineApplied) and session.clock is not None and not self.watching:
             line = event.message
             if line.type is MessageType.RECEIPT and line.signer != me:
-                self._acks.setdefault(line.seq, self._now_ms())  # the other has our line at line.seq
+                self.turn_clock.line_receipted(line.seq, self.clock())  # the other has our line at line.seq
             elif begins_turn(line) and line.signer == me:
-                self._sent.setdefault(line.seq, self._now_ms())  # ours, leaving now
+                self.turn_clock.line_left(line.seq, self.clock())  # ours, leaving now
             elif begins_turn(line):
                 if line.type is MessageType.REVEAL:  # the guest's first move answers it: its turn began here now
-                    self._sent.setdefault(line.seq, self._now_ms())
+                    self.turn_clock.line_left(line.seq, self.clock())
                 return self._receipt(line)
         return None
 
     def _note_late(self, move: Message) -> None:
-        """The other's move came after our flag claim against its turn, and its thinking leaves more of our wait
-        unexplained than a claim may (:func:`protocol.clock.dispute_bound`: a live game's), by the receipts' own rule
-        (:attr:`protocol.clock.Answer.unexplained`: this turn's round trip, as far as the lag allowance goes, and the
-        slack): note when, on our watch and on the claim's clock (the turn's start, as the claim says, plus our watch
-        of the turn), so that ``claim`` may dispute it. (A move in time that the network slowed is no such move.)"""
-        flag, bound = self.session.late_flag(), dispute_bound(self.session.clock)
-        if flag is None or flag.sent is None or bound is None or self.session.late_move != move or self._turn is None:
+        """The other's move came after our flag claim against its turn: noted, if late enough that ``claim`` may
+        dispute it (:meth:`TurnClock.note_late`; a move in time that the network slowed is no such move)."""
+        session = self.session
+        flag = session.late_flag()
+        if flag is None or session.late_move != move:
             return
-        waited = self.thinking_ms()
-        sent, acked = self._sent.get(flag.seq), self._acks.get(flag.seq)
-        round_trip = acked - sent if sent is not None and acked is not None else None
-        answer = Answer(self.session.player_of(move.signer) or "", int(move.get("think") or 0), waited, round_trip)
-        if (answer.unexplained or 0) > bound:
-            self._late = (move.hash, self._now_ms(), flag.sent + waited, waited)
-            if not self.dispute_in_ms():  # its sentence says claim disputes it now: not twice
-                self._told["dispute"] = self.session.moves
+        player = session.player_of(move.signer) or ""
+        self.turn_clock.note_late(move, flag, player, session.clock, session.moves, self.clock())
 
     def _receipt(self, line: Message) -> Outgoing | None:
         """A timed game's receipt of ``line`` (the other's move, or the reveal), at once: when this client verified
@@ -1131,15 +1065,10 @@ class GameCore:
         session, me = self.session, self.me
         if me is None or session.clock is None or session.role_of(me) is None or session.over or line.signer == me:
             return None
-        before = self._last_turn_line(line.seq)
-        seq = before.seq if before is not None else None
+        before = last_turn_line(session.chain, line.seq)
+        recv, sent, ack = self.turn_clock.receipt_times(before.seq if before is not None else None, self.clock())
         try:
-            return session.receipt(
-                line.seq,
-                self._now_ms(),
-                None if seq is None else self._sent.get(seq),
-                None if seq is None else self._acks.get(seq),
-            )
+            return session.receipt(line.seq, recv, sent, ack)
         except LocalProtocolError:
             return None
 
@@ -1187,7 +1116,7 @@ class GameCore:
         elif session.role_of(me) is not None and session.over and not self.answering and not self.disputable:
             out = self._confirmation()
         elif session.phase is Phase.PLAYING:  # a timed game's last turn line, verified while catching up: now
-            last = self._last_turn_line()
+            last = last_turn_line(session.chain)
             out = self._receipt(last) if last is not None else None
         return Step() if out is None else self._after(list(out.events), out)
 
