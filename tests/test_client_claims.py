@@ -1009,7 +1009,7 @@ async def test_a_claim_the_relay_stored_is_answered_only_once_the_client_has_cau
     relay's lines come in: the tick that concedes waits for the catch-up. Caught up, the move has answered the claim
     (a concession would be a second line for its place: the game lost by equivocation); with nothing else stored,
     the client concedes then."""
-    from test_client_runner import FakeLink, own_lines
+    from test_client_runner import FakeLink, caught_up, own_lines
 
     from client.cores import liveness
     from client.shell.runner import GameRunner
@@ -1038,7 +1038,7 @@ async def test_a_claim_the_relay_stored_is_answered_only_once_the_client_has_cau
         assert back.flag_against_me() is not None and not own_lines(runner.link)  # (a copy of the claim went)
         if moved:
             await runner._received(move.topic, move.line.encode(), retained=True)
-        runner.caught_up.set()  # the relay's lines are in
+        caught_up(runner)  # the relay's lines are in
         await runner.apply(back.ready())
         for _ in range(50):  # bounded: a few ticks, or until the concession
             if back.session.over:

@@ -9,6 +9,7 @@ import random
 import pytest
 from protocol_helpers import start
 
+from client.cores import relay_books
 from client.cores.intents import Intent
 from client.cores.network_game import GameCore
 from client.shell import runner as runner_module
@@ -55,11 +56,17 @@ class FakeLink:
         pass  # the relay's retained lines are whatever the test put in ``seen``
 
 
+def caught_up(runner: GameRunner) -> None:
+    """As after a first connection's catch-up (the fake link never connects): the relay's lines are in."""
+    runner.books.caught_up(0, {}, ())
+    runner.caught_up.set()
+
+
 def seated_runners(kind: str = "olix") -> tuple[GameRunner, GameRunner]:
     host, guest = start(kind)
     runners = GameRunner(GameCore(host), FakeLink), GameRunner(GameCore(guest), FakeLink)  # type: ignore[arg-type]
     for runner in runners:
-        runner.caught_up.set()  # as after a first connection's catch-up (the fake link never connects)
+        caught_up(runner)
         runner.core.ready()
     return runners
 
@@ -130,8 +137,8 @@ async def test_an_automatic_answer_leaves_with_the_copy_of_what_it_answers():
 
 
 async def test_copies_wait_no_longer_than_the_most_while_lines_keep_coming(monkeypatch):
-    monkeypatch.setattr(runner_module, "COPY_QUIET", 0.05)
-    monkeypatch.setattr(runner_module, "COPY_MAX_WAIT", 0.2)
+    monkeypatch.setattr(relay_books, "COPY_QUIET", 0.05)
+    monkeypatch.setattr(relay_books, "COPY_MAX_WAIT", 0.2)
     runners = seated_runners()
     rng = random.Random(2)
     loop = asyncio.get_running_loop()
@@ -227,7 +234,7 @@ async def test_what_leaving_waits_for_is_told_once_the_front_end_has_gone(monkey
     mover.farewell = told.append
 
     async def front(runner: GameRunner) -> int:
-        runner.caught_up.set()
+        caught_up(runner)
         await runner.act(Intent("move", runner.core.session.board.legal_moves()[0].text()))
         return 0
 
@@ -426,7 +433,7 @@ async def test_a_seated_player_narrows_to_the_players_lines_and_catches_up_on_th
     relay's caps) costs a reconnecting player nothing."""
     runners = seated_runners()
     runner = runners[0]
-    runner.caught_up.set()
+    caught_up(runner)
     await runner._narrow()
     game, me, opponent = runner.core.session.game_id, runner.core.me.text, runner.core.opponent.text
     talk = f"olixono/1/games/{game}/+/talk/+"
@@ -498,7 +505,7 @@ async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
     host, offer = GameSession.offer("oxono", HOST)
     me = GameRunner(GameCore(GameSession(host.game_id, STRANGER)), FakeLink)  # type: ignore[arg-type]
     await me._received("topic", offer.line.encode())
-    me.caught_up.set()
+    caught_up(me)
     me.core.ready()
     await me.apply(me.core.join())
     other = GameSession(host.game_id, GUEST)
@@ -615,7 +622,7 @@ async def test_a_request_that_fails_in_its_own_task_is_shown_never_lost():
         raise RuntimeError("the relay's answer made no sense")
 
     runner.link.narrow = broken
-    runner.caught_up.set()
+    caught_up(runner)
     runner.narrowed = False
     other = runners[1]
     gone = other.core.presence(False, 1)
@@ -647,8 +654,7 @@ def auto_claimant(monkeypatch) -> tuple[GameRunner, GameCore, object]:
     relay.cores.remove(claimant)  # from now on, the runner's link brings it what comes
     claimant.auto_claim = True
     runner = GameRunner(claimant, FakeLink)  # type: ignore[arg-type]
-    runner.caught_up.set()
-    runner.caught_up.set()  # as after its connection's catch-up
+    caught_up(runner)
     claimant.ready()
     return runner, other, clock
 
@@ -700,11 +706,11 @@ async def test_a_stalled_client_with_claim_auto_claims_once_the_hold_is_over_and
     try:
         await asyncio.sleep(0.1)
         clock.now += 103.0
-        runner._catching.add(0)  # reconnecting: the relay's lines are not all in
+        runner.books.catching_up(1)  # reconnecting: the relay's lines are not all in
         time.sleep(0.3)  # noqa: ASYNC251 (the loop stalls)
         await asyncio.sleep(0.4)
         assert not flags_signed(runner)
-        runner._catching.clear()
+        runner.books.stopped_catching(1)
         for _ in range(100):  # bounded: until its tick claims
             if core.my_flag() is not None:
                 break
@@ -748,7 +754,7 @@ async def test_each_relay_hears_here_under_the_seq_of_the_will_it_holds_and_one_
     here = decode(first.sent[0][2])
     assert here.type.value == "presence" and here.seq == 1 and "state=here" in first.sent[0][2]
     assert runner.narrowed and runner._asked == {"asked-copy-topic"} and first.narrowed_to
-    assert not runner._catching and runner._caught_up
+    assert not runner.books.catching and runner.books.up_to_date
     gone = other._received  # a receiver of the first relay alone: here 1, then that relay's will, gone 1
     await gone(first.sent[0][1], first.sent[0][2].encode())
     await gone(first.last_will[0], first.last_will[1].encode())
@@ -768,11 +774,11 @@ async def test_a_line_of_ours_erased_is_put_back_and_live_junk_only_makes_the_ru
     await asyncio.sleep(0.1)  # the copies have left
     mover = runners[0]
     link = mover.link
-    (topic, line), (other, _) = list(mover._kept.items())[:2]  # two lines of ours (a move, a copy)
+    (topic, line), (other, _) = list(mover.books.kept.items())[:2]  # two lines of ours (a move, a copy)
     link.sent.clear()
     put_back = lambda where: [sent for _, at, sent in link.sent if at == where]  # noqa: E731
 
-    for n in range(3 * runner_module.MAX_RESTORES):  # live junk: nothing put back, the relay asked once
+    for n in range(3 * relay_books.MAX_RESTORES):  # live junk: nothing put back, the relay asked once
         await mover._received(topic, f"junk {n}".encode())
     assert put_back(topic) == [] and link.peeks == []
     await asyncio.sleep(0.05)
@@ -784,8 +790,8 @@ async def test_a_line_of_ours_erased_is_put_back_and_live_junk_only_makes_the_ru
     await mover._received(topic, b"")  # erased: ours again
     assert put_back(topic) == [line, line]
 
-    for _ in range(2 * runner_module.MAX_RESTORES):  # cleared as fast as it comes back
+    for _ in range(2 * relay_books.MAX_RESTORES):  # cleared as fast as it comes back
         await mover._received(topic, b"")
-    assert len(put_back(topic)) == runner_module.MAX_RESTORES
+    assert len(put_back(topic)) == relay_books.MAX_RESTORES
     await mover._received(other, b"")  # another line of ours has a count of its own
-    assert put_back(other) == [mover._kept[other]]
+    assert put_back(other) == [mover.books.kept[other]]

@@ -26,6 +26,7 @@ from client.cores import liveness
 from client.cores.intents import Intent, IntentRefused
 from client.cores.liveness import Liveness
 from client.cores.network_game import UNSEATED_LEFT, Connection, GameCore, Notice, ProofSaved, Publish, Step, UiEvent
+from client.cores.relay_books import Check, RelayBooks, Restore
 from client.shell.journal import Journal
 from client.shell.transport import Link, LinkFactory, digest
 from client.words.network import HOST_RELAY_GONE, relay_left_with_host
@@ -45,10 +46,6 @@ from protocol.messages import line_hash
 from protocol.topics import game_and_key, held_copy_topic, own_filter, player_filter, talk_filter
 
 log = logging.getLogger("olixono.runner")
-COPY_QUIET, COPY_MAX_WAIT = 0.02, 1.0
-"""Copies of the opponent's lines are sent once no line came or went for ``COPY_QUIET`` s (at most ``COPY_MAX_WAIT`` s
-after the first one waiting), and always before a line of this player's own: a copy protects a line the relay
-already holds, and never delays a move on its way."""
 SHOWN_PER_PLAYER = 10
 """Refused lines of a seated key shown one by one; the rest, and every stranger's after the first, are counted."""
 COUNT_EVERY = 5.0
@@ -84,16 +81,10 @@ GOODBYE_TELL = 2.0
 CATCH_UP_SECONDS = 15.0
 """How long an intent waits for the first catch-up with the relay (its retained lines in) before it is refused:
 nothing is signed before this client has seen what its own key already signed there."""
-MAX_RESTORES = 20
-"""Times one connection publishes again one line of ours that vanished from the relay (or was replaced) before it
-stops, for a stranger who clears it as fast as it comes back (each line its own count: clearing one spends nothing of
-another's)."""
 CHECK_AFTER = 1.0
 """A line of another's seen live on a topic where we keep one may be junk that changed nothing the relay keeps (a line
 published without being retained): the relay is asked what it keeps there this long after (one question a topic at a
 time, however many such lines come), and put right only if it lost ours."""
-WILLS_KEPT = 16
-"""How many of this client's latest wills (one a connection, each relay's own) it remembers the presence seq of."""
 STALLED = 1.0
 """A watch tick this much later than its period shows that the loop was stalled (the process stopped and continued,
 the machine asleep): what time alone calls for then waits :data:`STALL_HOLD` s..."""
@@ -132,19 +123,16 @@ class GameRunner:
         self.narrowed = False
         """Whether the relays were asked to send only the seated players' topics (a seated player, once caught up);
         each later connection is narrowed again at the end of its own catch-up."""
-        self._catching: set[int] = set()  # the links (``id``) catching up with their relay now (several: one a relay)
-        self._will_seqs: dict[str, int] = {}  # each will (a ``gone`` line) left with a relay: its presence seq
+        self.books = RelayBooks(core.me.text if core.me is not None else None)
+        """What this client keeps on the relay, the copies waiting, how far it has caught up
+        (:mod:`client.cores.relay_books`; each link's catch-up is numbered by its ``id``)."""
         self._first_ready = False  # the first catch-up is done, and what it calls for is yet to be signed
         self._tasks: set[asyncio.Task[None]] = set()  # requests to the relay the reader does not wait for
-        self._copies: list[Publish] = []
-        self._copies_since = self._last_line = 0.0
         self._copy_timer: asyncio.TimerHandle | None = None
         self.caught_up = asyncio.Event()
-        """Set once the first connection's catch-up is done: the relay's retained lines are in."""
-        self._kept: dict[str, str] = {}  # each topic where this client keeps a line (its own, or a copy): the line
-        self._restores: dict[str, int] = {}  # each topic of ours put back on this connection: how often
-        self._doubts: set[str] = set()  # topics of ours where another line came live: the relay is asked what it keeps
-        self._doubt_timer: asyncio.TimerHandle | None = None
+        """Set once the first connection's catch-up is done: the relay's retained lines are in. What an intent awaits;
+        what the runner decides by is whether it is up to date now (:attr:`RelayBooks.up_to_date`)."""
+        self._check_timer: asyncio.TimerHandle | None = None
         self._gone = False  # the run has let go of everything (_let_go): no timer or request starts any more
         self._asked: set[str] = set()  # the opponent's copies of our lines asked for, until each comes
         self.ignored = Ignored()
@@ -193,10 +181,10 @@ class GameRunner:
         and so its seat, a while longer, and tell something after the command ended)."""
         self._gone = True  # what arrives while the connection closes starts nothing more
         self.send_copies()  # those still waiting for a quiet moment: now, while the connection is open
-        for timer in (self._count_timer, self._doubt_timer):
+        for timer in (self._count_timer, self._check_timer):
             if timer is not None:
                 timer.cancel()
-        self._count_timer = self._doubt_timer = None
+        self._count_timer = self._check_timer = None
         for task in self._tasks:
             task.cancel()
 
@@ -259,18 +247,11 @@ class GameRunner:
                 )
         if received:
             await asyncio.sleep(0)  # the front end shows it, and may answer it, before the flush
-        self._last_line = asyncio.get_running_loop().time()
-        for item in step.publish:
-            self._keep(item)
+        for item in self.books.outgoing(asyncio.get_running_loop().time(), step.publish):
+            self.link.send(item.topic, item.line)  # ours first; the copies waiting just after them, else later
             if not item.copy:
-                self.link.send(item.topic, item.line)
                 self._sent(item)
-            elif own:
-                self._copies.append(item)  # leaves just below: no quiet moment to wait for
-            else:
-                self._defer(item)
-        if own:  # the copies waiting leave with our line, just after it: never past it, and it waits for none
-            self.send_copies()
+        self._time_copies()
         if self.journal is not None and not timed:
             self._keep_turn(self.journal)  # an untimed game's, for a claim after days of silence: nothing waits for it
         if self.journal is not None:
@@ -288,30 +269,28 @@ class GameRunner:
         if journal.meta.turn is None or journal.meta.turn[0] != moves:
             journal.update(turn=[moves, time.time() - (self.core.clock() - at)])
 
-    def _defer(self, copy: Publish) -> None:
-        loop = asyncio.get_running_loop()
-        if not self._copies:
-            self._copies_since = loop.time()
-        self._copies.append(copy)
-        if self._copy_timer is None:
-            self._copy_timer = loop.call_later(COPY_QUIET, self._copies_due)
+    def _time_copies(self) -> None:
+        """Wake when the copies waiting may be due (:attr:`RelayBooks.copies_at`); none waiting, no timer."""
+        at = self.books.copies_at
+        if at is None and self._copy_timer is not None:
+            self._copy_timer.cancel()
+            self._copy_timer = None
+        elif at is not None and self._copy_timer is None:
+            loop = asyncio.get_running_loop()
+            self._copy_timer = loop.call_later(max(0.0, at - loop.time()), self._copies_due)
 
     def _copies_due(self) -> None:
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        quiet_at, latest = self._last_line + COPY_QUIET, self._copies_since + COPY_MAX_WAIT
-        if now < quiet_at and now < latest:
-            self._copy_timer = loop.call_later(min(quiet_at, latest) - now, self._copies_due)
-            return
-        self.send_copies()
+        self._copy_timer = None
+        for item in self.books.copies_due(asyncio.get_running_loop().time()):
+            self.link.send(item.topic, item.line)
+        self._time_copies()
 
     def send_copies(self) -> None:
         """Send the copies waiting, now (if the link is down, the next connection publishes what the relay lacks)."""
         if self._copy_timer is not None:
-            self._copy_timer.cancel()  # harmless when it is the timer's own call
+            self._copy_timer.cancel()
             self._copy_timer = None
-        copies, self._copies = self._copies, []
-        for item in copies:
+        for item in self.books.take_copies():
             self.link.send(item.topic, item.line)
 
     def _record(self, step: Step) -> None:
@@ -382,7 +361,7 @@ class GameRunner:
             if now - before > liveness.TICK + STALLED:
                 held_until = now + STALL_HOLD
             before = now
-            if self.caught_up.is_set() and self._caught_up and self.link.connected and now >= held_until:
+            if self.books.up_to_date and self.link.connected and now >= held_until:
                 step = self.core.tick()
                 if step.publish or step.events:
                     await self.apply(step)
@@ -408,7 +387,7 @@ class GameRunner:
                 answered = message.seq
                 break
         gap = None
-        if self._caught_up:
+        if self.books.up_to_date:
             if session.phase is Phase.WAITING:
                 gap = "the game's offer has not come"
             elif any(session.waiting_of(key) for key in (session.host, session.guest) if key is not None):
@@ -462,12 +441,11 @@ class GameRunner:
             if topic in self._asked:
                 self._asked.discard(topic)
                 self._spawn(self.link.peek(topic, stop=True))  # the reader never waits for the relay's answers
-        kept = self._kept.get(topic)
-        if kept is not None and payload != kept.encode("utf-8"):
-            if retained or not payload:
-                self._restore(topic, kept)  # a line of ours vanished from the relay (or was replaced): again
-            else:
-                self._doubt(topic)  # perhaps junk the relay did not keep: ask it what it keeps there
+        called = self.books.seen(topic, payload, retained=retained)
+        if isinstance(called, Restore):
+            self._restore(called)  # a line of ours vanished from the relay (or was replaced): again
+        elif isinstance(called, Check):
+            self._check()  # perhaps junk the relay did not keep: ask it what it keeps there
         if not payload:
             return  # a retained line cleared: nothing to judge
         step = self.core.feed(payload, stored=retained)
@@ -480,7 +458,7 @@ class GameRunner:
                 ):
                     self._asked_for = max(self._asked_for, event.message.seq)
         await self.apply(step, received=True, topic=topic)
-        if self._caught_up and not self.narrowed and self._can_narrow():
+        if self.books.up_to_date and not self.narrowed and self._can_narrow():
             self.narrowed = True  # in a task of its own: the reader never waits for the relay's answers
             self._spawn(self._narrow())
 
@@ -571,40 +549,24 @@ class GameRunner:
         self.emit(Notice(self.ignored.text()))
         self.ignored.reported = self.ignored.lines
 
-    def _keep(self, item: Publish) -> bool:
-        """Note a line this client keeps on the relay under its own key (its own lines and copies, presence aside),
-        to put it back should it vanish; whether it is one."""
-        me = self.core.me
-        if me is None or f"/{me.text}/" not in item.topic or item.topic.endswith("/presence"):
-            return False
-        self._kept[item.topic] = item.line
-        return True
-
-    def _restore(self, topic: str, line: str) -> None:
-        times = self._restores.get(topic, 0)
-        if times >= MAX_RESTORES:
-            return
-        self._restores[topic] = times + 1
-        self.link.send(topic, line)
-        where = topic.rsplit("/", 2)
+    def _restore(self, restore: Restore) -> None:
+        self.link.send(restore.topic, restore.line)
+        where = restore.topic.rsplit("/", 2)
         what = f"copy of {where[-1][:8]}…" if where[-2] == "copy" else where[-1]
-        note = " (no more this connection: someone keeps clearing it)" if times + 1 == MAX_RESTORES else ""
+        note = " (no more this connection: someone keeps clearing it)" if restore.last else ""
         self.emit(Notice(f"the relay lost a line of yours ({what}): published it again{note}"))
 
-    def _doubt(self, topic: str) -> None:
+    def _check(self) -> None:
         """Another's line came live on a topic of ours: a stranger's junk the relay did not keep changes nothing, but
-        one it kept replaced ours. Live, the two look alike (MQTT 3.1.1 clears the retain flag of what it delivers
-        live), so the relay is asked, :data:`CHECK_AFTER` s later, what it keeps there: its answer, from its store,
-        puts ours back if it differs."""
-        self._doubts.add(topic)
-        if self._doubt_timer is None and not self._gone:
-            self._doubt_timer = asyncio.get_running_loop().call_later(CHECK_AFTER, self._check_doubts)
+        one it kept replaced ours. Live, the two look alike, so the relay is asked, :data:`CHECK_AFTER` s later, what it
+        keeps there: its answer, from its store, puts ours back if it differs."""
+        if self._check_timer is None and not self._gone:
+            self._check_timer = asyncio.get_running_loop().call_later(CHECK_AFTER, self._ask_checks)
 
-    def _check_doubts(self) -> None:
-        self._doubt_timer = None
-        for topic in sorted(self._doubts):
+    def _ask_checks(self) -> None:
+        self._check_timer = None
+        for topic in self.books.take_checks():
             self._spawn(self._ask_kept(topic))
-        self._doubts.clear()
 
     async def _ask_kept(self, topic: str) -> None:
         await self.link.peek(topic)  # the relay sends what it keeps there, as retained: _received judges it
@@ -638,25 +600,18 @@ class GameRunner:
         self.connections += 1
         if self.journal is not None:
             self.journal.update(connections=self.connections)
-        self._will_seqs = {line: seq for line, seq in self._will_seqs.items() if seq > self.connections - WILLS_KEPT}
-        self._will_seqs[gone.line] = self.connections
+        self.books.will(gone.line, self.connections)
         return gone.topic, gone.line
-
-    @property
-    def _caught_up(self) -> bool:
-        """Whether the relays' retained lines are in: the first catch-up is done, and no relay is catching up now (a
-        claim on time never races lines a relay holds)."""
-        return self.caught_up.is_set() and not self._catching
 
     async def _connected(self, link: Link) -> None:
         """After each connection (to one relay, when there are several: ``link`` is that relay's): say we are here,
         catch up on what the relay retains, publish what it lacks of what we keep, and from then on (a seated player)
         receive only the opponent's topics."""
-        self._catching.add(id(link))
+        self.books.catching_up(id(link))
         try:
             await self._catch_up(link)
         finally:
-            self._catching.discard(id(link))
+            self.books.stopped_catching(id(link))
         if link.stopping:  # the runner is leaving (a Ctrl-C while it connected): it signs nothing more
             return
         if self._first_ready:  # what the catch-up calls for (an accept, a reveal, a confirmation), now safe to sign
@@ -667,19 +622,16 @@ class GameRunner:
     async def _catch_up(self, link: Link) -> None:
         will = getattr(link, "last_will", None)
         # the presence seq of the will this relay holds: the relay says "gone" only for the connection it lost
-        seq = self._will_seqs.get(will[1], self.connections) if will is not None else self.connections
+        seq = self.books.will_seq(will[1] if will is not None else None, self.connections)
         here = self.core.presence(True, seq)
         if here is not None:
             link.send(here.topic, here.line)
         await link.settled((here.topic, here.line) if here is not None else None)
-        self._restores.clear()
-        first = not self.caught_up.is_set()
         kept = self.core.republish()
-        for item in kept:
-            held = link.seen.get(item.topic)
-            if (self._keep(item) and held != digest(item.line.encode("utf-8"))) or held is None:
-                link.send(item.topic, item.line)  # ours, or (a watcher's) another's line the relay lacks
-        if first:
+        catch_up = self.books.caught_up(id(link), link.seen, kept)
+        for item in catch_up.send:
+            link.send(item.topic, item.line)
+        if catch_up.first:
             self._unanswered(link, kept)
             self._first_ready = True
         self.caught_up.set()
