@@ -579,6 +579,44 @@ async def test_a_link_that_fails_ends_its_block_with_its_error():
     assert not reached
 
 
+def test_each_relay_failure_is_of_the_kind_that_says_whether_trying_again_may_help():
+    """What may pass is a ``RelayUnreachable`` (a link keeps trying); what would not is a ``RelayRefused``, and of
+    those a login wanted or refused is a kind of its own (the command asks for the password, or says it is wrong)."""
+    import socket
+    import ssl
+
+    import aiomqtt
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.reasoncodes import ReasonCode
+
+    from client.shell.transport import (
+        RelayAddress,
+        RelayError,
+        RelayLoginRefused,
+        RelayNeedsLogin,
+        RelayRefused,
+        RelayTimedOut,
+        RelayUnreachable,
+        explain,
+    )
+
+    address = RelayAddress(False, "127.0.0.1", 1883)
+    login = aiomqtt.MqttCodeError(ReasonCode(PacketTypes.CONNACK, "Not authorized"))
+    assert type(explain(address, login)) is RelayNeedsLogin
+    assert type(explain(address, login, "someone")) is RelayNeedsLogin
+    assert type(explain(address, login, "someone", "wrong")) is RelayLoginRefused
+    tls = ssl.SSLError(1, "wrong version number")
+    tls.reason = "WRONG_VERSION_NUMBER"
+    assert type(explain(address, tls)) is RelayRefused
+    assert type(explain(address, ConnectionRefusedError())) is RelayUnreachable
+    assert type(explain(address, socket.gaierror())) is RelayUnreachable
+    assert type(explain(address, TimeoutError())) is RelayTimedOut
+    lost = explain(address, aiomqtt.MqttError("Disconnected during message iteration"))
+    assert type(lost) is RelayUnreachable and str(lost) == "the connection to the relay at 127.0.0.1:1883 was lost"
+    assert issubclass(RelayTimedOut, RelayUnreachable) and issubclass(RelayNeedsLogin, RelayRefused)
+    assert all(issubclass(kind, RelayError) for kind in (RelayUnreachable, RelayRefused))
+
+
 async def test_a_cancellation_an_await_swallowed_still_ends_the_command(relay, tmp_path, monkeypatch):
     """On Python 3.11 a Ctrl-C that comes as aiomqtt finishes connecting can be lost (CPython gh-86296): the task
     still counts it, and the command ends on it rather than looking for the game for its whole wait."""

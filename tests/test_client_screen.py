@@ -931,6 +931,31 @@ def test_a_toolbar_too_wide_for_its_terminal_keeps_whose_turn_and_the_relays_sta
     assert fit_parts(lost, 70) == ["RELAY LOST: reconnecting; your move", "black 5e6f-7a8b 3:59 here"]
 
 
+def test_the_log_pane_shows_the_newest_lines_that_fit_with_errors_and_warnings_in_red():
+    from client.frontends.screen import log_fragments
+
+    log = ["first", "error: a sentence long enough to wrap", "warning: late", "last"]
+    rows = log_fragments(log, 20, 4)
+    shown = [(style, text) for style, text, *_ in rows if text != "\n"]
+    assert [text for _, text in shown] == ["error: a sentence", "long enough to wrap", "warning: late", "last"]
+    assert [style for style, _ in shown] == ["class:error"] * 3 + [""]
+    assert log_fragments(log, 20, 1) == [("", "last")]
+
+
+def test_the_toolbar_marks_urgent_parts_in_the_warning_style():
+    from client.frontends.screen import Urgent, toolbar_fragments
+
+    parts = ["your move", Urgent("pink 0:09!"), "relay ok"]
+    assert toolbar_fragments(parts, 80) == [
+        ("class:toolbar", "your move"),
+        ("class:toolbar", " | "),
+        ("class:toolbar class:warning", "pink 0:09!"),
+        ("class:toolbar", " | "),
+        ("class:toolbar", "relay ok"),
+    ]
+    assert [text for _, text in toolbar_fragments(parts, 15)] == ["your move", " | ", "relay ok"]
+
+
 async def test_a_takeback_agreed_on_the_full_screen_takes_the_move_off_its_board_and_moves_pane(relay, tmp_path):
     """An Olix game between a person on the full screen (the guest) and a ``--plain`` host: the second player, having
     moved, asks for a takeback and the first agrees (``/takeback`` on the screen, ``takeback`` at the host, whichever

@@ -44,7 +44,17 @@ from client.shell.journal import (
 from client.shell.links import Links
 from client.shell.runner import FrontEnd, GameRunner
 from client.shell.settings import SettingsError, load_settings, settings_path
-from client.shell.transport import Link, LinkFactory, RelayAddress, RelayError, account_text, reach, try_login
+from client.shell.transport import (
+    Link,
+    LinkFactory,
+    RelayAddress,
+    RelayError,
+    RelayLoginRefused,
+    RelayNeedsLogin,
+    account_text,
+    reach,
+    try_login,
+)
 from client.shell.witness import MOST_GAMES, TimeWitness, WitnessBusy, hold, witness_folder, witness_lock
 from client.words.board import resume_text
 from client.words.commands import Write
@@ -336,9 +346,9 @@ async def log_in(options: Options, address: RelayAddress, identity: Identity | N
         user = credentials(options, one, identity)[0] or (identity.public.text if identity is not None else None)
         if problem is None or user is None:
             continue
-        if problem.needs_login and options.environ.get(PASSWORD_VARIABLE) is None:
+        if isinstance(problem, RelayNeedsLogin) and options.environ.get(PASSWORD_VARIABLE) is None:
             raise NeedsPassword(str(problem), account_text(user))
-        if problem.wrong_password:
+        if isinstance(problem, RelayLoginRefused):
             raise PasswordRefused(str(problem), account_text(user))
     failed = [str(problem) for problem in problems if problem is not None]
     if not several and failed:

@@ -37,7 +37,7 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.layout import ConditionalContainer, Float, FloatContainer, HSplit, Layout, VSplit, Window
-from prompt_toolkit.layout.containers import DynamicContainer
+from prompt_toolkit.layout.containers import Container, DynamicContainer
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
@@ -547,69 +547,117 @@ def fit_parts(parts: list[str], width: int, between: int = 3) -> list[str]:
     return parts
 
 
-async def run_screen(
-    table: Table,
-    *,
-    input: Input | None = None,
-    output: Output | None = None,
-    clock: Callable[[], float] = time.monotonic,
-    log_file: Path | None = None,
-    notes: Iterable[str] = (),
-    mouse: bool = True,
-    bell: bool = False,
-) -> int:
-    """Show ``table`` full screen until /quit (``input``/``output``: prompt-toolkit's, for tests; ``log_file``: where
-    log records go meanwhile, by default ``$XDG_STATE_HOME/olixono/client.log``; ``notes``: what was said before it
-    started, shown first in its log; ``bell``: ring the terminal's bell when the turn becomes the person's, or a claim
-    on time is made against them: :mod:`client.words.bell`)."""
-    state = ScreenState()
-    ringer = Bell(table.typing_game, None)  # its ring is the app's output's, once the app is made
-    for note in notes:
-        state.add(note)
-    state.add(table.greeting)
-    app: Application[int]
+def log_fragments(log: list[str], width: int, height: int) -> StyleAndTextTuples:
+    """The newest lines of ``log`` that fit ``height`` rows, wrapped to ``width``; errors and warnings in red."""
+    shown: list[tuple[str, str]] = []
+    for line in reversed(log):
+        style = "class:error" if line.startswith(("error:", "warning:")) else ""
+        shown[:0] = [(style, row) for row in wrap_hanging(line, width) or [""]]
+        if len(shown) >= height:
+            break
+    out: StyleAndTextTuples = []
+    for style, row in shown[-height:]:
+        out += [(style, row), ("", "\n")]
+    return out[:-1]
 
-    def invalidate() -> None:
-        follow_clock()
-        ringer()
-        if app.is_running and table.hands_over():
-            app.exit(result=0)
-        elif app.is_running:
-            app.invalidate()
 
-    def follow_clock() -> None:
-        board = table.board()
-        if table.over():
-            if state.turn_of is not None:
-                state.clock(None, clock())
-        elif board is not None and board.turn != state.turn_of:
-            state.clock(board.turn, clock())
+def toolbar_fragments(parts: list[str], width: int) -> StyleAndTextTuples:
+    """The toolbar: the parts that fit ``width`` (:func:`fit_parts`), :class:`Urgent` ones in the warning style."""
+    out: StyleAndTextTuples = []
+    for part in fit_parts(parts, width):
+        if out:
+            out.append(("class:toolbar", " | "))
+        out.append(("class:toolbar class:warning" if isinstance(part, Urgent) else "class:toolbar", part))
+    return out
 
-    def submit(buffer: Buffer) -> bool:
-        enter(buffer.text)
+
+class Screen:
+    """One table on the full screen: the state its parts share and what they do to it.
+
+    Built as prompt-toolkit's larger programs build theirs (pyvim's editor, its layout and its key bindings): the
+    windows (:class:`ScreenLayout`) draw from it, the keys (:func:`screen_bindings`) and the input line act on it, and
+    :meth:`run` runs the application with the table's :meth:`Table.follow` beside it. Tasks only change state and call
+    :meth:`invalidate`."""
+
+    def __init__(
+        self,
+        table: Table,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        notes: Iterable[str] = (),
+        mouse: bool = True,
+        bell: bool = False,
+    ) -> None:
+        self.table, self.clock = table, clock
+        self.state = ScreenState()
+        self.ringer = Bell(table.typing_game, None)  # its ring is the app's output's, once the app is made
+        for note in notes:
+            self.state.add(note)
+        self.state.add(table.greeting)
+        self.field = Buffer(
+            multiline=False,
+            history=InMemoryHistory(),
+            accept_handler=self._submit,
+            completer=completer(lambda word: screen_candidates(table, word)),
+            complete_while_typing=False,
+        )
+        keys = screen_bindings(self)
+        own = table.bindings(Condition(lambda: not self.field.text), self.invalidate, self.enter)
+        self.app: Application[int] = Application(
+            layout=ScreenLayout(self).layout,
+            key_bindings=merge_key_bindings([keys, own]) if own is not None else keys,
+            full_screen=True,
+            style=STYLE,
+            input=input,
+            output=output,
+            refresh_interval=1.0,
+            mouse_support=mouse,
+            color_depth=ColorDepth.from_env(),
+        )  # NO_COLOR: glyphs and case suffice
+        if bell:
+            self.ringer.ring = self.app.output.bell
+
+    # -- what changes the state ------------------------------------------------------------------------
+    def invalidate(self) -> None:
+        """Something changed: follow the turn's clock, ring if it is due, and redraw (or close, when the table hands
+        its game over)."""
+        self.follow_clock()
+        self.ringer()
+        if self.app.is_running and self.table.hands_over():
+            self.app.exit(result=0)
+        elif self.app.is_running:
+            self.app.invalidate()
+
+    def follow_clock(self) -> None:
+        board = self.table.board()
+        if self.table.over():
+            if self.state.turn_of is not None:
+                self.state.clock(None, self.clock())
+        elif board is not None and board.turn != self.state.turn_of:
+            self.state.clock(board.turn, self.clock())
+
+    def _submit(self, buffer: Buffer) -> bool:
+        self.enter(buffer.text)
         return False  # the input line is emptied; history keeps it
 
-    def enter(text: str) -> None:
+    def enter(self, text: str) -> None:
+        """Act on ``text`` as typed into the input line (in a task of its own)."""
         text = text.strip()
         if text:
-            asyncio.get_running_loop().create_task(typed(text))
+            asyncio.get_running_loop().create_task(self.typed(text))
 
-    field = Buffer(
-        multiline=False,
-        history=InMemoryHistory(),
-        accept_handler=submit,
-        completer=completer(lambda word: screen_candidates(table, word)),
-        complete_while_typing=False,
-    )
-
-    async def typed(text: str) -> None:
+    async def typed(self, text: str) -> None:
         try:
-            await obey(text)
+            await self.obey(text)
         except Exception as exc:  # shown, never lost
-            state.add(f"error: {exc}")
-        invalidate()
+            self.state.add(f"error: {exc}")
+        self.invalidate()
 
-    async def obey(text: str) -> None:
+    async def obey(self, text: str) -> None:
+        """What a typed line does (:func:`client.words.commands.screen_typed`), done."""
+        table, state = self.table, self.state
         resign_asked, quit_asked = state.confirm_resign, state.confirm_quit
         state.confirm_resign, state.confirm_quit = None, False  # a confirmation is the very next line typed
         does = screen_typed(
@@ -626,129 +674,157 @@ async def run_screen(
         elif does.what is ScreenDo.MOVES:
             state.add(" ".join(f"{n}.{move}" for n, (_, move) in enumerate(table.moves(), 1)) or "no moves yet")
         elif does.what is ScreenDo.QUIT:
-            leave(quit_asked)
+            self.leave(quit_asked)
         elif does.what is ScreenDo.ASK:
             state.confirm_resign = text
             state.add(does.text)
         else:
             await table.command(does.command, does.rest, state.add)
 
-    def leave(asked: bool) -> None:
+    def leave(self, asked: bool) -> None:
         """/quit, Ctrl-D: leave, at once unless leaving may cost something (:meth:`Table.leaving`) and the person was
         not ``asked`` to confirm just before."""
-        warning = None if asked else table.leaving()
+        warning = None if asked else self.table.leaving()
         if warning is None:
-            app.exit(result=0)
+            self.app.exit(result=0)
             return
-        state.confirm_quit = True
-        state.add(warning)
-        invalidate()
+        self.state.confirm_quit = True
+        self.state.add(warning)
+        self.invalidate()
 
-    def scroll(rows: int) -> None:
-        moves = table.moves()
-        start = moves_window(len(moves), table.shown(), state.moves_start) + rows
-        state.moves_start = None if start >= len(moves) - MOVES_SHOWN else max(0, start)
-        invalidate()
+    def scroll(self, rows: int) -> None:
+        """Scroll the moves pane by ``rows`` (back to following the game once at its end)."""
+        moves = self.table.moves()
+        start = moves_window(len(moves), self.table.shown(), self.state.moves_start) + rows
+        self.state.moves_start = None if start >= len(moves) - MOVES_SHOWN else max(0, start)
+        self.invalidate()
 
-    def clicked(square: str, cell: str) -> None:
-        fill(field, table.kind, square, cell)
-        invalidate()
+    def clicked(self, square: str, cell: str) -> None:
+        fill(self.field, self.table.kind, square, cell)
+        self.invalidate()
 
-    def log_fragments() -> StyleAndTextTuples:
-        """The newest lines that fit the log pane, wrapped to its width; errors and warnings in red."""
+    # -- running -------------------------------------------------------------------------------------------
+    async def run(self, log_file: Path | None = None) -> int:
+        """Run until the person leaves (or the table hands its game over); the exit status. Meanwhile the table
+        follows its game in a task, and errors of the loop and log records go to the log pane."""
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        loop.set_exception_handler(self._loop_error)
+        self.follow_clock()
+        follower = asyncio.create_task(self._following())
+        try:
+            pane = _LogPane(self.state, self.invalidate)
+            with logging_away_from_the_terminal(pane, log_file or state_dir() / "client.log"):
+                return await self.app.run_async(set_exception_handler=False)
+        finally:
+            follower.cancel()
+            await asyncio.gather(follower, return_exceptions=True)
+            loop.set_exception_handler(previous)
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        self.state.add(f"warning: {context.get('message', 'error')}" + (f": {error!r}" if error is not None else ""))
+        self.invalidate()
+
+    async def _following(self) -> None:
+        try:
+            await self.table.follow(self.state.add, self.invalidate)
+        except Exception as exc:  # the game cannot go on; the screen stays to say so
+            self.state.add(f"error: {exc}")
+            self.invalidate()
+
+
+class ScreenLayout:
+    """The screen's windows: the board (left), the moves and the log (right), a command to paste, the input line and
+    the toolbar; or, in a terminal smaller than :data:`MIN_COLUMNS` x :data:`MIN_ROWS`, :data:`TOO_SMALL` over the
+    input line. :attr:`layout` is the application's."""
+
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
+        table, state = screen.table, screen.state
+        game_window = VSplit(
+            [
+                Window(
+                    FormattedTextControl(lambda: board_fragments(table, state.flipped, screen.clicked)),
+                    width=BOARD_WIDTH,
+                    wrap_lines=True,
+                ),
+                Window(width=1, char="│"),
+                HSplit(
+                    [
+                        Window(
+                            FormattedTextControl(lambda: moves_fragments(table, state.moves_start, screen.scroll)),
+                            height=MOVES_ROWS,
+                        ),
+                        Window(height=1, char="─"),
+                        Window(FormattedTextControl(self._log)),
+                    ]
+                ),
+            ]
+        )
+        paste_window = ConditionalContainer(  # a command to paste: whole, on rows of its own across the terminal
+            Window(FormattedTextControl(self._pasted), wrap_lines=False, height=lambda: len(self._paste_rows()) or 1),
+            filter=Condition(lambda: table.paste() is not None),
+        )
+        self.full = FloatContainer(  # Tab's candidates, in a menu over the log next to the input line
+            HSplit(
+                [
+                    game_window,
+                    Window(height=1, char="─"),
+                    paste_window,
+                    self._input_line(),
+                    Window(FormattedTextControl(self._toolbar), height=1),
+                ]
+            ),
+            floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1))],
+        )
+        self.too_small = HSplit(
+            [
+                Window(
+                    FormattedTextControl(  # broken at spaces, never mid-word
+                        lambda: "\n".join(wrap(TOO_SMALL, max(10, get_app().output.get_size().columns)))
+                    ),
+                    wrap_lines=True,
+                ),
+                self._input_line(),
+            ]
+        )
+        self.layout = Layout(DynamicContainer(self._root), focused_element=screen.field)
+
+    def _root(self) -> Container:
         size = get_app().output.get_size()
-        pasted = len(paste_rows(table.paste(), size.columns))
-        width, height = max(10, size.columns - BOARD_WIDTH - 1), max(1, size.rows - FIXED_ROWS - pasted)
-        shown: list[tuple[str, str]] = []
-        for line in reversed(state.log):
-            style = "class:error" if line.startswith(("error:", "warning:")) else ""
-            shown[:0] = [(style, row) for row in wrap_hanging(line, width) or [""]]
-            if len(shown) >= height:
-                break
-        out: StyleAndTextTuples = []
-        for style, row in shown[-height:]:
-            out += [(style, row), ("", "\n")]
-        return out[:-1]
+        return self.full if size.columns >= MIN_COLUMNS and size.rows >= MIN_ROWS else self.too_small
 
-    def toolbar() -> StyleAndTextTuples:
-        now = clock()
-        out: StyleAndTextTuples = []
-        parts = fit_parts(table.status(lambda player: state.seconds(player, now)), get_app().output.get_size().columns)
-        for part in parts:
-            if out:
-                out.append(("class:toolbar", " | "))
-            out.append(("class:toolbar class:warning" if isinstance(part, Urgent) else "class:toolbar", part))
-        return out
-
-    def input_line() -> VSplit:
+    def _input_line(self) -> VSplit:
         return VSplit(
             [
-                Window(FormattedTextControl(lambda: [("class:title", table.prompt())]), dont_extend_width=True),
-                Window(BufferControl(field)),
+                Window(
+                    FormattedTextControl(lambda: [("class:title", self.screen.table.prompt())]), dont_extend_width=True
+                ),
+                Window(BufferControl(self.screen.field)),
             ],
             height=1,
         )
 
-    game_window = VSplit(
-        [
-            Window(
-                FormattedTextControl(lambda: board_fragments(table, state.flipped, clicked)),
-                width=BOARD_WIDTH,
-                wrap_lines=True,
-            ),
-            Window(width=1, char="│"),
-            HSplit(
-                [
-                    Window(
-                        FormattedTextControl(lambda: moves_fragments(table, state.moves_start, scroll)),
-                        height=MOVES_ROWS,
-                    ),
-                    Window(height=1, char="─"),
-                    Window(FormattedTextControl(log_fragments)),
-                ]
-            ),
-        ]
-    )
+    def _paste_rows(self) -> list[str]:
+        return paste_rows(self.screen.table.paste(), get_app().output.get_size().columns)
 
-    def pasted() -> StyleAndTextTuples:
-        return [("class:title", "\n".join(paste_rows(table.paste(), get_app().output.get_size().columns)))]
+    def _pasted(self) -> StyleAndTextTuples:
+        return [("class:title", "\n".join(self._paste_rows()))]
 
-    paste_window = ConditionalContainer(  # a command to paste: whole, on rows of its own across the terminal
-        Window(
-            FormattedTextControl(pasted),
-            wrap_lines=False,
-            height=lambda: len(paste_rows(table.paste(), get_app().output.get_size().columns)) or 1,
-        ),
-        filter=Condition(lambda: table.paste() is not None),
-    )
-    full = FloatContainer(  # Tab's candidates, in a menu over the log next to the input line
-        HSplit(
-            [
-                game_window,
-                Window(height=1, char="─"),
-                paste_window,
-                input_line(),
-                Window(FormattedTextControl(toolbar), height=1),
-            ]
-        ),
-        floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1))],
-    )
-    too_small = HSplit(
-        [
-            Window(
-                FormattedTextControl(  # broken at spaces, never mid-word
-                    lambda: "\n".join(wrap(TOO_SMALL, max(10, get_app().output.get_size().columns)))
-                ),
-                wrap_lines=True,
-            ),
-            input_line(),
-        ]
-    )
-
-    def root() -> Any:
+    def _log(self) -> StyleAndTextTuples:
         size = get_app().output.get_size()
-        return full if size.columns >= MIN_COLUMNS and size.rows >= MIN_ROWS else too_small
+        width = max(10, size.columns - BOARD_WIDTH - 1)
+        return log_fragments(self.screen.state.log, width, max(1, size.rows - FIXED_ROWS - len(self._paste_rows())))
 
+    def _toolbar(self) -> StyleAndTextTuples:
+        now, state = self.screen.clock(), self.screen.state
+        parts = self.screen.table.status(lambda player: state.seconds(player, now))
+        return toolbar_fragments(parts, get_app().output.get_size().columns)
+
+
+def screen_bindings(screen: Screen) -> KeyBindings:
+    """The keys every screen knows (a table adds its own, :meth:`Table.bindings`)."""
     keys = KeyBindings()
 
     @keys.add("c-c")
@@ -757,8 +833,8 @@ async def run_screen(
 
     @keys.add("c-d")
     def _quit(event: KeyPressEvent) -> None:
-        asked, state.confirm_quit = state.confirm_quit, False
-        leave(asked)
+        asked, screen.state.confirm_quit = screen.state.confirm_quit, False
+        screen.leave(asked)
 
     @keys.add("c-z")
     def _suspend(event: KeyPressEvent) -> None:
@@ -786,49 +862,29 @@ async def run_screen(
 
     @keys.add("pageup")
     def _up(event: KeyPressEvent) -> None:
-        scroll(-MOVES_SHOWN)
+        screen.scroll(-MOVES_SHOWN)
 
     @keys.add("pagedown")
     def _down(event: KeyPressEvent) -> None:
-        scroll(MOVES_SHOWN)
+        screen.scroll(MOVES_SHOWN)
 
-    own = table.bindings(Condition(lambda: not field.text), invalidate, enter)
-    app = Application(
-        layout=Layout(DynamicContainer(root), focused_element=field),
-        key_bindings=merge_key_bindings([keys, own]) if own is not None else keys,
-        full_screen=True,
-        style=STYLE,
-        input=input,
-        output=output,
-        refresh_interval=1.0,
-        mouse_support=mouse,
-        color_depth=ColorDepth.from_env(),
-    )  # NO_COLOR: glyphs and case suffice
+    return keys
 
-    if bell:
-        ringer.ring = app.output.bell
 
-    def loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-        error = context.get("exception")
-        state.add(f"warning: {context.get('message', 'error')}" + (f": {error!r}" if error is not None else ""))
-        invalidate()
-
-    async def following() -> None:
-        try:
-            await table.follow(state.add, invalidate)
-        except Exception as exc:  # the game cannot go on; the screen stays to say so
-            state.add(f"error: {exc}")
-            invalidate()
-
-    loop = asyncio.get_running_loop()
-    previous = loop.get_exception_handler()
-    loop.set_exception_handler(loop_error)
-    follow_clock()
-    follower = asyncio.create_task(following())
-    try:
-        with logging_away_from_the_terminal(_LogPane(state, invalidate), log_file or state_dir() / "client.log"):
-            return await app.run_async(set_exception_handler=False)
-    finally:
-        follower.cancel()
-        await asyncio.gather(follower, return_exceptions=True)
-        loop.set_exception_handler(previous)
+async def run_screen(
+    table: Table,
+    *,
+    input: Input | None = None,
+    output: Output | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    log_file: Path | None = None,
+    notes: Iterable[str] = (),
+    mouse: bool = True,
+    bell: bool = False,
+) -> int:
+    """Show ``table`` full screen until /quit (``input``/``output``: prompt-toolkit's, for tests; ``log_file``: where
+    log records go meanwhile, by default ``$XDG_STATE_HOME/olixono/client.log``; ``notes``: what was said before it
+    started, shown first in its log; ``bell``: ring the terminal's bell when the turn becomes the person's, or a claim
+    on time is made against them: :mod:`client.words.bell`)."""
+    screen = Screen(table, input=input, output=output, clock=clock, notes=notes, mouse=mouse, bell=bell)
+    return await screen.run(log_file)

@@ -6,7 +6,9 @@ subscribes, delivers what arrives on the topics it subscribed to (some brokers
 leak others; they are dropped), publishes retained lines, and after a lost
 connection reconnects with a capped, jittered backoff, calling its
 ``on_connect`` hook each time (the game publishes again what the relay lacks).
-MQTT's errors become :class:`RelayError`, one sentence for a person.
+MQTT's errors become a :class:`RelayError`, one sentence for a person, of the kind that says what to do about it
+(in aiomqtt's manner: ``MqttError`` and its subclasses): :class:`RelayUnreachable` may pass if tried again,
+:class:`RelayRefused` would not.
 """
 
 from __future__ import annotations
@@ -48,16 +50,29 @@ SETTLE_MAX = 3.0
 
 
 class RelayError(Exception):
-    """The relay cannot be used, in one sentence; ``fatal`` when trying again would not help (a refused login);
-    ``needs_login`` when it wants a password nobody gave; ``wrong_password`` when it refused the one given."""
+    """The relay cannot be used, in one sentence for a person; raised as one of its subclasses, which say whether
+    trying again may help."""
 
-    def __init__(
-        self, message: str, *, fatal: bool = False, needs_login: bool = False, wrong_password: bool = False
-    ) -> None:
-        super().__init__(message)
-        self.fatal = fatal
-        self.needs_login = needs_login
-        self.wrong_password = wrong_password
+
+class RelayUnreachable(RelayError):
+    """Nothing answered, or the connection was lost: trying again may help (a :class:`Link` keeps trying)."""
+
+
+class RelayTimedOut(RelayUnreachable):
+    """The relay did not answer in time."""
+
+
+class RelayRefused(RelayError):
+    """Trying again would not help: the relay refused the session, or cannot be spoken to as asked (TLS it does not
+    speak, a certificate this machine does not trust, not an MQTT relay)."""
+
+
+class RelayNeedsLogin(RelayRefused):
+    """The relay wants an account's password, and none was given."""
+
+
+class RelayLoginRefused(RelayRefused):
+    """The relay refused the password given: a wrong one, or no such account."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,44 +137,35 @@ def explain(
     code = str(exc.rc).lower() if isinstance(exc, aiomqtt.MqttCodeError) else ""
     if "authori" in code or "password" in code:
         if username is None:
-            return RelayError(
+            return RelayNeedsLogin(
                 f"the relay at {where} wants an account: your account name is your key "
-                "(`olixono id` shows it); give its password in OLIXONO_RELAY_PASSWORD or when asked",
-                fatal=True,
-                needs_login=True,
+                "(`olixono id` shows it); give its password in OLIXONO_RELAY_PASSWORD or when asked"
             )
         if password is None:  # mqtt://KEY@host: the account is named, its password is asked for
-            return RelayError(
+            return RelayNeedsLogin(
                 f"the relay at {where} wants the password of {account_text(username)}: give it in "
-                "OLIXONO_RELAY_PASSWORD or when asked",
-                fatal=True,
-                needs_login=True,
+                "OLIXONO_RELAY_PASSWORD or when asked"
             )
-        return RelayError(
-            f"the relay at {where} refused the login of {account_text(username)}: wrong password, or no such account",
-            fatal=True,
-            wrong_password=True,
+        return RelayLoginRefused(
+            f"the relay at {where} refused the login of {account_text(username)}: wrong password, or no such account"
         )
     if isinstance(cause, socket.gaierror):
-        return RelayError(f"cannot find the relay host {address.host!r}: check the name in the relay URL")
+        return RelayUnreachable(f"cannot find the relay host {address.host!r}: check the name in the relay URL")
     if isinstance(cause, ConnectionRefusedError):
-        return RelayError(f"nothing answers at {where}: no relay runs there{START_ONE}")
+        return RelayUnreachable(f"nothing answers at {where}: no relay runs there{START_ONE}")
     if isinstance(cause, ssl.SSLCertVerificationError):
-        return RelayError(
+        return RelayRefused(
             f"the relay at {where} shows a certificate this machine does not trust "
-            f"({cause.verify_message}); pass --cafile with its CA",
-            fatal=True,
+            f"({cause.verify_message}); pass --cafile with its CA"
         )
     if isinstance(cause, ssl.SSLError):
-        return RelayError(
-            f"TLS with the relay at {where} failed ({cause.reason}); is it an mqtts:// relay?", fatal=True
-        )
+        return RelayRefused(f"TLS with the relay at {where} failed ({cause.reason}); is it an mqtts:// relay?")
     if isinstance(cause, (TimeoutError, asyncio.TimeoutError)):
-        return RelayError(f"the relay at {where} did not answer in time")
+        return RelayTimedOut(f"the relay at {where} did not answer in time")
     detail = str(exc) or type(exc).__name__
     if "disconnect" in detail.lower():
-        return RelayError(f"the connection to the relay at {where} was lost")
-    return RelayError(f"the connection to the relay at {where} failed: {detail}")
+        return RelayUnreachable(f"the connection to the relay at {where} was lost")
+    return RelayUnreachable(f"the connection to the relay at {where} failed: {detail}")
 
 
 def tls_context(cafile: Path | None) -> ssl.SSLContext:
@@ -258,7 +264,7 @@ class Link:
     will (topic, line) the relay publishes if the connection is lost; ``on_connect`` runs after each connection
     (subscribe, publish what the relay lacks); ``on_state`` hears ``(connected, sentence)`` on every change;
     ``on_line`` takes each line that arrives; ``remember`` says which topics :attr:`seen` keeps. With ``give_up``
-    set, a relay unreachable for that many seconds ends the connection with a :class:`RelayError`; the first
+    set, a relay unreachable for that many seconds ends the connection with a :class:`RelayUnreachable`; the first
     connection fails at once with one. Leaving the ``async with`` disconnects cleanly (the relay then does not send
     the will: say goodbye first); a connection that fails meanwhile cancels the block, which then raises its error,
     as a task group would. (:meth:`run` is the same loop, for a caller that runs it as a task itself.)
@@ -425,7 +431,7 @@ class Link:
                         await asyncio.gather(reader, stopping, return_exceptions=True)
             except aiomqtt.MqttError as exc:
                 error = explain(self.address, exc, self.username, self.password)
-                if (self.connections == 0 and not self.patient) or error.fatal:
+                if isinstance(error, RelayRefused) or (self.connections == 0 and not self.patient):
                     raise error from None
                 self._lost(error)
             finally:
@@ -434,7 +440,7 @@ class Link:
             if self._stop.is_set():
                 return
             if self.give_up is not None and loop.time() - self._down_since > self.give_up:
-                raise RelayError(
+                raise RelayUnreachable(
                     f"the relay at {self.address.host}:{self.address.port} stayed unreachable for {self.give_up:g} s"
                 )
             delay = min(BACKOFF_CAP, BACKOFF_FIRST * 2**attempt) * random.uniform(0.5, 1.0)
@@ -615,8 +621,9 @@ def digest(payload: bytes) -> bytes:
 async def try_login(
     address: RelayAddress, username: str | None, password: str | None, cafile: Path | None = None, timeout: float = 5.0
 ) -> RelayError | None:
-    """Why the relay refuses an MQTT session with these credentials (``needs_login`` when it wants an account), or
-    ``None`` when it takes one: connect, then leave at once."""
+    """Why the relay refuses an MQTT session with these credentials (:class:`RelayNeedsLogin` when it wants an
+    account's password, :class:`RelayLoginRefused` when it refuses the one given), or ``None`` when it takes one:
+    connect, then leave at once."""
     try:
         async with asyncio.timeout(timeout):
             async with aiomqtt.Client(
@@ -634,11 +641,10 @@ async def try_login(
         error = explain(address, exc, username, password)
     except (OSError, TimeoutError) as exc:
         error = explain(address, exc, username, password)
-    if "did not answer in time" in str(error):
-        return RelayError(
+    if isinstance(error, RelayTimedOut):
+        return RelayRefused(
             f"something accepts connections at {address.host}:{address.port} but does not answer as an "
-            f"MQTT relay would (is it one? is it {'mqtt' if address.tls else 'mqtts'}://?)",
-            fatal=True,
+            f"MQTT relay would (is it one? is it {'mqtt' if address.tls else 'mqtts'}://?)"
         )
     return error
 
