@@ -1,4 +1,4 @@
-"""The client's claims on time (issue 21), on an injected clock: the ``claim`` command waits for the other's clock to
+"""The client's claims on time, on an injected clock: the ``claim`` command waits for the other's clock to
 run out by this client's watch, then signs the flag claim, then the timeout once the window has passed; a player out
 of time concedes when claimed against; ``--claim auto`` does it all as time passes (:meth:`GameCore.tick`)."""
 

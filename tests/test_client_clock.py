@@ -1,4 +1,4 @@
-"""The client on the clock (issue 21): it measures its own thinking (monotonic, injected here), signs the clock that
+"""The client on the clock: it measures its own thinking (monotonic, injected here), signs the clock that
 follows, shows both official clocks ticking, keeps a timed move on the disk before it leaves, and hosts a timed game."""
 
 from __future__ import annotations

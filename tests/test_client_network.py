@@ -452,8 +452,8 @@ async def offer_a_draw_then_resign(guest: Seat, writer) -> None:
 
 
 async def test_a_link_remembers_hashes_of_the_topics_it_is_told_to_only(relay):
-    """Issue 19 (2): Link.seen kept every topic's payload for the life of a connection (a watcher grew from 40 MB to
-    225 MB under 90,000 junk lines): now a SHA-256 each, and only of the topics its owner wants remembered."""
+    """Link.seen keeps a SHA-256 of each payload, and only of the topics its owner wants remembered: a watcher under
+    90,000 junk lines keeps no more than their hashes, never the payloads, for the life of a connection."""
     import hashlib
 
     from client.shell.transport import Link, RelayAddress

@@ -97,9 +97,9 @@ async def test_the_quiet_watch_knows_whether_the_opponents_line_came_live_or_fro
 
 
 async def test_a_copy_waits_for_a_quiet_moment_but_leaves_with_the_answer():
-    """Issue 19 (4): copies waited up to 1 s, and the answer went first; a player killed in between left the
-    opponent's line without a copy for good. Now what waits leaves with the player's next line, in the same step,
-    just after it (the relay handles the move first: the copy does not delay it)."""
+    """A copy waits for a quiet moment, but what waits leaves with the player's next line, in the same step, just
+    after it (the relay handles the move first: the copy does not delay it), so that a player killed after answering
+    never leaves the opponent's line without a copy."""
     runners = seated_runners()
     host, guest = runners
     mover, other = runners if host.core.my_turn else runners[::-1]
@@ -236,9 +236,9 @@ async def test_what_leaving_waits_for_is_told_once_the_front_end_has_gone(monkey
 
 
 async def test_leaving_counts_only_the_time_connected_up_to_a_cap(monkeypatch):
-    """The soak's game 306: the last line's wait ran out while the relay was down (killed, and the reconnection backing
-    off), the mover left, and the in-memory relay lost the line for good. Time without a connection no longer counts;
-    a cap bounds the whole wait."""
+    """Leaving waits for the last line's sign only while connected: with the relay down (killed, and the reconnection
+    backing off) the wait does not run out, else the mover leaves and an in-memory relay loses the line for good; a
+    cap bounds the whole wait."""
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 0.4)
     monkeypatch.setattr(runner_module, "GOODBYE_CAP", 1.5)
     runners = seated_runners()
@@ -297,10 +297,10 @@ async def left_at_once(leaving: asyncio.Task[None]) -> bool:
 
 
 async def test_a_resumed_player_whose_game_is_over_leaves_after_publishing_its_last_lines(monkeypatch):
-    """The soak's game 646: the game's last line signed (the journal has it) but never sent, the process killed; its
-    resume found the game over in its journal and left before its first connection, so nobody ever published that
-    line and the opponent waited for it for ever. Now leaving waits for the first catch-up (which publishes what the
-    relay lacks) and then for a sign that the opponent has the lines they had not answered."""
+    """The game's last line signed (the journal has it) but never sent, the process killed: its resume finds the game
+    over in its journal, and leaving waits for the first catch-up (which publishes what the relay lacks) and then for
+    a sign that the opponent has the lines they had not answered, so that the opponent never waits for that line for
+    ever."""
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
     runners = seated_runners()
     mover = runners[0]
@@ -340,9 +340,9 @@ async def away(runner: GameRunner, other: GameRunner) -> None:
 
 
 async def test_leaving_a_game_over_waits_for_the_opponent_though_away(monkeypatch):
-    """The soak's game 337: the last line's echo was taken as enough with the opponent away, and the relay (without
-    its data) was then killed: the line was nowhere but in the journal of a player who never comes back to a game
-    that is over. Now the opponent is waited for (at most GOODBYE_MOST s) once the game is over."""
+    """Once the game is over the opponent is waited for (at most GOODBYE_MOST s), though away: the last line's echo is
+    not enough, since a relay without its data may then be killed, leaving the line nowhere but in the journal of a
+    player who never comes back to a game that is over."""
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
     runners = seated_runners()
     mover, other = runners

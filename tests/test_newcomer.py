@@ -323,7 +323,7 @@ async def test_ctrl_c_while_waiting_leaves_in_a_sentence(tmp_path, relay):
             assert "Interrupted." in out and "resumable" not in out, (command, out)
 
 
-# -- the second newcomer's walk (issue 21's session): each rough edge, as it should be now ----------------------------
+# -- a newcomer's session with a timed game: the rough edges a first game meets, each smoothed ------------------------
 async def test_joining_ones_own_game_says_how_to_try_both_seats_on_one_machine(tmp_path):
     from client.cores.network_game import GameCore
     from client.flows import network

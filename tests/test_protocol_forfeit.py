@@ -133,8 +133,9 @@ def finished(kind: str = "oxono", seed: int = 7) -> tuple[GameSession, GameSessi
 
 @pytest.mark.parametrize("forgery", ["move", "agree"])
 def test_the_loser_who_re_signs_its_last_slot_loses_whichever_line_a_late_watcher_gets_first(forgery):
-    """The attack of issue 17: after the game, the loser re-signs its own last slot (a different move, or an agree
-    of an open draw offer); a late watcher gets the forgery and the winner's copy of the true line, in any order."""
+    """The attack on a finished game's record: after the game, the loser re-signs its own last slot (a different move,
+    or an agree of an open draw offer); a late watcher gets the forgery and the winner's copy of the true line, in any
+    order."""
     for seed in range(40):
         host, guest = start("oxono")
         rng = random.Random(seed)

@@ -1,5 +1,6 @@
-"""The holes a hostile review found (issue 9), each reproduced: history rewritten, a poisoned waiting room,
-unbounded memory, an honest user made to equivocate, a coin biased by walking away, and the smaller ones."""
+"""What a hostile player or stranger would try against the protocol, each attempted and refused: history rewritten, a
+poisoned waiting room, unbounded memory, an honest user made to equivocate, a coin biased by walking away, and the
+smaller ones."""
 
 from __future__ import annotations
 
