@@ -514,9 +514,9 @@ async def test_a_link_tells_a_line_from_the_relays_store_from_one_delivered_live
 
 
 async def test_a_link_waits_longer_for_the_first_retained_line_than_between_two():
-    """The flaky export ('no game … nor on the relay'): a loaded relay began sending a subscription's retained lines
-    more than QUIET s after it, and ``settled`` had taken the silence for an empty store. Now, while nothing has come
-    at all, it waits QUIET_BEFORE_ANY s; once a line has come, QUIET s after the latest."""
+    """While nothing has come at all, ``settled`` waits QUIET_BEFORE_ANY s; once a line has come, QUIET s after the
+    latest: a loaded relay may begin sending a subscription's retained lines more than QUIET s after it, and taking
+    that silence for an empty store would make export say 'no game … nor on the relay'."""
     from client.shell import transport
     from client.shell.transport import Link, RelayAddress
 

@@ -158,9 +158,9 @@ async def test_leaving_sends_the_copies_waiting_before_the_goodbye():
 
 
 async def test_leaving_waits_for_a_sign_that_the_opponent_has_the_last_line(monkeypatch):
-    """The soak's stuck games: the last move lost on its way to the relay (or with a relay killed before it kept it),
-    the connection lost, and the mover left at once; nothing else would ever publish that line. Now leaving waits,
-    through a lost connection, for the opponent's copy (asked for at once), at most GOODBYE_MOST s."""
+    """The last move lost on its way to the relay (or with a relay killed before it kept it), the connection lost:
+    leaving waits, through the lost connection, for the opponent's copy (asked for at once), at most GOODBYE_MOST s,
+    since nothing else would ever publish that line."""
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 3.0)
     runners = seated_runners()
     mover, other = runners if runners[0].core.my_turn else runners[::-1]
@@ -213,9 +213,8 @@ class RunnableLink(FakeLink):
 
 
 async def test_what_leaving_waits_for_is_told_once_the_front_end_has_gone(monkeypatch):
-    """The newcomer's silent ``/quit``: the front end (its screen) had returned, so the notice saying what leaving
-    waits for went to a queue nobody read, and the terminal sat silent for up to GOODBYE_MOST s. Now what happens
-    after the front end returned is told on standard error (``farewell``)."""
+    """Once the front end (its screen) has returned, what leaving waits for is told on standard error (``farewell``):
+    a queue nobody reads any more would leave the terminal silent for up to GOODBYE_MOST s after ``/quit``."""
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 0.5)
     monkeypatch.setattr(runner_module, "GOODBYE_TELL", 0.2)
     host, guest = start("olix")
@@ -517,8 +516,8 @@ async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
 
 
 async def test_junk_from_strangers_is_counted_not_printed(monkeypatch):
-    """Each junk line printed its own warning (90,000 of them buried the game). Now, the seats known, one notice says
-    strangers' lines are harmless, and the rest make one running count, told every few seconds."""
+    """The seats known, one notice says strangers' lines are harmless, and the rest make one running count, told
+    every few seconds: a warning for each junk line would bury the game under a flood's 90,000."""
     from client.cores.network_game import Notice
     from protocol import GameSession, Identity, LineRejected
     from protocol.messages import encode
@@ -654,10 +653,10 @@ def auto_claimant(monkeypatch) -> tuple[GameRunner, GameCore, object]:
 
 
 async def test_a_stalled_client_with_claim_auto_reads_the_move_waiting_before_it_claims(monkeypatch):
-    """The newcomer's walk: a client stopped 53 s (SIGSTOP) while the other's move, in time, waited in its buffer; on
-    SIGCONT its watch's tick came before the reader, and ``--claim auto`` signed a needless claim (on the record for
-    good). A tick far later than its period holds what time alone calls for a moment: the reader takes the move
-    first; with nothing come meanwhile, the claim follows the hold."""
+    """A client stopped 53 s (SIGSTOP) while the other's move, in time, waits in its buffer: on SIGCONT its watch's
+    tick may come before the reader, and ``--claim auto`` must not sign a needless claim (on the record for good). A
+    tick far later than its period holds what time alone calls for a moment: the reader takes the move first; with
+    nothing come meanwhile, the claim follows the hold."""
     import time
 
     runner, other, clock = auto_claimant(monkeypatch)

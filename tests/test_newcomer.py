@@ -554,7 +554,7 @@ async def test_a_strangers_lines_are_said_once_quietly_not_warned_for_ever(relay
         await stop(host)
 
 
-# -- the third newcomer's walk: commands that fail as documented ------------------------------------------------
+# -- commands that fail as documented ---------------------------------------------------------------------------
 async def test_a_network_seat_is_held_by_a_bot_chosen_by_its_level(relay, tmp_path):
     """``host --level easy`` and ``join GAME --level hard``, as the README shows them (with a small budget, to be
     quick): each seat played by that level's bot, to the end."""

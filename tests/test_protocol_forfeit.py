@@ -279,7 +279,7 @@ def test_a_player_confirms_again_when_the_ending_changes():
     assert spectator.confirmed_by == {HOST.public, GUEST.public} and not spectator.proofs
 
 
-# -- the seating: what a host or a guest can sign before the coin is revealed (from a hostile review) ---------
+# -- the seating: what a host or a guest can sign before the coin is revealed ---------------------------------
 def won_by_guest(kind: str = "oxono") -> tuple[GameSession, GameSession]:
     for seed in range(60):
         host, guest = start(kind)

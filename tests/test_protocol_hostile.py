@@ -520,7 +520,7 @@ def test_seating_the_guest_purges_strangers_waiting_lines_without_refusing_the_h
     )
     assert host.receive(waiting) == []  # kept: the stranger might be the guest
     host.receive(guest.join(SECRET).line)
-    out = host.accept(GUEST.public, SALT)  # the review found this raising: the purge's rejection was taken for ours
+    out = host.accept(GUEST.public, SALT)  # does not raise: the purge's rejection is the stranger's, not ours
     assert rejected(out.events) == ["wrong-signer"] and out.events[0].line == out.events[0].message.line
     assert host.guest == GUEST.public and not len(host._waiting)
 

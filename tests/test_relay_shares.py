@@ -2,8 +2,8 @@
 players' lines, a game's non-players are capped, and a catch-up never delays the subscriber's own line.
 
 Each test reproduces an attack on the anonymous embedded relay (what ``olixono host`` runs) through the real relay
-on a free 127.0.0.1 port, and fails on the relay as it was. The strangers connect from 127.0.0.2 and up (loopback
-all the same, to 127.0.0.1): each address is an owner of its own, as the attackers' addresses were.
+on a free 127.0.0.1 port, and fails on a relay the attack would harm. The strangers connect from 127.0.0.2 and up
+(loopback all the same, to 127.0.0.1): each address is an owner of its own, as an attacker's addresses are.
 """
 
 from __future__ import annotations
@@ -358,11 +358,10 @@ async def slow_relay_with_an_open_game(name: str) -> AsyncIterator[tuple[Embedde
 
 
 async def test_clients_of_one_address_that_ask_for_a_game_again_are_never_kept_waiting_past_their_timeout():
-    """The soak's stuck game: a player reconnecting through a flapping link (its old connections not yet closed, its
-    opponent at the same address) subscribed to the game from several connections at once, again and again. Each
-    catch-up was charged to the address, all of them at once, so the next subscriptions waited for all of them: past
-    the client's timeout (10 s), which then reconnected and asked again, and never caught up. Now a catch-up's debt
-    is one burst at most: a subscription is answered within a burst's worth of time."""
+    """A player reconnecting through a flapping link (its old connections not yet closed, its opponent at the same
+    address) subscribes to the game from several connections at once, again and again. Each catch-up is charged to
+    the address, but a catch-up's debt is one burst at most: a subscription is answered within a burst's worth of
+    time, never after the client's timeout (10 s), which would reconnect, ask again, and never catch up."""
     async with slow_relay_with_an_open_game("again") as (relay, t), contextlib.AsyncExitStack() as stack:
         players = [await stack.enter_async_context(bare_client(relay.port, timeout=30)) for _ in range(4)]
 
