@@ -260,8 +260,8 @@ async def test_leaving_counts_only_the_time_connected_up_to_a_cap(monkeypatch):
 
 
 async def test_a_runner_being_cancelled_waits_for_nothing_though_the_cancellation_was_swallowed(monkeypatch):
-    """The soak stops a runner by cancelling it; aiomqtt may swallow a cancellation (CPython gh-86296), which left
-    the runner in its goodbye's wait. A task that is being cancelled now leaves at once."""
+    """The soak stops a runner by cancelling it; aiomqtt may swallow a cancellation (CPython gh-86296), which would
+    leave the runner in its goodbye's wait. A task that is being cancelled leaves at once."""
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
     runners = seated_runners()
     mover = runners[0] if runners[0].core.my_turn else runners[1]
@@ -606,7 +606,7 @@ def test_a_bot_seat_never_holds_the_program_while_it_thinks():
 
 async def test_a_request_that_fails_in_its_own_task_is_shown_never_lost():
     """The narrowing and the end of a peek run in tasks of their own (the reader never waits for the relay): an error
-    in one was lost ("Task exception was never retrieved"); now the person is told, and the log has it."""
+    in one is told to the person, and the log has it, never lost ("Task exception was never retrieved")."""
     runners = seated_runners()
     runner = runners[0]
 

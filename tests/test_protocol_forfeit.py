@@ -351,8 +351,8 @@ def test_an_accept_is_only_ever_seq_2():
 
 @pytest.mark.parametrize("kind", ["resign", "move", "accept"])
 def test_the_guests_lines_from_before_its_seat_count_alike_in_every_order(kind):
-    """A line of the future guest's for seq 1 or 2 (before the accept) was refused when it came first and held
-    against the guest when it came after: now it goes into the guest's history either way."""
+    """A line of the future guest's for seq 1 or 2 (before the accept) goes into the guest's history whether it comes
+    before the accept or after, never refused in one order and held against the guest in the other."""
     host, guest = start("olix")
     play_moves(host, guest, 3, plies=4)
     offer = host.chain[0].hash

@@ -305,10 +305,10 @@ async def test_a_games_non_players_are_capped_and_never_its_players():
 
 # -- a catch-up is paid for by subscribing ------------------------------------------------------------------
 async def test_a_catch_up_never_delays_the_subscribers_next_line():
-    """A player's client subscribes to the whole game on every (re)connection: the game's retained lines it was
-    sent were charged to its address, and its next move waited until they were paid for (12,000 junk lines: 6.5 s).
-    Here 600 junk lines at 100 a second past a burst of 100 made that 5 s; now a catch-up delays only the next
-    subscription, and the move, from this connection or another of the same address, leaves at once."""
+    """A player's client subscribes to the whole game on every (re)connection, and the game's retained lines it is
+    sent are charged to its address; a catch-up delays only the next subscription, and the move, from this
+    connection or another of the same address, leaves at once. (Were the move to wait until they are paid for, 600
+    junk lines at 100 a second past a burst of 100 would hold it 5 s.)"""
     t = table()
     limits = Limits(publish_rate=0, delivery_rate=100.0, delivery_burst=100)
     junk = [chat(throwaway(f"catch-up {k}"), t.game, n) for k in range(3) for n in range(1, 201)]
