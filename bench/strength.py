@@ -6,11 +6,11 @@
     python bench/strength.py --seconds 0.1 --pairs mcts-old,mcts-oldx10   # against the mcts of --baseline
 
 A bot is ``random``, ``greedy``, ``mcts`` (this tree's) or ``old`` (the ``mcts`` of the commit ``--baseline``,
-default 40e475b, the code before issue 22: exported with ``git archive`` into a temporary directory and driven
-in a subprocess through its text engine, ``python -m client engine``, with ``setposition`` and ``genmove``, so
-no copy of old code is kept). A suffix ``xK`` multiplies a bot's budget by K (``oldx10``: ten times the time).
-With ``--seconds`` every ``mcts``/``old`` bot gets that wall time a move (times its K) instead of an iteration
-budget; the engine's round trip is not counted against the old bot.
+default 40e475b, the baseline mcts: UCT with a win-in-one solver; exported with ``git archive`` into a temporary
+directory and driven in a subprocess through its text engine, ``python -m client engine``, with ``setposition`` and
+``genmove``, so no copy of the baseline's code is kept). A suffix ``xK`` multiplies a bot's budget by K (``oldx10``:
+ten times the time). With ``--seconds`` every ``mcts``/``old`` bot gets that wall time a move (times its K) instead
+of an iteration budget; the engine's round trip is not counted against the old bot.
 
 For each game and pairing it prints a table (wins, draws, losses of the first
 bot; the share of games it won and its score, each with a 95% Wilson

@@ -63,7 +63,7 @@ EVAL_SCALE = 30.0
 """Evaluation points that make a leaf value of tanh(1) ≈ 0.76."""
 EXPLORATION = 0.2
 """UCT's exploration constant for Olix (the search's default is 1.0): its leaves are the evaluation, not playouts,
-so their values are steady and the search does best trusting them. Against the mcts of before issue 22 at 0.1 s a
+so their values are steady and the search does best trusting them. Against the baseline mcts at 0.1 s a
 move (40 games each, random openings): 0.1 scored 61%, 0.2 60%, 0.35 54%, 1.0 46% (``BENCHMARKS.md``)."""
 # Weight of an open line of eight holding n own stones (and none of the opponent's).
 _WINDOW_WEIGHT = (0.0, 0.0, 0.1, 0.4, 1.0, 2.5, 6.0, 14.0, 0.0)

@@ -499,7 +499,7 @@ class OxonoSearch:
 FAST_SEARCH: dict[str, Any] = {"refute_new": True, "solve_plies": 20, "solve_nodes": 20}
 """What the search does more with the C helpers (:data:`C`), which make it affordable
 (:class:`~olixono.mcts.Mcts`'s keywords): every new node is asked whether the player to move has a win in two
-(``refute_new``), not only the best moves at the end (measured against the mcts of before issue 22 given ten times
+(``refute_new``), not only the best moves at the end (measured against the baseline mcts given ten times
 the time: 58% with it, 22% without, 40 games each); the root solver from 20 pawns left (the Python solver: 16), with
 20 positions for each iteration of an iteration budget (a position costs it about a twentieth of an iteration)."""
 

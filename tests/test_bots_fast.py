@@ -146,7 +146,7 @@ def test_bad_states_are_refused_with_an_error_not_a_crash(bad):
         fast.playout(state, lambda: 1 / 0, 8, 3)  # the caller's random number generator failing is its error
 
 
-# A full board: every pawn placed, nobody's line (a draw), as the hostile review found accepted before.
+# A full board: every pawn placed, nobody's line (a draw): no search may be asked from it.
 FULL = (64296062473, 4412928496, 62717758384, 1, 23, 0, 0, 0, 0)
 ONE_SIDE_SHORT = (1, 0, 0, 2, 3, 8, 8, 8, 7)  # 32 pawns in all, but 17 and 15 a side: refused too
 
@@ -161,8 +161,8 @@ def test_a_random_number_outside_0_1_is_an_error_not_a_square_off_the_board(rand
 
 
 def test_what_no_search_asks_is_refused_or_bounded():
-    """The hostile review's inputs: each crashed, hung, read memory it had not written, or disagreed with the
-    reference before."""
+    """Inputs a hostile caller could give: each is refused or bounded, never a crash, a hang, a read of memory never
+    written, or an answer the reference does not give."""
     state = bot_oxono.state_of(new_board("oxono"))
     assert bot_oxono.pawns_left(FULL) == 0
     with pytest.raises(ValueError, match="no pawn left"):

@@ -1,8 +1,8 @@
 """Games through the chaos proxy (harness/chaos.py): a lost delivery, a relay that withholds, a half-open connection.
 
-Issue 19 (3): a relay (or a bridge) that dropped one line on its way to one player stalled the game for ever, in
-silence. Each test here plays whole bot games between two clients in this process, one or both behind the proxy,
-against a real relay of each kind, and fails on the client as it was.
+A relay (or a bridge) that drops one line on its way to one player must not stall the game, in silence or
+otherwise. Each test here plays whole bot games between two clients in this process, one or both behind the proxy,
+against a real relay of each kind, and fails on a client that waits for ever on a line it will never be sent.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ async def test_one_lost_delivery_never_stops_a_game(relay, tmp_path, direction, 
 
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
 async def test_a_move_lost_on_its_way_to_the_player_who_waits_for_it_is_fetched_again(relay, tmp_path, kind):
-    """The issue's stall: one move of the host's never reaches the guest, though the relay retains it; both see each
+    """One move of the host's never reaches the guest, though the relay retains it; both see each
     other present. The host sees no copy of it from the guest and sends it again."""
     host_key = Identity.generate()
     lost: list[str] = []
@@ -181,7 +181,7 @@ async def test_half_open_connections_are_noticed_and_made_again(relay, tmp_path)
 
 
 async def test_honest_bots_under_50_ms_of_jitter_leave_no_thinking_unexplained(relay, tmp_path):
-    """Issue 21: through the proxy's fixed and jittery latency (both players behind it), every move receipted; what
+    """Through the proxy's fixed and jittery latency (both players behind it), every move receipted; what
     the receipts leave unexplained stays within the slack a move allows for jitter."""
     if relay.kind != "embedded":
         pytest.skip("the receipts are the clients' own, the same on every relay")
@@ -220,11 +220,11 @@ class Hanging:
     ],
 )
 async def test_a_bot_game_ends_on_time_when_one_bot_stops(relay, tmp_path, monkeypatch, control, how):
-    """Issue 21: two bots through the proxy's latency; after three moves the guest's bot stops. The host, set up to
+    """Two bots through the proxy's latency; after three moves the guest's bot stops. The host, set up to
     claim (``--claim auto``), flags once the guest's clock and the grace have run out by its watch. A bot that hangs
     in a client that goes on concedes at once (its own clock is out too); a process that stopped answers nothing,
     and the host ends the game when the answer window has passed. A win on time for every reader of the record.
-    (CI plays the first, in 0:05+1; the issue's 3+2 with a stopped process takes four minutes: the long run's.)"""
+    (CI plays the first, in 0:05+1; a 3+2 game with a stopped process takes four minutes: the long run's.)"""
     if relay.kind != "embedded":
         pytest.skip("the claims are the clients' own, the same on every relay")
     from olixono import bots

@@ -1,4 +1,4 @@
-"""The client's claims on time (issue 21), on an injected clock: the ``claim`` command waits for the other's clock to
+"""The client's claims on time, on an injected clock: the ``claim`` command waits for the other's clock to
 run out by this client's watch, then signs the flag claim, then the timeout once the window has passed; a player out
 of time concedes when claimed against; ``--claim auto`` does it all as time passes (:meth:`GameCore.tick`)."""
 
@@ -276,9 +276,9 @@ def test_a_player_back_after_a_disconnect_sees_the_claim_open_against_it():
 
 
 def test_a_watcher_arriving_after_the_claim_shows_its_window_as_at_most_the_whole_window():
-    """A watcher arriving 20 s after the claim cannot know when the window began: it showed 50 s and more left to
-    answer (its turn seen begin only now), where every other client showed 10 s; now at most the whole window, marked
-    (the newcomer's walk)."""
+    """A watcher arriving 20 s after the claim cannot know when the window began: it shows at most the whole window,
+    marked, never 50 s and more left to answer (its turn seen begin only on arrival) where every other client shows
+    10 s."""
     from test_client_clock import late_watcher
 
     relay, clock, first, second, watcher = claimed_while_away()
@@ -882,7 +882,7 @@ async def test_plain_says_when_a_players_clock_runs_out_on_its_turn():
     assert printed == [f"game: oxono, 1 move, {second.my_player} to move (your move)", out], printed
 
 
-# -- telling the claimant what claim would do (the newcomer's walk: nothing said it) --------------------------------
+# -- telling the claimant what claim would do ------------------------------------------------------------------
 def told(core: GameCore) -> list[str]:
     """What the runner's tick tells ``core``'s player now, in words."""
     return [text for text in (describe(core, event) for event in core.tick().events) if text is not None]

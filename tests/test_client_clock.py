@@ -1,4 +1,4 @@
-"""The client on the clock (issue 21): it measures its own thinking (monotonic, injected here), signs the clock that
+"""The client on the clock: it measures its own thinking (monotonic, injected here), signs the clock that
 follows, shows both official clocks ticking, keeps a timed move on the disk before it leaves, and hosts a timed game."""
 
 from __future__ import annotations
@@ -449,9 +449,9 @@ def test_verify_prints_each_sides_time_used_and_unexplained():
 
 
 def test_an_untimed_games_toolbar_shows_the_side_to_moves_turn_the_same_for_players_and_watchers():
-    """The newcomer's walk: each client counted each side's thinking its own way (a watcher from when it started, a
-    resumed player from zero), so three terminals showed three different times. Untimed, the toolbar now shows the
-    side to move's time on this turn, from each client's seeing it begin: the same everywhere."""
+    """Untimed, the toolbar shows the side to move's time on this turn, from each client's seeing it begin: the same
+    on every terminal, where counting each side's thinking its own way (a watcher from when it started, a resumed
+    player from zero) would show three terminals three different times."""
     from client.frontends.network_screen import NetworkTable
 
     relay, clock, host, guest = untimed_on_a_clock()

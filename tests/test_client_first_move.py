@@ -149,7 +149,7 @@ async def test_a_game_whose_first_move_never_comes_is_aborted_through_the_comman
         await said(first, f"claim: {other_colour(seated)} claims you made no first move, and your time for it ran out")
         for seat in (other, first):
             await said(seat, result)
-            await said(seat, "result confirmed by both players")  # settled: now leaving is no longer leaving it
+            await said(seat, "result confirmed by both players")  # settled: leaving from here does not leave the game
         for typing in typings:
             typing.close()
         async with asyncio.timeout(20):

@@ -239,8 +239,8 @@ async def test_a_relay_that_withholds_or_delays_changes_nothing_while_another_wo
 
 
 async def test_logging_in_asks_every_relay_at_once_and_a_silent_one_is_a_warning(tmp_path):
-    """A relay that accepts connections and never answers (a firewall, a hostile host) made the whole command fail,
-    after every relay was asked in turn: now they are asked at once, and it is a warning while another answers."""
+    """The relays are asked at once, and one that accepts connections and never answers (a firewall, a hostile host)
+    is a warning while another answers, never the whole command's failure after every relay was asked in turn."""
     from client.flows import network
     from protocol import Identity
 

@@ -162,9 +162,9 @@ def test_a_relay_found_to_lose_lines_is_asked_sooner():
 
 
 def test_an_opponent_who_moves_just_after_the_relay_was_asked_again_is_no_sign_of_loss():
-    """The newcomer's false notice: an opponent who thought ten seconds or so moved just after this client asked the
-    relay again, and the line, delivered live, was taken for one the asking brought. Only a line from the relay's
-    store (the retain flag) soon after the asking says the relay lost it."""
+    """An opponent who thought ten seconds or so moves just after this client asked the relay again: the line,
+    delivered live, is not taken for one the asking brought, and no notice says the relay loses lines. Only a line
+    from the relay's store (the retain flag) soon after the asking says the relay lost it."""
     watch = Liveness()
     assert [t for t, a in run(watch, QUIET, 0.0, 10.0) if isinstance(a, Resubscribe)] == [10.0]
     actions = run(watch, replace(QUIET, answered=6), 10.25, 10.25)  # delivered live, just after the asking

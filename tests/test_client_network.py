@@ -452,8 +452,8 @@ async def offer_a_draw_then_resign(guest: Seat, writer) -> None:
 
 
 async def test_a_link_remembers_hashes_of_the_topics_it_is_told_to_only(relay):
-    """Issue 19 (2): Link.seen kept every topic's payload for the life of a connection (a watcher grew from 40 MB to
-    225 MB under 90,000 junk lines): now a SHA-256 each, and only of the topics its owner wants remembered."""
+    """Link.seen keeps a SHA-256 of each payload, and only of the topics its owner wants remembered: a watcher under
+    90,000 junk lines keeps no more than their hashes, never the payloads, for the life of a connection."""
     import hashlib
 
     from client.shell.transport import Link, RelayAddress
@@ -514,9 +514,9 @@ async def test_a_link_tells_a_line_from_the_relays_store_from_one_delivered_live
 
 
 async def test_a_link_waits_longer_for_the_first_retained_line_than_between_two():
-    """The flaky export ('no game … nor on the relay'): a loaded relay began sending a subscription's retained lines
-    more than QUIET s after it, and ``settled`` had taken the silence for an empty store. Now, while nothing has come
-    at all, it waits QUIET_BEFORE_ANY s; once a line has come, QUIET s after the latest."""
+    """While nothing has come at all, ``settled`` waits QUIET_BEFORE_ANY s; once a line has come, QUIET s after the
+    latest: a loaded relay may begin sending a subscription's retained lines more than QUIET s after it, and taking
+    that silence for an empty store would make export say 'no game … nor on the relay'."""
     from client.shell import transport
     from client.shell.transport import Link, RelayAddress
 

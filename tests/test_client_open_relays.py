@@ -12,9 +12,9 @@ After each game, a watcher and an exporter given one relay alone get the whole g
 runs on a free 127.0.0.1 port, started and stopped (processes by their PID) by the test that needs it; every wait is
 bounded.
 
-Each attack here found a defect once, and fails on the code before its mend: live junk on a player's topic spent the
-restores of every line of its own (an erasure later was never put back); a finished runner's count timer held its
-seat locked in the process for up to 5 s; ``olixono relay`` could ignore SIGTERM while a client was sending.
+Each attack here fails on a client or relay that lets it through: live junk on a player's topic must not spend the
+restores of every line of its own (so that an erasure later is still put back); a finished runner's count timer must
+not hold its seat locked in the process; ``olixono relay`` must heed SIGTERM while a client is sending.
 """
 
 from __future__ import annotations

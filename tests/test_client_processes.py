@@ -271,7 +271,7 @@ async def test_two_players_and_a_watcher_on_the_full_screen_in_real_terminals(tm
 
         def my_turn_shown(pane: int) -> None:
             """The last move in the player's moves pane (its client has it: a screen not yet redrawn after its own
-            move still shows the 'your move' of before it), then its toolbar's turn."""
+            move still shows the 'your move' it showed before that move), then its toolbar's turn."""
             if session.moves:
                 tmux.wait_for(pane, rf"│ *{session.moves}\. ")
             tmux.wait_for(pane, r"^your move \| ")

@@ -104,9 +104,9 @@ async def test_the_quiet_watch_knows_whether_the_opponents_line_came_live_or_fro
 
 
 async def test_a_copy_waits_for_a_quiet_moment_but_leaves_with_the_answer():
-    """Issue 19 (4): copies waited up to 1 s, and the answer went first; a player killed in between left the
-    opponent's line without a copy for good. Now what waits leaves with the player's next line, in the same step,
-    just after it (the relay handles the move first: the copy does not delay it)."""
+    """A copy waits for a quiet moment, but what waits leaves with the player's next line, in the same step, just
+    after it (the relay handles the move first: the copy does not delay it), so that a player killed after answering
+    never leaves the opponent's line without a copy."""
     runners = seated_runners()
     host, guest = runners
     mover, other = runners if host.core.my_turn else runners[::-1]
@@ -165,9 +165,9 @@ async def test_leaving_sends_the_copies_waiting_before_the_goodbye():
 
 
 async def test_leaving_waits_for_a_sign_that_the_opponent_has_the_last_line(monkeypatch):
-    """The soak's stuck games: the last move lost on its way to the relay (or with a relay killed before it kept it),
-    the connection lost, and the mover left at once; nothing else would ever publish that line. Now leaving waits,
-    through a lost connection, for the opponent's copy (asked for at once), at most GOODBYE_MOST s."""
+    """The last move lost on its way to the relay (or with a relay killed before it kept it), the connection lost:
+    leaving waits, through the lost connection, for the opponent's copy (asked for at once), at most GOODBYE_MOST s,
+    since nothing else would ever publish that line."""
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 3.0)
     runners = seated_runners()
     mover, other = runners if runners[0].core.my_turn else runners[::-1]
@@ -220,9 +220,8 @@ class RunnableLink(FakeLink):
 
 
 async def test_what_leaving_waits_for_is_told_once_the_front_end_has_gone(monkeypatch):
-    """The newcomer's silent ``/quit``: the front end (its screen) had returned, so the notice saying what leaving
-    waits for went to a queue nobody read, and the terminal sat silent for up to GOODBYE_MOST s. Now what happens
-    after the front end returned is told on standard error (``farewell``)."""
+    """Once the front end (its screen) has returned, what leaving waits for is told on standard error (``farewell``):
+    a queue nobody reads any more would leave the terminal silent for up to GOODBYE_MOST s after ``/quit``."""
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 0.5)
     monkeypatch.setattr(runner_module, "GOODBYE_TELL", 0.2)
     host, guest = start("olix")
@@ -243,9 +242,9 @@ async def test_what_leaving_waits_for_is_told_once_the_front_end_has_gone(monkey
 
 
 async def test_leaving_counts_only_the_time_connected_up_to_a_cap(monkeypatch):
-    """The soak's game 306: the last line's wait ran out while the relay was down (killed, and the reconnection backing
-    off), the mover left, and the in-memory relay lost the line for good. Time without a connection no longer counts;
-    a cap bounds the whole wait."""
+    """Leaving waits for the last line's sign only while connected: with the relay down (killed, and the reconnection
+    backing off) the wait does not run out, else the mover leaves and an in-memory relay loses the line for good; a
+    cap bounds the whole wait."""
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 0.4)
     monkeypatch.setattr(runner_module, "GOODBYE_CAP", 1.5)
     runners = seated_runners()
@@ -268,8 +267,8 @@ async def test_leaving_counts_only_the_time_connected_up_to_a_cap(monkeypatch):
 
 
 async def test_a_runner_being_cancelled_waits_for_nothing_though_the_cancellation_was_swallowed(monkeypatch):
-    """The soak stops a runner by cancelling it; aiomqtt may swallow a cancellation (CPython gh-86296), which left
-    the runner in its goodbye's wait. A task that is being cancelled now leaves at once."""
+    """The soak stops a runner by cancelling it; aiomqtt may swallow a cancellation (CPython gh-86296), which would
+    leave the runner in its goodbye's wait. A task that is being cancelled leaves at once."""
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
     runners = seated_runners()
     mover = runners[0] if runners[0].core.my_turn else runners[1]
@@ -304,10 +303,10 @@ async def left_at_once(leaving: asyncio.Task[None]) -> bool:
 
 
 async def test_a_resumed_player_whose_game_is_over_leaves_after_publishing_its_last_lines(monkeypatch):
-    """The soak's game 646: the game's last line signed (the journal has it) but never sent, the process killed; its
-    resume found the game over in its journal and left before its first connection, so nobody ever published that
-    line and the opponent waited for it for ever. Now leaving waits for the first catch-up (which publishes what the
-    relay lacks) and then for a sign that the opponent has the lines they had not answered."""
+    """The game's last line signed (the journal has it) but never sent, the process killed: its resume finds the game
+    over in its journal, and leaving waits for the first catch-up (which publishes what the relay lacks) and then for
+    a sign that the opponent has the lines they had not answered, so that the opponent never waits for that line for
+    ever."""
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
     runners = seated_runners()
     mover = runners[0]
@@ -347,9 +346,9 @@ async def away(runner: GameRunner, other: GameRunner) -> None:
 
 
 async def test_leaving_a_game_over_waits_for_the_opponent_though_away(monkeypatch):
-    """The soak's game 337: the last line's echo was taken as enough with the opponent away, and the relay (without
-    its data) was then killed: the line was nowhere but in the journal of a player who never comes back to a game
-    that is over. Now the opponent is waited for (at most GOODBYE_MOST s) once the game is over."""
+    """Once the game is over the opponent is waited for (at most GOODBYE_MOST s), though away: the last line's echo is
+    not enough, since a relay without its data may then be killed, leaving the line nowhere but in the journal of a
+    player who never comes back to a game that is over."""
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
     runners = seated_runners()
     mover, other = runners
@@ -524,8 +523,8 @@ async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
 
 
 async def test_junk_from_strangers_is_counted_not_printed(monkeypatch):
-    """Each junk line printed its own warning (90,000 of them buried the game). Now, the seats known, one notice says
-    strangers' lines are harmless, and the rest make one running count, told every few seconds."""
+    """The seats known, one notice says strangers' lines are harmless, and the rest make one running count, told
+    every few seconds: a warning for each junk line would bury the game under a flood's 90,000."""
     from client.cores.network_game import Notice
     from protocol import GameSession, Identity, LineRejected
     from protocol.messages import encode
@@ -614,7 +613,7 @@ def test_a_bot_seat_never_holds_the_program_while_it_thinks():
 
 async def test_a_request_that_fails_in_its_own_task_is_shown_never_lost():
     """The narrowing and the end of a peek run in tasks of their own (the reader never waits for the relay): an error
-    in one was lost ("Task exception was never retrieved"); now the person is told, and the log has it."""
+    in one is told to the person, and the log has it, never lost ("Task exception was never retrieved")."""
     runners = seated_runners()
     runner = runners[0]
 
@@ -660,10 +659,10 @@ def auto_claimant(monkeypatch) -> tuple[GameRunner, GameCore, object]:
 
 
 async def test_a_stalled_client_with_claim_auto_reads_the_move_waiting_before_it_claims(monkeypatch):
-    """The newcomer's walk: a client stopped 53 s (SIGSTOP) while the other's move, in time, waited in its buffer; on
-    SIGCONT its watch's tick came before the reader, and ``--claim auto`` signed a needless claim (on the record for
-    good). A tick far later than its period holds what time alone calls for a moment: the reader takes the move
-    first; with nothing come meanwhile, the claim follows the hold."""
+    """A client stopped 53 s (SIGSTOP) while the other's move, in time, waits in its buffer: on SIGCONT its watch's
+    tick may come before the reader, and ``--claim auto`` must not sign a needless claim (on the record for good). A
+    tick far later than its period holds what time alone calls for a moment: the reader takes the move first; with
+    nothing come meanwhile, the claim follows the hold."""
     import time
 
     runner, other, clock = auto_claimant(monkeypatch)

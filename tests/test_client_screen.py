@@ -785,8 +785,8 @@ class Hurried:
 
 @pytest.mark.parametrize("no_color", [False, True], ids=["colour", "NO_COLOR"])
 async def test_a_clock_under_ten_seconds_shows_in_the_warning_style_and_quit_asks_first(no_color, monkeypatch):
-    """The newcomer's walk: the 10 s warning was a faint ``0:07.1!`` in a reverse-video toolbar; it is bold (and red,
-    where colour is allowed). /quit and Ctrl-D, while leaving may cost the game, ask first; asked, they leave."""
+    """The 10 s warning stands out in the reverse-video toolbar: ``0:07.1!`` bold (and red, where colour is allowed).
+    /quit and Ctrl-D, while leaving may cost the game, ask first; asked, they leave."""
     from client.frontends.screen import run_screen
 
     if no_color:

@@ -1,6 +1,7 @@
-"""Every ``olixono`` command README.md and docs/*.md show, checked through the real command line: each parses with
-the real argparse parser (a failure names its file and line), and the ones that play (the bot-seat examples, and
-export, verify, replay and analyze on the finished game) are run against a relay this test starts.
+"""Every ``olixono`` command README.md, CONTRIBUTING.md, CHANGELOG.md and docs/*.md show, checked through the real
+command line: each parses with the real argparse parser (a failure names its file and line), and the ones that play
+(the bot-seat examples, and export, verify, replay and analyze on the finished game) are run against a relay this test
+starts. CONTRIBUTING.md's other commands are the suite's own tools: each is run here, or is one the suite itself runs.
 
 Every process is started here and stopped by its PID; traffic goes to 127.0.0.1 only; every wait is bounded.
 """
@@ -19,7 +20,7 @@ from client.cli import build_parser
 from olixono.arguments import option_strings, protect_ids
 from protocol import Identity
 
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCUMENTS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md"))]
 GAME_ID = "b8iwQmV2RfS9dxX4kPz1AA"
 """A well-formed game id, for GAME and ID where the command is only parsed."""
 KINDS = ("host", "play")
@@ -39,10 +40,10 @@ class Documented:
 
 
 def documented() -> list[Documented]:
-    """Every ``olixono`` command line of README.md and docs/*.md: in code blocks (indented or fenced; ``$ `` and
-    ``# comments`` off, a line ending in ``\\`` joined to the next) and in inline code that begins with it (after
-    ``VAR=value`` words, or a pipe into it). A bare ``olixono NAME`` in prose names a command: it is kept too, and
-    checked as a name."""
+    """Every ``olixono`` command line of the documents: in code blocks (indented or fenced; ``$ `` and ``# comments``
+    off, a line ending in ``\\`` joined to the next, commands joined by ``&&`` taken apart) and in inline code that
+    begins with it (after ``VAR=value`` words, or a pipe into it). A bare ``olixono NAME`` in prose names a command:
+    it is kept too, and checked as a name."""
     found: list[Documented] = []
     for path in DOCUMENTS:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -57,7 +58,7 @@ def documented() -> list[Documented]:
                     pending = text[:-1]
                     continue
                 pending = ""
-                texts = [re.sub(r"\s+#( .*)?$", "", text)]
+                texts = [part.strip() for part in re.sub(r"\s+#( .*)?$", "", text).split(" && ")]
             else:
                 texts = [part.replace("\\|", "|") for part in re.findall(r"`([^`]+)`", line)]
             for text in texts:
@@ -222,3 +223,60 @@ async def test_the_documented_engine_pipes_answer(tmp_path, text, expected):
     stdin = shlex.split(command.text.split("|")[0])[1].encode().decode("unicode_escape")
     code, out, err = await run(env, *words(command, {}), stdin_text=stdin, timeout=60)
     assert code == 0 and expected in out and "?" not in out.split("\n", 1)[0], (out, err)
+
+
+CONTRIBUTING = ROOT / "CONTRIBUTING.md"
+SUITE_RUNS = {
+    "bash scripts/test": "the suite itself, as CI runs it",
+    "python3 -m pytest ": "the suite's runner, on one file",
+    "python3 -m mypy": "scripts/test runs it before the suite",
+    "python3 -m pip install .": "scripts/test installs the project (with the test tools) before the suite",
+    "python3 scripts/regenerate_golden.py": "writes what the golden and vector tests compare, from the same functions",
+}
+"""CONTRIBUTING.md's commands that only the suite itself can run (or that it runs before the tests), by beginning."""
+RUN_HERE = ("python3 -m ruff format FILE", "python3 -m ruff check FILE")
+"""CONTRIBUTING.md's commands this file runs (``test_the_contributing_ruff_commands_pass_on_a_file_of_the_tree``)."""
+
+
+def contributing_commands() -> list[str]:
+    """Every command of CONTRIBUTING.md's code blocks (indented; ``# comments`` off, ``&&`` taken apart)."""
+    commands = []
+    for line in CONTRIBUTING.read_text(encoding="utf-8").splitlines():
+        if line.startswith("    ") and not line.lstrip().startswith("|"):
+            commands += [part.strip() for part in re.sub(r"\s+#( .*)?$", "", line.strip()).split(" && ")]
+    return commands
+
+
+def test_every_command_contributing_shows_is_run_by_a_test():
+    """An ``olixono`` command is parsed with the others (``COMMANDS``); the ruff commands run below; the rest are the
+    suite's own, which it runs by being run."""
+    commands = contributing_commands()
+    collected = {command.text for command in COMMANDS if command.path == CONTRIBUTING}
+    assert "bash scripts/test" in commands and "olixono host oxono" in collected, commands
+    uncovered = [
+        text
+        for text in commands
+        if text not in collected and text not in RUN_HERE and not text.startswith(tuple(SUITE_RUNS))
+    ]
+    assert not uncovered, "CONTRIBUTING.md shows commands no test runs:\n" + "\n".join(uncovered)
+
+
+def test_the_contributing_ruff_commands_pass_on_a_file_of_the_tree(tmp_path):
+    """``ruff format FILE`` leaves this file as it is, and ``ruff check FILE`` finds nothing in it (a copy, with the
+    tree's settings: ruff reads the pyproject.toml of the folder it runs in). Ruff is no test tool: without it, a
+    skip."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("ruff") is None:
+        pytest.skip("ruff is not installed (python3 -m pip install ruff)")
+    text = Path(__file__).read_text(encoding="utf-8")
+    copy = tmp_path / "copy.py"
+    copy.write_text(text, encoding="utf-8")
+    for command in RUN_HERE:
+        assert command in contributing_commands(), command
+        args = [str(copy) if word == "FILE" else word for word in shlex.split(command)[1:]]
+        done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, (command, done.stdout, done.stderr)
+    assert copy.read_text(encoding="utf-8") == text

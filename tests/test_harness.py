@@ -44,7 +44,7 @@ def test_a_decoder_that_raises_the_wrong_error_is_caught(monkeypatch):
 @pytest.mark.slow
 @pytest.mark.parametrize("target", ["line", "session"])
 def test_a_million_inputs(target):
-    """The issue's run: at least 1,000,000 generated inputs for the line parser and the session (minutes)."""
+    """The long run: at least 1,000,000 generated inputs for the line parser and the session (minutes)."""
     figures = fuzz.run_random(target, 1_000_000, seed=2)
     assert figures["runs"] == 1_000_000 and figures["peak_rss_mib"] < 500
 
@@ -92,7 +92,7 @@ def test_a_short_soak_loses_nothing_and_leaves_nothing_stuck(second):
 @pytest.mark.slow
 @pytest.mark.parametrize("second", [(), ("--second-relay",)], ids=["one relay", "two relays"])
 def test_a_thousand_games(second):
-    """The issue's soak: 1,000 games, 250 in each phase, a relay killed every 20 s (about 35 minutes); with a second
+    """The long soak: 1,000 games, 250 in each phase, a relay killed every 20 s (about 35 minutes); with a second
     relay per game, either killed."""
     status, figures = run_harness(
         "-m", "harness.soak", "--games", "1000", "--relay-kill-every", "20", *second, timeout=4 * 3600

@@ -323,7 +323,7 @@ async def test_ctrl_c_while_waiting_leaves_in_a_sentence(tmp_path, relay):
             assert "Interrupted." in out and "resumable" not in out, (command, out)
 
 
-# -- the second newcomer's walk (issue 21's session): each rough edge, as it should be now ----------------------------
+# -- a newcomer's session with a timed game: the rough edges a first game meets, each smoothed ------------------------
 async def test_joining_ones_own_game_says_how_to_try_both_seats_on_one_machine(tmp_path):
     from client.cores.network_game import GameCore
     from client.flows import network
@@ -554,7 +554,7 @@ async def test_a_strangers_lines_are_said_once_quietly_not_warned_for_ever(relay
         await stop(host)
 
 
-# -- the third newcomer's walk: commands that fail as documented ------------------------------------------------
+# -- commands that fail as documented ---------------------------------------------------------------------------
 async def test_a_network_seat_is_held_by_a_bot_chosen_by_its_level(relay, tmp_path):
     """``host --level easy`` and ``join GAME --level hard``, as the README shows them (with a small budget, to be
     quick): each seat played by that level's bot, to the end."""

@@ -1,4 +1,4 @@
-"""Flag claims and timeouts (issue 21): a player whose opponent's clock has run out, by its own observation, signs a
+"""Flag claims and timeouts: a player whose opponent's clock has run out, by its own observation, signs a
 flag claim; a move in time or a concession answers it; an unanswered claim ends the game on time once its answer
 window has passed. A time win needs the other's silence and the claimant's own unexplained time within a bound:
 otherwise the result is a time dispute, with the figures. On the simulated timeline of the receipts' tests."""

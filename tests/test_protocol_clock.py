@@ -1,5 +1,5 @@
-"""Time controls in the terms, and the clock rule every receiver applies to a timed game's moves (issue 21, first
-step): the official clock follows from signed data alone, the same for the players and a watcher."""
+"""Time controls in the terms, and the clock rule every receiver applies to a timed game's moves: the official clock
+follows from signed data alone, the same for the players and a watcher."""
 
 from __future__ import annotations
 

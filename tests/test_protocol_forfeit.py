@@ -133,8 +133,9 @@ def finished(kind: str = "oxono", seed: int = 7) -> tuple[GameSession, GameSessi
 
 @pytest.mark.parametrize("forgery", ["move", "agree"])
 def test_the_loser_who_re_signs_its_last_slot_loses_whichever_line_a_late_watcher_gets_first(forgery):
-    """The attack of issue 17: after the game, the loser re-signs its own last slot (a different move, or an agree
-    of an open draw offer); a late watcher gets the forgery and the winner's copy of the true line, in any order."""
+    """The attack on a finished game's record: after the game, the loser re-signs its own last slot (a different move,
+    or an agree of an open draw offer); a late watcher gets the forgery and the winner's copy of the true line, in any
+    order."""
     for seed in range(40):
         host, guest = start("oxono")
         rng = random.Random(seed)
@@ -278,7 +279,7 @@ def test_a_player_confirms_again_when_the_ending_changes():
     assert spectator.confirmed_by == {HOST.public, GUEST.public} and not spectator.proofs
 
 
-# -- the seating: what a host or a guest can sign before the coin is revealed (from a hostile review) ---------
+# -- the seating: what a host or a guest can sign before the coin is revealed ---------------------------------
 def won_by_guest(kind: str = "oxono") -> tuple[GameSession, GameSession]:
     for seed in range(60):
         host, guest = start(kind)
@@ -350,8 +351,8 @@ def test_an_accept_is_only_ever_seq_2():
 
 @pytest.mark.parametrize("kind", ["resign", "move", "accept"])
 def test_the_guests_lines_from_before_its_seat_count_alike_in_every_order(kind):
-    """A line of the future guest's for seq 1 or 2 (before the accept) was refused when it came first and held
-    against the guest when it came after: now it goes into the guest's history either way."""
+    """A line of the future guest's for seq 1 or 2 (before the accept) goes into the guest's history whether it comes
+    before the accept or after, never refused in one order and held against the guest in the other."""
     host, guest = start("olix")
     play_moves(host, guest, 3, plies=4)
     offer = host.chain[0].hash

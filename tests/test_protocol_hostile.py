@@ -1,5 +1,6 @@
-"""The holes a hostile review found (issue 9), each reproduced: history rewritten, a poisoned waiting room,
-unbounded memory, an honest user made to equivocate, a coin biased by walking away, and the smaller ones."""
+"""What a hostile player or stranger would try against the protocol, each attempted and refused: history rewritten, a
+poisoned waiting room, unbounded memory, an honest user made to equivocate, a coin biased by walking away, and the
+smaller ones."""
 
 from __future__ import annotations
 
@@ -519,7 +520,7 @@ def test_seating_the_guest_purges_strangers_waiting_lines_without_refusing_the_h
     )
     assert host.receive(waiting) == []  # kept: the stranger might be the guest
     host.receive(guest.join(SECRET).line)
-    out = host.accept(GUEST.public, SALT)  # the review found this raising: the purge's rejection was taken for ours
+    out = host.accept(GUEST.public, SALT)  # does not raise: the purge's rejection is the stranger's, not ours
     assert rejected(out.events) == ["wrong-signer"] and out.events[0].line == out.events[0].message.line
     assert host.guest == GUEST.public and not len(host._waiting)
 

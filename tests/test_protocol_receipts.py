@@ -1,4 +1,4 @@
-"""Receipts (issue 21): on verifying the other player's move a client signs its receive time at once; from the chain
+"""Receipts: on verifying the other player's move a client signs its receive time at once; from the chain
 of moves and receipts every receiver computes the round trips and the thinking each side's claims leave unexplained,
 the same for the players and a watcher. Simulated here on a timeline with two clocks that disagree and a network delay."""
 
@@ -237,10 +237,9 @@ def test_unexplained_follows_the_rule():
 
 
 def test_a_player_who_says_it_had_the_others_moves_late_cannot_shed_its_own_thinking():
-    """Found by review: a move's measure once took the line it answers as leaving when its mover's own receipt said;
-    a cheat that dated its receipts of the other's moves 4 s late passed its own hidden 4 s a move to the other. Each
-    move's measure is now the other player's alone (their receipt: when they had it, when their line left, when they
-    had our receipt of that)."""
+    """Each move's measure is the other player's alone (their receipt: when they had it, when their line left, when
+    they had our receipt of that), never the mover's own receipt of the line it answers: else a cheat that dated its
+    receipts of the other's moves 4 s late would pass its own hidden 4 s a move to the other."""
     seated = table()
     for _ in range(12):
         if seated.mover() is seated.host:

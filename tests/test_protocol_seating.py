@@ -13,9 +13,9 @@ when it asks (``ResyncNeeded``, as a client subscribes again). The properties:
 5. a game its seated, revealed players ended, then re-seated by the host with a puppet of its own, stays won by
    the same winner.
 
-Each failed on the judge as it was (a host's puppet re-seated a game it lost; lines of a guest a later accept seated
-were lost; records differed or failed ``verify``); the named tests below them are those failures, each reduced to a
-handful of lines.
+Each fails on a judge that lets a host's puppet re-seat a game it lost, loses the lines of a guest a later accept
+seats, or leaves records that differ or fail ``verify``; the named tests below them are those failures, each
+reduced to a handful of lines.
 """
 
 from __future__ import annotations

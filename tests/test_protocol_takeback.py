@@ -173,7 +173,7 @@ def test_a_timed_undo_of_one_move_is_on_the_clock_and_one_of_two_carries_none():
     receipt = waiter.receipt(undo.message.seq, recv_ms=10_000, sent_ms=4_000)  # it began the waiter's turn
     exchange(waiter, actor, receipt.line)
     play_moves(host, guest, seed=1, plies=0)
-    actor, waiter = mover(host, guest)  # the waiter of before, to move again
+    actor, waiter = mover(host, guest)  # the player who waited in the last turn, to move again
     exchange(actor, waiter, actor.move(actor.board.legal_moves()[0].text(), think_ms=1_000).line)
     actor, waiter = mover(host, guest)
     exchange(actor, waiter, actor.takeback(2).line)

@@ -393,8 +393,8 @@ def hidden_thinking(took: int, moves: int, rtt: int = 40) -> Timeline:
 def test_a_claimant_that_waits_what_claim_remaining_says_is_never_voided_by_the_witnesses():
     """The hider's moves took 4 s where it signed 2 s: the witnesses allow a move 1.1 s of lag, the claimant's own
     receipts only the round trip, so they time its clock longer than the claimant's watch does. A claim on the
-    claimant's watch alone (plus the client's 2 s margin) was voided, and its ending could only be sent again; the
-    claimant now waits for the clock as both time it, and wins on time."""
+    claimant's watch alone (plus the client's 2 s margin) would be voided, and its ending could only be sent again;
+    the claimant waits for the clock as both time it, and wins on time."""
     from client.cores.network_game import WITNESS_MARGIN_MS
 
     for honest in (False, True):

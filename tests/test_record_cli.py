@@ -1,4 +1,4 @@
-"""A game's record that nobody can change (issue 17), through the real command line, on both relays.
+"""A game's record that nobody can change, through the real command line, on both relays.
 
 1. a loser who re-signs its own last slot after the game loses it for every late watcher, export and verify;
 2. one seat, one process: a second ``resume`` or ``join`` of a seat refuses, naming the first;

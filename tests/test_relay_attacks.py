@@ -1,7 +1,7 @@
 """The embedded relay under attack: what a stranger can do with a client id, a half-sent CONNECT or a burst.
 
-Each test reproduces an attack from the relay review (issue 11) against the real embedded relay on a free
-127.0.0.1 port, and fails on the relay as it was.
+Each test makes an attack a stranger could make against the real embedded relay on a free 127.0.0.1 port, and fails
+on a relay the attack would harm.
 """
 
 from __future__ import annotations
@@ -370,8 +370,8 @@ async def test_a_key_keeps_at_most_its_share_of_a_game():
 
 
 async def test_many_keys_from_one_address_count_as_one_owner():
-    """The flood of the issue: many connections from one address, each under keys of its own, in one game; the
-    address's cap in a game and over all games holds (there was none)."""
+    """A flood of many connections from one address, each under keys of its own, in one game: the address's cap in a
+    game and over all games holds, whatever keys it signs with."""
     limits = Limits(lines_per_owner_game=40, lines_per_owner=60, publish_rate=0)
     async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
         async with contextlib.AsyncExitStack() as stack:

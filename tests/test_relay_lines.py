@@ -1,7 +1,8 @@
 """The embedded relay keeps only what may stand on a game's topics: nobody, account or not, erases or replaces a line.
 
-Pure checks of ``relay.lines`` first, then the attacks of issue 17 against a running embedded relay (anonymous, as
-``olixono host`` starts it, and private), and what anonymous Mosquitto leaves open (said plainly in docs/relay.md).
+Pure checks of ``relay.lines`` first, then the attacks on a finished game's record against a running embedded relay
+(anonymous, as ``olixono host`` starts it, and private), and what anonymous Mosquitto leaves open (said plainly in
+docs/relay.md).
 """
 
 from __future__ import annotations

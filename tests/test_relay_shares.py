@@ -2,8 +2,8 @@
 players' lines, a game's non-players are capped, and a catch-up never delays the subscriber's own line.
 
 Each test reproduces an attack on the anonymous embedded relay (what ``olixono host`` runs) through the real relay
-on a free 127.0.0.1 port, and fails on the relay as it was. The strangers connect from 127.0.0.2 and up (loopback
-all the same, to 127.0.0.1): each address is an owner of its own, as the attackers' addresses were.
+on a free 127.0.0.1 port, and fails on a relay the attack would harm. The strangers connect from 127.0.0.2 and up
+(loopback all the same, to 127.0.0.1): each address is an owner of its own, as an attacker's addresses are.
 """
 
 from __future__ import annotations
@@ -305,10 +305,10 @@ async def test_a_games_non_players_are_capped_and_never_its_players():
 
 # -- a catch-up is paid for by subscribing ------------------------------------------------------------------
 async def test_a_catch_up_never_delays_the_subscribers_next_line():
-    """A player's client subscribes to the whole game on every (re)connection: the game's retained lines it was
-    sent were charged to its address, and its next move waited until they were paid for (12,000 junk lines: 6.5 s).
-    Here 600 junk lines at 100 a second past a burst of 100 made that 5 s; now a catch-up delays only the next
-    subscription, and the move, from this connection or another of the same address, leaves at once."""
+    """A player's client subscribes to the whole game on every (re)connection, and the game's retained lines it is
+    sent are charged to its address; a catch-up delays only the next subscription, and the move, from this
+    connection or another of the same address, leaves at once. (Were the move to wait until they are paid for, 600
+    junk lines at 100 a second past a burst of 100 would hold it 5 s.)"""
     t = table()
     limits = Limits(publish_rate=0, delivery_rate=100.0, delivery_burst=100)
     junk = [chat(throwaway(f"catch-up {k}"), t.game, n) for k in range(3) for n in range(1, 201)]
@@ -358,11 +358,10 @@ async def slow_relay_with_an_open_game(name: str) -> AsyncIterator[tuple[Embedde
 
 
 async def test_clients_of_one_address_that_ask_for_a_game_again_are_never_kept_waiting_past_their_timeout():
-    """The soak's stuck game: a player reconnecting through a flapping link (its old connections not yet closed, its
-    opponent at the same address) subscribed to the game from several connections at once, again and again. Each
-    catch-up was charged to the address, all of them at once, so the next subscriptions waited for all of them: past
-    the client's timeout (10 s), which then reconnected and asked again, and never caught up. Now a catch-up's debt
-    is one burst at most: a subscription is answered within a burst's worth of time."""
+    """A player reconnecting through a flapping link (its old connections not yet closed, its opponent at the same
+    address) subscribes to the game from several connections at once, again and again. Each catch-up is charged to
+    the address, but a catch-up's debt is one burst at most: a subscription is answered within a burst's worth of
+    time, never after the client's timeout (10 s), which would reconnect, ask again, and never catch up."""
     async with slow_relay_with_an_open_game("again") as (relay, t), contextlib.AsyncExitStack() as stack:
         players = [await stack.enter_async_context(bare_client(relay.port, timeout=30)) for _ in range(4)]
 

@@ -211,7 +211,7 @@ async def test_private_relay_plays_a_signed_game_between_accounts(relays, tmp_pa
 
 @pytest.mark.parametrize("erase", [True, False], ids=["erased", "replaced"])
 async def test_a_loser_cannot_rewrite_history_that_the_winner_holds_copies_of(relays, tmp_path, erase):
-    """Issue 9, hole 1: an account may rewrite its own retained topics, so a loser could erase or replace their last
+    """An account may rewrite its own retained topics (Mosquitto lets it), so a loser could erase or replace their last
     line; the winner's copies (under the winner's key, out of the loser's reach) keep the game for a late spectator."""
     users_file = tmp_path / "users"
     alice, bob = make_accounts(users_file, 2)

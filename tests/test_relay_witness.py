@@ -1,8 +1,8 @@
 """A seated game's time witnesses on the embedded relay: it keeps a named witness's witness lines and the players'
 copies of them, counted in the witness's share and the players', and nothing else of theirs; a key the offer does not
-name is a stranger. Through the real relay on a free 127.0.0.1 port and the real library. The first test failed on
-the relay as it was before it knew of witnesses (it refused every witness line of a seated game); the second keeps
-what must stay refused."""
+name is a stranger. Through the real relay on a free 127.0.0.1 port and the real library. The first test fails on a
+relay that knows nothing of witnesses (it would refuse every witness line of a seated game); the second keeps what
+must stay refused."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The rules live in the repository: ``docs/oxono.md`` and ``docs/olix.md`` number every rule of their game, each
 rule a test is named after (``test_rule_08_…``) is there under its number, and nothing cites a rules page from
-outside the repository any more."""
+outside the repository."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 GAMES = {"oxono": 14, "olix": 13}
 """Each game's page and how many rules it numbers."""
 OUTSIDE = re.compile(rb"\bRULES" + rb"\.md\b", re.IGNORECASE)
-"""The page outside the repository that the rules were once cited from (spelled in two pieces, so this file is no
-citation of it)."""
+"""A rules page outside the repository, which nothing may cite (spelled in two pieces, so this file is no citation
+of it)."""
 
 
 def numbered(game: str) -> list[int]:
