@@ -235,10 +235,10 @@ def test_once_the_seats_are_known_strangers_lines_are_never_kept():
 
 
 # -- 4. memory stays bounded whatever strangers publish ---------------------------------------------
-def test_ten_thousand_joins_keep_a_bounded_few_and_the_game_still_starts():
-    host, guest = offered()
-    rng = random.Random(2)
-    flood = [
+def stranger_joins(host: GameSession, count: int, seed: int) -> list[str]:
+    """``count`` joins of the host's game, each from a throwaway key with a commit of its own."""
+    rng = random.Random(seed)
+    return [
         encode(
             "join",
             [
@@ -250,8 +250,13 @@ def test_ten_thousand_joins_keep_a_bounded_few_and_the_game_still_starts():
             ],
             key,
         )
-        for key in strangers(MAX_JOINS * 3)
+        for key in strangers(count)
     ]
+
+
+def test_ten_thousand_joins_keep_a_bounded_few_and_the_game_still_starts():
+    host, guest = offered()
+    flood = stranger_joins(host, MAX_JOINS * 3, seed=2)
     spectator = GameSession(host.game_id)
     spectator.receive(host.transcript[0])
     codes = rejected(host.receive_all(flood)) + rejected(spectator.receive_all(flood))
@@ -266,21 +271,7 @@ def test_ten_thousand_joins_keep_a_bounded_few_and_the_game_still_starts():
 
 def test_a_spectator_whose_join_list_is_full_still_follows_the_accepted_guest():
     host, guest = offered()
-    rng = random.Random(3)
-    flood = [
-        encode(
-            "join",
-            [
-                ("game", host.game_id),
-                ("seq", "1"),
-                ("prev", host.head.hash),
-                ("terms", DEFAULT_TERMS),
-                ("commit", b64(rng.randbytes(32))),
-            ],
-            key,
-        )
-        for key in strangers(MAX_JOINS)
-    ]
+    flood = stranger_joins(host, MAX_JOINS, seed=3)
     join = guest.join(SECRET).line
     host.receive(join)
     accept = host.accept(GUEST.public, SALT).line
