@@ -11,9 +11,11 @@ async def relay(tmp_path):
     """The embedded relay, in this process on a free 127.0.0.1 port (test_client_network runs both kinds)."""
     started = Relay("embedded", tmp_path / "relay")
     started.workdir.mkdir()
-    await started.start()
-    yield started
-    await started.stop()
+    try:
+        await started.start()
+        yield started
+    finally:
+        await started.stop()
 
 
 @pytest.fixture(params=KINDS)
@@ -21,6 +23,8 @@ async def any_relay(request, tmp_path):
     """An anonymous relay of each kind in turn: the embedded relay in this process, then Mosquitto (a subprocess)."""
     started = Relay(request.param, tmp_path / "relay")
     started.workdir.mkdir()
-    await started.start()
-    yield started
-    await started.stop()
+    try:
+        await started.start()
+        yield started
+    finally:
+        await started.stop()

@@ -23,13 +23,12 @@ fast = pytest.importorskip("olixono._oxono_fast", reason="the C helpers are not 
 def without_c(bot_module, name: str):
     """A fresh copy of ``bot_module`` (``bot_oxono``, ``bot_olix``) loaded under ``name`` with ``OLIXONO_PURE_PYTHON``
     set: the module as it is without its C helpers (the one imported keeps them)."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("OLIXONO_PURE_PYTHON", "1")
-    spec = importlib.util.spec_from_file_location(name, bot_module.__file__)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    mp.undo()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("OLIXONO_PURE_PYTHON", "1")
+        spec = importlib.util.spec_from_file_location(name, bot_module.__file__)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
     assert not module.FAST and bot_module.FAST
     return module
 

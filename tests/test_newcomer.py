@@ -66,9 +66,11 @@ async def private_relay(request, tmp_path):
     accounts = make_accounts(users, 2)
     relay = Relay(request.param, tmp_path / "relay", users_file=users)
     relay.workdir.mkdir()
-    await relay.start()
-    yield relay, accounts
-    await relay.stop()
+    try:
+        await relay.start()
+        yield relay, accounts
+    finally:
+        await relay.stop()
 
 
 async def test_the_hidden_prompt_logs_in_to_a_private_relay(private_relay, tmp_path):

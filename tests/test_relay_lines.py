@@ -108,9 +108,11 @@ async def embedded(request, tmp_path):
         make_accounts(started.users_file, 0)
         for identity in (HOST, GUEST):
             accounts[identity.public] = Account(identity, users.add_user(started.users_file, identity.public.text)[1])
-    await started.start()
-    yield started, accounts
-    await started.stop()
+    try:
+        await started.start()
+        yield started, accounts
+    finally:
+        await started.stop()
 
 
 async def test_nobody_can_erase_or_replace_a_finished_games_lines_on_the_embedded_relay(embedded):

@@ -11,6 +11,7 @@ relays differ, the test says so.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import socket
 import struct
@@ -54,9 +55,12 @@ async def relays(request, tmp_path):
         started.append(relay)
         return await relay.start()
 
-    yield make
-    for relay in started:
-        await relay.stop()
+    try:
+        yield make
+    finally:
+        async with contextlib.AsyncExitStack() as stopping:  # every one stopped, though one fails to
+            for relay in started:
+                stopping.push_async_callback(relay.stop)
 
 
 def game_topic(game: str, key: str, slot: str) -> str:
