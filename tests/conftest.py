@@ -1,14 +1,37 @@
-"""Fixtures shared by the test modules (a module may define its own of the same name: it takes precedence)."""
+"""Fixtures shared by the test modules."""
 
 from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import TextIO
 
 import pytest
 from relay_fixtures import KINDS, Relay
 
 
 @pytest.fixture
+def pipes() -> Iterator[Callable[[], tuple[TextIO, TextIO]]]:
+    """``pipes()``: a pipe for typed commands, (the end a front end reads, the end the test types at); every end is
+    closed when the test ends."""
+    opened: list[TextIO] = []
+
+    def make() -> tuple[TextIO, TextIO]:
+        read_end, write_end = os.pipe()
+        ends = os.fdopen(read_end, "r"), os.fdopen(write_end, "w")
+        opened.extend(ends)
+        return ends
+
+    try:
+        yield make
+    finally:  # the writing ends first: a front end's thread reading a pipe holds its lock until it reads the end
+        for end in opened[1::2] + opened[::2]:
+            end.close()
+
+
+@pytest.fixture
 async def relay(tmp_path):
-    """The embedded relay, in this process on a free 127.0.0.1 port (test_client_network runs both kinds)."""
+    """The embedded relay, in this process on a free 127.0.0.1 port."""
     started = Relay("embedded", tmp_path / "relay")
     started.workdir.mkdir()
     try:

@@ -859,19 +859,20 @@ async def both_leave(keys, host_typing, joining: asyncio.Task, hosting: asyncio.
         assert await joining == 0 and await hosting in (0, 3)
 
 
-async def test_the_game_over_screen_asks_for_a_rematch_with_a_key_and_hands_over_to_it(relay, tmp_path, monkeypatch):
+async def test_the_game_over_screen_asks_for_a_rematch_with_a_key_and_hands_over_to_it(
+    relay, tmp_path, monkeypatch, pipes
+):
     """A person on the full screen (the guest) plays a ``--plain`` host. Once the game is over the screen says how to
     ask for a rematch, its toolbar shows the key (``r: rematch``) and its help the key's row; the host asks, the
     toolbar says so, and the key agrees: the screen closes and the rematch (the host's new game, colours swapped)
     comes on a new screen in the same command. There the key asks, the host agrees: a third game, hosted by the
     guest. (One prompt-toolkit application a process: the other player is a ``--plain`` one.)"""
     from network_helpers import cancelled, check_rematch, said
-    from test_client_network import pipe
 
     from client.frontends import plain
 
     monkeypatch.setattr(plain, "REMATCH_GRACE", 30.0)  # the --plain host waits for its test's rematch, however slow
-    host_in, host_typing = await pipe()
+    host_in, host_typing = pipes()
     host = Seat(tmp_path, "host", relay, plain=True, commands=host_in)
     hosting = asyncio.create_task(network.host("oxono", host.options))
     game = await game_id_of(host)
@@ -931,14 +932,13 @@ def test_a_toolbar_too_wide_for_its_terminal_keeps_whose_turn_and_the_relays_sta
     assert fit_parts(lost, 70) == ["RELAY LOST: reconnecting; your move", "black 5e6f-7a8b 3:59 here"]
 
 
-async def test_a_takeback_agreed_on_the_full_screen_takes_the_move_off_its_board_and_moves_pane(relay, tmp_path):
+async def test_a_takeback_agreed_on_the_full_screen_takes_the_move_off_its_board_and_moves_pane(relay, tmp_path, pipes):
     """An Olix game between a person on the full screen (the guest) and a ``--plain`` host: the second player, having
     moved, asks for a takeback and the first agrees (``/takeback`` on the screen, ``takeback`` at the host, whichever
     side each is): the screen says so, and its moves pane and board follow the move that replaces the one taken back."""
     from network_helpers import cancelled, said
-    from test_client_network import pipe
 
-    host_in, host_typing = await pipe()
+    host_in, host_typing = pipes()
     host = Seat(tmp_path, "host", relay, plain=True, commands=host_in)
     hosting = asyncio.create_task(network.host("olix", host.options))
     game = await game_id_of(host)
