@@ -1,4 +1,4 @@
-"""Fixtures shared by the test modules."""
+"""Fixtures shared by the test modules, and the ``network`` marker on every test that starts a relay."""
 
 from __future__ import annotations
 
@@ -8,6 +8,16 @@ from typing import TextIO
 
 import pytest
 from relay_fixtures import KINDS, Relay
+
+NETWORK_FIXTURES = frozenset({"relay", "any_relay", "private_relay", "relays", "embedded", "fast_relay", "relay_page"})
+"""The fixtures that start a relay (here and in test modules): a test that uses one, even through another fixture,
+is marked ``network``. A test that starts a relay itself carries the marker in its module."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if NETWORK_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.network)
 
 
 @pytest.fixture

@@ -135,6 +135,7 @@ async def test_a_hostile_third_client_changes_nothing(any_relay, tmp_path):
     assert "notice: lines of keys that hold no seat here are ignored, harmless" in watcher.text()
 
 
+@pytest.mark.network
 @pytest.mark.parametrize("data", [False, True], ids=["killed-without-data", "restarted-with-data"])
 async def test_a_relay_that_loses_its_lines_is_seeded_again_by_the_players(tmp_path, data):
     """The relay process is SIGKILLed with no data folder (everything it retained is gone), or stopped and started
@@ -297,6 +298,7 @@ async def test_one_sentence_for_each_relay_failure(tmp_path):
     assert not list(tmp_path.iterdir())  # no game made that could never be published
 
 
+@pytest.mark.network
 async def test_a_private_relay_wants_the_account_and_says_so(tmp_path):
     users = tmp_path / "users"
     (account,) = make_accounts(users, 1)

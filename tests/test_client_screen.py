@@ -677,6 +677,7 @@ def pasted_rows(terminal: Terminal) -> list[str]:
     return [row.rstrip() for row in rows[divider + 1 : prompt]]
 
 
+@pytest.mark.network
 @pytest.mark.parametrize("tls", [False, True], ids=["mqtt", "mqtts-cafile"])
 async def test_the_host_sees_the_join_command_whole_across_the_terminal_and_can_copy_it(tmp_path, tls):
     """At 80 columns the join command (a relay not the default; a TLS relay's --cafile too) is on a row of its own

@@ -243,6 +243,7 @@ def test_a_watcher_is_told_it_watches():
 
 
 # -- 11. a host's game taken up again, its relay gone with it ------------------------------------------------
+@pytest.mark.network
 async def test_resuming_a_host_game_whose_own_relay_ended_starts_one_again(tmp_path):
     from cli_helpers import games_dir
 
@@ -649,6 +650,7 @@ def test_a_closed_stdout_ends_the_command_quietly(tmp_path, args, stdin):
             process.wait(10)
 
 
+@pytest.mark.network
 async def test_the_commands_printed_on_a_tls_relay_work_when_pasted(tmp_path):
     """On a relay given --cafile: the lobby's host suggestion and the join command it then prints each name the relay
     and the CA, on one line; pasted as they are (a bot added to hold each seat), they play a game to its end."""

@@ -146,6 +146,7 @@ async def test_nobody_can_erase_or_replace_a_finished_games_lines_on_the_embedde
     assert late.result == host.result and not late.proofs
 
 
+@pytest.mark.network
 @pytest.mark.parametrize("kind", ["embedded", pytest.param("mosquitto", marks=needs_mosquitto)])
 async def test_a_player_puts_back_a_line_of_its_own_that_vanishes_while_it_is_connected(kind, tmp_path):
     """On anonymous Mosquitto anyone can empty any retained topic; a connected player sees it and publishes its line
