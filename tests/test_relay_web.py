@@ -12,6 +12,7 @@ import gzip
 import io
 import ssl
 import uuid
+from pathlib import Path
 
 import aiomqtt
 import pytest
@@ -274,7 +275,7 @@ def listening_on(port: int) -> set[str]:
     """The local addresses this machine's listening TCP sockets of ``port`` are bound to (from /proc/net)."""
     addresses = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for row in open(table).read().splitlines()[1:]:
+        for row in Path(table).read_text().splitlines()[1:]:
             local, state = row.split()[1], row.split()[3]
             address, hex_port = local.split(":")
             if state == "0A" and int(hex_port, 16) == port:  # LISTEN
