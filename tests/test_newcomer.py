@@ -648,6 +648,10 @@ def test_a_closed_stdout_ends_the_command_quietly(tmp_path, args, stdin):
         if process.poll() is None:
             process.kill()
             process.wait(10)
+        typing.join(10)
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
 
 
 @pytest.mark.network
