@@ -16,6 +16,7 @@ import shutil
 import ssl
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -230,6 +231,16 @@ class RelayProcess:
         except subprocess.TimeoutExpired:
             process.kill()
             await asyncio.to_thread(process.wait, 5)
+
+
+async def eventually(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """Whether ``condition`` holds within ``timeout`` s (asked every 0.02 s): for a test to assert, naming what it
+    waited for, rather than fail on a bare timeout."""
+    for _ in range(round(timeout / 0.02)):
+        if condition():
+            return True
+        await asyncio.sleep(0.02)
+    return condition()
 
 
 async def gather_messages(

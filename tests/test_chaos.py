@@ -25,11 +25,6 @@ from protocol.clock import TimeControl
 pytestmark = needs_mosquitto
 
 
-@pytest.fixture
-def relay(any_relay: Relay) -> Relay:
-    return any_relay
-
-
 async def play_through(
     relay: Relay,
     tmp_path,
@@ -98,7 +93,7 @@ async def test_the_proxy_loses_what_it_is_told_to_and_acknowledges_it():
 
 @pytest.mark.parametrize("direction", [DOWN, UP])
 @pytest.mark.parametrize("pick", [0, 1, 2])
-async def test_one_lost_delivery_never_stops_a_game(relay, tmp_path, direction, pick):
+async def test_one_lost_delivery_never_stops_a_game(any_relay, tmp_path, direction, pick):
     """One PUBLISH lost between the guest and the relay (to it, or from it), somewhere in the game (after the
     catch-up): the game finishes all the same, within seconds."""
     chosen = random.Random(f"{direction}/{pick}").randint(6, 24)
@@ -112,13 +107,13 @@ async def test_one_lost_delivery_never_stops_a_game(relay, tmp_path, direction, 
 
     loop = asyncio.get_running_loop()
     started = loop.time()
-    host, guest, game, proxy = await play_through(relay, tmp_path, Chaos(seed=pick, drop=drop), seed=pick + 3)
+    host, guest, game, proxy = await play_through(any_relay, tmp_path, Chaos(seed=pick, drop=drop), seed=pick + 3)
     assert proxy.counts.dropped == 1, "the game ended before the chosen delivery: choose an earlier one"
     assert loop.time() - started < 30
 
 
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
-async def test_a_move_lost_on_its_way_to_the_player_who_waits_for_it_is_fetched_again(relay, tmp_path, kind):
+async def test_a_move_lost_on_its_way_to_the_player_who_waits_for_it_is_fetched_again(any_relay, tmp_path, kind):
     """One move of the host's never reaches the guest, though the relay retains it; both see each
     other present. The host sees no copy of it from the guest and sends it again."""
     host_key = Identity.generate()
@@ -132,20 +127,20 @@ async def test_a_move_lost_on_its_way_to_the_player_who_waits_for_it_is_fetched_
         return False
 
     host, guest, _, proxy = await play_through(
-        relay, tmp_path, Chaos(drop=drop), kind=kind, seed=8, host_identity=host_key
+        any_relay, tmp_path, Chaos(drop=drop), kind=kind, seed=8, host_identity=host_key
     )
     assert lost and proxy.counts.dropped == 1
     assert "sent it again" in host.text() or "asked the relay again" in guest.text()
 
 
-async def test_a_relay_that_withholds_one_players_live_lines_does_not_stop_the_game(relay, tmp_path):
+async def test_a_relay_that_withholds_one_players_live_lines_does_not_stop_the_game(any_relay, tmp_path):
     """The relay keeps the host's lines (retained) but never forwards them live to the guest: the guest asks again
     when the host is quiet though here, and the game finishes. (The asking is the client's own: one relay is enough.)"""
-    if relay.kind != "embedded":
+    if any_relay.kind != "embedded":
         pytest.skip("the asking is the client's own, the same on every relay")
     chaos = Chaos(seed=4)
-    async with ChaosProxy(relay.port, chaos) as proxy:
-        host = Seat(tmp_path, "host", relay, bot="random", seed=5)
+    async with ChaosProxy(any_relay.port, chaos) as proxy:
+        host = Seat(tmp_path, "host", any_relay, bot="random", seed=5)
         guest = Seat(tmp_path, "guest", Via(proxy.port), bot="random", seed=6)
         hosting = asyncio.create_task(network.host("oxono", host.options))
         try:
@@ -163,31 +158,31 @@ async def test_a_relay_that_withholds_one_players_live_lines_does_not_stop_the_g
 
 
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
-async def test_games_finish_through_loss_duplication_reordering_and_jitter(relay, tmp_path, kind):
+async def test_games_finish_through_loss_duplication_reordering_and_jitter(any_relay, tmp_path, kind):
     chaos = Chaos(seed=11, loss=0.03, duplicate=0.05, reorder=0.05, delay=0.002, jitter=0.01)
-    _, _, _, proxy = await play_through(relay, tmp_path, chaos, kind=kind, both=True, timeout=90)
+    _, _, _, proxy = await play_through(any_relay, tmp_path, chaos, kind=kind, both=True, timeout=90)
     assert proxy.counts.dropped and proxy.counts.duplicated and proxy.counts.reordered
 
 
-async def test_half_open_connections_are_noticed_and_made_again(relay, tmp_path):
+async def test_half_open_connections_are_noticed_and_made_again(any_relay, tmp_path):
     """The proxy goes silent both ways now and then, the sockets left open (TCP notices nothing, and the keepalive
     only after 45 s): a line of ours that never comes back, or a request never answered, makes the client connect
     again, and the game finishes. (The client notices alike on either relay: the embedded one is enough here.)"""
-    if relay.kind != "embedded":
+    if any_relay.kind != "embedded":
         pytest.skip("the detection is the client's own, the same on every relay")
     chaos = Chaos(seed=3, silence_after=120)
-    _, _, _, proxy = await play_through(relay, tmp_path, chaos, both=True, timeout=150)
+    _, _, _, proxy = await play_through(any_relay, tmp_path, chaos, both=True, timeout=150)
     assert proxy.counts.silenced >= 2
 
 
-async def test_honest_bots_under_50_ms_of_jitter_leave_no_thinking_unexplained(relay, tmp_path):
+async def test_honest_bots_under_50_ms_of_jitter_leave_no_thinking_unexplained(any_relay, tmp_path):
     """Through the proxy's fixed and jittery latency (both players behind it), every move receipted; what
     the receipts leave unexplained stays within the slack a move allows for jitter."""
-    if relay.kind != "embedded":
+    if any_relay.kind != "embedded":
         pytest.skip("the receipts are the clients' own, the same on every relay")
     chaos = Chaos(seed=5, delay=0.005, jitter=0.05)
     host, guest, game, _ = await play_through(
-        relay, tmp_path, chaos, kind="olix", both=True, timeout=120, control=TimeControl.parse("3+2")
+        any_relay, tmp_path, chaos, kind="olix", both=True, timeout=120, control=TimeControl.parse("3+2")
     )
     session, _, problem = verify_transcript(transcript(host, game))
     used = session.time_used()
@@ -219,13 +214,13 @@ class Hanging:
         pytest.param("3+2", "stops", id="3+2-stops", marks=pytest.mark.slow),
     ],
 )
-async def test_a_bot_game_ends_on_time_when_one_bot_stops(relay, tmp_path, monkeypatch, control, how):
+async def test_a_bot_game_ends_on_time_when_one_bot_stops(any_relay, tmp_path, monkeypatch, control, how):
     """Two bots through the proxy's latency; after three moves the guest's bot stops. The host, set up to
     claim (``--claim auto``), flags once the guest's clock and the grace have run out by its watch. A bot that hangs
     in a client that goes on concedes at once (its own clock is out too); a process that stopped answers nothing,
     and the host ends the game when the answer window has passed. A win on time for every reader of the record.
     (CI plays the first, in 0:05+1; a 3+2 game with a stopped process takes four minutes: the long run's.)"""
-    if relay.kind != "embedded":
+    if any_relay.kind != "embedded":
         pytest.skip("the claims are the clients' own, the same on every relay")
     from olixono import bots
 
@@ -238,7 +233,7 @@ async def test_a_bot_game_ends_on_time_when_one_bot_stops(relay, tmp_path, monke
 
     monkeypatch.setattr(bots, "make_bot", make_bot)
     clock = TimeControl.parse(control)
-    async with ChaosProxy(relay.port, Chaos(seed=9, delay=0.005, jitter=0.02)) as proxy:
+    async with ChaosProxy(any_relay.port, Chaos(seed=9, delay=0.005, jitter=0.02)) as proxy:
         host = Seat(tmp_path, "host", Via(proxy.port), bot="random", seed=4, control=clock, auto_claim=True)
         guest = Seat(tmp_path, "guest", Via(proxy.port), bot="random", seed=5)
         hosting = asyncio.create_task(network.host("olix", host.options))

@@ -253,19 +253,18 @@ async def test_the_board_printed_after_a_move_and_by_board_names_the_last_move()
         assert board.splitlines()[:-1] == waiter.board.show().splitlines() and board.splitlines()[-1] == last, board
 
 
-async def test_a_player_at_the_line_console_answers_a_rematch_then_asks_for_one(relay, tmp_path, monkeypatch):
+async def test_a_player_at_the_line_console_answers_a_rematch_then_asks_for_one(relay, tmp_path, monkeypatch, pipes):
     """A person at the line console (the guest) plays a ``--plain`` host: once the game is over the console says how
     to ask for a rematch and stays; the host asks, the console's yes agrees, and it hands over to the rematch (the
     host's new game, the colours swapped), played on in the same command. There the console asks, the host agrees:
     a third game. (One prompt-toolkit application a process: the other player is a ``--plain`` one.)"""
     from network_helpers import cancelled, check_rematch
     from network_helpers import said as seen
-    from test_client_network import pipe
 
     from client.frontends import plain
 
     monkeypatch.setattr(plain, "REMATCH_GRACE", 30.0)  # the --plain host waits for its test's rematch, however slow
-    host_in, host_typing = await pipe()
+    host_in, host_typing = pipes()
     host = Seat(tmp_path, "host", relay, plain=True, commands=host_in)
     hosting = asyncio.create_task(network.host("olix", host.options))
     game = await game_id_of(host)

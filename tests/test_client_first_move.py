@@ -101,13 +101,12 @@ def test_a_player_is_told_claim_would_abort_the_game_of_a_missing_first_move():
     )
 
 
-async def test_a_game_whose_first_move_never_comes_is_aborted_through_the_commands(relay, tmp_path, monkeypatch):
+async def test_a_game_whose_first_move_never_comes_is_aborted_through_the_commands(relay, tmp_path, monkeypatch, pipes):
     """Two ``--plain`` players (``host`` and ``join``, with ``--claim auto``) of a live game, and nobody moves: the
     player to move first loses no clock; its first move's time runs out, the other's client claims and, the window
     over, closes the claim, and the game ends aborted, in the words both read. The protocol's least first-move time
     and answer window (30 s each) are shortened here, for both players alike, so that it runs in seconds."""
     from network_helpers import Seat, cancelled, game_id_of, said, transcript
-    from test_client_network import pipe
 
     from client.flows import network
     from protocol import clock as protocol_clock
@@ -118,7 +117,7 @@ async def test_a_game_whose_first_move_never_comes_is_aborted_through_the_comman
     monkeypatch.setattr(protocol_clock, "WINDOW_MIN_MS", 1500)
     typings, seats = [], []
     for name in ("host", "guest"):
-        reader, typing = await pipe()
+        reader, typing = pipes()
         typings.append(typing)
         seats.append(
             Seat(

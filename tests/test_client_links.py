@@ -66,6 +66,7 @@ async def linked_to_two(tmp_path, second_kind: str) -> AsyncIterator[tuple[Relay
         await second.stop()
 
 
+@pytest.mark.network
 async def test_a_line_goes_to_every_relay_and_comes_back_once(tmp_path):
     topic, line = topic_of(GAME, WRITER, "chat-1"), signed_line(WRITER, GAME, "chat-1")
     other_topic, other = topic_of(GAME, WRITER, "chat-2"), signed_line(WRITER, GAME, "chat-2")
@@ -114,6 +115,7 @@ async def test_a_relay_down_at_the_start_costs_nothing_and_is_seeded_when_it_com
             await late.stop()
 
 
+@pytest.mark.network
 async def test_a_line_asked_for_again_reaches_the_game_again(tmp_path):
     """The game asks a relay for its lines again when it dropped some (a resync): what the relays send from their
     store then reaches it, though the same lines came before."""

@@ -10,7 +10,9 @@ import asyncio
 import contextlib
 import gc
 import io
+import os
 import re
+from typing import TextIO
 
 import pytest
 from network_helpers import Seat, cancelled, game_id_of, on_the_chain, transcript
@@ -25,15 +27,10 @@ from protocol.messages import encode
 pytestmark = needs_mosquitto
 
 
-@pytest.fixture
-def relay(any_relay: Relay) -> Relay:
-    return any_relay
-
-
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
-async def test_two_bots_play_a_whole_game_and_a_late_spectator_agrees(relay, tmp_path, kind):
-    host = Seat(tmp_path, "host", relay, bot="random", seed=1)
-    guest = Seat(tmp_path, "guest", relay, bot="greedy", seed=2)
+async def test_two_bots_play_a_whole_game_and_a_late_spectator_agrees(any_relay, tmp_path, kind):
+    host = Seat(tmp_path, "host", any_relay, bot="random", seed=1)
+    guest = Seat(tmp_path, "guest", any_relay, bot="greedy", seed=2)
     hosting = asyncio.create_task(network.host(kind, host.options))
     game = await game_id_of(host)
     async with asyncio.timeout(60):
@@ -45,13 +42,13 @@ async def test_two_bots_play_a_whole_game_and_a_late_spectator_agrees(relay, tmp
     result_line = f"result: {session.result.sentence()} ({session.result.code()})"
     assert result_line in host.text() and result_line in guest.text()
     assert f"hosted by {host.identity.fingerprint}" in guest.text()
-    watcher = Seat(tmp_path, "watcher", relay, plain=True)
+    watcher = Seat(tmp_path, "watcher", any_relay, plain=True)
     assert await network.watch(game, watcher.options) == 0
     moves = [line for line in watcher.lines if line.startswith("move ")]
     assert len(moves) == session.moves and result_line in watcher.text()
     assert moves[0].startswith("move 1 ") and moves[-1].startswith(f"move {session.moves} ")  # numbered as played
     assert "result confirmed by both players" in watcher.text()  # each player confirmed the ending before leaving
-    exported = Seat(tmp_path, "exporter", relay)
+    exported = Seat(tmp_path, "exporter", any_relay)
     assert await network.export(game, exported.options) == 0  # no journal: rebuilt from the relay
     record = exported.lines[-1].splitlines()
     assert on_the_chain(record) == transcript(host, game)
@@ -59,10 +56,10 @@ async def test_two_bots_play_a_whole_game_and_a_late_spectator_agrees(relay, tmp
     assert verify_transcript(record)[0].confirmed_by == {host.identity.public, guest.identity.public}
 
 
-async def test_a_plain_player_types_commands_and_bad_input_is_never_sent(relay, tmp_path):
-    host = Seat(tmp_path, "host", relay, bot="random", seed=3)
-    reader, writer = await pipe()
-    guest = Seat(tmp_path, "guest", relay, plain=True, commands=reader)
+async def test_a_plain_player_types_commands_and_bad_input_is_never_sent(any_relay, tmp_path, pipes):
+    host = Seat(tmp_path, "host", any_relay, bot="random", seed=3)
+    reader, writer = pipes()
+    guest = Seat(tmp_path, "guest", any_relay, plain=True, commands=reader)
     hosting = asyncio.create_task(network.host("oxono", host.options))
     game = await game_id_of(host)
     joining = asyncio.create_task(network.join(game, guest.options))
@@ -86,21 +83,20 @@ async def test_a_plain_player_types_commands_and_bad_input_is_never_sent(relay, 
     assert session.result.reason == "resigned" and not any("hello" in line for line in session.transcript)
 
 
-async def pipe():
-    import os
-
+def pipe() -> tuple[TextIO, TextIO]:
+    """A pipe for typed commands: (the end a front end reads, the end a test types at); the caller closes both."""
     read_end, write_end = os.pipe()
     return os.fdopen(read_end, "r"), os.fdopen(write_end, "w")
 
 
-async def test_a_hostile_third_client_changes_nothing(relay, tmp_path):
-    host = Seat(tmp_path, "host", relay, bot="random", seed=4)
-    guest = Seat(tmp_path, "guest", relay, bot="random", seed=5)
+async def test_a_hostile_third_client_changes_nothing(any_relay, tmp_path):
+    host = Seat(tmp_path, "host", any_relay, bot="random", seed=4)
+    guest = Seat(tmp_path, "guest", any_relay, bot="random", seed=5)
     hosting = asyncio.create_task(network.host("olix", host.options))
     game = await game_id_of(host)
     joining = asyncio.create_task(network.join(game, guest.options))
     stranger = Identity.generate()
-    async with relay.client() as attacker:
+    async with any_relay.client() as attacker:
         await attacker.subscribe(game_filter(game), qos=1)
         seen: list[bytes] = []
 
@@ -132,13 +128,14 @@ async def test_a_hostile_third_client_changes_nothing(relay, tmp_path):
     assert transcript(host, game) == transcript(guest, game)
     assert verify_transcript(transcript(host, game))[2] is None
     assert "notice: lines of keys that hold no seat here are ignored, harmless" in host.text()  # said, not warned
-    watcher = Seat(tmp_path, "watcher", relay, plain=True)  # late: the relay holds the attacker's lines too
+    watcher = Seat(tmp_path, "watcher", any_relay, plain=True)  # late: the relay holds the attacker's lines too
     assert await network.watch(game, watcher.options) == 0
     moves = [line for line in watcher.lines if line.startswith("move ")]
     assert len(moves) == GameSession.restore(transcript(host, game)).moves
     assert "notice: lines of keys that hold no seat here are ignored, harmless" in watcher.text()
 
 
+@pytest.mark.network
 @pytest.mark.parametrize("data", [False, True], ids=["killed-without-data", "restarted-with-data"])
 async def test_a_relay_that_loses_its_lines_is_seeded_again_by_the_players(tmp_path, data):
     """The relay process is SIGKILLed with no data folder (everything it retained is gone), or stopped and started
@@ -176,15 +173,15 @@ async def test_a_relay_that_loses_its_lines_is_seeded_again_by_the_players(tmp_p
         await relay.stop(kill=True)
 
 
-async def test_the_lobby_lists_open_offers_only(relay, tmp_path):
-    host = Seat(tmp_path, "host", relay, bot="random", seed=8)
+async def test_the_lobby_lists_open_offers_only(any_relay, tmp_path):
+    host = Seat(tmp_path, "host", any_relay, bot="random", seed=8)
     invited = Identity.generate()
-    inviting = Seat(tmp_path, "inviter", relay, bot="random", invite=invited.public.text)
+    inviting = Seat(tmp_path, "inviter", any_relay, bot="random", invite=invited.public.text)
     hosting = asyncio.create_task(network.host("oxono", host.options))
     game = await game_id_of(host)
     hosting_for = asyncio.create_task(network.host("olix", inviting.options))
     other = await game_id_of(inviting)
-    lobby = Seat(tmp_path, "lobby", relay)
+    lobby = Seat(tmp_path, "lobby", any_relay)
     lobby.identity = invited
     lobby.options.identity = invited
     await asyncio.sleep(0.5)
@@ -195,20 +192,20 @@ async def test_the_lobby_lists_open_offers_only(relay, tmp_path):
     assert f"host {host.identity.fingerprint}" in listed[game] and "open to anyone" in listed[game]
     assert listed[game].split()[2] == "untimed"  # the time control beside the kind
     assert "invites you" in listed[other] and "olix" in listed[other]
-    guest = Seat(tmp_path, "guest", relay, bot="random", seed=9)
+    guest = Seat(tmp_path, "guest", any_relay, bot="random", seed=9)
     async with asyncio.timeout(60):
         assert await network.join(game, guest.options) == 0 and await hosting == 0
     lobby.lines.clear()
     assert await network.games(lobby.options) == 0
     assert [line.split()[0] for line in lobby.lines[1:]] == [other]  # the finished game is gone
-    stranger = Seat(tmp_path, "stranger", relay, bot="random")
+    stranger = Seat(tmp_path, "stranger", any_relay, bot="random")
     with pytest.raises(network.Failure, match="for another player"):
         await network.join(other, stranger.options)
     hosting_for.cancel()
     await asyncio.gather(hosting_for, return_exceptions=True)
 
 
-async def test_the_lobby_lists_each_offers_time_control_in_its_clock_column(relay, tmp_path):
+async def test_the_lobby_lists_each_offers_time_control_in_its_clock_column(any_relay, tmp_path):
     """Offers under ``5+3``, ``days:3`` and no clock, published as a host publishes them: the lobby's CLOCK column
     reads ``5+3``, ``3 days a move`` and ``untimed``, each under its head."""
     from protocol import topic_for
@@ -216,13 +213,13 @@ async def test_the_lobby_lists_each_offers_time_control_in_its_clock_column(rela
 
     hosts = {term: Identity.generate() for term in ("clock:300+3", "days:3", "")}
     games = {}
-    async with relay.client() as publisher:
+    async with any_relay.client() as publisher:
         for term, identity in hosts.items():
             terms = ",".join(sorted(["rules:1", *([term] if term else [])]))
             session, out = GameSession.offer("oxono", identity, terms=terms)
             games[term] = session.game_id
             await publisher.publish(topic_for(out.message), out.line.encode(), qos=1, retain=True)
-    lobby = Seat(tmp_path, "lobby", relay)
+    lobby = Seat(tmp_path, "lobby", any_relay)
     assert await network.games(lobby.options) == 0
     head = lobby.lines[0]
     column = head.index("CLOCK")
@@ -234,21 +231,21 @@ async def test_the_lobby_lists_each_offers_time_control_in_its_clock_column(rela
         assert f"host {hosts[term].public.fingerprint}" in line
 
 
-async def test_a_guest_whose_host_never_seats_it_closes_the_game_on_its_side(relay, tmp_path, capsys):
+async def test_a_guest_whose_host_never_seats_it_closes_the_game_on_its_side(any_relay, tmp_path, capsys, pipes):
     """The host offers and is gone before anyone joins (its offer stays on the relay): the guest joins, is told that
     nothing binds it, and quits; the game is closed on its side (nothing signed), gone from the unfinished games, and
     ``resume GAME`` takes it up again."""
     from client.frontends.plain import LEFT
     from client.shell.journal import Journal
 
-    host = Seat(tmp_path, "host", relay, bot="random")
+    host = Seat(tmp_path, "host", any_relay, bot="random")
     hosting = asyncio.create_task(network.host("oxono", host.options))
     game = await game_id_of(host)
     await asyncio.sleep(1.0)  # the offer on the relay
     hosting.cancel()
     await asyncio.gather(hosting, return_exceptions=True)
-    reader, writer = await pipe()
-    guest = Seat(tmp_path, "guest", relay, plain=True, commands=reader)
+    reader, writer = pipes()
+    guest = Seat(tmp_path, "guest", any_relay, plain=True, commands=reader)
     joining = asyncio.create_task(network.join(game, guest.options))
     async with asyncio.timeout(30):
         while "join asked by" not in guest.text():
@@ -265,7 +262,7 @@ async def test_a_guest_whose_host_never_seats_it_closes_the_game_on_its_side(rel
     guest.lines.clear()
     assert await network.resume(None, guest.options) == 0
     assert guest.lines == ["No unfinished game in the journal."]
-    back = Seat(tmp_path, "guest", relay, plain=True, commands=io.StringIO("quit\n"))
+    back = Seat(tmp_path, "guest", any_relay, plain=True, commands=io.StringIO("quit\n"))
     back.identity, back.options.identity = guest.identity, guest.identity
     async with asyncio.timeout(30):
         assert await network.resume(game, back.options) == LEFT
@@ -301,6 +298,7 @@ async def test_one_sentence_for_each_relay_failure(tmp_path):
     assert not list(tmp_path.iterdir())  # no game made that could never be published
 
 
+@pytest.mark.network
 async def test_a_private_relay_wants_the_account_and_says_so(tmp_path):
     users = tmp_path / "users"
     (account,) = make_accounts(users, 1)
@@ -328,13 +326,13 @@ async def test_a_private_relay_wants_the_account_and_says_so(tmp_path):
         await relay.stop()
 
 
-async def test_leaving_while_lines_arrive_leaves_no_writer_behind(relay):
+async def test_leaving_while_lines_arrive_leaves_no_writer_behind(any_relay):
     """aiomqtt 2.5 registers the socket's writer late (for each PUBACK it owes), so that leaving while lines arrive
     failed on the closed socket ('Exception in callback ... add_writer ... Bad file descriptor', printed on the
     person's terminal at the end of a game). The Link's client registers it at once."""
     from client.shell.transport import Link, RelayAddress
 
-    address = RelayAddress(False, "127.0.0.1", relay.port)
+    address = RelayAddress(False, "127.0.0.1", any_relay.port)
     tree = "olixono/1/burst"  # not a game topic: the relay keeps only signed lines on those
     loop = asyncio.get_running_loop()
     errors: list[dict] = []
@@ -372,7 +370,7 @@ async def person_against_a_bot(tmp_path, relay, seed: int):
     """A ``--plain`` person (the guest, typing at the yielded writer) against a greedy bot seat hosting an Oxono game:
     yields both seats, the writer and the game's id; once the caller is done, both commands must end with 0."""
     host = Seat(tmp_path, "host", relay, bot="greedy", seed=seed)
-    reader, writer = await pipe()
+    reader, writer = pipe()
     guest = Seat(tmp_path, "guest", relay, plain=True, commands=reader)
     hosting = asyncio.create_task(network.host("oxono", host.options))
     game = await game_id_of(host)
@@ -383,23 +381,25 @@ async def person_against_a_bot(tmp_path, relay, seed: int):
             assert await joining == 0 and await hosting == 0
     finally:
         await cancelled(hosting, joining)
+        writer.close()  # first: a front end's thread reading the pipe holds its lock until it reads the end
+        reader.close()
 
 
-async def test_a_bot_seat_answers_a_proposal(relay, tmp_path):
+async def test_a_bot_seat_answers_a_proposal(any_relay, tmp_path):
     """The person offers a draw; the bot holding the other seat answers it as the protocol says (here: declines,
     since a bot that does not search plays on rather than take a draw), and the game goes on."""
-    async with person_against_a_bot(tmp_path, relay, 3) as (host, guest, writer, game):
+    async with person_against_a_bot(tmp_path, any_relay, 3) as (host, guest, writer, game):
         await offer_a_draw_then_resign(guest, writer)
     session = GameSession.restore(transcript(host, game))
     assert [line.split()[1] for line in session.transcript].count("decline") == 1, guest.text()
     assert session.result.reason == "resigned"
 
 
-async def test_a_person_gets_a_rematch_from_the_bot_seat_that_beat_them(relay, tmp_path):
+async def test_a_person_gets_a_rematch_from_the_bot_seat_that_beat_them(any_relay, tmp_path):
     """A ``--plain`` person resigns to a bot seat (``host --bot``) and types ``rematch``: the bot, waiting for it (as
     its chat says), accepts and joins the person's rematch (colours swapped); the person resigns that too, leaves, and
     the bot, waiting for another, leaves with them. Both records verify."""
-    async with person_against_a_bot(tmp_path, relay, 11) as (host, guest, writer, game):
+    async with person_against_a_bot(tmp_path, any_relay, 11) as (host, guest, writer, game):
         async with asyncio.timeout(60):
             await seen(guest, "your move")  # (a resignation that crossed the bot's move would set that move aside)
             writer.write("resign\n")
@@ -451,16 +451,16 @@ async def offer_a_draw_then_resign(guest: Seat, writer) -> None:
         writer.close()  # nothing more to type: the person leaves once the game is over, and the bot seat with them
 
 
-async def test_a_link_remembers_hashes_of_the_topics_it_is_told_to_only(relay):
+async def test_a_link_remembers_hashes_of_the_topics_it_is_told_to_only(any_relay):
     """Link.seen keeps a SHA-256 of each payload, and only of the topics its owner wants remembered: a watcher under
     90,000 junk lines keeps no more than their hashes, never the payloads, for the life of a connection."""
     import hashlib
 
     from client.shell.transport import Link, RelayAddress
 
-    address = RelayAddress(False, "127.0.0.1", relay.port)
+    address = RelayAddress(False, "127.0.0.1", any_relay.port)
     tree = "olixono/1/memory"
-    async with relay.client() as publisher:
+    async with any_relay.client() as publisher:
         for n in range(50):
             await publisher.publish(f"{tree}/{'keep' if n < 5 else 'junk'}/{n}", b"x" * 2000, qos=1, retain=True)
     link = Link(address, remember=lambda topic: "/keep/" in topic)
@@ -478,7 +478,7 @@ async def test_a_link_remembers_hashes_of_the_topics_it_is_told_to_only(relay):
     assert set(link.seen.values()) == {hashlib.sha256(b"x" * 2000).digest()}
 
 
-async def test_a_link_tells_a_line_from_the_relays_store_from_one_delivered_live(relay):
+async def test_a_link_tells_a_line_from_the_relays_store_from_one_delivered_live(any_relay):
     """What tells the runner that asking the relay again brought a line that live delivery had lost (and not a line
     published just then): the retain flag, set on what a subscription's catch-up brings, never on a live delivery,
     on both relays."""
@@ -495,9 +495,9 @@ async def test_a_link_tells_a_line_from_the_relays_store_from_one_delivered_live
             while len(arrived) < count:
                 await asyncio.sleep(0.01)
 
-    async with relay.client() as publisher:
+    async with any_relay.client() as publisher:
         await publisher.publish(f"{tree}/stored", b"x", qos=1, retain=True)
-        link = Link(RelayAddress(False, "127.0.0.1", relay.port), on_line=on_line)
+        link = Link(RelayAddress(False, "127.0.0.1", any_relay.port), on_line=on_line)
         await link.subscribe(f"{tree}/#")
         running = asyncio.create_task(link.run())
         try:
@@ -617,7 +617,7 @@ def test_each_relay_failure_is_of_the_kind_that_says_whether_trying_again_may_he
     assert all(issubclass(kind, RelayError) for kind in (RelayUnreachable, RelayRefused))
 
 
-async def test_a_cancellation_an_await_swallowed_still_ends_the_command(relay, tmp_path, monkeypatch):
+async def test_a_cancellation_an_await_swallowed_still_ends_the_command(any_relay, tmp_path, monkeypatch):
     """On Python 3.11 a Ctrl-C that comes as aiomqtt finishes connecting can be lost (CPython gh-86296): the task
     still counts it, and the command ends on it rather than looking for the game for its whole wait."""
     entered = asyncio.Event()
@@ -630,7 +630,7 @@ async def test_a_cancellation_an_await_swallowed_still_ends_the_command(relay, t
             return None  # as asyncio.wait_for does when its work completes with the cancellation
 
     monkeypatch.setattr(network, "try_login", swallowing)
-    watcher = Seat(tmp_path, "watcher", relay)
+    watcher = Seat(tmp_path, "watcher", any_relay)
     task = asyncio.create_task(network.watch("-b8iwQmV2RfS9dxX4kPz1A", watcher.options))
     await asyncio.wait_for(entered.wait(), 10)
     task.cancel()
@@ -643,8 +643,8 @@ async def plain_pair(tmp_path, relay, kind: str, control: str, **guest_options):
     """A host and a guest at ``--plain``, reading the commands typed at ``seat.typing``, in ``kind``'s game under
     ``control`` (the host's), the guest with ``guest_options`` too: yields both and the game's id; once the caller is
     done (within 60 s), both typings close and both commands must end with 0."""
-    host_in, host_typing = await pipe()
-    guest_in, guest_typing = await pipe()
+    host_in, host_typing = pipe()
+    guest_in, guest_typing = pipe()
     host = Seat(tmp_path, "host", relay, plain=True, commands=host_in, control=TimeControl.parse(control))
     guest = Seat(tmp_path, "guest", relay, plain=True, commands=guest_in, **guest_options)
     host.typing, guest.typing = host_typing, guest_typing
@@ -661,6 +661,8 @@ async def plain_pair(tmp_path, relay, kind: str, control: str, **guest_options):
         for task in (hosting, joining):
             task.cancel()
         await asyncio.gather(hosting, joining, return_exceptions=True)
+        for end in (host_typing, guest_typing, host_in, guest_in):  # the writing ends first (see person_against_a_bot)
+            end.close()
 
 
 async def seen(seat: Seat, text: str, after: int = 0) -> None:
@@ -676,11 +678,11 @@ def typed(seat: Seat, text: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
-async def test_two_plain_players_agree_to_a_rematch_and_play_it_on_with_the_colours_swapped(relay, tmp_path, kind):
+async def test_two_plain_players_agree_to_a_rematch_and_play_it_on_with_the_colours_swapped(any_relay, tmp_path, kind):
     """The guest resigns, then asks for a rematch; the host, told of it, accepts with yes: the rematch is the guest's
     new game, inviting the host alone, under the same terms with the colours swapped, and both play it in the same
     command (the host resigns it). The first game's record is as it was: the rematch lines are no part of it."""
-    async with plain_pair(tmp_path, relay, kind, "60+1") as (host, guest, game):
+    async with plain_pair(tmp_path, any_relay, kind, "60+1") as (host, guest, game):
         await seen(guest, "seats ")
         typed(guest, "rematch\nresign\nrematch")  # a rematch before the end is refused
         await seen(host, "asks for a rematch: type rematch (or yes)")
@@ -702,12 +704,12 @@ async def test_two_plain_players_agree_to_a_rematch_and_play_it_on_with_the_colo
     assert second.result.reason == "resigned" and second.result.winner_key == guest.identity.public
 
 
-async def test_two_plain_players_take_back_a_move_by_agreement_and_refuse_another(relay, tmp_path):
+async def test_two_plain_players_take_back_a_move_by_agreement_and_refuse_another(any_relay, tmp_path):
     """A timed Olix game between two ``--plain`` players: having just moved, the second player types ``takeback``; the
     first, told of it, agrees with ``takeback``: the move is gone from both boards and it is the second's turn again.
     Later the first asks for its last move and the reply on its turn, and the second refuses with ``takeback no``.
     The record holds the undo with the second player's consent and verifies."""
-    async with plain_pair(tmp_path, relay, "olix", "5+1") as (host, guest, game):
+    async with plain_pair(tmp_path, any_relay, "olix", "5+1") as (host, guest, game):
         await seen(host, "seats ")
         seats = next(line for line in host.lines if line.startswith("seats "))
         first, second = (host, guest) if seats.split(",")[0].endswith("(you)") else (guest, host)
@@ -735,14 +737,14 @@ async def test_two_plain_players_take_back_a_move_by_agreement_and_refuse_anothe
     assert "takeback: you ask to take back the last move: waiting for first's answer" in second.text()
 
 
-async def test_a_plain_watcher_talks_and_a_player_hides_the_watchers_talk(relay, tmp_path):
+async def test_a_plain_watcher_talks_and_a_player_hides_the_watchers_talk(any_relay, tmp_path, pipes):
     """A ``--plain`` watcher types ``say``: both players see ``watcher <fingerprint>: …``; the host types ``watchers
     off`` and sees none of the next line while the guest does (the guest's chat after it, which reaches the host
     after it, says the host had it), then ``watchers on`` and sees the next. The watcher's commands end before the
     game does: it watches on, to the end (0). Nothing of the talk is in the game's record."""
-    watch_in, watch_typing = await pipe()
-    async with plain_pair(tmp_path, relay, "oxono", "60+1") as (host, guest, game):
-        watcher = Seat(tmp_path, "watcher", relay, plain=True, commands=watch_in)
+    watch_in, watch_typing = pipes()
+    async with plain_pair(tmp_path, any_relay, "oxono", "60+1") as (host, guest, game):
+        watcher = Seat(tmp_path, "watcher", any_relay, plain=True, commands=watch_in)
         watching = asyncio.create_task(network.watch(game, watcher.options))
         try:
             await seen(guest, "seats ")
@@ -777,15 +779,15 @@ async def test_a_plain_watcher_talks_and_a_player_hides_the_watchers_talk(relay,
     assert verify_transcript(record)[1] is None and not [line for line in record if " talk " in line[:20]]
 
 
-async def test_a_player_who_joins_with_no_watchers_chat_sees_the_talk_only_once_it_asks(relay, tmp_path):
+async def test_a_player_who_joins_with_no_watchers_chat_sees_the_talk_only_once_it_asks(any_relay, tmp_path):
     """``join --no-watchers-chat``: the guest sees no watcher's talk (the host's chat after it, which reaches the guest
     after it, says the guest had it) until it types ``watchers on``; the host sees all of it."""
     from client.cli import build_parser
 
     args = build_parser().parse_args(["join", "A" * 21 + "A", "--no-watchers-chat", "--plain"])
     assert args.no_watchers_chat and not build_parser().parse_args(["host", "oxono"]).no_watchers_chat
-    async with plain_pair(tmp_path, relay, "olix", "60+1", watchers_chat=False) as (host, guest, game):
-        watcher = Seat(tmp_path, "watcher", relay, plain=True, commands=io.StringIO("say first\n"))
+    async with plain_pair(tmp_path, any_relay, "olix", "60+1", watchers_chat=False) as (host, guest, game):
+        watcher = Seat(tmp_path, "watcher", any_relay, plain=True, commands=io.StringIO("say first\n"))
         watching = asyncio.create_task(network.watch(game, watcher.options))
         try:
             said = f"watcher {watcher.identity.fingerprint}"
@@ -795,7 +797,7 @@ async def test_a_player_who_joins_with_no_watchers_chat_sees_the_talk_only_once_
             typed(guest, "watchers on")
             await seen(guest, "the watchers' talk is shown")
             await seen(watcher, f"{said} (you): first")
-            talker = Seat(tmp_path, "talker", relay, plain=True, commands=io.StringIO("say second\nquit\n"))
+            talker = Seat(tmp_path, "talker", any_relay, plain=True, commands=io.StringIO("say second\nquit\n"))
             assert await network.watch(game, talker.options) == 0  # quit: it stops watching
             await seen(guest, f"watcher {talker.identity.fingerprint}: second")
             typed(guest, "resign")

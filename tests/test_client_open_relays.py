@@ -44,6 +44,8 @@ from protocol.topics import GAMES
 from relay.mosquitto import MosquittoProcess, free_port
 from relay.rules import AUTOSAVE_CHANGES
 
+pytestmark = pytest.mark.network
+
 PAUSE = 0.12
 """Seconds a bot takes over each move: an Oxono game (~30 moves) lasts ~4 s, an Olix game (~90 moves) ~11 s."""
 GAME_SECONDS = 45.0

@@ -29,6 +29,7 @@ from protocol import GameSession, game_filter, verify_transcript
 from relay.mosquitto import free_port
 
 
+@pytest.mark.network
 async def test_a_player_killed_mid_game_resumes_and_the_game_finishes(tmp_path):
     relay = await RelayProcess(free_port()).start()
     url = f"mqtt://127.0.0.1:{relay.port}"
@@ -235,6 +236,7 @@ async def play_by_keys(terminals: Terminals, rng: random.Random, my_turn_shown: 
                 await asyncio.sleep(0.05)
 
 
+@pytest.mark.network
 @needs_tmux
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
 async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
@@ -253,6 +255,7 @@ async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
         assert f"move {session.moves} " in tmux.screen(2)  # the watcher saw the last move
 
 
+@pytest.mark.network
 @needs_tmux
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
 async def test_two_players_and_a_watcher_on_the_full_screen_in_real_terminals(tmp_path, kind):

@@ -336,6 +336,7 @@ async def test_a_resumed_player_mid_game_and_never_connected_leaves_at_once():
     resumed = GameRunner(GameCore(mover.core.session), FakeLink)  # type: ignore[arg-type]
     resumed.link.connected = False
     await asyncio.wait_for(resumed._goodbye(), 0.5)
+    assert not [topic for _, topic, _ in resumed.link.sent if topic.endswith("/presence")]  # nobody to tell
 
 
 async def away(runner: GameRunner, other: GameRunner) -> None:
@@ -363,6 +364,7 @@ async def test_leaving_a_game_over_waits_for_the_opponent_though_away(monkeypatc
         if "/copy/" not in topic and not topic.endswith("/presence"):
             await mover._received(copy_topic_of(mover, line), line.encode())
     await asyncio.wait_for(leaving, 1.0)
+    assert mover.link.sent[-1][1].endswith("/presence"), "left without saying so"
 
 
 async def test_leaving_a_game_over_takes_the_echo_of_a_confirmation_when_the_opponent_is_gone(monkeypatch):
@@ -380,6 +382,7 @@ async def test_leaving_a_game_over_takes_the_echo_of_a_confirmation_when_the_opp
     assert mover.liveness.waiting and not mover.liveness.waiting_in_chain()  # the confirmation alone
     await away(mover, other)
     await asyncio.wait_for(mover._goodbye(), 0.5)
+    assert mover.liveness.waiting and mover.link.sent[-1][1].endswith("/presence")  # left with it unanswered
 
 
 async def test_a_line_the_relay_sends_back_while_leaving_is_asked_for_at_once(monkeypatch):
@@ -398,6 +401,7 @@ async def test_a_line_the_relay_sends_back_while_leaving_is_asked_for_at_once(mo
     assert mover.link.peeks == [copy_topic_of(mover, line)]  # not a second later, when the liveness tick asks
     await mover._received(copy_topic_of(mover, line), line.encode())
     await asyncio.wait_for(leaving, 1.0)
+    assert mover.link.sent[-1][1].endswith("/presence"), "left without saying so"
 
 
 async def test_leaving_mid_game_with_the_opponent_away_takes_the_relays_echo():
@@ -409,6 +413,7 @@ async def test_leaving_mid_game_with_the_opponent_away_takes_the_relays_echo():
     _, topic, line = mover.link.sent[-1]
     await mover._received(topic, line.encode())
     await asyncio.wait_for(mover._goodbye(), 0.5)
+    assert mover.liveness.waiting and mover.link.sent[-1][1].endswith("/presence")  # their copy not come: the echo did
 
 
 async def test_the_opponents_copy_is_asked_for_and_no_longer_once_it_came():

@@ -677,6 +677,7 @@ def pasted_rows(terminal: Terminal) -> list[str]:
     return [row.rstrip() for row in rows[divider + 1 : prompt]]
 
 
+@pytest.mark.network
 @pytest.mark.parametrize("tls", [False, True], ids=["mqtt", "mqtts-cafile"])
 async def test_the_host_sees_the_join_command_whole_across_the_terminal_and_can_copy_it(tmp_path, tls):
     """At 80 columns the join command (a relay not the default; a TLS relay's --cafile too) is on a row of its own
@@ -859,19 +860,20 @@ async def both_leave(keys, host_typing, joining: asyncio.Task, hosting: asyncio.
         assert await joining == 0 and await hosting in (0, 3)
 
 
-async def test_the_game_over_screen_asks_for_a_rematch_with_a_key_and_hands_over_to_it(relay, tmp_path, monkeypatch):
+async def test_the_game_over_screen_asks_for_a_rematch_with_a_key_and_hands_over_to_it(
+    relay, tmp_path, monkeypatch, pipes
+):
     """A person on the full screen (the guest) plays a ``--plain`` host. Once the game is over the screen says how to
     ask for a rematch, its toolbar shows the key (``r: rematch``) and its help the key's row; the host asks, the
     toolbar says so, and the key agrees: the screen closes and the rematch (the host's new game, colours swapped)
     comes on a new screen in the same command. There the key asks, the host agrees: a third game, hosted by the
     guest. (One prompt-toolkit application a process: the other player is a ``--plain`` one.)"""
     from network_helpers import cancelled, check_rematch, said
-    from test_client_network import pipe
 
     from client.frontends import plain
 
     monkeypatch.setattr(plain, "REMATCH_GRACE", 30.0)  # the --plain host waits for its test's rematch, however slow
-    host_in, host_typing = await pipe()
+    host_in, host_typing = pipes()
     host = Seat(tmp_path, "host", relay, plain=True, commands=host_in)
     hosting = asyncio.create_task(network.host("oxono", host.options))
     game = await game_id_of(host)
@@ -956,14 +958,13 @@ def test_the_toolbar_marks_urgent_parts_in_the_warning_style():
     assert [text for _, text in toolbar_fragments(parts, 15)] == ["your move", " | ", "relay ok"]
 
 
-async def test_a_takeback_agreed_on_the_full_screen_takes_the_move_off_its_board_and_moves_pane(relay, tmp_path):
+async def test_a_takeback_agreed_on_the_full_screen_takes_the_move_off_its_board_and_moves_pane(relay, tmp_path, pipes):
     """An Olix game between a person on the full screen (the guest) and a ``--plain`` host: the second player, having
     moved, asks for a takeback and the first agrees (``/takeback`` on the screen, ``takeback`` at the host, whichever
     side each is): the screen says so, and its moves pane and board follow the move that replaces the one taken back."""
     from network_helpers import cancelled, said
-    from test_client_network import pipe
 
-    host_in, host_typing = await pipe()
+    host_in, host_typing = pipes()
     host = Seat(tmp_path, "host", relay, plain=True, commands=host_in)
     hosting = asyncio.create_task(network.host("olix", host.options))
     game = await game_id_of(host)

@@ -286,6 +286,7 @@ def test_a_claimant_waits_a_little_beyond_its_own_watch_when_witnesses_decide(ki
     assert waits[True] == waits[False] + WITNESS_MARGIN_MS
 
 
+@pytest.mark.network
 async def test_the_relays_own_witness_has_its_own_listener_and_account_on_a_private_tls_relay(tmp_path):
     """``olixono relay --witness --users F --tls-cert C --tls-key K``: the witness beside the relay connects on a plain
     loopback listener of its own, with an account nobody else has, and signs as the games that name it ask."""

@@ -66,9 +66,11 @@ async def private_relay(request, tmp_path):
     accounts = make_accounts(users, 2)
     relay = Relay(request.param, tmp_path / "relay", users_file=users)
     relay.workdir.mkdir()
-    await relay.start()
-    yield relay, accounts
-    await relay.stop()
+    try:
+        await relay.start()
+        yield relay, accounts
+    finally:
+        await relay.stop()
 
 
 async def test_the_hidden_prompt_logs_in_to_a_private_relay(private_relay, tmp_path):
@@ -241,6 +243,7 @@ def test_a_watcher_is_told_it_watches():
 
 
 # -- 11. a host's game taken up again, its relay gone with it ------------------------------------------------
+@pytest.mark.network
 async def test_resuming_a_host_game_whose_own_relay_ended_starts_one_again(tmp_path):
     from cli_helpers import games_dir
 
@@ -645,8 +648,13 @@ def test_a_closed_stdout_ends_the_command_quietly(tmp_path, args, stdin):
         if process.poll() is None:
             process.kill()
             process.wait(10)
+        typing.join(10)
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
 
 
+@pytest.mark.network
 async def test_the_commands_printed_on_a_tls_relay_work_when_pasted(tmp_path):
     """On a relay given --cafile: the lobby's host suggestion and the join command it then prints each name the relay
     and the CA, on one line; pasted as they are (a bot added to hold each seat), they play a game to its end."""

@@ -32,12 +32,6 @@ from relay.mosquitto import free_port
 pytestmark = needs_mosquitto
 
 
-@pytest.fixture
-def relay(any_relay: Relay) -> Relay:
-    """An anonymous relay of either kind (``olixono host`` starts such an embedded one when none runs)."""
-    return any_relay
-
-
 @dataclass
 class Person:
     """A player at a plain prompt (stdin a pipe): the process, what it printed, its environment."""
@@ -103,29 +97,29 @@ async def bot_game(relay: Relay, tmp_path, kind: str = "oxono") -> tuple[str, di
 
 
 # -- 1. the loser changes the recorded result ------------------------------------------------------------------
-async def test_a_loser_who_re_signs_its_last_slot_loses_for_every_late_watcher_export_and_verify(relay, tmp_path):
-    game, host, guest, record = await bot_game(relay, tmp_path)
+async def test_a_loser_who_re_signs_its_last_slot_loses_for_every_late_watcher_export_and_verify(any_relay, tmp_path):
+    game, host, guest, record = await bot_game(any_relay, tmp_path)
     people = {host["identity"].public: host, guest["identity"].public: guest}
     winner_key = record.result.winner_key or record.chain[-1].signer  # a draw: the one who made the last move
     loser_key = next(key for key in people if key != winner_key)
     last = max((m for m in record.chain if m.signer == loser_key), key=lambda m: m.seq)
     twin = GameSession.restore([m.line for m in record.chain[: last.seq]], people[loser_key]["identity"])
     forged = twin.move(next(m.text() for m in twin.board.legal_moves() if m.text() != last.get("move"))).line
-    await publish(relay, topic_for(last), forged.encode())  # its own topic: its account may write there
+    await publish(any_relay, topic_for(last), forged.encode())  # its own topic: its account may write there
 
     watcher_env, _ = home(tmp_path, "watcher")
     seen: list[str] = []
-    watching = await spawn(watcher_env, "watch", "--relay", relay.url, "--plain", "--", game)
+    watching = await spawn(watcher_env, "watch", "--relay", any_relay.url, "--plain", "--", game)
     try:
         status = await finish(watching, seen, timeout=60)
     finally:
         await stop(watching)
     text = "\n".join(seen)
-    code, exported, err = await run(watcher_env, "export", "--relay", relay.url, "--", game)
+    code, exported, err = await run(watcher_env, "export", "--relay", any_relay.url, "--", game)
     path = tmp_path / "game.txt"
     path.write_text(exported)
     verified, out, verify_err = await run(watcher_env, "verify", str(path))
-    if relay.kind == "embedded":  # the relay kept the slot's first line: nothing changed, nothing to prove
+    if any_relay.kind == "embedded":  # the relay kept the slot's first line: nothing changed, nothing to prove
         assert status == 0 and "warning" not in text and f"result: {record.result.sentence()}" in text, text
         assert code == 0 and verified == 0 and record.result.sentence() in out, (err, out, verify_err)
         assert "result confirmed by both players" in err and "result confirmed by both players" in out
@@ -141,16 +135,18 @@ async def test_a_loser_who_re_signs_its_last_slot_loses_for_every_late_watcher_e
 
 
 # -- 2. one seat, one process --------------------------------------------------------------------------------
-async def test_a_second_process_for_one_seat_refuses_and_names_the_first(relay, tmp_path):
-    async with two_at_prompts(relay, tmp_path, "olix") as (game, host, guest):
+async def test_a_second_process_for_one_seat_refuses_and_names_the_first(any_relay, tmp_path):
+    async with two_at_prompts(any_relay, tmp_path, "olix") as (game, host, guest):
         guest_env = guest.env
         for command in (["resume"], ["join"], ["resume", "--bot", "random"]):
-            code, out, err = await run(guest_env, command[0], "--relay", relay.url, "--plain", *command[1:], "--", game)
+            code, out, err = await run(
+                guest_env, command[0], "--relay", any_relay.url, "--plain", *command[1:], "--", game
+            )
             assert code == 1 and f"is open in another olixono process (pid {guest.process.pid}" in err, (command, err)
         await guest.type("quit")  # the first leaves: the seat is free again (and the game unfinished: status 3)
         assert await finish(guest.process, guest.lines) == 3, "\n".join(guest.lines)
         resumed = Person(
-            await spawn(guest_env, "resume", "--relay", relay.url, "--plain", "--", game, stdin=True), [], guest_env
+            await spawn(guest_env, "resume", "--relay", any_relay.url, "--plain", "--", game, stdin=True), [], guest_env
         )
         try:
             await resumed.sees(r"^Taking up olix game")
@@ -163,17 +159,17 @@ async def test_a_second_process_for_one_seat_refuses_and_names_the_first(relay, 
 
 
 # -- 3. a finished game cut short by a stranger ------------------------------------------------------------------
-async def test_a_stranger_cannot_cut_a_finished_game_short_unnoticed(relay, tmp_path):
-    game, host, guest, record = await bot_game(relay, tmp_path, "olix")
+async def test_a_stranger_cannot_cut_a_finished_game_short_unnoticed(any_relay, tmp_path):
+    game, host, guest, record = await bot_game(any_relay, tmp_path, "olix")
     last = record.chain[-1]
     holder = next(key for key in (host["identity"].public, guest["identity"].public) if key != last.signer)
     for topic in (topic_for(last), copy_topic(last, holder)):  # the last line and its copy, emptied
-        await publish(relay, topic, b"")
+        await publish(any_relay, topic, b"")
     watcher_env, _ = home(tmp_path, "watcher")
     seen: list[str] = []
-    watching = await spawn(watcher_env, "watch", "--relay", relay.url, "--plain", "--", game)
+    watching = await spawn(watcher_env, "watch", "--relay", any_relay.url, "--plain", "--", game)
     try:
-        if relay.kind == "embedded":  # an empty line is refused: the game is whole
+        if any_relay.kind == "embedded":  # an empty line is refused: the game is whole
             assert await finish(watching, seen, timeout=60) == 0
             text = "\n".join(seen)
             assert f"result: {record.result.sentence()}" in text and "result confirmed by both players" in text, text
@@ -184,8 +180,8 @@ async def test_a_stranger_cannot_cut_a_finished_game_short_unnoticed(relay, tmp_
 
 
 # -- 4. a coin nobody can choose ------------------------------------------------------------------------------
-async def test_only_the_first_player_may_abort_after_the_coin_flip(relay, tmp_path):
-    async with two_at_prompts(relay, tmp_path, "oxono") as (_, host, guest):
+async def test_only_the_first_player_may_abort_after_the_coin_flip(any_relay, tmp_path):
+    async with two_at_prompts(any_relay, tmp_path, "oxono") as (_, host, guest):
         seats = next(line for line in guest.lines if line.startswith("seats "))
         first, second = (guest, host) if seats.split(",")[0].endswith("(you)") else (host, guest)
         await second.type("abort")  # walking away from the worse seat
@@ -217,13 +213,13 @@ def _damage(journal_file, how: str) -> int:
 
 
 @pytest.mark.parametrize("how", ["flipped signature", "missing middle line", "cut short"])
-async def test_a_damaged_journal_is_reported_completed_from_the_relay_or_refused(relay, tmp_path, how):
-    game, host, _, record = await bot_game(relay, tmp_path, "olix")
+async def test_a_damaged_journal_is_reported_completed_from_the_relay_or_refused(any_relay, tmp_path, how):
+    game, host, _, record = await bot_game(any_relay, tmp_path, "olix")
     env = host["env"]
     number = _damage(games_dir(env) / f"{game}.lines", how)
     code, out, err = await run(env, "resume")  # the listing shows the damage
     assert code == 0 and game in out and f"damaged: line {number}:" in out, (out, err)
-    code, exported, err = await run(env, "export", "--relay", relay.url, "--", game)  # the relay has the lines
+    code, exported, err = await run(env, "export", "--relay", any_relay.url, "--", game)  # the relay has the lines
     assert code == 0 and f"is damaged (line {number}:" in err and "came from the relay" in err, err
     session, _, problem = verify_transcript(exported.splitlines())
     assert problem is None and session.result == record.result and session.chain == record.chain

@@ -14,7 +14,7 @@ import time
 
 import aiomqtt
 import pytest
-from relay_fixtures import game_id, make_accounts, retained_topics, signed_line, topic_of
+from relay_fixtures import eventually, game_id, gather_messages, make_accounts, retained_topics, signed_line, topic_of
 
 from harness.mqtt import bare_client
 from protocol import Identity
@@ -98,14 +98,10 @@ async def test_a_refused_login_cannot_deafen_or_kick_a_connected_client(private_
             await refused_login(relay.port, identifier="victim", clean_session=clean, username=b.name, password="x")
             heard = line(b.identity, "1", f"still heard {clean}")
             await other.publish(topic(b.identity, "1"), heard, qos=1, retain=False)
-            async with asyncio.timeout(5):
-                async for message in victim.messages:
-                    if message.payload == heard:
-                        break
+            received = await gather_messages(victim, f"olixono/1/games/{GAME}/#", count=1, timeout=5)
+            assert received == {topic(b.identity, "1"): heard}, "the victim was deafened"
             await victim.publish(topic(a.identity, "2"), line(a.identity, "2", "still connected"), qos=1)
-    async with asyncio.timeout(5):
-        while relay.broker.connections():  # every refused login released its connection
-            await asyncio.sleep(0.02)
+    assert await eventually(lambda: not relay.broker.connections()), "a refused login kept its connection"
 
 
 async def test_a_client_id_belongs_to_its_account(private_relay):
@@ -116,12 +112,11 @@ async def test_a_client_id_belongs_to_its_account(private_relay):
         async with client(relay.port, identifier="shared", username=b.name, password=b.password) as second:
             from_b = line(b.identity, "3", "from b")
             await second.publish(topic(b.identity, "3"), from_b, qos=1)
-            async with asyncio.timeout(5):
-                async for message in first.messages:
-                    if message.payload == from_b:
-                        break
+            received = await gather_messages(first, f"olixono/1/games/{GAME}/#", count=1, timeout=5)
+            assert received == {topic(b.identity, "3"): from_b}, "A no longer hears the game"
 
 
+@pytest.mark.network
 async def test_a_connection_that_never_finishes_its_connect_is_closed(monkeypatch):
     monkeypatch.setattr(embedded, "CONNECT_DEADLINE", 0.5)
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
@@ -137,6 +132,7 @@ async def test_a_connection_that_never_finishes_its_connect_is_closed(monkeypatc
         assert relay.broker.connections() == 0  # nothing counted as open
 
 
+@pytest.mark.network
 async def test_no_acknowledged_message_is_lost_when_its_publisher_leaves_at_once():
     """Medium: messages amqtt had acknowledged (PUBACK) were dropped when their publisher disconnected right after
     a burst, which is what re-seeding a relay from a transcript does."""
@@ -150,11 +146,10 @@ async def test_no_acknowledged_message_is_lost_when_its_publisher_leaves_at_once
                     *(publisher.publish(name, data, qos=1, retain=True) for name, data in lines.items())
                 )
             expected.update(topics)  # all acknowledged; the publisher is gone
-        async with asyncio.timeout(5):
-            while not expected <= set(retained_topics(relay)):
-                await asyncio.sleep(0.05)
+        assert await eventually(lambda: expected <= set(retained_topics(relay))), expected - set(retained_topics(relay))
 
 
+@pytest.mark.network
 async def test_a_clean_stop_keeps_every_retained_line_written_in_a_burst(tmp_path):
     """Medium: with --data, amqtt's persistence lost lines under a burst ("database is locked": 10,000 in memory,
     9,997 on disk after a clean stop)."""
@@ -254,6 +249,7 @@ def test_an_error_in_the_relays_log_is_one_line():
 
 
 # -- limits a public relay needs ----------------------------------------------------------------------------
+@pytest.mark.network
 async def test_connections_from_one_address_are_limited():
     async with EmbeddedRelay(RelaySettings(port=0, limits=Limits(connections_per_address=3))) as relay:
         async with client(relay.port), client(relay.port), client(relay.port):
@@ -267,6 +263,7 @@ async def test_connections_from_one_address_are_limited():
             pass
 
 
+@pytest.mark.network
 async def test_subscriptions_per_connection_are_limited():
     async with (
         EmbeddedRelay(RelaySettings(port=0, limits=Limits(subscriptions=3))) as relay,
@@ -279,6 +276,7 @@ async def test_subscriptions_per_connection_are_limited():
         assert list(await subscriber.subscribe(f"olixono/1/games/9{'G' * 21}/#", qos=1)) == [1]
 
 
+@pytest.mark.network
 async def test_a_publisher_past_its_budget_is_slowed_down_and_loses_nothing():
     async with EmbeddedRelay(RelaySettings(port=0, limits=Limits(publish_rate=20.0, publish_burst=5))) as relay:
         async with client(relay.port) as reader, client(relay.port) as writer:
@@ -296,6 +294,7 @@ async def test_a_publisher_past_its_budget_is_slowed_down_and_loses_nothing():
     assert elapsed >= (25 - 5) / 20 * 0.8  # 20 past the burst, at 20 a second (a lower bound only)
 
 
+@pytest.mark.network
 async def test_connections_of_one_address_share_one_publish_budget():
     """Anonymous mode: a flood spread over many connections from one address counts as one (it was per connection,
     so 60 connections had 60 budgets)."""
@@ -313,6 +312,7 @@ async def test_connections_of_one_address_share_one_publish_budget():
     assert elapsed >= (30 - 5) / 20 * 0.8  # one budget for both: 25 past the burst at 20 a second
 
 
+@pytest.mark.network
 async def test_subscriptions_are_paced_like_publishes():
     """Each subscription makes the relay send a whole game's retained lines: a client re-subscribing in a loop is
     paced (it was not at all)."""
@@ -348,6 +348,7 @@ async def late_watcher_receives(port: int, game: str = GAME) -> int:
         return got
 
 
+@pytest.mark.network
 async def test_a_key_keeps_at_most_its_share_of_a_game():
     """One stranger's key signs a valid chat line for a thousand slots of a live game: past the cap the relay refuses
     them, live and retained, and a late watcher is sent only the capped share (it was sent everything)."""
@@ -369,6 +370,7 @@ async def test_a_key_keeps_at_most_its_share_of_a_game():
         assert len(retained_topics(relay)) == 25
 
 
+@pytest.mark.network
 async def test_many_keys_from_one_address_count_as_one_owner():
     """A flood of many connections from one address, each under keys of its own, in one game: the address's cap in a
     game and over all games holds, whatever keys it signs with."""
@@ -385,6 +387,7 @@ async def test_many_keys_from_one_address_count_as_one_owner():
         assert relay.broker.quotas.held("127.0.0.1")[0] == 60
 
 
+@pytest.mark.network
 async def test_the_counts_of_a_private_relay_survive_a_restart(tmp_path):
     """With --data, what a key holds is counted again from the store: a restart is no way around the cap."""
     accounts = make_accounts(tmp_path / "users", 1)
@@ -412,6 +415,7 @@ async def test_the_counts_of_a_private_relay_survive_a_restart(tmp_path):
         assert len(retained_topics(relay)) == 10
 
 
+@pytest.mark.network
 async def test_presence_moves_forward_at_the_cap():
     """A key at its cap still replaces what a topic holds (presence): a cap adds no topics, it takes none away."""
     limits = Limits(lines_per_key=3, publish_rate=0)
@@ -427,6 +431,7 @@ async def test_presence_moves_forward_at_the_cap():
         assert len(retained_topics(relay)) == 3
 
 
+@pytest.mark.network
 async def test_what_a_line_makes_the_relay_send_is_charged_to_its_publisher():
     """A flood fanned out to many subscriptions of the flooder's own: every delivery counts against the owner, so
     its next lines wait (it was one token a line, whatever the fan-out: 60 subscribers made a 60-fold flood)."""

@@ -5,12 +5,13 @@ A full signed game with one player on each relay, checked by a spectator on each
 
 from __future__ import annotations
 
+import pytest
 from relay_fixtures import Relay, gather_messages, make_accounts, needs_mosquitto, play_game
 
 from protocol import GameSession
 from protocol.topics import GAMES, game_filter
 
-pytestmark = needs_mosquitto
+pytestmark = [needs_mosquitto, pytest.mark.network]
 
 
 async def _wait_for_bridge(a: Relay, b: Relay, account) -> None:

@@ -202,6 +202,7 @@ def test_mosquitto_config_writes_a_complete_configuration(tmp_path):
     assert oct((tmp_path / "conf" / "mosquitto.conf").stat().st_mode & 0o777) == "0o600"  # it holds a password
 
 
+@pytest.mark.network
 @as_root
 @needs_mosquitto
 def test_the_documented_way_to_add_an_account_to_a_running_mosquitto(tmp_path):

@@ -54,6 +54,7 @@ async def _leaked_to_a_client_that_never_subscribed(port: int) -> dict[str, byte
             return await gather_messages(bystander, "#", timeout=1.0)
 
 
+@pytest.mark.network
 async def test_confirms_amqtt_sends_retained_messages_to_a_client_that_never_subscribed():
     broker = await _plain_amqtt()
     try:
@@ -62,6 +63,7 @@ async def test_confirms_amqtt_sends_retained_messages_to_a_client_that_never_sub
         await broker.shutdown()
 
 
+@pytest.mark.network
 async def test_workaround_the_relay_sends_no_retained_message_nobody_asked_for():
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
         assert await _leaked_to_a_client_that_never_subscribed(relay.port) == {}
@@ -70,6 +72,7 @@ async def test_workaround_the_relay_sends_no_retained_message_nobody_asked_for()
             assert await gather_messages(late, game_filter(GAME), count=1) == {RETAINED: LINE}
 
 
+@pytest.mark.network
 async def test_confirms_amqtt_refuses_mqtt_5():
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
         with pytest.raises(aiomqtt.MqttError):
@@ -79,6 +82,7 @@ async def test_confirms_amqtt_refuses_mqtt_5():
             pass
 
 
+@pytest.mark.network
 async def test_confirms_only_the_older_acl_key_of_amqtts_acl_plugin_loads():
     acl = "amqtt.plugins.topic_checking.TopicAccessControlListPlugin"
     with warnings.catch_warnings():
@@ -100,6 +104,7 @@ async def test_confirms_only_the_older_acl_key_of_amqtts_acl_plugin_loads():
     assert "relay.embedded.GameTopicPlugin" in RelaySettings().broker_config()["plugins"]
 
 
+@pytest.mark.network
 async def test_confirms_amqtts_persistence_forgets_retained_messages_on_a_clean_stop_by_default(tmp_path):
     database = "amqtt.contrib.persistence.SessionDBPlugin"
     connection = f"sqlite+aiosqlite:///{tmp_path / 'db.sqlite3'}"
@@ -122,6 +127,7 @@ async def test_confirms_amqtts_persistence_forgets_retained_messages_on_a_clean_
     assert database not in RelaySettings(data_dir=tmp_path / "data").broker_config()["plugins"]
 
 
+@pytest.mark.network
 async def test_workaround_a_data_folder_written_by_amqtts_plugin_is_read_by_the_relay(tmp_path):
     """A relay upgraded from the plugin: what the plugin kept is served, and kept in the relay's own table."""
     database = "amqtt.contrib.persistence.SessionDBPlugin"
@@ -144,6 +150,7 @@ async def test_workaround_a_data_folder_written_by_amqtts_plugin_is_read_by_the_
             assert retained_topics(relay) == [RETAINED]
 
 
+@pytest.mark.network
 async def test_confirms_amqtts_queues_are_unbounded():
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
         assert relay.broker._broadcast_queue.maxsize == 0
@@ -176,6 +183,7 @@ async def test_workaround_the_relay_stops_reading_while_amqtt_is_behind(monkeypa
         await reader.read(embedded.MAX_PACKET_BYTES + 1)
 
 
+@pytest.mark.network
 async def test_private_relay_reads_new_accounts_without_a_restart(tmp_path):
     from relay_fixtures import make_accounts
 
@@ -196,6 +204,7 @@ async def test_private_relay_reads_new_accounts_without_a_restart(tmp_path):
                 pass
 
 
+@pytest.mark.network
 def test_relay_broker_overrides_what_it_patches():
     """The workarounds override amqtt methods by name: fail loudly if amqtt renames them."""
     for name in (
@@ -253,6 +262,7 @@ async def _delivered_while_others_subscribe(port: int, lines: int = 200, readers
         return received
 
 
+@pytest.mark.network
 async def test_confirms_amqtt_stops_broadcasting_when_a_subscription_changes_meanwhile(monkeypatch):
     monkeypatch.setattr(embedded, "_Subscriptions", dict)  # the relay without workaround 5 (its topic rules await)
     monkeypatch.setattr(embedded.RelayBroker, "_run_broadcast", embedded.Broker._run_broadcast)  # amqtt's own loop
@@ -260,6 +270,7 @@ async def test_confirms_amqtt_stops_broadcasting_when_a_subscription_changes_mea
         assert await _delivered_while_others_subscribe(relay.port) < 200 * 8  # acknowledged lines never delivered
 
 
+@pytest.mark.network
 async def test_workaround_the_relay_broadcasts_while_clients_subscribe_and_unsubscribe():
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
         assert await _delivered_while_others_subscribe(relay.port) == 200 * 8

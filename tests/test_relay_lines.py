@@ -109,9 +109,11 @@ async def embedded(request, tmp_path):
         make_accounts(started.users_file, 0)
         for identity in (HOST, GUEST):
             accounts[identity.public] = Account(identity, users.add_user(started.users_file, identity.public.text)[1])
-    await started.start()
-    yield started, accounts
-    await started.stop()
+    try:
+        await started.start()
+        yield started, accounts
+    finally:
+        await started.stop()
 
 
 async def test_nobody_can_erase_or_replace_a_finished_games_lines_on_the_embedded_relay(embedded):
@@ -145,6 +147,7 @@ async def test_nobody_can_erase_or_replace_a_finished_games_lines_on_the_embedde
     assert late.result == host.result and not late.proofs
 
 
+@pytest.mark.network
 @pytest.mark.parametrize("kind", ["embedded", pytest.param("mosquitto", marks=needs_mosquitto)])
 async def test_a_player_puts_back_a_line_of_its_own_that_vanishes_while_it_is_connected(kind, tmp_path):
     """On anonymous Mosquitto anyone can empty any retained topic; a connected player sees it and publishes its line

@@ -145,6 +145,7 @@ async def settle(relay: EmbeddedRelay) -> None:
 
 
 # -- a player's own share ---------------------------------------------------------------------------------
+@pytest.mark.network
 @pytest.mark.parametrize("cap", ["lines", "bytes"])
 async def test_copies_held_for_a_player_never_refuse_its_own_lines(cap):
     """The lock-out: strangers (four addresses) publish copies "held" by the host of throwaway keys' chat lines, and
@@ -181,6 +182,7 @@ async def test_copies_held_for_a_player_never_refuse_its_own_lines(cap):
         assert 0 < len(kept_for_guest) < 40  # the guest's copies are capped too, apart from its own lines
 
 
+@pytest.mark.network
 async def test_a_seated_game_keeps_only_its_players_lines():
     """Once the offer and the accept are in, a stranger's join, chat, presence, copies under its own key, and
     copies of its lines under a player's key are refused, live and retained (they were kept, and counted against
@@ -224,6 +226,7 @@ async def test_a_seated_game_keeps_only_its_players_lines():
     assert not [topic for topic in heard | kept if STRANGER.public.text in topic]
 
 
+@pytest.mark.network
 async def test_the_seats_are_learnt_in_any_order_and_kept_across_a_restart(tmp_path):
     """A relay re-seeded from a transcript may take the accept before the offer; one started again with --data
     learns the seats from its store. Either way, strangers are refused once both seats are known."""
@@ -252,6 +255,7 @@ async def test_the_seats_are_learnt_in_any_order_and_kept_across_a_restart(tmp_p
         assert relay.broker is not None and relay.broker.quotas.non_players(t.game) == 1  # the stranger's first line
 
 
+@pytest.mark.network
 async def test_an_invited_guest_is_seated_by_the_offer():
     """In a game for an invited key nobody else can be seated: strangers are refused from the offer on."""
     t = table(invite=GUEST.public)
@@ -274,6 +278,7 @@ async def test_an_invited_guest_is_seated_by_the_offer():
 
 
 # -- a game's non-players ---------------------------------------------------------------------------------
+@pytest.mark.network
 async def test_a_games_non_players_are_capped_and_never_its_players():
     """Strangers from two addresses, under many keys, leave 2,400 chat lines in a game before it is seated (each
     address and key within its own caps): the game keeps at most the default 2,000 lines of non-players (there was
@@ -304,6 +309,7 @@ async def test_a_games_non_players_are_capped_and_never_its_players():
 
 
 # -- a catch-up is paid for by subscribing ------------------------------------------------------------------
+@pytest.mark.network
 async def test_a_catch_up_never_delays_the_subscribers_next_line():
     """A player's client subscribes to the whole game on every (re)connection, and the game's retained lines it is
     sent are charged to its address; a catch-up delays only the next subscription, and the move, from this
@@ -357,6 +363,7 @@ async def slow_relay_with_an_open_game(name: str) -> AsyncIterator[tuple[Embedde
         yield relay, t
 
 
+@pytest.mark.network
 async def test_clients_of_one_address_that_ask_for_a_game_again_are_never_kept_waiting_past_their_timeout():
     """A player reconnecting through a flapping link (its old connections not yet closed, its opponent at the same
     address) subscribes to the game from several connections at once, again and again. Each catch-up is charged to
@@ -376,6 +383,7 @@ async def test_clients_of_one_address_that_ask_for_a_game_again_are_never_kept_w
     assert max(first) < 3.0 and max(again) < 3.0, (first, again)  # before: again 11 s (4 x 301 lines at 100 a second)
 
 
+@pytest.mark.network
 async def test_a_catch_up_of_the_whole_store_is_paid_in_full():
     """Only one game's catch-up leaves a capped debt (the game's caps bound it): a wildcard's is the whole store, and
     asking for it again and again must cost its whole size each time, or a client would drain the relay every 5 s."""
@@ -428,6 +436,7 @@ def talk(key: Identity, game: str, n: int, text: str = "x") -> tuple[str, bytes]
     return topic_of(game, key, f"talk/{n}"), signed_line(key, game, f"talk/{n}", text)
 
 
+@pytest.mark.network
 async def test_a_seated_game_keeps_any_keys_talk_under_its_caps():
     """Once the seats are known a stranger's lines are refused, but a watcher's talk stands, any key's: at most 64
     lines a key and 32 keys a game, each line on its own slot; the players' lines go on."""
@@ -456,6 +465,7 @@ async def test_a_seated_game_keeps_any_keys_talk_under_its_caps():
     assert len([key for key in talkers if talk(key, t.game, 1)[0] in kept]) == 31
 
 
+@pytest.mark.network
 async def test_a_flood_of_talk_never_refuses_nor_pushes_out_the_games_lines():
     """32 keys from four addresses fill their talk to the last slot (2,048 lines) while the game is being seated,
     with the non-players' cap and every key's cap small: the talk counts in none of them, so the guest's join (a

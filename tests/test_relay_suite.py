@@ -11,6 +11,8 @@ relays differ, the test says so.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import random
 import socket
 import struct
 
@@ -32,7 +34,9 @@ from relay_fixtures import (
 )
 
 from harness.mqtt import bare_client
-from protocol import GameSession, Identity
+from olixono.common import Outcome
+from olixono.games import new_board
+from protocol import GameSession, Identity, Result
 from protocol.keys import b64
 from protocol.messages import MAX_LINE_BYTES, encode, line_hash
 from protocol.topics import GAMES, copy_topic, game_filter
@@ -51,9 +55,12 @@ async def relays(request, tmp_path):
         started.append(relay)
         return await relay.start()
 
-    yield make
-    for relay in started:
-        await relay.stop()
+    try:
+        yield make
+    finally:
+        async with contextlib.AsyncExitStack() as stopping:  # every one stopped, though one fails to
+            for relay in started:
+                stopping.push_async_callback(relay.stop)
 
 
 def game_topic(game: str, key: str, slot: str) -> str:
@@ -200,13 +207,26 @@ async def test_private_relay_lets_a_player_write_only_under_its_own_key(relays, 
     assert seen == expected
 
 
+def seeded_outcome(kind: str, seed: int) -> Outcome:
+    """How the game :func:`play_game` plays with ``seed`` ends: the same moves on a board alone."""
+    rng = random.Random(seed)
+    board = new_board(kind)
+    for _ in range(400):
+        outcome = board.outcome()
+        if outcome is not None:
+            return outcome
+        board.play(rng.choice(sorted(move.text() for move in board.legal_moves())))
+    raise AssertionError(f"the {kind} game of seed {seed} did not end in 400 plies")
+
+
 async def test_private_relay_plays_a_signed_game_between_accounts(relays, tmp_path):
     users_file = tmp_path / "users"
     alice, bob = make_accounts(users_file, 2)
     relay = await relays(users_file=users_file)
     async with relay.client(alice) as a, relay.client(bob) as b:
         final = await play_game(a, b, alice.identity, bob.identity, seed=3)
-    assert final.result is not None
+    expected = seeded_outcome("oxono", seed=3)
+    assert final.result == Result(expected.reason, expected.winner, final.seats.get(expected.winner or ""))
 
 
 @pytest.mark.parametrize("erase", [True, False], ids=["erased", "replaced"])

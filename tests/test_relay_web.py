@@ -12,6 +12,7 @@ import gzip
 import io
 import ssl
 import uuid
+from pathlib import Path
 
 import aiomqtt
 import pytest
@@ -115,6 +116,7 @@ async def received(client: aiomqtt.Client, count: int = 1, seconds: float = 5.0)
     return payloads
 
 
+@pytest.mark.network
 async def test_one_port_serves_the_page_and_mqtt_over_websocket_with_the_relays_checks(site):
     async with running(RelaySettings(port=0, web_port=0, page_root=site)) as relay:
         assert relay.web_url == f"http://127.0.0.1:{relay.web_port}/"
@@ -175,6 +177,7 @@ async def closed_after(port: int, *messages: bytes) -> bool:
 BIG = mqtt_packet(0x31, b"\x00\x05olixo" + b"x" * 100_000)
 
 
+@pytest.mark.network
 async def test_confirms_amqtts_own_websocket_listener_takes_a_100_kb_packet(site, monkeypatch):
     from amqtt.broker import Broker
 
@@ -186,6 +189,7 @@ async def test_confirms_amqtts_own_websocket_listener_takes_a_100_kb_packet(site
         assert not await closed_after(relay.web_port, CONNECT, BIG)
 
 
+@pytest.mark.network
 async def test_an_oversize_packet_ends_the_connection_in_one_message_or_in_pieces(site):
     big = BIG
     async with running(RelaySettings(port=0, web_port=0, page_root=site)) as relay:
@@ -199,6 +203,7 @@ async def test_an_oversize_packet_ends_the_connection_in_one_message_or_in_piece
             assert await received(reader, seconds=1) == []
 
 
+@pytest.mark.network
 async def test_connections_over_websocket_count_against_their_address(site):
     limits = Limits(connections_per_address=2)
     async with running(RelaySettings(port=0, web_port=0, page_root=site, limits=limits)) as relay:
@@ -208,6 +213,7 @@ async def test_connections_over_websocket_count_against_their_address(site):
                     pass
 
 
+@pytest.mark.network
 async def test_a_private_relays_page_lets_readers_read_only_when_its_owner_says_so(tmp_path, site):
     users = tmp_path / "users"
     (account,) = make_accounts(users, 1)
@@ -250,6 +256,7 @@ def test_readers_need_a_private_relay_and_its_page(tmp_path):
         RelaySettings(web_port=0, web_readers=True).broker_config()
 
 
+@pytest.mark.network
 async def test_the_page_and_websocket_are_served_over_tls_with_the_relays_certificate(tmp_path, site):
     cert, key = make_tls(tmp_path)
     context = ssl.create_default_context(cafile=str(cert))
@@ -268,7 +275,7 @@ def listening_on(port: int) -> set[str]:
     """The local addresses this machine's listening TCP sockets of ``port`` are bound to (from /proc/net)."""
     addresses = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for row in open(table).read().splitlines()[1:]:
+        for row in Path(table).read_text().splitlines()[1:]:
             local, state = row.split()[1], row.split()[3]
             address, hex_port = local.split(":")
             if state == "0A" and int(hex_port, 16) == port:  # LISTEN
@@ -279,6 +286,7 @@ def listening_on(port: int) -> set[str]:
 LOOPBACK = {"0100007F", "0000000000000000FFFF00000100007F"}  # 127.0.0.1, and ::ffff:127.0.0.1, as /proc/net says them
 
 
+@pytest.mark.network
 @needs_mosquitto
 async def test_mosquitto_config_web_serves_websockets_on_loopback_alone_and_no_page(tmp_path):
     from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config

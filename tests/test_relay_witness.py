@@ -39,34 +39,35 @@ def witnessed_game(witness: Identity = WITNESS) -> tuple[list, Witnessing, GameS
 
 
 @pytest.fixture
-async def relay():
+async def fast_relay():
+    """An embedded relay whose limits let a test's lines through at once."""
     async with EmbeddedRelay(RelaySettings(port=0, limits=FAST)) as started:
         yield started
 
 
-async def test_a_seated_game_keeps_its_witness_lines_and_the_players_copies_of_them(relay):
+async def test_a_seated_game_keeps_its_witness_lines_and_the_players_copies_of_them(fast_relay):
     lines, seer, host, guest = witnessed_game()
     game = host.game_id
-    await publish(relay.port, lines)
-    await settle(relay)
+    await publish(fast_relay.port, lines)
+    await settle(fast_relay)
     out = seer.attest(1_000)
     assert out is not None
     witness_line = out.line.encode()
     copies = [copy_of(game, player, witness_line) for player in (HOST, GUEST)]
-    await publish(relay.port, [(out.topic, witness_line), *copies])
-    await settle(relay)
-    kept = retained_topics(relay)
+    await publish(fast_relay.port, [(out.topic, witness_line), *copies])
+    await settle(fast_relay)
+    kept = retained_topics(fast_relay)
     assert out.topic in kept and all(topic in kept for topic, _ in copies)
-    quotas = relay.broker.quotas
+    quotas = fast_relay.broker.quotas
     assert quotas.shares(game, WITNESS.public.text) == (1, 0)
     assert quotas.shares(game, HOST.public.text)[1] == 1 and quotas.non_players(game) == 0
 
 
-async def test_nothing_else_of_a_witness_and_no_unnamed_witness_stands_in_a_seated_game(relay):
+async def test_nothing_else_of_a_witness_and_no_unnamed_witness_stands_in_a_seated_game(fast_relay):
     lines, seer, host, guest = witnessed_game()
     game = host.game_id
-    await publish(relay.port, lines)
-    await settle(relay)
+    await publish(fast_relay.port, lines)
+    await settle(fast_relay)
     other = Witnessing(game, STRANGER)  # signs witness lines, but the offer does not name it
     for _, line in lines:
         other.receive(line)
@@ -83,7 +84,7 @@ async def test_nothing_else_of_a_witness_and_no_unnamed_witness_stands_in_a_seat
         copy_of(game, WITNESS, lines[1][1]),  # a copy the witness holds
         copy_of(game, HOST, forged),  # a player's copy of the unnamed one's witness line
     ]
-    await publish(relay.port, refused)
-    await settle(relay)
-    kept = retained_topics(relay)
+    await publish(fast_relay.port, refused)
+    await settle(fast_relay)
+    kept = retained_topics(fast_relay)
     assert not any(topic in kept for topic, _ in refused)

@@ -23,7 +23,7 @@ from olixono import bot_oxono
 from olixono.bots import MctsBot, make_bot
 from olixono.games import new_board
 from olixono.mcts import Mcts
-from olixono.oxono import OxonoBoard
+from olixono.oxono import PAWNS_IN_ALL, OxonoBoard
 
 fast = require_extension("olixono._oxono_fast")
 C = bot_oxono.C
@@ -72,13 +72,20 @@ def positions_with_a_win(count: int, seed: int) -> list[OxonoBoard]:
     """Positions of random games where the player to move can win at once."""
     rng = random.Random(seed)
     found: list[OxonoBoard] = []
-    while len(found) < count:
+    for _ in range(100 * count):
+        if len(found) == count:
+            break
         board = OxonoBoard()
-        while board.outcome() is None:
+        for _ in range(PAWNS_IN_ALL + 1):  # a ply places one pawn: no game is longer than PAWNS_IN_ALL plies
+            if board.outcome() is not None:
+                break
             if bot_oxono.winning_move(bot_oxono.state_of(board)) is not None:
                 found.append(board.copy())
                 break
             board.push(board.random_move(rng))
+        else:
+            raise AssertionError(f"a game went on after {PAWNS_IN_ALL} plies: {board!r}")
+    assert len(found) == count, f"{len(found)} of {count} positions with a win in {100 * count} games"
     return found
 
 

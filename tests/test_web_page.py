@@ -24,7 +24,7 @@ from protocol.topics import held_copy_topic
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = json.loads((ROOT / "protocol" / "vectors" / "vectors.json").read_text())
 
-pytestmark = needs_browser
+pytestmark = [needs_browser, pytest.mark.network]
 
 
 async def web_relay(tmp_path, kind: str = "embedded", tls: bool = False) -> Relay:
