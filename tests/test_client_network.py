@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import io
 import os
 import re
@@ -258,7 +257,6 @@ async def test_a_guest_whose_host_never_seats_it_closes_the_game_on_its_side(any
     journal = Journal.open(game, guest.options.journal_dir)
     assert journal.meta.left_unseated and not any(" accept " in line or " abort " in line for line in journal.lines())
     journal.close()
-    gc.collect()  # the join's journal, and its hold on the seat (a process of its own lets go as it ends)
     guest.lines.clear()
     assert await network.resume(None, guest.options) == 0
     assert guest.lines == ["No unfinished game in the journal."]

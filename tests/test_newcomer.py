@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import re
 
 import pytest
@@ -483,7 +482,6 @@ async def test_a_guest_is_told_the_relay_went_with_the_host_and_leaves_and_resum
         await asyncio.gather(*(task for task in (hosting, joining) if task is not None), return_exceptions=True)
         os.close(write)
         commands.close()
-    gc.collect()  # the join's journal, and its seat with it, let go (a process of its own lets go as it ends)
     resumed = Seat(tmp_path, "guest", SimpleNamespace(url=None), plain=True, environ=environ)
     resumed.identity = resumed.options.identity = guest.identity
     resumed.options.timeout = 3

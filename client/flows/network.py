@@ -360,11 +360,15 @@ async def log_in(options: Options, address: RelayAddress, identity: Identity | N
 
 
 async def run_game(runner: GameRunner, front: FrontEnd) -> int:
-    """Run a game: the relay's failures are one sentence."""
+    """Run a game: the relay's failures are one sentence. Its seat is let go as it ends (the journal's lock), not
+    whenever the journal happens to be collected: another process may take the game up at once."""
     try:
         return await runner.run(front)
     except RelayError as error:
         raise Failure(str(error)) from None
+    finally:
+        if runner.journal is not None:
+            runner.journal.close()
 
 
 MOST_REMATCHES = 100
@@ -741,6 +745,7 @@ def _seat(journal: Journal) -> Journal:
     try:
         journal.lock()
     except JournalError as exc:
+        journal.close()
         raise Failure(str(exc)) from None
     return journal
 
