@@ -357,6 +357,13 @@ class _Subscriptions(dict[str, list[tuple[Session, int]]]):
         return [(topic_filter, list(holders)) for topic_filter, holders in super().items()]
 
 
+def _transport_of(writer: WriterAdapter) -> asyncio.WriteTransport | None:
+    """The transport under amqtt's adapter of a connection's writing end (a StreamWriter, or a WebSocket)."""
+    stream = getattr(writer, "_writer", None) or getattr(writer, "_protocol", None)
+    transport = getattr(stream, "transport", None)
+    return transport if isinstance(transport, asyncio.WriteTransport) else None
+
+
 class _Closed(Exception):
     """A connection the relay closed before it had a session (already logged in one line)."""
 
@@ -417,6 +424,7 @@ class RelayBroker(Broker):
         self.limits = limits or Limits()
         self._store = store
         self._per_address: dict[str, int] = {}
+        self._open: set[WriterAdapter] = set()  # every connection accepted and not yet ended, session or not
         self._buckets: dict[tuple[str, str], _Bucket] = {}
         self._verified: set[bytes] = set()  # lines whose signature was checked (relay.lines): a copy is not again
         self.seats = Seats(self._held_line)
@@ -624,11 +632,16 @@ class RelayBroker(Broker):
                 await writer.close()
             return
         self._per_address[address] = self._per_address.get(address, 0) + 1
+        self._open.add(writer)
         try:
             await super()._client_connected(listener_name, reader, writer)
         except _Closed:  # raised before amqtt's own handling: release the connection as it would
             self._servers[listener_name].release_connection()
-        finally:
+        finally:  # amqtt returns from a session's end without closing every connection: closed here
+            self._open.discard(writer)
+            transport = _transport_of(writer)
+            if transport is not None and not transport.is_closing():
+                transport.close()
             left = self._per_address.pop(address) - 1
             if left:
                 self._per_address[address] = left
@@ -689,15 +702,14 @@ class RelayBroker(Broker):
             bucket.spend(deliveries, asyncio.get_running_loop().time(), most_debt=bucket.burst if capped else None)
 
     def cut_connections(self) -> None:
-        """Stop listening, and end every client's connection at once (WORKAROUND 10): each reader ends on its own,
-        whatever became of the cancellation amqtt's shutdown sends it."""
+        """Stop listening, and end every connection at once (WORKAROUND 10): each reader ends on its own, whatever
+        became of the cancellation amqtt's shutdown sends it. Those without a session too (still connecting, or
+        refused): none is left open for the garbage collector to find."""
         for server in self._servers.values():
             if server.instance is not None:
                 server.instance.close()
-        for _, handler in list(self._sessions.values()):
-            writer = getattr(handler, "writer", None)  # amqtt's adapter of a StreamWriter, or of a WebSocket
-            stream = getattr(writer, "_writer", None) or getattr(writer, "_protocol", None)
-            transport = getattr(stream, "transport", None)
+        for writer in list(self._open):
+            transport = _transport_of(writer)
             if transport is not None:
                 transport.abort()
 
