@@ -203,14 +203,17 @@ class RelayProcess:
     def url(self) -> str:
         return f"mqtt://127.0.0.1:{self.port}"
 
-    async def start(self, timeout: float = 15.0) -> RelayProcess:
+    async def start(self, timeout: float = 90.0) -> RelayProcess:
+        """Start it and wait until it listens, or has ended (an error): ``timeout`` only bounds a relay that hangs (a
+        busy machine takes seconds to start a Python process)."""
         command = [sys.executable, "-m", "relay", "--port", str(self.port)]
         if self.data is not None:
             command += ["--data", str(self.data)]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = process
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while loop.time() < deadline:
+        while process.poll() is None and loop.time() < deadline:
             try:
                 _, writer = await asyncio.open_connection("127.0.0.1", self.port)
             except OSError:
@@ -218,6 +221,8 @@ class RelayProcess:
                 continue
             writer.close()
             return self
+        if process.returncode is not None:
+            raise RuntimeError(f"the relay ended with status {process.returncode} before it listened")
         raise TimeoutError(f"the relay did not listen on port {self.port} within {timeout} s")
 
     async def stop(self, kill: bool = False) -> None:
