@@ -160,7 +160,7 @@ async def bursts(port: int, account: tuple[str, str], key: Identity, count: int,
 def measure(kind: str, folder: Path, trips: int, bursts_count: int) -> dict[str, float]:
     identities = [Identity.generate() for _ in range(2)]
     tokens = [users.make_token() for _ in identities]
-    accounts = [(identity.public.text, token) for identity, token in zip(identities, tokens)]
+    accounts = [(identity.public.text, token) for identity, token in zip(identities, tokens, strict=True)]
     figures: dict[str, float] = {}
     for scheme, hashing in (
         ("token", lambda token: users.PasswordHash.for_token(token)),

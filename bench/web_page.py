@@ -69,7 +69,7 @@ async def opening(rounds: int) -> None:
                     sizes = [await response.request.sizes() for response in responses]
                     vendored = sum(
                         size["responseBodySize"]
-                        for response, size in zip(responses, sizes)
+                        for response, size in zip(responses, sizes, strict=True)
                         if "/vendor/" in response.url
                     )
                     print(

@@ -238,7 +238,7 @@ def transcript_target(data: bytes) -> None:
     from client.flows.verify import split_lines
 
     try:
-        session, number, problem = verify_transcript(split_lines(data[:20_000]))
+        _session, number, problem = verify_transcript(split_lines(data[:20_000]))
     except Exception as exc:
         raise Broken("transcript", data, f"verify_transcript raised {type(exc).__name__}: {exc}") from exc
     if (problem is None) != (number is None):

@@ -256,7 +256,7 @@ class Receiver:
         """Each player name's key, once the coin flip is done (empty before)."""
         if self._state.seats is None or self._board is None:
             return {}
-        return dict(zip(self._board.PLAYERS, self._state.seats))
+        return dict(zip(self._board.PLAYERS, self._state.seats, strict=False))
 
     @property
     def started(self) -> bool:
@@ -269,7 +269,7 @@ class Receiver:
         clocks, board = self._state.clocks, self._board
         if clocks is None or board is None:
             return None
-        return dict(zip(board.PLAYERS, clocks))
+        return dict(zip(board.PLAYERS, clocks, strict=False))
 
     @property
     def moves(self) -> int:
@@ -387,7 +387,7 @@ class Receiver:
         moves = [line.seq for line in self._chain if clocked(line)]
         unexplained = sum(
             answer.unexplained or 0
-            for ply, (seq, answer) in enumerate(zip(moves, self.answers()))
+            for ply, (seq, answer) in enumerate(zip(moves, self.answers(), strict=False))
             if seq < began + 1 and answer.player == player and self._charged(ply)
         )
         return max(0, remaining - unexplained)
@@ -1267,7 +1267,7 @@ class Receiver:
         assert board is not None and guest is not None and self._host is not None
         host_first = host_moves_first(message.secret, self._chain[2].salt, self.terms)
         seats = (self._host, guest) if host_first else (guest, self._host)
-        events.append(GameStarted(tuple(zip(board.PLAYERS, seats))))
+        events.append(GameStarted(tuple(zip(board.PLAYERS, seats, strict=True))))
         clocks = None if self.clock is None else (self.clock.start_ms, self.clock.start_ms)
         return state._replace(phase=Phase.PLAYING, seats=seats, clocks=clocks)
 

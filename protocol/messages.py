@@ -566,9 +566,9 @@ def decode(data: bytes | str, verify: bool = True) -> Message:
     names = _NAMES[type_]
     *values, by_text, sig_text = match.group(*names, "by", "sig")
     if type_ in _OPTIONAL:
-        fields = tuple((name, value) for name, value in zip(names, values) if value is not None)
+        fields = tuple((name, value) for name, value in zip(names, values, strict=True) if value is not None)
     else:
-        fields = tuple(zip(names, values))
+        fields = tuple(zip(names, values, strict=True))
     for name in _CHECKED[type_]:
         problem = _check_value(name, match.group(name))
         if problem:

@@ -37,7 +37,7 @@ async def test_two_bots_play_a_whole_game_and_a_late_spectator_agrees(any_relay,
         assert await network.join(game, guest.options) == 0
         assert await hosting == 0
     assert transcript(host, game) == transcript(guest, game)
-    session, number, problem = verify_transcript(transcript(host, game))
+    session, _number, problem = verify_transcript(transcript(host, game))
     assert problem is None and session.result is not None
     result_line = f"result: {session.result.sentence()} ({session.result.code()})"
     assert result_line in host.text() and result_line in guest.text()

@@ -685,7 +685,7 @@ async def test_the_lobby_on_an_open_broker_lists_only_offers_that_verify(tmp_pat
     broker = await OpenBroker(tmp_path / "open").start()
     try:
         hosts = [Identity.generate(), Identity.generate()]
-        offers = [GameSession.offer(kind, host)[1] for kind, host in zip(("oxono", "olix"), hosts)]
+        offers = [GameSession.offer(kind, host)[1] for kind, host in zip(("oxono", "olix"), hosts, strict=True)]
         real = {out.message.game for out in offers}
         stranger = Identity.generate()
         forged = offers[0].line.replace("kind=oxono", "kind=olix")
@@ -729,7 +729,7 @@ async def test_the_lobby_on_an_open_broker_lists_only_offers_that_verify(tmp_pat
         assert lobby.lines[0].split()[:2] == ["GAME", "KIND"], lobby.text()
         listed = [line.split()[0] for line in lobby.lines[1:]]
         assert sorted(listed) == sorted(real), lobby.text()
-        for out, host in zip(offers, hosts):
+        for out, host in zip(offers, hosts, strict=True):
             line = next(line for line in lobby.lines if line.startswith(out.message.game))
             assert f"host {host.public.fingerprint}" in line and "open to anyone" in line, line
     finally:

@@ -472,7 +472,7 @@ async def test_replay_steps_through_the_protocol_vector_games(path):
     from client.frontends.replay import ReplayTable
     from client.frontends.screen import run_screen
 
-    status, summary, session = load(path)
+    _status, summary, session = load(path)
     assert session is not None, summary
     table = ReplayTable(session, summary)
     count = len(table.moves())

@@ -54,7 +54,7 @@ async def test_a_key_that_begins_with_a_dash_can_be_invited_and_given_an_account
 async def test_a_typo_in_the_last_character_of_a_game_id_is_a_sentence(tmp_path, command):
     env, _ = home(tmp_path, "newcomer")
     typo = "b8iwQmV2RfS9dxX4kPz1AB"  # a game id ends in A, Q, g or w
-    code, out, err = await run(env, command, typo, "--relay", f"mqtt://127.0.0.1:{free_port()}", "--timeout", "1")
+    code, _out, err = await run(env, command, typo, "--relay", f"mqtt://127.0.0.1:{free_port()}", "--timeout", "1")
     assert code == 1 and "Traceback" not in err and "is there a typo?" in err, err
 
 
@@ -117,7 +117,7 @@ async def test_games_asks_for_the_password_and_one_ctrl_c_leaves_the_prompt(priv
         assert await asyncio.to_thread(leaving.wait, 10) == 130 and "Interrupted: nothing was sent" in leaving.seen
     finally:
         leaving.stop()
-    code, out, err = await run(env, "games", "--relay", relay.url)  # no terminal: the sentence says what to set
+    code, _out, err = await run(env, "games", "--relay", relay.url)  # no terminal: the sentence says what to set
     assert code == 1 and "set it in OLIXONO_RELAY_PASSWORD" in err, err
 
 

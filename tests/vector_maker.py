@@ -504,7 +504,7 @@ def cases() -> list[dict[str, Any]]:
             )
         )
     second_host, second_guest = _start("oxono")
-    first_session, second_session = _sides(second_host, second_guest)
+    _first_session, second_session = _sides(second_host, second_guest)
     second_prefix = list(second_host.transcript)
     second_abort = encode("abort", _fields(second_host), second_session.identity)
     superseding_resign = waiter_session.resign().line
@@ -1095,7 +1095,7 @@ def _took_back() -> list[dict[str, Any]]:
         )
     )
 
-    line, prefix, mover, other, move, _ = _a_move("rules:1", 11, 4, 2000)
+    line, prefix, _mover, other, move, _ = _a_move("rules:1", 11, 4, 2000)
     said = line.clock(other, line.sent[other])
     receipt = encode(
         "receipt",

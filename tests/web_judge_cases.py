@@ -563,7 +563,7 @@ class Game:
         confirmations, presence, and lines of strangers and of another game."""
         rng = self.rng
         if not self.host.over and self.host.started and rng.random() < 0.2 and self.host.moves >= 3:
-            mine, theirs = self.sides()  # an undo with a consent= its waiter never signed
+            mine, _theirs = self.sides()  # an undo with a consent= its waiter never signed
             head = mine.head
             assert head is not None and mine.identity is not None
             forged = self.signed(

@@ -202,7 +202,7 @@ def replay_lines(session: GameSession, summary: str, analysis: GameAnalysis | No
     boards = positions(session)
     moves = board_moves(boards[-1])
     lines = [summary, status_text(boards[0])]
-    for number, ((player, move), board) in enumerate(zip(moves, boards[1:]), 1):
+    for number, ((player, move), board) in enumerate(zip(moves, boards[1:], strict=True), 1):
         lines.append(f"move {number} {player} {move}")
         if analysis is not None:
             lines.append(ply_sentence(analysis.plies[number - 1]))

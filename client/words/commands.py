@@ -282,7 +282,7 @@ def help_rows(game: Game, *, slash: bool = False, skip: tuple[str, ...] = ()) ->
     """One row per command of ``game``'s mode: the name (with ``/`` on the screen), its argument, its help."""
     mode, prefix = mode_of(game), ("/" if slash else "")
     rows = []
-    for command, name in zip(available(game), command_names(game)):
+    for command, name in zip(available(game), command_names(game), strict=True):
         if name in skip:
             continue
         typed = f"{prefix}{name}" + (f" {command.usage}" if command.usage else "")
