@@ -94,7 +94,7 @@ async def round_trips(
 
         async def echo() -> None:  # ends by itself: cancelling a task inside aiomqtt's publish may be ignored
             answered = 0
-            async for message in second.messages:
+            async for _message in second.messages:
                 await second.publish(pong, pong_line, qos=1)
                 answered += 1
                 if answered == total:

@@ -80,10 +80,8 @@ async def play(role: str, port: int, pace: float, folder: Path, ids: Any) -> dic
             runner.attach(Journal.create(JournalMeta(game, "olix", "guest", identity.public.text, address.url), folder))
             await runner.apply(core.join())
         while not core.session.over:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(runner.events.get(), 0.2)
-            except TimeoutError:
-                pass
             while not runner.events.empty():
                 runner.events.get_nowait()
             if core.my_turn:

@@ -56,7 +56,7 @@ async def opening(rounds: int) -> None:
                 tab = await browser.new_page()
                 responses: list = []
                 if round_ == 0:
-                    tab.on("response", lambda response: responses.append(response))
+                    tab.on("response", responses.append)
                 started = time.perf_counter()
                 await tab.goto(f"{relay.web_url}#game={game}")
                 await tab.wait_for_function(

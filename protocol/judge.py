@@ -456,7 +456,7 @@ class Receiver:
 
     def waiting_of(self, key: PublicKey) -> tuple[Message, ...]:
         """The lines of ``key``'s kept until a line before them arrives (a gap, while it lasts)."""
-        return self._waiting.lines_of(key) if key in self._waiting.keys() else ()
+        return self._waiting.lines_of(key) if key in self._waiting.keys() else ()  # noqa: SIM118 (keys, not lines)
 
     @property
     def record(self) -> tuple[str, ...]:

@@ -578,9 +578,9 @@ def decode(data: bytes | str, verify: bool = True) -> Message:
     if peer_field is not None and match.group(peer_field) is not None:
         peer = _key(match.group(peer_field), peer_field)
     signer = _key(by_text, "by")  # the pattern admits only canonical spellings
-    if verify:  # sig= is the last field: 86 ASCII characters
-        if not signer.verify(base64.urlsafe_b64decode(sig_text + "=="), raw[:-_SIG_TAIL]):
-            raise RemoteProtocolError(Code.BAD_SIGNATURE, f"the signature does not verify for key {signer.fingerprint}")
+    # sig= is the last field: 86 ASCII characters
+    if verify and not signer.verify(base64.urlsafe_b64decode(sig_text + "=="), raw[:-_SIG_TAIL]):
+        raise RemoteProtocolError(Code.BAD_SIGNATURE, f"the signature does not verify for key {signer.fingerprint}")
     return Message.make(MessageType(type_), fields, signer, line, peer, raw)
 
 

@@ -319,7 +319,7 @@ def mosquitto_sub_command(host: str, port: int, private: bool, cafile: Path | No
         words += ["-u", "KEY", "-P", "PASSWORD"]
     if cafile is not None:  # the CA that signed the relay's certificate (a self-signed one is its own CA)
         words += ["--cafile", str(cafile)]
-    return " ".join(words + ["-t", "'olixono/1/games/#'", "-v"])
+    return " ".join([*words, "-t", "'olixono/1/games/#'", "-v"])
 
 
 def start_command(conf: Path) -> str:

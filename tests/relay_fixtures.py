@@ -207,7 +207,8 @@ class RelayProcess:
         command = [sys.executable, "-m", "relay", "--port", str(self.port)]
         if self.data is not None:
             command += ["--data", str(self.data)]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # Popen starts it and returns (no wait): the loop below polls its port
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: ASYNC220
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while loop.time() < deadline:
@@ -375,7 +376,7 @@ async def play_game(
                 moves = sorted(m.text() for m in actor.session.board.legal_moves())
                 before = other.session.next_seq
                 await actor.send(actor.session.move(rng.choice(moves)))
-                await other.wait_for(lambda: other.session.next_seq > before)
+                await other.wait_for(lambda: other.session.next_seq > before)  # noqa: B023
     finally:
         for task in pumps:
             task.cancel()

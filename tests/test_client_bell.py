@@ -167,10 +167,10 @@ async def console_bells(core, relay, moves, *, bell: bool = True, claimant=None)
 
 
 async def test_the_line_console_rings_when_the_opponents_move_comes_never_for_ones_own_nor_a_watcher():
-    relay, clock, host, guest, watcher = timed_game("5+3")
+    relay, _clock, host, guest, watcher = timed_game("5+3")
     first, second = movers(host, guest)
     assert await console_bells(second, relay, [first, second, first]) == 2  # each of the opponent's moves
-    relay, clock, host, guest, watcher = timed_game("5+3")
+    relay, _clock, host, guest, watcher = timed_game("5+3")
     first, second = movers(host, guest)
     assert await console_bells(watcher, relay, [first, second, first]) == 0
     relay, _clock, host, guest, watcher = timed_game("5+3")

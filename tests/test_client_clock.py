@@ -198,7 +198,7 @@ def test_a_bot_budget_never_spends_the_clock_and_keeps_it_in_time(control):
     rule = TimeControl.parse(control)
     left, moves = rule.start_ms, 0
     overhead_ms = 60  # what a move costs besides the search: a thread, signing, a slow machine
-    for moves in range(1, MOVES_A_SIDE + 1):
+    for moves in range(1, MOVES_A_SIDE + 1):  # noqa: B007 (how many it made, read after the loop)
         budget = clock_budget(rule, left)
         assert budget * 1000 <= max(10, left / 2)
         think = int(budget * 1000) + overhead_ms

@@ -147,18 +147,18 @@ def test_refusals_are_one_sentence_and_sign_nothing():
     relay.attach(witness)
     assert len([t for t in relay.retained if f"/{STRANGER.public.text}/copy/" in t]) == len(host.session.transcript)
     before = dict(relay.retained)
-    with pytest.raises(IntentRefused, match="^it is not your turn: pink is to move$"):
+    with pytest.raises(IntentRefused, match=r"^it is not your turn: pink is to move$"):
         waiter.act(Intent("move", "Oc6c5"))
-    with pytest.raises(IntentRefused, match="^not a move"):
+    with pytest.raises(IntentRefused, match=r"^not a move"):
         mover.act(Intent("move", "hello"))
-    with pytest.raises(IntentRefused, match="^illegal: "):
+    with pytest.raises(IntentRefused, match=r"^illegal: "):
         mover.act(Intent("move", "Xa1a1"))
-    with pytest.raises(IntentRefused, match="^it is not your turn"):
+    with pytest.raises(IntentRefused, match=r"^it is not your turn"):
         waiter.act(Intent("propose"))
-    with pytest.raises(IntentRefused, match="^you cannot agree now: [^:]*none is open") as refused:
+    with pytest.raises(IntentRefused, match=r"^you cannot agree now: [^:]*none is open") as refused:
         mover.act(Intent("agree"))
     assert str(refused.value).count("cannot") == 1  # the protocol's why alone, not its sentence again
-    with pytest.raises(IntentRefused, match="^[^:]*format") as refused:  # a chat's problem, as it is
+    with pytest.raises(IntentRefused, match=r"^[^:]*format") as refused:  # a chat's problem, as it is
         mover.act(Intent("chat", "hidden\u200bspace"))
     assert "cannot" not in str(refused.value)
     with pytest.raises(IntentRefused, match="watching"):

@@ -336,7 +336,7 @@ async def test_joining_ones_own_game_says_how_to_try_both_seats_on_one_machine(t
     core, _ = GameCore.hosting("oxono", identity)
     Journal.create(JournalMeta(core.game_id, "oxono", "host", identity.public.text, "mqtt://127.0.0.1:1"), tmp_path)
     options = network.Options(identity=identity, journal_dir=tmp_path, write=lambda text: None)
-    with pytest.raises(network.Failure, match="you host game .* yourself") as refused:
+    with pytest.raises(network.Failure, match=r"you host game .* yourself") as refused:
         await network.join(core.game_id, options)
     assert f"XDG_CONFIG_HOME=/tmp/seat2/config XDG_STATE_HOME=/tmp/seat2/state olixono join {core.game_id}" in str(
         refused.value

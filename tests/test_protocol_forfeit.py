@@ -252,7 +252,7 @@ def test_confirmations_say_who_agrees_with_the_ending():
         HOST,
     )
     spectator.receive(twice)
-    proof = [p for p in spectator.proofs if p.key == HOST.public][0]
+    proof = next(p for p in spectator.proofs if p.key == HOST.public)
     assert proof.slot == "confirm-1" and proof.point is None and check_equivocation_proof(proof.first, proof.second)
     assert spectator.result == host.result  # confirmations never change the game
     assert spectator.confirmation(HOST.public) == DISPUTED  # two endings under one number: neither counts

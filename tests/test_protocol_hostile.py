@@ -363,7 +363,7 @@ def accepted() -> tuple[GameSession, GameSession]:
 def test_a_guest_who_walks_away_after_seeing_the_salt_forfeits():
     host, guest = accepted()
     events = host.receive(guest.abort().line)
-    result = [e.result for e in events if isinstance(e, GameOver)][0]
+    result = next(e.result for e in events if isinstance(e, GameOver))
     assert (result.reason, result.winner, result.winner_key, result.by) == (
         "forfeit",
         "host",

@@ -129,7 +129,7 @@ def test_shuffled_and_duplicated_delivery_gives_the_same_game(seed):
     host_chat = host.chat("hello there").line
     play_moves(host, guest, seed)
     rng = random.Random(seed)
-    lines = list(host.transcript) + [guest_chat, host_chat]
+    lines = [*host.transcript, guest_chat, host_chat]
     lines += rng.sample(lines, k=len(lines) // 2)  # QoS 1 duplicates
     rng.shuffle(lines)
     spectator = GameSession(host.game_id)
@@ -250,7 +250,7 @@ def test_abort_before_the_first_move_and_resign():
     host, guest = start()
     mine, theirs = mover(host, guest)
     events = theirs.receive(mine.abort().line)
-    result = [e.result for e in events if isinstance(e, GameOver)][0]
+    result = next(e.result for e in events if isinstance(e, GameOver))
     assert result.reason == "aborted" and result.winner is None and result.by == identity_of(mine).public
     assert (
         result.text() == "aborted"
@@ -260,7 +260,7 @@ def test_abort_before_the_first_move_and_resign():
     mine, theirs = mover(host, guest)
     loser = mine.board.turn
     events = theirs.receive(mine.resign().line)
-    result = [e.result for e in events if isinstance(e, GameOver)][0]
+    result = next(e.result for e in events if isinstance(e, GameOver))
     assert result.reason == "resigned" and result.winner != loser
     assert result.sentence() == f"{result.winner} wins by {loser}'s resignation"
     late = encode("move", [*next_fields(theirs), ("move", "Oc6c5")], identity_of(theirs))
@@ -271,7 +271,7 @@ def test_host_may_withdraw_the_offer():
     host, guest = offered()
     withdraw = host.abort()
     events = guest.receive(withdraw.line)
-    result = [e.result for e in events if isinstance(e, GameOver)][0]
+    result = next(e.result for e in events if isinstance(e, GameOver))
     assert result.reason == "withdrawn" and result.sentence() == "withdrawn by the host before anyone was seated"
     with pytest.raises(LocalProtocolError, match="over"):
         guest.join()

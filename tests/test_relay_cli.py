@@ -232,7 +232,8 @@ def test_the_documented_way_to_add_an_account_to_a_running_mosquitto(tmp_path):
                             return
                     except aiomqtt.MqttCodeError:
                         if attempt == 49:
-                            raise AssertionError(f"{name[:8]} was refused; Mosquitto said:\n{relay.log_text()[-2000:]}")
+                            said = relay.log_text()[-2000:]
+                            raise AssertionError(f"{name[:8]} was refused; Mosquitto said:\n{said}") from None
                         await asyncio.sleep(0.1)
 
             asyncio.run(login(second, second_token))

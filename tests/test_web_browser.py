@@ -11,7 +11,7 @@ from pathlib import Path
 
 import aiomqtt
 import pytest
-from browser_helpers import browser, needs_browser, playwright  # noqa: F401 (browser: a fixture)
+from browser_helpers import needs_browser, playwright
 
 from protocol import RemoteProtocolError, decode, topic_for
 from protocol.transcript import verify_transcript

@@ -13,7 +13,7 @@ import json
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import ed25519_reference as ref
 
@@ -175,7 +175,7 @@ class _Timeline:
     receipt of its own)."""
 
     DELAY = 30
-    OFFSETS = {"host": 3_600_000, "guest": 77}
+    OFFSETS: ClassVar[dict[str, int]] = {"host": 3_600_000, "guest": 77}
 
     def __init__(self, terms: str) -> None:
         host, offer = GameSession.offer("olix", KEYS["host"], nonce=NONCE, at=AT, terms=terms)
@@ -296,7 +296,7 @@ def _flagged(ending: str) -> Callable[[], GameSession]:
         timeout = line.timeout(left + 1000 + 1200 + 30_000)
         if ending == "disputed":
             mover = line.sessions[name]
-            late = GameSession.restore([l for l in mover.transcript if l != timeout.line], KEYS[name])
+            late = GameSession.restore([kept for kept in mover.transcript if kept != timeout.line], KEYS[name])
             move = late.move(sorted(m.text() for m in late.board.legal_moves())[0], think_ms=3100)
             line.sessions[other].receive(move.line)
             line.host.receive(move.line)
@@ -841,7 +841,7 @@ def cases() -> list[dict[str, Any]]:
             "a move, then the other player's resignation for the same seq (sent while "
             "they waited): a transcript holds only the resignation",
             superseding_resign,
-            prefix + [superseded_move],
+            [*prefix, superseded_move],
         ),
         case(
             "bad-reveal",
@@ -1067,7 +1067,7 @@ def _a_move(
 def _took_back() -> list[dict[str, Any]]:
     """A player signs a timeout for the place of the other's move it had already said it had: equivocation."""
     out = []
-    line, prefix, mover, other, move, receipt = _a_move("clock:300+5,rules:1", 8, 5, 800)
+    line, prefix, _mover, other, move, receipt = _a_move("clock:300+5,rules:1", 8, 5, 800)
     fake = _made_up_timeout(line.host, move.message.seq, move.message.prev, other)
     out.append(
         _forfeit(
@@ -1080,7 +1080,7 @@ def _took_back() -> list[dict[str, Any]]:
     )
 
     # the host waits: its clock reads past any claim's wait
-    line, prefix, mover, other, move, receipt = _a_move("clock:300+5,rules:1", 10, 5, 800, waiter="host")
+    line, prefix, _mover, other, move, receipt = _a_move("clock:300+5,rules:1", 10, 5, 800, waiter="host")
     recv = decode(receipt).recv
     dodge = _made_up_timeout(line.host, move.message.seq, move.message.prev, other, recv - 10**6, recv)
     out.append(

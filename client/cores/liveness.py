@@ -295,10 +295,11 @@ class Liveness:
         self._present = view.present
         waiting = view.their_turn and view.opponent is not None
         actions: list[Action] = []
-        if view.answered != self._answered and self._asked_at is not None and not self.lossy:
-            if view.asked_for and now - self._asked_at <= self.ack_wait() * 2:  # it came when asked for, not live
-                self.lossy = True
-                actions.append(Tell("the relay seems to lose lines on their way here: asking it again sooner"))
+        answered = view.answered != self._answered
+        came_when_asked = view.asked_for and self._asked_at is not None and now - self._asked_at <= self.ack_wait() * 2
+        if answered and came_when_asked and not self.lossy:  # the answer came when asked for, not live
+            self.lossy = True
+            actions.append(Tell("the relay seems to lose lines on their way here: asking it again sooner"))
         if not waiting or view.answered != self._answered or self._quiet_since is None:
             first = self.ack_wait() if self.lossy else QUIET_FIRST
             self._answered, self._quiet_since, self._asked_at = view.answered, (now if waiting else None), None

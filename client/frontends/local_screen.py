@@ -113,7 +113,7 @@ class LocalTable(Table):
         for player in board.PLAYERS:
             who = "" if self.bot is None else " (you)" if player == self.human else f" ({self.vs})"
             parts.append(f"{player}{who} {clock_text(spent(player))}")
-        return parts + [f"{self.kind} at this terminal"]
+        return [*parts, f"{self.kind} at this terminal"]
 
     def help(self) -> str:
         return game_help(self.core)

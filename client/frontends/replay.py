@@ -124,7 +124,7 @@ class ReplayTable(Table):
         for player, key in session.seats.items():
             parts.append(f"{player} {key.fingerprint[:9]}")
         parts.append("finished" if session.result is not None else "not finished")
-        return parts + ["←/→ step, Home/End" + ("" if self.asked.is_set() else ", a analyses")]
+        return [*parts, "←/→ step, Home/End" + ("" if self.asked.is_set() else ", a analyses")]
 
     def help(self) -> str:
         return REPLAY_HELP

@@ -23,9 +23,10 @@ import logging
 import re
 import textwrap
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from prompt_toolkit.application import Application, get_app
@@ -167,7 +168,7 @@ class Table:
     """Said in the help next to /quit: what leaving means."""
     greeting = "Type a move, or /help for the commands."
     """The log's first line."""
-    refused: dict[str, str] = {}
+    refused: Mapping[str, str] = MappingProxyType({})
     """Commands that exist but cannot be used here, each with the sentence that says why (a watcher's /say)."""
 
     @property

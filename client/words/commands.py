@@ -11,7 +11,7 @@ No protocol here: local play reads it without loading the protocol and its crypt
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -450,7 +450,7 @@ def screen_typed(
     text: str,
     *,
     commands: tuple[str, ...],
-    refused: dict[str, str] | None = None,
+    refused: Mapping[str, str] | None = None,
     game: Game | None = None,
     asked: str | None = None,
 ) -> ScreenTyped:
