@@ -12,8 +12,8 @@ through a late watcher (``olixono watch GAME --plain``, a process) joins and fol
 
 Figures: the relay's peak memory, the new clients' round trips (p50, p99), whether the game finished (both players'
 transcripts the same and verified), the players' and the watcher's peak memory, what the flood published and what the
-relay kept of it (what a late subscriber to the finished game is sent: lines in all, and those under no player's key). Targets: relay under 300 MB, round trip p50 under 20 ms, the game finishes, the watcher
-under 150 MB.
+relay kept of it (what a late subscriber to the finished game is sent: lines in all, and those under no player's key).
+Targets: relay under 300 MB, round trip p50 under 20 ms, the game finishes, the watcher under 150 MB.
 """
 
 from __future__ import annotations

@@ -24,9 +24,9 @@ it every :data:`TICK` s what to do (:meth:`Liveness.tick`), and does it:
   while the gap stays.
 - **a quiet opponent.** On the opponent's turn, with the opponent here, after :data:`QUIET_FIRST` s the relay is
   asked again, silently, in case their line was lost on its way (then after twice as long, up to :data:`QUIET_MOST`
-  s); when the opponent leaves while this client waits on them, once at once (their last line may have been lost). Once asking
-  has brought a line that live delivery had not (a relay that withholds: the line came with the retain flag, from the
-  relay's store, soon after the asking; an opponent who moved just then is no such sign), it asks after a few round
+  s); when the opponent leaves while this client waits on them, once at once (their last line may have been lost). Once
+  asking has brought a line that live delivery had not (a relay that withholds: the line came with the retain flag, from
+  the relay's store, soon after the asking; an opponent who moved just then is no such sign), it asks after a few round
   trips instead.
 
 The round trip is measured from this client's own lines: from sending one to the relay sending it back.

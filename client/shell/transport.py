@@ -496,7 +496,8 @@ class Link:
 
     # -- what the game asks of it -----------------------------------------------------------
     async def subscribe(self, topic_filter: str) -> None:
-        """Receive ``topic_filter`` from now on, and on every reconnection (again: the relay resends its retained lines)."""
+        """Receive ``topic_filter`` from now on, and on every reconnection (again: the relay resends its retained
+        lines)."""
         if topic_filter not in self.subscriptions:
             self.subscriptions.append(topic_filter)
         client = self._client

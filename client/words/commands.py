@@ -29,8 +29,8 @@ Write = Callable[[str], object]
 
 
 class Game(Protocol):
-    """What the vocabulary reads of a game: a network game's :class:`client.cores.network_game.GameCore`, or a game at one
-    terminal's :class:`client.cores.local_game.LocalCore`."""
+    """What the vocabulary reads of a game: a network game's :class:`client.cores.network_game.GameCore`, or a game at
+    one terminal's :class:`client.cores.local_game.LocalCore`."""
 
     @property
     def kind(self) -> GameKind: ...
