@@ -957,8 +957,9 @@ class Receiver:
         return 3 if seated is not None and not seated.ambiguous else 1
 
     def _canonical_seating(self) -> Seated | None:
-        """Whom a host that signed more than one line for its seating seated (:meth:`protocol.seating.Seating.canonical`:
-        a guest that revealed first, one whose own record of its seating is clean before the rest)."""
+        """Whom a host that signed more than one line for its seating seated
+        (:meth:`protocol.seating.Seating.canonical`: a guest that revealed first, one whose own record of its seating is
+        clean before the rest)."""
         return self._seating.canonical(
             self._placed_join(), self._clean, lambda key, reveal: self._first_move(key, reveal) is not None
         )
@@ -1207,7 +1208,8 @@ class Receiver:
                 self._board.push(move)
 
     def _advance(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
-        """The state after ``message`` (and the board moved, for a move): its type's transition (:data:`TRANSITIONS`)."""
+        """The state after ``message`` (and the board moved, for a move): its type's transition
+        (:data:`TRANSITIONS`)."""
         return TRANSITIONS[message.type](self, state, message, move, events)
 
     def _moved(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
@@ -1453,9 +1455,10 @@ class Receiver:
         return self._by_line(message, events)
 
     def _acknowledge(self, message: Message, events: list[Event]) -> None:
-        """Keep a seated player's word that the other's line for a seq came (:meth:`protocol.evidence.Evidence.acknowledge`):
-        with a timeout of its own there it is a proof (:func:`protocol.rules.contradicts`): a loser cannot take back
-        the move that beat it once its client has receipted or confirmed it."""
+        """Keep a seated player's word that the other's line for a seq came
+        (:meth:`protocol.evidence.Evidence.acknowledge`): with a timeout of its own there it is a proof
+        (:func:`protocol.rules.contradicts`): a loser cannot take back the move that beat it once its client has
+        receipted or confirmed it."""
         contradicted = self._evidence.acknowledge(message)
         if contradicted is not None:
             self._proof(message, contradicted, events)
@@ -1701,7 +1704,8 @@ class Receiver:
 
     # -- rematch ------------------------------------------------------------------------
     def rematch_of(self, key: PublicKey) -> str | None:
-        """The game ``key`` asked, once this one was over, to play next (its rematch line's ``next=``; ``None``: none)."""
+        """The game ``key`` asked, once this one was over, to play next (its rematch line's ``next=``; ``None``:
+        none)."""
         line = self._rematches.get(key)
         return None if line is None else line.next_game
 

@@ -463,7 +463,8 @@ def consent_line(undo: Message, waiter: PublicKey) -> str:
 
 
 def consents(undo: Message, waiter: PublicKey) -> bool:
-    """Whether ``undo``'s ``consent=`` is ``waiter``'s signature of the takeback line it names (:func:`consent_line`)."""
+    """Whether ``undo``'s ``consent=`` is ``waiter``'s signature of the takeback line it names
+    (:func:`consent_line`)."""
     unsigned = consent_line(undo, waiter).rsplit(" sig=", 1)[0]
     return waiter.verify(unb64(undo.value("consent"), SIGNATURE_BYTES), unsigned.encode("utf-8"))
 
