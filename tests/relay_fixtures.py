@@ -281,8 +281,8 @@ def topic_of(game: str, identity: Identity, slot: str) -> str:
 
 def signed_line(identity: Identity, game: str, slot: str, text: str = "x") -> bytes:
     """A validly signed line of ``identity`` for ``slot`` of ``game``, which the embedded relay keeps there: a chat
-    line for ``chat-<n>``, a talk line for ``talk/<n>``, a presence line for ``presence``, else a resignation at that ``seq`` (its ``prev`` drawn
-    from ``text``: relays never follow the chain)."""
+    line for ``chat-<n>``, a talk line for ``talk/<n>``, a presence line for ``presence``, else a resignation at that
+    ``seq`` (its ``prev`` drawn from ``text``: relays never follow the chain)."""
     digest = b64(hashlib.sha256(text.encode()).digest())
     if slot == "presence":
         return encode("presence", [("game", game), ("seq", "1"), ("state", "here")], identity).encode()

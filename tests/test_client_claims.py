@@ -587,7 +587,10 @@ def test_a_move_that_comes_after_the_claim_may_be_disputed_by_the_claimant_once_
     assert not claimant.session.over and claimant.my_turn and claimant.disputable
     waited = claimant.late_by_ms()[1]
     assert claimant.late_by_ms()[0] == 4000 and waited > 60_000
-    came = f"{cheat.my_player}'s move came 4 s after your claim, saying it thought 2 s of the {duration_text(waited)} you waited"
+    came = (
+        f"{cheat.my_player}'s move came 4 s after your claim, saying it thought 2 s of the "
+        f"{duration_text(waited)} you waited"
+    )
     assert claim_text(claimant) == (
         f"{came}: claim may dispute it in 26 s, once your claim's window to answer has "
         f"passed (the game then ends as a time dispute; your clock runs meanwhile), or play on"

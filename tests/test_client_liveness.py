@@ -1,4 +1,5 @@
-"""The liveness decisions (client/cores/liveness.py), on a clock of our own: re-sends, re-subscriptions, a dead connection."""
+"""The liveness decisions (client/cores/liveness.py), on a clock of our own: re-sends, re-subscriptions, a dead
+connection."""
 
 from __future__ import annotations
 

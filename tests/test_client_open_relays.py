@@ -445,7 +445,8 @@ class Clearer:
 async def test_a_line_erased_once_on_an_open_broker_is_put_back_while_the_players_are_connected(tmp_path):
     """A stranger sends junk live on the host's offer topic (the broker keeps the offer: nothing is lost), then once
     retained (the broker keeps the junk in its place), then erases one of the host's lines, and the guest's copy of
-    it, once each, and stops, early in a long game that both players play to its end connected to the broker. The open broker alone should then hold the whole game."""
+    it, once each, and stops, early in a long game that both players play to its end connected to the broker. The open
+    broker alone should then hold the whole game."""
     async with open_broker_beside_an_embedded_relay(tmp_path) as (broker, other, tasks):
         relays = Both(broker, other)
         host, guest = bot_seat(tmp_path, "host", relays, 21), bot_seat(tmp_path, "guest", relays, 22)

@@ -513,8 +513,8 @@ def test_a_host_whose_program_runs_the_relay_is_asked_before_leaving_mid_game():
 
 async def test_a_strangers_lines_are_said_once_quietly_not_warned_for_ever(relay, tmp_path):
     """A stranger's presence, retained in a game before its guest is seated, was refused by both players once the seats
-    were known with ``warning: line rejected: wrong-signer …``. Such lines are no warning about the game: one notice says they are
-    ignored and harmless."""
+    were known with ``warning: line rejected: wrong-signer …``. Such lines are no warning about the game: one notice
+    says they are ignored and harmless."""
     from harness.mqtt import bare_client
     from protocol import game_filter
 

@@ -1,6 +1,6 @@
-"""Receipts: on verifying the other player's move a client signs its receive time at once; from the chain
-of moves and receipts every receiver computes the round trips and the thinking each side's claims leave unexplained,
-the same for the players and a watcher. Simulated here on a timeline with two clocks that disagree and a network delay."""
+"""Receipts: on verifying the other player's move a client signs its receive time at once; from the chain of moves and
+receipts every receiver computes the round trips and the thinking each side's claims leave unexplained, the same for the
+players and a watcher. Simulated here on a timeline with two clocks that disagree and a network delay."""
 
 from __future__ import annotations
 

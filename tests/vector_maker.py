@@ -1328,8 +1328,8 @@ def proofs() -> list[dict[str, Any]]:
             "first": dodged,
             "second": dodge,
             "signer": decode(dodge).signer.text,
-            "why": "a receipt, and a timeout for that move's place whose claim is dated at the receipt's recv= but waited "
-            "longer from the turn's start (flagged - sent above recv - sent)",
+            "why": "a receipt, and a timeout for that move's place whose claim is dated at the receipt's recv= but "
+            "waited longer from the turn's start (flagged - sent above recv - sent)",
         },
         {
             "first": timeout_after_confirm,
@@ -1347,8 +1347,8 @@ def proofs() -> list[dict[str, Any]]:
             "first": receipted(had.sent + 10**9 + 5, had.sent),
             "second": timeout,
             "signer": None,
-            "why": "a receipt of a move that came after the claim (recv - sent above flagged - sent), and a timeout over "
-            "it (a dispute, no proof)",
+            "why": "a receipt of a move that came after the claim (recv - sent above flagged - sent), and a timeout "
+            "over it (a dispute, no proof)",
         },
         {
             "first": receipted(5, None),

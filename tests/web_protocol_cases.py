@@ -319,8 +319,8 @@ def key_cases(host: Identity, line: str) -> list[Case]:
             case(
                 f"invite= small-order {name}",
                 signed(
-                    f"olixono/1 offer kind=oxono nonce=AAECAwQFBgcICQoLDA0ODw terms=rules:1 at=1790000000 invite={b64(encoding)} "
-                    f"by={host.public.text}",
+                    "olixono/1 offer kind=oxono nonce=AAECAwQFBgcICQoLDA0ODw terms=rules:1 at=1790000000 "
+                    f"invite={b64(encoding)} by={host.public.text}",
                     host,
                 ),
             )
