@@ -94,7 +94,7 @@ async def round_trips(
 
         async def echo() -> None:  # ends by itself: cancelling a task inside aiomqtt's publish may be ignored
             answered = 0
-            async for message in second.messages:
+            async for _message in second.messages:
                 await second.publish(pong, pong_line, qos=1)
                 answered += 1
                 if answered == total:
@@ -160,7 +160,7 @@ async def bursts(port: int, account: tuple[str, str], key: Identity, count: int,
 def measure(kind: str, folder: Path, trips: int, bursts_count: int) -> dict[str, float]:
     identities = [Identity.generate() for _ in range(2)]
     tokens = [users.make_token() for _ in identities]
-    accounts = [(identity.public.text, token) for identity, token in zip(identities, tokens)]
+    accounts = [(identity.public.text, token) for identity, token in zip(identities, tokens, strict=True)]
     figures: dict[str, float] = {}
     for scheme, hashing in (
         ("token", lambda token: users.PasswordHash.for_token(token)),

@@ -133,9 +133,11 @@ def main() -> int:
     options.add_quick(parser, "8 games a jitter")
     args = parser.parse_args()
     jitters = [int(item) for item in args.jitter.split(",")]
-    with tempfile.TemporaryDirectory(prefix="olixono-relay-") as folder:
-        with RelayProcess(args.relay, Path(folder)) as relay:
-            asyncio.run(run(jitters, 8 if args.quick else args.games, args.delay, relay.port))
+    with (
+        tempfile.TemporaryDirectory(prefix="olixono-relay-") as folder,
+        RelayProcess(args.relay, Path(folder)) as relay,
+    ):
+        asyncio.run(run(jitters, 8 if args.quick else args.games, args.delay, relay.port))
     return 0
 
 

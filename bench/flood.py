@@ -12,8 +12,8 @@ through a late watcher (``olixono watch GAME --plain``, a process) joins and fol
 
 Figures: the relay's peak memory, the new clients' round trips (p50, p99), whether the game finished (both players'
 transcripts the same and verified), the players' and the watcher's peak memory, what the flood published and what the
-relay kept of it (what a late subscriber to the finished game is sent: lines in all, and those under no player's key). Targets: relay under 300 MB, round trip p50 under 20 ms, the game finishes, the watcher
-under 150 MB.
+relay kept of it (what a late subscriber to the finished game is sent: lines in all, and those under no player's key).
+Targets: relay under 300 MB, round trip p50 under 20 ms, the game finishes, the watcher under 150 MB.
 """
 
 from __future__ import annotations
@@ -80,10 +80,8 @@ async def play(role: str, port: int, pace: float, folder: Path, ids: Any) -> dic
             runner.attach(Journal.create(JournalMeta(game, "olix", "guest", identity.public.text, address.url), folder))
             await runner.apply(core.join())
         while not core.session.over:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(runner.events.get(), 0.2)
-            except TimeoutError:
-                pass
             while not runner.events.empty():
                 runner.events.get_nowait()
             if core.my_turn:

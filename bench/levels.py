@@ -74,7 +74,7 @@ def play(kind: str, first: str, second: str, game: int, scale: float, opening: i
     board = opened(kind, opening, game // 2)
     seat_of_first = board.PLAYERS[game % 2]
     seconds, moves = list(tally.seconds), list(tally.moves)
-    for ply in range(MAX_PLIES):
+    for _ply in range(MAX_PLIES):
         if board.outcome() is not None:
             break
         side = 0 if board.turn == seat_of_first else 1

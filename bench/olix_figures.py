@@ -63,7 +63,7 @@ def _update_us(games: list[list[int]], repeat: int) -> float:
             add = board._add
             players = [i & 1 for i in range(len(squares))]
             start = time.perf_counter()
-            for p, s in zip(players, squares):
+            for p, s in zip(players, squares, strict=True):
                 add(p, s)
             total += time.perf_counter() - start
             count += len(squares)

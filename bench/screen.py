@@ -79,7 +79,7 @@ async def play(folder: Path, moves: int) -> tuple[list[int], float]:
     url = f"mqtt://127.0.0.1:{relay.port}"
     save_identity(Identity.generate(), folder / "host" / "config" / "olixono" / "identity")
     env = home_env(folder / "host")
-    host = subprocess.Popen(
+    host = subprocess.Popen(  # noqa: ASYNC220 (starts it and returns: no wait)
         [sys.executable, "-m", "client", "host", "olix", "--relay", url, "--bot", "mcts", "--seconds", "0.3"],
         env=env,
         cwd=ROOT,

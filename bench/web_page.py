@@ -3,10 +3,11 @@
     python bench/web_page.py [--quick]
 
 Weight: the bytes of the page's own files (HTML, CSS, our JavaScript modules) raw and gzipped, and apart the vendored
-mqtt.js; and what opening a link fetches, on the wire (the relay sends the files gzipped to a browser that takes it). Time: an embedded relay with its web listener holds protocol/vectors/olix-game.txt (a finished 100-move Olix
-game); headless Chromium (Debian's, by its path) opens ``#game=ID`` and the time is taken until the page shows the
-game's result with its 100 moves listed (every line verified and judged in the browser on the way): the median and
-best of several fresh tabs. Targets: under 150 kB of our own code, under 1 s.
+mqtt.js; and what opening a link fetches, on the wire (the relay sends the files gzipped to a browser that takes it).
+Time: an embedded relay with its web listener holds protocol/vectors/olix-game.txt (a finished 100-move Olix game);
+headless Chromium (Debian's, by its path) opens ``#game=ID`` and the time is taken until the page shows the game's
+result with its 100 moves listed (every line verified and judged in the browser on the way): the median and best of
+several fresh tabs. Targets: under 150 kB of our own code, under 1 s.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ async def opening(rounds: int) -> None:
                 tab = await browser.new_page()
                 responses: list = []
                 if round_ == 0:
-                    tab.on("response", lambda response: responses.append(response))
+                    tab.on("response", responses.append)
                 started = time.perf_counter()
                 await tab.goto(f"{relay.web_url}#game={game}")
                 await tab.wait_for_function(
@@ -69,7 +70,7 @@ async def opening(rounds: int) -> None:
                     sizes = [await response.request.sizes() for response in responses]
                     vendored = sum(
                         size["responseBodySize"]
-                        for response, size in zip(responses, sizes)
+                        for response, size in zip(responses, sizes, strict=True)
                         if "/vendor/" in response.url
                     )
                     print(

@@ -906,8 +906,8 @@ def build_parser() -> argparse.ArgumentParser:
         "games",
         help="list the open games on a relay",
         description="The open offers on the relay: id, kind, time control, the host's "
-        "fingerprint, age, and whether it invites you or someone else. With --all, every other game too, with the result "
-        "its players confirmed (by both, by one of them, or not yet).",
+        "fingerprint, age, and whether it invites you or someone else. With --all, every other game too, with the "
+        "result its players confirmed (by both, by one of them, or not yet).",
     )
     games.add_argument("--all", action="store_true", help="every game on the relay, not only the open offers")
     _relay_options(games)

@@ -188,7 +188,8 @@ class SessionTarget:
             "result": source.choice(["1-0", "0-1", "draw", "x"]),
             "plies": str(source.number(3)),
             "consent": source.choice([line[-86:] for line in self.lines] + ["A" * 86]),
-            "next": "bmV4dC1nYW1lLW5leHQtZw",  # a rematch line's next game (none drawn: the draws above stay as they were)
+            # a rematch line's next game (none drawn: the draws above stay as they were)
+            "next": "bmV4dC1nYW1lLW5leHQtZw",
         }
         fields = [
             (name.rstrip("?"), values[name.rstrip("?")])
@@ -238,7 +239,7 @@ def transcript_target(data: bytes) -> None:
     from client.flows.verify import split_lines
 
     try:
-        session, number, problem = verify_transcript(split_lines(data[:20_000]))
+        _session, number, problem = verify_transcript(split_lines(data[:20_000]))
     except Exception as exc:
         raise Broken("transcript", data, f"verify_transcript raised {type(exc).__name__}: {exc}") from exc
     if (problem is None) != (number is None):

@@ -112,7 +112,7 @@ def runs_through(stones: int, length: int) -> list[int]:
     for step, up_ok, down_ok in _DIRECTIONS:
         fwd = [BOARD]  # fwd[j]: the j squares after q (one way) are all stones
         bwd = [BOARD]
-        for j in range(1, length):
+        for _j in range(1, length):
             fwd.append(((stones & fwd[-1]) >> step) & down_ok)
             bwd.append(((stones & bwd[-1]) << step) & up_ok)
         for k in range(2, length + 1):

@@ -440,7 +440,7 @@ def scoreboard_of(first_best: tuple[int, ...], second_best: tuple[int, ...]) -> 
     for k, kind in enumerate(KINDS):
         a, b = first_best[k], second_best[k]
         record = max(a, b)
-        holders = tuple(p for p, v in zip(PLAYERS, (a, b)) if v == record and v >= _FIRST[k])
+        holders = tuple(p for p, v in zip(PLAYERS, (a, b), strict=True) if v == record and v >= _FIRST[k])
         tracks.append(Track(kind, record, holders))
     return Scoreboard(tuple(tracks))
 
@@ -448,7 +448,7 @@ def scoreboard_of(first_best: tuple[int, ...], second_best: tuple[int, ...]) -> 
 def _leader(first_best: tuple[int, ...], second_best: tuple[int, ...]) -> str | None:
     """``scoreboard_of(first_best, second_best).leader()`` without building the scoreboard."""
     marks: tuple[list[int], list[int]] = ([], [])
-    for fields, a, b in zip(_FIELDS, first_best, second_best):
+    for fields, a, b in zip(_FIELDS, first_best, second_best, strict=True):
         record = a if a > b else b
         if record in fields:  # a marked field (a record above the top marks none)
             position = fields.index(record) + 1
@@ -625,7 +625,7 @@ class OlixBoard(Board["OlixMove"]):
         p = 1 - self.turn_index
         self.turn_index = p
         square = move.square
-        rank, file, ri, ci, di, ai, fbit, rbit = _GEOMETRY[square]
+        _rank, _file, ri, ci, di, ai, fbit, rbit = _GEOMETRY[square]
         lines = self._lines[p]
         lines[ri] ^= fbit
         lines[ci] ^= rbit
@@ -786,7 +786,7 @@ class OlixBoard(Board["OlixMove"]):
         """p's best shapes after the improvements flagged in ``changed`` at ``s`` (rare: values only grow)."""
         shape_o, shape_l, shape_i, shape_x = self._shape[p]
         lines = self._lines[p]
-        rank, file, ri, ci, di, ai, fbit, rbit = _GEOMETRY[s]
+        rank, file, ri, ci, di, ai, _fbit, _rbit = _GEOMETRY[s]
         if changed & 1:
             assert o_rect is not None  # an O improved, so its rectangle was found
             left, right, bottom, top = o_rect

@@ -339,7 +339,10 @@ class OxonoBoard(Board[OxonoMove]):
         if not reachable(square, occupied) & bit(move.to):
             return f"totem {move.totem} on {square_name(square, WIDTH)} cannot reach {square_name(move.to, WIDTH)}"
         if not _pawn_squares(move.to, free) & bit(move.pawn):
-            return f"a pawn cannot go on {square_name(move.pawn, WIDTH)} after totem {move.totem} moves to {square_name(move.to, WIDTH)}"
+            return (
+                f"a pawn cannot go on {square_name(move.pawn, WIDTH)} after totem {move.totem} moves to "
+                f"{square_name(move.to, WIDTH)}"
+            )
         return None
 
     def push(self, move: OxonoMove) -> None:

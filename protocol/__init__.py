@@ -1,12 +1,11 @@
 """The olixono wire protocol, sans I/O: signed text lines, and the per-game verified transcript.
 
-``protocol.domain`` names the protocol's words as types, ``protocol.messages`` is the grammar (one canonical line per message),
-``protocol.keys`` the Ed25519 identities, ``protocol.rules`` the table of who may send what,
-``protocol.judge`` the state machine that is fed lines and yields events (``protocol.events``), holding its
-owners ``protocol.seating``, ``protocol.evidence`` and ``protocol.claims``,
-``protocol.session`` a player's session that also signs, ``protocol.transcript`` whole records checked offline,
-``protocol.topics`` the MQTT topic names, ``protocol.gallery`` the watchers' talk beside a game. The specification for other
-implementers is ``PROTOCOL.md``.
+``protocol.domain`` names the protocol's words as types, ``protocol.messages`` is the grammar (one canonical line per
+message), ``protocol.keys`` the Ed25519 identities, ``protocol.rules`` the table of who may send what,
+``protocol.judge`` the state machine that is fed lines and yields events (``protocol.events``), holding its owners
+``protocol.seating``, ``protocol.evidence`` and ``protocol.claims``, ``protocol.session`` a player's session that also
+signs, ``protocol.transcript`` whole records checked offline, ``protocol.topics`` the MQTT topic names,
+``protocol.gallery`` the watchers' talk beside a game. The specification for other implementers is ``PROTOCOL.md``.
 """
 
 from protocol.domain import Code, MessageType, Presence, ResultReason, Role

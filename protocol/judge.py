@@ -256,7 +256,7 @@ class Receiver:
         """Each player name's key, once the coin flip is done (empty before)."""
         if self._state.seats is None or self._board is None:
             return {}
-        return dict(zip(self._board.PLAYERS, self._state.seats))
+        return dict(zip(self._board.PLAYERS, self._state.seats, strict=False))
 
     @property
     def started(self) -> bool:
@@ -269,7 +269,7 @@ class Receiver:
         clocks, board = self._state.clocks, self._board
         if clocks is None or board is None:
             return None
-        return dict(zip(board.PLAYERS, clocks))
+        return dict(zip(board.PLAYERS, clocks, strict=False))
 
     @property
     def moves(self) -> int:
@@ -387,7 +387,7 @@ class Receiver:
         moves = [line.seq for line in self._chain if clocked(line)]
         unexplained = sum(
             answer.unexplained or 0
-            for ply, (seq, answer) in enumerate(zip(moves, self.answers()))
+            for ply, (seq, answer) in enumerate(zip(moves, self.answers(), strict=False))
             if seq < began + 1 and answer.player == player and self._charged(ply)
         )
         return max(0, remaining - unexplained)
@@ -456,7 +456,7 @@ class Receiver:
 
     def waiting_of(self, key: PublicKey) -> tuple[Message, ...]:
         """The lines of ``key``'s kept until a line before them arrives (a gap, while it lasts)."""
-        return self._waiting.lines_of(key) if key in self._waiting.keys() else ()
+        return self._waiting.lines_of(key) if key in self._waiting.keys() else ()  # noqa: SIM118 (keys, not lines)
 
     @property
     def record(self) -> tuple[str, ...]:
@@ -957,8 +957,9 @@ class Receiver:
         return 3 if seated is not None and not seated.ambiguous else 1
 
     def _canonical_seating(self) -> Seated | None:
-        """Whom a host that signed more than one line for its seating seated (:meth:`protocol.seating.Seating.canonical`:
-        a guest that revealed first, one whose own record of its seating is clean before the rest)."""
+        """Whom a host that signed more than one line for its seating seated
+        (:meth:`protocol.seating.Seating.canonical`: a guest that revealed first, one whose own record of its seating is
+        clean before the rest)."""
         return self._seating.canonical(
             self._placed_join(), self._clean, lambda key, reveal: self._first_move(key, reveal) is not None
         )
@@ -1207,7 +1208,8 @@ class Receiver:
                 self._board.push(move)
 
     def _advance(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
-        """The state after ``message`` (and the board moved, for a move): its type's transition (:data:`TRANSITIONS`)."""
+        """The state after ``message`` (and the board moved, for a move): its type's transition
+        (:data:`TRANSITIONS`)."""
         return TRANSITIONS[message.type](self, state, message, move, events)
 
     def _moved(self, state: State, message: Message, move: MoveLike | None, events: list[Event]) -> State:
@@ -1267,7 +1269,7 @@ class Receiver:
         assert board is not None and guest is not None and self._host is not None
         host_first = host_moves_first(message.secret, self._chain[2].salt, self.terms)
         seats = (self._host, guest) if host_first else (guest, self._host)
-        events.append(GameStarted(tuple(zip(board.PLAYERS, seats))))
+        events.append(GameStarted(tuple(zip(board.PLAYERS, seats, strict=True))))
         clocks = None if self.clock is None else (self.clock.start_ms, self.clock.start_ms)
         return state._replace(phase=Phase.PLAYING, seats=seats, clocks=clocks)
 
@@ -1453,9 +1455,10 @@ class Receiver:
         return self._by_line(message, events)
 
     def _acknowledge(self, message: Message, events: list[Event]) -> None:
-        """Keep a seated player's word that the other's line for a seq came (:meth:`protocol.evidence.Evidence.acknowledge`):
-        with a timeout of its own there it is a proof (:func:`protocol.rules.contradicts`): a loser cannot take back
-        the move that beat it once its client has receipted or confirmed it."""
+        """Keep a seated player's word that the other's line for a seq came
+        (:meth:`protocol.evidence.Evidence.acknowledge`): with a timeout of its own there it is a proof
+        (:func:`protocol.rules.contradicts`): a loser cannot take back the move that beat it once its client has
+        receipted or confirmed it."""
         contradicted = self._evidence.acknowledge(message)
         if contradicted is not None:
             self._proof(message, contradicted, events)
@@ -1701,7 +1704,8 @@ class Receiver:
 
     # -- rematch ------------------------------------------------------------------------
     def rematch_of(self, key: PublicKey) -> str | None:
-        """The game ``key`` asked, once this one was over, to play next (its rematch line's ``next=``; ``None``: none)."""
+        """The game ``key`` asked, once this one was over, to play next (its rematch line's ``next=``; ``None``:
+        none)."""
         line = self._rematches.get(key)
         return None if line is None else line.next_game
 

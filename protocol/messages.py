@@ -463,7 +463,8 @@ def consent_line(undo: Message, waiter: PublicKey) -> str:
 
 
 def consents(undo: Message, waiter: PublicKey) -> bool:
-    """Whether ``undo``'s ``consent=`` is ``waiter``'s signature of the takeback line it names (:func:`consent_line`)."""
+    """Whether ``undo``'s ``consent=`` is ``waiter``'s signature of the takeback line it names
+    (:func:`consent_line`)."""
     unsigned = consent_line(undo, waiter).rsplit(" sig=", 1)[0]
     return waiter.verify(unb64(undo.value("consent"), SIGNATURE_BYTES), unsigned.encode("utf-8"))
 
@@ -566,9 +567,9 @@ def decode(data: bytes | str, verify: bool = True) -> Message:
     names = _NAMES[type_]
     *values, by_text, sig_text = match.group(*names, "by", "sig")
     if type_ in _OPTIONAL:
-        fields = tuple((name, value) for name, value in zip(names, values) if value is not None)
+        fields = tuple((name, value) for name, value in zip(names, values, strict=True) if value is not None)
     else:
-        fields = tuple(zip(names, values))
+        fields = tuple(zip(names, values, strict=True))
     for name in _CHECKED[type_]:
         problem = _check_value(name, match.group(name))
         if problem:
@@ -578,9 +579,9 @@ def decode(data: bytes | str, verify: bool = True) -> Message:
     if peer_field is not None and match.group(peer_field) is not None:
         peer = _key(match.group(peer_field), peer_field)
     signer = _key(by_text, "by")  # the pattern admits only canonical spellings
-    if verify:  # sig= is the last field: 86 ASCII characters
-        if not signer.verify(base64.urlsafe_b64decode(sig_text + "=="), raw[:-_SIG_TAIL]):
-            raise RemoteProtocolError(Code.BAD_SIGNATURE, f"the signature does not verify for key {signer.fingerprint}")
+    # sig= is the last field: 86 ASCII characters
+    if verify and not signer.verify(base64.urlsafe_b64decode(sig_text + "=="), raw[:-_SIG_TAIL]):
+        raise RemoteProtocolError(Code.BAD_SIGNATURE, f"the signature does not verify for key {signer.fingerprint}")
     return Message.make(MessageType(type_), fields, signer, line, peer, raw)
 
 

@@ -228,8 +228,8 @@ def contradicts(said: Message, timeout: Message) -> bool:
 
     A receipt and a claimant's timeout are weighed by :func:`waited`, both measured from one event on the signer's
     clock (whatever its origin, and whether or not it restarted between the two): the receipt contradicts the claim
-    when it waited less. A receipt without ``sent`` (of the guest's first move, where a client left it out) measures nothing from
-    that event and contradicts no claim."""
+    when it waited less. A receipt without ``sent`` (of the guest's first move, where a client left it out) measures
+    nothing from that event and contradicts no claim."""
     if (
         timeout.type is not MessageType.TIMEOUT
         or said.signer != timeout.signer

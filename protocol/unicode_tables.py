@@ -32,7 +32,8 @@ FORBIDDEN: tuple[tuple[int, int], ...] = (
     (0xF0000, 0xFFFFD),
     (0x100000, 0x10FFFD),
 )
-"""Inclusive code point ranges a chat text may not hold: categories Cc, Cf, Cs, Co, Zl, Zp and Zs, but for U+0020 SPACE."""
+"""Inclusive code point ranges a chat text may not hold: categories Cc, Cf, Cs, Co, Zl, Zp and Zs,
+but for U+0020 SPACE."""
 
 COMBINING: tuple[tuple[int, int], ...] = (
     (0x0300, 0x036F),

@@ -7,7 +7,7 @@ guest's join accepts with the terms: a witness is any key that watches the game
 (a club's relay, a public service) and signs, on its own chain of ``witness``
 lines, the lines of the game it verified and when, by its own clock::
 
-    olixono/1 witness game=… seq=<n> prev=<its previous witness line, or the offer> time=<ms> lines=<hash>.<hash>… by=… sig=…
+    olixono/1 witness game=… seq=<n> prev=<its previous line, or the offer> time=<ms> lines=<hash>.<hash>… by=… sig=…
 
 :class:`Witnesses` keeps, for each witness the terms name, the time it gave each line (the first that named it),
 and judges what its lines say against each other: a witness that signs two lines for one ``seq``, whose times go

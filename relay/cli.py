@@ -209,7 +209,8 @@ def _mosquitto_config(args: argparse.Namespace) -> int:
     print(f"wrote {conf} (and passwords, acl, data/ beside it)")
     print(f"start it with:  {start_command(conf)}")
     print(
-        f"  it listens on {args.host}:{args.port} and runs as the user {args.run_as!r}, who must own {conf.parent / 'data'}"
+        f"  it listens on {args.host}:{args.port} and runs as the user {args.run_as!r}, "
+        f"who must own {conf.parent / 'data'}"
     )
     if args.users:
         print(
@@ -265,9 +266,9 @@ Beside = Callable[["EmbeddedRelay", asyncio.Event], Coroutine[Any, Any, None]]
 """What :func:`relay.embedded.serve` runs beside the relay, given the relay and the event that stops it."""
 
 WitnessHook = Callable[[Path | None, "RelaySettings"], Beside]
-"""What runs a time witness beside the relay (``--witness``), given its key file (``--witness-key``) and the relay's settings (which it may
-change: an account and a listener of its own): what :func:`relay.embedded.serve` runs beside the relay. The client
-gives it (a witness verifies games as a player does); ``python -m relay`` has none."""
+"""What runs a time witness beside the relay (``--witness``), given its key file (``--witness-key``) and the relay's
+settings (which it may change: an account and a listener of its own): what :func:`relay.embedded.serve` runs beside the
+relay. The client gives it (a witness verifies games as a player does); ``python -m relay`` has none."""
 
 
 def add_subparser(

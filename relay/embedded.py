@@ -1011,10 +1011,12 @@ def describe(relay: EmbeddedRelay) -> list[str]:
     lines = [
         f"olixono relay listening on {relay.url}",
         f"  mode: {mode}",
-        f"  retained games: {'kept in ' + str(s.data_dir / DATABASE_NAME) if s.data_dir else 'in memory only (use --data DIR to keep them)'}",
+        "  retained games: "
+        + (f"kept in {s.data_dir / DATABASE_NAME}" if s.data_dir else "in memory only (use --data DIR to keep them)"),
         f"  players point their olixono client at {relay.url}"
         + (" with their key as user name and their relay password" if s.private else ""),
-        f"  any MQTT 3.1.1 client works too, e.g. {mosquitto_sub_command(s.host, relay.port or 0, s.private, s.tls_cert)}",
+        "  any MQTT 3.1.1 client works too, e.g. "
+        f"{mosquitto_sub_command(s.host, relay.port or 0, s.private, s.tls_cert)}",
         *(
             ["    (--cafile: the certificate itself when it is self-signed, else the CA that signed it)"]
             if s.tls_cert

@@ -130,7 +130,8 @@ def config_text(
         f"listener {s.port} {s.host}",
         "protocol mqtt",
         "set_tcp_nodelay true",
-        f"# one protocol line is at most {MAX_LINE_BYTES} bytes; bigger packets are refused (the client is disconnected)",
+        f"# one protocol line is at most {MAX_LINE_BYTES} bytes; bigger packets are refused "
+        "(the client is disconnected)",
         f"max_packet_size {MAX_PACKET_BYTES}",
         "# the default (1000) silently drops QoS 1 messages for a busy subscriber",
         f"max_queued_messages {MAX_QUEUED_MESSAGES}",
@@ -319,7 +320,7 @@ def mosquitto_sub_command(host: str, port: int, private: bool, cafile: Path | No
         words += ["-u", "KEY", "-P", "PASSWORD"]
     if cafile is not None:  # the CA that signed the relay's certificate (a self-signed one is its own CA)
         words += ["--cafile", str(cafile)]
-    return " ".join(words + ["-t", "'olixono/1/games/#'", "-v"])
+    return " ".join([*words, "-t", "'olixono/1/games/#'", "-v"])
 
 
 def start_command(conf: Path) -> str:

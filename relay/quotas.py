@@ -107,7 +107,10 @@ class Quotas:
         if limits.lines_per_owner and total >= limits.lines_per_owner:
             return f"{owner[:50]} has published {total} lines kept on this relay already (the most one may)"
         if limits.bytes_per_owner and total_bytes + size > limits.bytes_per_owner:
-            return f"{owner[:50]} has published {total_bytes} bytes kept on this relay already (at most {limits.bytes_per_owner})"
+            return (
+                f"{owner[:50]} has published {total_bytes} bytes kept on this relay already "
+                f"(at most {limits.bytes_per_owner})"
+            )
         return None
 
     def keep(self, topic: str, line: bytes, owner: str | None, *, new: bool = True) -> None:

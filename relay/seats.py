@@ -20,8 +20,8 @@ and copies held by a player of a line a player signed or of a named witness's wi
 presence, copy, anything under a key of its own, a copy of a stranger's line under a player's key, and anything else
 of a witness's (its chat, its presence, a copy it holds), are refused. A key that signs witness lines but that the
 offer does not name is a stranger like any other. Any key's talk (``…/<key>/talk/<n>``, a watcher's, beside the game)
-stands all the same, in a share of its own (:mod:`relay.quotas`). What strangers left before the game was seated stays, counted
-apart (:mod:`relay.quotas`).
+stands all the same, in a share of its own (:mod:`relay.quotas`). What strangers left before the game was seated stays,
+counted apart (:mod:`relay.quotas`).
 """
 
 from __future__ import annotations

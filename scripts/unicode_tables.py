@@ -49,7 +49,7 @@ def render() -> str:
         + table(
             "FORBIDDEN",
             forbidden,
-            "Inclusive code point ranges a chat text may not hold: categories Cc, Cf, Cs, Co, Zl, Zp and Zs, "
+            "Inclusive code point ranges a chat text may not hold: categories Cc, Cf, Cs, Co, Zl, Zp and Zs,\n"
             "but for U+0020 SPACE.",
         )
         + "\n"

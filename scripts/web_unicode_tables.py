@@ -17,6 +17,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from protocol.unicode_tables import COMBINING, FORBIDDEN, UNICODE_VERSION
 
 TARGET = Path(__file__).resolve().parent.parent / "web" / "js" / "messages-unicode.js"
+FORBIDDEN_DOC = (
+    "Inclusive code point ranges a chat text may not hold: categories Cc, Cf, Cs, Co, Zl, Zp and Zs, "
+    "but for U+0020 SPACE."
+)
+"""The doc comment of the JavaScript ``FORBIDDEN`` (on one line, as ``protocol/unicode_tables.py`` says it)."""
 
 
 def render() -> str:
@@ -28,7 +33,7 @@ def render() -> str:
 
 export const UNICODE_VERSION = "{UNICODE_VERSION}";
 
-/** Inclusive code point ranges a chat text may not hold: categories Cc, Cf, Cs, Co, Zl, Zp and Zs, but for U+0020 SPACE. */
+/** {FORBIDDEN_DOC} */
 export const FORBIDDEN = Object.freeze([
 {ranges(FORBIDDEN)}]);
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import TextIO
 
 import pytest
+from browser_helpers import browser  # noqa: F401 (a fixture: a headless Chromium for the page's tests)
 from relay_fixtures import KINDS, Relay
 
 NETWORK_FIXTURES = frozenset({"relay", "any_relay", "private_relay", "relays", "embedded", "fast_relay", "relay_page"})

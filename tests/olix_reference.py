@@ -183,7 +183,7 @@ def winner_by_score(best) -> str | None:
     a, b = sorted(positions["first"], reverse=True), sorted(positions["second"], reverse=True)
     if len(a) != len(b):
         return "first" if len(a) > len(b) else "second"
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         if x != y:
             return "first" if x > y else "second"
     return None

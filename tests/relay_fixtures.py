@@ -209,7 +209,8 @@ class RelayProcess:
         command = [sys.executable, "-m", "relay", "--port", str(self.port)]
         if self.data is not None:
             command += ["--data", str(self.data)]
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # Popen starts it and returns (no wait): the loop below polls its port, or sees it end
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: ASYNC220
         self.process = process
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -285,8 +286,8 @@ def topic_of(game: str, identity: Identity, slot: str) -> str:
 
 def signed_line(identity: Identity, game: str, slot: str, text: str = "x") -> bytes:
     """A validly signed line of ``identity`` for ``slot`` of ``game``, which the embedded relay keeps there: a chat
-    line for ``chat-<n>``, a talk line for ``talk/<n>``, a presence line for ``presence``, else a resignation at that ``seq`` (its ``prev`` drawn
-    from ``text``: relays never follow the chain)."""
+    line for ``chat-<n>``, a talk line for ``talk/<n>``, a presence line for ``presence``, else a resignation at that
+    ``seq`` (its ``prev`` drawn from ``text``: relays never follow the chain)."""
     digest = b64(hashlib.sha256(text.encode()).digest())
     if slot == "presence":
         return encode("presence", [("game", game), ("seq", "1"), ("state", "here")], identity).encode()
@@ -380,7 +381,7 @@ async def play_game(
                 moves = sorted(m.text() for m in actor.session.board.legal_moves())
                 before = other.session.next_seq
                 await actor.send(actor.session.move(rng.choice(moves)))
-                await other.wait_for(lambda: other.session.next_seq > before)
+                await other.wait_for(lambda: other.session.next_seq > before)  # noqa: B023
     finally:
         for task in pumps:
             task.cancel()

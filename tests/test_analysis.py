@@ -350,7 +350,7 @@ def test_budgets_are_checked():
     for wrong in ({"iterations": None}, {"iterations": 0}, {"iterations": 5, "seconds": -1.0}):
         with pytest.raises(ValueError):
             Budget(**wrong)
-    with pytest.raises(ValueError, match="not legal|illegal"):
+    with pytest.raises(ValueError, match=r"not legal|illegal"):
         boards_of("olix", ["f6", "f6"])
 
 

@@ -115,7 +115,7 @@ def test_the_solver_stops_at_its_deadline():
     [
         (),
         (1, 2, 3),
-        tuple(range(9)) + (0,),
+        (*range(9), 0),
         ("a",) * 9,
         (1 << 40,) + (0,) * 8,
         (0, 0, 0, 36, 0, 8, 8, 8, 8),

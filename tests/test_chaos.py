@@ -107,7 +107,7 @@ async def test_one_lost_delivery_never_stops_a_game(any_relay, tmp_path, directi
 
     loop = asyncio.get_running_loop()
     started = loop.time()
-    host, guest, game, proxy = await play_through(any_relay, tmp_path, Chaos(seed=pick, drop=drop), seed=pick + 3)
+    _host, _guest, _game, proxy = await play_through(any_relay, tmp_path, Chaos(seed=pick, drop=drop), seed=pick + 3)
     assert proxy.counts.dropped == 1, "the game ended before the chosen delivery: choose an earlier one"
     assert loop.time() - started < 30
 
@@ -181,7 +181,7 @@ async def test_honest_bots_under_50_ms_of_jitter_leave_no_thinking_unexplained(a
     if any_relay.kind != "embedded":
         pytest.skip("the receipts are the clients' own, the same on every relay")
     chaos = Chaos(seed=5, delay=0.005, jitter=0.05)
-    host, guest, game, _ = await play_through(
+    host, _guest, game, _ = await play_through(
         any_relay, tmp_path, chaos, kind="olix", both=True, timeout=120, control=TimeControl.parse("3+2")
     )
     session, _, problem = verify_transcript(transcript(host, game))

@@ -167,13 +167,13 @@ async def console_bells(core, relay, moves, *, bell: bool = True, claimant=None)
 
 
 async def test_the_line_console_rings_when_the_opponents_move_comes_never_for_ones_own_nor_a_watcher():
-    relay, clock, host, guest, watcher = timed_game("5+3")
+    relay, _clock, host, guest, watcher = timed_game("5+3")
     first, second = movers(host, guest)
     assert await console_bells(second, relay, [first, second, first]) == 2  # each of the opponent's moves
-    relay, clock, host, guest, watcher = timed_game("5+3")
+    relay, _clock, host, guest, watcher = timed_game("5+3")
     first, second = movers(host, guest)
     assert await console_bells(watcher, relay, [first, second, first]) == 0
-    relay, clock, host, guest, watcher = timed_game("5+3")
+    relay, _clock, host, guest, watcher = timed_game("5+3")
     first, second = movers(host, guest)
     assert await console_bells(second, relay, [first, second, first], bell=False) == 0
 
@@ -181,7 +181,7 @@ async def test_the_line_console_rings_when_the_opponents_move_comes_never_for_on
 async def test_a_claim_against_you_rings_once_more_on_a_turn_already_heard():
     """The opponent's flag claim against the person's turn (with time left by its own watch): one bell for it, none
     again for the turn it is on."""
-    relay, clock, host, guest, watcher = timed_game("1+0")
+    relay, clock, host, guest, _watcher = timed_game("1+0")
     first, second = movers(host, guest)
     play(relay, first)
     second.clock = Clock()
@@ -195,7 +195,7 @@ async def test_a_claim_against_you_rings_once_more_on_a_turn_already_heard():
 
 
 async def test_the_network_full_screen_rings_when_the_turn_becomes_yours():
-    relay, clock, host, guest, watcher = timed_game("5+3")
+    relay, _clock, host, guest, _watcher = timed_game("5+3")
     first, second = movers(host, guest)
     runner = Seat(relay, second)
     terminal = HeardTerminal()

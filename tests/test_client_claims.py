@@ -249,7 +249,7 @@ def test_an_untimed_game_may_be_claimed_after_seven_days_of_silence():
 
 
 def test_claim_is_a_command_of_the_players():
-    relay, clock, host, guest, watcher = timed_game("1+0")
+    _relay, _clock, host, _guest, watcher = timed_game("1+0")
     assert parse("claim", host).intent == Intent("claim")
     with pytest.raises(IntentRefused, match="watching"):
         watcher.act(Intent("claim"))
@@ -259,7 +259,7 @@ def test_a_player_back_after_a_disconnect_sees_the_claim_open_against_it():
     """Its client resumed from the record, its turn begun 40 s ago by its journal (it saw it late): the claim and the
     time left to answer it (its own clock's 20 s, less than the window), in words, the same as the line that told of
     the claim; back with its own clock out too, that its client concedes."""
-    relay, clock, first, second, watcher = claimed_while_away()
+    _relay, clock, first, second, watcher = claimed_while_away()
     back = GameCore(GameSession.restore(watcher.session.record, second.session.identity), clock=clock)
     back.resume_turn(back.session.moves, 40.0)
     assert claim_text(back) == f"{first.my_player} claims your time ran out: move within 20 s or lose on time"
@@ -356,7 +356,7 @@ async def test_the_list_of_unfinished_games_shows_the_claims_open_in_each(tmp_pa
     from client.flows import network
     from client.shell.journal import Journal, JournalMeta
 
-    relay, clock, first, second, watcher = claimed_while_away()
+    _relay, _clock, first, second, watcher = claimed_while_away()
     for core in (first, second):
         role = "host" if core.me == core.host else "guest"
         assert core.me is not None
@@ -387,7 +387,7 @@ def test_the_screens_say_that_a_players_time_ran_out_not_your_move():
 
     from client.frontends.network_screen import NetworkTable
 
-    relay, clock, host, guest, watcher = timed_game("1+0")
+    relay, clock, host, guest, _watcher = timed_game("1+0")
     first, second = movers(host, guest)
     play(relay, first)
     table = NetworkTable(SimpleNamespace(core=second, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
@@ -463,7 +463,7 @@ def test_a_claim_with_made_up_times_meets_the_move_of_a_player_in_time_a_dispute
 def test_a_player_answers_a_timeout_only_while_its_own_clock_shows_time():
     """Once its clock is out by its own watch, the timeout stands as it came: no move is offered, none signed, and
     the client confirms the ending (it stays so: the turn's start is kept, the clock does not start again)."""
-    relay, clock, host, guest, watcher = timed_game("1+0")
+    relay, clock, host, guest, _watcher = timed_game("1+0")
     first, second = movers(host, guest)
     play(relay, first)
     clock.now += 1.0
@@ -587,7 +587,10 @@ def test_a_move_that_comes_after_the_claim_may_be_disputed_by_the_claimant_once_
     assert not claimant.session.over and claimant.my_turn and claimant.disputable
     waited = claimant.late_by_ms()[1]
     assert claimant.late_by_ms()[0] == 4000 and waited > 60_000
-    came = f"{cheat.my_player}'s move came 4 s after your claim, saying it thought 2 s of the {duration_text(waited)} you waited"
+    came = (
+        f"{cheat.my_player}'s move came 4 s after your claim, saying it thought 2 s of the "
+        f"{duration_text(waited)} you waited"
+    )
     assert claim_text(claimant) == (
         f"{came}: claim may dispute it in 26 s, once your claim's window to answer has "
         f"passed (the game then ends as a time dispute; your clock runs meanwhile), or play on"
@@ -659,7 +662,7 @@ def test_a_claimant_whose_clock_restarted_after_its_claim_may_still_dispute_the_
 
 
 def test_a_late_move_is_disputable_only_until_the_claimant_plays_on():
-    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=False)
+    relay, clock, claimant, _cheat, _watcher, _late = withheld_until_the_claim(winning=False)
     clock.now += 1.0
     play(relay, claimant)
     assert not claimant.disputable and claim_text(claimant) is None
@@ -720,7 +723,7 @@ def test_a_winning_move_withheld_until_the_claim_is_not_confirmed_while_it_may_b
     loss cannot be taken back: PROTOCOL.md §3) and says it may dispute; with ``--claim auto`` it does once the
     window has passed; else ``claim`` does, and left alone the loss is confirmed a whole window after a dispute
     became possible."""
-    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
+    relay, clock, claimant, cheat, watcher, _late = withheld_until_the_claim(winning=True)
     claimant.auto_claim = auto
     assert claimant.session.over and claimant.disputable and claimant.unsettled
     assert claimant.session.confirmation(claimant.me) is None
@@ -746,7 +749,7 @@ def test_a_winning_move_withheld_until_the_claim_is_not_confirmed_while_it_may_b
 
 
 def test_a_winning_move_after_the_claim_left_undisputed_is_confirmed_as_it_stands():
-    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
+    relay, clock, claimant, _cheat, watcher, _late = withheld_until_the_claim(winning=True)
     winner = watcher.session.result
     clock.now += 55.0
     relay.publish(claimant.tick(), claimant)
@@ -779,7 +782,7 @@ async def test_the_plain_front_end_stays_open_while_a_late_winning_move_may_be_d
     monkeypatch,
 ):
     monkeypatch.setattr("client.frontends.plain.CONFIRM_WAIT", 0.05)
-    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
+    relay, clock, claimant, _cheat, watcher, _late = withheld_until_the_claim(winning=True)
     clock.now += 26.0  # the claim's window has passed: claim disputes at once
     printed: list[str] = []
     runner = FrontRunner(relay, claimant)
@@ -793,7 +796,7 @@ async def test_the_plain_front_end_stays_open_while_a_late_winning_move_may_be_d
 
 async def test_the_plain_front_end_ends_once_a_late_winning_move_is_past_disputing(monkeypatch):
     monkeypatch.setattr("client.frontends.plain.CONFIRM_WAIT", 0.05)
-    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=True)
+    relay, clock, claimant, _cheat, watcher, _late = withheld_until_the_claim(winning=True)
     printed: list[str] = []
     runner = FrontRunner(relay, claimant)
     front = asyncio.ensure_future(plain_front(printed.append)(runner))  # nothing typed
@@ -811,7 +814,7 @@ async def test_the_plain_front_end_ends_once_a_late_winning_move_is_past_disputi
 
 
 def test_the_plain_line_for_a_late_move_says_it_may_be_disputed():
-    relay, clock, claimant, cheat, watcher, late = withheld_until_the_claim(winning=False)
+    _relay, _clock, claimant, _cheat, watcher, _late = withheld_until_the_claim(winning=False)
     applied = LineApplied(claimant.session.late_move)
     assert describe(claimant, applied) == f"claim: {claim_text(claimant)}"
     assert describe(watcher, applied) is None
@@ -829,7 +832,7 @@ async def test_plain_says_that_a_players_time_ran_out_not_your_move_and_that_its
     """A player back with its clock out is not told ``your move`` (no move of its can count) but that its time ran
     out; the claim comes, its client concedes by itself and says so, once, before the result."""
     monkeypatch.setattr("client.frontends.plain.CONFIRM_WAIT", 0.05)
-    relay, clock, host, guest, watcher = timed_game("1+0")
+    relay, clock, host, guest, _watcher = timed_game("1+0")
     first, second = movers(host, guest)
     play(relay, first)
     clock.now += 61.5
@@ -860,7 +863,7 @@ async def test_plain_says_when_a_players_clock_runs_out_on_its_turn():
     """Nothing comes to wake ``--plain``: it wakes when the player's clock runs out, and says so once."""
     import time
 
-    relay, clock, host, guest, watcher = timed_game("1+0")
+    relay, _clock, host, guest, _watcher = timed_game("1+0")
     first, second = movers(host, guest)
     play(relay, first)
     second.clock = time.monotonic
@@ -1016,7 +1019,7 @@ async def test_a_claim_the_relay_stored_is_answered_only_once_the_client_has_cau
     from protocol import decode
 
     monkeypatch.setattr(liveness, "TICK", 0.02)
-    relay, clock, host, guest, watcher = timed_game("1+0")
+    relay, clock, host, guest, _watcher = timed_game("1+0")
     first, second = movers(host, guest)
     play(relay, first)
     journal = list(second.session.record)  # what its journal keeps: its move below was lost from it

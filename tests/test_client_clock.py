@@ -105,7 +105,7 @@ def test_a_proposal_leaves_the_turn_and_its_thinking_running():
 
 
 def test_both_clocks_tick_for_the_side_to_move_the_same_for_every_client():
-    relay, clock, host, guest, watcher = timed_game("1+2")
+    _relay, clock, host, guest, watcher = timed_game("1+2")
     first, second = movers(host, guest)
     player = first.my_player
     assert player is not None
@@ -118,7 +118,7 @@ def test_both_clocks_tick_for_the_side_to_move_the_same_for_every_client():
 
 
 def test_a_move_after_the_clock_ran_out_is_refused_and_nothing_is_signed():
-    relay, clock, host, guest, _ = timed_game("1+0")
+    _relay, clock, host, guest, _ = timed_game("1+0")
     first, _ = movers(host, guest)
     clock.now += 60.0  # a clock at zero has run out
     before = first.session.transcript
@@ -160,7 +160,7 @@ def test_the_toolbars_show_the_official_clocks_with_a_warning_under_ten_seconds(
     from client.frontends.console import clocks_text
     from client.words.board import clock_left_text
 
-    relay, clock, host, guest, watcher = timed_game("0:12+0")
+    _relay, clock, host, guest, watcher = timed_game("0:12+0")
     first, second = movers(host, guest)
     clock.now += 2.55
     text = clocks_text(watcher)
@@ -171,7 +171,7 @@ def test_the_toolbars_show_the_official_clocks_with_a_warning_under_ten_seconds(
 def test_the_full_screen_toolbar_shows_the_official_clock_in_a_timed_game():
     from client.frontends.network_screen import NetworkTable
 
-    relay, clock, host, guest, _ = timed_game("3+0")
+    _relay, clock, host, _guest, _ = timed_game("3+0")
     runner = GameRunner(host, _NoLink)  # type: ignore[arg-type]
     clock.now += 65
     status = " | ".join(NetworkTable(runner, None).status(lambda player: 0.0))
@@ -198,7 +198,7 @@ def test_a_bot_budget_never_spends_the_clock_and_keeps_it_in_time(control):
     rule = TimeControl.parse(control)
     left, moves = rule.start_ms, 0
     overhead_ms = 60  # what a move costs besides the search: a thread, signing, a slow machine
-    for moves in range(1, MOVES_A_SIDE + 1):
+    for moves in range(1, MOVES_A_SIDE + 1):  # noqa: B007 (how many it made, read after the loop)
         budget = clock_budget(rule, left)
         assert budget * 1000 <= max(10, left / 2)
         think = int(budget * 1000) + overhead_ms
@@ -257,7 +257,7 @@ class RecordingLink(_NoLink):
 
 
 async def test_a_timed_move_is_on_the_disk_before_it_is_sent_and_the_turn_is_kept():
-    relay, clock, host, guest, _ = timed_game("1+2")
+    _relay, clock, host, guest, _ = timed_game("1+2")
     first, _ = movers(host, guest)
     journal = SyncedJournal()
     runner = GameRunner(first, lambda **callbacks: RecordingLink(journal, **callbacks), journal)  # type: ignore[arg-type]
@@ -271,7 +271,7 @@ async def test_a_timed_move_is_on_the_disk_before_it_is_sent_and_the_turn_is_kep
 async def test_a_resumed_runner_takes_the_turns_start_from_the_journal():
     import time
 
-    relay, clock, host, guest, _ = timed_game("1+2")
+    _relay, _clock, host, guest, _ = timed_game("1+2")
     first, _ = movers(host, guest)
     journal = SyncedJournal()
     journal.meta.turn = [0, time.time() - 30.0]
@@ -414,7 +414,7 @@ def test_a_player_resumed_soon_after_the_machine_started_signs_valid_times_and_m
 
 
 async def test_a_receipt_is_on_the_disk_before_it_leaves_and_nobody_waits_on_it():
-    relay, clock, host, guest, _ = timed_game("1+2", kind="olix")
+    relay, _clock, host, guest, _ = timed_game("1+2", kind="olix")
     first, second = movers(host, guest)
     journal = SyncedJournal()
     runner = GameRunner(second, lambda **callbacks: RecordingLink(journal, **callbacks), journal)  # type: ignore[arg-type]
@@ -533,7 +533,7 @@ async def test_the_clock_command_shows_both_clocks_the_control_and_the_unexplain
 def test_the_clock_command_of_an_untimed_game_shows_the_side_to_moves_time_on_this_move():
     from client.words.network import clock_report
 
-    relay, clock, host, guest = untimed_on_a_clock()
+    _relay, clock, host, _guest = untimed_on_a_clock()
     clock.now += 42.0
     assert clock_report(host) == (
         f"clock untimed: {host.turn} to move, 0:42 on this move (a player silent for 7 days may be claimed against)"

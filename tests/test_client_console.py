@@ -191,7 +191,7 @@ async def test_resign_asks_to_confirm_in_the_line_console_as_on_the_screen():
     asks anew."""
     from client.cores.intents import IntentKind
 
-    host, guest = start("oxono")
+    host, _guest = start("oxono")
     core = GameCore(host)
     printed, acted = await console_typing(core, "resign\r", "legal\r", "resign\r")
     assert printed[0] == "Resign and lose the game? Type resign again to confirm." and printed[-1] == printed[0]
@@ -324,7 +324,7 @@ async def test_a_player_at_the_line_console_answers_a_rematch_then_asks_for_one(
 def test_the_toolbar_fits_its_terminal_and_never_loses_the_relays_state():
     """In a narrow terminal the least wanted parts go first (the game's id, our fingerprint, the opponent's), never
     the relay's state, nor the opponent's presence."""
-    host, guest = start("olix")
+    _host, guest = start("olix")
     core = GameCore(guest)
     whole = toolbar_text(core, {"connected": False})
     assert len(whole) > 120 and whole.endswith(f"game {core.game_id}")

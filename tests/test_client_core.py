@@ -147,18 +147,18 @@ def test_refusals_are_one_sentence_and_sign_nothing():
     relay.attach(witness)
     assert len([t for t in relay.retained if f"/{STRANGER.public.text}/copy/" in t]) == len(host.session.transcript)
     before = dict(relay.retained)
-    with pytest.raises(IntentRefused, match="^it is not your turn: pink is to move$"):
+    with pytest.raises(IntentRefused, match=r"^it is not your turn: pink is to move$"):
         waiter.act(Intent("move", "Oc6c5"))
-    with pytest.raises(IntentRefused, match="^not a move"):
+    with pytest.raises(IntentRefused, match=r"^not a move"):
         mover.act(Intent("move", "hello"))
-    with pytest.raises(IntentRefused, match="^illegal: "):
+    with pytest.raises(IntentRefused, match=r"^illegal: "):
         mover.act(Intent("move", "Xa1a1"))
-    with pytest.raises(IntentRefused, match="^it is not your turn"):
+    with pytest.raises(IntentRefused, match=r"^it is not your turn"):
         waiter.act(Intent("propose"))
-    with pytest.raises(IntentRefused, match="^you cannot agree now: [^:]*none is open") as refused:
+    with pytest.raises(IntentRefused, match=r"^you cannot agree now: [^:]*none is open") as refused:
         mover.act(Intent("agree"))
     assert str(refused.value).count("cannot") == 1  # the protocol's why alone, not its sentence again
-    with pytest.raises(IntentRefused, match="^[^:]*format") as refused:  # a chat's problem, as it is
+    with pytest.raises(IntentRefused, match=r"^[^:]*format") as refused:  # a chat's problem, as it is
         mover.act(Intent("chat", "hidden\u200bspace"))
     assert "cannot" not in str(refused.value)
     with pytest.raises(IntentRefused, match="watching"):
@@ -191,7 +191,7 @@ def test_the_views_front_ends_read_say_the_clock_the_confirmations_and_the_proof
 
 
 def test_republish_lists_own_lines_at_their_topics_and_the_others_as_copies():
-    relay, host, guest, host_journal, _ = hosted()
+    relay, host, _guest, host_journal, _ = hosted()
     relay.publish(host.act(Intent("chat", "hi")), host)
     items = host.republish()
     assert [item.line for item in items] == [line for line in host_journal.written]
@@ -202,7 +202,7 @@ def test_republish_lists_own_lines_at_their_topics_and_the_others_as_copies():
 
 
 def test_a_restored_player_continues_and_a_proof_is_saved(tmp_path):
-    relay, host, guest, host_journal, guest_journal = hosted()
+    _relay, host, guest, _host_journal, guest_journal = hosted()
     journal = Journal.create(
         JournalMeta(
             host.session.game_id or "", "oxono", "guest", GUEST.public.text, "mqtt://x", secret=guest_journal.secret
@@ -235,7 +235,7 @@ def test_a_game_over_event_reaches_every_core():
 
 
 def test_a_step_names_the_lines_to_journal_our_own_first():
-    relay, host, guest, *_ = hosted()
+    _relay, host, guest, *_ = hosted()
     mover = host if host.my_turn else guest
     step = mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
     assert step.journal == (step.publish[0].line,)  # the runner writes it before it publishes anything
@@ -258,7 +258,7 @@ def test_the_other_players_rematch_line_is_copied_as_every_line_it_verifies():
     sign its signer's client waits for before it leaves for the rematch (without it, 15 s of waiting at every
     rematch), never journaled."""
 
-    relay, host, guest, *_ = hosted("olix")
+    _relay, host, guest, *_ = hosted("olix")
     mover = host if host.my_turn else guest
     other = guest if mover is host else host
     other.feed(mover.act(Intent("resign")).publish[0].line)
@@ -329,7 +329,7 @@ def test_a_watchers_talk_is_shown_beside_the_game_and_hidden_on_asking():
     again. A watcher with no key cannot talk; a player's ``say`` is the game's chat, never talk."""
     from protocol import TalkReceived
 
-    relay, host, guest, host_journal, guest_journal = hosted()
+    relay, host, guest, host_journal, _guest_journal = hosted()
     watcher = GameCore(GameSession(host.session.game_id), watching=True)
     relay.attach(watcher)
     with pytest.raises(IntentRefused, match="no key to sign with"):

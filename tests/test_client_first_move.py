@@ -88,7 +88,7 @@ def test_a_player_whose_missing_first_move_aborted_the_game_confirms_at_once_its
 
 
 def test_a_player_is_told_claim_would_abort_the_game_of_a_missing_first_move():
-    relay, clock, host, guest, watcher = timed_game("1+0", rules="rules:2")
+    relay, clock, host, guest, _watcher = timed_game("1+0", rules="rules:2")
     first, second = movers(host, guest)
     play(relay, first)
     relay.cores.remove(second)

@@ -1,7 +1,9 @@
-"""The liveness decisions (client/cores/liveness.py), on a clock of our own: re-sends, re-subscriptions, a dead connection."""
+"""The liveness decisions (client/cores/liveness.py), on a clock of our own: re-sends, re-subscriptions, a dead
+connection."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 from client.cores import liveness
@@ -45,7 +47,7 @@ def test_a_line_without_a_sign_is_sent_again_and_the_person_told_once():
     ]
     later = run(watch, MINE, 2.25, 60.0)
     resends = [t for t, a in later if isinstance(a, Resend)]
-    gaps = [b - a for a, b in zip([2.0, *resends], resends)]
+    gaps = [b - a for a, b in zip([2.0, *resends], resends, strict=False)]
     assert gaps == sorted(gaps) and max(gaps) <= liveness.ACK_MOST + liveness.TICK  # backing off, to a cap
     told = [a.text for _, a in later if isinstance(a, Tell)]
     assert told and all("still no sign" in text and "after" in text for text in told)  # how long it has waited
@@ -118,7 +120,8 @@ def test_a_gap_asks_the_relay_again_with_a_backoff_and_stops_when_filled():
     actions = run(watch, gap, 0.0, 40.0)
     asks = [t for t, a in actions if isinstance(a, Resubscribe)]
     assert asks[0] == liveness.ACK_FIRST and len(asks) >= 3
-    assert [b - a for a, b in zip(asks, asks[1:])] == sorted(b - a for a, b in zip(asks, asks[1:]))
+    gaps = [b - a for a, b in itertools.pairwise(asks)]
+    assert gaps == sorted(gaps)
     told = [a.text for _, a in actions if isinstance(a, Tell)]
     assert told[0] == "a line of this game has not come, though one after it has (for 1 s): asked the relay again"
     assert run(watch, replace(gap, gap=None), 40.25, 60.0) == []  # filled

@@ -36,7 +36,7 @@ async def test_two_bots_play_a_whole_game_and_a_late_spectator_agrees(any_relay,
         assert await network.join(game, guest.options) == 0
         assert await hosting == 0
     assert transcript(host, game) == transcript(guest, game)
-    session, number, problem = verify_transcript(transcript(host, game))
+    session, _number, problem = verify_transcript(transcript(host, game))
     assert problem is None and session.result is not None
     result_line = f"result: {session.result.sentence()} ({session.result.code()})"
     assert result_line in host.text() and result_line in guest.text()
@@ -277,10 +277,10 @@ async def test_one_sentence_for_each_relay_failure(tmp_path):
         journal_dir=tmp_path,
         write=lambda _: None,
     )
-    with pytest.raises(network.Failure, match="nothing answers at 127.0.0.1"):
+    with pytest.raises(network.Failure, match=r"nothing answers at 127.0.0.1"):
         await network.watch("A" * 22, seat)
     seat.relay = "mqtt://no-such-host.invalid:1883"
-    with pytest.raises(network.Failure, match="cannot find the relay host 'no-such-host.invalid'"):
+    with pytest.raises(network.Failure, match=r"cannot find the relay host 'no-such-host.invalid'"):
         await network.watch("A" * 22, seat)
     seat.relay = "http://example.org"
     with pytest.raises(network.Failure, match="starts with mqtt:// or mqtts://"):
@@ -291,7 +291,7 @@ async def test_one_sentence_for_each_relay_failure(tmp_path):
     with pytest.raises(network.Failure, match="not a game id"):
         await network.watch("nope", seat)
     seat.relay = f"mqtt://127.0.0.1:{free_port()}"
-    with pytest.raises(network.Failure, match="nothing answers at 127.0.0.1"):
+    with pytest.raises(network.Failure, match=r"nothing answers at 127.0.0.1"):
         await network.host("oxono", seat)
     assert not list(tmp_path.iterdir())  # no game made that could never be published
 

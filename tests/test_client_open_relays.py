@@ -442,7 +442,8 @@ class Clearer:
 async def test_a_line_erased_once_on_an_open_broker_is_put_back_while_the_players_are_connected(tmp_path):
     """A stranger sends junk live on the host's offer topic (the broker keeps the offer: nothing is lost), then once
     retained (the broker keeps the junk in its place), then erases one of the host's lines, and the guest's copy of
-    it, once each, and stops, early in a long game that both players play to its end connected to the broker. The open broker alone should then hold the whole game."""
+    it, once each, and stops, early in a long game that both players play to its end connected to the broker. The open
+    broker alone should then hold the whole game."""
     async with open_broker_beside_an_embedded_relay(tmp_path) as (broker, other, tasks):
         relays = Both(broker, other)
         host, guest = bot_seat(tmp_path, "host", relays, 21), bot_seat(tmp_path, "guest", relays, 22)
@@ -682,7 +683,7 @@ async def test_the_lobby_on_an_open_broker_lists_only_offers_that_verify(tmp_pat
     broker = await OpenBroker(tmp_path / "open").start()
     try:
         hosts = [Identity.generate(), Identity.generate()]
-        offers = [GameSession.offer(kind, host)[1] for kind, host in zip(("oxono", "olix"), hosts)]
+        offers = [GameSession.offer(kind, host)[1] for kind, host in zip(("oxono", "olix"), hosts, strict=True)]
         real = {out.message.game for out in offers}
         stranger = Identity.generate()
         forged = offers[0].line.replace("kind=oxono", "kind=olix")
@@ -726,7 +727,7 @@ async def test_the_lobby_on_an_open_broker_lists_only_offers_that_verify(tmp_pat
         assert lobby.lines[0].split()[:2] == ["GAME", "KIND"], lobby.text()
         listed = [line.split()[0] for line in lobby.lines[1:]]
         assert sorted(listed) == sorted(real), lobby.text()
-        for out, host in zip(offers, hosts):
+        for out, host in zip(offers, hosts, strict=True):
             line = next(line for line in lobby.lines if line.startswith(out.message.game))
             assert f"host {host.public.fingerprint}" in line and "open to anyone" in line, line
     finally:

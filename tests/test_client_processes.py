@@ -364,8 +364,7 @@ async def test_ctrl_z_suspends_the_full_screen_to_the_shell_and_ctrl_l_redraws_i
 
         await drawn_whole()
         tty = tmux.run("display-message", "-p", "-t", "olixono:1", "#{pane_tty}").strip()
-        with open(tty, "w") as terminal:  # another program writes over the screen
-            terminal.write("\x1b[5;5HGARBLED GARBLED GARBLED")
+        await asyncio.to_thread(Path(tty).write_text, "\x1b[5;5HGARBLED GARBLED GARBLED")  # another program writes
         await asyncio.to_thread(tmux.wait_for, 1, r"GARBLED")
         tmux.keys(1, "C-l")
         await drawn_whole()

@@ -1,5 +1,5 @@
-"""Several relays for one game, sans I/O (:mod:`client.cores.relays`): what arrives from any relay reaches the game once,
-what a relay lacks is known, and a relay's going and coming back is one sentence."""
+"""Several relays for one game, sans I/O (:mod:`client.cores.relays`): what arrives from any relay reaches the game
+once, what a relay lacks is known, and a relay's going and coming back is one sentence."""
 
 from __future__ import annotations
 

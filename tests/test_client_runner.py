@@ -108,7 +108,7 @@ async def test_a_copy_waits_for_a_quiet_moment_but_leaves_with_the_answer():
     after it (the relay handles the move first: the copy does not delay it), so that a player killed after answering
     never leaves the opponent's line without a copy."""
     runners = seated_runners()
-    host, guest = runners
+    host, _guest = runners
     mover, other = runners if host.core.my_turn else runners[::-1]
     await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
     move_line = mover.link.sent[-1][2]
@@ -125,7 +125,7 @@ async def test_a_copy_waits_for_a_quiet_moment_but_leaves_with_the_answer():
 async def test_an_automatic_answer_leaves_with_the_copy_of_what_it_answers():
     """The confirmation of an ending is signed as the last line arrives: the copy of that line leaves with it."""
     runners = seated_runners()
-    host, guest = runners
+    host, _guest = runners
     mover, other = runners if host.core.my_turn else runners[::-1]
     await mover.act(Intent("resign"))
     resignation = own_lines(mover.link)[0]  # then the resigner's own confirmation
@@ -154,7 +154,7 @@ async def test_copies_wait_no_longer_than_the_most_while_lines_keep_coming(monke
 
 async def test_leaving_sends_the_copies_waiting_before_the_goodbye():
     runners = seated_runners()
-    host, guest = runners
+    host, _guest = runners
     mover, other = runners if host.core.my_turn else runners[::-1]
     await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
     await other._received("topic", mover.link.sent[-1][2].encode())
@@ -735,7 +735,7 @@ async def test_a_watchers_runner_tells_its_core_whether_the_line_that_began_the_
     for line in host.transcript:
         await runner._received("topic", line.encode(), True)
     assert runner.core.started and not runner.core.turn_seen_live
-    mover, other = (host, guest) if host.actor == host.identity.public else (guest, host)
+    mover, _other = (host, guest) if host.actor == host.identity.public else (guest, host)
     move = mover.move(mover.board.legal_moves()[0].text())
     await runner._received("topic", move.line.encode(), False)
     assert runner.core.moves == 1 and runner.core.turn_seen_live

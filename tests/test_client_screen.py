@@ -283,7 +283,7 @@ def test_oxono_completion_goes_one_segment_at_a_time():
     host, guest = start("oxono")
     table = network_table(host) if network_table(host).movable() else network_table(guest)
     assert completed(table, "") == ["O", "X"] + [
-        f"/{name}" for name in table.commands + ("help", "flip", "moves", "quit")
+        f"/{name}" for name in (*table.commands, "help", "flip", "moves", "quit")
     ]
     to = completed(table, "o")
     assert to and all(len(text) == 3 and text[0] == "O" for text in to)  # where totem O may go
@@ -472,7 +472,7 @@ async def test_replay_steps_through_the_protocol_vector_games(path):
     from client.frontends.replay import ReplayTable
     from client.frontends.screen import run_screen
 
-    status, summary, session = load(path)
+    _status, summary, session = load(path)
     assert session is not None, summary
     table = ReplayTable(session, summary)
     count = len(table.moves())
@@ -583,7 +583,7 @@ def test_replay_without_a_terminal_prints_every_move_and_refuses_a_bad_transcrip
     assert lines[-1] == "Game over: pink wins: four in a row of one symbol."
     forged = tmp_path / "forged.txt"
     text = game.read_text().splitlines()
-    forged.write_text("\n".join(text[:4] + [text[4].replace("move=", "move=X", 1)] + text[5:]) + "\n")  # signed no more
+    forged.write_text("\n".join([*text[:4], text[4].replace("move=", "move=X", 1), *text[5:]]) + "\n")  # signed no more
     bad = replay(forged)
     assert bad.returncode == 1 and bad.stderr.startswith(f"{forged}: line 5: ") and not bad.stdout
     missing = replay(tmp_path / "nothing.txt")

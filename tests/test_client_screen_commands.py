@@ -1,5 +1,5 @@
-"""What a line typed at the full screen does (``client.words.commands.screen_typed``), with no terminal: every outcome of the
-screen's own commands, a table's commands, moves, refusals and the questions that confirm first; and the screen's
+"""What a line typed at the full screen does (``client.words.commands.screen_typed``), with no terminal: every outcome
+of the screen's own commands, a table's commands, moves, refusals and the questions that confirm first; and the screen's
 own commands listed once, in ``client.words.commands.COMMANDS``."""
 
 from __future__ import annotations

@@ -263,14 +263,14 @@ def test_every_command_contributing_shows_is_run_by_a_test():
 
 def test_the_contributing_ruff_commands_pass_on_a_file_of_the_tree(tmp_path):
     """``ruff format FILE`` leaves this file as it is, and ``ruff check FILE`` finds nothing in it (a copy, with the
-    tree's settings: ruff reads the pyproject.toml of the folder it runs in). Ruff is no test tool: without it, a
-    skip."""
+    tree's settings: ruff reads the pyproject.toml of the folder it runs in). Ruff is a test tool; run without the test
+    tools installed, a skip."""
     import importlib.util
     import subprocess
     import sys
 
     if importlib.util.find_spec("ruff") is None:
-        pytest.skip("ruff is not installed (python3 -m pip install ruff)")
+        pytest.skip("ruff is not installed (python3 -m pip install -e '.[test]')")
     text = Path(__file__).read_text(encoding="utf-8")
     copy = tmp_path / "copy.py"
     copy.write_text(text, encoding="utf-8")

@@ -164,7 +164,10 @@ def test_local_play_never_loads_the_protocol():
     import subprocess
     import sys
 
-    probe = "import sys, client.frontends.local_plain; print(sorted(m for m in sys.modules if m.split('.')[0] == 'protocol'))"
+    probe = (
+        "import sys, client.frontends.local_plain; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'protocol'))"
+    )
     loaded = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60
     )

@@ -247,7 +247,7 @@ def test_every_command_of_the_help_can_be_typed_and_completed(kind):
         names = command_names(core)
         rows = help_rows(core)
         assert len(rows) == len(names) == len(set(names))  # each once
-        for name, row in zip(names, rows):
+        for name, row in zip(names, rows, strict=True):
             assert row.split()[0] == name
             for typed in (name, f"/{name}", name.upper()):
                 parsed = parse(typed, core)

@@ -53,7 +53,7 @@ async def test_a_key_that_begins_with_a_dash_can_be_invited_and_given_an_account
 async def test_a_typo_in_the_last_character_of_a_game_id_is_a_sentence(tmp_path, command):
     env, _ = home(tmp_path, "newcomer")
     typo = "b8iwQmV2RfS9dxX4kPz1AB"  # a game id ends in A, Q, g or w
-    code, out, err = await run(env, command, typo, "--relay", f"mqtt://127.0.0.1:{free_port()}", "--timeout", "1")
+    code, _out, err = await run(env, command, typo, "--relay", f"mqtt://127.0.0.1:{free_port()}", "--timeout", "1")
     assert code == 1 and "Traceback" not in err and "is there a typo?" in err, err
 
 
@@ -116,7 +116,7 @@ async def test_games_asks_for_the_password_and_one_ctrl_c_leaves_the_prompt(priv
         assert await asyncio.to_thread(leaving.wait, 10) == 130 and "Interrupted: nothing was sent" in leaving.seen
     finally:
         leaving.stop()
-    code, out, err = await run(env, "games", "--relay", relay.url)  # no terminal: the sentence says what to set
+    code, _out, err = await run(env, "games", "--relay", relay.url)  # no terminal: the sentence says what to set
     assert code == 1 and "set it in OLIXONO_RELAY_PASSWORD" in err, err
 
 
@@ -335,7 +335,7 @@ async def test_joining_ones_own_game_says_how_to_try_both_seats_on_one_machine(t
     core, _ = GameCore.hosting("oxono", identity)
     Journal.create(JournalMeta(core.game_id, "oxono", "host", identity.public.text, "mqtt://127.0.0.1:1"), tmp_path)
     options = network.Options(identity=identity, journal_dir=tmp_path, write=lambda text: None)
-    with pytest.raises(network.Failure, match="you host game .* yourself") as refused:
+    with pytest.raises(network.Failure, match=r"you host game .* yourself") as refused:
         await network.join(core.game_id, options)
     assert f"XDG_CONFIG_HOME=/tmp/seat2/config XDG_STATE_HOME=/tmp/seat2/state olixono join {core.game_id}" in str(
         refused.value
@@ -511,8 +511,8 @@ def test_a_host_whose_program_runs_the_relay_is_asked_before_leaving_mid_game():
 
 async def test_a_strangers_lines_are_said_once_quietly_not_warned_for_ever(relay, tmp_path):
     """A stranger's presence, retained in a game before its guest is seated, was refused by both players once the seats
-    were known with ``warning: line rejected: wrong-signer …``. Such lines are no warning about the game: one notice says they are
-    ignored and harmless."""
+    were known with ``warning: line rejected: wrong-signer …``. Such lines are no warning about the game: one notice
+    says they are ignored and harmless."""
     from harness.mqtt import bare_client
     from protocol import game_filter
 

@@ -224,7 +224,7 @@ def _empty(board: OlixBoard) -> int:
     return next(s for s in range(ref.SQUARES) if not board.occupied >> s & 1)
 
 
-# -- the search ----------------------------------------------------------------------------------------------------------
+# -- the search --------------------------------------------------------------------------------------------------------
 
 
 def _midgames(count: int, seed: int) -> list[OlixBoard]:
@@ -263,7 +263,7 @@ def test_the_backend_is_chosen_once_the_c_helpers_where_built_unless_asked_for_p
         bot_olix.FastOlixSearch(OlixBoard(), PYTHON)
 
 
-# -- hostile inputs -------------------------------------------------------------------------------------------------------
+# -- hostile inputs ----------------------------------------------------------------------------------------------------
 
 
 def test_hostile_inputs_raise_clear_errors():

@@ -79,7 +79,7 @@ def test_rule_1_board_is_11_by_11_and_first_moves_first():
 
 
 def test_rule_1_each_player_has_50_stones():
-    with pytest.raises(Exception):
+    with pytest.raises(ValueError):
         OlixBoard.from_position("XXXXXXXXXXX/" * 5 + "XXXXXX5/" + "OOOOOOOOOOO/" * 4 + "OOOOOOOOOO1 second")
 
 

@@ -73,7 +73,7 @@ def has_line_of_five(state: ref.State) -> bool:
     """Whether 5 adjacent pawns in a row or column share a colour or a symbol."""
     for line in ref.lines_of_four():
         (f0, r0), (f1, r1) = line[0], line[1]
-        extended = line + [(line[-1][0] + f1 - f0, line[-1][1] + r1 - r0)]
+        extended = [*line, (line[-1][0] + f1 - f0, line[-1][1] + r1 - r0)]
         if not all(square in state.pawns for square in extended):
             continue
         pawns = [state.pawns[square] for square in extended]

@@ -116,7 +116,7 @@ def test_the_player_to_move_concedes_on_time():
         seated.play(800)
     mover = seated.mover()
     loser = seated.watcher.player_of(mover.identity.public)
-    waiter, flag, _ = claim(seated)
+    waiter, _flag, _ = claim(seated)
     concession = mover.timeout()
     assert mover.timeout().line == concession.line  # asked again: the same line
     everyone(seated, concession.line)
@@ -134,7 +134,7 @@ def test_a_claim_that_races_a_move_in_time_is_a_dispute_in_every_order_of_arriva
     for _ in range(4):
         seated.play(800)
     mover = seated.mover()
-    waiter, flag, timeout = claim(seated)
+    _waiter, flag, timeout = claim(seated)
     think = remaining(seated) - 1000
     move = mover.move(mover.board.legal_moves()[0].text(), think_ms=think)
     results = set()
@@ -143,7 +143,7 @@ def test_a_claim_that_races_a_move_in_time_is_a_dispute_in_every_order_of_arriva
         watcher.receive_all([*seated.watcher.transcript, *order])
         assert watcher.over
         results.add(watcher.result)
-        replayed, bad, problem = verify_transcript(watcher.record)
+        replayed, bad, _problem = verify_transcript(watcher.record)
         assert bad is None and replayed.result == watcher.result
     assert len(results) == 1
     result = results.pop()
@@ -169,7 +169,7 @@ def test_a_claimant_whose_own_moves_leave_too_much_unexplained_gets_a_dispute_no
     assert seated.watcher.time_used()[seated.watcher.player_of(HOST.public) or ""].unexplained > dispute_bound(
         seated.watcher.clock
     )
-    waiter, flag, timeout = claim(seated)
+    waiter, _flag, timeout = claim(seated)
     assert waiter is seated.host
     everyone(seated, timeout)
     result = seated.watcher.result
@@ -298,7 +298,7 @@ def test_a_claimant_that_delays_its_receipts_and_under_reports_its_thinking_gets
             seated.play(800, receipt_delay=3000)  # the host, receiving, holds its receipt back
     hidden = 4000 - (LAG_MOST_MS - 2 * seated.delay) - SLACK_MS
     assert seated.watcher.time_used()[host].unexplained == cheats * hidden
-    waiter, flag, timeout = claim(seated)
+    waiter, _flag, timeout = claim(seated)
     assert waiter is seated.host
     everyone(seated, timeout)
     result = seated.watcher.result
@@ -415,7 +415,7 @@ def test_a_claimants_timeout_never_stands_over_the_player_to_moves_ending(ending
         for _ in range(4):
             seated.play(800)
     mover = seated.mover()
-    waiter, sent = waiter_of(seated) if seated.sent.get(seated.name(seated.other(mover))) else (seated.other(mover), 0)
+    waiter, _sent = waiter_of(seated) if seated.sent.get(seated.name(seated.other(mover))) else (seated.other(mover), 0)
     end = {"agree": mover.agree, "abort": mover.abort, "resign": mover.resign, "concede": mover.timeout}[ending]()
     seq = end.message.seq
     fake = encode(
@@ -554,7 +554,7 @@ def test_a_confirmation_of_the_ending_that_set_a_timeout_aside_is_no_proof():
     seated = table(LIVE)
     for _ in range(4):
         seated.play(800)
-    waiter, flag, timeout = claim(seated)
+    waiter, _flag, timeout = claim(seated)
     mover = seated.mover()
     resign = mover.resign()
     everyone(seated, timeout, resign.line)
@@ -674,7 +674,7 @@ def test_a_receipt_signed_twice_counts_for_nothing():
     seated = table(LIVE)
     for _ in range(5):
         seated.play(800)
-    _, flag, timeout = claim(seated)
+    _, _flag, timeout = claim(seated)
     everyone(seated, timeout)
     result = seated.watcher.result
     assert result is not None and result.reason == ResultReason.TIME
@@ -832,7 +832,7 @@ def test_a_move_after_a_proposal_in_a_timed_out_turn_gives_one_result_in_every_o
     for _ in range(4):
         seated.play(800)
     mover = seated.mover()
-    waiter, flag, timeout = claim(seated)
+    _waiter, _flag, timeout = claim(seated)
     proposal = mover.propose()
     move = mover.move(mover.board.legal_moves()[0].text(), think_ms=2000)
     results = set()
@@ -855,7 +855,7 @@ def test_a_flag_claim_of_a_turn_a_forfeit_cut_is_kept_in_every_order():
     twin = GameSession.restore(mover.transcript, mover.identity)
     moves = [
         session.move(text, think_ms=500).line
-        for session, text in zip((mover, twin), [move.text() for move in mover.board.legal_moves()[:2]])
+        for session, text in zip((mover, twin), [move.text() for move in mover.board.legal_moves()[:2]], strict=True)
     ]
     records = set()
     for order in itertools.permutations([flag, *moves]):

@@ -48,7 +48,7 @@ def test_a_time_control_reads_and_writes_as_people_and_the_terms_write_it():
         and TimeControl.of_terms("days:3,rules:1").text() == "3 days a move"
     )
     for typed in ("5", "5+", "+3", "five+3", "0+3", "500+3", "5+900", "0.01+1", "1:60+0", "1" * 400 + "+0"):
-        with pytest.raises(ValueError, match="time control|a base from|whole number"):
+        with pytest.raises(ValueError, match=r"time control|a base from|whole number"):
             TimeControl.parse(typed)
 
 

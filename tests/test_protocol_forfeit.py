@@ -181,7 +181,7 @@ def test_the_loser_who_re_signs_its_last_slot_loses_whichever_line_a_late_watche
 
 
 def test_a_forfeit_waits_for_the_lines_before_its_point():
-    host, guest = finished()
+    host, _guest = finished()
     chain = host.chain
     seq = len(chain) - 3
     forged = alternatives(chain, seq, random.Random(1))[0]
@@ -194,7 +194,7 @@ def test_a_forfeit_waits_for_the_lines_before_its_point():
 
 
 def test_a_proof_after_the_end_is_reported_and_changes_nothing():
-    host, guest = finished()
+    host, _guest = finished()
     key = host.chain[-1].signer
     twin = GameSession.restore(host.transcript, KEYS[key])
     late = [
@@ -252,11 +252,11 @@ def test_confirmations_say_who_agrees_with_the_ending():
         HOST,
     )
     spectator.receive(twice)
-    proof = [p for p in spectator.proofs if p.key == HOST.public][0]
+    proof = next(p for p in spectator.proofs if p.key == HOST.public)
     assert proof.slot == "confirm-1" and proof.point is None and check_equivocation_proof(proof.first, proof.second)
     assert spectator.result == host.result  # confirmations never change the game
     assert spectator.confirmation(HOST.public) == DISPUTED  # two endings under one number: neither counts
-    session, number, problem = verify_transcript(spectator.record)
+    session, _number, problem = verify_transcript(spectator.record)
     assert problem is None and session.confirmation(HOST.public) == DISPUTED and session.result == host.result
 
 
@@ -450,7 +450,7 @@ def test_a_loser_who_keeps_changing_the_ending_cannot_make_the_winners_client_fa
 
 
 def test_two_confirmations_numbered_alike_are_rated_alike_by_every_receiver():
-    host, guest = finished("olix", 3)
+    host, _guest = finished("olix", 3)
     good = host.confirm().line
     other = encode(
         "confirm",
@@ -472,7 +472,7 @@ def test_two_confirmations_numbered_alike_are_rated_alike_by_every_receiver():
 
 
 def test_a_portable_proof_is_what_a_receiver_holds():
-    host, guest = finished("oxono", 7)
+    host, _guest = finished("oxono", 7)
     resign = encode("resign", [("game", host.game_id), ("seq", "5"), ("prev", b64(bytes(32)))], HOST)
     beyond = encode("resign", [("game", host.game_id), ("seq", "600"), ("prev", b64(bytes(32)))], HOST)
     assert check_equivocation_proof(resign, beyond) is None  # no receiver considers seq 600 (limit)

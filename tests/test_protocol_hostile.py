@@ -109,7 +109,7 @@ def played_over_a_relay(copies: bool) -> tuple[Retained, GameSession, GameSessio
         receiver.receive(out.line)
     rng = random.Random(3)
     for _ in range(6):
-        mine, theirs = mover(host, guest)
+        mine, _theirs = mover(host, guest)
         sender, receiver = (h, g) if mine is host else (g, h)
         out = mine.move(rng.choice(mine.board.legal_moves()).text())
         sender.send(out)
@@ -285,7 +285,7 @@ def test_a_spectator_whose_join_list_is_full_still_follows_the_accepted_guest():
 
 
 def test_one_stranger_key_equivocating_twenty_thousand_times_leaves_no_record():
-    host, guest = start()
+    host, _guest = start()
     stranger = strangers(1)[0]
     lines = [
         encode(
@@ -363,7 +363,7 @@ def accepted() -> tuple[GameSession, GameSession]:
 def test_a_guest_who_walks_away_after_seeing_the_salt_forfeits():
     host, guest = accepted()
     events = host.receive(guest.abort().line)
-    result = [e.result for e in events if isinstance(e, GameOver)][0]
+    result = next(e.result for e in events if isinstance(e, GameOver))
     assert (result.reason, result.winner, result.winner_key, result.by) == (
         "forfeit",
         "host",
@@ -380,7 +380,7 @@ def test_the_host_may_claim_a_game_whose_guest_never_reveals_but_a_reveal_still_
     reveal = guest.reveal().line
     events = host.receive(reveal)  # the guest was slow, not gone: the game goes on
     assert [type(e).__name__ for e in events][:2] == ["Superseded", "LineApplied"] and host.started and not host.over
-    mine, theirs = mover(host, guest)
+    mine, _theirs = mover(host, guest)
     first_move = mine.move(mine.board.legal_moves()[0].text()).line
     prefix = list(host.transcript[:3])
     for order in itertools.permutations([claim.line, reveal, first_move]):
@@ -447,7 +447,7 @@ def test_unknown_terms_are_refused_and_a_join_must_accept_the_offers_terms():
 
 
 def test_the_lobby_filter_matches_offers_only():
-    host, offer = GameSession.offer("olix", HOST, nonce=NONCE, at=AT)
+    _host, offer = GameSession.offer("olix", HOST, nonce=NONCE, at=AT)
     assert lobby_filter() == "olixono/1/games/+/+/offer" and offer.topic.endswith("/offer")
 
 
@@ -478,7 +478,7 @@ def test_a_restored_guest_can_reveal():
     assert not rejected(host.receive(restored.reveal().line)) and host.started
     with pytest.raises(LocalProtocolError, match="does not open"):
         GameSession.restore(journal, GUEST, secret=b64(bytes(16)))
-    _, number, problem = verify_transcript(host.transcript)
+    _, _number, problem = verify_transcript(host.transcript)
     assert problem is None
 
 
@@ -543,5 +543,5 @@ def test_an_accept_never_seats_a_join_that_was_refused(case):
         events = watcher.receive_all(order)
         assert not any(isinstance(event, LineApplied) and event.message.type != "offer" for event in events)
         assert watcher.guest is None and watcher.phase.value == "offered" and tuple(watcher.transcript) == (out.line,)
-    session, _, problem = verify_transcript([out.line, join, accept])
+    _session, _, problem = verify_transcript([out.line, join, accept])
     assert problem is not None  # the verifier and the live receivers agree

@@ -257,7 +257,10 @@ def test_a_point_is_proven_once_by_its_lowest_pair_whatever_came_first():
 
 def test_a_keys_proofs_keep_the_lowest_points():
     evidence = Evidence()
-    never = lambda text: False
+
+    def never(text: str) -> bool:
+        return False
+
     for seq in range(20, 20 + MAX_PROOFS_PER_KEY):
         evidence.prove(move(GUEST, seq), move(GUEST, seq, "Xa3a2"), never)
     with pytest.raises(RemoteProtocolError) as refused:
@@ -270,7 +273,10 @@ def test_a_keys_proofs_keep_the_lowest_points():
 
 def test_the_forfeit_point_is_the_lowest_cut_of_a_seated_key():
     evidence = Evidence()
-    never = lambda text: False
+
+    def never(text: str) -> bool:
+        return False
+
     evidence.prove(move(GUEST, 9), move(GUEST, 9, "Xa3a2"), never)
     evidence.prove(move(HOST, 9), move(HOST, 9, "Xa3a2"), never)
     evidence.prove(move(STRANGER, 4), move(STRANGER, 4, "Xa3a2"), never)

@@ -108,7 +108,7 @@ def test_a_proposal_stands_until_agreed(kind):
         actor.agree()  # one cannot accept one's own proposal
     waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)  # the proposal stands across the move
     assert waiter.proposal is not None
-    over = [e.result for e in actor.receive(waiter.agree().line) if isinstance(e, GameOver)][0]
+    over = next(e.result for e in actor.receive(waiter.agree().line) if isinstance(e, GameOver))
     assert over.reason == "agreed" and host.result == guest.result == over
     if kind == "oxono":
         assert over.winner is None and over.sentence() == "draw by agreement"

@@ -1,6 +1,6 @@
-"""Receipts: on verifying the other player's move a client signs its receive time at once; from the chain
-of moves and receipts every receiver computes the round trips and the thinking each side's claims leave unexplained,
-the same for the players and a watcher. Simulated here on a timeline with two clocks that disagree and a network delay."""
+"""Receipts: on verifying the other player's move a client signs its receive time at once; from the chain of moves and
+receipts every receiver computes the round trips and the thinking each side's claims leave unexplained, the same for the
+players and a watcher. Simulated here on a timeline with two clocks that disagree and a network delay."""
 
 from __future__ import annotations
 
@@ -168,7 +168,10 @@ def test_bad_receipts_are_refused_and_change_nothing():
     chain = watcher.chain
     mine_seq = next(m.seq for m in reversed(chain) if m.type == "move" and m.signer == HOST.public)
     theirs_seq = next(m.seq for m in reversed(chain) if m.type == "move" and m.signer == GUEST.public)
-    fields = lambda seq, prev: [("game", watcher.game_id), ("seq", str(seq)), ("prev", prev), ("recv", "5")]
+
+    def fields(seq: int, prev: str) -> list[tuple[str, str]]:
+        return [("game", watcher.game_id), ("seq", str(seq)), ("prev", prev), ("recv", "5")]
+
     from protocol_helpers import STRANGER
 
     cases = {

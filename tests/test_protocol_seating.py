@@ -200,7 +200,7 @@ def winner_kept(case: Judged) -> str | None:
     if before is None:
         return None
     assert before.result is not None
-    for receiver, end in zip(case.receivers, case.endings):
+    for receiver, end in zip(case.receivers, case.endings, strict=True):
         result = receiver.result
         if (
             result is None

@@ -129,7 +129,7 @@ def test_shuffled_and_duplicated_delivery_gives_the_same_game(seed):
     host_chat = host.chat("hello there").line
     play_moves(host, guest, seed)
     rng = random.Random(seed)
-    lines = list(host.transcript) + [guest_chat, host_chat]
+    lines = [*host.transcript, guest_chat, host_chat]
     lines += rng.sample(lines, k=len(lines) // 2)  # QoS 1 duplicates
     rng.shuffle(lines)
     spectator = GameSession(host.game_id)
@@ -204,7 +204,7 @@ def test_each_check_has_its_code_and_changes_nothing():
 def test_a_seated_key_that_signs_a_bad_line_and_a_good_one_for_one_slot_forfeits_in_either_order(bad):
     host, guest = start()
     play_moves(host, guest, 3, plies=4)
-    mine, theirs = mover(host, guest)
+    mine, _theirs = mover(host, guest)
     legal = mine.board.legal_moves()[0].text()
     fields = next_fields(host)
     lines = {
@@ -250,7 +250,7 @@ def test_abort_before_the_first_move_and_resign():
     host, guest = start()
     mine, theirs = mover(host, guest)
     events = theirs.receive(mine.abort().line)
-    result = [e.result for e in events if isinstance(e, GameOver)][0]
+    result = next(e.result for e in events if isinstance(e, GameOver))
     assert result.reason == "aborted" and result.winner is None and result.by == identity_of(mine).public
     assert (
         result.text() == "aborted"
@@ -260,7 +260,7 @@ def test_abort_before_the_first_move_and_resign():
     mine, theirs = mover(host, guest)
     loser = mine.board.turn
     events = theirs.receive(mine.resign().line)
-    result = [e.result for e in events if isinstance(e, GameOver)][0]
+    result = next(e.result for e in events if isinstance(e, GameOver))
     assert result.reason == "resigned" and result.winner != loser
     assert result.sentence() == f"{result.winner} wins by {loser}'s resignation"
     late = encode("move", [*next_fields(theirs), ("move", "Oc6c5")], identity_of(theirs))
@@ -271,7 +271,7 @@ def test_host_may_withdraw_the_offer():
     host, guest = offered()
     withdraw = host.abort()
     events = guest.receive(withdraw.line)
-    result = [e.result for e in events if isinstance(e, GameOver)][0]
+    result = next(e.result for e in events if isinstance(e, GameOver))
     assert result.reason == "withdrawn" and result.sentence() == "withdrawn by the host before anyone was seated"
     with pytest.raises(LocalProtocolError, match="over"):
         guest.join()
@@ -308,7 +308,7 @@ def test_equivocation_is_detected_kept_and_provable():
     assert check_equivocation_proof(first, first) is None
     # the record carries the proof; verify reaches the same forfeit from it
     assert spectator.record == (*prefix, first, second)
-    session, number, problem = verify_transcript(spectator.record)
+    session, _number, problem = verify_transcript(spectator.record)
     assert problem is None and session.result == spectator.result
     # a record without the proof is an ordinary game in progress: the proof is what decides
     assert verify_transcript(spectator.record[:-1])[0].result is None
@@ -444,7 +444,7 @@ def test_lines_for_another_game_that_came_before_the_offer_are_dropped_when_it_c
 
 
 def test_read_only_views_cannot_change_the_game():
-    host, guest = start()
+    host, _guest = start()
     board = host.board
     board.push(board.legal_moves()[0])
     seats = host.seats
@@ -477,7 +477,7 @@ def test_presence_is_the_latest_line_of_each_player_and_never_part_of_the_game()
 def test_a_player_may_say_its_program_runs_the_games_relay_and_is_here():
     """``state=hosting``: here, and the relay the line is on runs in the signer's program (it ends with it). A
     receiver counts it as here and remembers it of a seated key only."""
-    host, guest = start()
+    host, _guest = start()
     spectator = GameSession(host.game_id)
     spectator.receive_all(host.transcript)
     assert not spectator.runs_relay(HOST.public)

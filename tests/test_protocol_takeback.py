@@ -65,7 +65,7 @@ def test_the_player_who_just_moved_asks_and_the_other_takes_its_move_back(kind):
     assert actor.takeback_of(waiter.identity.public).line == asked.line
     undo = actor.undo()
     events = exchange(actor, waiter, undo.line)
-    assert [e for e in events if isinstance(e, MovesTakenBack)][0].plies == 1
+    assert next(e for e in events if isinstance(e, MovesTakenBack)).plies == 1
     assert host.position == guest.position == before.position()
     assert host.actor == guest.actor == waiter.identity.public  # its move again
     assert host.moves == guest.moves == 5  # a turn ended: the undo is on the clock as a move is

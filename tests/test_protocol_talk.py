@@ -106,7 +106,7 @@ def test_a_watcher_signs_its_next_line_after_what_the_relay_holds_of_it():
 
 
 def test_the_judge_refuses_talk_and_nothing_of_the_game_changes():
-    host, guest = start()
+    host, _guest = start()
     before = tuple(host.transcript)
     events = host.receive(talk_line(WATCHER, host.game_id, 1))
     assert [type(event) for event in events] == [LineRejected]
@@ -119,5 +119,5 @@ def test_verify_refuses_a_transcript_that_holds_talk():
     lines = list(host.transcript)
     assert verify_transcript(lines)[1] is None
     lines.insert(5, talk_line(WATCHER, host.game_id, 1))
-    session, number, problem = verify_transcript(lines)
+    _session, number, problem = verify_transcript(lines)
     assert number == 6 and problem is not None and problem.code == Code.WRONG_SEAT

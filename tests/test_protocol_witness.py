@@ -318,7 +318,7 @@ def test_a_witness_whose_times_go_back_counts_for_nothing():
 def test_the_terms_name_witnesses_sorted_each_once():
     keys = sorted(Identity.from_seed(bytes([n]) * 32).public.text for n in range(4))
     for bad in (f"{keys[1]}.{keys[0]}", f"{keys[0]}.{keys[0]}", ".".join(keys)):
-        with pytest.raises(LocalProtocolError, match="witness: names 1 to 3 keys, sorted, each once|malformed"):
+        with pytest.raises(LocalProtocolError, match=r"witness: names 1 to 3 keys, sorted, each once|malformed"):
             GameSession.offer("olix", HOST, terms=f"rules:1,witness:{bad}")
 
 

@@ -139,7 +139,7 @@ async def test_a_second_process_for_one_seat_refuses_and_names_the_first(any_rel
     async with two_at_prompts(any_relay, tmp_path, "olix") as (game, host, guest):
         guest_env = guest.env
         for command in (["resume"], ["join"], ["resume", "--bot", "random"]):
-            code, out, err = await run(
+            code, _out, err = await run(
                 guest_env, command[0], "--relay", any_relay.url, "--plain", *command[1:], "--", game
             )
             assert code == 1 and f"is open in another olixono process (pid {guest.process.pid}" in err, (command, err)
@@ -231,7 +231,7 @@ async def test_a_damaged_journal_is_reported_completed_from_the_relay_or_refused
 async def test_a_journal_that_cannot_be_read_says_why_in_a_sentence(tmp_path):
     env, identity = home(tmp_path, "guest")
     folder = games_dir(env)
-    host, guest = offered("oxono")
+    host, _guest = offered("oxono")
     guest_session = GameSession(host.game_id, identity)
     guest_session.receive(host.transcript[0])
     join = guest_session.join()

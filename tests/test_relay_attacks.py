@@ -278,19 +278,22 @@ async def test_subscriptions_per_connection_are_limited():
 
 @pytest.mark.network
 async def test_a_publisher_past_its_budget_is_slowed_down_and_loses_nothing():
-    async with EmbeddedRelay(RelaySettings(port=0, limits=Limits(publish_rate=20.0, publish_burst=5))) as relay:
-        async with client(relay.port) as reader, client(relay.port) as writer:
-            await reader.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
-            started = time.monotonic()
-            for n in range(25):
-                await writer.publish(topic(key("fast"), str(n + 1)), line(key("fast"), str(n + 1)), qos=1)
-            elapsed = time.monotonic() - started
-            got = 0
-            async with asyncio.timeout(5):
-                async for _ in reader.messages:
-                    got += 1
-                    if got == 25:
-                        break
+    async with (
+        EmbeddedRelay(RelaySettings(port=0, limits=Limits(publish_rate=20.0, publish_burst=5))) as relay,
+        client(relay.port) as reader,
+        client(relay.port) as writer,
+    ):
+        await reader.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
+        started = time.monotonic()
+        for n in range(25):
+            await writer.publish(topic(key("fast"), str(n + 1)), line(key("fast"), str(n + 1)), qos=1)
+        elapsed = time.monotonic() - started
+        got = 0
+        async with asyncio.timeout(5):
+            async for _ in reader.messages:
+                got += 1
+                if got == 25:
+                    break
     assert elapsed >= (25 - 5) / 20 * 0.8  # 20 past the burst, at 20 a second (a lower bound only)
 
 
@@ -299,16 +302,19 @@ async def test_connections_of_one_address_share_one_publish_budget():
     """Anonymous mode: a flood spread over many connections from one address counts as one (it was per connection,
     so 60 connections had 60 budgets)."""
     limits = Limits(publish_rate=20.0, publish_burst=5)
-    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
-        async with client(relay.port) as first, client(relay.port) as second:
+    async with (
+        EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay,
+        client(relay.port) as first,
+        client(relay.port) as second,
+    ):
 
-            async def burst(writer: aiomqtt.Client, name: str) -> None:
-                for n in range(15):
-                    await writer.publish(topic(key(name), str(n + 1)), line(key(name), str(n + 1)), qos=1)
+        async def burst(writer: aiomqtt.Client, name: str) -> None:
+            for n in range(15):
+                await writer.publish(topic(key(name), str(n + 1)), line(key(name), str(n + 1)), qos=1)
 
-            started = time.monotonic()
-            await asyncio.gather(burst(first, "one"), burst(second, "two"))
-            elapsed = time.monotonic() - started
+        started = time.monotonic()
+        await asyncio.gather(burst(first, "one"), burst(second, "two"))
+        elapsed = time.monotonic() - started
     assert elapsed >= (30 - 5) / 20 * 0.8  # one budget for both: 25 past the burst at 20 a second
 
 
@@ -405,9 +411,11 @@ async def test_the_counts_of_a_private_relay_survive_a_restart(tmp_path):
             for n in range(first, first + count)
         ]
 
-    async with EmbeddedRelay(settings) as relay:
-        async with client(relay.port, username=mine.name, password=mine.password) as writer:
-            await publish_all(writer, own(8))
+    async with (
+        EmbeddedRelay(settings) as relay,
+        client(relay.port, username=mine.name, password=mine.password) as writer,
+    ):
+        await publish_all(writer, own(8))
     async with EmbeddedRelay(settings) as relay:
         assert relay.broker.quotas.held(mine.name)[0] == 8
         async with client(relay.port, username=mine.name, password=mine.password) as writer:

@@ -232,7 +232,8 @@ def test_the_documented_way_to_add_an_account_to_a_running_mosquitto(tmp_path):
                             return
                     except aiomqtt.MqttCodeError:
                         if attempt == 49:
-                            raise AssertionError(f"{name[:8]} was refused; Mosquitto said:\n{relay.log_text()[-2000:]}")
+                            said = relay.log_text()[-2000:]
+                            raise AssertionError(f"{name[:8]} was refused; Mosquitto said:\n{said}") from None
                         await asyncio.sleep(0.1)
 
             asyncio.run(login(second, second_token))
@@ -245,6 +246,7 @@ def test_the_mosquitto_sub_hint_says_how_to_log_in_and_trust_the_certificate():
     from relay.mosquitto import mosquitto_sub_command
 
     assert mosquitto_sub_command("relay.example", 8883, True, Path("ca.pem")) == (
-        "mosquitto_sub -h relay.example -p 8883 -V mqttv311 -u KEY -P PASSWORD --cafile ca.pem -t 'olixono/1/games/#' -v"
+        "mosquitto_sub -h relay.example -p 8883 -V mqttv311 -u KEY -P PASSWORD --cafile ca.pem "
+        "-t 'olixono/1/games/#' -v"
     )
     assert "-u" not in mosquitto_sub_command("127.0.0.1", 1883, False, None)

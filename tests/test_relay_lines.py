@@ -41,7 +41,7 @@ def test_a_valid_line_on_its_own_topic_is_kept():
 
 
 def test_each_kind_of_junk_is_refused_with_its_reason():
-    host, guest = finished()
+    host, _guest = finished()
     line = host.chain[-1].line
     message = decode(line)
     topic = topic_for(message)
@@ -79,7 +79,7 @@ def test_each_kind_of_junk_is_refused_with_its_reason():
 
 
 def test_presence_moves_forward_only():
-    host, guest = finished()
+    _host, guest = finished()
     here1, gone1, here2 = (guest.presence(True, 1), guest.presence(False, 1), guest.presence(True, 2))
     topic = here1.topic
     assert refusal(topic, gone1.line.encode(), here1.line.encode()) is None

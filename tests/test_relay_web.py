@@ -206,11 +206,14 @@ async def test_an_oversize_packet_ends_the_connection_in_one_message_or_in_piece
 @pytest.mark.network
 async def test_connections_over_websocket_count_against_their_address(site):
     limits = Limits(connections_per_address=2)
-    async with running(RelaySettings(port=0, web_port=0, page_root=site, limits=limits)) as relay:
-        async with web_client(relay.web_port), aiomqtt.Client("127.0.0.1", relay.port):
-            with pytest.raises(aiomqtt.MqttError):
-                async with web_client(relay.web_port):
-                    pass
+    async with (
+        running(RelaySettings(port=0, web_port=0, page_root=site, limits=limits)) as relay,
+        web_client(relay.web_port),
+        aiomqtt.Client("127.0.0.1", relay.port),
+    ):
+        with pytest.raises(aiomqtt.MqttError):
+            async with web_client(relay.web_port):
+                pass
 
 
 @pytest.mark.network

@@ -46,7 +46,7 @@ async def fast_relay():
 
 
 async def test_a_seated_game_keeps_its_witness_lines_and_the_players_copies_of_them(fast_relay):
-    lines, seer, host, guest = witnessed_game()
+    lines, seer, host, _guest = witnessed_game()
     game = host.game_id
     await publish(fast_relay.port, lines)
     await settle(fast_relay)
@@ -64,7 +64,7 @@ async def test_a_seated_game_keeps_its_witness_lines_and_the_players_copies_of_t
 
 
 async def test_nothing_else_of_a_witness_and_no_unnamed_witness_stands_in_a_seated_game(fast_relay):
-    lines, seer, host, guest = witnessed_game()
+    lines, _seer, host, _guest = witnessed_game()
     game = host.game_id
     await publish(fast_relay.port, lines)
     await settle(fast_relay)

@@ -124,7 +124,7 @@ def test_a_forfeit_is_the_same_in_every_order_and_its_record_verifies(forfeit):
             sorted(session.record) == sorted(forfeit["record"])
         )
         assert (session.branch[0].hash if session.branch else None) == forfeit["branch"]
-    session, number, problem = verify_transcript(forfeit["record"])
+    session, _number, problem = verify_transcript(forfeit["record"])
     assert problem is None and session.result.text() == forfeit["outcome"]
 
 

@@ -1,4 +1,5 @@
-"""``olixono verify FILE``: what game a transcript holds and whether it is finished (exit 0 / 3), or why not (exit 1)."""
+"""``olixono verify FILE``: what game a transcript holds and whether it is finished (exit 0 / 3), or why not
+(exit 1)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,8 @@
 
 In Chromium, under the page's Content-Security-Policy, from the relay's own origin (a secure context on 127.0.0.1, so
 WebCrypto's Ed25519 is there): the protocol's line layer reaches Python's verdict on every vector line and on damaged
-ones, the judge verifies every vector transcript as ``olixono verify`` does, and the vendored mqtt.js reads a game's retained lines over the relay's MQTT over WebSocket, each verified."""
+ones, the judge verifies every vector transcript as ``olixono verify`` does, and the vendored mqtt.js reads a game's
+retained lines over the relay's MQTT over WebSocket, each verified."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import aiomqtt
 import pytest
-from browser_helpers import browser, needs_browser, playwright  # noqa: F401 (browser: a fixture)
+from browser_helpers import needs_browser, playwright
 
 from protocol import RemoteProtocolError, decode, topic_for
 from protocol.transcript import verify_transcript

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from browser_helpers import browser, needs_browser  # noqa: F401 (browser: a fixture)
+from browser_helpers import needs_browser
 from network_helpers import Seat, game_id_of, transcript
 from relay_fixtures import Relay, make_tls, needs_mosquitto
 

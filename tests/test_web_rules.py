@@ -2,7 +2,8 @@
 test runner: its unit tests, and the playthroughs of the Python engines (``tests/web_cases.py``) replayed on it.
 
 Each Node test runs ``node --test`` on one file of ``web/tests/`` whose name starts with ``rules`` and shows Node's
-report when it fails. Skipped on a developer's machine without Node, never in CI or under scripts/test, where a missing install fails.
+report when it fails. Skipped on a developer's machine without Node, never in CI or under scripts/test, where a missing
+install fails.
 """
 
 from __future__ import annotations

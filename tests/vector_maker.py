@@ -13,7 +13,7 @@ import json
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import ed25519_reference as ref
 
@@ -175,7 +175,7 @@ class _Timeline:
     receipt of its own)."""
 
     DELAY = 30
-    OFFSETS = {"host": 3_600_000, "guest": 77}
+    OFFSETS: ClassVar[dict[str, int]] = {"host": 3_600_000, "guest": 77}
 
     def __init__(self, terms: str) -> None:
         host, offer = GameSession.offer("olix", KEYS["host"], nonce=NONCE, at=AT, terms=terms)
@@ -296,7 +296,7 @@ def _flagged(ending: str) -> Callable[[], GameSession]:
         timeout = line.timeout(left + 1000 + 1200 + 30_000)
         if ending == "disputed":
             mover = line.sessions[name]
-            late = GameSession.restore([l for l in mover.transcript if l != timeout.line], KEYS[name])
+            late = GameSession.restore([kept for kept in mover.transcript if kept != timeout.line], KEYS[name])
             move = late.move(sorted(m.text() for m in late.board.legal_moves())[0], think_ms=3100)
             line.sessions[other].receive(move.line)
             line.host.receive(move.line)
@@ -504,7 +504,7 @@ def cases() -> list[dict[str, Any]]:
             )
         )
     second_host, second_guest = _start("oxono")
-    first_session, second_session = _sides(second_host, second_guest)
+    _first_session, second_session = _sides(second_host, second_guest)
     second_prefix = list(second_host.transcript)
     second_abort = encode("abort", _fields(second_host), second_session.identity)
     superseding_resign = waiter_session.resign().line
@@ -841,7 +841,7 @@ def cases() -> list[dict[str, Any]]:
             "a move, then the other player's resignation for the same seq (sent while "
             "they waited): a transcript holds only the resignation",
             superseding_resign,
-            prefix + [superseded_move],
+            [*prefix, superseded_move],
         ),
         case(
             "bad-reveal",
@@ -1067,7 +1067,7 @@ def _a_move(
 def _took_back() -> list[dict[str, Any]]:
     """A player signs a timeout for the place of the other's move it had already said it had: equivocation."""
     out = []
-    line, prefix, mover, other, move, receipt = _a_move("clock:300+5,rules:1", 8, 5, 800)
+    line, prefix, _mover, other, move, receipt = _a_move("clock:300+5,rules:1", 8, 5, 800)
     fake = _made_up_timeout(line.host, move.message.seq, move.message.prev, other)
     out.append(
         _forfeit(
@@ -1080,7 +1080,7 @@ def _took_back() -> list[dict[str, Any]]:
     )
 
     # the host waits: its clock reads past any claim's wait
-    line, prefix, mover, other, move, receipt = _a_move("clock:300+5,rules:1", 10, 5, 800, waiter="host")
+    line, prefix, _mover, other, move, receipt = _a_move("clock:300+5,rules:1", 10, 5, 800, waiter="host")
     recv = decode(receipt).recv
     dodge = _made_up_timeout(line.host, move.message.seq, move.message.prev, other, recv - 10**6, recv)
     out.append(
@@ -1095,7 +1095,7 @@ def _took_back() -> list[dict[str, Any]]:
         )
     )
 
-    line, prefix, mover, other, move, _ = _a_move("rules:1", 11, 4, 2000)
+    line, prefix, _mover, other, move, _ = _a_move("rules:1", 11, 4, 2000)
     said = line.clock(other, line.sent[other])
     receipt = encode(
         "receipt",
@@ -1328,8 +1328,8 @@ def proofs() -> list[dict[str, Any]]:
             "first": dodged,
             "second": dodge,
             "signer": decode(dodge).signer.text,
-            "why": "a receipt, and a timeout for that move's place whose claim is dated at the receipt's recv= but waited "
-            "longer from the turn's start (flagged - sent above recv - sent)",
+            "why": "a receipt, and a timeout for that move's place whose claim is dated at the receipt's recv= but "
+            "waited longer from the turn's start (flagged - sent above recv - sent)",
         },
         {
             "first": timeout_after_confirm,
@@ -1347,8 +1347,8 @@ def proofs() -> list[dict[str, Any]]:
             "first": receipted(had.sent + 10**9 + 5, had.sent),
             "second": timeout,
             "signer": None,
-            "why": "a receipt of a move that came after the claim (recv - sent above flagged - sent), and a timeout over "
-            "it (a dispute, no proof)",
+            "why": "a receipt of a move that came after the claim (recv - sent above flagged - sent), and a timeout "
+            "over it (a dispute, no proof)",
         },
         {
             "first": receipted(5, None),

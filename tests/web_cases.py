@@ -1,8 +1,8 @@
 """The Python engines' answers, written down for the JavaScript rules (``web/js/``) to be held to.
 
-``PYTHONPATH=. python tests/web_cases.py OUT.json`` (from the tree's root) writes *playthroughs* (OpenSpiel's golden transcripts, made fresh): a list of
-steps per game that the Node test (``web/tests/rules.test.js``) replays on its own engine, comparing every answer
-exactly. Three sources:
+``PYTHONPATH=. python tests/web_cases.py OUT.json`` (from the tree's root) writes *playthroughs* (OpenSpiel's golden
+transcripts, made fresh): a list of steps per game that the Node test (``web/tests/rules.test.js``) replays on its own
+engine, comparing every answer exactly. Three sources:
 
 * seeded random games of each game, to the end (Olix with players that build formations, so that every ending
   comes up), at every position the state, the legal moves and a few refused moves with their reason;
@@ -185,7 +185,10 @@ def crowded_start(rng: random.Random) -> str:
     return board.position()
 
 
-NEAR_SETTLED = "XXOO1XXOO1X/O1XXOO1XOXO/XOO1XXOOOXX/1XXOO1XXOO1/OO1XXOO1XXO/XXOO1XXOO1X/O1XXOO1XXOO/XOO1XXOO1XX/1XXOO1XXOO1/OO1XXOO1XXO/XXOO1XXOO1X first"
+NEAR_SETTLED = (
+    "XXOO1XXOO1X/O1XXOO1XOXO/XOO1XXOOOXX/1XXOO1XXOO1/OO1XXOO1XXO/XXOO1XXOO1X/"
+    "O1XXOO1XXOO/XOO1XXOO1XX/1XXOO1XXOO1/OO1XXOO1XXO/XXOO1XXOO1X first"
+)
 """Olix's rule 11 hanging on one value: a formation one better than the player's best can still be made, nothing
 more (found by a search around the rule tests' lattice; the only one in 140,000 tries)."""
 

@@ -14,6 +14,7 @@ nothing generated is committed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import sys
@@ -287,10 +288,8 @@ class Game:
         if rng.random() < 0.3:  # a stranger's candidacy (refused when the game invites someone)
             stranger = GameSession(self.host.game_id, self.stranger)
             stranger.receive(self.lines[0])
-            try:
+            with contextlib.suppress(Exception):  # an invited game: the client refuses to sign (LocalProtocolError)
                 self.junk.append(stranger.join(self.token()).line)
-            except Exception:  # an invited game: the stranger's client refuses to sign (LocalProtocolError)
-                pass
         if rng.random() < 0.05:
             self.both(self.host.abort().line)
             return False
@@ -508,10 +507,8 @@ class Game:
         rng = self.rng
         mine, theirs = self.sides()
         if self.timed and rng.random() < 0.25:
-            try:
+            with contextlib.suppress(Exception):  # LocalProtocolError: nothing to concede on
                 self.both(mine.timeout().line)  # a concession (refused on a first move off the clock)
-            except Exception:  # LocalProtocolError: nothing to concede on
-                pass
             return
         remaining = theirs.claim_remaining()
         assert remaining is not None and theirs.identity is not None
@@ -563,7 +560,7 @@ class Game:
         confirmations, presence, and lines of strangers and of another game."""
         rng = self.rng
         if not self.host.over and self.host.started and rng.random() < 0.2 and self.host.moves >= 3:
-            mine, theirs = self.sides()  # an undo with a consent= its waiter never signed
+            mine, _theirs = self.sides()  # an undo with a consent= its waiter never signed
             head = mine.head
             assert head is not None and mine.identity is not None
             forged = self.signed(
@@ -692,7 +689,7 @@ def game_feeds(count: int, seed: int) -> list[Case]:
         cases.append(feed(f"game {number} record", record))
         if len(record) > 3:
             at = rng.randrange(1, len(record) - 1)
-            swapped = record[:at] + [record[at + 1], record[at]] + record[at + 2 :]
+            swapped = [*record[:at], record[at + 1], record[at], *record[at + 2 :]]
             cases.append(feed(f"game {number} record, two lines swapped", swapped))
     return cases
 

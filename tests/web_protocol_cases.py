@@ -243,12 +243,12 @@ def grammar(line: str, rng: random.Random) -> list[Case]:
         "prev too short": lambda u: replace_field(u, "prev", u.split(" prev=")[1].split(" ")[0][:-1]),
         "padded prev": lambda u: replace_field(u, "prev", u.split(" prev=")[1].split(" ")[0] + "="),
         "standard base64 prev": lambda u: replace_field(u, "prev", "+" + u.split(" prev=")[1].split(" ")[0][1:]),
-        "fields swapped": lambda u: " ".join(tokens[:2] + [fields[1], fields[0]] + fields[2:] + tokens[-1:]),
-        "field twice": lambda u: " ".join(tokens[:3] + [fields[0]] + fields[1:] + tokens[-1:]),
+        "fields swapped": lambda u: " ".join([*tokens[:2], fields[1], fields[0], *fields[2:], *tokens[-1:]]),
+        "field twice": lambda u: " ".join([*tokens[:3], fields[0], *fields[1:], *tokens[-1:]]),
         "field missing": lambda u: " ".join(tokens[:2] + fields[1:] + tokens[-1:]),
-        "unknown field": lambda u: " ".join(tokens[:-1] + ["colour=pink"] + tokens[-1:]),
-        "by= in the middle": lambda u: " ".join(tokens[:3] + [tokens[-1]] + fields[1:] + tokens[-1:]),
-        "token without =": lambda u: " ".join(tokens[:-1] + ["pink"] + tokens[-1:]),
+        "unknown field": lambda u: " ".join([*tokens[:-1], "colour=pink", *tokens[-1:]]),
+        "by= in the middle": lambda u: " ".join([*tokens[:3], tokens[-1], *fields[1:], *tokens[-1:]]),
+        "token without =": lambda u: " ".join([*tokens[:-1], "pink", *tokens[-1:]]),
         "two spaces": lambda u: u.replace(" ", "  ", 1),
         "leading space": lambda u: " " + u,
         "version 2": lambda u: u.replace("olixono/1", "olixono/2", 1),
@@ -259,7 +259,7 @@ def grammar(line: str, rng: random.Random) -> list[Case]:
         "type alone": lambda u: f"olixono/1 {tokens[1]} {tokens[-1]}",
         "tab": lambda u: u.replace(" ", "\t", 1),
         "NUL": lambda u: u + "\x00",
-        "field named __proto__": lambda u: " ".join(tokens[:-1] + ["__proto__=1"] + tokens[-1:]),
+        "field named __proto__": lambda u: " ".join([*tokens[:-1], "__proto__=1", *tokens[-1:]]),
         "non-canonical by": lambda u: replace_field(u, "by", bump_last(tokens[-1][3:])),
     }
     if tokens[1] == "move":
@@ -319,8 +319,8 @@ def key_cases(host: Identity, line: str) -> list[Case]:
             case(
                 f"invite= small-order {name}",
                 signed(
-                    f"olixono/1 offer kind=oxono nonce=AAECAwQFBgcICQoLDA0ODw terms=rules:1 at=1790000000 invite={b64(encoding)} "
-                    f"by={host.public.text}",
+                    "olixono/1 offer kind=oxono nonce=AAECAwQFBgcICQoLDA0ODw terms=rules:1 at=1790000000 "
+                    f"invite={b64(encoding)} by={host.public.text}",
                     host,
                 ),
             )

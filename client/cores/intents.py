@@ -1,6 +1,6 @@
-"""What a person asks of a game, the same for a network game (:class:`client.cores.network_game.GameCore`) and a game at one
-terminal (:class:`client.cores.local_game.LocalCore`): an :class:`Intent` in; a :class:`IntentRefused` with one sentence
-when it cannot be done now.
+"""What a person asks of a game, the same for a network game (:class:`client.cores.network_game.GameCore`) and a game at
+one terminal (:class:`client.cores.local_game.LocalCore`): an :class:`Intent` in; a :class:`IntentRefused` with one
+sentence when it cannot be done now.
 
 No protocol here: local play reads it without loading the protocol and its cryptography.
 """

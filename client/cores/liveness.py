@@ -24,9 +24,9 @@ it every :data:`TICK` s what to do (:meth:`Liveness.tick`), and does it:
   while the gap stays.
 - **a quiet opponent.** On the opponent's turn, with the opponent here, after :data:`QUIET_FIRST` s the relay is
   asked again, silently, in case their line was lost on its way (then after twice as long, up to :data:`QUIET_MOST`
-  s); when the opponent leaves while this client waits on them, once at once (their last line may have been lost). Once asking
-  has brought a line that live delivery had not (a relay that withholds: the line came with the retain flag, from the
-  relay's store, soon after the asking; an opponent who moved just then is no such sign), it asks after a few round
+  s); when the opponent leaves while this client waits on them, once at once (their last line may have been lost). Once
+  asking has brought a line that live delivery had not (a relay that withholds: the line came with the retain flag, from
+  the relay's store, soon after the asking; an opponent who moved just then is no such sign), it asks after a few round
   trips instead.
 
 The round trip is measured from this client's own lines: from sending one to the relay sending it back.
@@ -295,10 +295,11 @@ class Liveness:
         self._present = view.present
         waiting = view.their_turn and view.opponent is not None
         actions: list[Action] = []
-        if view.answered != self._answered and self._asked_at is not None and not self.lossy:
-            if view.asked_for and now - self._asked_at <= self.ack_wait() * 2:  # it came when asked for, not live
-                self.lossy = True
-                actions.append(Tell("the relay seems to lose lines on their way here: asking it again sooner"))
+        answered = view.answered != self._answered
+        came_when_asked = view.asked_for and self._asked_at is not None and now - self._asked_at <= self.ack_wait() * 2
+        if answered and came_when_asked and not self.lossy:  # the answer came when asked for, not live
+            self.lossy = True
+            actions.append(Tell("the relay seems to lose lines on their way here: asking it again sooner"))
         if not waiting or view.answered != self._answered or self._quiet_since is None:
             first = self.ack_wait() if self.lossy else QUIET_FIRST
             self._answered, self._quiet_since, self._asked_at = view.answered, (now if waiting else None), None

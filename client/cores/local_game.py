@@ -1,11 +1,12 @@
-"""A game at one terminal, sans I/O, below its front ends (the line loop of ``client.frontends.local_plain``, the full screen's
-``client.frontends.local_screen``): a :class:`LocalCore` with the surface of a network game's core, intents in
+"""A game at one terminal, sans I/O, below its front ends (the line loop of ``client.frontends.local_plain``, the full
+screen's ``client.frontends.local_screen``): a :class:`LocalCore` with the surface of a network game's core, intents in
 (:class:`client.cores.intents.Intent`) and steps out (:class:`LocalStep`), so that undo, a proposal to the bot and every
 refusal's sentence exist once.
 
 It touches no terminal and no thread: a front end runs the bot's thought (:attr:`LocalCore.thought`) where it likes
-and hands the move back (:meth:`LocalCore.bot_played`). Its events' words stand with the other words (:func:`client.words.local.describe`), apart from a network game's
-(:mod:`client.words.network`), for local play must not load the protocol those stand on.
+and hands the move back (:meth:`LocalCore.bot_played`). Its events' words stand with the other words
+(:func:`client.words.local.describe`), apart from a network game's (:mod:`client.words.network`), for local play must
+not load the protocol those stand on.
 """
 
 from __future__ import annotations

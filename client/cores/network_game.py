@@ -210,7 +210,8 @@ class GameCore:
     ) -> None:
         self.session = session
         self.clock = clock
-        """This client's monotonic clock, in seconds (injected in tests): what a timed game's thinking is measured by."""
+        """This client's monotonic clock, in seconds (injected in tests): what a timed game's thinking is measured
+        by."""
         self.auto_accept = auto_accept
         self.auto_claim = auto_claim
         """Whether this player set up claims on time to be signed for them (``--claim auto``: :meth:`tick`); else

@@ -197,7 +197,7 @@ class Relays:
             return sentence
         others = [label(other) for other in self.up if other != index]
         if up:
-            return f"relay back: {self.name(index)}; playing through {', '.join(sorted(others + [label(index)]))}"
+            return f"relay back: {self.name(index)}; playing through {', '.join(sorted([*others, label(index)]))}"
         if others:
             return f"relay lost: {self.name(index)}: {sentence}; playing on through {', '.join(others)}"
         return f"relay lost: {self.name(index)}, the last: {sentence}"

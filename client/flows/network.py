@@ -92,8 +92,8 @@ class Failure(Exception):
 
 class NeedsPassword(Failure):
     """The relay wants an account and no password was given: found before anything was made or signed, so that the
-    command line can ask for it (hidden, outside the event loop) and run the command again. ``account`` is the
-    account in words (:func:`client.shell.transport.account_text`: your key's by its fingerprint, or one the URL names)."""
+    command line can ask for it (hidden, outside the event loop) and run the command again. ``account`` is the account
+    in words (:func:`client.shell.transport.account_text`: your key's by its fingerprint, or one the URL names)."""
 
     def __init__(self, message: str, account: str) -> None:
         super().__init__(message)
@@ -591,7 +591,8 @@ async def _offer(runner: GameRunner, game: str, timeout: float, say: Write) -> N
         remaining = deadline - loop.time()
         if remaining <= 0:
             raise Failure(
-                f"no game {game} on the relay at {runner.link.address}: no offer came in {timeout:g} s (check the id, and the relay: --relay)"
+                f"no game {game} on the relay at {runner.link.address}: no offer came in {timeout:g} s "
+                "(check the id, and the relay: --relay)"
             )
         runner.changed.clear()
         with contextlib.suppress(TimeoutError):

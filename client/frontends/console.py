@@ -9,9 +9,10 @@ Text that is not a move or a command, or a move out of turn, gets one line and
 is never sent. ``resign``, and Olix's ``end`` while behind on markers, ask to confirm first, as the full screen
 does (:func:`client.words.commands.question`). ``quit`` (or Ctrl-D, Ctrl-C) leaves; the game stays resumable. Once a
 player's game is over the console stays, saying how to ask for a rematch (``rematch`` or ``yes``, which also accepts
-the other's), until the person leaves or both agree: then it returns, and the command plays the rematch next. While a claim on time is open against
-the player, or on its turn in a live timed game, ``quit`` and Ctrl-D ask first (its clock runs while it is away);
-Ctrl-C leaves at once. A timed game's toolbar shows the clock of a side under 10 s on its turn in the warning style.
+the other's), until the person leaves or both agree: then it returns, and the command plays the rematch next. While a
+claim on time is open against the player, or on its turn in a live timed game, ``quit`` and Ctrl-D ask first (its clock
+runs while it is away); Ctrl-C leaves at once. A timed game's toolbar shows the clock of a side under 10 s on its turn
+in the warning style.
 """
 
 from __future__ import annotations

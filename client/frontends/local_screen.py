@@ -2,7 +2,8 @@
 
 One board at this terminal, two people taking turns or one against a bot that thinks in a thread (the screen stays
 live meanwhile: /resign, /board and the clock still answer). :class:`client.cores.local_game.LocalCore` rules on every
-intent, as in the line loop of ``client.frontends.local_plain``; typed lines are read by the vocabulary every front end shares.
+intent, as in the line loop of ``client.frontends.local_plain``; typed lines are read by the vocabulary every front end
+shares.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ class LocalTable(Table):
         for player in board.PLAYERS:
             who = "" if self.bot is None else " (you)" if player == self.human else f" ({self.vs})"
             parts.append(f"{player}{who} {clock_text(spent(player))}")
-        return parts + [f"{self.kind} at this terminal"]
+        return [*parts, f"{self.kind} at this terminal"]
 
     def help(self) -> str:
         return game_help(self.core)

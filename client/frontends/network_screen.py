@@ -1,8 +1,8 @@
 """The full screen's network table (:class:`NetworkTable`): a network game on the core's verified session, typed
-through the runner as in the line console, and :func:`game_screen`, the front end that shows it (``client.frontends.screen``
-draws every table). Once a player's game is over, :data:`REMATCH_KEY` (the input line empty) or ``/rematch`` asks for
-a rematch or accepts the other's (the toolbar says which); once both agree the screen closes
-(:meth:`NetworkTable.hands_over`) and the command shows the rematch on a screen of its own."""
+through the runner as in the line console, and :func:`game_screen`, the front end that shows it
+(``client.frontends.screen`` draws every table). Once a player's game is over, :data:`REMATCH_KEY` (the input line
+empty) or ``/rematch`` asks for a rematch or accepts the other's (the toolbar says which); once both agree the screen
+closes (:meth:`NetworkTable.hands_over`) and the command shows the rematch on a screen of its own."""
 
 from __future__ import annotations
 
@@ -152,11 +152,12 @@ class NetworkTable(Table):
 
     def status(self, spent: Callable[[str], float]) -> list[str]:
         """``your move | pink 1a2b-3c4d (you) 0:12 | black 5e6f-7a8b here | relay ok``: under 80 columns; when the
-        relay is lost that comes first, with whose turn (a narrow terminal drops the players' parts first). A timed game shows both official clocks (``4:07``, ``0:09.4!``, with
-        unexplained seconds beside: ``(+6.2s)``); an untimed one the side to move's time on this turn, as this client
-        saw it begin (the same for both players and every watcher, where a running total would differ). A claim on
-        time, in a few words, takes the place of whose turn it is (``CLAIM: move within 24 s``, ``CLAIM: black has 24 s
-        to answer``; its sentence is under the board), so that the clocks stay in view."""
+        relay is lost that comes first, with whose turn (a narrow terminal drops the players' parts first). A timed game
+        shows both official clocks (``4:07``, ``0:09.4!``, with unexplained seconds beside: ``(+6.2s)``); an untimed one
+        the side to move's time on this turn, as this client saw it begin (the same for both players and every watcher,
+        where a running total would differ). A claim on time, in a few words, takes the place of whose turn it is
+        (``CLAIM: move within 24 s``, ``CLAIM: black has 24 s to answer``; its sentence is under the board), so that the
+        clocks stay in view."""
         core = self.core
         board = self.board()
         if core.over:

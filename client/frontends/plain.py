@@ -91,7 +91,8 @@ class BotSeat:
         self.other_bot = self.other_bot or bot_said(core, event)
 
     async def say(self, runner: GameRunner, out: Write) -> None:
-        """Say in chat that a bot holds this seat and waits for a rematch (:func:`client.words.network.bot_rematch_chat`)."""
+        """Say in chat that a bot holds this seat and waits for a rematch
+        (:func:`client.words.network.bot_rematch_chat`)."""
         self.said = True
         try:
             await runner.act(Intent(IntentKind.CHAT, bot_rematch_chat(BOT_REMATCH_WAIT)))
@@ -266,9 +267,10 @@ def plain_front(write: Write | None = None, commands: TextIO | None = None) -> C
     or a watcher's (``say``, ``quit``…: the end of them ends no watch).
 
     Once caught up with the relay it says where the game stands; it says ``your move`` whenever the turn becomes
-    the player's, and ``your time ran out: …`` when the player's clock runs out on its turn. Commands typed before the seats are drawn are held and acted on once they are. Returns once the
-    game is over (:func:`ended`); a player leaving before (``quit``, or the end of the commands) returns :data:`LEFT`
-    and leaves the game resumable; a watcher's ``quit`` returns 0.
+    the player's, and ``your time ran out: …`` when the player's clock runs out on its turn. Commands typed before the
+    seats are drawn are held and acted on once they are. Returns once the game is over (:func:`ended`); a player leaving
+    before (``quit``, or the end of the commands) returns :data:`LEFT` and leaves the game resumable; a watcher's
+    ``quit`` returns 0.
     """
     out = write or stdout_writer()
 

@@ -124,7 +124,7 @@ class ReplayTable(Table):
         for player, key in session.seats.items():
             parts.append(f"{player} {key.fingerprint[:9]}")
         parts.append("finished" if session.result is not None else "not finished")
-        return parts + ["←/→ step, Home/End" + ("" if self.asked.is_set() else ", a analyses")]
+        return [*parts, "←/→ step, Home/End" + ("" if self.asked.is_set() else ", a analyses")]
 
     def help(self) -> str:
         return REPLAY_HELP
@@ -202,7 +202,7 @@ def replay_lines(session: GameSession, summary: str, analysis: GameAnalysis | No
     boards = positions(session)
     moves = board_moves(boards[-1])
     lines = [summary, status_text(boards[0])]
-    for number, ((player, move), board) in enumerate(zip(moves, boards[1:]), 1):
+    for number, ((player, move), board) in enumerate(zip(moves, boards[1:], strict=True), 1):
         lines.append(f"move {number} {player} {move}")
         if analysis is not None:
             lines.append(ply_sentence(analysis.plies[number - 1]))

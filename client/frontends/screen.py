@@ -7,10 +7,12 @@ presence and the relay). Tasks only change state and call ``invalidate()``; noth
 runs, and an error in a task goes to the log, never to prompt-toolkit's "Press ENTER to continue".
 
 What is on the table comes from a :class:`Table`, each in a module of its own, side by side: a network game
-(``client.frontends.network_screen.NetworkTable``, on the same core and runner as the line console), a game at one terminal
-(``client.frontends.local_screen.LocalTable``) or a transcript replayed (``client.frontends.replay.ReplayTable``). The screen itself owns only the drawing, the input line and the commands every table
-shares (Ctrl-Z suspends it to the shell, Ctrl-L redraws it whole; ``/help``, ``/flip``, ``/moves``, ``/quit``: asked twice where the table says leaving may cost the game,
-:meth:`Table.leaving`; its toolbar shows a table's :class:`Urgent` parts in the warning style). Moves are typed as in local play (Tab completes the legal ones,
+(``client.frontends.network_screen.NetworkTable``, on the same core and runner as the line console), a game at one
+terminal (``client.frontends.local_screen.LocalTable``) or a transcript replayed
+(``client.frontends.replay.ReplayTable``). The screen itself owns only the drawing, the input line and the commands
+every table shares (Ctrl-Z suspends it to the shell, Ctrl-L redraws it whole; ``/help``, ``/flip``, ``/moves``,
+``/quit``: asked twice where the table says leaving may cost the game, :meth:`Table.leaving`; its toolbar shows a
+table's :class:`Urgent` parts in the warning style). Moves are typed as in local play (Tab completes the legal ones,
 Oxono one segment at a time; a click on a square types it); commands start with ``/``, so text that is neither is
 refused, never sent as chat by accident.
 """
@@ -23,9 +25,10 @@ import logging
 import re
 import textwrap
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from prompt_toolkit.application import Application, get_app
@@ -76,8 +79,8 @@ TOO_SMALL = (
 """What the screen says in place of the game below :data:`MIN_COLUMNS` x :data:`MIN_ROWS`."""
 LOG_LINES = 500
 OWN_COMMANDS = SCREEN_COMMANDS
-"""The commands of every screen (:data:`client.words.commands.COMMANDS`' screen ones, with help and quit); a table adds its
-own."""
+"""The commands of every screen (:data:`client.words.commands.COMMANDS`' screen ones, with help and quit); a table adds
+its own."""
 TYPE_HELP = "Type a move ({example}); Tab completes the legal ones. Commands start with /:"
 WATCH_HELP = "Watching: every line is checked as the players check it. Commands start with /:"
 STYLE = Style.from_dict(
@@ -167,7 +170,7 @@ class Table:
     """Said in the help next to /quit: what leaving means."""
     greeting = "Type a move, or /help for the commands."
     """The log's first line."""
-    refused: dict[str, str] = {}
+    refused: Mapping[str, str] = MappingProxyType({})
     """Commands that exist but cannot be used here, each with the sentence that says why (a watcher's /say)."""
 
     @property
@@ -183,7 +186,8 @@ class Table:
 
     @property
     def commands(self) -> tuple[str, ...]:
-        """The table's own /commands (``resign`` is confirmed by the screen before it reaches :meth:`command`: :attr:`typing_game`)."""
+        """The table's own /commands (``resign`` is confirmed by the screen before it reaches :meth:`command`:
+        :attr:`typing_game`)."""
         return ()
 
     def board(self) -> Board[Any] | None:
@@ -507,8 +511,8 @@ class ScreenState:
         self.log: list[str] = []
         self.flipped = False
         self.confirm_resign: str | None = None
-        """The line that asked to confirm it (a resignation, …: :func:`client.words.commands.question`), when it was the last
-        line typed."""
+        """The line that asked to confirm it (a resignation, …: :func:`client.words.commands.question`), when it was the
+        last line typed."""
         self.confirm_quit = False
         self.moves_start: int | None = None
         """The first move the moves pane shows when scrolled by hand (``None``: it follows the game)."""

@@ -1,15 +1,16 @@
-"""One game over several relays at once: a :class:`Links` is a :class:`client.shell.transport.Link` to each, seen as one.
+"""One game over several relays at once: a :class:`Links` is a :class:`client.shell.transport.Link` to each, seen as
+one.
 
 Every line this client sends goes to each relay; every line that arrives from any of them reaches the game once
-(:class:`client.cores.relays.Relays` keeps the books); each relay's link keeps itself up on its own, and one that is down,
-or was never reachable, costs the others nothing: its lines are sent again when it is back, by the same hook that
-seeds a single relay that lost them (``on_connect``, called with that relay's own link). So a relay that dies,
-withholds one player's lines, delays or reorders them changes nothing a player sees beyond a notice, as long as one
-relay works; a relay that lies can only show lines the game's own judging refuses.
+(:class:`client.cores.relays.Relays` keeps the books); each relay's link keeps itself up on its own, and one that is
+down, or was never reachable, costs the others nothing: its lines are sent again when it is back, by the same hook that
+seeds a single relay that lost them (``on_connect``, called with that relay's own link). So a relay that dies, withholds
+one player's lines, delays or reorders them changes nothing a player sees beyond a notice, as long as one relay works; a
+relay that lies can only show lines the game's own judging refuses.
 
-It offers what the game's runner and the commands ask of a link (the same names as :class:`client.shell.transport.Link`):
-what is asked of the whole set (subscriptions, sending) goes to every relay; what belongs to one connection
-(``on_connect``, ``settled``, ``seen``) is the single relay's link, passed to the hook.
+It offers what the game's runner and the commands ask of a link (the same names as
+:class:`client.shell.transport.Link`): what is asked of the whole set (subscriptions, sending) goes to every relay; what
+belongs to one connection (``on_connect``, ``settled``, ``seen``) is the single relay's link, passed to the hook.
 """
 
 from __future__ import annotations

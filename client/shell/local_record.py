@@ -1,5 +1,6 @@
 """A game at one terminal, kept as a network game is: a journal in the same folder (:mod:`client.shell.journal`, role
-:data:`client.shell.journal.LOCAL`), so that ``olixono export``, ``replay``, ``analyze`` and ``history`` take it by its id.
+:data:`client.shell.journal.LOCAL`), so that ``olixono export``, ``replay``, ``analyze`` and ``history`` take it by its
+id.
 
 Its lines are a real transcript, which ``olixono verify`` checks as any other: an offer, a join, the host's accept
 and the reveal of the coin, then each move signed by the seat that played it, the ending (a resignation, a proposal

@@ -119,7 +119,8 @@ class GameRunner:
         self._game = core.session.game_id
         assert self._game is not None, "a runner needs the game's id"
         self.connections = journal.meta.connections if journal is not None else 0
-        """This client's connections to the game so far (the presence ``seq``), kept in the journal when there is one."""
+        """This client's connections to the game so far (the presence ``seq``), kept in the journal when there is
+        one."""
         self.narrowed = False
         """Whether the relays were asked to send only the seated players' topics (a seated player, once caught up);
         each later connection is narrowed again at the end of its own catch-up."""
@@ -349,9 +350,9 @@ class GameRunner:
                 self._sent(item, echoed=link.seen.get(item.topic) == digest(item.line.encode("utf-8")))
 
     async def _watch(self) -> None:
-        """Every :data:`client.cores.liveness.TICK` s: what the game's quiet calls for (re-sends, asking the relay again),
-        and what time alone does (:meth:`GameCore.tick`: a claim on time set up to be automatic, a concession), once
-        this connection has caught up with the relay (a claim never races the lines the relay holds), and not just
+        """Every :data:`client.cores.liveness.TICK` s: what the game's quiet calls for (re-sends, asking the relay
+        again), and what time alone does (:meth:`GameCore.tick`: a claim on time set up to be automatic, a concession),
+        once this connection has caught up with the relay (a claim never races the lines the relay holds), and not just
         after the loop was stalled (:data:`STALLED`)."""
         loop = asyncio.get_running_loop()
         before = held_until = loop.time()
@@ -645,8 +646,8 @@ class GameRunner:
     async def _goodbye(self) -> None:
         """Say we are gone, and wait until the relay has it and every line sent before it; first, until there is a sign
         that the opponent has our last lines (they are asked for at once, and sent again meanwhile:
-        :mod:`client.cores.liveness`), at most :data:`GOODBYE_MOST` s connected (:data:`GOODBYE_CAP` s in all), so that a
-        line lost on its way (or with a relay that was killed) never leaves them waiting on a player who has gone. A
+        :mod:`client.cores.liveness`), at most :data:`GOODBYE_MOST` s connected (:data:`GOODBYE_CAP` s in all), so that
+        a line lost on its way (or with a relay that was killed) never leaves them waiting on a player who has gone. A
         player whose game is over (its journal may say so before the first connection) waits for that first catch-up
         too: it publishes again what the relay lacks. With the opponent gone mid-game, the relay having sent our lines
         back is enough: we come back to go on, and publish them again then; once the game is over, nobody comes back,
@@ -755,7 +756,8 @@ class Ignored:
         the running count stays untold."""
 
     def show(self, key: str, seat: str | None) -> bool:
-        """Whether a line refused on ``key``'s topic is shown (``seat``: the key holds a seat); if not, it is counted."""
+        """Whether a line refused on ``key``'s topic is shown (``seat``: the key holds a seat); if not, it is
+        counted."""
         shown = self._shown.get(seat or "", 0)
         if shown < (SHOWN_PER_PLAYER if seat else 1):
             self._shown[seat or ""] = shown + 1
@@ -774,4 +776,7 @@ class Ignored:
         """``ignored 90,000 lines from 3 strangers``: the running count."""
         keys = len(self.keys)
         who = ("key" if keys == 1 else "keys") if self._players else ("stranger" if keys == 1 else "strangers")
-        return f"ignored {self.lines:,} lines from {keys:,}{'+' if keys >= self.MAX_KEYS else ''} {who} (refused, not shown)"
+        return (
+            f"ignored {self.lines:,} lines from {keys:,}{'+' if keys >= self.MAX_KEYS else ''} {who} "
+            "(refused, not shown)"
+        )

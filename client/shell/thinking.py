@@ -6,6 +6,7 @@ Used by every seat a bot holds: local play on the full screen and a bot in a net
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -34,10 +35,8 @@ async def in_daemon_thread(work: Callable[..., T], *args: Any) -> T:
             result, error = work(*args), None
         except BaseException as exc:  # handed to the awaiting task
             result, error = None, exc
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
             loop.call_soon_threadsafe(settle, result, error)
-        except RuntimeError:  # the loop is closed: nobody waits any more
-            pass
 
     threading.Thread(target=run, name="olixono-bot", daemon=True).start()
     return await future

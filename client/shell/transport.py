@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import logging
 import random
@@ -410,8 +411,8 @@ class Link:
                 self._arrivals = asyncio.Queue()
                 async with self.client() as client:
                     self._client, self.connected, self.seen = client, True, {}
-                    arrivals = self._arrivals  # a connection lost ends its own reading, not the next one's
-                    client.when_lost(lambda: arrivals.put_nowait(None))
+                    # a connection lost ends its own reading, not the next one's (bound now, not when it is lost)
+                    client.when_lost(functools.partial(self._arrivals.put_nowait, None))
                     self.connections += 1
                     attempt = 0
                     self._state(True, f"connected to {self.address}")
@@ -495,7 +496,8 @@ class Link:
 
     # -- what the game asks of it -----------------------------------------------------------
     async def subscribe(self, topic_filter: str) -> None:
-        """Receive ``topic_filter`` from now on, and on every reconnection (again: the relay resends its retained lines)."""
+        """Receive ``topic_filter`` from now on, and on every reconnection (again: the relay resends its retained
+        lines)."""
         if topic_filter not in self.subscriptions:
             self.subscriptions.append(topic_filter)
         client = self._client
@@ -604,13 +606,14 @@ class Link:
                     async with asyncio.timeout_at(deadline):
                         await self._arrived.wait()
             quiet = QUIET_AFTER_MARKER
-        while (
+        # until ``quiet`` s after the latest arrival (a later one moves it on): a time, not an event, ends it
+        while (  # noqa: ASYNC110
             left := min(
                 self._last_arrival + quiet if self._last_arrival > start else start + QUIET_BEFORE_ANY, deadline
             )
             - loop.time()
         ) > 0:
-            await asyncio.sleep(left)  # until ``quiet`` s after the latest arrival (a later one moves it on)
+            await asyncio.sleep(left)
 
 
 def digest(payload: bytes) -> bytes:
@@ -656,8 +659,6 @@ async def reach(address: RelayAddress, timeout: float = 2.0) -> RelayError | Non
     except (TimeoutError, OSError) as exc:
         return explain(address, exc)
     writer.close()
-    try:
+    with contextlib.suppress(OSError):
         await writer.wait_closed()
-    except OSError:
-        pass
     return None

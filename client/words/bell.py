@@ -30,9 +30,9 @@ def bell_wanted(no_bell: bool, environ: Mapping[str, str]) -> bool:
 
 
 def marks(game: Any) -> frozenset[str]:
-    """What the person should hear about now in ``game`` (a network game's :class:`client.cores.network_game.GameCore` or a game at
-    one terminal's :class:`client.cores.local_game.LocalCore`): ``turn N`` while it is their turn after N moves, ``claim S``
-    while the opponent's claim on time (at chain place S) stands against them."""
+    """What the person should hear about now in ``game`` (a network game's :class:`client.cores.network_game.GameCore`
+    or a game at one terminal's :class:`client.cores.local_game.LocalCore`): ``turn N`` while it is their turn after N
+    moves, ``claim S`` while the opponent's claim on time (at chain place S) stands against them."""
     if game is None or game.watching or game.over or not game.my_turn:
         return frozenset()
     if game.local:

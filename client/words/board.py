@@ -2,8 +2,8 @@
 game's words), the board with its scoreboard, the game-over sentence, the hints to resume, watch again, export, and
 an analysis in words (``olixono analyze``, the replay's analysis, ``hint``).
 
-No protocol here (the vocabulary's other words, :mod:`client.words.network` and :mod:`client.words.commands`, stand on the
-network game's core): local play at one terminal reads it without loading the protocol and its cryptography.
+No protocol here (the vocabulary's other words, :mod:`client.words.network` and :mod:`client.words.commands`, stand on
+the network game's core): local play at one terminal reads it without loading the protocol and its cryptography.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ No protocol here: local play reads it without loading the protocol and its crypt
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -29,8 +29,8 @@ Write = Callable[[str], object]
 
 
 class Game(Protocol):
-    """What the vocabulary reads of a game: a network game's :class:`client.cores.network_game.GameCore`, or a game at one
-    terminal's :class:`client.cores.local_game.LocalCore`."""
+    """What the vocabulary reads of a game: a network game's :class:`client.cores.network_game.GameCore`, or a game at
+    one terminal's :class:`client.cores.local_game.LocalCore`."""
 
     @property
     def kind(self) -> GameKind: ...
@@ -282,7 +282,7 @@ def help_rows(game: Game, *, slash: bool = False, skip: tuple[str, ...] = ()) ->
     """One row per command of ``game``'s mode: the name (with ``/`` on the screen), its argument, its help."""
     mode, prefix = mode_of(game), ("/" if slash else "")
     rows = []
-    for command, name in zip(available(game), command_names(game)):
+    for command, name in zip(available(game), command_names(game), strict=True):
         if name in skip:
             continue
         typed = f"{prefix}{name}" + (f" {command.usage}" if command.usage else "")
@@ -450,7 +450,7 @@ def screen_typed(
     text: str,
     *,
     commands: tuple[str, ...],
-    refused: dict[str, str] | None = None,
+    refused: Mapping[str, str] | None = None,
     game: Game | None = None,
     asked: str | None = None,
 ) -> ScreenTyped:

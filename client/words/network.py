@@ -192,8 +192,8 @@ def rematch_brief(core: GameCore, key: str) -> str | None:
 def clock_now_ms(core: GameCore, player: str) -> int | None:
     """``player``'s clock now (ms), as every front end shows it (``None`` untimed, or before the seats are drawn):
     :meth:`GameCore.clock_left` (the side to move's running), except once the game is over on time: the flagged
-    player's reads 0 (:func:`client.words.record.out_of_time`), save ours while we may still answer the timeout that ended
-    it, which runs on our watch (:meth:`GameCore.answer_left_ms`)."""
+    player's reads 0 (:func:`client.words.record.out_of_time`), save ours while we may still answer the timeout that
+    ended it, which runs on our watch (:meth:`GameCore.answer_left_ms`)."""
     if core.session.clock is None:
         return None
     if core.answering and player == core.my_player:
@@ -600,8 +600,8 @@ DESCRIBERS: dict[type, Describer] = dict(
         ),
     ]
 )
-"""Each event a front end is told (every type of :data:`client.cores.network_game.UiEvent`), and how it is said: a line, or ``None``
-for an event nobody needs to read."""
+"""Each event a front end is told (every type of :data:`client.cores.network_game.UiEvent`), and how it is said: a line,
+or ``None`` for an event nobody needs to read."""
 
 
 def describe(core: GameCore, event: UiEvent) -> str | None:
@@ -638,8 +638,8 @@ def clock_report(core: GameCore) -> str:
 
 
 def shown_now(core: GameCore, name: str) -> str | None:
-    """What a network game's command that only shows something shows, where :func:`client.words.commands.shown` cannot say
-    (it knows no protocol): ``clock``; ``None`` for the others."""
+    """What a network game's command that only shows something shows, where :func:`client.words.commands.shown` cannot
+    say (it knows no protocol): ``clock``; ``None`` for the others."""
     return clock_report(core) if name == "clock" else None
 
 
