@@ -21,6 +21,7 @@ from pathlib import Path
 
 from client.shell.identity import save_identity
 from client.shell.journal import Journal
+from harness.clients import home_env
 from protocol import GameSession, Identity
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,11 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def home(tmp_path: Path, name: str, identity: Identity | None = None) -> tuple[dict[str, str], Identity]:
     """An environment of its own (XDG folders) for one person, and their identity (``identity``, or a new one)."""
     identity = identity or Identity.generate()
-    config, state = tmp_path / name / "config", tmp_path / name / "state"
-    save_identity(identity, config / "olixono" / "identity")
-    env = dict(os.environ, XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(state), PYTHONPATH=str(ROOT))
-    env.pop("OLIXONO_RELAY", None)
-    return env, identity
+    save_identity(identity, tmp_path / name / "config" / "olixono" / "identity")
+    return home_env(tmp_path / name), identity
 
 
 def games_dir(env: dict[str, str]) -> Path:

@@ -193,7 +193,10 @@ class Relay:
 
 
 class RelayProcess:
-    """The embedded relay as its own process (``python -m relay``), to be killed: stopped by its PID, always."""
+    """The embedded relay as its own process (``python -m relay``), to be killed: stopped by its PID, always.
+
+    ``harness.relays.RelayProcess`` starts one too, for the scripts; this one waits without blocking the test's event
+    loop (the players run in it while the relay starts again), on a port the test chose."""
 
     def __init__(self, port: int, data: Path | None = None) -> None:
         self.port, self.data = port, data
