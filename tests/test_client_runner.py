@@ -8,6 +8,7 @@ import random
 
 import pytest
 from protocol_helpers import start
+from relay_fixtures import eventually
 
 from client.cores import relay_books
 from client.cores.intents import Intent
@@ -769,14 +770,15 @@ async def test_a_line_of_ours_erased_is_put_back_and_live_junk_only_makes_the_ru
     """What the relay keeps on a topic of ours decides: an erasure (an empty line) or a line it sends from its store
     puts ours back at once; a line seen live may be junk it never kept (a publication not retained), so the relay is
     asked what it keeps there, once for any number of them, and junk spends nothing of the line's restores. A
-    stranger who clears a line as fast as it comes back meets a cap, the line's own."""
-    monkeypatch.setattr(runner_module, "CHECK_AFTER", 0.01)
+    stranger who clears a line as fast as it comes back meets a cap, the line's own. (The question's time comes when
+    the test says: no clock decides what is asserted.)"""
+    monkeypatch.setattr(runner_module, "CHECK_AFTER", 3600.0)
     runners = seated_runners()
     rng = random.Random(5)
     for _ in range(2):
         await exchange(runners, rng)
-    await asyncio.sleep(0.1)  # the copies have left
     mover = runners[0]
+    mover.send_copies()  # the copies leave now, not at their quiet moment
     link = mover.link
     (topic, line), (other, _) = list(mover.books.kept.items())[:2]  # two lines of ours (a move, a copy)
     link.sent.clear()
@@ -784,9 +786,12 @@ async def test_a_line_of_ours_erased_is_put_back_and_live_junk_only_makes_the_ru
 
     for n in range(3 * relay_books.MAX_RESTORES):  # live junk: nothing put back, the relay asked once
         await mover._received(topic, f"junk {n}".encode())
-    assert put_back(topic) == [] and link.peeks == []
-    await asyncio.sleep(0.05)
-    assert link.peeks == [topic, "stop " + topic]
+    timer = mover._check_timer
+    assert put_back(topic) == [] and link.peeks == [] and timer is not None  # one question, not asked yet
+    monkeypatch.setattr(runner_module, "CHECK_AFTER", 0.01)  # its answer's wait, before the peek stops
+    timer.cancel()
+    mover._ask_checks()  # the question's time has come
+    assert await eventually(lambda: link.peeks == [topic, "stop " + topic], 30), link.peeks
     await mover._received(topic, line.encode(), retained=True)  # the relay kept ours: nothing to do
     assert put_back(topic) == []
 
