@@ -804,3 +804,18 @@ async def test_a_player_who_joins_with_no_watchers_chat_sees_the_talk_only_once_
             watching.cancel()
             await asyncio.gather(watching, return_exceptions=True)
     assert f"{said}: first" not in guest.text() and "stopped watching" in talker.text()
+
+
+async def test_a_command_stream_closed_before_its_reader_reads_is_the_end_of_the_input():
+    """A ``--plain`` player's commands come from a stream its owner may close (a test's pipe, a terminal gone) before
+    the reading thread has read to its end: that is the end of the input (``None``), never an error in the thread."""
+    import os
+
+    from client.frontends import plain
+
+    read_end, write_end = os.pipe()
+    os.close(write_end)
+    stream = os.fdopen(read_end, "r")
+    stream.close()
+    lines = await plain._lines_from(stream)
+    assert await asyncio.wait_for(lines.get(), 10) is None

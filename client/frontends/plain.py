@@ -53,8 +53,9 @@ async def _lines_from(stream: TextIO) -> asyncio.Queue[str | None]:
 
     def read() -> None:
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody reads on
-            for line in stream:
-                loop.call_soon_threadsafe(queue.put_nowait, line.rstrip("\n"))
+            with contextlib.suppress(ValueError):  # the stream was closed by its owner: the end of the input too
+                for line in stream:
+                    loop.call_soon_threadsafe(queue.put_nowait, line.rstrip("\n"))
             loop.call_soon_threadsafe(queue.put_nowait, None)
 
     threading.Thread(target=read, name="olixono-stdin", daemon=True).start()
