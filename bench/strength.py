@@ -43,10 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # for bench/levels.py
 
-from levels import opened
-
+from bench.levels import opened
 from harness import options
 from harness.figures import Results, print_figures
 from olixono.bots import make_bot
