@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from protocol_helpers import full_game, mover, start
+from protocol_helpers import full_game, identity_of, mover, playable, start
 
 from client.flows.analyze import analyse_session, progress_bar, report
 from client.flows.verify import load
@@ -233,9 +233,9 @@ def test_a_record_with_a_proof_is_analysed_and_exits_4(tmp_path, olixono):
 
     host, guest = full_game("oxono", 3)
     last = host.chain[-2]
-    signer = guest.identity if last.signer == guest.identity.public else host.identity
+    signer = identity_of(guest) if last.signer == identity_of(guest).public else identity_of(host)
     twin = GameSession.restore([m.line for m in host.chain[: last.seq]], signer)
-    forged = twin.move(next(m.text() for m in twin.board.legal_moves() if m.text() != last.value("move"))).line
+    forged = twin.move(next(m for m in playable(twin) if m != last.value("move"))).line
     spectator = GameSession.restore([*host.transcript, forged])
     done = olixono("analyze", str(write(tmp_path, spectator.record)), "--iterations", "100")
     assert done.returncode == 4, done.stderr

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from bot_helpers import analysis_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -104,7 +105,7 @@ def test_mcts_proves_a_win_and_says_so():
     board = OxonoBoard.from_position(OXONO_WIN)
     bot = make_bot("mcts", seed=0)
     assert bot.choose(board).text() == "Xd2d1"
-    assert bot.analysis.candidates[0].proven == "won"
+    assert analysis_of(bot).candidates[0].proven == "won"
 
 
 # -- budgets, reproducibility, purity -------------------------------------------
@@ -125,9 +126,9 @@ def test_time_budget_is_honoured_within_ten_percent(kind, plies, monkeypatch):
             monkeypatch.setattr(module, "time", clock)
         bot = make_bot("mcts", seed=1, seconds=seconds)
         bot.choose(board)
-        elapsed = bot.analysis.seconds
+        elapsed = analysis_of(bot).seconds
         assert seconds * 0.9 <= elapsed <= seconds * 1.1, (seconds, elapsed)
-        assert bot.analysis.iterations > 0
+        assert analysis_of(bot).iterations > 0
 
 
 @pytest.mark.parametrize("kind, plies", [("oxono", 6), ("olix", 20)])
@@ -138,9 +139,9 @@ def test_iteration_budget_is_exact_and_reproducible(kind, plies):
     for _ in range(2):
         bot = make_bot("mcts", seed=9, iterations=400)
         move = bot.choose(board)
-        runs.append((move, bot.analysis.candidates, bot.analysis.pv))
-        assert bot.analysis.iterations <= 400
-        assert sum(c.visits for c in bot.analysis.candidates) == bot.analysis.iterations
+        runs.append((move, analysis_of(bot).candidates, analysis_of(bot).pv))
+        assert analysis_of(bot).iterations <= 400
+        assert sum(c.visits for c in analysis_of(bot).candidates) == analysis_of(bot).iterations
     assert runs[0] == runs[1]
     assert board.position() == before
 
@@ -197,11 +198,11 @@ def test_analysis_text_lists_the_search():
     board = OxonoBoard()
     bot = make_bot("mcts", seed=2, iterations=500)
     move = bot.choose(board)
-    lines = bot.analysis.text().splitlines()
+    lines = analysis_of(bot).text().splitlines()
     assert lines[0].startswith(f"mcts {move.text()} iterations 500 seconds ")
     assert lines[1].split()[:2] == ["pv", move.text()]
     first = lines[2].split()
-    assert first[0] == move.text() and int(first[1]) == bot.analysis.candidates[0].visits
+    assert first[0] == move.text() and int(first[1]) == analysis_of(bot).candidates[0].visits
 
 
 # -- whole games ----------------------------------------------------------------
@@ -447,6 +448,7 @@ def test_strength_benchmark_plays_the_mcts_of_another_commit():
 def _strength():
     """bench/strength.py, loaded as a module."""
     spec = importlib.util.spec_from_file_location("strength", ROOT / "bench" / "strength.py")
+    assert spec is not None and spec.loader is not None
     strength = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = strength  # dataclasses look their module up
     try:

@@ -16,6 +16,7 @@ import pytest
 from cli_helpers import Terminal as ProcessTerminal
 from cli_helpers import home
 from prompt_toolkit.input import create_pipe_input
+from protocol_helpers import playable
 from test_client_claims import FrontRunner, claim, forward
 from test_client_clock import Clock, movers, play, timed_game
 from test_client_screen import Terminal
@@ -215,7 +216,7 @@ async def test_the_network_full_screen_rings_when_the_turn_becomes_yours():
         forward(relay, second, runner, seen)
         await asyncio.sleep(0.3)
         assert terminal.screen.bells == 1
-        pipe.send_text(second.board.legal_moves()[0].text() + "\r")  # its own move: no bell
+        pipe.send_text(playable(second)[0] + "\r")  # its own move: no bell
         await asyncio.sleep(0.3)
         assert second.moves == 2 and terminal.screen.bells == 1
         pipe.send_text("/quit\r")

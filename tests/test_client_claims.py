@@ -9,7 +9,7 @@ import io
 import re
 
 import pytest
-from protocol_helpers import GUEST, HOST
+from protocol_helpers import GUEST, HOST, playable, result_of
 from test_client_clock import Clock, movers, play, timed_game
 from test_client_core import Relay, hosted
 
@@ -152,7 +152,7 @@ def slow_exchange(relay: Relay, clock: Clock, mover: GameCore, away: GameCore, o
     """``mover`` plays after a second's thought; its lines reach ``away`` (a player off the test relay) ``out`` s later,
     and the receipt ``away`` signs at once comes back ``back`` s after that: a round trip of ``out + back``."""
     clock.now += 1.0
-    step = mover.act(Intent("move", mover.board.legal_moves()[0].text()))
+    step = mover.act(Intent("move", playable(mover)[0]))
     relay.publish(step, mover)
     clock.now += out
     answers: list[Publish] = []
@@ -174,7 +174,7 @@ def test_a_claim_waits_the_95th_percentile_of_the_round_trips_beyond_the_clock_a
     for out, back in ((0.1, 0.2), (0.5, 0.3), (0.25, 0.25)):
         slow_exchange(relay, clock, claimant, other, out, back)
         clock.now += 1.0
-        relay.publish(other.act(Intent("move", other.board.legal_moves()[0].text())), other)
+        relay.publish(other.act(Intent("move", playable(other)[0])), other)
     name = other.my_player or ""
     trips = [answer.round_trip for answer in watcher.session.answers() if answer.player == name]
     assert trips == [300, 800, 500]  # every receiver reads them from the claimant's receipts
@@ -641,7 +641,7 @@ def test_a_claimant_whose_clock_restarted_after_its_claim_may_still_dispute_the_
     relay.attach(back)
     back.resume_turn(back.session.moves, waited + 1.0)  # back a second after its claim
     rebooted.now += 3.0
-    late = cheat.session.move(cheat.board.legal_moves()[0].text(), think_ms=2000).line
+    late = cheat.session.move(playable(cheat)[0], think_ms=2000).line
     relay.retained[late] = late
     for core in (back, watcher):
         relay.deliver(core, late)
@@ -686,7 +686,7 @@ def test_a_move_in_time_that_the_network_slowed_after_the_claim_is_disputable_on
         play(relay, movers(host, guest)[0])
     claimant, mover = movers(host, guest)
     relay.cores.remove(mover)
-    step = claimant.act(Intent("move", claimant.board.legal_moves()[0].text()))
+    step = claimant.act(Intent("move", playable(claimant)[0]))
     relay.publish(step, claimant)
     clock.now += out
     turn_began = clock.now
@@ -735,7 +735,7 @@ def test_a_winning_move_withheld_until_the_claim_is_not_confirmed_while_it_may_b
     clock.now += 26.0
     if not auto:
         relay.publish(claimant.tick(), claimant)
-        assert claimant.disputable and claimant.session.result.reason != ResultReason.DISPUTE
+        assert claimant.disputable and result_of(claimant.session).reason != ResultReason.DISPUTE
         claim(relay, claimant)
     else:
         relay.publish(claimant.tick(), claimant)
@@ -1009,7 +1009,7 @@ async def test_a_claim_the_relay_stored_is_answered_only_once_the_client_has_cau
     relay's lines come in: the tick that concedes waits for the catch-up. Caught up, the move has answered the claim
     (a concession would be a second line for its place: the game lost by equivocation); with nothing else stored,
     the client concedes then."""
-    from test_client_runner import FakeLink, caught_up, own_lines
+    from test_client_runner import FakeLink, caught_up, fake, own_lines
 
     from client.cores import liveness
     from client.shell.runner import GameRunner
@@ -1035,7 +1035,7 @@ async def test_a_claim_the_relay_stored_is_answered_only_once_the_client_has_cau
     try:
         await runner._received(flag.topic, flag.line.encode(), retained=True)
         await asyncio.sleep(0.2)  # ticks while the catch-up goes on
-        assert back.flag_against_me() is not None and not own_lines(runner.link)  # (a copy of the claim went)
+        assert back.flag_against_me() is not None and not own_lines(fake(runner))  # (a copy of the claim went)
         if moved:
             await runner._received(move.topic, move.line.encode(), retained=True)
         caught_up(runner)  # the relay's lines are in
@@ -1047,7 +1047,7 @@ async def test_a_claim_the_relay_stored_is_answered_only_once_the_client_has_cau
     finally:
         watch.cancel()
         await asyncio.gather(watch, return_exceptions=True)
-    conceded = [line for line in own_lines(runner.link) if decode(line, verify=False).type == "timeout"]
+    conceded = [line for line in own_lines(fake(runner)) if decode(line, verify=False).type == "timeout"]
     if moved:
         assert not conceded and not back.session.over and back.flag_against_me() is None
         assert not back.session.proofs

@@ -8,7 +8,7 @@ import random
 import re
 
 import pytest
-from protocol_helpers import GUEST, HOST
+from protocol_helpers import GUEST, HOST, playable
 from test_client_core import MemoryJournal, Relay
 
 from client.cores.intents import Intent, IntentRefused
@@ -123,7 +123,7 @@ def test_a_move_after_the_clock_ran_out_is_refused_and_nothing_is_signed():
     clock.now += 60.0  # a clock at zero has run out
     before = first.session.transcript
     with pytest.raises(IntentRefused, match="your time ran out"):
-        first.act(Intent("move", first.board.legal_moves()[0].text()))
+        first.act(Intent("move", playable(first)[0]))
     assert first.session.transcript == before
     assert first.clock_left(first.my_player or "") == 0
 
@@ -263,7 +263,7 @@ async def test_a_timed_move_is_on_the_disk_before_it_is_sent_and_the_turn_is_kep
     runner = GameRunner(first, lambda **callbacks: RecordingLink(journal, **callbacks), journal)  # type: ignore[arg-type]
     runner.caught_up.set()
     clock.now += 1.0
-    await runner.act(Intent("move", first.board.legal_moves()[0].text()))
+    await runner.act(Intent("move", playable(first)[0]))
     assert journal.events[:3] == ["write", "sync", "send"]  # signed again, a timed move would be another line
     assert journal.meta.turn is not None and journal.meta.turn[0] == 1  # the opponent's turn, as this client saw it
 
@@ -320,7 +320,7 @@ def test_random_games_on_the_clock_agree_between_players_and_a_watcher():
             break
         mover = host if host.my_turn else guest
         clock.now += rng.uniform(0.0, 1.5)
-        play(relay, mover, rng.choice(mover.board.legal_moves()).text())
+        play(relay, mover, rng.choice(playable(mover)))
     assert host.session.clocks == guest.session.clocks == watcher.session.clocks
     replayed, _, problem = verify_transcript(watcher.session.transcript)
     assert problem is None and replayed.clocks == watcher.session.clocks

@@ -10,7 +10,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from protocol_helpers import identity_of, offered, start
+from protocol_helpers import identity_of, offered, playable, start
 from test_client_network import Seat, game_id_of
 
 from client.cores.network_game import GameCore
@@ -94,9 +94,9 @@ def test_the_prompt_toolbar_and_completion_follow_the_game():
     core = GameCore(guest)
     mover = core.my_turn
     text = prompt_text(core)
-    assert ("(you) to move" in text) == mover and "vs " + host.identity.fingerprint in text
+    assert ("(you) to move" in text) == mover and "vs " + identity_of(host).fingerprint in text
     toolbar = toolbar_text(core, {"connected": False})
-    assert "relay: RECONNECTING" in toolbar and f"opponent {host.identity.fingerprint}: unknown" in toolbar
+    assert "relay: RECONNECTING" in toolbar and f"opponent {identity_of(host).fingerprint}: unknown" in toolbar
     completer = make_completer(lambda word: completions(core, word))
     words = [c.text for c in completer.get_completions(Document("k1"), CompleteEvent())]
     if mover:
@@ -155,7 +155,7 @@ def behind_on_markers():
         leader = mine.board.scoreboard().leader()
         if leader is not None and leader != mine.board.turn:
             return GameCore(mine), theirs
-        theirs.receive(mine.move(rng.choice(mine.board.legal_moves()).text()).line)
+        theirs.receive(mine.move(rng.choice(playable(mine))).line)
     raise AssertionError("nobody fell behind")
 
 
@@ -227,10 +227,10 @@ async def test_a_declined_proposal_reads_as_one_sentence():
     host, guest = start("oxono")
     actor, waiter = mover(host, guest)
     waiter.receive(actor.propose().line)
-    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)
+    waiter.receive(actor.move(playable(actor)[0]).line)
     declined = [event for event in actor.receive(waiter.decline().line) if isinstance(event, EndDeclined)]
     printed, _ = await console_typing(GameCore(actor), events=tuple(declined))
-    assert printed == [f"declined by {waiter.player_of(waiter.identity.public)}: the proposal is off"], printed
+    assert printed == [f"declined by {waiter.player_of(identity_of(waiter).public)}: the proposal is off"], printed
 
 
 async def test_the_board_printed_after_a_move_and_by_board_names_the_last_move():
@@ -242,7 +242,7 @@ async def test_the_board_printed_after_a_move_and_by_board_names_the_last_move()
 
     host, guest = start("oxono")
     actor, waiter = mover(host, guest)
-    text = actor.board.legal_moves()[0].text()
+    text = playable(actor)[0]
     moved = [event for event in waiter.receive(actor.move(text).line) if isinstance(event, MoveApplied)]
     core = GameCore(waiter)
     printed, _ = await console_typing(core, "board\r", events=tuple(moved))
@@ -331,4 +331,4 @@ def test_the_toolbar_fits_its_terminal_and_never_loses_the_relays_state():
     for width in (120, 100, 80, 60):
         fitted = toolbar_text(core, {"connected": False}, width)
         assert len(fitted) <= width and "relay: RECONNECTING" in fitted and "unknown" in fitted, (width, fitted)
-    assert f"you {guest.identity.public.fingerprint}" in toolbar_text(core, {"connected": True}, 120)
+    assert f"you {identity_of(guest).public.fingerprint}" in toolbar_text(core, {"connected": True}, 120)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from protocol_helpers import GUEST, HOST, STRANGER
+from protocol_helpers import GUEST, HOST, STRANGER, playable, result_of
 
 from client.cores.intents import Intent, IntentRefused
 from client.cores.network_game import GameCore, Publish, Step
@@ -114,7 +114,7 @@ def test_a_whole_game_by_intents_with_copies_and_a_late_spectator(kind):
         if host.session.over:
             break
         mover = host if host.my_turn else guest
-        move = rng.choice(mover.session.board.legal_moves()).text()
+        move = rng.choice(playable(mover.session))
         relay.publish(mover.act(Intent("move", move)), mover)
     assert host.session.result == guest.session.result and host.session.result is not None
     assert host.session.confirmed_by == {HOST.public, GUEST.public}  # each confirmed the ending without being asked
@@ -172,9 +172,9 @@ def test_resigning_while_the_opponent_thinks_ends_the_game_for_everyone():
     relay, host, guest, *_ = hosted()
     mover, waiter = (host, guest) if host.my_turn else (guest, host)
     relay.publish(waiter.act(Intent("resign")), waiter)
-    assert host.session.result == guest.session.result and host.session.result.reason == "resigned"
+    assert host.session.result == guest.session.result and result_of(host.session).reason == "resigned"
     with pytest.raises(IntentRefused, match="the game is over"):
-        mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
+        mover.act(Intent("move", playable(mover.session)[0]))
     relay.publish(mover.act(Intent("chat", "good game")), mover)  # chat goes on
 
 
@@ -214,7 +214,7 @@ def test_a_restored_player_continues_and_a_proof_is_saved(tmp_path):
     restored = GameCore(GameSession.restore(journal.lines(), GUEST, secret=journal.meta.secret))
     assert restored.session.transcript == guest.session.transcript
     mover = host if host.my_turn else restored
-    step = mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
+    step = mover.act(Intent("move", playable(mover.session)[0]))
     other = restored if mover is host else host
     assert any(isinstance(e, MoveApplied) for e in other.feed(step.publish[0].line).events)
     twin = GameSession.restore(mover.session.transcript[:-1], mover.session.identity)
@@ -237,7 +237,7 @@ def test_a_game_over_event_reaches_every_core():
 def test_a_step_names_the_lines_to_journal_our_own_first():
     relay, host, guest, *_ = hosted()
     mover = host if host.my_turn else guest
-    step = mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
+    step = mover.act(Intent("move", playable(mover.session)[0]))
     assert step.journal == (step.publish[0].line,)  # the runner writes it before it publishes anything
     fed = (guest if mover is host else host).feed(step.publish[0].line)
     assert fed.journal == (step.publish[0].line,) and "/copy/" in fed.publish[0].topic
@@ -292,7 +292,7 @@ def test_a_takeback_asked_agreed_and_carried_out_by_intents(kind):
     rng = random.Random(11)
     for _ in range(6):
         mover = host if host.my_turn else guest
-        relay.publish(mover.act(Intent("move", rng.choice(mover.session.board.legal_moves()).text())), mover)
+        relay.publish(mover.act(Intent("move", rng.choice(playable(mover.session)))), mover)
     waiter, actor = (guest, host) if host.my_turn else (host, guest)
     played = actor.played()
     asking = waiter.act(Intent("takeback"))
@@ -305,7 +305,7 @@ def test_a_takeback_asked_agreed_and_carried_out_by_intents(kind):
     assert host.played() == guest.played() == played[:-1] and waiter.my_turn
     said = [describe(waiter, e) for e in relay.events[id(waiter)]]
     assert f"takeback: move 6 ({played[-1][1]}) taken back by agreement; {waiter.my_player} to move" in said
-    relay.publish(waiter.act(Intent("move", rng.choice(waiter.session.board.legal_moves()).text())), waiter)
+    relay.publish(waiter.act(Intent("move", rng.choice(playable(waiter.session)))), waiter)
     mover, other = (host, guest) if host.my_turn else (guest, host)
     played = mover.played()
     relay.publish(mover.act(Intent("takeback")), mover)  # on its turn: its last move and the reply

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 
 import pytest
@@ -37,8 +38,13 @@ def test_a_flush_goes_to_the_disk_once_for_everything_written_before_it(tmp_path
     import client.shell.journal
 
     flushed: list[int] = []
-    real_fsync = client.shell.journal.os.fsync
-    monkeypatch.setattr(client.shell.journal.os, "fsync", lambda fd: (flushed.append(fd), real_fsync(fd)))
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        flushed.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(client.shell.journal.os, "fsync", fsync)  # type: ignore[attr-defined]
     journal = Journal.create(meta(), tmp_path)
     flushed.clear()  # creating the journal flushes its metadata
     journal.write("olixono/1 mine")

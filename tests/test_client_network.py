@@ -16,6 +16,7 @@ from typing import TextIO
 
 import pytest
 from network_helpers import Seat, cancelled, game_id_of, on_the_chain, transcript
+from protocol_helpers import result_of
 from relay_fixtures import Relay, RelayProcess, make_accounts, needs_mosquitto
 
 from client.flows import network
@@ -80,7 +81,7 @@ async def test_a_plain_player_types_commands_and_bad_input_is_never_sent(any_rel
     assert re.search(r"chat (pink|black) \S+ \(you\): good luck$", text, re.M)
     assert "result: " in text and "resigned" in text
     session = GameSession.restore(transcript(host, game))
-    assert session.result.reason == "resigned" and not any("hello" in line for line in session.transcript)
+    assert result_of(session).reason == "resigned" and not any("hello" in line for line in session.transcript)
 
 
 def pipe() -> tuple[TextIO, TextIO]:
@@ -392,7 +393,7 @@ async def test_a_bot_seat_answers_a_proposal(any_relay, tmp_path):
         await offer_a_draw_then_resign(guest, writer)
     session = GameSession.restore(transcript(host, game))
     assert [line.split()[1] for line in session.transcript].count("decline") == 1, guest.text()
-    assert session.result.reason == "resigned"
+    assert result_of(session).reason == "resigned"
 
 
 async def test_a_person_gets_a_rematch_from_the_bot_seat_that_beat_them(any_relay, tmp_path):
@@ -419,11 +420,11 @@ async def test_a_person_gets_a_rematch_from_the_bot_seat_that_beat_them(any_rela
     first, _, problem = verify_transcript(transcript(host, game))
     second, _, again = verify_transcript(transcript(host, rematch))
     assert problem is None and again is None and transcript(host, rematch) == transcript(guest, rematch)
-    assert first.result.reason == "resigned" and first.result.winner_key == host.identity.public
+    assert result_of(first).reason == "resigned" and result_of(first).winner_key == host.identity.public
     assert second.host == guest.identity.public and second.invite == host.identity.public
     players = first.board.PLAYERS
     assert [second.seats[p] for p in players] == [first.seats[p] for p in reversed(players)]  # colours swapped
-    assert second.result.reason == "resigned" and second.result.winner_key == host.identity.public
+    assert result_of(second).reason == "resigned" and result_of(second).winner_key == host.identity.public
     assert sum(line.startswith("chat ") and BOT_SEAT in line for line in host.lines) == 2  # the bot's, each game
 
 
@@ -696,12 +697,12 @@ async def test_two_plain_players_agree_to_a_rematch_and_play_it_on_with_the_colo
     rematch = next(line for line in guest.lines if line.startswith("Rematch: hosting")).split()[4].rstrip(",")
     first = GameSession.restore(transcript(host, game))
     second = GameSession.restore(transcript(guest, rematch))
-    assert first.result.reason == "resigned" and verify_transcript(transcript(host, game))[1] is None
+    assert result_of(first).reason == "resigned" and verify_transcript(transcript(host, game))[1] is None
     assert second.host == guest.identity.public and second.invite == host.identity.public
     assert second.kind == kind and second.clock == first.clock  # the same terms
     players = first.board.PLAYERS
     assert [second.seats[p] for p in players] == [first.seats[p] for p in reversed(players)]  # colours swapped
-    assert second.result.reason == "resigned" and second.result.winner_key == guest.identity.public
+    assert result_of(second).reason == "resigned" and result_of(second).winner_key == guest.identity.public
 
 
 async def test_two_plain_players_take_back_a_move_by_agreement_and_refuse_another(any_relay, tmp_path):

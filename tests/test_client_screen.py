@@ -16,6 +16,7 @@ import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
+from protocol_helpers import identity_of
 from test_client_network import Seat, game_id_of, transcript
 
 from client.flows import network
@@ -830,7 +831,7 @@ async def test_the_full_screen_shows_the_seconds_a_players_moves_leave_unexplain
     seated = table("clock:300+5,rules:1")
     for _ in range(3):
         seated.play(500)
-    cheat = seated.watcher.player_of(seated.mover().identity.public)
+    cheat = seated.watcher.player_of(identity_of(seated.mover()).public)
     seated.play(6000, claimed=100)
     seated.play(500)
     core = GameCore(GameSession(seated.watcher.game_id), watching=True)

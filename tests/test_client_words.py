@@ -8,6 +8,7 @@ import io
 import random
 import typing
 
+from protocol_helpers import playable
 from test_client_claims import FrontRunner
 from test_client_core import Relay, hosted
 
@@ -37,7 +38,7 @@ def one_move_from_the_end(seed: int = 3) -> tuple[Relay, GameCore, GameCore, str
         win = winning_move(mover.board)
         if win is not None:
             return relay, mover, guest if mover is host else host, win
-        relay.publish(mover.act(Intent("move", rng.choice(mover.board.legal_moves()).text())), mover)
+        relay.publish(mover.act(Intent("move", rng.choice(playable(mover)))), mover)
     raise AssertionError("no winning move came")
 
 

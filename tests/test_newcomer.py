@@ -13,6 +13,7 @@ import re
 import pytest
 from cli_helpers import Terminal, home, read_until, run, spawn, stop
 from network_helpers import game_id_of
+from protocol_helpers import identity_of, playable
 from relay_fixtures import Relay, make_accounts, needs_mosquitto
 
 from protocol import GameSession, Identity
@@ -285,7 +286,7 @@ def test_an_open_proposal_is_shown_and_the_answer_is_said_to_wait_for_ones_turn(
     actor, waiter = mover(host, guest)
     proposal = actor.propose()
     events = waiter.receive(proposal.line)
-    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)
+    waiter.receive(actor.move(playable(actor)[0]).line)
     waiting = GameCore(actor)  # the proposer, now waiting for the other's move
     theirs = GameCore(waiter)
     line = describe(theirs, next(e for e in events if isinstance(e, EndProposed)))

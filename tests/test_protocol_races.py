@@ -9,7 +9,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from protocol_helpers import identity_of, mover, play_moves, rejected, start
+from protocol_helpers import game_id_in, head_of, identity_of, mover, play_moves, playable, rejected, result_of, start
 
 from protocol import (
     EndDeclined,
@@ -43,8 +43,10 @@ def test_a_resignation_while_the_opponent_thinks_stands_over_their_move(kind):
     actor, waiter = mover(host, guest)
     prefix = list(host.transcript)
     resign = waiter.resign()  # not waiter's turn
-    assert waiter.result.reason == "resigned" and waiter.result.winner == actor.player_of(identity_of(actor).public)
-    move = actor.move(actor.board.legal_moves()[0].text())  # signed before the resignation arrived
+    assert result_of(waiter).reason == "resigned" and result_of(waiter).winner == actor.player_of(
+        identity_of(actor).public
+    )
+    move = actor.move(playable(actor)[0])  # signed before the resignation arrived
     events = actor.receive(resign.line)
     assert [type(e).__name__ for e in events][:2] == ["Superseded", "LineApplied"]
     assert events[0].message.line == move.line and isinstance(events[-1], GameOver)
@@ -64,7 +66,7 @@ def test_a_resignation_stands_over_the_whole_turn_it_interrupts():
     prefix = list(host.transcript)
     resign = waiter.resign().line
     propose = actor.propose().line  # a remark leaves the turn with the actor
-    move = actor.move(actor.board.legal_moves()[0].text()).line
+    move = actor.move(playable(actor)[0]).line
     events = actor.receive(resign)
     assert [type(e).__name__ for e in events].count("Superseded") == 2
     assert actor.transcript == waiter.transcript
@@ -78,9 +80,9 @@ def test_a_player_who_resigns_and_plays_on_has_equivocated():
     key = identity_of(waiter)
     twin = GameSession.restore(waiter.transcript, key)
     resign = waiter.resign().line
-    move = actor.move(actor.board.legal_moves()[0].text()).line
+    move = actor.move(playable(actor)[0]).line
     twin.receive(move)
-    reply = twin.move(twin.board.legal_moves()[0].text()).line  # the same key continues after resigning
+    reply = twin.move(playable(twin)[0]).line  # the same key continues after resigning
     ends = set()
     for order in ([resign, move, reply], [move, reply, resign], [reply, resign, move]):
         spectator = GameSession()
@@ -106,7 +108,7 @@ def test_a_proposal_stands_until_agreed(kind):
     assert actor.propose().line == proposal.line  # a retry, not a second proposal
     with pytest.raises(LocalProtocolError, match="none is open"):
         actor.agree()  # one cannot accept one's own proposal
-    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)  # the proposal stands across the move
+    waiter.receive(actor.move(playable(actor)[0]).line)  # the proposal stands across the move
     assert waiter.proposal is not None
     over = [e.result for e in actor.receive(waiter.agree().line) if isinstance(e, GameOver)][0]
     assert over.reason == "agreed" and host.result == guest.result == over
@@ -125,11 +127,11 @@ def test_a_proposal_can_be_withdrawn_on_ones_turn_or_declined_on_theirs():
     assert ProposalWithdrawn(actor.board.turn) in events and waiter.proposal is None
     with pytest.raises(LocalProtocolError, match="once a turn"):
         actor.propose()
-    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)
+    waiter.receive(actor.move(playable(actor)[0]).line)
     actor, waiter = waiter, actor
     out = actor.propose()
     waiter.receive(out.line)
-    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)
+    waiter.receive(actor.move(playable(actor)[0]).line)
     decline = waiter.decline()
     events = actor.receive(decline.line)
     assert EndDeclined(waiter.board.turn) in events and actor.proposal is None
@@ -146,11 +148,13 @@ def test_only_the_first_player_may_abort_and_only_before_their_first_move():
     with pytest.raises(LocalProtocolError, match="may send resign, timeout while"):
         second.abort()  # the second player, while the first thinks
     late = encode(
-        "abort", [("game", host.game_id), ("seq", str(host.next_seq)), ("prev", host.head.hash)], identity_of(second)
+        "abort",
+        [("game", game_id_in(host)), ("seq", str(host.next_seq)), ("prev", head_of(host).hash)],
+        identity_of(second),
     )
     assert rejected(GameSession.restore(host.transcript).receive(late)) == ["wrong-seat"]
     spectator = GameSession.restore(host.transcript)
-    spectator.receive(first.move(first.board.legal_moves()[0].text()).line)
+    spectator.receive(first.move(playable(first)[0]).line)
     with pytest.raises(LocalProtocolError, match="only the first player may abort"):
         GameSession.restore(spectator.transcript, identity_of(second)).abort()  # at their first move
     host, guest = start()
@@ -178,7 +182,7 @@ def race_lines(seed: int) -> tuple[list[str], list[str]]:
     if rng.random() < 0.5:
         turn.append(actor.propose().line)
     if rng.random() < 0.7:
-        turn.append(actor.move(actor.board.legal_moves()[0].text()).line)
+        turn.append(actor.move(playable(actor)[0]).line)
     elif rng.random() < 0.5:
         turn.append(actor.resign().line)
     return prefix, [ending.line, *turn]
@@ -203,7 +207,9 @@ def test_a_waiting_player_cannot_move_remark_or_answer():
     actor, waiter = mover(host, guest)
     for kind in ("propose", "withdraw", "decline", "agree", "abort"):
         line = encode(
-            kind, [("game", host.game_id), ("seq", str(host.next_seq)), ("prev", host.head.hash)], identity_of(waiter)
+            kind,
+            [("game", game_id_in(host)), ("seq", str(host.next_seq)), ("prev", head_of(host).hash)],
+            identity_of(waiter),
         )
         receiver = GameSession.restore(actor.transcript)  # a second line for one slot would be an equivocation
         assert rejected(receiver.receive(line)) == ["wrong-seat"], kind

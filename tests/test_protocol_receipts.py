@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass, field
 
 import pytest
-from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, rejected, start
+from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, game_id_in, identity_of, playable, rejected, start
 
 from protocol import GameSession, verify_transcript
 from protocol.clock import LAG_MOST_MS, SLACK_MS, Answer
@@ -51,7 +51,7 @@ class Table:
         other = self.other(mover)
         me = self.name(mover)
         self.now = self.turn_seen.get(me, self.now) + true_think
-        move = mover.move(mover.board.legal_moves()[0].text(), think_ms=true_think if claimed is None else claimed)
+        move = mover.move(playable(mover)[0], think_ms=true_think if claimed is None else claimed)
         self.sent[me] = self.now
         self.watcher.receive(move.line)
         self.now += self.delay
@@ -114,7 +114,7 @@ def test_thinking_left_unreported_shows_as_unexplained_on_that_player_alone():
     seated = table()
     for _ in range(6):
         seated.play(500)
-    cheat = seated.watcher.player_of(seated.mover().identity.public)
+    cheat = seated.watcher.player_of(identity_of(seated.mover()).public)
     seated.play(6000, claimed=100)  # thought 6 s, says 0.1 s: charged the floor on the official clock
     for _ in range(4):
         seated.play(500)
@@ -187,11 +187,7 @@ def test_bad_receipts_are_refused_and_change_nothing():
 
 def test_an_untimed_game_has_no_receipts():
     host, guest = start("oxono")
-    move = (
-        host.move(host.board.legal_moves()[0].text())
-        if host.actor == HOST.public
-        else guest.move(guest.board.legal_moves()[0].text())
-    )
+    move = host.move(playable(host)[0]) if host.actor == HOST.public else guest.move(playable(guest)[0])
     for session in (host, guest):
         session.receive(move.line)
     receiver = guest if move.message.signer == HOST.public else host
@@ -199,8 +195,8 @@ def test_an_untimed_game_has_no_receipts():
         receiver.receipt(move.message.seq, 1)
     line = encode(
         "receipt",
-        [("game", host.game_id), ("seq", str(move.message.seq)), ("prev", move.message.hash), ("recv", "1")],
-        receiver.identity,
+        [("game", game_id_in(host)), ("seq", str(move.message.seq)), ("prev", move.message.hash), ("recv", "1")],
+        identity_of(receiver),
     )
     assert rejected(host.receive(line) if receiver is guest else guest.receive(line)) == ["bad-clock"]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import pytest
 from cli_helpers import finish, games_dir, home, read_until, run, spawn, stop
-from protocol_helpers import offered
+from protocol_helpers import game_id_in, offered, playable, result_of
 from relay_fixtures import Relay, needs_mosquitto
 
 from client.shell.journal import Journal, JournalMeta
@@ -100,11 +100,11 @@ async def bot_game(relay: Relay, tmp_path, kind: str = "oxono") -> tuple[str, di
 async def test_a_loser_who_re_signs_its_last_slot_loses_for_every_late_watcher_export_and_verify(any_relay, tmp_path):
     game, host, guest, record = await bot_game(any_relay, tmp_path)
     people = {host["identity"].public: host, guest["identity"].public: guest}
-    winner_key = record.result.winner_key or record.chain[-1].signer  # a draw: the one who made the last move
+    winner_key = result_of(record).winner_key or record.chain[-1].signer  # a draw: the one who made the last move
     loser_key = next(key for key in people if key != winner_key)
     last = max((m for m in record.chain if m.signer == loser_key), key=lambda m: m.seq)
     twin = GameSession.restore([m.line for m in record.chain[: last.seq]], people[loser_key]["identity"])
-    forged = twin.move(next(m.text() for m in twin.board.legal_moves() if m.text() != last.get("move"))).line
+    forged = twin.move(next(m for m in playable(twin) if m != last.get("move"))).line
     await publish(any_relay, topic_for(last), forged.encode())  # its own topic: its account may write there
 
     watcher_env, _ = home(tmp_path, "watcher")
@@ -120,8 +120,8 @@ async def test_a_loser_who_re_signs_its_last_slot_loses_for_every_late_watcher_e
     path.write_text(exported)
     verified, out, verify_err = await run(watcher_env, "verify", str(path))
     if any_relay.kind == "embedded":  # the relay kept the slot's first line: nothing changed, nothing to prove
-        assert status == 0 and "warning" not in text and f"result: {record.result.sentence()}" in text, text
-        assert code == 0 and verified == 0 and record.result.sentence() in out, (err, out, verify_err)
+        assert status == 0 and "warning" not in text and f"result: {result_of(record).sentence()}" in text, text
+        assert code == 0 and verified == 0 and result_of(record).sentence() in out, (err, out, verify_err)
         assert "result confirmed by both players" in err and "result confirmed by both players" in out
         return
     # Mosquitto: the forgery replaced the loser's line; the winner's copy of the true line meets it
@@ -172,7 +172,9 @@ async def test_a_stranger_cannot_cut_a_finished_game_short_unnoticed(any_relay, 
         if any_relay.kind == "embedded":  # an empty line is refused: the game is whole
             assert await finish(watching, seen, timeout=60) == 0
             text = "\n".join(seen)
-            assert f"result: {record.result.sentence()}" in text and "result confirmed by both players" in text, text
+            assert f"result: {result_of(record).sentence()}" in text and "result confirmed by both players" in text, (
+                text
+            )
         else:  # anonymous Mosquitto erases it; the players' confirmations say that lines are missing
             await read_until(watching, r"^warning: the relay lacks lines of this game: .* confirms an ending", seen)
     finally:
@@ -237,19 +239,19 @@ async def test_a_journal_that_cannot_be_read_says_why_in_a_sentence(tmp_path):
     join = guest_session.join()
     # a secret that does not open the join: the coin flip could never be revealed
     journal = Journal.create(
-        JournalMeta(host.game_id, "oxono", "guest", identity.public.text, "mqtt://127.0.0.1:9"), folder
+        JournalMeta(game_id_in(host), "oxono", "guest", identity.public.text, "mqtt://127.0.0.1:9"), folder
     )
     journal.append(host.transcript[0])
     journal.append(join.line)
     journal.update(secret=random_token())
     journal.close()
-    code, out, err = await run(env, "resume", "--timeout", "2", "--", host.game_id)
+    code, out, err = await run(env, "resume", "--timeout", "2", "--", game_id_in(host))
     assert code == 1 and "its coin secret does not open your join" in err and "Traceback" not in err, err
     # another game's lines under this game's name
     other, _ = offered("olix")
     meta = json.loads((folder / f"{host.game_id}.json").read_text())
     (folder / f"{host.game_id}.lines").write_text("\n".join(other.transcript) + "\n")
-    code, out, err = await run(env, "export", "--", host.game_id)
+    code, out, err = await run(env, "export", "--", game_id_in(host))
     assert code == 1 and "holds no offer of that game" in err and "Traceback" not in err, err
     code, out, err = await run(env, "resume")
     assert code == 0 and host.game_id in out and "holds no offer of that game" in out, out

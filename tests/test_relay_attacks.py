@@ -14,7 +14,16 @@ import time
 
 import aiomqtt
 import pytest
-from relay_fixtures import eventually, game_id, gather_messages, make_accounts, retained_topics, signed_line, topic_of
+from relay_fixtures import (
+    eventually,
+    game_id,
+    gather_messages,
+    make_accounts,
+    port_of,
+    retained_topics,
+    signed_line,
+    topic_of,
+)
 
 from harness.mqtt import bare_client
 from protocol import Identity
@@ -141,7 +150,7 @@ async def test_no_acknowledged_message_is_lost_when_its_publisher_leaves_at_once
         for burst in range(10):
             lines = {topic(key(f"k{burst}"), str(n)): line(key(f"k{burst}"), str(n)) for n in range(1, 51)}
             topics = list(lines)
-            async with client(relay.port) as publisher:
+            async with client(port_of(relay)) as publisher:
                 await asyncio.gather(
                     *(publisher.publish(name, data, qos=1, retain=True) for name, data in lines.items())
                 )
@@ -167,7 +176,7 @@ async def test_a_clean_stop_keeps_every_retained_line_written_in_a_burst(tmp_pat
     async with EmbeddedRelay(settings) as relay:
 
         async def publisher(number: int) -> None:
-            async with client(relay.port, timeout=60) as writer:  # 10,000 lines at once, each checked by the relay
+            async with client(port_of(relay), timeout=60) as writer:  # 10,000 lines at once, each checked by the relay
                 writer.pending_calls_threshold = 1000
                 await asyncio.gather(
                     *(writer.publish(name, data, qos=1, retain=True) for name, data in bursts[number].items())
@@ -175,7 +184,7 @@ async def test_a_clean_stop_keeps_every_retained_line_written_in_a_burst(tmp_pat
                 expected.update(bursts[number])
 
         await asyncio.gather(*(publisher(number) for number in range(20)))
-        async with client(relay.port) as eraser:  # and nobody can clear a game's line (relay/lines.py)
+        async with client(port_of(relay)) as eraser:  # and nobody can clear a game's line (relay/lines.py)
             await eraser.publish(topic(key("p0"), "1"), b"", qos=1, retain=True)
         async with asyncio.timeout(20):
             while set(retained_topics(relay)) != expected:
@@ -252,14 +261,14 @@ def test_an_error_in_the_relays_log_is_one_line():
 @pytest.mark.network
 async def test_connections_from_one_address_are_limited():
     async with EmbeddedRelay(RelaySettings(port=0, limits=Limits(connections_per_address=3))) as relay:
-        async with client(relay.port), client(relay.port), client(relay.port):
+        async with client(port_of(relay)), client(port_of(relay)), client(port_of(relay)):
             with pytest.raises(aiomqtt.MqttError):
-                async with client(relay.port):
+                async with client(port_of(relay)):
                     pass
         async with asyncio.timeout(5):
             while relay.broker._per_address:
                 await asyncio.sleep(0.02)
-        async with client(relay.port):  # the count went down again
+        async with client(port_of(relay)):  # the count went down again
             pass
 
 
@@ -267,7 +276,7 @@ async def test_connections_from_one_address_are_limited():
 async def test_subscriptions_per_connection_are_limited():
     async with (
         EmbeddedRelay(RelaySettings(port=0, limits=Limits(subscriptions=3))) as relay,
-        client(relay.port) as subscriber,
+        client(port_of(relay)) as subscriber,
     ):
         granted = [await subscriber.subscribe(f"olixono/1/games/{n}{'G' * 21}/#", qos=1) for n in range(4)]
         assert [list(codes) for codes in granted[:3]] == [[1]] * 3
@@ -279,7 +288,7 @@ async def test_subscriptions_per_connection_are_limited():
 @pytest.mark.network
 async def test_a_publisher_past_its_budget_is_slowed_down_and_loses_nothing():
     async with EmbeddedRelay(RelaySettings(port=0, limits=Limits(publish_rate=20.0, publish_burst=5))) as relay:
-        async with client(relay.port) as reader, client(relay.port) as writer:
+        async with client(port_of(relay)) as reader, client(port_of(relay)) as writer:
             await reader.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
             started = time.monotonic()
             for n in range(25):
@@ -300,7 +309,7 @@ async def test_connections_of_one_address_share_one_publish_budget():
     so 60 connections had 60 budgets)."""
     limits = Limits(publish_rate=20.0, publish_burst=5)
     async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
-        async with client(relay.port) as first, client(relay.port) as second:
+        async with client(port_of(relay)) as first, client(port_of(relay)) as second:
 
             async def burst(writer: aiomqtt.Client, name: str) -> None:
                 for n in range(15):
@@ -317,7 +326,7 @@ async def test_subscriptions_are_paced_like_publishes():
     """Each subscription makes the relay send a whole game's retained lines: a client re-subscribing in a loop is
     paced (it was not at all)."""
     limits = Limits(subscribe_rate=10.0, subscribe_burst=2)
-    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, client(relay.port) as subscriber:
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, client(port_of(relay)) as subscriber:
         started = time.monotonic()
         for _ in range(8):
             await subscriber.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
@@ -354,7 +363,7 @@ async def test_a_key_keeps_at_most_its_share_of_a_game():
     them, live and retained, and a late watcher is sent only the capped share (it was sent everything)."""
     limits = Limits(lines_per_key=20, publish_rate=0)
     async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
-        async with client(relay.port) as live, client(relay.port) as stranger:
+        async with client(port_of(relay)) as live, client(port_of(relay)) as stranger:
             await live.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
             await publish_all(stranger, chats("stranger", 30))
             got = 0
@@ -364,8 +373,8 @@ async def test_a_key_keeps_at_most_its_share_of_a_game():
                         got += 1
         assert got == 20  # refused past the cap, not forwarded either
         assert len(retained_topics(relay)) == 20
-        assert await late_watcher_receives(relay.port) == 20
-        async with client(relay.port) as other:  # another key still has its own share
+        assert await late_watcher_receives(port_of(relay)) == 20
+        async with client(port_of(relay)) as other:  # another key still has its own share
             await publish_all(other, chats("other", 5))
         assert len(retained_topics(relay)) == 25
 
@@ -377,11 +386,11 @@ async def test_many_keys_from_one_address_count_as_one_owner():
     limits = Limits(lines_per_owner_game=40, lines_per_owner=60, publish_rate=0)
     async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
         async with contextlib.AsyncExitStack() as stack:
-            writers = [await stack.enter_async_context(client(relay.port)) for _ in range(6)]
+            writers = [await stack.enter_async_context(client(port_of(relay))) for _ in range(6)]
             await asyncio.gather(*(publish_all(writer, chats(f"flood {n}", 10)) for n, writer in enumerate(writers)))
         assert len(retained_topics(relay)) == 40
-        assert await late_watcher_receives(relay.port) == 40
-        async with client(relay.port) as writer:  # another game: the address's own total is the cap there
+        assert await late_watcher_receives(port_of(relay)) == 40
+        async with client(port_of(relay)) as writer:  # another game: the address's own total is the cap there
             await publish_all(writer, chats("flood 9", 30, game_id("H")))
         assert len([t for t in retained_topics(relay) if game_id("H") in t]) == 20
         assert relay.broker.quotas.held("127.0.0.1")[0] == 60
@@ -406,11 +415,11 @@ async def test_the_counts_of_a_private_relay_survive_a_restart(tmp_path):
         ]
 
     async with EmbeddedRelay(settings) as relay:
-        async with client(relay.port, username=mine.name, password=mine.password) as writer:
+        async with client(port_of(relay), username=mine.name, password=mine.password) as writer:
             await publish_all(writer, own(8))
     async with EmbeddedRelay(settings) as relay:
         assert relay.broker.quotas.held(mine.name)[0] == 8
-        async with client(relay.port, username=mine.name, password=mine.password) as writer:
+        async with client(port_of(relay), username=mine.name, password=mine.password) as writer:
             await publish_all(writer, own(8, first=9))
         assert len(retained_topics(relay)) == 10
 
@@ -419,7 +428,7 @@ async def test_the_counts_of_a_private_relay_survive_a_restart(tmp_path):
 async def test_presence_moves_forward_at_the_cap():
     """A key at its cap still replaces what a topic holds (presence): a cap adds no topics, it takes none away."""
     limits = Limits(lines_per_key=3, publish_rate=0)
-    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, client(relay.port) as writer:
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, client(port_of(relay)) as writer:
         me = key("player")
         await publish_all(writer, chats("player", 2))
         for seq in (1, 2):
@@ -437,10 +446,10 @@ async def test_what_a_line_makes_the_relay_send_is_charged_to_its_publisher():
     its next lines wait (it was one token a line, whatever the fan-out: 60 subscribers made a 60-fold flood)."""
     limits = Limits(publish_rate=0, delivery_rate=100.0, delivery_burst=10)
     async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, contextlib.AsyncExitStack() as stack:
-        readers = [await stack.enter_async_context(client(relay.port)) for _ in range(10)]
+        readers = [await stack.enter_async_context(client(port_of(relay))) for _ in range(10)]
         for reader in readers:
             await reader.subscribe("olixono/1/fan/#", qos=1)
-        writer = await stack.enter_async_context(client(relay.port))
+        writer = await stack.enter_async_context(client(port_of(relay)))
         started = time.monotonic()
         for n in range(20):
             await writer.publish(f"olixono/1/fan/{n}", b"x", qos=1)

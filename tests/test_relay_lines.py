@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from protocol_helpers import GUEST, HOST, STRANGER, full_game
+from protocol_helpers import GUEST, HOST, STRANGER, full_game, game_id_in, result_of
 from relay_fixtures import Account, Relay, gather_messages, make_accounts
 
 from client.flows import network
@@ -119,7 +119,7 @@ async def embedded(request, tmp_path):
 async def test_nobody_can_erase_or_replace_a_finished_games_lines_on_the_embedded_relay(embedded):
     relay, accounts = embedded
     host, _ = finished()
-    loser = next(key for player, key in host.seats.items() if player != host.result.winner)
+    loser = next(key for player, key in host.seats.items() if player != result_of(host).winner)
     loser_identity = HOST if loser == HOST.public else GUEST
 
     def client_of(identity):
@@ -130,7 +130,7 @@ async def test_nobody_can_erase_or_replace_a_finished_games_lines_on_the_embedde
             message = decode(line)
             await _publish(h if message.signer == HOST.public else g, topic_for(message), line.encode())
     reader = accounts.get(HOST.public)
-    before = await _retained(relay, host.game_id, reader)
+    before = await _retained(relay, game_id_in(host), reader)
     assert len(before) == len(host.transcript)
     last = max((m for m in host.chain if m.signer == loser), key=lambda m: m.seq)
     twin = GameSession.restore([m.line for m in host.chain[: last.seq]], loser_identity)
@@ -141,7 +141,7 @@ async def test_nobody_can_erase_or_replace_a_finished_games_lines_on_the_embedde
         if not accounts:  # a stranger, on an anonymous relay, empties the winner's last line, or fills it with junk
             await _publish(attacker, topic_for(host.chain[-1]), b"")
             await _publish(attacker, topic_for(host.chain[-1]), b"junk")
-    assert await _retained(relay, host.game_id, reader) == before
+    assert await _retained(relay, game_id_in(host), reader) == before
     late = GameSession(host.game_id)
     late.receive_all(before.values())
     assert late.result == host.result and not late.proofs

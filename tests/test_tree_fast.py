@@ -15,6 +15,7 @@ import time
 import tracemalloc
 
 import pytest
+from bot_helpers import analysis_of
 from extensions import require_extension
 from test_bots_fast import FULL
 from test_search import ALLOWS_WIN_IN_TWO, assert_proofs_exact, endgame, midgame, minimax, wins_in_two
@@ -244,17 +245,17 @@ def test_the_tree_is_kept_between_moves():
     board.play(bot.choose(board))
     kept = bot._memory["kept"].root
     assert isinstance(kept, bot_oxono.TreeNode)
-    board.play(bot.analysis.pv[1])  # the reply the search expected
+    board.play(analysis_of(bot).pv[1].text())  # the reply the search expected
     bot.choose(board)
-    assert sum(c.visits for c in bot.analysis.candidates) > bot.analysis.iterations  # its subtree came along
+    assert sum(c.visits for c in analysis_of(bot).candidates) > analysis_of(bot).iterations  # its subtree came along
     with pytest.raises(ValueError, match="searched on"):
         kept.children  # the tree was rerooted below it: the old handle says so
     for _ in range(4):  # and on, move after move, as a game goes
         if board.outcome() is not None:
             break
         board.play(bot.choose(board))
-        if board.outcome() is None and len(bot.analysis.pv) > 1:
-            board.play(bot.analysis.pv[1])
+        if board.outcome() is None and len(analysis_of(bot).pv) > 1:
+            board.play(analysis_of(bot).pv[1].text())
 
 
 def snapshot(node: bot_oxono.TreeNode) -> tuple:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from browser_helpers import browser, needs_browser  # noqa: F401 (browser: a fixture)
 from network_helpers import Seat, game_id_of, transcript
+from protocol_helpers import result_of
 from relay_fixtures import Relay, make_tls, needs_mosquitto
 
 from client.flows import network
@@ -111,7 +112,9 @@ async def test_a_bot_game_watched_live_from_the_page_and_by_a_late_watcher(tmp_p
             host, game = await bot_game(tmp_path, relay, kind, tab, link)
             session = GameSession.restore(transcript(host, game))
             live = await shown(tab)
-            assert live["code"] == session.result.code() and live["result"].endswith(f"({session.result.code()})")
+            assert live["code"] == result_of(session).code() and live["result"].endswith(
+                f"({result_of(session).code()})"
+            )
             assert [item.split()[-1] for item in live["moves"]] == [m.move for m in session.standing()]
             assert live["rejected"] == [] and live["squares"] == session.board.WIDTH**2
             clocks = session.clocks  # both clocks, as the record has them at the end (a timed game)
@@ -162,7 +165,7 @@ async def test_an_equivocation_is_shown_with_its_proof(tmp_path, browser):
         page = await shown(tab)
         from client.words.record import proof_text
 
-        assert page["code"] == python.result.code() and first != second
+        assert page["code"] == result_of(python).code() and first != second
         assert page["proofs"] == [proof_text(python, proof, python.name_of) for proof in python.proofs]
     finally:
         await relay.stop()

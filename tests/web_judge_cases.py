@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from protocol_helpers import identity_of, playable
+
 from protocol import GameSession, Identity
 from protocol import events as ev
 from protocol.keys import b64
@@ -370,13 +372,13 @@ class Game:
                 self.both(mine.resign().line)
                 break
             if roll < 0.06:  # the waiter resigns while the actor plays its turn: a race
-                moved = self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text(), receipted=False)
+                moved = self.timed_move(mine, theirs, rng.choice(playable(mine)), receipted=False)
                 resigned = theirs.resign().line
                 self.append(moved, resigned)
                 mine.receive(resigned)
                 theirs.receive(moved)
                 break
-            if mine.proposal is not None and mine.proposal != mine.player_of(mine.identity.public):
+            if mine.proposal is not None and mine.proposal != mine.player_of(identity_of(mine).public):
                 answer = rng.random()
                 if answer < 0.3 and mine.may("agree") is None:
                     self.both(mine.agree().line)
@@ -396,12 +398,12 @@ class Game:
                 self.take_back(mine, theirs)
                 continue
             if rng.random() < 0.04:  # the waiter signs a move out of turn (its next line is at a later seq)
-                text = rng.choice(theirs.board.legal_moves()).text() if theirs.board.legal_moves() else "a1"
-                self.junk.append(self.signed(theirs.identity, "move", [*self.chain_fields(theirs), ("move", text)]))
+                text = rng.choice(playable(theirs)) if theirs.board.legal_moves() else "a1"
+                self.junk.append(self.signed(identity_of(theirs), "move", [*self.chain_fields(theirs), ("move", text)]))
             clocks, board = mine.clocks, mine.board
             if clocks is not None and board is not None and mine.first_move_ms is None and clocks[board.turn] <= 1000:
                 break  # nearly out of time: the game is left to a claim or a concession
-            self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text())
+            self.timed_move(mine, theirs, rng.choice(playable(mine)))
         if not self.host.over and self.host.started and rng.random() < (0.9 if self.witness is not None else 0.5):
             self.claim()
 
@@ -418,7 +420,10 @@ class Game:
                 return
             self.both(theirs.takeback(2).line)
         if rng.random() < 0.2:  # refused (a refusal of the other's), or left to lapse
-            if mine.takeback_of(theirs.identity.public) is not None and mine.takeback_of(mine.identity.public) is None:
+            if (
+                mine.takeback_of(identity_of(theirs).public) is not None
+                and mine.takeback_of(identity_of(mine).public) is None
+            ):
                 self.both(mine.takeback(0).line)
             return
         think = None
@@ -428,7 +433,7 @@ class Game:
         out = mine.undo(think)
         self.both(out.line)
         if out.message.plies == 1:
-            self.left_at[mine.identity.public.raw] = self.now
+            self.left_at[identity_of(mine).public.raw] = self.now
             self.receipt(theirs, out.message.seq)
 
     def equivocate(self) -> None:
@@ -590,7 +595,7 @@ class Game:
                 ]
             )
             if text not in legal:
-                self.junk.append(self.signed(mine.identity, "move", [*self.chain_fields(mine), ("move", text)]))
+                self.junk.append(self.signed(identity_of(mine), "move", [*self.chain_fields(mine), ("move", text)]))
         if self.host.over:
             head = self.host.head
             assert head is not None
@@ -598,9 +603,9 @@ class Game:
             if rng.random() < 0.3 and head.type in ("move", "agree"):
                 quiet = rng.choice([self.host, self.guest])
             if rng.random() < 0.3 and not (
-                head.signer == quiet.identity.public and head.type in ("abort", "resign", "agree")
+                head.signer == identity_of(quiet).public and head.type in ("abort", "resign", "agree")
             ):
-                self.junk.append(self.signed(quiet.identity, "move", [*self.chain_fields(quiet), ("move", "a1")]))
+                self.junk.append(self.signed(identity_of(quiet), "move", [*self.chain_fields(quiet), ("move", "a1")]))
             if self.host.guest is not None and rng.random() < 0.5:
                 for session in rng.sample([self.host, self.guest], rng.choice([1, 2])):
                     if session.over:
