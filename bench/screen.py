@@ -97,16 +97,17 @@ async def play(folder: Path, moves: int) -> tuple[list[int], float]:
         box: dict[str, GameRunner] = {}
         with create_pipe_input() as pipe:
             output = Vt100_Output(
-                terminal,
+                terminal,  # type: ignore[arg-type]
                 lambda: Size(rows=ROWS, columns=COLUMNS),
-                term="xterm-256color",  # type: ignore[arg-type]
+                term="xterm-256color",
                 enable_cpr=False,
             )
             screen = game_screen(input=pipe, output=output, log_file=folder / "client.log")
 
             async def front(runner: GameRunner) -> int:
                 box["runner"] = runner
-                return await screen(runner)
+                status: int = await screen(runner)
+                return status
 
             options = network.Options(
                 relay=url,
@@ -133,6 +134,7 @@ async def play(folder: Path, moves: int) -> tuple[list[int], float]:
                         await asyncio.sleep(0.01)
                         continue
                     count = core.session.moves
+                    assert core.session.board is not None
                     pipe.send_text(rng.choice(core.session.board.legal_moves()).text() + "\r")
                     while core.session.moves == count:
                         await asyncio.sleep(0.005)
