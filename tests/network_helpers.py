@@ -14,10 +14,17 @@ from client.shell.journal import Journal
 from protocol import GameSession, Identity
 
 
+class Reachable(Protocol):
+    """What a :class:`Seat` is given to play through: anything with a relay's URL (a relay, a proxy, several)."""
+
+    @property
+    def url(self) -> str: ...
+
+
 class Seat:
     """One flow's options, identity, journal folder and printed lines."""
 
-    def __init__(self, tmp_path, name: str, relay: Relay | Via, **changes) -> None:
+    def __init__(self, tmp_path, name: str, relay: Reachable, **changes) -> None:
         self.lines: list[str] = []
         self.identity = Identity.generate()
         self.options = network.Options(

@@ -6,7 +6,7 @@ import random
 from typing import Any, Protocol
 
 from olixono.common import Board
-from protocol import GameSession, Identity, LineRejected, Message, PublicKey, Result
+from protocol import GameSession, Identity, LineRejected, Message, Outgoing, PublicKey, Result
 
 HOST = Identity.from_seed(bytes(range(32)))
 GUEST = Identity.from_seed(bytes(range(1, 33)))
@@ -51,6 +51,20 @@ def game_id_in(session: GameSession) -> str:
     """The session's game id (known once the offer is in)."""
     assert session.game_id is not None
     return session.game_id
+
+
+def seat_of(session: GameSession, key: PublicKey) -> str:
+    """The player (``first``, ``second``) whose seat ``key`` holds in ``session``'s game (the seats are drawn)."""
+    player = session.player_of(key)
+    assert player is not None, f"{key.fingerprint} holds no seat"
+    return player
+
+
+def confirm_of(session: GameSession) -> Outgoing:
+    """The session's line confirming the result (the game is over, and the session may confirm it)."""
+    out = session.confirm()
+    assert out is not None, "nothing to confirm"
+    return out
 
 
 def result_of(session: GameSession) -> Result:

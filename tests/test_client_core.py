@@ -18,6 +18,7 @@ from protocol import (
     LineRejected,
     MoveApplied,
     Phase,
+    PublicKey,
     copy_topic,
     decode,
     topic_for,
@@ -82,6 +83,20 @@ class Relay:
         step = core.feed(line)
         self.record(core, step)
         self.publish(Step(step.publish))
+
+
+def my_player(core: GameCore) -> str:
+    """The seat of ``core``'s player (``first`` or ``second``): the game's seats are drawn."""
+    player = core.my_player
+    assert player is not None, "not seated"
+    return player
+
+
+def my_key(core: GameCore) -> PublicKey:
+    """``core``'s own key (a player's or a watcher's with one)."""
+    key = core.me
+    assert key is not None, "a watcher without a key"
+    return key
 
 
 def hosted(kind: str = "oxono") -> tuple[Relay, GameCore, GameCore, MemoryJournal, MemoryJournal]:

@@ -11,7 +11,7 @@ import pytest
 from protocol_helpers import GUEST, HOST, identity_of, play_moves, playable, rejected, result_of, start
 from test_protocol_receipts import OFFSETS, Table, table
 
-from protocol import GameSession, check_equivocation_proof, verify_transcript
+from protocol import GameSession, Outgoing, check_equivocation_proof, verify_transcript
 from protocol.clock import ABANDONED_MS, DAY_MS, GRACE_MS, LAG_MOST_MS, SLACK_MS, answer_window, dispute_bound
 from protocol.domain import ResultReason
 from protocol.errors import LocalProtocolError
@@ -708,7 +708,7 @@ def test_a_receipt_signed_twice_counts_for_nothing():
     assert seated.watcher.proofs and seated.watcher.result == result, events
 
 
-def receipted_twice_then_disputed() -> tuple[Table, object, list[str], str]:
+def receipted_twice_then_disputed() -> tuple[Table, Outgoing, list[str], str]:
     """The claimant receipts the move that came after its claim twice (a proof, never deciding), then closes the claim
     over it (a time dispute): the table (the watcher has the lines up to the claim), the late move, the two receipts
     and the timeout."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -18,6 +19,7 @@ from protocol_helpers import (
     SALT,
     SECRET,
     STRANGER,
+    board_of,
     game_id_in,
     head_of,
     identity_of,
@@ -128,7 +130,7 @@ def played_over_a_relay(copies: bool) -> tuple[Retained, GameSession, GameSessio
 
 def rewrite(relay: Retained, loser: GameSession, erase: bool) -> None:
     """The loser, after the game, rewrites the topic of their resignation (an account may rewrite its own topics)."""
-    resign = loser.head
+    resign = head_of(loser)
     topic = f"olixono/1/games/{loser.game_id}/{resign.signer.text}/{resign.seq}"
     if erase:
         del relay.topics[topic]
@@ -176,7 +178,7 @@ def junk(session: GameSession, keys: list[Identity], rng: random.Random) -> list
         parent = rng.choice(chain)
         seq = parent.seq + 1 if rng.random() < 0.5 else rng.randrange(1, 400)
         fields = [
-            ("game", session.game_id),
+            ("game", game_id_in(session)),
             ("seq", str(seq)),
             ("prev", parent.hash if rng.random() < 0.5 else b64(rng.randbytes(32))),
         ]
@@ -187,7 +189,7 @@ def junk(session: GameSession, keys: list[Identity], rng: random.Random) -> list
             fields = [*fields[:2], ("prev", chain[0].hash), ("text", "spam")]
         elif kind == "join":
             fields = [
-                ("game", session.game_id),
+                ("game", game_id_in(session)),
                 ("seq", "1"),
                 ("prev", chain[0].hash),
                 ("terms", DEFAULT_TERMS),
@@ -199,7 +201,7 @@ def junk(session: GameSession, keys: list[Identity], rng: random.Random) -> list
     return lines
 
 
-def watch_with_redelivery(game: str, lines: list[str], rounds: int = 4) -> tuple[GameSession, int]:
+def watch_with_redelivery(game: str, lines: Sequence[str | bytes], rounds: int = 4) -> tuple[GameSession, int]:
     """A late spectator fed everything a relay retains; on ResyncNeeded it subscribes again (the relay resends all)."""
     spectator = GameSession(game)
     for deliveries in range(1, rounds + 1):
@@ -297,7 +299,7 @@ def test_one_stranger_key_equivocating_twenty_thousand_times_leaves_no_record():
             [("game", game_id_in(host)), ("seq", "4"), ("prev", host.chain[3].hash), ("move", move.text())],
             stranger,
         )
-        for move in host.board.legal_moves()
+        for move in board_of(host).legal_moves()
     ] * 3
     events = host.receive_all(lines)
     assert not host.proofs and not host.compromised_by and set(rejected(events)) == {"wrong-signer"}
@@ -325,6 +327,7 @@ def test_join_twice_returns_the_same_line_and_keeps_the_secret():
     again = guest.join()
     assert again.line == first.line and again.events == ()
     secret = guest.secret
+    assert secret is not None
     assert first.message.value("commit") == commitment(secret)
     with pytest.raises(LocalProtocolError, match="another secret"):
         guest.join(b64(bytes(16)))
@@ -499,7 +502,7 @@ def test_honest_games_always_finish_whatever_strangers_publish(seed, junk_count,
     play_moves(host, guest, seed)
     pool = strangers(min(keys, junk_count) or 1, seed)
     rng = random.Random(seed)
-    noise = junk(host, [rng.choice(pool) for _ in range(junk_count)], rng)
+    noise: list[str | bytes] = [*junk(host, [rng.choice(pool) for _ in range(junk_count)], rng)]
     noise += [b"\xff garbage", "olixono/1 move game=x", host.transcript[-1]]
     lines = [*host.transcript, *noise]
     shuffle.shuffle(lines)
@@ -516,7 +519,9 @@ def test_seating_the_guest_purges_strangers_waiting_lines_without_refusing_the_h
     assert host.receive(waiting) == []  # kept: the stranger might be the guest
     host.receive(guest.join(SECRET).line)
     out = host.accept(GUEST.public, SALT)  # does not raise: the purge's rejection is the stranger's, not ours
-    assert rejected(out.events) == ["wrong-signer"] and out.events[0].line == out.events[0].message.line
+    applied = out.events[0]
+    assert rejected(out.events) == ["wrong-signer"] and isinstance(applied, LineApplied)
+    assert applied.line == applied.message.line
     assert host.guest == GUEST.public and not len(host._waiting)
 
 
@@ -530,7 +535,7 @@ def test_an_accept_never_seats_a_join_that_was_refused(case):
     invite = GUEST.public if case == "not invited" else None
     terms = "clock:300+3,rules:1" if case == "other terms" else "rules:1"
     host, out = GameSession.offer("oxono", HOST, nonce=NONCE, at=AT, invite=invite, terms=terms)
-    game, offer_hash = host.game_id, decode(out.line).hash
+    game, offer_hash = game_id_in(host), decode(out.line).hash
     joiner = STRANGER if case == "not invited" else GUEST
     join = encode(
         "join",

@@ -8,7 +8,20 @@ import random
 from dataclasses import dataclass, field
 
 import pytest
-from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, game_id_in, identity_of, playable, rejected, start
+from protocol_helpers import (
+    AT,
+    GUEST,
+    HOST,
+    NONCE,
+    SALT,
+    SECRET,
+    game_id_in,
+    identity_of,
+    playable,
+    rejected,
+    seat_of,
+    start,
+)
 
 from protocol import GameSession, verify_transcript
 from protocol.clock import LAG_MOST_MS, SLACK_MS, Answer
@@ -114,7 +127,7 @@ def test_thinking_left_unreported_shows_as_unexplained_on_that_player_alone():
     seated = table()
     for _ in range(6):
         seated.play(500)
-    cheat = seated.watcher.player_of(identity_of(seated.mover()).public)
+    cheat = seat_of(seated.watcher, identity_of(seated.mover()).public)
     seated.play(6000, claimed=100)  # thought 6 s, says 0.1 s: charged the floor on the official clock
     for _ in range(4):
         seated.play(500)
@@ -135,12 +148,12 @@ def test_delaying_receipts_hides_at_most_the_lag_allowance(held_back):
             claimed=1000 if host_moves else None,
             receipt_delay=held_back if not host_moves else 0,
         )  # the host, receiving, holds its receipts back
-    host = seated.watcher.player_of(HOST.public)
+    host = seat_of(seated.watcher, HOST.public)
     used = seated.watcher.time_used()
     trip = 2 * seated.delay  # the network's round trip: the hidden 4 s show whole, less what the held receipts hide
     hidden = 4000 - (min(trip + held_back, LAG_MOST_MS) - trip) - SLACK_MS
     assert used[host].measured >= 4 and used[host].unexplained == used[host].measured * hidden
-    assert used[seated.watcher.player_of(GUEST.public)].unexplained == 0
+    assert used[seat_of(seated.watcher, GUEST.public)].unexplained == 0
 
 
 def test_every_receiver_computes_the_same_from_the_record_alone():
@@ -243,7 +256,7 @@ def test_a_player_who_says_it_had_the_others_moves_late_cannot_shed_its_own_thin
         else:
             seated.play(700, recv_bias=4000)  # the host dates its receipts of the guest's moves 4 s late
     used = seated.watcher.time_used()
-    host, guest = (seated.watcher.player_of(key) for key in (HOST.public, GUEST.public))
+    host, guest = (seat_of(seated.watcher, key) for key in (HOST.public, GUEST.public))
     assert used[host].measured == 6 and used[host].unexplained == 6 * (4000 - SLACK_MS)
     assert used[guest].unexplained > 0  # it may make the other's moves look slow: never its own look fast
 

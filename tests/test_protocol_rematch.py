@@ -20,9 +20,9 @@ def over() -> tuple[GameSession, GameSession]:
 def rematch_line(
     session: GameSession, identity, next_game: str, seq: int | None = None, prev: str | None = None
 ) -> str:
-    head = session.head
+    head = head_of(session)
     fields = [
-        ("game", session.game_id),
+        ("game", game_id_in(session)),
         ("seq", str(head.seq if seq is None else seq)),
         ("prev", head.hash if prev is None else prev),
         ("next", next_game),
@@ -32,12 +32,14 @@ def rematch_line(
 
 def test_both_players_ask_and_the_rematch_is_the_game_they_name():
     host, guest = over()
+    assert host.terms is not None
     nxt, _ = GameSession.offer("olix", GUEST, invite=HOST.public, terms=rematch_terms(host.terms, "host"), at=AT)
     asked = guest.ask_rematch(game_id_in(nxt))
     assert asked.topic == topic_for(asked.message) and asked.topic.endswith(f"/{GUEST.public.text}/rematch")
     assert guest.ask_rematch(game_id_in(nxt)).line == asked.line  # asked again: the same line
     events = host.receive(asked.line)
-    assert [type(e) for e in events] == [RematchAsked] and events[0].game == nxt.game_id
+    (asked_for,) = events
+    assert isinstance(asked_for, RematchAsked) and asked_for.game == nxt.game_id
     assert host.rematch_of(GUEST.public) == nxt.game_id and host.rematch is None  # one player only: not agreed yet
     guest.receive(host.ask_rematch(game_id_in(nxt)).line)
     assert host.rematch == guest.rematch == nxt.game_id
@@ -47,11 +49,12 @@ def test_both_players_ask_and_the_rematch_is_the_game_they_name():
 
 def test_two_players_who_both_proposed_agree_on_the_lower_game_id():
     host, guest = over()
+    assert host.terms is not None
     mine, _ = GameSession.offer("olix", HOST, invite=GUEST.public, terms=rematch_terms(host.terms, "guest"), at=AT)
     theirs, _ = GameSession.offer("olix", GUEST, invite=HOST.public, terms=rematch_terms(host.terms, "host"), at=AT)
     guest.receive(host.ask_rematch(game_id_in(mine)).line)
     host.receive(guest.ask_rematch(game_id_in(theirs)).line)
-    assert host.rematch == guest.rematch == min(mine.game_id, theirs.game_id)
+    assert host.rematch == guest.rematch == min(game_id_in(mine), game_id_in(theirs))
 
 
 def test_a_rematch_is_refused_before_the_end_by_a_stranger_forged_twice_or_naming_another_line():

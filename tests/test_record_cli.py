@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import TypedDict
 
 import pytest
 from cli_helpers import finish, games_dir, home, read_until, run, spawn, stop
@@ -25,7 +26,7 @@ from relay_fixtures import Relay, needs_mosquitto
 
 from client.shell.journal import Journal, JournalMeta
 from harness.mqtt import bare_client
-from protocol import GameSession, copy_topic, topic_for, verify_transcript
+from protocol import GameSession, Identity, copy_topic, topic_for, verify_transcript
 from protocol.keys import random_token
 from relay.mosquitto import free_port
 
@@ -41,10 +42,11 @@ class Person:
     env: dict[str, str]
 
     async def type(self, text: str) -> None:
+        assert self.process.stdin is not None
         self.process.stdin.write(text.encode() + b"\n")
         await self.process.stdin.drain()
 
-    async def sees(self, pattern: str) -> re.Match:
+    async def sees(self, pattern: str) -> re.Match[str]:
         return await read_until(self.process, pattern, self.lines)
 
 
@@ -54,7 +56,8 @@ async def two_at_prompts(relay: Relay, tmp_path, kind: str) -> AsyncIterator[tup
     host and the guest (stopped by their PIDs afterwards)."""
     host_env, _ = home(tmp_path, "host")
     guest_env, _ = home(tmp_path, "guest")
-    host = guest = None
+    host: Person | None = None
+    guest: Person | None = None
     try:
         host = Person(await spawn(host_env, "host", kind, "--relay", relay.url, "--plain", stdin=True), [], host_env)
         game = (await host.sees(r"olixono join (\S{22})")).group(1)
@@ -65,8 +68,8 @@ async def two_at_prompts(relay: Relay, tmp_path, kind: str) -> AsyncIterator[tup
             await person.sees(r"^seats ")
         yield game, host, guest
     finally:
-        for person in (host, guest):
-            await stop(person.process if person is not None else None)
+        for someone in (host, guest):
+            await stop(someone.process if someone is not None else None)
 
 
 async def publish(relay: Relay, topic: str, payload: bytes) -> None:
@@ -75,11 +78,17 @@ async def publish(relay: Relay, topic: str, payload: bytes) -> None:
         await client.publish(topic, payload, qos=1, retain=True)
 
 
-async def bot_game(relay: Relay, tmp_path, kind: str = "oxono") -> tuple[str, dict, dict, GameSession]:
+class Someone(TypedDict):
+    env: dict[str, str]
+    identity: Identity
+
+
+async def bot_game(relay: Relay, tmp_path, kind: str = "oxono") -> tuple[str, Someone, Someone, GameSession]:
     """A whole game between two bots, each ``olixono host``/``join`` of its own: the id, both people, the record."""
     host_env, host_id = home(tmp_path, "host")
     guest_env, guest_id = home(tmp_path, "guest")
-    host = guest = None
+    host: asyncio.subprocess.Process | None = None
+    guest: asyncio.subprocess.Process | None = None
     try:
         host = await spawn(host_env, "host", kind, "--relay", relay.url, "--bot", "random", "--seed", "1")
         host_lines: list[str] = []
@@ -191,6 +200,7 @@ async def test_only_the_first_player_may_abort_after_the_coin_flip(any_relay, tm
         await first.type("abort")  # giving up the better seat: allowed
         for person in (first, second):
             await person.sees(r"^result: aborted by pink before their first move \(aborted\)")
+            assert person.process.stdin is not None
             person.process.stdin.close()
             assert await finish(person.process, person.lines) == 0
 
@@ -254,5 +264,5 @@ async def test_a_journal_that_cannot_be_read_says_why_in_a_sentence(tmp_path):
     code, out, err = await run(env, "export", "--", game_id_in(host))
     assert code == 1 and "holds no offer of that game" in err and "Traceback" not in err, err
     code, out, err = await run(env, "resume")
-    assert code == 0 and host.game_id in out and "holds no offer of that game" in out, out
+    assert code == 0 and game_id_in(host) in out and "holds no offer of that game" in out, out
     assert meta["game"] == host.game_id

@@ -6,10 +6,10 @@ import subprocess
 import sys
 
 import pytest
-from protocol_helpers import full_game, game_id_in, identity_of, offered, playable, result_of, start
+from protocol_helpers import confirm_of, full_game, game_id_in, identity_of, offered, playable, result_of, start
 
 
-def run_verify(path) -> subprocess.CompletedProcess:
+def run_verify(path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "client", "verify", str(path)], capture_output=True, text=True, timeout=60
     )
@@ -119,11 +119,11 @@ def test_the_summary_says_whose_confirmations_agree(tmp_path):
 
     host, guest = full_game("olix", 2)
     assert "result not confirmed yet" in run_verify(write(tmp_path, host.transcript)).stdout
-    mine = host.confirm().line
+    mine = confirm_of(host).line
     line = run_verify(write(tmp_path, [*host.transcript])).stdout
     assert f"result confirmed by {host.name_of(identity_of(host).public)} {identity_of(host).fingerprint} only" in line
     guest.receive(mine)
-    record = GameSession.restore([*host.transcript, guest.confirm().line])
+    record = GameSession.restore([*host.transcript, confirm_of(guest).line])
     result = run_verify(write(tmp_path, record.transcript))
     assert result.returncode == 0 and "result confirmed by both players" in result.stdout
 
@@ -203,7 +203,7 @@ def test_a_record_of_a_host_that_seated_twice_verifies_and_says_what_decided_the
     puppet.receive(host.transcript[0])
     join = puppet.join().line
     fields = [
-        ("game", host.game_id),
+        ("game", game_id_in(host)),
         ("seq", "2"),
         ("prev", line_hash(join)),
         ("guest", identity_of(puppet).public.text),
