@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any, Protocol
+from typing import Any, Protocol, TextIO
 
 from protocol_helpers import board_of, result_of
 from relay_fixtures import Relay
@@ -23,6 +23,9 @@ class Reachable(Protocol):
 
 class Seat:
     """One flow's options, identity, journal folder and printed lines."""
+
+    typing: TextIO
+    """Where a test that types the seat's commands types them (set by that test)."""
 
     def __init__(self, tmp_path, name: str, relay: Reachable, **changes) -> None:
         self.lines: list[str] = []

@@ -9,7 +9,7 @@ import io
 import re
 
 import pytest
-from protocol_helpers import GUEST, HOST, playable, result_of
+from protocol_helpers import GUEST, HOST, board_of, playable, result_of
 from test_client_clock import Clock, movers, play, timed_game
 from test_client_core import Relay, hosted
 
@@ -699,7 +699,7 @@ def test_a_move_in_time_that_the_network_slowed_after_the_claim_is_disputable_on
     clock.now += receipt_back
     relay.publish(Step(tuple(receipts)))
     clock.now = turn_began + left / 1000 - 0.5
-    board = mover.board
+    board = board_of(mover)
     move = next(m for m in board.legal_moves() if not _ends(board, m))
     answer = mover.act(Intent("move", move.text()))  # in time: 0.5 s left
     relay.record(mover, answer)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from protocol_helpers import GUEST, HOST, STRANGER, playable, result_of
+from protocol_helpers import GUEST, HOST, STRANGER, board_of, playable, result_of
 
 from client.cores.intents import Intent, IntentRefused
-from client.cores.network_game import GameCore, Publish, Step
+from client.cores.network_game import GameCore, Notice, Publish, Step, UiEvent
 from client.shell.journal import Journal, JournalMeta
 from protocol import (
     EquivocationDetected,
@@ -53,7 +53,7 @@ class Relay:
     def __init__(self) -> None:
         self.retained: dict[str, str] = {}
         self.cores: list[GameCore] = []
-        self.events: dict[int, list] = {}
+        self.events: dict[int, list[UiEvent]] = {}
         self.journals: dict[int, MemoryJournal] = {}
 
     def attach(self, core: GameCore, journal: MemoryJournal | None = None) -> None:
@@ -148,11 +148,11 @@ def test_the_cores_board_is_one_copy_for_each_state_of_the_record():
     move, and always the record's position."""
     relay, host, guest, *_ = hosted()
     mover = host if host.my_turn else guest
-    first = mover.board
+    first = board_of(mover)
     assert first is mover.board and first.position() == mover.session.position
     relay.publish(mover.act(Intent("move", first.legal_moves()[0].text())), mover)
-    assert mover.board is not first and mover.board.position() == mover.session.position != first.position()
-    assert guest.board.position() == host.board.position()
+    assert mover.board is not first and board_of(mover).position() == mover.session.position != first.position()
+    assert board_of(guest).position() == board_of(host).position()
 
 
 def test_refusals_are_one_sentence_and_sign_nothing():
@@ -233,7 +233,7 @@ def test_a_restored_player_continues_and_a_proof_is_saved(tmp_path):
     other = restored if mover is host else host
     assert any(isinstance(e, MoveApplied) for e in other.feed(step.publish[0].line).events)
     twin = GameSession.restore(mover.session.transcript[:-1], mover.session.identity)
-    fork = twin.move(twin.board.legal_moves()[-1].text()).line
+    fork = twin.move(board_of(twin).legal_moves()[-1].text()).line
     if mover is host:  # the restored guest hands the proof on, to be kept next to its journal
         (proof,) = restored.feed(fork).proofs
         assert restored.seated_proofs == (proof,)  # what the record holds against the game
@@ -280,7 +280,7 @@ def test_the_other_players_rematch_line_is_copied_as_every_line_it_verifies():
     asked = mover.act(Intent("rematch"))
     line = next(item.line for item in asked.publish if item.topic.endswith("/rematch"))
     fed = other.feed(line)
-    assert [item.topic for item in fed.publish] == [copy_topic(decode(line, verify=False), other.me)]
+    assert [item.topic for item in fed.publish] == [copy_topic(decode(line, verify=False), my_key(other))]
     assert fed.journal == () and other.rematch_asked == mover.me
 
 
@@ -293,7 +293,7 @@ def test_the_consoles_rematch_words_say_when_the_other_player_has_left():
     presence = host.presence(False, 1)
     assert presence is not None
     guest.feed(presence.line)
-    assert rematch_brief(guest, "r") == f"no rematch: {guest.session.name_of(host.me)} left"
+    assert rematch_brief(guest, "r") == f"no rematch: {guest.session.name_of(my_key(host))} left"
 
 
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
@@ -313,9 +313,11 @@ def test_a_takeback_asked_agreed_and_carried_out_by_intents(kind):
     asking = waiter.act(Intent("takeback"))
     relay.publish(asking, waiter)
     asked = decode(asking.publish[0].line, verify=False)
-    assert relay.retained[copy_topic(asked, actor.me)] == asked.line  # copied as it came: the asker knows it is there
+    assert (
+        relay.retained[copy_topic(asked, my_key(actor))] == asked.line
+    )  # copied as it came: the asker knows it is there
     said = [describe(actor, e) for e in relay.events[id(actor)]]
-    assert said[-1].endswith("asks to take back the last move: type takeback to agree, takeback no to refuse")
+    assert (said[-1] or "").endswith("asks to take back the last move: type takeback to agree, takeback no to refuse")
     relay.publish(actor.act(Intent("takeback")), actor)
     assert host.played() == guest.played() == played[:-1] and waiter.my_turn
     said = [describe(waiter, e) for e in relay.events[id(waiter)]]
@@ -357,7 +359,7 @@ def test_a_watchers_talk_is_shown_beside_the_game_and_hidden_on_asking():
     assert len(relay.retained) == retained + 1  # the talk line alone: no copy of it
     assert list(host.session.transcript) == transcript and host_journal.written == transcript
     step = host.act(Intent("watchers", "off"))
-    assert step.publish == () and "hidden" in step.events[0].text
+    assert step.publish == () and isinstance(step.events[0], Notice) and "hidden" in step.events[0].text
     relay.publish(watcher.act(Intent("chat", "still here")), watcher)
     said = [event.text for event in relay.events[id(host)] if isinstance(event, TalkReceived)]
     assert said == ["hello"] and TalkReceived(STRANGER.public, 2, "still here") in relay.events[id(guest)]
@@ -371,6 +373,6 @@ def test_a_watchers_talk_is_shown_beside_the_game_and_hidden_on_asking():
     from client.words.commands import parse
 
     assert parse("/watchers OFF", host).intent == Intent("watchers", "off")
-    assert parse("watchers maybe", host).problem.startswith("watchers off hides what the watchers say")
-    assert parse("watchers off", watcher).problem.startswith("watchers off|on is for the players")
+    assert (parse("watchers maybe", host).problem or "").startswith("watchers off hides what the watchers say")
+    assert (parse("watchers off", watcher).problem or "").startswith("watchers off|on is for the players")
     assert parse("say hi", watcher).intent == Intent("chat", "hi")

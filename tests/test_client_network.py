@@ -12,11 +12,11 @@ import gc
 import io
 import os
 import re
-from typing import TextIO
+from typing import Any, TextIO
 
 import pytest
 from network_helpers import Seat, cancelled, game_id_of, on_the_chain, transcript
-from protocol_helpers import result_of
+from protocol_helpers import board_of, game_id_in, result_of
 from relay_fixtures import Relay, RelayProcess, make_accounts, needs_mosquitto
 
 from client.flows import network
@@ -213,12 +213,12 @@ async def test_the_lobby_lists_each_offers_time_control_in_its_clock_column(any_
     from protocol.clock import TimeControl
 
     hosts = {term: Identity.generate() for term in ("clock:300+3", "days:3", "")}
-    games = {}
+    games: dict[str, str] = {}
     async with any_relay.client() as publisher:
         for term, identity in hosts.items():
             terms = ",".join(sorted(["rules:1", *([term] if term else [])]))
             session, out = GameSession.offer("oxono", identity, terms=terms)
-            games[term] = session.game_id
+            games[term] = game_id_in(session)
             await publisher.publish(topic_for(out.message), out.line.encode(), qos=1, retain=True)
     lobby = Seat(tmp_path, "lobby", any_relay)
     assert await network.games(lobby.options) == 0
@@ -336,7 +336,7 @@ async def test_leaving_while_lines_arrive_leaves_no_writer_behind(any_relay):
     address = RelayAddress(False, "127.0.0.1", any_relay.port)
     tree = "olixono/1/burst"  # not a game topic: the relay keeps only signed lines on those
     loop = asyncio.get_running_loop()
-    errors: list[dict] = []
+    errors: list[dict[str, Any]] = []
     previous = loop.get_exception_handler()
     loop.set_exception_handler(lambda _, context: errors.append(context))
     publisher = Link(address)
@@ -422,7 +422,7 @@ async def test_a_person_gets_a_rematch_from_the_bot_seat_that_beat_them(any_rela
     assert problem is None and again is None and transcript(host, rematch) == transcript(guest, rematch)
     assert result_of(first).reason == "resigned" and result_of(first).winner_key == host.identity.public
     assert second.host == guest.identity.public and second.invite == host.identity.public
-    players = first.board.PLAYERS
+    players = board_of(first).PLAYERS
     assert [second.seats[p] for p in players] == [first.seats[p] for p in reversed(players)]  # colours swapped
     assert result_of(second).reason == "resigned" and result_of(second).winner_key == host.identity.public
     assert sum(line.startswith("chat ") and BOT_SEAT in line for line in host.lines) == 2  # the bot's, each game
@@ -700,7 +700,7 @@ async def test_two_plain_players_agree_to_a_rematch_and_play_it_on_with_the_colo
     assert result_of(first).reason == "resigned" and verify_transcript(transcript(host, game))[1] is None
     assert second.host == guest.identity.public and second.invite == host.identity.public
     assert second.kind == kind and second.clock == first.clock  # the same terms
-    players = first.board.PLAYERS
+    players = board_of(first).PLAYERS
     assert [second.seats[p] for p in players] == [first.seats[p] for p in reversed(players)]  # colours swapped
     assert result_of(second).reason == "resigned" and result_of(second).winner_key == guest.identity.public
 

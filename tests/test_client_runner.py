@@ -7,11 +7,12 @@ import contextlib
 import random
 
 import pytest
-from protocol_helpers import identity_of, playable, start
+from protocol_helpers import game_id_in, identity_of, playable, start
+from test_client_clock import Clock
 
 from client.cores import relay_books
 from client.cores.intents import Intent
-from client.cores.network_game import GameCore
+from client.cores.network_game import GameCore, Notice
 from client.shell import runner as runner_module
 from client.shell.runner import GameRunner
 from protocol.keys import PublicKey
@@ -32,6 +33,7 @@ class FakeLink:
         self.narrowed_to: list[str] = []
         self.dropped: list[str] = []  # what the narrowing gave up on the connection
         self.callbacks = callbacks
+        self.last_will: tuple[str, str] | None = None  # what a test says the relay holds as this connection's will
 
     def send(self, topic: str, line: str) -> bool:
         self.sent.append((asyncio.get_running_loop().time(), topic, line))
@@ -560,7 +562,7 @@ async def test_junk_from_strangers_is_counted_not_printed(monkeypatch):
 
     monkeypatch.setattr(runner_module, "COUNT_EVERY", 0.05)
     host = seated_runners()[0]
-    game = host.core.session.game_id
+    game = game_id_in(host.core.session)
     strangers = [Identity.generate() for _ in range(3)]
     other_game, _ = GameSession.offer("oxono", strangers[0])
     for n in range(600):
@@ -604,7 +606,7 @@ async def test_a_players_refused_lines_are_shown_up_to_a_few_then_counted(monkey
     while not host.events.empty():
         events.append(host.events.get_nowait())
     assert len([event for event in events if isinstance(event, LineRejected)]) == runner_module.SHOWN_PER_PLAYER
-    assert events[-1].text == "ignored 20 lines from 1 key (refused, not shown)"
+    assert isinstance(events[-1], Notice) and events[-1].text == "ignored 20 lines from 1 key (refused, not shown)"
 
 
 def test_a_bot_seat_never_holds_the_program_while_it_thinks():
@@ -626,7 +628,7 @@ def test_a_bot_seat_never_holds_the_program_while_it_thinks():
     async def seat() -> None:
         runners = seated_runners()
         mover = runners[0] if runners[0].core.my_turn else runners[1]
-        front = asyncio.create_task(bot_front(SlowBot(), lambda text: None)(mover))
+        front = asyncio.create_task(bot_front(SlowBot(), lambda text: None)(mover))  # type: ignore[arg-type]  # choose alone
         while not SlowBot.thinking.is_set():
             await asyncio.sleep(0.01)
         front.cancel()  # what Ctrl-C does to the front end
@@ -662,12 +664,13 @@ async def test_a_request_that_fails_in_its_own_task_is_shown_never_lost():
     while not runner.events.empty():
         told.append(runner.events.get_nowait())
     assert any(
-        "request to the relay failed" in getattr(event, "text", "") and "made no sense" in event.text for event in told
+        isinstance(event, Notice) and "request to the relay failed" in event.text and "made no sense" in event.text
+        for event in told
     ), told
 
 
 # -- what time alone calls for, after a stall ---------------------------------------------------------------------
-def auto_claimant(monkeypatch) -> tuple[GameRunner, GameCore, object]:
+def auto_claimant(monkeypatch) -> tuple[GameRunner, GameCore, Clock]:
     """A runner with ``--claim auto`` whose opponent is to move in a 1+0 game (its ticks 20 ms apart, a stall past
     0.1 s held 0.1 s), caught up; the opponent's core, and the injected clock of both."""
     from test_client_clock import movers, play, timed_game
@@ -779,13 +782,14 @@ async def test_each_relay_hears_here_under_the_seq_of_the_will_it_holds_and_one_
     assert runner.connections == 2
     runner.narrowed = True
     runner._asked.add("asked-copy-topic")
-    await runner._connected(first)  # its catch-up ends after the second relay's connection took seq 2
+    await runner._connected(first)  # type: ignore[arg-type]  # its catch-up ends after the second relay's connection took seq 2
     here = decode(first.sent[0][2])
     assert here.type.value == "presence" and here.seq == 1 and "state=here" in first.sent[0][2]
     assert runner.narrowed and runner._asked == {"asked-copy-topic"} and first.narrowed_to
     assert not runner.books.catching and runner.books.up_to_date
     gone = other._received  # a receiver of the first relay alone: here 1, then that relay's will, gone 1
     await gone(first.sent[0][1], first.sent[0][2].encode())
+    assert first.last_will is not None
     await gone(first.last_will[0], first.last_will[1].encode())
     assert other.core.session.present(own_key(runner)) is False
 

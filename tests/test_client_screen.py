@@ -16,7 +16,7 @@ import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
-from protocol_helpers import identity_of
+from protocol_helpers import board_of, identity_of
 from test_client_network import Seat, game_id_of, transcript
 
 from client.flows import network
@@ -367,7 +367,7 @@ def test_olix_shows_its_scoreboard_and_underlines_the_stones_that_hold_markers()
     table = network_table(host)
     assert "markers 0 to 0: level" in "".join(f[1] for f in board_fragments(table, False))
     play_moves(host, guest, seed=0, plies=60)
-    board = host.board
+    board = board_of(host)
     held = held_squares(board)
     assert held  # some formations hold markers after 60 stones
     fragments = board_fragments(table, False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from protocol_helpers import GUEST, HOST, identity_of, play_moves, playable, rejected, result_of, start
+from protocol_helpers import GUEST, HOST, board_of, identity_of, play_moves, playable, rejected, result_of, start
 from test_protocol_receipts import OFFSETS, Table, table
 
 from protocol import GameSession, Outgoing, check_equivocation_proof, verify_transcript
@@ -619,7 +619,7 @@ def _winning_move(sign: bool = True):
     seated = table("clock:300+5,rules:1")
     while True:
         mover = seated.mover()
-        board = mover.board
+        board = board_of(mover)
         ending = next((m for m in board.legal_moves() if _ends(board, m)), None)
         if ending is not None or len(seated.watcher.chain) > 400:
             break
@@ -859,7 +859,7 @@ def test_a_flag_claim_of_a_turn_a_forfeit_cut_is_kept_in_every_order():
     twin = GameSession.restore(mover.transcript, mover.identity)
     moves = [
         session.move(text, think_ms=500).line
-        for session, text in zip((mover, twin), [move.text() for move in mover.board.legal_moves()[:2]])
+        for session, text in zip((mover, twin), [move.text() for move in board_of(mover).legal_moves()[:2]])
     ]
     records = set()
     for order in itertools.permutations([flag, *moves]):

@@ -9,7 +9,18 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from protocol_helpers import game_id_in, head_of, identity_of, mover, play_moves, playable, rejected, result_of, start
+from protocol_helpers import (
+    board_of,
+    game_id_in,
+    head_of,
+    identity_of,
+    mover,
+    play_moves,
+    playable,
+    rejected,
+    result_of,
+    start,
+)
 
 from protocol import (
     EndDeclined,
@@ -49,14 +60,16 @@ def test_a_resignation_while_the_opponent_thinks_stands_over_their_move(kind):
     move = actor.move(playable(actor)[0])  # signed before the resignation arrived
     events = actor.receive(resign.line)
     assert [type(e).__name__ for e in events][:2] == ["Superseded", "LineApplied"]
-    assert events[0].message.line == move.line and isinstance(events[-1], GameOver)
+    assert (
+        isinstance(events[0], Superseded) and events[0].message.line == move.line and isinstance(events[-1], GameOver)
+    )
     assert waiter.receive(move.line)[0] == Superseded(move.message, resign.message)
     assert actor.transcript == waiter.transcript and actor.result == waiter.result
     spectator = all_orders_agree(prefix, [resign.line, move.line])
     assert spectator.result == waiter.result and move.line not in spectator.transcript
     assert verify_transcript(spectator.transcript)[2] is None
     _, number, problem = verify_transcript([*prefix, move.line, resign.line])
-    assert problem.code == "superseded" and number == len(prefix) + 2
+    assert problem is not None and problem.code == "superseded" and number == len(prefix) + 2
 
 
 def test_a_resignation_stands_over_the_whole_turn_it_interrupts():
@@ -90,7 +103,7 @@ def test_a_player_who_resigns_and_plays_on_has_equivocated():
         assert spectator.compromised_by == {key.public}
         proof = spectator.proofs[0]
         assert check_equivocation_proof(proof.first, proof.second) == key.public
-        result = spectator.result
+        result = result_of(spectator)
         assert result.reason == "equivocation" and result.by == key.public and result.slot == decode(resign).seq
         assert result.sentence().endswith(f"signed two lines that cannot both stand (slot {result.slot})")
         ends.add((spectator.transcript, result))
@@ -104,7 +117,7 @@ def test_a_proposal_stands_until_agreed(kind):
     actor, waiter = mover(host, guest)
     proposal = actor.propose()
     events = waiter.receive(proposal.line)
-    assert EndProposed(actor.board.turn) in events and actor.proposal == actor.board.turn
+    assert EndProposed(board_of(actor).turn) in events and actor.proposal == board_of(actor).turn
     assert actor.propose().line == proposal.line  # a retry, not a second proposal
     with pytest.raises(LocalProtocolError, match="none is open"):
         actor.agree()  # one cannot accept one's own proposal
@@ -124,7 +137,7 @@ def test_a_proposal_can_be_withdrawn_on_ones_turn_or_declined_on_theirs():
     actor, waiter = mover(host, guest)
     for out in (actor.propose(), actor.withdraw()):
         events = waiter.receive(out.line)
-    assert ProposalWithdrawn(actor.board.turn) in events and waiter.proposal is None
+    assert ProposalWithdrawn(board_of(actor).turn) in events and waiter.proposal is None
     with pytest.raises(LocalProtocolError, match="once a turn"):
         actor.propose()
     waiter.receive(actor.move(playable(actor)[0]).line)
@@ -134,7 +147,7 @@ def test_a_proposal_can_be_withdrawn_on_ones_turn_or_declined_on_theirs():
     waiter.receive(actor.move(playable(actor)[0]).line)
     decline = waiter.decline()
     events = actor.receive(decline.line)
-    assert EndDeclined(waiter.board.turn) in events and actor.proposal is None
+    assert EndDeclined(board_of(waiter).turn) in events and actor.proposal is None
     assert waiter.decline().line == decline.line
     with pytest.raises(LocalProtocolError, match="none is open"):
         waiter.agree()
@@ -160,7 +173,8 @@ def test_only_the_first_player_may_abort_and_only_before_their_first_move():
     host, guest = start()
     first, _ = mover(host, guest)
     abort = first.abort()
-    assert abort.events[-1].result.by_name == first.board.turn == first.board.PLAYERS[0]
+    over = abort.events[-1]
+    assert isinstance(over, GameOver) and over.result.by_name == board_of(first).turn == board_of(first).PLAYERS[0]
     with pytest.raises(LocalProtocolError):
         host.move("Oc6c5")
 

@@ -15,6 +15,7 @@ from protocol_helpers import (
     SALT,
     SECRET,
     STRANGER,
+    board_of,
     game_id_in,
     head_of,
     identity_of,
@@ -73,7 +74,7 @@ def exchange(sender: GameSession, receiver: GameSession, line: str) -> list:
 def test_the_player_who_just_moved_asks_and_the_other_takes_its_move_back(kind):
     host, guest = played(kind, 4)
     actor, waiter = mover(host, guest)
-    before = waiter.board.copy()
+    before = board_of(waiter).copy()
     before.pop()  # the position before the waiter's last move
     asked = waiter.takeback(1)
     assert asked.topic.endswith(f"/takeback-{head_of(waiter).seq}")
@@ -97,7 +98,7 @@ def test_the_player_who_just_moved_asks_and_the_other_takes_its_move_back(kind):
 def test_the_player_to_move_asks_for_two_and_the_other_consents():
     host, guest = played("olix", 6)
     actor, waiter = mover(host, guest)
-    before = actor.board.copy()
+    before = board_of(actor).copy()
     before.pop(), before.pop()
     exchange(actor, waiter, actor.takeback(2).line)
     with pytest.raises(LocalProtocolError, match="no takeback"):
@@ -182,7 +183,7 @@ def test_a_timed_undo_of_one_move_is_on_the_clock_and_one_of_two_carries_none():
     exchange(waiter, actor, waiter.takeback(1).line)
     with pytest.raises(LocalProtocolError, match="thinking time"):
         actor.undo()
-    left = actor.clocks[actor.board.turn]
+    left = actor.clocks[board_of(actor).turn]
     undo = actor.undo(think_ms=5_000)
     assert f" think=5000 left={left - 5_000 + 2_000} " in undo.line
     exchange(actor, waiter, undo.line)

@@ -12,7 +12,7 @@ import itertools
 from dataclasses import dataclass, field
 
 import pytest
-from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, game_id_in, identity_of, playable
+from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, board_of, game_id_in, identity_of, playable
 
 from protocol import ClaimVoided, GameSession, Identity, verify_transcript
 from protocol.clock import GRACE_MS, answer_window
@@ -249,7 +249,7 @@ def test_a_loser_cannot_reopen_a_won_game_with_a_claim_signed_after_the_winning_
     game = timeline()
     while True:
         mover = game.mover()
-        board = mover.board
+        board = board_of(mover)
         ending = next((m for m in board.legal_moves() if _ends(board, m)), None)
         if ending is not None:
             break

@@ -29,7 +29,8 @@ from harness.mqtt import bare_client
 from protocol import Identity
 from protocol.messages import encode
 from relay import embedded, users
-from relay.embedded import EmbeddedRelay, Limits, RelaySettings
+from relay.embedded import EmbeddedRelay, RelaySettings
+from relay.rules import Limits
 
 GAME = game_id("G")
 
@@ -138,7 +139,7 @@ async def test_a_connection_that_never_finishes_its_connect_is_closed(monkeypatc
             assert await half_reader.read() == b""
         for writer in (idle_writer, half_writer):
             writer.close()
-        assert relay.broker.connections() == 0  # nothing counted as open
+        assert relay.broker is not None and relay.broker.connections() == 0  # nothing counted as open
 
 
 @pytest.mark.network
@@ -195,6 +196,8 @@ async def test_a_clean_stop_keeps_every_retained_line_written_in_a_burst(tmp_pat
 
 
 def test_a_write_that_fails_is_tried_again_and_one_that_never_succeeds_is_reported(tmp_path, caplog, monkeypatch):
+    import sqlite3
+
     from relay import store as store_module
 
     store = store_module.RetainedStore(tmp_path)
@@ -210,18 +213,19 @@ def test_a_write_that_fails_is_tried_again_and_one_that_never_succeeds_is_report
 
         @property
         def in_transaction(self) -> bool:
-            return self.connection.in_transaction
+            in_transaction: bool = self.connection.in_transaction
+            return in_transaction
 
         def execute(self, sql, *args):
             if sql == "BEGIN IMMEDIATE" and failures["left"] > 0:
                 failures["left"] -= 1
-                raise store_module.sqlite3.OperationalError("database is locked")
+                raise sqlite3.OperationalError("database is locked")
             return self.connection.execute(sql, *args)
 
     monkeypatch.setattr(
         store_module.RetainedStore,
         "_apply",
-        lambda self, connection, changes: real_apply(self, Locked(connection), changes),
+        lambda self, connection, changes: real_apply(self, Locked(connection), changes),  # type: ignore[arg-type]
     )
     store.put("olixono/1/games/x/k/1", b"line")
     store.close()
@@ -265,6 +269,7 @@ async def test_connections_from_one_address_are_limited():
             with pytest.raises(aiomqtt.MqttError):
                 async with client(port_of(relay)):
                     pass
+        assert relay.broker is not None
         async with asyncio.timeout(5):
             while relay.broker._per_address:
                 await asyncio.sleep(0.02)
@@ -393,7 +398,7 @@ async def test_many_keys_from_one_address_count_as_one_owner():
         async with client(port_of(relay)) as writer:  # another game: the address's own total is the cap there
             await publish_all(writer, chats("flood 9", 30, game_id("H")))
         assert len([t for t in retained_topics(relay) if game_id("H") in t]) == 20
-        assert relay.broker.quotas.held("127.0.0.1")[0] == 60
+        assert relay.broker is not None and relay.broker.quotas.held("127.0.0.1")[0] == 60
 
 
 @pytest.mark.network
@@ -418,7 +423,7 @@ async def test_the_counts_of_a_private_relay_survive_a_restart(tmp_path):
         async with client(port_of(relay), username=mine.name, password=mine.password) as writer:
             await publish_all(writer, own(8))
     async with EmbeddedRelay(settings) as relay:
-        assert relay.broker.quotas.held(mine.name)[0] == 8
+        assert relay.broker is not None and relay.broker.quotas.held(mine.name)[0] == 8
         async with client(port_of(relay), username=mine.name, password=mine.password) as writer:
             await publish_all(writer, own(8, first=9))
         assert len(retained_topics(relay)) == 10
@@ -436,7 +441,7 @@ async def test_presence_moves_forward_at_the_cap():
             await writer.publish(topic(me, "presence"), here, qos=1, retain=True)
         await publish_all(writer, chats("player", 4)[2:])
         await asyncio.sleep(0.2)
-        assert relay.broker.retained_messages[topic(me, "presence")].data == here
+        assert relay.broker is not None and relay.broker.retained_messages[topic(me, "presence")].data == here
         assert len(retained_topics(relay)) == 3
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import ed25519_reference as ref
-from protocol_helpers import head_of, identity_of, playable, result_of
+from protocol_helpers import board_of, head_of, identity_of, playable, result_of
 
 from protocol import GameSession, Identity, Outgoing, copy_topic, topic_for
 from protocol.gallery import MAX_TALK_LINES
@@ -64,7 +64,7 @@ def _play(host: GameSession, guest: GameSession, rng: random.Random, plies: int)
         move = rng.choice(sorted(playable(mine)))
         clocks = mine.clocks
         # a timed game: each player's own measure of its thinking, now and then less than the floor it is charged
-        think = None if clocks is None else min(rng.choice([0, 40, 350, 1_500, 6_000]), clocks[mine.board.turn] - 1)
+        think = None if clocks is None else min(rng.choice([0, 40, 350, 1_500, 6_000]), clocks[board_of(mine).turn] - 1)
         _deliver(mine.move(move, think_ms=think), theirs)
 
 
@@ -515,7 +515,7 @@ def cases() -> list[dict[str, Any]]:
     timed_prefix = list(timed_host.transcript)
     timed_mover = KEYS[_keyname(timed_host.actor)]
     timed_move = [*_fields(timed_host), ("move", sorted(playable(timed_host))[0])]
-    timed_left = timed_host.clocks[timed_host.board.turn]
+    timed_left = timed_host.clocks[board_of(timed_host).turn]
     last_move = timed_host.chain[-1]  # the last move, by the player not to move now
     own_receipt = encode(
         "receipt",
@@ -1121,7 +1121,7 @@ def _took_back() -> list[dict[str, Any]]:
     rng = random.Random(9)
     for _ in range(600):
         name, other = line.names()
-        board = line.sessions[name].board
+        board = board_of(line.sessions[name])
         wins = sorted(m.text() for m in board.legal_moves() if _ends(board, m))
         if wins:
             break

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from protocol_helpers import identity_of, playable
+from protocol_helpers import board_of, identity_of, playable
 
 from protocol import GameSession, Identity
 from protocol import events as ev
@@ -398,7 +398,7 @@ class Game:
                 self.take_back(mine, theirs)
                 continue
             if rng.random() < 0.04:  # the waiter signs a move out of turn (its next line is at a later seq)
-                text = rng.choice(playable(theirs)) if theirs.board.legal_moves() else "a1"
+                text = rng.choice(playable(theirs)) if board_of(theirs).legal_moves() else "a1"
                 self.junk.append(self.signed(identity_of(theirs), "move", [*self.chain_fields(theirs), ("move", text)]))
             clocks, board = mine.clocks, mine.board
             if clocks is not None and board is not None and mine.first_move_ms is None and clocks[board.turn] <= 1000:
@@ -585,7 +585,7 @@ class Game:
             )
         elif not self.host.over and self.host.started:
             mine, _ = self.sides()
-            legal = sorted(move.text() for move in mine.board.legal_moves())
+            legal = sorted(move.text() for move in board_of(mine).legal_moves())
             text = rng.choice(
                 [
                     legal[0].lower() if legal[0] != legal[0].lower() else legal[0].upper(),
