@@ -60,6 +60,12 @@ def seat_of(session: GameSession, key: PublicKey) -> str:
     return player
 
 
+def clocks_of(session: GameSession) -> dict[str, int]:
+    """Each player's clock, in ms, in ``session``'s timed game."""
+    assert session.clocks is not None, "an untimed game"
+    return session.clocks
+
+
 def confirm_of(session: GameSession) -> Outgoing:
     """The session's line confirming the result (the game is over, and the session may confirm it)."""
     out = session.confirm()

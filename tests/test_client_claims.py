@@ -9,7 +9,7 @@ import io
 import re
 
 import pytest
-from protocol_helpers import GUEST, HOST, board_of, playable, result_of
+from protocol_helpers import GUEST, HOST, board_of, clocks_of, playable, result_of
 from test_client_clock import Clock, movers, play, timed_game
 from test_client_core import Relay, hosted
 
@@ -182,7 +182,7 @@ def test_a_claim_waits_the_95th_percentile_of_the_round_trips_beyond_the_clock_a
     slow_exchange(relay, clock, claimant, other, 0.0, 0.0)  # its last move: then the other goes quiet
     began = claimant.turn_seen
     assert began is not None
-    remaining = claimant.session.clocks[name]
+    remaining = clocks_of(claimant.session)[name]
     clock.now = began[1] + (remaining + GRACE_MS + 800 - 1) / 1000
     assert claimant.claim_in_ms() == 1 and claimant.claim_ready() is None
     with pytest.raises(IntentRefused, match="you may claim in 1 s"):

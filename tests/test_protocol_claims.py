@@ -8,10 +8,21 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from protocol_helpers import GUEST, HOST, board_of, identity_of, play_moves, playable, rejected, result_of, start
+from protocol_helpers import (
+    GUEST,
+    HOST,
+    board_of,
+    identity_of,
+    play_moves,
+    playable,
+    rejected,
+    result_of,
+    seat_of,
+    start,
+)
 from test_protocol_receipts import OFFSETS, Table, table
 
-from protocol import GameSession, Outgoing, check_equivocation_proof, verify_transcript
+from protocol import Event, GameSession, Outgoing, check_equivocation_proof, verify_transcript
 from protocol.clock import ABANDONED_MS, DAY_MS, GRACE_MS, LAG_MOST_MS, SLACK_MS, answer_window, dispute_bound
 from protocol.domain import ResultReason
 from protocol.errors import LocalProtocolError
@@ -36,7 +47,7 @@ def remaining(seated: Table) -> int:
     return clocks[seated.watcher.player_of(identity_of(mover).public) or ""]
 
 
-def everyone(seated: Table, *lines: str) -> list:
+def everyone(seated: Table, *lines: str) -> list[Event]:
     """Deliver lines to both players and the watcher; the watcher's events."""
     events = []
     for session in (seated.host, seated.guest, seated.watcher):
@@ -166,9 +177,8 @@ def test_a_claimant_whose_own_moves_leave_too_much_unexplained_gets_a_dispute_no
         for line in seated.guest.transcript
         if " receipt " in line and f"seq={len(seated.guest.chain) - 1} " in line
     )
-    assert seated.watcher.time_used()[seated.watcher.player_of(HOST.public) or ""].unexplained > dispute_bound(
-        seated.watcher.clock
-    )
+    bound = dispute_bound(seated.watcher.clock)
+    assert bound is not None and seated.watcher.time_used()[seat_of(seated.watcher, HOST.public)].unexplained > bound
     waiter, flag, timeout = claim(seated)
     assert waiter is seated.host
     everyone(seated, timeout)
@@ -199,7 +209,8 @@ def test_a_cheat_that_withholds_its_move_until_the_claim_never_wins_and_shows():
     answer = seated.watcher.answers()[-1]
     assert answer.unexplained is not None and answer.unexplained > remaining(seated) - 60_000
     late = seated.watcher.chain[-1]
-    assert waiter.late_move == late and waiter.late_flag() is not None and waiter.late_flag().line == flag.line
+    late_flag = waiter.late_flag()
+    assert waiter.late_move == late and late_flag is not None and late_flag.line == flag.line
     with pytest.raises(LocalProtocolError, match="within its 30000 ms answer window"):  # the window first
         waiter.timeout(flagged + 29_999)
     timeout = waiter.timeout(flagged + 30_000)  # its client closes the window all the same, in the late move's place
@@ -395,7 +406,9 @@ def test_two_flag_claims_for_one_turn_are_a_proof_that_never_decides_the_game():
         watcher = GameSession(seated.watcher.game_id)
         watcher.receive_all([*seated.watcher.transcript, *order])
         assert len(watcher.proofs) == 1 and not watcher.over
-        kept.add(watcher.flag_of(identity_of(waiter).public).line)
+        flagged_by = watcher.flag_of(identity_of(waiter).public)
+        assert flagged_by is not None
+        kept.add(flagged_by.line)
     assert len(kept) == 1
 
 
@@ -457,11 +470,11 @@ def test_a_move_that_ends_the_game_met_by_a_made_up_timeout(flagged):
         replayed, bad, problem = verify_transcript(watcher.record)
         assert bad is None and replayed.result == watcher.result, problem
     result = results.pop()
-    assert not results
+    assert not results and result is not None
     if flagged:
         assert result.reason == ResultReason.DISPUTE
     else:
-        assert result.winner_key == mover.identity.public and result.reason != ResultReason.DISPUTE
+        assert result.winner_key == identity_of(mover).public and result.reason != ResultReason.DISPUTE
 
 
 def test_a_loser_that_confirmed_the_move_that_beat_it_cannot_take_it_back_with_a_timeout():
@@ -594,6 +607,7 @@ def test_a_cheat_that_withholds_the_winning_move_until_the_claim_gets_a_dispute_
     everyone(seated, flag.line)
     everyone(seated, mover.move(move.text(), think_ms=300).line)
     assert waiter.confirm() is not None and waiter.late_move is None
+    assert flag.message.now is not None
     with pytest.raises(LocalProtocolError):
         waiter.timeout(flag.message.now + answer_window(seated.watcher.clock))
 

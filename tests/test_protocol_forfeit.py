@@ -15,6 +15,7 @@ from protocol_helpers import (
     GUEST,
     HOST,
     STRANGER,
+    confirm_of,
     game_id_in,
     identity_of,
     mover,
@@ -34,7 +35,7 @@ from protocol.rules import CONFIRMED, DISPUTED, UNSEEN
 KEYS = {HOST.public: HOST, GUEST.public: GUEST}
 
 
-def ending(session: GameSession) -> tuple:
+def ending(session: GameSession) -> tuple[object, ...]:
     """What every receiver must agree on: the main chain, the result, who has a proof where, the transcript's lines.
 
     (Which two lines a proof shows may differ: with three lines for one slot, any two of them prove it.)
@@ -160,7 +161,7 @@ def test_the_loser_who_re_signs_its_last_slot_loses_whichever_line_a_late_watche
         result = result_of(host)
         if result.winner is None or (forgery == "agree" and winner_proposed is None):
             continue
-        if forgery == "agree" and host.player_of(identity_of(winner_proposed).public) != result.winner:
+        if winner_proposed is not None and host.player_of(identity_of(winner_proposed).public) != result.winner:
             continue
         loser = next(key for player, key in host.seats.items() if player != result.winner)
         last = max(m.seq for m in host.chain if m.signer == loser)
@@ -198,7 +199,7 @@ def test_a_forfeit_waits_for_the_lines_before_its_point():
     spectator.receive_all([chain[seq].line, forged])  # both before the offer: they wait
     assert spectator.result is None
     spectator.receive_all([m.line for m in chain[:seq]])
-    assert spectator.result.reason == "equivocation" and len(spectator.chain) == seq
+    assert result_of(spectator).reason == "equivocation" and len(spectator.chain) == seq
     assert not rejected(spectator.receive_all([m.line for m in chain[seq + 1 :]])) or spectator.over
 
 
@@ -223,12 +224,12 @@ def test_confirmations_say_who_agrees_with_the_ending():
     host, guest = finished("olix", 3)
     spectator = GameSession.restore(host.transcript)
     assert spectator.confirmation(HOST.public) is None
-    mine = host.confirm()
+    mine = confirm_of(host)
     assert host.confirm() is None  # the latest says it already
     spectator.receive(mine.line)
     assert spectator.confirmation(HOST.public) == CONFIRMED and spectator.confirmation(GUEST.public) is None
     assert mine.message.slot == "confirm-1" and mine.topic.endswith("/confirm-1")
-    theirs = guest.confirm()
+    theirs = confirm_of(guest)
     spectator.receive(theirs.line)
     assert spectator.confirmed_by == {HOST.public, GUEST.public}
     # a confirmation of another ending is a dispute; one beyond what a receiver has is unseen
@@ -277,13 +278,13 @@ def test_a_player_confirms_again_when_the_ending_changes():
     actor, waiter = mover(host, guest)
     theirs = waiter.resign()
     mine = actor.resign()
-    first = actor.confirm()
+    first = confirm_of(actor)
     actor.receive(theirs.line)
     assert actor.result == waiter.result and result_of(actor).by == identity_of(waiter).public
-    second = actor.confirm()
+    second = confirm_of(actor)
     assert decode(first.line).seq == 1 and decode(second.line).seq == 2
     spectator = GameSession.restore([*waiter.transcript, mine.line])
-    for out in (first, second, waiter.confirm()):
+    for out in (first, second, confirm_of(waiter)):
         spectator.receive(out.line)
     assert spectator.confirmed_by == {HOST.public, GUEST.public} and not spectator.proofs
 
@@ -301,7 +302,7 @@ def won_by_guest(kind: str = "oxono") -> tuple[GameSession, GameSession]:
 def same_in_every_order(prefix: list[str], lines: list[str], orders: int = 40) -> GameSession:
     """Feed ``prefix`` and ``lines`` shuffled together, many times: one ending (chain, result, proofs) for all."""
     rng = random.Random(len(lines))
-    ends, session = set(), None
+    ends: set[tuple[object, ...]] = set()
     everything = [*prefix, *lines]
     for _ in range(orders):
         order = list(everything)
@@ -310,7 +311,7 @@ def same_in_every_order(prefix: list[str], lines: list[str], orders: int = 40) -
         session.receive_all(order)
         ends.add(ending(session))
     assert len(ends) == 1, ends
-    return session
+    return session  # the last order's
 
 
 @pytest.mark.parametrize("escape", ["withdraws", "accepts again"])
@@ -358,7 +359,8 @@ def test_an_accept_is_only_ever_seq_2():
         HOST,
     )
     assert rejected(guest.receive(stray)) == ["wrong-seat"] and guest.guest is None
-    guest.receive(host.receive(guest.join().line) and host.accept(GUEST.public).line)
+    host.receive(guest.join().line)
+    guest.receive(host.accept(GUEST.public).line)
     assert guest.phase is Phase.ACCEPTED and guest.reveal() is not None
 
 
@@ -370,10 +372,10 @@ def test_the_guests_lines_from_before_its_seat_count_alike_in_every_order(kind):
     play_moves(host, guest, 3, plies=4)
     offer = host.chain[0].hash
     fields = {
-        "resign": [("game", host.game_id), ("seq", "2"), ("prev", offer)],
-        "move": [("game", host.game_id), ("seq", "1"), ("prev", offer), ("move", "f6")],
+        "resign": [("game", game_id_in(host)), ("seq", "2"), ("prev", offer)],
+        "move": [("game", game_id_in(host)), ("seq", "1"), ("prev", offer), ("move", "f6")],
         "accept": [
-            ("game", host.game_id),
+            ("game", game_id_in(host)),
             ("seq", "2"),
             ("prev", host.chain[1].hash),
             ("guest", GUEST.public.text),
@@ -468,7 +470,7 @@ def test_a_loser_who_keeps_changing_the_ending_cannot_make_the_winners_client_fa
 
 def test_two_confirmations_numbered_alike_are_rated_alike_by_every_receiver():
     host, guest = finished("olix", 3)
-    good = host.confirm().line
+    good = confirm_of(host).line
     other = encode(
         "confirm",
         [

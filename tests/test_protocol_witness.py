@@ -12,9 +12,22 @@ import itertools
 from dataclasses import dataclass, field
 
 import pytest
-from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, board_of, game_id_in, identity_of, playable
+from protocol_helpers import (
+    AT,
+    GUEST,
+    HOST,
+    NONCE,
+    SALT,
+    SECRET,
+    board_of,
+    clocks_of,
+    game_id_in,
+    identity_of,
+    playable,
+    seat_of,
+)
 
-from protocol import ClaimVoided, GameSession, Identity, verify_transcript
+from protocol import ClaimVoided, GameSession, Identity, Result, verify_transcript
 from protocol.clock import GRACE_MS, answer_window
 from protocol.domain import ResultReason
 from protocol.errors import LocalProtocolError
@@ -123,10 +136,10 @@ def timeline(
     return game
 
 
-def everyone_agrees(game: Timeline, orders: int = 6) -> object:
+def everyone_agrees(game: Timeline, orders: int = 6) -> Result:
     """Receivers fed the game's lines in the order signed and in several others, and verify over each one's record:
     all reach one result, which they return."""
-    results = set()
+    results: set[Result | None] = set()
     lines = list(game.lines)
     for order in itertools.islice(itertools.permutations(lines[-4:]), orders):
         receiver = GameSession(game.host.game_id)
@@ -135,7 +148,9 @@ def everyone_agrees(game: Timeline, orders: int = 6) -> object:
         assert bad is None and replayed.result == receiver.result, problem
         results.add(receiver.result)
     assert len(results) == 1, results
-    return results.pop()
+    result = results.pop()
+    assert result is not None
+    return result
 
 
 def test_the_witness_signs_every_line_it_verified_once_on_its_own_chain():
@@ -187,7 +202,7 @@ def test_a_hider_that_answers_a_claim_late_loses_on_time_with_a_witness(witnesse
                 ("prev", game.watcher.chain[-2].hash),
                 ("move", playable(hider)[0]),
                 ("think", "100"),
-                ("left", str(hider.clocks[hider.player_of(identity_of(hider).public)] - 100)),
+                ("left", str(clocks_of(hider)[seat_of(hider, identity_of(hider).public)] - 100)),
             ],
             identity_of(hider),
         ),
@@ -258,7 +273,7 @@ def test_a_loser_cannot_reopen_a_won_game_with_a_claim_signed_after_the_winning_
     began = game.watcher.chain[-1]
     game.send(winning)
     loser = game.other(mover)
-    fields = [("game", game.host.game_id), ("seq", str(began.seq)), ("prev", began.hash)]
+    fields = [("game", game_id_in(game.host)), ("seq", str(began.seq)), ("prev", began.hash)]
     game.send(encode("flag", [*fields, ("sent", "0"), ("now", str(10**9))], identity_of(loser)), 100)
     game.send(
         encode(
@@ -382,6 +397,7 @@ def hidden_thinking(took: int, moves: int, rtt: int = 40) -> Timeline:
         game.sent[id(mover)] = game.turn_began = game.now
         sent = game.sent.get(id(other))
         receipt = other.receipt(decode(line).seq, game.now, sent, None if sent is None else sent + rtt)
+        assert receipt is not None  # a timed game
         game.send(receipt.line)
 
     hider = game.mover()
@@ -405,6 +421,7 @@ def test_a_claimant_that_waits_what_claim_remaining_says_is_never_voided_by_the_
         remaining = (
             waiter.claim_remaining() if honest else waiter._claim_remaining(waiter._state, len(waiter.chain) - 1)
         )
+        assert remaining is not None  # a timed game, played
         _, flag = game.claim(remaining + GRACE_MS + 40 + WITNESS_MARGIN_MS)
         game.send(game.close(waiter, flag))
         if honest:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import ed25519_reference as ref
-from protocol_helpers import board_of, head_of, identity_of, playable, result_of
+from protocol_helpers import board_of, clocks_of, confirm_of, head_of, identity_of, playable, result_of, seat_of
 
 from protocol import GameSession, Identity, Outgoing, copy_topic, topic_for
 from protocol.gallery import MAX_TALK_LINES
@@ -158,7 +158,7 @@ def _confirmed(make: Callable[[], GameSession]) -> Callable[[], GameSession]:
         for name in ("host", "guest"):
             player = GameSession.restore(host.record, KEYS[name])
             if player.role_of(KEYS[name].public) is not None:
-                record.receive(player.confirm().line)
+                record.receive(confirm_of(player).line)
         return record
 
     return game
@@ -289,7 +289,7 @@ def _flagged(ending: str) -> Callable[[], GameSession]:
         for _ in range(6):
             line.play(rng, rng.choice([900, 1500, 4000]))
         name, other = line.names()
-        left = line.sessions[other].clocks[line.sessions[other].player_of(KEYS[name].public)]
+        left = clocks_of(line.sessions[other])[seat_of(line.sessions[other], KEYS[name].public)]
         line.flag(left + 1000 + 1200)
         if ending == "conceded":
             line.sessions[other].receive(line.sessions[name].timeout().line)
@@ -515,7 +515,7 @@ def cases() -> list[dict[str, Any]]:
     timed_prefix = list(timed_host.transcript)
     timed_mover = KEYS[_keyname(timed_host.actor)]
     timed_move = [*_fields(timed_host), ("move", sorted(playable(timed_host))[0])]
-    timed_left = timed_host.clocks[board_of(timed_host).turn]
+    timed_left = clocks_of(timed_host)[board_of(timed_host).turn]
     last_move = timed_host.chain[-1]  # the last move, by the player not to move now
     own_receipt = encode(
         "receipt",
@@ -564,7 +564,7 @@ def cases() -> list[dict[str, Any]]:
     mover_name, waiter_name = claims.names()
     began = claims.host.chain[-1]
     claim_sent = claims.clock(waiter_name, claims.sent[waiter_name])
-    claim_left = claims.host.clocks[claims.host.player_of(KEYS[mover_name].public)]
+    claim_left = clocks_of(claims.host)[seat_of(claims.host, KEYS[mover_name].public)]
     turn = [("game", claims.host.game_id or ""), ("seq", str(began.seq)), ("prev", began.hash)]
     early_flag = encode(
         "flag", [*turn, ("sent", str(claim_sent)), ("now", str(claim_sent + claim_left + 999))], KEYS[waiter_name]
@@ -1039,7 +1039,7 @@ def _made_up_timeout(session: GameSession, seq: int, prev: str, name: str, sent:
 
 def _a_move(
     terms: str, seed: int, plies: int, think: int, waiter: str | None = None
-) -> tuple[_Timeline, list[str], str, str, Outgoing, str | None]:
+) -> tuple[_Timeline, list[str], str, str, Outgoing, str]:
     """A game on the timeline played ``plies`` plies (and on until ``waiter`` waits for the other, if given), then one
     more move: the record before that move, the mover's name and the other's, the move and the other's receipt of it
     (``None`` untimed)."""
@@ -1058,6 +1058,7 @@ def _a_move(
         ),
         None,
     )
+    assert receipt is not None, "the other player receipts every move of a timed game"
     return line, prefix, mover, other, move, receipt
 
 
@@ -1171,7 +1172,7 @@ def confirmations() -> dict[str, Any]:
     )
     honest = GameSession.restore(host.transcript, KEYS["guest"])
     honest._confirms[KEYS["guest"].public] = {1: decode(lie)}  # this player's first confirmation was the lie
-    lines = [host.confirm().line, lie, honest.confirm().line]
+    lines = [confirm_of(host).line, lie, confirm_of(honest).line]
     seen = []
     for line in lines:
         record.receive(line)
@@ -1266,7 +1267,7 @@ def proofs() -> list[dict[str, Any]]:
     over, _ = _start("olix")
     over.resign()
     confirms = [
-        GameSession.restore(over.transcript, KEYS["host"]).confirm().line,
+        confirm_of(GameSession.restore(over.transcript, KEYS["host"])).line,
         encode(
             "confirm",
             [
