@@ -8,9 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
-from bot_helpers import analysis_of
+from engine_helpers import analysis_of, outcome_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,7 @@ from olixono import bot_olix, bot_oxono
 from olixono.bots import LEVELS, make_bot
 from olixono.common import GameOverError
 from olixono.games import new_board
-from olixono.olix import OlixBoard
+from olixono.olix import BOARD, OlixBoard
 from olixono.oxono import OxonoBoard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -33,7 +34,7 @@ OLIX_WIN = "O1O1O1O1O1O/11/11/11/11/11/11/11/11/O10/XXXXXXX4 first"
 # Second to move must take h1, or first wins there.
 OLIX_BLOCK = "O1O1O1O1O1O/11/11/11/11/11/10O/11/11/10X/XXXXXXX4 second"
 
-FAST_MCTS = {"iterations": 300}
+FAST_MCTS: dict[str, Any] = {"iterations": 300}
 
 
 def bot_at(level: str, seed: int = 1):
@@ -73,7 +74,7 @@ def test_bots_take_a_win_in_one(level, kind, text):
     mover = board.turn
     bot = bot_at(level)
     board.play(bot.choose(board))
-    assert board.outcome() is not None and board.outcome().winner == mover
+    assert board.outcome() is not None and outcome_of(board).winner == mover
 
 
 @pytest.mark.parametrize("level", ["greedy", "mcts"])
@@ -214,7 +215,7 @@ def test_many_games_without_an_illegal_move(kind, games):
     for g in range(games):
         pairing = [LEVELS[g % 3], LEVELS[(g + 1 + g // 3) % 3]]
         bots = [
-            make_bot(level, seed=g * 10 + i, **({"iterations": 60} if level == "mcts" else {}))
+            make_bot(level, seed=g * 10 + i, iterations=60 if level == "mcts" else None)
             for i, level in enumerate(pairing)
         ]
         board = new_board(kind)
@@ -326,7 +327,7 @@ def test_olix_win_candidates_hold_every_winning_square():
     rng = random.Random(22)
     found = tested = 0
     while tested < 60:
-        cells = [None] * ref.SQUARES
+        cells: list[int | None] = [None] * ref.SQUARES
         for square in _planted(rng):
             cells[square] = 0
         values = ref.best_values(cells, 0)
@@ -334,7 +335,7 @@ def test_olix_win_candidates_hold_every_winning_square():
             continue  # won already: no game goes on from here
         tested += 1
         stones = sum(1 << q for q in range(ref.SQUARES) if cells[q] == 0)
-        empty = ~stones & bot_olix.BOARD
+        empty = ~stones & BOARD
         candidates = bot_olix.win_candidates(stones, empty)
         for square in range(ref.SQUARES):
             if cells[square] is not None:
@@ -360,14 +361,14 @@ def test_olix_win_candidates_hold_every_winning_square():
 def test_olix_win_candidates_hold_the_hard_cases(shape, gap):
     """The squares the narrowing reasons about (``win_candidates``): the stone on a rectangle's short side, or on an
     ``L``'s short arm, where the long side stands already."""
-    cells = [None] * ref.SQUARES
+    cells: list[int | None] = [None] * ref.SQUARES
     for r, f in shape:
         cells[ref.square(r, f)] = 0
     assert any(value > TOPS[k] for k, value in ref.best_values(cells, 0).items())  # the gap wins...
     cells[ref.square(*gap)] = None
     assert not any(value > TOPS[k] for k, value in ref.best_values(cells, 0).items())  # ... and nothing else has
     stones = sum(1 << ref.square(r, f) for r, f in shape if (r, f) != gap)
-    assert bot_olix.win_candidates(stones, bot_olix.BOARD & ~stones) >> ref.square(*gap) & 1
+    assert bot_olix.win_candidates(stones, BOARD & ~stones) >> ref.square(*gap) & 1
 
 
 def _formation_win(board: OlixBoard, move) -> bool:
@@ -489,7 +490,7 @@ def test_every_level_proposes_a_legal_move_anywhere(kind, seed, plies):
             board.pop()
             break
     for level in LEVELS:
-        bot = make_bot(level, seed=seed, **({"iterations": 30} if level == "mcts" else {}))
+        bot = make_bot(level, seed=seed, iterations=30 if level == "mcts" else None)
         move = bot.choose(board)
         assert board.why_illegal(move) is None, (level, board.position(), move)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pyte
 import pytest
+from engine_helpers import outcome_of
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
@@ -445,8 +446,8 @@ async def test_a_game_at_one_terminal_on_the_full_screen(kind, size):
             await wait_for(terminal, "again to confirm")
             pipe.send_text("/resign\r")  # while the bot may be thinking: the person resigns, never the bot
             await wait_for(terminal, "resignation")
-            assert board.outcome().winner != table.human
-        sentence = board.outcome().sentence(board.PLAYERS)
+            assert outcome_of(board).winner != table.human
+        sentence = outcome_of(board).sentence(board.PLAYERS)
         await wait_for(terminal, f"Game over: {sentence}"[:20])
         await asyncio.sleep(0.2)
         rows = terminal.text().rstrip().splitlines()

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from client.frontends.local_plain import play_local
-from olixono.common import Outcome
+from olixono.common import EndReason, Outcome
 from olixono.oxono import OxonoBoard
 
 
@@ -149,9 +149,9 @@ def test_play_command_against_mcts_with_a_time_budget():
 @pytest.mark.parametrize(
     "outcome, players, sentence",
     [
-        (Outcome("black", "resigned"), ("pink", "black"), "black wins by pink's resignation"),
-        (Outcome("pink", "colour"), ("pink", "black"), "pink wins: four in a row of one colour"),
-        (Outcome(None, "exhausted"), ("pink", "black"), "draw: all 32 pawns are placed"),
+        (Outcome("black", EndReason.RESIGNED), ("pink", "black"), "black wins by pink's resignation"),
+        (Outcome("pink", EndReason.COLOUR), ("pink", "black"), "pink wins: four in a row of one colour"),
+        (Outcome(None, EndReason.EXHAUSTED), ("pink", "black"), "draw: all 32 pawns are placed"),
         (
             Outcome("first", "agreed", markers=True),
             ("first", "second"),
@@ -162,13 +162,17 @@ def test_play_command_against_mcts_with_a_time_budget():
             ("first", "second"),
             "draw on markers after the game was ended by agreement",
         ),
-        (Outcome(None, "agreed"), ("pink", "black"), "draw by agreement"),
+        (Outcome(None, EndReason.AGREED), ("pink", "black"), "draw by agreement"),
         (
             Outcome("second", "settled", markers=True),
             ("first", "second"),
             "second wins on markers: no marker can change any more",
         ),
-        (Outcome("first", "formation"), ("first", "second"), "first wins: a formation beyond the top of its track"),
+        (
+            Outcome("first", EndReason.FORMATION),
+            ("first", "second"),
+            "first wins: a formation beyond the top of its track",
+        ),
     ],
 )
 def test_a_result_says_who_won_and_why(outcome, players, sentence):
@@ -306,4 +310,4 @@ def test_the_bots_yes_comes_to_nothing_once_the_game_ended_meanwhile():
     core = LocalCore("olix", vs="random", seed=2)
     assert core.act(Intent("propose")).ask_bot
     core.act(Intent("resign"))  # while the bot thought
-    assert core.answer(True).events == () and core.outcome.reason == "resigned"
+    assert core.answer(True).events == () and core.outcome is not None and core.outcome.reason == "resigned"

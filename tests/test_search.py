@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from bot_helpers import analysis_of
+from engine_helpers import analysis_of
 
 from olixono import bot_oxono
 from olixono.bots import MctsBot, make_bot, within
