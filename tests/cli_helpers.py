@@ -79,6 +79,13 @@ async def read_until(
             seen.append(raw.decode().rstrip())
 
 
+async def typed(process: asyncio.subprocess.Process, line: bytes) -> None:
+    """``line`` written to the process's stdin (a pipe: spawned with ``stdin=True``), and drained."""
+    assert process.stdin is not None
+    process.stdin.write(line)
+    await process.stdin.drain()
+
+
 async def finish(process: asyncio.subprocess.Process, seen: list[str], timeout: float = 120) -> int:
     """Read the rest of what the process prints into ``seen``; its exit status."""
     assert process.stdout is not None

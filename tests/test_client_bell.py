@@ -46,6 +46,8 @@ class Heard(pyte.Screen):
 class HeardTerminal(Terminal):
     """The screen tests' terminal, counting its bells."""
 
+    screen: Heard
+
     def __init__(self, columns: int = 110, rows: int = 34) -> None:
         super().__init__(columns, rows)
         self.screen = Heard(columns, rows)
@@ -146,8 +148,8 @@ async def console_bells(core, relay, moves, *, bell: bool = True, claimant=None)
     seen = len(relay.events[id(core)])
     with create_pipe_input() as pipe:
         console = asyncio.create_task(
-            line_console(input=pipe, output=terminal.output(), write=lambda text: None, bell=bell)(runner)
-        )  # type: ignore[arg-type]
+            line_console(input=pipe, output=terminal.output(), write=lambda text: None, bell=bell)(runner)  # type: ignore[arg-type]
+        )
         await asyncio.sleep(0.1)
         for mover in moves:
             if mover is core:
@@ -204,8 +206,8 @@ async def test_the_network_full_screen_rings_when_the_turn_becomes_yours():
     with create_pipe_input() as pipe:
         screen = asyncio.create_task(
             run_screen(
-                NetworkTable(runner),
-                input=pipe,  # type: ignore[arg-type]
+                NetworkTable(runner),  # type: ignore[arg-type]
+                input=pipe,
                 output=terminal.output(),
                 bell=True,
             )

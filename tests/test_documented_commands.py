@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from cli_helpers import ROOT, finish, home, read_until, run, spawn, stop
+from cli_helpers import ROOT, finish, home, read_until, run, spawn, stop, typed
 
 from client.cli import build_parser
 from olixono.arguments import option_strings, protect_ids
@@ -182,9 +182,7 @@ async def test_the_documented_bot_seats_play_and_the_record_commands_work_on_the
     lines = []
     try:
         game = (await read_until(host, r"olixono join (\S{22})", lines)).group(1)
-        assert host.stdin is not None
-        host.stdin.write(b"resign\n")  # held until the seats are drawn
-        await host.stdin.drain()
+        await typed(host, b"resign\n")  # held until the seats are drawn
         joining = [game if word == "GAME" else word for word in documented_as("olixono join GAME --level hard")]
         code, out, err = await run(guest_env, *joining, timeout=90)
         assert code == 0 and "result: " in out, (out, err)
