@@ -109,8 +109,9 @@ def test_the_judge_refuses_talk_and_nothing_of_the_game_changes():
     host, guest = start()
     before = tuple(host.transcript)
     events = host.receive(talk_line(WATCHER, game_id_in(host), 1))
-    assert [type(event) for event in events] == [LineRejected]
-    assert events[0].code == Code.WRONG_SEAT and "talk" in events[0].detail
+    (refused,) = events
+    assert isinstance(refused, LineRejected)
+    assert refused.code == Code.WRONG_SEAT and "talk" in refused.detail
     assert tuple(host.transcript) == before
 
 
