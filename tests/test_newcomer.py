@@ -13,7 +13,7 @@ import re
 import pytest
 from cli_helpers import Terminal, home, read_until, run, spawn, stop, typed
 from network_helpers import game_id_of
-from protocol_helpers import identity_of, playable
+from protocol_helpers import playable
 from relay_fixtures import Relay, make_accounts, needs_mosquitto
 
 from protocol import GameSession, Identity

@@ -304,10 +304,11 @@ def test_equivocation_is_detected_kept_and_provable():
     assert proofs[0].point == slot and spectator.compromised_by == {key.public}
     # the equivocator loses at that point: the record stops before it
     player = mine.player_of(key.public)
-    assert spectator.over and result_of(spectator).reason == "equivocation" and result_of(spectator).by == key.public
+    result = result_of(spectator)
+    assert spectator.over and result.reason == "equivocation" and result.by == key.public
     assert (
-        result_of(spectator).sentence()
-        == f"{result_of(spectator).winner} wins by forfeit: {player} signed two lines that cannot both stand (slot {slot})"
+        result.sentence()
+        == f"{result.winner} wins by forfeit: {player} signed two lines that cannot both stand (slot {slot})"
     )
     assert spectator.transcript == tuple(prefix) and spectator.next_seq == slot
     assert check_equivocation_proof(first, second) == key.public

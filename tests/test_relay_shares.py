@@ -464,7 +464,7 @@ async def test_a_seated_game_keeps_any_keys_talk_under_its_caps():
         await watcher.until(reveal.topic)
         await settle(relay)
         assert relay.broker is not None
-    kept, talking = set(retained_topics(relay)), relay.broker.quotas.talkers(t.game)
+        kept, talking = set(retained_topics(relay)), relay.broker.quotas.talkers(t.game)
     assert {first[0], talk(STRANGER, t.game, 64)[0], reveal.topic} <= kept
     assert wrong_slot[0] not in kept and beyond[0] not in kept
     assert talking == 32  # STRANGER and 31 of the 33 throwaway keys: the last to come were refused

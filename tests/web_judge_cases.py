@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -129,9 +130,7 @@ def summary(session: GameSession) -> dict[str, Any]:
         },
         "answers": [[a.player, a.think, a.elapsed, a.round_trip, a.offset, a.unexplained] for a in session.answers()],
         "record": list(session.record),
-        "takebacks": {
-            key.text: None if session.takeback_of(key) is None else session.takeback_of(key).hash for key in keys
-        },
+        "takebacks": {key.text: None if (taken := session.takeback_of(key)) is None else taken.hash for key in keys},
         "rematches": {key.text: session.rematch_of(key) for key in keys},
         "rematch": session.rematch,
         "proofs": [
@@ -146,7 +145,7 @@ def summary(session: GameSession) -> dict[str, Any]:
     }
 
 
-def feed(name: str, lines: list[str | bytes], game_id: str | None = None) -> Case:
+def feed(name: str, lines: Sequence[str | bytes], game_id: str | None = None) -> Case:
     """Python's watcher on ``lines`` in this order: the events of each, the state at the end, the strict verdict.
     A line given as bytes (what MQTT delivers, UTF-8 or not) is written as its hex; ``game_id``: a watcher that knows
     the game it watches (as the page does, from its address), so that another game's offer is refused."""
@@ -179,9 +178,9 @@ def vector_feeds() -> list[Case]:
     """Every vector, as feeds: the transcripts and the cases in their order, races and forfeits in several."""
     cases: list[Case] = []
     for path in sorted(VECTORS.glob("*.txt")):
-        lines = path.read_text().splitlines()
-        cases.append(feed(f"file {path.name}", lines))
-        cases.append(feed(f"file {path.name} reversed", lines[::-1]))
+        transcript = path.read_text().splitlines()
+        cases.append(feed(f"file {path.name}", transcript))
+        cases.append(feed(f"file {path.name} reversed", transcript[::-1]))
     for vector in DOCUMENT["cases"]:
         lines: list[str | bytes] = list(vector["lines"])
         if "last_hex" in vector:  # the last line as MQTT delivers it: bytes that are no UTF-8
@@ -309,9 +308,9 @@ class Game:
             self.append(claim)
             if rng.random() < 0.5:
                 return False
-            reveal = self.guest.reveal().line
-            self.append(reveal)
-            self.host.receive(reveal)
+            revealed = self.guest.reveal().line
+            self.append(revealed)
+            self.host.receive(revealed)
             self.guest.receive(claim)
             return not self.host.over
         reveal = self.guest.reveal()
@@ -546,7 +545,11 @@ class Game:
         self.both(theirs.flag(sent, flagged).line)
         self.claimed = True
         window = theirs.clock.base_ms // 20 if theirs.clock is not None and not theirs.clock.days else 86_400_000
-        closing = flagged + max(30_000 if self.timed and not theirs.clock.days else window, window) + rng.randint(0, 9)
+        closing = (
+            flagged
+            + max(30_000 if self.timed and theirs.clock is not None and not theirs.clock.days else window, window)
+            + rng.randint(0, 9)
+        )
         if rng.random() < 0.3 and mine.board is not None and mine.board.legal_moves():  # answered late, then closed
             late = self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text(), receipted=False)
             self.append(late)
@@ -685,7 +688,9 @@ def game_feeds(count: int, seed: int) -> list[Case]:
         rng.shuffle(shuffled)
         doubled: list[str | bytes] = [line for line in mixed for _ in range(rng.choice([1, 1, 2, 3]))]
         rng.shuffle(doubled)
-        doubled = [line.encode() if rng.random() < 0.2 else line for line in doubled]  # now and then as MQTT bytes
+        doubled = [  # now and then as MQTT bytes
+            line.encode() if isinstance(line, str) and rng.random() < 0.2 else line for line in doubled
+        ]
         cases.append(feed(f"game {number} in order", in_order))
         cases.append(feed(f"game {number} shuffled", shuffled))
         cases.append(feed(f"game {number} shuffled with duplicates", doubled))
