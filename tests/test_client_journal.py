@@ -35,8 +35,6 @@ def test_lines_are_on_disk_as_soon_as_they_are_appended(tmp_path):
 
 
 def test_a_flush_goes_to_the_disk_once_for_everything_written_before_it(tmp_path, monkeypatch):
-    import client.shell.journal
-
     flushed: list[int] = []
     real_fsync = os.fsync
 
@@ -44,7 +42,7 @@ def test_a_flush_goes_to_the_disk_once_for_everything_written_before_it(tmp_path
         flushed.append(fd)
         real_fsync(fd)
 
-    monkeypatch.setattr(client.shell.journal.os, "fsync", fsync)  # type: ignore[attr-defined]
+    monkeypatch.setattr("client.shell.journal.os.fsync", fsync)
     journal = Journal.create(meta(), tmp_path)
     flushed.clear()  # creating the journal flushes its metadata
     journal.write("olixono/1 mine")
