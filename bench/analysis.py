@@ -24,8 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from levels import opened  # bench/levels.py: this script's folder is first on sys.path
-
+from bench.levels import opened
 from harness import options
 from harness.figures import Figure, mean, print_figures
 from olixono.analysis import DEFAULT_ITERATIONS, WON_VALUE, Budget, evaluate

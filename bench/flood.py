@@ -48,7 +48,8 @@ from harness.figures import median, memory_mib, percentile, print_figures  # noq
 from harness.mqtt import bare_client  # noqa: E402
 from harness.relays import RelayProcess  # noqa: E402
 from protocol import GameSession, Identity, verify_transcript  # noqa: E402
-from protocol.messages import b64, encode  # noqa: E402
+from protocol.keys import b64  # noqa: E402
+from protocol.messages import encode  # noqa: E402
 
 FLOOD_FROM, PROBE_FROM = "127.0.0.2", "127.0.0.3"
 
@@ -87,6 +88,7 @@ async def play(role: str, port: int, pace: float, folder: Path, ids: Any) -> dic
             if core.my_turn:
                 await asyncio.sleep(pace)
                 if core.my_turn:
+                    assert core.session.board is not None
                     await runner.act(Intent("move", rng.choice(core.session.board.legal_moves()).text()))
         return 0
 
@@ -205,8 +207,9 @@ def watcher(port: int, game: str, home: Path) -> tuple[int, float, str]:
         stdin=subprocess.DEVNULL,
     )
     output = b""
-    assert process.stdout is not None
-    for chunk in iter(lambda: process.stdout.read(65536), b""):
+    stdout = process.stdout
+    assert stdout is not None
+    for chunk in iter(lambda: stdout.read(65536), b""):
         output += chunk
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)

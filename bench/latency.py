@@ -46,7 +46,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -58,7 +58,7 @@ from client.shell.identity import save_identity  # noqa: E402
 from client.shell.journal import Journal, JournalMeta  # noqa: E402
 from client.shell.links import Links  # noqa: E402
 from client.shell.runner import GameRunner  # noqa: E402
-from client.shell.transport import Link, RelayAddress  # noqa: E402
+from client.shell.transport import Link, LinkFactory, RelayAddress  # noqa: E402
 from harness import options  # noqa: E402
 from harness.clients import home_env, offered_game  # noqa: E402
 from harness.figures import median, percentile, print_figures  # noqa: E402
@@ -123,10 +123,11 @@ async def play_games(
     rng = random.Random(seed)
     addresses = [RelayAddress(False, "127.0.0.1", port) for port in ports]
     address = addresses[0]
-    connect = (
+    connect: LinkFactory = (
         functools.partial(Link, address)
         if len(addresses) == 1
-        else functools.partial(Links, [functools.partial(Link, one) for one in addresses])
+        # a Links stands in for one Link (client/flows/network.py makes the runner's the same way)
+        else cast(LinkFactory, functools.partial(Links, [functools.partial(Link, one) for one in addresses]))
     )
     identity = Identity.generate()
     sent: list[tuple[str, int, float]] = []
@@ -164,6 +165,7 @@ async def play_games(
                         break
                     event = runner.events.get_nowait()
                 if core.my_turn:
+                    assert core.session.board is not None
                     move = rng.choice(core.session.board.legal_moves()).text()
                     sent.append((game, core.session.next_seq, time.perf_counter()))
                     await runner.act(Intent("move", move))
@@ -356,6 +358,7 @@ def watched_game_kib() -> float:
     rng = random.Random(1)
     while not host.over:
         mover, other = (host, guest) if host.actor == host_id.public else (guest, host)
+        assert mover.board is not None
         other.receive(mover.move(rng.choice(mover.board.legal_moves()).text()).line)
     lines = list(host.transcript)
     gc.collect()

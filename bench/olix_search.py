@@ -38,6 +38,12 @@ FAST_REPEATS = 5
 C = bot_olix.C
 
 
+def c_helpers() -> bot_olix.Backend:
+    """:data:`C`, which :func:`main` checks is there (the C helpers are built)."""
+    assert C is not None
+    return C
+
+
 def positions(iterations: int) -> list[OlixBoard]:
     """For each of :data:`PLIES`: the first clustering game (seeds 1, 2, ...) that reaches it going on, and whose
     search runs its whole budget (no win found at the root)."""
@@ -52,7 +58,7 @@ def positions(iterations: int) -> list[OlixBoard]:
                 if board.outcome() is not None:
                     break
             if board.outcome() is None:
-                view, search = bot_olix.searcher(board, random.Random(SEED), C)
+                view, search = bot_olix.searcher(board, random.Random(SEED), c_helpers())
                 if search.search(view, iterations=iterations).iterations == iterations:
                     found.append(board)
                     break
@@ -69,7 +75,7 @@ def run(kind: str, board: OlixBoard, iterations: int) -> tuple[float, Any]:
         if kind == "pure":
             view, search = bot_olix.searcher(board, rng, bot_olix.PYTHON)
         elif kind == "engine":
-            view = bot_olix.OlixSearch(board, C)
+            view = bot_olix.OlixSearch(board, c_helpers())
             search = Mcts(
                 rng,
                 exploration=bot_olix.EXPLORATION,
@@ -79,7 +85,7 @@ def run(kind: str, board: OlixBoard, iterations: int) -> tuple[float, Any]:
                 check=bot_olix.CHECKS,
             )
         else:
-            view, search = bot_olix.searcher(board, rng, C)
+            view, search = bot_olix.searcher(board, rng, c_helpers())
             assert isinstance(view, bot_olix.FastOlixSearch)
         result = search.search(view, iterations=iterations)
     return (time.process_time() - start) / repeats, result

@@ -25,6 +25,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -90,7 +91,9 @@ class CourseAgent:
         return move_text(action)
 
 
-def play(agent_module: object, args: argparse.Namespace, odds: float, index: int) -> tuple[float, float, float, int]:
+def play(
+    agent_module: ModuleType, args: argparse.Namespace, odds: float, index: int
+) -> tuple[float, float, float, int]:
     """One game; our score (1, 0.5, 0) and our and the agent's seconds spent per move, and the plies."""
     ours_first = index % 2 == 0
     random.seed(2000 + index)  # the agent draws from the module ``random``
@@ -99,7 +102,7 @@ def play(agent_module: object, args: argparse.Namespace, odds: float, index: int
         agent_module,
         args.class_name,
         agent_module.State,
-        1 if ours_first else 0,  # type: ignore[attr-defined]
+        1 if ours_first else 0,
         args.seconds * odds,
     )
     board = OxonoBoard()

@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from harness import options
 from harness.figures import print_figures
-from protocol import GameSession, Identity, ResyncNeeded, messages
+from protocol import GameSession, Identity, PublicKey, ResyncNeeded, messages
 from protocol.keys import b64, unb64
 from protocol.messages import decode, encode
 from protocol.rules import MAX_CHAT_LINES
@@ -45,12 +45,13 @@ def play(kind: str, seed: int) -> tuple[list[str], float, int]:
     g.receive(h.accept(guest.public).line)
     h.receive(g.reveal().line)
     rng = random.Random(seed)
-    by_key = {host.public: (h, g), guest.public: (g, h)}
+    by_key: dict[PublicKey | None, tuple[GameSession, GameSession]] = {host.public: (h, g), guest.public: (g, h)}
     signing, signed = 0.0, 0
     for _ in range(500):
         if h.over:
             break
         mine, theirs = by_key[h.actor]
+        assert mine.board is not None
         move = rng.choice(mine.board.legal_moves()).text()
         start = time.perf_counter()
         line = mine.move(move).line
@@ -60,7 +61,7 @@ def play(kind: str, seed: int) -> tuple[list[str], float, int]:
     return list(h.transcript), signing, signed
 
 
-def held_kib(lines: list) -> tuple[float, float]:
+def held_kib(lines: list[str]) -> tuple[float, float]:
     """(KiB a fresh spectator session holds after receiving ``lines``, peak KiB while it did)."""
     gc.collect()
     tracemalloc.start()
@@ -81,14 +82,14 @@ def held_kib(lines: list) -> tuple[float, float]:
     return held / 1024, peak / 1024
 
 
-def flood(transcript: list[str], joins: int, equivocations: int, junk: int, chats: int) -> list:
+def flood(transcript: list[str], joins: int, equivocations: int, junk: int, chats: int) -> list[str]:
     """A finished game's lines, with strangers' joins, one stranger key's equivocations, junk from throwaway
     keys before the offer, and a player's chat past the cap."""
     rng = random.Random(1)
     offer = decode(transcript[0])
     game, offer_hash = offer.game, offer.hash
     keys = [Identity.from_seed(rng.randbytes(32)) for _ in range(max(joins, junk))]
-    lines: list = [
+    lines: list[str] = [
         encode("resign", [("game", game), ("seq", str(rng.randrange(4, 999))), ("prev", b64(rng.randbytes(32)))], key)
         for key in keys[:junk]
     ]
@@ -148,8 +149,8 @@ def main() -> None:
             assert bad is None
         best_full = min(best_full, time.perf_counter() - start)
         start = time.perf_counter()
-        for key, sig, data in pairs:
-            key.verify(sig, data)  # raises if it does not verify
+        for key, signature, data in pairs:
+            key.verify(signature, data)  # raises if it does not verify
         best_bare = min(best_bare, time.perf_counter() - start)
     print_figures(
         [

@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -37,13 +38,18 @@ from harness import options
 from harness.figures import mean, median, memory_mib, percentile, print_figures
 from harness.mqtt import bare_client
 from harness.relays import RelayProcess
-from protocol import GameSession, Identity, LineApplied, LineRejected, MoveApplied, Outgoing
+from protocol import Event, GameSession, Identity, LineApplied, LineRejected, MoveApplied, Outgoing, PublicKey
 from protocol.topics import copy_topic, game_filter
+
+Stats = dict[str, Any]
+"""A worker's counts, times and samples, by name (sent back to the main process)."""
 
 
 # -- the players (in worker processes) -----------------------------------------------
 class Player:
-    def __init__(self, session: GameSession, key, client: aiomqtt.Client, stats: dict, sent_at: dict) -> None:
+    def __init__(
+        self, session: GameSession, key: PublicKey, client: aiomqtt.Client, stats: Stats, sent_at: dict[str, float]
+    ) -> None:
         self.session, self.key, self.client, self.stats, self.sent_at = session, key, client, stats, sent_at
         self.received: set[str] = set()
         self.changed = asyncio.Event()
@@ -68,7 +74,7 @@ class Player:
     async def send(self, out: Outgoing) -> None:
         await self.client.publish(out.topic, out.line.encode("utf-8"), qos=1, retain=True)
 
-    async def copy(self, events: list) -> None:
+    async def copy(self, events: list[Event]) -> None:
         """Re-publish each line of the other player's under this player's key (PROTOCOL.md §7)."""
         for event in events:
             if isinstance(event, LineApplied) and event.message.signer != self.key:
@@ -76,7 +82,7 @@ class Player:
                     copy_topic(event.message, self.key), event.line.encode("utf-8"), qos=1, retain=True
                 )
 
-    async def drive(self, host_key: bytes, guest: Identity, rng: random.Random, think: float) -> None:
+    async def drive(self, host_key: PublicKey, guest: Identity, rng: random.Random, think: float) -> None:
         s = self.session
         while not s.over:
             await self.changed.wait()
@@ -96,6 +102,7 @@ class Player:
                     continue
             if s.started and not s.over and s.actor == self.key:
                 await asyncio.sleep(rng.uniform(0, 2 * think))
+                assert s.board is not None
                 moves = sorted(m.text() for m in s.board.legal_moves())
                 started = time.perf_counter()
                 out = s.move(rng.choice(moves))
@@ -105,11 +112,13 @@ class Player:
                 self.changed.set()
 
 
-async def play(index: int, port: int, args: argparse.Namespace, stats: dict, connecting: asyncio.Semaphore) -> None:
+async def play(index: int, port: int, args: argparse.Namespace, stats: Stats, connecting: asyncio.Semaphore) -> None:
     rng = random.Random(args.seed * 1_000_003 + index)
     host, guest = Identity.generate(), Identity.generate()
     h, offer = GameSession.offer(args.kind, host)
-    g = GameSession(h.game_id, guest)
+    game = h.game_id
+    assert game is not None  # the host's own offer names it
+    g = GameSession(game, guest)
     sent_at: dict[str, float] = {}
 
     def client() -> aiomqtt.Client:
@@ -122,8 +131,8 @@ async def play(index: int, port: int, args: argparse.Namespace, stats: dict, con
     try:
         players = [Player(h, host.public, hc, stats, sent_at), Player(g, guest.public, gc, stats, sent_at)]
         for p in players:
-            await p.client.subscribe(game_filter(h.game_id), qos=1)
-        listeners = [asyncio.create_task(p.listen(h.game_id)) for p in players]
+            await p.client.subscribe(game_filter(game), qos=1)
+        listeners = [asyncio.create_task(p.listen(game)) for p in players]
         stats["ready"] += 1
         while stats["ready"] < stats["games"]:  # start every game together
             await asyncio.sleep(0.05)
@@ -169,8 +178,8 @@ async def spectate(port: int, games: list[tuple[str, int]]) -> int:
     return bad
 
 
-def worker(first: int, count: int, port: int, args: argparse.Namespace, results: multiprocessing.Queue) -> None:
-    stats = {
+def worker(first: int, count: int, port: int, args: argparse.Namespace, results: multiprocessing.Queue[Stats]) -> None:
+    stats: Stats = {
         "games": count,
         "ready": 0,
         "moves": 0,
@@ -239,7 +248,7 @@ def main() -> int:
         port = relay.port
         try:
             base = memory_mib(relay.pid)
-            results: multiprocessing.Queue = multiprocessing.get_context("spawn").Queue()
+            results: multiprocessing.Queue[Stats] = multiprocessing.get_context("spawn").Queue()
             ctx = multiprocessing.get_context("spawn")
             shares = [args.games // args.workers + (i < args.games % args.workers) for i in range(args.workers)]
             firsts = [sum(shares[:i]) for i in range(args.workers)]

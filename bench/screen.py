@@ -26,14 +26,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.append(str(ROOT / "bench"))  # after the packages: bench/protocol.py must not shadow them
 
 import pyte  # noqa: E402
-from latency import join_to_prompt  # noqa: E402
 from prompt_toolkit.data_structures import Size  # noqa: E402
 from prompt_toolkit.input import create_pipe_input  # noqa: E402
 from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
 
+from bench.latency import join_to_prompt  # noqa: E402
 from client.flows import network  # noqa: E402
 from client.frontends.network_screen import game_screen  # noqa: E402
 from client.shell.identity import save_identity  # noqa: E402
@@ -98,16 +97,17 @@ async def play(folder: Path, moves: int) -> tuple[list[int], float]:
         box: dict[str, GameRunner] = {}
         with create_pipe_input() as pipe:
             output = Vt100_Output(
-                terminal,
+                terminal,  # type: ignore[arg-type]
                 lambda: Size(rows=ROWS, columns=COLUMNS),
-                term="xterm-256color",  # type: ignore[arg-type]
+                term="xterm-256color",
                 enable_cpr=False,
             )
             screen = game_screen(input=pipe, output=output, log_file=folder / "client.log")
 
             async def front(runner: GameRunner) -> int:
                 box["runner"] = runner
-                return await screen(runner)
+                status: int = await screen(runner)
+                return status
 
             options = network.Options(
                 relay=url,
@@ -134,6 +134,7 @@ async def play(folder: Path, moves: int) -> tuple[list[int], float]:
                         await asyncio.sleep(0.01)
                         continue
                     count = core.session.moves
+                    assert core.session.board is not None
                     pipe.send_text(rng.choice(core.session.board.legal_moves()).text() + "\r")
                     while core.session.moves == count:
                         await asyncio.sleep(0.005)

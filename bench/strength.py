@@ -43,13 +43,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # for bench/levels.py
 
-from levels import opened
-
+from bench.levels import opened
 from harness import options
 from harness.figures import Results, print_figures
 from olixono.bots import make_bot
+from olixono.common import Outcome
 from olixono.games import new_board
 
 PAIRS = ("greedy-random", "mcts-random", "mcts-greedy")
@@ -65,12 +64,12 @@ ROOT = Path(__file__).resolve().parent.parent
 class Tally(Results):
     """Results of one pairing, from the first bot's side."""
 
-    reasons: Counter = field(default_factory=Counter)
+    reasons: Counter[str] = field(default_factory=Counter)
     plies: int = 0
     iterations: int = 0
     search_seconds: float = 0.0
     seconds: float = 0.0
-    distinct: set = field(default_factory=set)  # the games' move lists
+    distinct: set[tuple[str, ...]] = field(default_factory=set)  # the games' move lists
 
 
 @dataclass
@@ -174,7 +173,7 @@ def bot_of(spec: str, seed: int, budget: Budget, kind: str = "oxono", baseline: 
     return make_bot(name, seed=seed, iterations=mine.iterations)
 
 
-def play_game(kind: str, first, second, board=None) -> tuple[object, int, int, float, tuple[str, ...]]:
+def play_game(kind: str, first, second, board=None) -> tuple[Outcome | None, int, int, float, tuple[str, ...]]:
     """Play one game (from ``board``, a new board by default); return the outcome, plies, the search iterations
     and seconds of both bots, and the game's moves."""
     board = board if board is not None else new_board(kind)
@@ -251,6 +250,7 @@ def search_speed(
             else:
                 mine = make_bot("mcts", seed=searched, iterations=iterations)
                 mine.choose(board)
+                assert mine.analysis is not None  # it has chosen
                 done, seconds = mine.analysis.iterations, mine.analysis.seconds
             if done == iterations:
                 total_seconds += seconds

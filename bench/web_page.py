@@ -41,12 +41,13 @@ def weight() -> None:
 
 async def opening(rounds: int) -> None:
     import aiomqtt
-    from playwright.async_api import async_playwright
+    from playwright.async_api import Response, async_playwright
 
     lines = (ROOT / "protocol" / "vectors" / "olix-game.txt").read_text().splitlines()
     messages = [decode(line) for line in lines if line]
     game = messages[1].game
     async with running(RelaySettings(port=0, web_port=0)) as relay:
+        assert relay.port is not None
         async with aiomqtt.Client("127.0.0.1", relay.port) as client:
             for message in messages:
                 await client.publish(topic_for(message), message.line.encode(), qos=1, retain=True)
@@ -55,7 +56,7 @@ async def opening(rounds: int) -> None:
             times = []
             for round_ in range(rounds):
                 tab = await browser.new_page()
-                responses: list = []
+                responses: list[Response] = []
                 if round_ == 0:
                     tab.on("response", responses.append)
                 started = time.perf_counter()

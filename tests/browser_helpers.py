@@ -13,7 +13,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 try:
     import playwright.async_api as playwright
 except ImportError:  # scripts/test installs it; a bare checkout may not have it
-    playwright = None
+    playwright = None  # type: ignore[assignment]
 
 needs_browser = pytest.mark.skipif(
     (playwright is None or not Path(CHROMIUM).exists()) and not TOOLS_REQUIRED,

@@ -62,7 +62,7 @@ async def spawn(env: dict[str, str], *args: str, stdin: bool = False) -> asyncio
 
 async def read_until(
     process: asyncio.subprocess.Process, pattern: str, seen: list[str], timeout: float = 30
-) -> re.Match:
+) -> re.Match[str]:
     """Read the process's lines into ``seen`` until one matches ``pattern``."""
     async with asyncio.timeout(timeout):
         while True:
@@ -70,14 +70,23 @@ async def read_until(
                 found = re.search(pattern, line)
                 if found:
                     return found
+            assert process.stdout is not None
             raw = await process.stdout.readline()
             if not raw:
                 raise AssertionError(f"the process ended before printing {pattern!r}:\n" + "\n".join(seen))
             seen.append(raw.decode().rstrip())
 
 
+async def typed(process: asyncio.subprocess.Process, line: bytes) -> None:
+    """``line`` written to the process's stdin (a pipe: spawned with ``stdin=True``), and drained."""
+    assert process.stdin is not None
+    process.stdin.write(line)
+    await process.stdin.drain()
+
+
 async def finish(process: asyncio.subprocess.Process, seen: list[str], timeout: float = 120) -> int:
     """Read the rest of what the process prints into ``seen``; its exit status."""
+    assert process.stdout is not None
     async with asyncio.timeout(timeout):
         async for raw in process.stdout:
             seen.append(raw.decode().rstrip())
@@ -104,6 +113,7 @@ async def run(
             out, err = await process.communicate(None if stdin_text is None else stdin_text.encode())
     finally:
         await stop(process)
+    assert process.returncode is not None  # it ended: communicate() waited for it
     return process.returncode, out.decode(), err.decode()
 
 
@@ -155,7 +165,7 @@ class Terminal:
         os.close(secondary)
         self.seen = ""
 
-    def read_until(self, pattern: str, timeout: float = 20) -> re.Match:
+    def read_until(self, pattern: str, timeout: float = 20) -> re.Match[str]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = re.search(pattern, self.seen)

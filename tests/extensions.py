@@ -23,7 +23,7 @@ BUILD = "python3 -m pip install -e ."
 def c_compiler() -> str | None:
     """The path of the C compiler setuptools would build with (``sysconfig``'s ``CC``, else ``cc``), if it is on
     ``PATH``."""
-    configured = (sysconfig.get_config_var("CC") or "").split()
+    configured: list[str] = (sysconfig.get_config_var("CC") or "").split()
     for name in [*configured[:1], "cc"]:
         found = shutil.which(name)
         if found is not None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Protocol
+from typing import Any, Protocol, TextIO
 
+from protocol_helpers import board_of, result_of
 from relay_fixtures import Relay
 
 from client.flows import network
@@ -13,10 +14,20 @@ from client.shell.journal import Journal
 from protocol import GameSession, Identity
 
 
+class Reachable(Protocol):
+    """What a :class:`Seat` is given to play through: anything with a relay's URL (a relay, a proxy, several)."""
+
+    @property
+    def url(self) -> str: ...
+
+
 class Seat:
     """One flow's options, identity, journal folder and printed lines."""
 
-    def __init__(self, tmp_path, name: str, relay: Relay | Via, **changes) -> None:
+    typing: TextIO
+    """Where a test that types the seat's commands types them (set by that test)."""
+
+    def __init__(self, tmp_path, name: str, relay: Reachable, **changes) -> None:
         self.lines: list[str] = []
         self.identity = Identity.generate()
         self.options = network.Options(
@@ -99,14 +110,14 @@ def check_rematch(host: Seat, guest: Seat, game: str, rematch: str) -> None:
     """``game``, which the guest resigned, and its ``rematch``: the host's new game, inviting the guest alone, its
     colours swapped, which the guest resigned too."""
     first, later = GameSession.restore(transcript(host, game)), GameSession.restore(transcript(guest, rematch))
-    assert first.result.reason == "resigned" and first.result.winner_key == host.identity.public
+    assert result_of(first).reason == "resigned" and result_of(first).winner_key == host.identity.public
     assert later.host == host.identity.public and later.invite == guest.identity.public
-    players = first.board.PLAYERS
+    players = board_of(first).PLAYERS
     assert [later.seats[p] for p in players] == [first.seats[p] for p in reversed(players)]  # colours swapped
-    assert later.result.reason == "resigned" and later.result.winner_key == host.identity.public
+    assert result_of(later).reason == "resigned" and result_of(later).winner_key == host.identity.public
 
 
-async def cancelled(*tasks: asyncio.Task) -> None:
+async def cancelled(*tasks: asyncio.Task[Any]) -> None:
     """``tasks`` cancelled, and waited for (what a test leaves running, on its way out)."""
     for task in tasks:
         task.cancel()

@@ -11,6 +11,7 @@ and sparse lattices that often end settled).
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from itertools import combinations
 
 N = 11
@@ -176,7 +177,7 @@ def scoreboard_text(best) -> str:
 
 def winner_by_score(best) -> str | None:
     """Rule 12: more markers; then field positions compared from the highest; else a draw."""
-    positions = {p: [] for p in PLAYERS}
+    positions: dict[str, list[int]] = {p: [] for p in PLAYERS}
     for kind, (field, holders) in scoreboard(best).items():
         for player in holders:
             positions[player].append(FIELDS[kind].index(field) + 1)
@@ -236,7 +237,7 @@ class RefGame:
 # -- random games ---------------------------------------------------------------------
 
 
-def _neighbours(s: int):
+def _neighbours(s: int) -> Iterator[int]:
     rank, file = divmod(s, N)
     for dr in (-1, 0, 1):
         for df in (-1, 0, 1):

@@ -19,12 +19,14 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import aiomqtt
 import pytest
+from protocol_helpers import game_id_in, identity_of, playable
 
 from harness.mqtt import bare_client
-from protocol import GameSession, Identity, LineApplied, LineRejected, Outgoing, copy_topic, game_filter
+from protocol import GameSession, Identity, LineApplied, LineRejected, Outgoing, PublicKey, copy_topic, game_filter
 from protocol.keys import b64
 from protocol.messages import encode, encode_text
 from protocol.topics import GAMES
@@ -126,11 +128,12 @@ class Relay:
             )
             self._embedded = EmbeddedRelay(settings)
             await self._embedded.start()
+            assert self._embedded.port is not None  # started: listening
             self.port = self._embedded.port
             self.web_port = self._embedded.web_port
         else:
             self.port = self.port or free_port()
-            settings = MosquittoSettings(
+            mosquitto = MosquittoSettings(
                 port=self.port,
                 users_file=self.users_file,
                 run_as="root",
@@ -141,8 +144,8 @@ class Relay:
                 bridge_password="bridge-secret" if self.bridge_user else None,
                 web_port=(self.web_port or free_port()) if self.web else None,
             )
-            self.web_port = settings.web_port
-            self.conf = write_config(self.workdir / "mosquitto", settings)
+            self.web_port = mosquitto.web_port
+            self.conf = write_config(self.workdir / "mosquitto", mosquitto)
             if not self.persist:  # same file, but these tests want a relay that forgets
                 self.conf.write_text(self.conf.read_text().replace("persistence true", "persistence false"))
             self._mosquitto = await asyncio.to_thread(MosquittoProcess(self.conf, self.port).start)
@@ -324,7 +327,7 @@ class Side:
         await self.copy(out.events)
 
     async def copy(self, events) -> None:
-        me = self.session.identity.public
+        me = identity_of(self.session).public
         for event in events:
             if isinstance(event, LineApplied) and event.message.signer != me:
                 await self.client.publish(copy_topic(event.message, me), event.line.encode("utf-8"), qos=1, retain=True)
@@ -358,10 +361,10 @@ async def play_game(
     """
     rng = random.Random(seed)
     h, offer = GameSession.offer(kind, host)
-    game = h.game_id
+    game = game_id_in(h)
     g = GameSession(game, guest)
     hs, gs = Side(h, host_client, game), Side(g, guest_client, game)
-    sides = {host.public: hs, guest.public: gs}
+    sides: dict[PublicKey | None, Side] = {host.public: hs, guest.public: gs}
     for client in (host_client, guest_client):
         await client.subscribe(game_filter(game), qos=1)
     pumps = [asyncio.create_task(side.pump()) for side in sides.values()]
@@ -381,7 +384,7 @@ async def play_game(
                     break
                 actor = sides[h.actor]
                 other = gs if actor is hs else hs
-                moves = sorted(m.text() for m in actor.session.board.legal_moves())
+                moves = sorted(playable(actor.session))
                 before = other.session.next_seq
                 await actor.send(actor.session.move(rng.choice(moves)))
                 await other.wait_for(lambda: other.session.next_seq > before)  # noqa: B023
@@ -394,7 +397,26 @@ async def play_game(
     return h
 
 
-def retained_topics(relay: object) -> list[str]:
+class Listening(Protocol):
+    """A relay started in the test's process, or a process's: listening on ``port`` once started."""
+
+    @property
+    def port(self) -> int | None: ...
+
+
+def port_of(relay: Listening) -> int:
+    """The port a started relay listens on."""
+    assert relay.port is not None, "the relay has not started"
+    return relay.port
+
+
+def web_port_of(relay: Relay | EmbeddedRelay) -> int:
+    """The port a started relay's web listener listens on."""
+    assert relay.web_port is not None, "the relay has no web listener"
+    return relay.web_port
+
+
+def retained_topics(relay: EmbeddedRelay) -> list[str]:
     """The topics an embedded relay retains a line on, for tests to look into (the relay itself never asks)."""
     broker = relay.broker
     assert broker is not None

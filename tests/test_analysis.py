@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from protocol_helpers import full_game, mover, start
+from protocol_helpers import board_of, full_game, identity_of, mover, playable, result_of, start
 
 from client.flows.analyze import analyse_session, progress_bar, report
 from client.flows.verify import load
@@ -40,12 +40,20 @@ from olixono.analysis import (
 )
 from olixono.bots import winning_moves
 from olixono.games import new_board
+from protocol import GameSession
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden"
 PLANTED = GOLDEN / "oxono_planted_blunder.txt"
 PLANTED_SEED = 4
 FAST = Budget(300)
+
+
+def loaded(path: str) -> tuple[str, GameSession]:
+    """The summary and the session of the record at ``path`` (a record that loads)."""
+    _, summary, session = load(path)
+    assert session is not None, summary
+    return summary, session
 
 
 def planted_game(seed: int = PLANTED_SEED) -> tuple[list[str], int, int]:
@@ -58,7 +66,7 @@ def planted_game(seed: int = PLANTED_SEED) -> tuple[list[str], int, int]:
     missed = blunder = 0
     while not host.over:
         mine, theirs = mover(host, guest)
-        board = mine.board.copy()
+        board = board_of(mine).copy()
         ply = len(board.move_stack) + 1
         wins = winning_moves(board)
 
@@ -101,7 +109,7 @@ def olixono(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO())
     monkeypatch.setattr(signal, "signal", lambda *args: None)  # the command's own Ctrl-C: not the test run's
 
-    def run(*args: str) -> subprocess.CompletedProcess:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
         status = main(list(args))
         out, err = capsys.readouterr()
         return subprocess.CompletedProcess(args, status, out, err)
@@ -160,7 +168,7 @@ def test_olixono_analyze_prints_every_move_its_marks_and_a_summary_per_player(ol
 
 
 def test_the_json_form_round_trips_and_matches_the_analysis_in_process(olixono):
-    _, summary, session = load(str(PLANTED))
+    summary, session = loaded(str(PLANTED))
     done = olixono("analyze", str(PLANTED), "--json", "--iterations", "300", "--seed", "5")
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
@@ -170,7 +178,7 @@ def test_the_json_form_round_trips_and_matches_the_analysis_in_process(olixono):
         "id": session.game_id,
         "verified": summary,
         "seats": {p: key.fingerprint for p, key in session.seats.items()},
-        "result": session.result.sentence(),
+        "result": result_of(session).sentence(),
     }
     assert {key: value for key, value in document.items() if key != "game"} == analysis.to_json()
     first = document["plies"][0]
@@ -233,9 +241,9 @@ def test_a_record_with_a_proof_is_analysed_and_exits_4(tmp_path, olixono):
 
     host, guest = full_game("oxono", 3)
     last = host.chain[-2]
-    signer = guest.identity if last.signer == guest.identity.public else host.identity
+    signer = identity_of(guest) if last.signer == identity_of(guest).public else identity_of(host)
     twin = GameSession.restore([m.line for m in host.chain[: last.seq]], signer)
-    forged = twin.move(next(m.text() for m in twin.board.legal_moves() if m.text() != last.value("move"))).line
+    forged = twin.move(next(m for m in playable(twin) if m != last.value("move"))).line
     spectator = GameSession.restore([*host.transcript, forged])
     done = olixono("analyze", str(write(tmp_path, spectator.record)), "--iterations", "100")
     assert done.returncode == 4, done.stderr
@@ -389,7 +397,7 @@ async def test_the_replay_analyses_in_the_background_and_the_screen_stays_live(t
 
     monkeypatch.setattr(client.frontends.replay, "evaluate", held)
     _, _, blunder = planted_game()
-    _, summary, session = load(str(PLANTED))
+    summary, session = loaded(str(PLANTED))
     table = ReplayTable(session, summary, budget=Budget(100))
     count = len(table.moves())
     terminal = Terminal(columns=120, rows=40)
@@ -421,7 +429,7 @@ async def test_replay_analyze_starts_at_once(tmp_path):
     from client.frontends.replay import ReplayTable
     from client.frontends.screen import run_screen
 
-    _, summary, session = load(str(ROOT / "protocol" / "vectors" / "olix-untimed-abandoned.txt"))
+    summary, session = loaded(str(ROOT / "protocol" / "vectors" / "olix-untimed-abandoned.txt"))
     table = ReplayTable(session, summary, analyze=True, budget=Budget(30))
     terminal = Terminal()
     with create_pipe_input() as pipe:
@@ -433,6 +441,7 @@ async def test_replay_analyze_starts_at_once(tmp_path):
         await wait_for(terminal, "Move 1, first ")
         pipe.send_text("/quit\r")
         assert await screen == 0
+    assert table.analysis is not None  # analysed: the screen said so
     assert report(session, summary, table.analysis).splitlines()[0] == summary  # the words olixono analyze prints
 
 

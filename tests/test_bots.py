@@ -9,8 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
+from engine_helpers import analysis_of, outcome_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +20,7 @@ from olixono import bot_olix, bot_oxono
 from olixono.bots import LEVELS, make_bot
 from olixono.common import GameOverError
 from olixono.games import new_board
-from olixono.olix import OlixBoard
+from olixono.olix import BOARD, OlixBoard
 from olixono.oxono import OxonoBoard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -33,7 +35,7 @@ OLIX_WIN = "O1O1O1O1O1O/11/11/11/11/11/11/11/11/O10/XXXXXXX4 first"
 # Second to move must take h1, or first wins there.
 OLIX_BLOCK = "O1O1O1O1O1O/11/11/11/11/11/10O/11/11/10X/XXXXXXX4 second"
 
-FAST_MCTS = {"iterations": 300}
+FAST_MCTS: dict[str, Any] = {"iterations": 300}
 
 
 def bot_at(level: str, seed: int = 1):
@@ -73,7 +75,7 @@ def test_bots_take_a_win_in_one(level, kind, text):
     mover = board.turn
     bot = bot_at(level)
     board.play(bot.choose(board))
-    assert board.outcome() is not None and board.outcome().winner == mover
+    assert board.outcome() is not None and outcome_of(board).winner == mover
 
 
 @pytest.mark.parametrize("level", ["greedy", "mcts"])
@@ -105,7 +107,7 @@ def test_mcts_proves_a_win_and_says_so():
     board = OxonoBoard.from_position(OXONO_WIN)
     bot = make_bot("mcts", seed=0)
     assert bot.choose(board).text() == "Xd2d1"
-    assert bot.analysis.candidates[0].proven == "won"
+    assert analysis_of(bot).candidates[0].proven == "won"
 
 
 # -- budgets, reproducibility, purity -------------------------------------------
@@ -125,9 +127,9 @@ def test_time_budget_is_honoured_within_ten_percent(kind, plies, monkeypatch):
             monkeypatch.setattr(module, "time", clock)
         bot = make_bot("mcts", seed=1, seconds=seconds)
         bot.choose(board)
-        elapsed = bot.analysis.seconds
+        elapsed = analysis_of(bot).seconds
         assert seconds * 0.9 <= elapsed <= seconds * 1.1, (seconds, elapsed)
-        assert bot.analysis.iterations > 0
+        assert analysis_of(bot).iterations > 0
 
 
 @pytest.mark.parametrize("kind, plies", [("oxono", 6), ("olix", 20)])
@@ -138,9 +140,9 @@ def test_iteration_budget_is_exact_and_reproducible(kind, plies):
     for _ in range(2):
         bot = make_bot("mcts", seed=9, iterations=400)
         move = bot.choose(board)
-        runs.append((move, bot.analysis.candidates, bot.analysis.pv))
-        assert bot.analysis.iterations <= 400
-        assert sum(c.visits for c in bot.analysis.candidates) == bot.analysis.iterations
+        runs.append((move, analysis_of(bot).candidates, analysis_of(bot).pv))
+        assert analysis_of(bot).iterations <= 400
+        assert sum(c.visits for c in analysis_of(bot).candidates) == analysis_of(bot).iterations
     assert runs[0] == runs[1]
     assert board.position() == before
 
@@ -197,11 +199,11 @@ def test_analysis_text_lists_the_search():
     board = OxonoBoard()
     bot = make_bot("mcts", seed=2, iterations=500)
     move = bot.choose(board)
-    lines = bot.analysis.text().splitlines()
+    lines = analysis_of(bot).text().splitlines()
     assert lines[0].startswith(f"mcts {move.text()} iterations 500 seconds ")
     assert lines[1].split()[:2] == ["pv", move.text()]
     first = lines[2].split()
-    assert first[0] == move.text() and int(first[1]) == bot.analysis.candidates[0].visits
+    assert first[0] == move.text() and int(first[1]) == analysis_of(bot).candidates[0].visits
 
 
 # -- whole games ----------------------------------------------------------------
@@ -213,7 +215,7 @@ def test_many_games_without_an_illegal_move(kind, games):
     for g in range(games):
         pairing = [LEVELS[g % 3], LEVELS[(g + 1 + g // 3) % 3]]
         bots = [
-            make_bot(level, seed=g * 10 + i, **({"iterations": 60} if level == "mcts" else {}))
+            make_bot(level, seed=g * 10 + i, iterations=60 if level == "mcts" else None)
             for i, level in enumerate(pairing)
         ]
         board = new_board(kind)
@@ -325,7 +327,7 @@ def test_olix_win_candidates_hold_every_winning_square():
     rng = random.Random(22)
     found = tested = 0
     while tested < 60:
-        cells = [None] * ref.SQUARES
+        cells: list[int | None] = [None] * ref.SQUARES
         for square in _planted(rng):
             cells[square] = 0
         values = ref.best_values(cells, 0)
@@ -333,7 +335,7 @@ def test_olix_win_candidates_hold_every_winning_square():
             continue  # won already: no game goes on from here
         tested += 1
         stones = sum(1 << q for q in range(ref.SQUARES) if cells[q] == 0)
-        empty = ~stones & bot_olix.BOARD
+        empty = ~stones & BOARD
         candidates = bot_olix.win_candidates(stones, empty)
         for square in range(ref.SQUARES):
             if cells[square] is not None:
@@ -359,14 +361,14 @@ def test_olix_win_candidates_hold_every_winning_square():
 def test_olix_win_candidates_hold_the_hard_cases(shape, gap):
     """The squares the narrowing reasons about (``win_candidates``): the stone on a rectangle's short side, or on an
     ``L``'s short arm, where the long side stands already."""
-    cells = [None] * ref.SQUARES
+    cells: list[int | None] = [None] * ref.SQUARES
     for r, f in shape:
         cells[ref.square(r, f)] = 0
     assert any(value > TOPS[k] for k, value in ref.best_values(cells, 0).items())  # the gap wins...
     cells[ref.square(*gap)] = None
     assert not any(value > TOPS[k] for k, value in ref.best_values(cells, 0).items())  # ... and nothing else has
     stones = sum(1 << ref.square(r, f) for r, f in shape if (r, f) != gap)
-    assert bot_olix.win_candidates(stones, bot_olix.BOARD & ~stones) >> ref.square(*gap) & 1
+    assert bot_olix.win_candidates(stones, BOARD & ~stones) >> ref.square(*gap) & 1
 
 
 def _formation_win(board: OlixBoard, move) -> bool:
@@ -447,6 +449,7 @@ def test_strength_benchmark_plays_the_mcts_of_another_commit():
 def _strength():
     """bench/strength.py, loaded as a module."""
     spec = importlib.util.spec_from_file_location("strength", ROOT / "bench" / "strength.py")
+    assert spec is not None and spec.loader is not None
     strength = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = strength  # dataclasses look their module up
     try:
@@ -487,7 +490,7 @@ def test_every_level_proposes_a_legal_move_anywhere(kind, seed, plies):
             board.pop()
             break
     for level in LEVELS:
-        bot = make_bot(level, seed=seed, **({"iterations": 30} if level == "mcts" else {}))
+        bot = make_bot(level, seed=seed, iterations=30 if level == "mcts" else None)
         move = bot.choose(board)
         assert board.why_illegal(move) is None, (level, board.position(), move)
 

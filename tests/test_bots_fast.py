@@ -15,14 +15,14 @@ from extensions import require_extension
 
 from olixono import backends, bot_oxono
 from olixono.bot_oxono import PYTHON
-from olixono.games import new_board
 from olixono.mcts import Mcts
+from olixono.oxono import OxonoBoard
 
 fast = require_extension("olixono._oxono_fast")
 
 
-C = bot_oxono.C
-assert C is not None  # built, as the extension is
+assert bot_oxono.C is not None  # built, as the extension is
+C: bot_oxono.Backend = bot_oxono.C
 
 
 def positions(games: int, seed: int) -> list[bot_oxono.State]:
@@ -30,7 +30,7 @@ def positions(games: int, seed: int) -> list[bot_oxono.State]:
     rng = random.Random(seed)
     found = []
     for _ in range(games):
-        board = new_board("oxono")
+        board = OxonoBoard()
         while board.outcome() is None:
             found.append(bot_oxono.state_of(board))
             board.push(board.random_move(rng))
@@ -80,7 +80,7 @@ def test_forced_wins_and_the_solver_agree():
 def test_a_seeded_search_is_the_same_with_the_c_helpers_or_without():
     rng = random.Random(4)
     for _ in range(6):
-        board = new_board("oxono")
+        board = OxonoBoard()
         for _ in range(rng.randrange(0, 12)):
             board.push(board.random_move(rng))
         if board.outcome() is not None:
@@ -103,7 +103,7 @@ def test_the_solver_stops_at_its_deadline():
     """Both solvers (the reference checked its deadline never: ``budget & 1023 == 0`` was ``budget & False``)."""
     import time
 
-    state = bot_oxono.state_of(new_board("oxono"))  # the whole game from the start: far beyond a few milliseconds
+    state = bot_oxono.state_of(OxonoBoard())  # the whole game from the start: far beyond a few milliseconds
     for backend in (C, PYTHON):
         start = time.perf_counter()
         assert backend.solve(state, backend.new_table(), 1 << 62, start + 0.05) is None
@@ -137,7 +137,7 @@ def test_bad_states_are_refused_with_an_error_not_a_crash(bad):
         fast.legal_moves(bad)
     with pytest.raises((TypeError, ValueError, OverflowError)):
         fast.play(bad, (0, 0, 0))
-    state = bot_oxono.state_of(new_board("oxono"))
+    state = bot_oxono.state_of(OxonoBoard())
     with pytest.raises((TypeError, ValueError, OverflowError)):
         fast.play(state, (2, 0, 0))
     with pytest.raises(TypeError):
@@ -153,7 +153,7 @@ ONE_SIDE_SHORT = (1, 0, 0, 2, 3, 8, 8, 8, 7)  # 32 pawns in all, but 17 and 15 a
 
 @pytest.mark.parametrize("random_number", [1.0, -0.5, -1.0, float("nan"), 1e300])
 def test_a_random_number_outside_0_1_is_an_error_not_a_square_off_the_board(random_number):
-    state = bot_oxono.state_of(new_board("oxono"))
+    state = bot_oxono.state_of(OxonoBoard())
     with pytest.raises(ValueError, match=r"\[0, 1\)"):
         fast.random_move(state, lambda: random_number)
     with pytest.raises(ValueError, match=r"\[0, 1\)"):
@@ -163,7 +163,7 @@ def test_a_random_number_outside_0_1_is_an_error_not_a_square_off_the_board(rand
 def test_what_no_search_asks_is_refused_or_bounded():
     """Inputs a hostile caller could give: each is refused or bounded, never a crash, a hang, a read of memory never
     written, or an answer the reference does not give."""
-    state = bot_oxono.state_of(new_board("oxono"))
+    state = bot_oxono.state_of(OxonoBoard())
     assert bot_oxono.pawns_left(FULL) == 0
     with pytest.raises(ValueError, match="no pawn left"):
         fast.random_move(FULL, random.Random(1).random)
@@ -190,7 +190,7 @@ def test_a_long_solve_stops_for_ctrl_c():
     """The solver looks for signals at its checkpoints, as the Python reference is interrupted between bytecodes."""
     import signal
 
-    state = bot_oxono.state_of(new_board("oxono"))
+    state = bot_oxono.state_of(OxonoBoard())
     previous = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
     try:
         signal.setitimer(signal.ITIMER_REAL, 0.05)
@@ -208,9 +208,9 @@ def test_the_backend_is_chosen_once_the_c_helpers_where_built_unless_asked_for_p
     assert backends.choose(PYTHON, C, {backends.PURE_PYTHON: ""}) is C
     assert backends.choose(PYTHON, None, {}) is PYTHON  # not built
     assert PYTHON.play is bot_oxono.play and C.play is fast.play  # the functions a reader sees, or the C ones
-    view, search = bot_oxono.searcher(new_board("oxono"), random.Random(1), PYTHON)
+    view, search = bot_oxono.searcher(OxonoBoard(), random.Random(1), PYTHON)
     assert view.backend is PYTHON and type(search) is Mcts and isinstance(search.table, dict)
-    view, search = bot_oxono.searcher(new_board("oxono"), random.Random(1), C)
+    view, search = bot_oxono.searcher(OxonoBoard(), random.Random(1), C)
     assert view.backend is C and isinstance(search, bot_oxono.FastMcts) and isinstance(search.table, fast.Table)
     with pytest.raises(ValueError, match="C helpers"):
-        search.search(bot_oxono.OxonoSearch(new_board("oxono"), PYTHON), iterations=10)
+        search.search(bot_oxono.OxonoSearch(OxonoBoard(), PYTHON), iterations=10)

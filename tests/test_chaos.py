@@ -14,7 +14,7 @@ import threading
 import aiomqtt
 import pytest
 from network_helpers import Seat, Via, game_id_of, transcript
-from relay_fixtures import Relay, needs_mosquitto
+from relay_fixtures import Relay, needs_mosquitto, port_of
 
 from client.flows import network
 from harness.chaos import DOWN, UP, Chaos, ChaosProxy
@@ -72,13 +72,13 @@ async def test_the_proxy_loses_what_it_is_told_to_and_acknowledges_it():
 
     async with (
         running() as embedded,
-        ChaosProxy(embedded.port, Chaos(drop=lambda c, d, n, t: d == UP and n == 2)) as proxy,
+        ChaosProxy(port_of(embedded), Chaos(drop=lambda c, d, n, t: d == UP and n == 2)) as proxy,
     ):
 
         def client(port: int) -> aiomqtt.Client:
             return bare_client(port, timeout=5)
 
-        async with client(embedded.port) as reader, client(proxy.port) as writer:
+        async with client(port_of(embedded)) as reader, client(port_of(proxy)) as writer:
             await reader.subscribe("olixono/1/x/#", qos=1)
             for n in range(1, 4):
                 await writer.publish(f"olixono/1/x/{n}", b"line", qos=1)

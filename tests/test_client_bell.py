@@ -16,6 +16,7 @@ import pytest
 from cli_helpers import Terminal as ProcessTerminal
 from cli_helpers import home
 from prompt_toolkit.input import create_pipe_input
+from protocol_helpers import playable
 from test_client_claims import FrontRunner, claim, forward
 from test_client_clock import Clock, movers, play, timed_game
 from test_client_screen import Terminal
@@ -44,6 +45,8 @@ class Heard(pyte.Screen):
 
 class HeardTerminal(Terminal):
     """The screen tests' terminal, counting its bells."""
+
+    screen: Heard
 
     def __init__(self, columns: int = 110, rows: int = 34) -> None:
         super().__init__(columns, rows)
@@ -145,8 +148,8 @@ async def console_bells(core, relay, moves, *, bell: bool = True, claimant=None)
     seen = len(relay.events[id(core)])
     with create_pipe_input() as pipe:
         console = asyncio.create_task(
-            line_console(input=pipe, output=terminal.output(), write=lambda text: None, bell=bell)(runner)
-        )  # type: ignore[arg-type]
+            line_console(input=pipe, output=terminal.output(), write=lambda text: None, bell=bell)(runner)  # type: ignore[arg-type]
+        )
         await asyncio.sleep(0.1)
         for mover in moves:
             if mover is core:
@@ -203,8 +206,8 @@ async def test_the_network_full_screen_rings_when_the_turn_becomes_yours():
     with create_pipe_input() as pipe:
         screen = asyncio.create_task(
             run_screen(
-                NetworkTable(runner),
-                input=pipe,  # type: ignore[arg-type]
+                NetworkTable(runner),  # type: ignore[arg-type]
+                input=pipe,
                 output=terminal.output(),
                 bell=True,
             )
@@ -215,7 +218,7 @@ async def test_the_network_full_screen_rings_when_the_turn_becomes_yours():
         forward(relay, second, runner, seen)
         await asyncio.sleep(0.3)
         assert terminal.screen.bells == 1
-        pipe.send_text(second.board.legal_moves()[0].text() + "\r")  # its own move: no bell
+        pipe.send_text(playable(second)[0] + "\r")  # its own move: no bell
         await asyncio.sleep(0.3)
         assert second.moves == 2 and terminal.screen.bells == 1
         pipe.send_text("/quit\r")

@@ -7,20 +7,22 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+from typing import cast
 
 import pytest
-from protocol_helpers import GUEST, HOST
+from protocol_helpers import GUEST, HOST, board_of, clocks_of, playable, result_of
 from test_client_clock import Clock, movers, play, timed_game
-from test_client_core import Relay, hosted
+from test_client_core import Relay, hosted, my_key, my_player
 
 from client.cores.intents import Intent, IntentRefused
-from client.cores.network_game import ClaimReady, GameCore, Publish, Step
+from client.cores.network_game import ClaimReady, GameCore, Publish, Step, UiEvent, duration_text
 from client.cores.turn_clock import TurnSeen
 from client.frontends.console import clocks_text as console_clocks
 from client.frontends.console import prompt_text
 from client.frontends.plain import plain_front
+from client.shell.runner import GameRunner
 from client.words.commands import parse
-from client.words.network import claim_brief, claim_text, clocks_now_text, describe, duration_text, my_turn_text, who
+from client.words.network import claim_brief, claim_text, clocks_now_text, describe, my_turn_text, who
 from protocol import GameSession, LineApplied, Superseded, verify_transcript
 from protocol.clock import GRACE_MS
 from protocol.domain import ResultReason
@@ -66,7 +68,7 @@ def test_the_claim_command_waits_for_the_clock_then_flags_then_ends_the_game_on_
         first.act(Intent("claim"))
     clock.now += 31.5
     claim(relay, first)
-    assert watcher.session.flag_of(first.me) is not None and not watcher.session.over
+    assert watcher.session.flag_of(my_key(first)) is not None and not watcher.session.over
     clock.now += 10.0
     with pytest.raises(IntentRefused, match=r"your claim is open: .* has 20 s to answer it"):
         first.act(Intent("claim"))
@@ -152,7 +154,7 @@ def slow_exchange(relay: Relay, clock: Clock, mover: GameCore, away: GameCore, o
     """``mover`` plays after a second's thought; its lines reach ``away`` (a player off the test relay) ``out`` s later,
     and the receipt ``away`` signs at once comes back ``back`` s after that: a round trip of ``out + back``."""
     clock.now += 1.0
-    step = mover.act(Intent("move", mover.board.legal_moves()[0].text()))
+    step = mover.act(Intent("move", playable(mover)[0]))
     relay.publish(step, mover)
     clock.now += out
     answers: list[Publish] = []
@@ -174,7 +176,7 @@ def test_a_claim_waits_the_95th_percentile_of_the_round_trips_beyond_the_clock_a
     for out, back in ((0.1, 0.2), (0.5, 0.3), (0.25, 0.25)):
         slow_exchange(relay, clock, claimant, other, out, back)
         clock.now += 1.0
-        relay.publish(other.act(Intent("move", other.board.legal_moves()[0].text())), other)
+        relay.publish(other.act(Intent("move", playable(other)[0])), other)
     name = other.my_player or ""
     trips = [answer.round_trip for answer in watcher.session.answers() if answer.player == name]
     assert trips == [300, 800, 500]  # every receiver reads them from the claimant's receipts
@@ -182,7 +184,7 @@ def test_a_claim_waits_the_95th_percentile_of_the_round_trips_beyond_the_clock_a
     slow_exchange(relay, clock, claimant, other, 0.0, 0.0)  # its last move: then the other goes quiet
     began = claimant.turn_seen
     assert began is not None
-    remaining = claimant.session.clocks[name]
+    remaining = clocks_of(claimant.session)[name]
     clock.now = began[1] + (remaining + GRACE_MS + 800 - 1) / 1000
     assert claimant.claim_in_ms() == 1 and claimant.claim_ready() is None
     with pytest.raises(IntentRefused, match="you may claim in 1 s"):
@@ -190,8 +192,9 @@ def test_a_claim_waits_the_95th_percentile_of_the_round_trips_beyond_the_clock_a
     clock.now += 0.001
     assert claimant.claim_in_ms() == 0 and claimant.claim_ready() == ClaimReady("flag", name)
     claim(relay, claimant)
-    flag = watcher.session.flag_of(claimant.me)
-    assert flag is not None and flag.now - flag.sent == remaining + GRACE_MS + 800
+    flag = watcher.session.flag_of(my_key(claimant))
+    assert flag is not None and flag.now is not None and flag.sent is not None
+    assert flag.now - flag.sent == remaining + GRACE_MS + 800
 
 
 @pytest.mark.parametrize(
@@ -210,7 +213,7 @@ def test_a_claim_is_answered_within_its_window_then_claim_wins_on_time(control, 
     assert clocks is not None
     clock.now += (clocks[second.my_player or ""] + GRACE_MS) / 1000
     claim(relay, first)
-    assert watcher.session.flag_of(first.me) is not None
+    assert watcher.session.flag_of(my_key(first)) is not None
     assert claim_brief(first) == f"{second.my_player} has {duration_text(round(window * 1000))} to answer"
     clock.now += window - 1.0
     with pytest.raises(IntentRefused, match=r"has 1 s to answer it"):
@@ -391,7 +394,7 @@ def test_the_screens_say_that_a_players_time_ran_out_not_your_move():
     first, second = movers(host, guest)
     play(relay, first)
     table = NetworkTable(SimpleNamespace(core=second, link=SimpleNamespace(connected=True)))  # type: ignore[arg-type]
-    me, versus = second.my_player, f" vs {first.me.fingerprint}"
+    me, versus = my_player(second), f" vs {my_key(first).fingerprint}"
     assert (table.status(lambda player: 0.0)[0], table.prompt(), table.alert()) == ("your move", "your move> ", [])
     assert prompt_text(second) == f"{me} (you) to move{versus}> "
     clock.now += 60.0
@@ -436,7 +439,7 @@ def test_a_claim_with_made_up_times_meets_the_move_of_a_player_in_time_a_dispute
         for core in (second, watcher):
             relay.deliver(core, line)
     assert second.session.over and second.answering and second.answer_left_ms() == 58_000
-    assert second.session.confirmation(second.me) is None  # not confirmed: it may answer
+    assert second.session.confirmation(my_key(second)) is None  # not confirmed: it may answer
     assert "move now, and the record shows a time dispute" in (claim_text(second) or "")
     mover = second.my_player
     assert f"{mover} 0:58*" in console_clocks(second)  # its own clock runs: it may still move
@@ -451,8 +454,8 @@ def test_a_claim_with_made_up_times_meets_the_move_of_a_player_in_time_a_dispute
         assert f"{mover} 1:00" in console_clocks(core)  # no loss on time: the clock as the record has it
     set_aside = [event for event in relay.events[id(watcher)] if isinstance(event, Superseded)]
     assert [describe(watcher, event) for event in set_aside] == [  # numbered as the moves are, not by seq
-        f"set aside: {who(watcher, second.me)}'s move 2 ({set_aside[0].message.move}) does not count: "
-        f"{who(watcher, first.me)}'s timeout (the game's end on time) in the turn of move 2 was sent for the same "
+        f"set aside: {who(watcher, my_key(second))}'s move 2 ({set_aside[0].message.move}) does not count: "
+        f"{who(watcher, my_key(first))}'s timeout (the game's end on time) in the turn of move 2 was sent for the same "
         "place in the game, and stands over it"
     ]
     assert not second.answering and second.session.confirmation(second.me) is not None
@@ -562,9 +565,9 @@ def withheld_until_the_claim(winning: bool) -> tuple[Relay, Clock, GameCore, Gam
     else:
         pytest.skip("no game-ending move came up")
     relay.cores.remove(cheat)
-    clock.now += cheat.clock_left(cheat.my_player or "") / 1000 + 1.5  # its clock is out by the claimant's watch
+    clock.now += left_ms(cheat) / 1000 + 1.5  # its clock is out by the claimant's watch
     claim(relay, claimant)
-    assert claimant.session.flag_of(claimant.me) is not None
+    assert claimant.session.flag_of(my_key(claimant)) is not None
     clock.now += 4.0
     late = cheat.session.move(move.text(), think_ms=2000).line
     relay.retained[late] = late
@@ -605,7 +608,7 @@ def test_a_move_that_comes_after_the_claim_may_be_disputed_by_the_claimant_once_
     assert not [event for event in claimant.tick().events if isinstance(event, ClaimReady)]
     clock.now += 26.0
     told = [event for event in claimant.tick().events if isinstance(event, ClaimReady)]  # the wait is over: said once
-    assert told == [ClaimReady("dispute", cheat.my_player)] and not claimant.tick().events
+    assert told == [ClaimReady("dispute", my_player(cheat))] and not claimant.tick().events
     assert describe(claimant, told[0]) == (
         f"claim: {came}: type claim to dispute it (the game ends as a time dispute), or play on"
     )
@@ -632,10 +635,11 @@ def test_a_claimant_whose_clock_restarted_after_its_claim_may_still_dispute_the_
     cheat, claimant = movers(host, guest)
     assert not cheat.session.over
     relay.cores.remove(cheat)
-    clock.now += cheat.clock_left(cheat.my_player or "") / 1000 + 1.5
+    clock.now += left_ms(cheat) / 1000 + 1.5
     claim(relay, claimant)
     flag = claimant.my_flag()
     assert flag is not None and flag.now is not None and flag.sent is not None
+    assert claimant.turn_seen is not None
     waited = clock.now - claimant.turn_seen[1]
     relay.cores.remove(claimant)
     rebooted = Clock()
@@ -644,11 +648,11 @@ def test_a_claimant_whose_clock_restarted_after_its_claim_may_still_dispute_the_
     relay.attach(back)
     back.resume_turn(back.session.moves, waited + 1.0)  # back a second after its claim
     rebooted.now += 3.0
-    late = cheat.session.move(cheat.board.legal_moves()[0].text(), think_ms=2000).line
+    late = cheat.session.move(playable(cheat)[0], think_ms=2000).line
     relay.retained[late] = late
     for core in (back, watcher):
         relay.deliver(core, late)
-    receipt = back.session._receipts_of(back.me)[back.session.chain[-1].seq]
+    receipt = back.session._receipts_of(my_key(back))[back.session.chain[-1].seq]
     assert receipt.recv < flag.now  # its recv, on the new clock, reads before the claim's on the old one
     assert back.disputable
     rebooted.now += 30.0
@@ -689,7 +693,7 @@ def test_a_move_in_time_that_the_network_slowed_after_the_claim_is_disputable_on
         play(relay, movers(host, guest)[0])
     claimant, mover = movers(host, guest)
     relay.cores.remove(mover)
-    step = claimant.act(Intent("move", claimant.board.legal_moves()[0].text()))
+    step = claimant.act(Intent("move", playable(claimant)[0]))
     relay.publish(step, claimant)
     clock.now += out
     turn_began = clock.now
@@ -698,11 +702,11 @@ def test_a_move_in_time_that_the_network_slowed_after_the_claim_is_disputable_on
         fed = mover.feed(item.line)
         relay.record(mover, fed)
         receipts.extend(fed.publish)
-    left = mover.clock_left(mover.my_player or "")
+    left = left_ms(mover)
     clock.now += receipt_back
     relay.publish(Step(tuple(receipts)))
     clock.now = turn_began + left / 1000 - 0.5
-    board = mover.board
+    board = board_of(mover)
     move = next(m for m in board.legal_moves() if not _ends(board, m))
     answer = mover.act(Intent("move", move.text()))  # in time: 0.5 s left
     relay.record(mover, answer)
@@ -726,7 +730,7 @@ def test_a_winning_move_withheld_until_the_claim_is_not_confirmed_while_it_may_b
     relay, clock, claimant, cheat, watcher, _late = withheld_until_the_claim(winning=True)
     claimant.auto_claim = auto
     assert claimant.session.over and claimant.disputable and claimant.unsettled
-    assert claimant.session.confirmation(claimant.me) is None
+    assert claimant.session.confirmation(my_key(claimant)) is None
     assert claim_text(claimant) == (
         f"{cheat.my_player}'s winning move came 4 s after your claim, saying it thought "
         f"2 s of the {duration_text(claimant.late_by_ms()[1])} you waited: claim may "
@@ -738,7 +742,7 @@ def test_a_winning_move_withheld_until_the_claim_is_not_confirmed_while_it_may_b
     clock.now += 26.0
     if not auto:
         relay.publish(claimant.tick(), claimant)
-        assert claimant.disputable and claimant.session.result.reason != ResultReason.DISPUTE
+        assert claimant.disputable and result_of(claimant.session).reason != ResultReason.DISPUTE
         claim(relay, claimant)
     else:
         relay.publish(claimant.tick(), claimant)
@@ -767,7 +771,7 @@ class FrontRunner:
 
     def __init__(self, relay: Relay, core: GameCore) -> None:
         self.relay, self.core = relay, core
-        self.events: asyncio.Queue = asyncio.Queue()
+        self.events: asyncio.Queue[UiEvent] = asyncio.Queue()
         self.caught_up = asyncio.Event()
         self.caught_up.set()
 
@@ -776,6 +780,18 @@ class FrontRunner:
         self.relay.publish(step, self.core)
         for event in step.events:
             self.events.put_nowait(event)
+
+
+def as_runner(front: FrontRunner) -> GameRunner:
+    """``front`` where a front end takes a runner: it offers what the front ends read of one."""
+    return cast(GameRunner, front)
+
+
+def left_ms(core: GameCore) -> int:
+    """What is left on the clock of ``core``'s player (a timed game's)."""
+    left = core.clock_left(my_player(core))
+    assert left is not None
+    return left
 
 
 async def test_the_plain_front_end_stays_open_while_a_late_winning_move_may_be_disputed_and_claim_disputes_it(
@@ -787,7 +803,7 @@ async def test_the_plain_front_end_stays_open_while_a_late_winning_move_may_be_d
     printed: list[str] = []
     runner = FrontRunner(relay, claimant)
     async with asyncio.timeout(10):
-        status = await plain_front(printed.append, io.StringIO("claim\n"))(runner)
+        status = await plain_front(printed.append, io.StringIO("claim\n"))(as_runner(runner))
     assert status == 0, printed
     result = watcher.session.result
     assert result is not None and result.reason == ResultReason.DISPUTE
@@ -799,7 +815,7 @@ async def test_the_plain_front_end_ends_once_a_late_winning_move_is_past_disputi
     relay, clock, claimant, _cheat, watcher, _late = withheld_until_the_claim(winning=True)
     printed: list[str] = []
     runner = FrontRunner(relay, claimant)
-    front = asyncio.ensure_future(plain_front(printed.append)(runner))  # nothing typed
+    front = asyncio.ensure_future(plain_front(printed.append)(as_runner(runner)))  # nothing typed
     await asyncio.sleep(0.1)
     assert not front.done()  # open: the player may still dispute
     clock.now += 57.0
@@ -809,12 +825,13 @@ async def test_the_plain_front_end_ends_once_a_late_winning_move_is_past_disputi
         runner.events.put_nowait(event)
     async with asyncio.timeout(10):
         status = await front
-    assert status == 0 and claimant.session.confirmation(claimant.me) is not None
+    assert status == 0 and claimant.session.confirmation(my_key(claimant)) is not None
     assert watcher.session.result is not None and watcher.session.result.reason != ResultReason.DISPUTE
 
 
 def test_the_plain_line_for_a_late_move_says_it_may_be_disputed():
     _relay, _clock, claimant, _cheat, watcher, _late = withheld_until_the_claim(winning=False)
+    assert claimant.session.late_move is not None
     applied = LineApplied(claimant.session.late_move)
     assert describe(claimant, applied) == f"claim: {claim_text(claimant)}"
     assert describe(watcher, applied) is None
@@ -838,7 +855,7 @@ async def test_plain_says_that_a_players_time_ran_out_not_your_move_and_that_its
     clock.now += 61.5
     printed: list[str] = []
     runner = FrontRunner(relay, second)
-    front = asyncio.ensure_future(plain_front(printed.append)(runner))
+    front = asyncio.ensure_future(plain_front(printed.append)(as_runner(runner)))
     start = len(relay.events[id(second)])
     for _ in range(200):  # bounded: until it has said where the game stands
         if len(printed) >= 2:
@@ -869,7 +886,7 @@ async def test_plain_says_when_a_players_clock_runs_out_on_its_turn():
     second.clock = time.monotonic
     second.turn_clock.turn = TurnSeen(second.session.moves, time.monotonic() - 59.9)  # 0.1 s left
     printed: list[str] = []
-    front = asyncio.ensure_future(plain_front(printed.append)(FrontRunner(relay, second)))
+    front = asyncio.ensure_future(plain_front(printed.append)(as_runner(FrontRunner(relay, second))))
     try:
         for _ in range(500):  # bounded: until it says so
             if any(line.startswith("your time ran out") for line in printed):
@@ -973,7 +990,7 @@ async def test_a_bot_seat_says_how_to_have_the_claim_signed_since_it_reads_no_co
     clock.now += 61.0
     printed: list[str] = []
     runner = FrontRunner(relay, first)
-    front = asyncio.ensure_future(bot_front(make_bot("random", seed=1), printed.append)(runner))
+    front = asyncio.ensure_future(bot_front(make_bot("random", seed=1), printed.append)(as_runner(runner)))
     for event in first.tick().events:  # the runner's tick
         runner.events.put_nowait(event)
     try:
@@ -1012,7 +1029,7 @@ async def test_a_claim_the_relay_stored_is_answered_only_once_the_client_has_cau
     relay's lines come in: the tick that concedes waits for the catch-up. Caught up, the move has answered the claim
     (a concession would be a second line for its place: the game lost by equivocation); with nothing else stored,
     the client concedes then."""
-    from test_client_runner import FakeLink, caught_up, own_lines
+    from test_client_runner import FakeLink, caught_up, fake, own_lines
 
     from client.cores import liveness
     from client.shell.runner import GameRunner
@@ -1038,7 +1055,7 @@ async def test_a_claim_the_relay_stored_is_answered_only_once_the_client_has_cau
     try:
         await runner._received(flag.topic, flag.line.encode(), retained=True)
         await asyncio.sleep(0.2)  # ticks while the catch-up goes on
-        assert back.flag_against_me() is not None and not own_lines(runner.link)  # (a copy of the claim went)
+        assert back.flag_against_me() is not None and not own_lines(fake(runner))  # (a copy of the claim went)
         if moved:
             await runner._received(move.topic, move.line.encode(), retained=True)
         caught_up(runner)  # the relay's lines are in
@@ -1050,7 +1067,7 @@ async def test_a_claim_the_relay_stored_is_answered_only_once_the_client_has_cau
     finally:
         watch.cancel()
         await asyncio.gather(watch, return_exceptions=True)
-    conceded = [line for line in own_lines(runner.link) if decode(line, verify=False).type == "timeout"]
+    conceded = [line for line in own_lines(fake(runner)) if decode(line, verify=False).type == "timeout"]
     if moved:
         assert not conceded and not back.session.over and back.flag_against_me() is None
         assert not back.session.proofs

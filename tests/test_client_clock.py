@@ -8,8 +8,8 @@ import random
 import re
 
 import pytest
-from protocol_helpers import GUEST, HOST
-from test_client_core import MemoryJournal, Relay
+from protocol_helpers import GUEST, HOST, board_of, playable
+from test_client_core import MemoryJournal, Relay, my_player
 
 from client.cores.intents import Intent, IntentRefused
 from client.cores.network_game import GameCore
@@ -91,7 +91,7 @@ def test_a_move_carries_the_thinking_measured_from_the_line_that_gave_the_turn()
     assert host.session.clocks == guest.session.clocks == watcher.session.clocks
     for core in (host, guest, watcher):  # every receiver agrees on the official clocks
         session = core.session
-        assert session.clocks == {session.player_of(first.me): 58_750, session.player_of(second.me): 61_900}
+        assert session.clocks == {my_player(first): 58_750, my_player(second): 61_900}
 
 
 def test_a_proposal_leaves_the_turn_and_its_thinking_running():
@@ -123,7 +123,7 @@ def test_a_move_after_the_clock_ran_out_is_refused_and_nothing_is_signed():
     clock.now += 60.0  # a clock at zero has run out
     before = first.session.transcript
     with pytest.raises(IntentRefused, match="your time ran out"):
-        first.act(Intent("move", first.board.legal_moves()[0].text()))
+        first.act(Intent("move", playable(first)[0]))
     assert first.session.transcript == before
     assert first.clock_left(first.my_player or "") == 0
 
@@ -210,10 +210,12 @@ def test_a_bot_budget_never_spends_the_clock_and_keeps_it_in_time(control):
 
 
 def test_within_bounds_a_searching_bot_by_the_clock_and_leaves_the_others_as_they_are():
-    from olixono.bots import make_bot, within
+    from olixono.bots import MctsBot, make_bot, within
 
     mcts = make_bot("mcts", seed=1, seconds=5.0)
-    assert within(mcts, 0.2).seconds == 0.2 and within(mcts, 9.0).seconds == 5.0
+    bounded, unbounded = within(mcts, 0.2), within(mcts, 9.0)
+    assert isinstance(bounded, MctsBot) and isinstance(unbounded, MctsBot)
+    assert bounded.seconds == 0.2 and unbounded.seconds == 5.0
     greedy = make_bot("greedy", seed=1)
     assert within(greedy, 0.2) is greedy
 
@@ -263,7 +265,7 @@ async def test_a_timed_move_is_on_the_disk_before_it_is_sent_and_the_turn_is_kep
     runner = GameRunner(first, lambda **callbacks: RecordingLink(journal, **callbacks), journal)  # type: ignore[arg-type]
     runner.caught_up.set()
     clock.now += 1.0
-    await runner.act(Intent("move", first.board.legal_moves()[0].text()))
+    await runner.act(Intent("move", playable(first)[0]))
     assert journal.events[:3] == ["write", "sync", "send"]  # signed again, a timed move would be another line
     assert journal.meta.turn is not None and journal.meta.turn[0] == 1  # the opponent's turn, as this client saw it
 
@@ -320,7 +322,7 @@ def test_random_games_on_the_clock_agree_between_players_and_a_watcher():
             break
         mover = host if host.my_turn else guest
         clock.now += rng.uniform(0.0, 1.5)
-        play(relay, mover, rng.choice(mover.board.legal_moves()).text())
+        play(relay, mover, rng.choice(playable(mover)))
     assert host.session.clocks == guest.session.clocks == watcher.session.clocks
     replayed, _, problem = verify_transcript(watcher.session.transcript)
     assert problem is None and replayed.clocks == watcher.session.clocks
@@ -516,7 +518,7 @@ async def test_the_clock_command_shows_both_clocks_the_control_and_the_unexplain
         first.my_player: f"{first.my_player} 0:59 left",
         second.my_player: f"{second.my_player} 0:47 left (to move)",
     }
-    board = watcher.board
+    board = board_of(watcher)
     clocks = ", ".join(shown[player] for player in board.PLAYERS)
     none = ", ".join(f"{player} 0.0 s" for player in board.PLAYERS)
     expected = (
@@ -552,13 +554,13 @@ def test_the_side_under_ten_seconds_on_its_turn_shows_in_the_warning_style_in_bo
         status = NetworkTable(GameRunner(core, _NoLink), None).status(lambda player: 0.0)  # type: ignore[arg-type]
         urgent = [part for part in status if isinstance(part, Urgent)]
         assert len(urgent) == 1 and urgent[0].startswith(f"{first.my_player} ") and "0:09.4!" in urgent[0], status
-        warned = [text for style, text in toolbar_fragments(core, {"connected": True}) if style == "class:warning"]
+        warned = [part[1] for part in toolbar_fragments(core, {"connected": True}) if part[0] == "class:warning"]
         assert warned == [f"{first.my_player} 0:09.4!*"]
     play(relay, first)  # its clock stands under 10 s, no longer on its turn: no warning style
     for core in (first, second, watcher):
         status = NetworkTable(GameRunner(core, _NoLink), None).status(lambda player: 0.0)  # type: ignore[arg-type]
         assert not any(isinstance(part, Urgent) for part in status)
-        assert all(style == "" for style, _ in toolbar_fragments(core, {"connected": True}))
+        assert all(part[0] == "" for part in toolbar_fragments(core, {"connected": True}))
 
 
 def test_leaving_asks_first_while_a_claim_is_open_against_you_or_your_clock_runs():
@@ -615,7 +617,7 @@ def test_a_watcher_arriving_mid_turn_shows_the_clock_to_move_as_at_most_until_a_
     play(relay, first)
     clock.now += 20.0
     late = late_watcher(relay, first)
-    mover, waiter = second.my_player, first.my_player
+    mover, waiter = my_player(second), my_player(first)
     assert not late.turn_seen_live and late.clock_is_bound(mover) and not late.clock_is_bound(waiter)
     for core in (first, second, watcher):
         assert f"{mover} 0:40*" in clocks_text(core) and "\u2264" not in clocks_text(core)
@@ -666,7 +668,7 @@ def test_a_turn_begun_from_the_relays_store_is_shown_at_least_in_an_untimed_game
         GameSession.restore([line for line in watcher.session.transcript if line != last], second.session.identity),
         clock=clock,
     )
-    assert back.clock_is_bound(first.my_player)  # made mid-turn, no journal to say when: the other's clock, at most
+    assert back.clock_is_bound(my_player(first))  # made mid-turn, no journal to say when: the other's clock, at most
     back.feed(last, stored=True)  # its turn, from the relay's store: its own clock is its own measure
-    assert back.turn_seen_live is False and not back.clock_is_bound(second.my_player)
+    assert back.turn_seen_live is False and not back.clock_is_bound(my_player(second))
     assert "\u2264" not in clocks_text(back)

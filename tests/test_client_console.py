@@ -6,22 +6,24 @@ import asyncio
 import random
 
 import pytest
+from network_helpers import Seat, game_id_of
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from protocol_helpers import identity_of, offered, start
-from test_client_network import Seat, game_id_of
+from protocol_helpers import board_of, identity_of, offered, playable, result_of, start
 
-from client.cores.network_game import GameCore
+from client.cores.intents import Intent
+from client.cores.network_game import GameCore, UiEvent
 from client.flows import network
 from client.frontends.console import line_console, prompt_text, toolbar_text
 from client.shell.runner import GameRunner
 from client.words.commands import completer as make_completer
 from client.words.commands import completions
+from olixono.olix import OlixBoard
 
 
-async def typing(runner_box: dict, pipe, lines: list[str], rng: random.Random) -> None:
+async def typing(runner_box: dict[str, GameRunner], pipe, lines: list[str], rng: random.Random) -> None:
     """The person: a few mistakes first, then a legal move whenever it is their turn, until the game ends."""
     while "runner" not in runner_box:
         await asyncio.sleep(0.02)
@@ -40,7 +42,7 @@ async def typing(runner_box: dict, pipe, lines: list[str], rng: random.Random) -
     for _ in range(400):
         if core.session.over:
             break
-        board = core.session.board
+        board = board_of(core.session)
         if core.my_turn:
             pipe.send_text(rng.choice(board.legal_moves()).text().lower() + "\r")  # any letter case
         elif not tried_out_of_turn and board.legal_moves():
@@ -59,13 +61,14 @@ async def test_a_person_at_the_line_console_plays_a_whole_game(relay, tmp_path, 
     hosting = asyncio.create_task(network.host(kind, host.options))
     game = await game_id_of(host)
     printed: list[str] = []
-    box: dict = {}
+    box: dict[str, GameRunner] = {}
     with create_pipe_input() as pipe:
         console = line_console(input=pipe, output=DummyOutput(), write=printed.append)
 
         async def front(runner: GameRunner) -> int:
             box["runner"] = runner
-            return await console(runner)
+            status: int = await console(runner)
+            return status
 
         guest = Seat(tmp_path, "guest", relay, console=front)
         person = asyncio.create_task(typing(box, pipe, printed, random.Random(3)))
@@ -81,12 +84,12 @@ async def test_a_person_at_the_line_console_plays_a_whole_game(relay, tmp_path, 
     assert "warning: a background task failed: RuntimeError('boom')" in text
     assert "seats " in text and "move 1 " in text
     core = box["runner"].core
-    assert f"Game over: {core.session.result.sentence()}" in text
+    assert f"Game over: {result_of(core.session).sentence()}" in text
     files = "   a  b  c  d  e  f" if kind == "oxono" else "   a b c d e f g h i j k"
     boards = [line for line in printed if files in line]
     assert len(boards) >= core.session.moves  # the board, printed again after every move
     ranks = 6 if kind == "oxono" else 11
-    assert boards[-1].splitlines()[:ranks] == core.session.board.show().splitlines()[:ranks]  # the final position
+    assert boards[-1].splitlines()[:ranks] == board_of(core.session).show().splitlines()[:ranks]  # the final position
 
 
 def test_the_prompt_toolbar_and_completion_follow_the_game():
@@ -94,9 +97,9 @@ def test_the_prompt_toolbar_and_completion_follow_the_game():
     core = GameCore(guest)
     mover = core.my_turn
     text = prompt_text(core)
-    assert ("(you) to move" in text) == mover and "vs " + host.identity.fingerprint in text
+    assert ("(you) to move" in text) == mover and "vs " + identity_of(host).fingerprint in text
     toolbar = toolbar_text(core, {"connected": False})
-    assert "relay: RECONNECTING" in toolbar and f"opponent {host.identity.fingerprint}: unknown" in toolbar
+    assert "relay: RECONNECTING" in toolbar and f"opponent {identity_of(host).fingerprint}: unknown" in toolbar
     completer = make_completer(lambda word: completions(core, word))
     words = [c.text for c in completer.get_completions(Document("k1"), CompleteEvent())]
     if mover:
@@ -152,19 +155,23 @@ def behind_on_markers():
     rng = random.Random(5)
     for _ in range(300):
         mine, theirs = mover(host, guest)
-        leader = mine.board.scoreboard().leader()
-        if leader is not None and leader != mine.board.turn:
+        board = board_of(mine)
+        assert isinstance(board, OlixBoard)
+        leader = board.scoreboard().leader()
+        if leader is not None and leader != board.turn:
             return GameCore(mine), theirs
-        theirs.receive(mine.move(rng.choice(mine.board.legal_moves()).text()).line)
+        theirs.receive(mine.move(rng.choice(playable(mine))).line)
     raise AssertionError("nobody fell behind")
 
 
-async def console_typing(core: GameCore, *keys: str, leave: bool = True, events: tuple = ()) -> tuple[list[str], list]:
+async def console_typing(
+    core: GameCore, *keys: str, leave: bool = True, events: tuple[UiEvent, ...] = ()
+) -> tuple[list[str], list[Intent]]:
     """``keys`` typed into the line console over ``core`` (``leave``: then Ctrl-C; else the keys end it): what it
     printed (its greeting aside, and its last line when ``leave``), and the intents it acted on."""
     from types import SimpleNamespace
 
-    acted: list = []
+    acted: list[Intent] = []
 
     async def act(intent) -> None:
         acted.append(intent)
@@ -174,7 +181,7 @@ async def console_typing(core: GameCore, *keys: str, leave: bool = True, events:
         runner.events.put_nowait(event)
     printed: list[str] = []
     with create_pipe_input() as pipe:
-        console = asyncio.create_task(line_console(input=pipe, output=DummyOutput(), write=printed.append)(runner))
+        console = asyncio.create_task(line_console(input=pipe, output=DummyOutput(), write=printed.append)(runner))  # type: ignore[arg-type]  # what the console reads of a runner
         for typed in keys:
             assert not console.done(), printed
             pipe.send_text(typed)
@@ -227,10 +234,10 @@ async def test_a_declined_proposal_reads_as_one_sentence():
     host, guest = start("oxono")
     actor, waiter = mover(host, guest)
     waiter.receive(actor.propose().line)
-    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)
+    waiter.receive(actor.move(playable(actor)[0]).line)
     declined = [event for event in actor.receive(waiter.decline().line) if isinstance(event, EndDeclined)]
     printed, _ = await console_typing(GameCore(actor), events=tuple(declined))
-    assert printed == [f"declined by {waiter.player_of(waiter.identity.public)}: the proposal is off"], printed
+    assert printed == [f"declined by {waiter.player_of(identity_of(waiter).public)}: the proposal is off"], printed
 
 
 async def test_the_board_printed_after_a_move_and_by_board_names_the_last_move():
@@ -242,15 +249,15 @@ async def test_the_board_printed_after_a_move_and_by_board_names_the_last_move()
 
     host, guest = start("oxono")
     actor, waiter = mover(host, guest)
-    text = actor.board.legal_moves()[0].text()
+    text = playable(actor)[0]
     moved = [event for event in waiter.receive(actor.move(text).line) if isinstance(event, MoveApplied)]
     core = GameCore(waiter)
     printed, _ = await console_typing(core, "board\r", events=tuple(moved))
-    last = f"last move: 1 {actor.board.PLAYERS[0]} {text} (totem {text[0]} to {text[1:3]}, pawn on {text[3:5]})"
+    last = f"last move: 1 {board_of(actor).PLAYERS[0]} {text} (totem {text[0]} to {text[1:3]}, pawn on {text[3:5]})"
     boards = [line for line in printed if "   a  b  c  d  e  f" in line]
     assert len(boards) == 2, printed  # after the move, and as board shows it
     for board in boards:
-        assert board.splitlines()[:-1] == waiter.board.show().splitlines() and board.splitlines()[-1] == last, board
+        assert board.splitlines()[:-1] == board_of(waiter).show().splitlines() and board.splitlines()[-1] == last, board
 
 
 async def test_a_player_at_the_line_console_answers_a_rematch_then_asks_for_one(relay, tmp_path, monkeypatch, pipes):
@@ -331,4 +338,4 @@ def test_the_toolbar_fits_its_terminal_and_never_loses_the_relays_state():
     for width in (120, 100, 80, 60):
         fitted = toolbar_text(core, {"connected": False}, width)
         assert len(fitted) <= width and "relay: RECONNECTING" in fitted and "unknown" in fitted, (width, fitted)
-    assert f"you {guest.identity.public.fingerprint}" in toolbar_text(core, {"connected": True}, 120)
+    assert f"you {identity_of(guest).public.fingerprint}" in toolbar_text(core, {"connected": True}, 120)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from protocol_helpers import GUEST, HOST, STRANGER
+from protocol_helpers import GUEST, HOST, STRANGER, board_of, playable, result_of
 
 from client.cores.intents import Intent, IntentRefused
-from client.cores.network_game import GameCore, Publish, Step
+from client.cores.network_game import GameCore, Notice, Publish, Step, UiEvent
 from client.shell.journal import Journal, JournalMeta
 from protocol import (
     EquivocationDetected,
@@ -18,6 +18,7 @@ from protocol import (
     LineRejected,
     MoveApplied,
     Phase,
+    PublicKey,
     copy_topic,
     decode,
     topic_for,
@@ -52,7 +53,7 @@ class Relay:
     def __init__(self) -> None:
         self.retained: dict[str, str] = {}
         self.cores: list[GameCore] = []
-        self.events: dict[int, list] = {}
+        self.events: dict[int, list[UiEvent]] = {}
         self.journals: dict[int, MemoryJournal] = {}
 
     def attach(self, core: GameCore, journal: MemoryJournal | None = None) -> None:
@@ -82,6 +83,20 @@ class Relay:
         step = core.feed(line)
         self.record(core, step)
         self.publish(Step(step.publish))
+
+
+def my_player(core: GameCore) -> str:
+    """The seat of ``core``'s player (``first`` or ``second``): the game's seats are drawn."""
+    player = core.my_player
+    assert player is not None, "not seated"
+    return player
+
+
+def my_key(core: GameCore) -> PublicKey:
+    """``core``'s own key (a player's or a watcher's with one)."""
+    key = core.me
+    assert key is not None, "a watcher without a key"
+    return key
 
 
 def hosted(kind: str = "oxono") -> tuple[Relay, GameCore, GameCore, MemoryJournal, MemoryJournal]:
@@ -114,7 +129,7 @@ def test_a_whole_game_by_intents_with_copies_and_a_late_spectator(kind):
         if host.session.over:
             break
         mover = host if host.my_turn else guest
-        move = rng.choice(mover.session.board.legal_moves()).text()
+        move = rng.choice(playable(mover.session))
         relay.publish(mover.act(Intent("move", move)), mover)
     assert host.session.result == guest.session.result and host.session.result is not None
     assert host.session.confirmed_by == {HOST.public, GUEST.public}  # each confirmed the ending without being asked
@@ -133,11 +148,11 @@ def test_the_cores_board_is_one_copy_for_each_state_of_the_record():
     move, and always the record's position."""
     relay, host, guest, *_ = hosted()
     mover = host if host.my_turn else guest
-    first = mover.board
+    first = board_of(mover)
     assert first is mover.board and first.position() == mover.session.position
     relay.publish(mover.act(Intent("move", first.legal_moves()[0].text())), mover)
-    assert mover.board is not first and mover.board.position() == mover.session.position != first.position()
-    assert guest.board.position() == host.board.position()
+    assert mover.board is not first and board_of(mover).position() == mover.session.position != first.position()
+    assert board_of(guest).position() == board_of(host).position()
 
 
 def test_refusals_are_one_sentence_and_sign_nothing():
@@ -172,9 +187,9 @@ def test_resigning_while_the_opponent_thinks_ends_the_game_for_everyone():
     relay, host, guest, *_ = hosted()
     mover, waiter = (host, guest) if host.my_turn else (guest, host)
     relay.publish(waiter.act(Intent("resign")), waiter)
-    assert host.session.result == guest.session.result and host.session.result.reason == "resigned"
+    assert host.session.result == guest.session.result and result_of(host.session).reason == "resigned"
     with pytest.raises(IntentRefused, match="the game is over"):
-        mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
+        mover.act(Intent("move", playable(mover.session)[0]))
     relay.publish(mover.act(Intent("chat", "good game")), mover)  # chat goes on
 
 
@@ -214,11 +229,11 @@ def test_a_restored_player_continues_and_a_proof_is_saved(tmp_path):
     restored = GameCore(GameSession.restore(journal.lines(), GUEST, secret=journal.meta.secret))
     assert restored.session.transcript == guest.session.transcript
     mover = host if host.my_turn else restored
-    step = mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
+    step = mover.act(Intent("move", playable(mover.session)[0]))
     other = restored if mover is host else host
     assert any(isinstance(e, MoveApplied) for e in other.feed(step.publish[0].line).events)
     twin = GameSession.restore(mover.session.transcript[:-1], mover.session.identity)
-    fork = twin.move(twin.board.legal_moves()[-1].text()).line
+    fork = twin.move(board_of(twin).legal_moves()[-1].text()).line
     if mover is host:  # the restored guest hands the proof on, to be kept next to its journal
         (proof,) = restored.feed(fork).proofs
         assert restored.seated_proofs == (proof,)  # what the record holds against the game
@@ -237,7 +252,7 @@ def test_a_game_over_event_reaches_every_core():
 def test_a_step_names_the_lines_to_journal_our_own_first():
     _relay, host, guest, *_ = hosted()
     mover = host if host.my_turn else guest
-    step = mover.act(Intent("move", mover.session.board.legal_moves()[0].text()))
+    step = mover.act(Intent("move", playable(mover.session)[0]))
     assert step.journal == (step.publish[0].line,)  # the runner writes it before it publishes anything
     fed = (guest if mover is host else host).feed(step.publish[0].line)
     assert fed.journal == (step.publish[0].line,) and "/copy/" in fed.publish[0].topic
@@ -265,7 +280,7 @@ def test_the_other_players_rematch_line_is_copied_as_every_line_it_verifies():
     asked = mover.act(Intent("rematch"))
     line = next(item.line for item in asked.publish if item.topic.endswith("/rematch"))
     fed = other.feed(line)
-    assert [item.topic for item in fed.publish] == [copy_topic(decode(line, verify=False), other.me)]
+    assert [item.topic for item in fed.publish] == [copy_topic(decode(line, verify=False), my_key(other))]
     assert fed.journal == () and other.rematch_asked == mover.me
 
 
@@ -278,7 +293,7 @@ def test_the_consoles_rematch_words_say_when_the_other_player_has_left():
     presence = host.presence(False, 1)
     assert presence is not None
     guest.feed(presence.line)
-    assert rematch_brief(guest, "r") == f"no rematch: {guest.session.name_of(host.me)} left"
+    assert rematch_brief(guest, "r") == f"no rematch: {guest.session.name_of(my_key(host))} left"
 
 
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
@@ -292,20 +307,22 @@ def test_a_takeback_asked_agreed_and_carried_out_by_intents(kind):
     rng = random.Random(11)
     for _ in range(6):
         mover = host if host.my_turn else guest
-        relay.publish(mover.act(Intent("move", rng.choice(mover.session.board.legal_moves()).text())), mover)
+        relay.publish(mover.act(Intent("move", rng.choice(playable(mover.session)))), mover)
     waiter, actor = (guest, host) if host.my_turn else (host, guest)
     played = actor.played()
     asking = waiter.act(Intent("takeback"))
     relay.publish(asking, waiter)
     asked = decode(asking.publish[0].line, verify=False)
-    assert relay.retained[copy_topic(asked, actor.me)] == asked.line  # copied as it came: the asker knows it is there
+    assert (
+        relay.retained[copy_topic(asked, my_key(actor))] == asked.line
+    )  # copied as it came: the asker knows it is there
     said = [describe(actor, e) for e in relay.events[id(actor)]]
-    assert said[-1].endswith("asks to take back the last move: type takeback to agree, takeback no to refuse")
+    assert (said[-1] or "").endswith("asks to take back the last move: type takeback to agree, takeback no to refuse")
     relay.publish(actor.act(Intent("takeback")), actor)
     assert host.played() == guest.played() == played[:-1] and waiter.my_turn
     said = [describe(waiter, e) for e in relay.events[id(waiter)]]
     assert f"takeback: move 6 ({played[-1][1]}) taken back by agreement; {waiter.my_player} to move" in said
-    relay.publish(waiter.act(Intent("move", rng.choice(waiter.session.board.legal_moves()).text())), waiter)
+    relay.publish(waiter.act(Intent("move", rng.choice(playable(waiter.session)))), waiter)
     mover, other = (host, guest) if host.my_turn else (guest, host)
     played = mover.played()
     relay.publish(mover.act(Intent("takeback")), mover)  # on its turn: its last move and the reply
@@ -342,7 +359,7 @@ def test_a_watchers_talk_is_shown_beside_the_game_and_hidden_on_asking():
     assert len(relay.retained) == retained + 1  # the talk line alone: no copy of it
     assert list(host.session.transcript) == transcript and host_journal.written == transcript
     step = host.act(Intent("watchers", "off"))
-    assert step.publish == () and "hidden" in step.events[0].text
+    assert step.publish == () and isinstance(step.events[0], Notice) and "hidden" in step.events[0].text
     relay.publish(watcher.act(Intent("chat", "still here")), watcher)
     said = [event.text for event in relay.events[id(host)] if isinstance(event, TalkReceived)]
     assert said == ["hello"] and TalkReceived(STRANGER.public, 2, "still here") in relay.events[id(guest)]
@@ -356,6 +373,6 @@ def test_a_watchers_talk_is_shown_beside_the_game_and_hidden_on_asking():
     from client.words.commands import parse
 
     assert parse("/watchers OFF", host).intent == Intent("watchers", "off")
-    assert parse("watchers maybe", host).problem.startswith("watchers off hides what the watchers say")
-    assert parse("watchers off", watcher).problem.startswith("watchers off|on is for the players")
+    assert (parse("watchers maybe", host).problem or "").startswith("watchers off hides what the watchers say")
+    assert (parse("watchers off", watcher).problem or "").startswith("watchers off|on is for the players")
     assert parse("say hi", watcher).intent == Intent("chat", "hi")

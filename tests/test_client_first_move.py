@@ -9,6 +9,7 @@ import asyncio
 
 from protocol_helpers import HOST
 from test_client_clock import movers, play, timed_game
+from test_client_core import my_key, my_player
 
 from client.cores.network_game import GameCore
 from client.words.network import claim_text, clocks_now_text, describe, my_turn_text, ready_text
@@ -26,7 +27,7 @@ def test_the_first_moves_are_off_the_clock_and_the_clocks_say_so():
     first, second = movers(host, guest)
     clock.now += 20.0
     for core in (first, second, watcher):
-        assert core.clock_left(first.my_player) == 60_000  # not running: its clock starts after this move
+        assert core.clock_left(my_player(first)) == 60_000  # not running: its clock starts after this move
         assert core.first_move_left_ms() == 10_000
     assert clocks_now_text(first) == (
         f"clock 1+2: {first.my_player} 1:00 left, {second.my_player} 1:00 left; "
@@ -35,14 +36,14 @@ def test_the_first_moves_are_off_the_clock_and_the_clocks_say_so():
     play(relay, first)
     move = watcher.session.chain[-1]
     assert (
-        describe(watcher, MoveApplied(move.seq, first.my_player, move.move, 1))
+        describe(watcher, MoveApplied(move.seq, my_player(first), move.move, 1))
         == f"move 1 {first.my_player} {move.move} (thought 20.0 s, 1:00 left)"
     )  # the whole minute: nothing charged
     clock.now += 5.0
     play(relay, second)
     assert watcher.session.clocks == {first.my_player: 60_000, second.my_player: 60_000}
     clock.now += 4.0
-    assert watcher.clock_left(first.my_player) == 56_000 and watcher.first_move_left_ms() is None  # now it runs
+    assert watcher.clock_left(my_player(first)) == 56_000 and watcher.first_move_left_ms() is None  # now it runs
 
 
 def test_claim_auto_aborts_a_game_whose_player_makes_no_first_move():
@@ -82,9 +83,9 @@ def test_a_player_whose_missing_first_move_aborted_the_game_confirms_at_once_its
     relay.publish(second.tick(), second)
     result = first.session.result
     assert result is not None and result.reason == ResultReason.ABORTED
-    assert first.clock_left(first.my_player) == 300_000 and first.answer_left_ms() == 0
+    assert first.clock_left(my_player(first)) == 300_000 and first.answer_left_ms() == 0
     assert not first.answering and not first.unsettled
-    assert first.session.confirmation(first.me) == CONFIRMED == watcher.session.confirmation(first.me)
+    assert first.session.confirmation(my_key(first)) == CONFIRMED == watcher.session.confirmation(my_key(first))
 
 
 def test_a_player_is_told_claim_would_abort_the_game_of_a_missing_first_move():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 
 import pytest
@@ -34,11 +35,14 @@ def test_lines_are_on_disk_as_soon_as_they_are_appended(tmp_path):
 
 
 def test_a_flush_goes_to_the_disk_once_for_everything_written_before_it(tmp_path, monkeypatch):
-    import client.shell.journal
-
     flushed: list[int] = []
-    real_fsync = client.shell.journal.os.fsync
-    monkeypatch.setattr(client.shell.journal.os, "fsync", lambda fd: (flushed.append(fd), real_fsync(fd)))
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        flushed.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr("client.shell.journal.os.fsync", fsync)
     journal = Journal.create(meta(), tmp_path)
     flushed.clear()  # creating the journal flushes its metadata
     journal.write("olixono/1 mine")

@@ -22,7 +22,7 @@ def kinds(actions) -> list[str]:
 
 def run(watch: Liveness, view: View, start: float, end: float) -> list[tuple[float, object]]:
     """Every tick from ``start`` to ``end``: (time, action)."""
-    out = []
+    out: list[tuple[float, object]] = []
     now = start
     while now <= end:
         out += [(now, action) for action in watch.tick(now, view)]

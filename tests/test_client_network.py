@@ -11,10 +11,11 @@ import contextlib
 import io
 import os
 import re
-from typing import TextIO
+from typing import Any, TextIO
 
 import pytest
 from network_helpers import Seat, cancelled, game_id_of, on_the_chain, transcript
+from protocol_helpers import board_of, game_id_in, result_of
 from relay_fixtures import Relay, RelayProcess, make_accounts, needs_mosquitto
 
 from client.flows import network
@@ -79,7 +80,7 @@ async def test_a_plain_player_types_commands_and_bad_input_is_never_sent(any_rel
     assert re.search(r"chat (pink|black) \S+ \(you\): good luck$", text, re.M)
     assert "result: " in text and "resigned" in text
     session = GameSession.restore(transcript(host, game))
-    assert session.result.reason == "resigned" and not any("hello" in line for line in session.transcript)
+    assert result_of(session).reason == "resigned" and not any("hello" in line for line in session.transcript)
 
 
 def pipe() -> tuple[TextIO, TextIO]:
@@ -211,12 +212,12 @@ async def test_the_lobby_lists_each_offers_time_control_in_its_clock_column(any_
     from protocol.clock import TimeControl
 
     hosts = {term: Identity.generate() for term in ("clock:300+3", "days:3", "")}
-    games = {}
+    games: dict[str, str] = {}
     async with any_relay.client() as publisher:
         for term, identity in hosts.items():
             terms = ",".join(sorted(["rules:1", *([term] if term else [])]))
             session, out = GameSession.offer("oxono", identity, terms=terms)
-            games[term] = session.game_id
+            games[term] = game_id_in(session)
             await publisher.publish(topic_for(out.message), out.line.encode(), qos=1, retain=True)
     lobby = Seat(tmp_path, "lobby", any_relay)
     assert await network.games(lobby.options) == 0
@@ -333,7 +334,7 @@ async def test_leaving_while_lines_arrive_leaves_no_writer_behind(any_relay):
     address = RelayAddress(False, "127.0.0.1", any_relay.port)
     tree = "olixono/1/burst"  # not a game topic: the relay keeps only signed lines on those
     loop = asyncio.get_running_loop()
-    errors: list[dict] = []
+    errors: list[dict[str, Any]] = []
     previous = loop.get_exception_handler()
     loop.set_exception_handler(lambda _, context: errors.append(context))
     publisher = Link(address)
@@ -390,7 +391,7 @@ async def test_a_bot_seat_answers_a_proposal(any_relay, tmp_path):
         await offer_a_draw_then_resign(guest, writer)
     session = GameSession.restore(transcript(host, game))
     assert [line.split()[1] for line in session.transcript].count("decline") == 1, guest.text()
-    assert session.result.reason == "resigned"
+    assert result_of(session).reason == "resigned"
 
 
 async def test_a_person_gets_a_rematch_from_the_bot_seat_that_beat_them(any_relay, tmp_path):
@@ -417,11 +418,11 @@ async def test_a_person_gets_a_rematch_from_the_bot_seat_that_beat_them(any_rela
     first, _, problem = verify_transcript(transcript(host, game))
     second, _, again = verify_transcript(transcript(host, rematch))
     assert problem is None and again is None and transcript(host, rematch) == transcript(guest, rematch)
-    assert first.result.reason == "resigned" and first.result.winner_key == host.identity.public
+    assert result_of(first).reason == "resigned" and result_of(first).winner_key == host.identity.public
     assert second.host == guest.identity.public and second.invite == host.identity.public
-    players = first.board.PLAYERS
+    players = board_of(first).PLAYERS
     assert [second.seats[p] for p in players] == [first.seats[p] for p in reversed(players)]  # colours swapped
-    assert second.result.reason == "resigned" and second.result.winner_key == host.identity.public
+    assert result_of(second).reason == "resigned" and result_of(second).winner_key == host.identity.public
     assert sum(line.startswith("chat ") and BOT_SEAT in line for line in host.lines) == 2  # the bot's, each game
 
 
@@ -694,12 +695,12 @@ async def test_two_plain_players_agree_to_a_rematch_and_play_it_on_with_the_colo
     rematch = next(line for line in guest.lines if line.startswith("Rematch: hosting")).split()[4].rstrip(",")
     first = GameSession.restore(transcript(host, game))
     second = GameSession.restore(transcript(guest, rematch))
-    assert first.result.reason == "resigned" and verify_transcript(transcript(host, game))[1] is None
+    assert result_of(first).reason == "resigned" and verify_transcript(transcript(host, game))[1] is None
     assert second.host == guest.identity.public and second.invite == host.identity.public
     assert second.kind == kind and second.clock == first.clock  # the same terms
-    players = first.board.PLAYERS
+    players = board_of(first).PLAYERS
     assert [second.seats[p] for p in players] == [first.seats[p] for p in reversed(players)]  # colours swapped
-    assert second.result.reason == "resigned" and second.result.winner_key == guest.identity.public
+    assert result_of(second).reason == "resigned" and result_of(second).winner_key == guest.identity.public
 
 
 async def test_two_plain_players_take_back_a_move_by_agreement_and_refuse_another(any_relay, tmp_path):

@@ -37,7 +37,7 @@ from client.flows import network
 from client.frontends.plain import bot_front
 from client.shell.journal import Journal, JournalError
 from harness.mqtt import bare_client
-from olixono.bots import make_bot
+from olixono.bots import Analysis, make_bot
 from protocol import GameSession, Identity, game_filter, verify_transcript
 from protocol.topics import GAMES
 from relay.mosquitto import MosquittoProcess, free_port
@@ -127,7 +127,7 @@ class Paced:
     that a game lasts long enough for things to happen to its relays mid-game, however soon it is decided."""
 
     level = "random"
-    analysis = None
+    analysis: Analysis | None = None
 
     def __init__(self, seed: int, pause: float) -> None:
         self.bot, self.pause = make_bot("random", seed=seed), pause

@@ -22,10 +22,11 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import ROOT, finish, game_lines, home, read_until, spawn, stop, transcript
+from protocol_helpers import playable, result_of
 from relay_fixtures import TOOLS_REQUIRED, RelayProcess
 
 from harness.mqtt import bare_client
-from protocol import GameSession, game_filter, verify_transcript
+from protocol import GameSession, Identity, PublicKey, game_filter, verify_transcript
 from relay.mosquitto import free_port
 
 
@@ -133,7 +134,7 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"window {window} never ended:\n{self.screen(window)}")
 
-    def wait_for(self, window: int, pattern: str, timeout: float = 20) -> re.Match:
+    def wait_for(self, window: int, pattern: str, timeout: float = 20) -> re.Match[str]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = re.search(pattern, self.screen(window), re.M)
@@ -179,8 +180,8 @@ class Terminals:
     tmux: Tmux
     game: str
     session: GameSession
-    window: dict  # a seated key -> its window
-    envs: dict
+    window: dict[PublicKey | None, int]  # a seated key -> its window
+    envs: dict[str, tuple[dict[str, str], Identity]]  # a name -> its environment and key
 
 
 @contextlib.asynccontextmanager
@@ -223,7 +224,7 @@ async def play_by_keys(terminals: Terminals, rng: random.Random, my_turn_shown: 
     async with asyncio.timeout(240):
         while not session.over:
             actor = window[session.actor]
-            moves = sorted(move.text() for move in session.board.legal_moves())
+            moves = sorted(playable(session))
             if not refused:
                 tmux.type(1 - actor, moves[0])
                 await asyncio.to_thread(tmux.wait_for, 1 - actor, r"error: it is not your turn")
@@ -249,7 +250,7 @@ async def test_two_players_and_a_watcher_in_real_terminals(tmp_path, kind):
         toolbar = await asyncio.to_thread(tmux.wait_for, first, r"relay: connected  \|  opponent \S+: here.*")
         assert toolbar.group(0).rstrip().endswith(f"game {game}")
         await play_by_keys(terminals, random.Random(7), lambda pane: tmux.wait_for_prompt(pane, "(you) to move"))
-        sentence = session.result.sentence()
+        sentence = result_of(session).sentence()
         for pane in (0, 1, 2):
             await asyncio.to_thread(tmux.wait_for, pane, re.escape(f"Game over: {sentence}"), 20)
         assert f"move {session.moves} " in tmux.screen(2)  # the watcher saw the last move
@@ -280,7 +281,7 @@ async def test_two_players_and_a_watcher_on_the_full_screen_in_real_terminals(tm
             tmux.wait_for(pane, r"^your move \| ")
 
         await play_by_keys(terminals, random.Random(11), my_turn_shown)
-        sentence = session.result.sentence()
+        sentence = result_of(session).sentence()
         for pane in (0, 1, 2):
             await asyncio.to_thread(tmux.wait_for, pane, r"^game over \| ", 20)
             await asyncio.to_thread(tmux.wait_for, pane, re.escape(f"Game over: {sentence}"[:60]), 20)

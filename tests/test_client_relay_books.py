@@ -71,7 +71,7 @@ def test_a_line_of_ours_leaves_at_once_with_every_copy_waiting_just_after_it():
 def test_copies_wait_no_longer_than_the_most_while_lines_keep_coming():
     books = RelayBooks(ME)
     books.outgoing(10.0, [copy("a")])
-    now, sent = 10.0, []
+    now, sent = 10.0, list[Publish]()
     step = relay_books.COPY_QUIET / 2
     while not sent and now < 10.0 + 2 * relay_books.COPY_MAX_WAIT:  # a line comes in more often than the quiet
         now += step
@@ -150,7 +150,7 @@ def test_a_line_cleared_as_fast_as_it_comes_back_is_put_back_up_to_a_cap_of_its_
     books = caught_up_books()
     books.outgoing(1.0, [own("4"), own("5")])
     restores = [books.seen(own("4").topic, b"", retained=False) for _ in range(2 * relay_books.MAX_RESTORES)]
-    put_back = [restore for restore in restores if restore is not None]
+    put_back = [restore for restore in restores if isinstance(restore, Restore)]
     assert len(put_back) == relay_books.MAX_RESTORES
     assert [restore.last for restore in put_back] == [False] * (relay_books.MAX_RESTORES - 1) + [True]
     assert books.seen(own("5").topic, b"", retained=False) == Restore(own("5").topic, own("5").line, last=False)

@@ -7,14 +7,16 @@ import contextlib
 import random
 
 import pytest
-from protocol_helpers import start
+from protocol_helpers import game_id_in, identity_of, playable, start
 from relay_fixtures import eventually
+from test_client_clock import Clock
 
 from client.cores import relay_books
 from client.cores.intents import Intent
-from client.cores.network_game import GameCore
+from client.cores.network_game import GameCore, Notice
 from client.shell import runner as runner_module
 from client.shell.runner import GameRunner
+from protocol.keys import PublicKey
 from protocol.messages import line_hash
 
 
@@ -32,6 +34,7 @@ class FakeLink:
         self.narrowed_to: list[str] = []
         self.dropped: list[str] = []  # what the narrowing gave up on the connection
         self.callbacks = callbacks
+        self.last_will: tuple[str, str] | None = None  # what a test says the relay holds as this connection's will
 
     def send(self, topic: str, line: str) -> bool:
         self.sent.append((asyncio.get_running_loop().time(), topic, line))
@@ -57,6 +60,24 @@ class FakeLink:
         pass  # the relay's retained lines are whatever the test put in ``seen``
 
 
+def fake(runner: GameRunner) -> FakeLink:
+    """The runner's link: a :class:`FakeLink`, as every runner here is made with."""
+    assert isinstance(runner.link, FakeLink)
+    return runner.link
+
+
+def own_key(runner: GameRunner) -> PublicKey:
+    """The runner's own key (every runner here has one)."""
+    return identity_of(runner.core.session).public
+
+
+def their_key(runner: GameRunner) -> PublicKey:
+    """The other seated key (every game here is seated)."""
+    key = runner.core.opponent
+    assert key is not None
+    return key
+
+
 def caught_up(runner: GameRunner) -> None:
     """As after a first connection's catch-up (the fake link never connects): the relay's lines are in."""
     runner.books.caught_up(0, {}, ())
@@ -79,9 +100,9 @@ def copies(link: FakeLink) -> list[tuple[float, str, str]]:
 async def exchange(runners: tuple[GameRunner, GameRunner], rng: random.Random) -> None:
     """The player to move plays a random move; the other receives it."""
     mover, other = runners if runners[0].core.my_turn else runners[::-1]
-    before = len(mover.link.sent)
-    await mover.act(Intent("move", rng.choice(mover.core.session.board.legal_moves()).text()))
-    line = own_lines(mover.link, before)[0]
+    before = len(fake(mover).sent)
+    await mover.act(Intent("move", rng.choice(playable(mover.core.session))))
+    line = own_lines(fake(mover), before)[0]
     await other._received("topic", line.encode())
 
 
@@ -96,9 +117,9 @@ async def test_the_quiet_watch_knows_whether_the_opponents_line_came_live_or_fro
     however soon after an asking again it came) or from the relay's store (the retain flag)."""
     runners = seated_runners()
     mover, other = runners if runners[0].core.my_turn else runners[::-1]
-    before = len(mover.link.sent)
-    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
-    ((_, topic, line),) = [item for item in mover.link.sent[before:] if "/copy/" not in item[1]]
+    before = len(fake(mover).sent)
+    await mover.act(Intent("move", playable(mover.core.session)[0]))
+    ((_, topic, line),) = [item for item in fake(mover).sent[before:] if "/copy/" not in item[1]]
     await other._received(topic, line.encode(), retained)
     view = other._view()
     assert view.answered == mover.core.session.chain[-1].seq and view.asked_for is retained
@@ -111,16 +132,16 @@ async def test_a_copy_waits_for_a_quiet_moment_but_leaves_with_the_answer():
     runners = seated_runners()
     host, _guest = runners
     mover, other = runners if host.core.my_turn else runners[::-1]
-    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
-    move_line = mover.link.sent[-1][2]
+    await mover.act(Intent("move", playable(mover.core.session)[0]))
+    move_line = fake(mover).sent[-1][2]
     await other._received("topic", move_line.encode())
-    assert copies(other.link) == []  # not yet: a copy waits for a quiet moment
-    await other.act(Intent("move", other.core.session.board.legal_moves()[0].text()))
-    assert [topic.rsplit("/", 2)[-2:] for _, topic, _ in other.link.sent] == [
-        [other.core.me.text, "5"],
+    assert copies(fake(other)) == []  # not yet: a copy waits for a quiet moment
+    await other.act(Intent("move", playable(other.core.session)[0]))
+    assert [topic.rsplit("/", 2)[-2:] for _, topic, _ in fake(other).sent] == [
+        [own_key(other).text, "5"],
         ["copy", mover.core.session.chain[-1].hash],
     ]  # the answer, then the copy
-    assert other.link.sent[1][2] == move_line
+    assert fake(other).sent[1][2] == move_line
 
 
 async def test_an_automatic_answer_leaves_with_the_copy_of_what_it_answers():
@@ -129,12 +150,12 @@ async def test_an_automatic_answer_leaves_with_the_copy_of_what_it_answers():
     host, _guest = runners
     mover, other = runners if host.core.my_turn else runners[::-1]
     await mover.act(Intent("resign"))
-    resignation = own_lines(mover.link)[0]  # then the resigner's own confirmation
+    resignation = own_lines(fake(mover))[0]  # then the resigner's own confirmation
     await other._received("topic", resignation.encode())
     kinds = [
-        topic.rsplit("/", 2)[-2] if "/copy/" in topic else topic.rsplit("/", 1)[-1] for _, topic, _ in other.link.sent
+        topic.rsplit("/", 2)[-2] if "/copy/" in topic else topic.rsplit("/", 1)[-1] for _, topic, _ in fake(other).sent
     ]
-    assert kinds[0].startswith("confirm-") and kinds[1] == "copy" and other.link.sent[1][2] == resignation
+    assert kinds[0].startswith("confirm-") and kinds[1] == "copy" and fake(other).sent[1][2] == resignation
 
 
 async def test_copies_wait_no_longer_than_the_most_while_lines_keep_coming(monkeypatch):
@@ -148,7 +169,7 @@ async def test_copies_wait_no_longer_than_the_most_while_lines_keep_coming(monke
         await exchange(runners, rng)  # a line every 10 ms: never quiet for 50 ms
         await asyncio.sleep(0.01)
     for runner in runners:
-        sent = copies(runner.link)
+        sent = copies(fake(runner))
         assert sent, "copies went out although lines kept coming"
         assert sent[0][0] - start_time < 0.2 + 0.1
 
@@ -157,11 +178,11 @@ async def test_leaving_sends_the_copies_waiting_before_the_goodbye():
     runners = seated_runners()
     host, _guest = runners
     mover, other = runners if host.core.my_turn else runners[::-1]
-    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
-    await other._received("topic", mover.link.sent[-1][2].encode())
+    await mover.act(Intent("move", playable(mover.core.session)[0]))
+    await other._received("topic", fake(mover).sent[-1][2].encode())
     other.connections = 1
     await other._goodbye()
-    topics = [topic for _, topic, _ in other.link.sent]
+    topics = [topic for _, topic, _ in fake(other).sent]
     assert "/copy/" in topics[0] and topics[-1].endswith("/presence")
 
 
@@ -172,9 +193,9 @@ async def test_leaving_waits_for_a_sign_that_the_opponent_has_the_last_line(monk
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 3.0)
     runners = seated_runners()
     mover, other = runners if runners[0].core.my_turn else runners[::-1]
-    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
-    _, topic, line = mover.link.sent[-1]
-    mover.link.connected = False  # lost: the next connection publishes it again
+    await mover.act(Intent("move", playable(mover.core.session)[0]))
+    _, topic, line = fake(mover).sent[-1]
+    fake(mover).connected = False  # lost: the next connection publishes it again
     mover.connections = 1
     mover.narrowed = True
     loop = asyncio.get_running_loop()
@@ -182,15 +203,15 @@ async def test_leaving_waits_for_a_sign_that_the_opponent_has_the_last_line(monk
     leaving = asyncio.create_task(mover._goodbye())
     await asyncio.sleep(0.3)
     assert not leaving.done(), "left with its last line perhaps nowhere but here"
-    mover.link.connected = True
+    fake(mover).connected = True
     await mover._received(topic, line.encode())  # the relay sends it back: it has it (but may lose it yet)
     await asyncio.sleep(0.3)
     assert not leaving.done(), "left with no sign that the opponent has its last line"
-    copy = f"olixono/1/games/{mover.core.session.game_id}/{other.core.me.text}/copy/{line_hash(line)}"
+    copy = f"olixono/1/games/{mover.core.session.game_id}/{own_key(other).text}/copy/{line_hash(line)}"
     await mover._received(copy, line.encode())  # their copy: they have it
     await asyncio.wait_for(leaving, 1.0)
     assert 0.6 <= loop.time() - started < 2.0
-    assert mover.link.sent[-1][1].endswith("/presence")
+    assert fake(mover).sent[-1][1].endswith("/presence")
 
 
 async def test_leaving_gives_up_waiting_after_the_most(monkeypatch):
@@ -198,7 +219,7 @@ async def test_leaving_gives_up_waiting_after_the_most(monkeypatch):
     monkeypatch.setattr(runner_module, "GOODBYE_TELL", 0.2)
     runners = seated_runners()
     mover = runners[0] if runners[0].core.my_turn else runners[1]
-    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    await mover.act(Intent("move", playable(mover.core.session)[0]))
     mover.connections = 1
     await asyncio.wait_for(mover._goodbye(), 2.0)
     told = []
@@ -235,7 +256,7 @@ async def test_what_leaving_waits_for_is_told_once_the_front_end_has_gone(monkey
 
     async def front(runner: GameRunner) -> int:
         caught_up(runner)
-        await runner.act(Intent("move", runner.core.session.board.legal_moves()[0].text()))
+        await runner.act(Intent("move", playable(runner.core.session)[0]))
         return 0
 
     assert await asyncio.wait_for(mover._run(front), 3.0) == 0
@@ -250,18 +271,18 @@ async def test_leaving_counts_only_the_time_connected_up_to_a_cap(monkeypatch):
     monkeypatch.setattr(runner_module, "GOODBYE_CAP", 1.5)
     runners = seated_runners()
     mover = runners[0] if runners[0].core.my_turn else runners[1]
-    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    await mover.act(Intent("move", playable(mover.core.session)[0]))
     mover.connections = 1
-    mover.link.connected = False
+    fake(mover).connected = False
     loop = asyncio.get_running_loop()
     started = loop.time()
     leaving = asyncio.create_task(mover._goodbye())
     await asyncio.sleep(0.7)
     assert not leaving.done(), "the time without a connection counted"
-    mover.link.connected = True
+    fake(mover).connected = True
     await asyncio.wait_for(leaving, 1.0)
     assert 0.7 + 0.4 - 0.05 <= loop.time() - started < 1.5  # (a tick of 0.02 s either side)
-    mover.link.connected = False  # the relay never comes back: the cap
+    fake(mover).connected = False  # the relay never comes back: the cap
     started = loop.time()
     await asyncio.wait_for(mover._goodbye(), 3.0)
     assert 1.5 <= loop.time() - started < 2.5
@@ -273,8 +294,8 @@ async def test_a_runner_being_cancelled_waits_for_nothing_though_the_cancellatio
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
     runners = seated_runners()
     mover = runners[0] if runners[0].core.my_turn else runners[1]
-    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
-    _, topic, line = mover.link.sent[-1]
+    await mover.act(Intent("move", playable(mover.core.session)[0]))
+    _, topic, line = fake(mover).sent[-1]
     await mover._received(topic, line.encode())  # echoed: its copy is asked for
     mover.connections = 1
     mover.narrowed = True
@@ -285,17 +306,17 @@ async def test_a_runner_being_cancelled_waits_for_nothing_though_the_cancellatio
         with contextlib.suppress(asyncio.CancelledError):  # as aiomqtt may
             await asyncio.sleep(5)
 
-    mover._ask_copy = swallowing
+    mover._ask_copy = swallowing  # type: ignore[method-assign]
     leaving = asyncio.create_task(mover._goodbye())
     await asking.wait()
     leaving.cancel()
     await asyncio.wait_for(asyncio.shield(leaving), 1.0)
-    assert mover.link.sent[-1][1].endswith("/presence")
+    assert fake(mover).sent[-1][1].endswith("/presence")
 
 
 def copy_topic_of(runner: GameRunner, line: str) -> str:
     """The topic of the opponent's copy of ``runner``'s line."""
-    return f"olixono/1/games/{runner.core.session.game_id}/{runner.core.opponent.text}/copy/{line_hash(line)}"
+    return f"olixono/1/games/{runner.core.session.game_id}/{their_key(runner).text}/copy/{line_hash(line)}"
 
 
 async def left_at_once(leaving: asyncio.Task[None]) -> bool:
@@ -315,10 +336,10 @@ async def test_a_resumed_player_whose_game_is_over_leaves_after_publishing_its_l
     assert mover.core.session.over
     resumed = GameRunner(GameCore(mover.core.session), FakeLink)  # type: ignore[arg-type]
     resumed.connections = 1
-    link = resumed.link
+    link = fake(resumed)
     leaving = asyncio.create_task(resumed._goodbye())
     assert not await left_at_once(leaving), "left before the relay had its last line"
-    await resumed._connected(link)  # the relay lost everything: the catch-up publishes our lines again
+    await resumed._connected(resumed.link)  # the relay lost everything: the catch-up publishes our lines again
     resign = next(line for _, _, line in link.sent if " resign " in line)
     assert not await left_at_once(leaving), "left with no sign that the opponent has its resignation"
     for _, topic, line in list(link.sent):
@@ -333,18 +354,19 @@ async def test_a_resumed_player_mid_game_and_never_connected_leaves_at_once():
     again then), so nothing is waited for."""
     runners = seated_runners()
     mover = runners[0] if runners[0].core.my_turn else runners[1]
-    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    await mover.act(Intent("move", playable(mover.core.session)[0]))
     resumed = GameRunner(GameCore(mover.core.session), FakeLink)  # type: ignore[arg-type]
-    resumed.link.connected = False
+    fake(resumed).connected = False
     await asyncio.wait_for(resumed._goodbye(), 0.5)
-    assert not [topic for _, topic, _ in resumed.link.sent if topic.endswith("/presence")]  # nobody to tell
+    assert not [topic for _, topic, _ in fake(resumed).sent if topic.endswith("/presence")]  # nobody to tell
 
 
 async def away(runner: GameRunner, other: GameRunner) -> None:
     """``runner`` receives ``other``'s presence: gone."""
     gone = other.core.presence(False, 1)
+    assert gone is not None
     await runner._received(gone.topic, gone.line.encode())
-    assert runner.core.session.present(runner.core.opponent) is False
+    assert runner.core.session.present(their_key(runner)) is False
 
 
 async def test_leaving_a_game_over_waits_for_the_opponent_though_away(monkeypatch):
@@ -357,15 +379,15 @@ async def test_leaving_a_game_over_waits_for_the_opponent_though_away(monkeypatc
     await away(mover, other)
     await mover.act(Intent("resign"))
     mover.connections = 1
-    for _, topic, line in list(mover.link.sent):
+    for _, topic, line in list(fake(mover).sent):
         await mover._received(topic, line.encode())  # the relay has them all
     leaving = asyncio.create_task(mover._goodbye())
     assert not await left_at_once(leaving), "left the game's end with the relay alone"
-    for _, topic, line in list(mover.link.sent):
+    for _, topic, line in list(fake(mover).sent):
         if "/copy/" not in topic and not topic.endswith("/presence"):
             await mover._received(copy_topic_of(mover, line), line.encode())
     await asyncio.wait_for(leaving, 1.0)
-    assert mover.link.sent[-1][1].endswith("/presence"), "left without saying so"
+    assert fake(mover).sent[-1][1].endswith("/presence"), "left without saying so"
 
 
 async def test_leaving_a_game_over_takes_the_echo_of_a_confirmation_when_the_opponent_is_gone(monkeypatch):
@@ -376,59 +398,59 @@ async def test_leaving_a_game_over_takes_the_echo_of_a_confirmation_when_the_opp
     mover, other = runners
     await mover.act(Intent("resign"))
     mover.connections = 1
-    for _, topic, line in list(mover.link.sent):
+    for _, topic, line in list(fake(mover).sent):
         await mover._received(topic, line.encode())  # the relay has them all
         if " resign " in line:
             await mover._received(copy_topic_of(mover, line), line.encode())  # and they have the resignation
     assert mover.liveness.waiting and not mover.liveness.waiting_in_chain()  # the confirmation alone
     await away(mover, other)
     await asyncio.wait_for(mover._goodbye(), 0.5)
-    assert mover.liveness.waiting and mover.link.sent[-1][1].endswith("/presence")  # left with it unanswered
+    assert mover.liveness.waiting and fake(mover).sent[-1][1].endswith("/presence")  # left with it unanswered
 
 
 async def test_a_line_the_relay_sends_back_while_leaving_is_asked_for_at_once(monkeypatch):
     monkeypatch.setattr(runner_module, "GOODBYE_MOST", 5.0)
     runners = seated_runners()
     mover = runners[0] if runners[0].core.my_turn else runners[1]
-    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
-    _, topic, line = mover.link.sent[-1]
+    await mover.act(Intent("move", playable(mover.core.session)[0]))
+    _, topic, line = fake(mover).sent[-1]
     mover.connections = 1
     mover.narrowed = True
     leaving = asyncio.create_task(mover._goodbye())
     await asyncio.sleep(0.1)
-    assert mover.link.peeks == []  # not echoed yet: the relay may lack it
+    assert fake(mover).peeks == []  # not echoed yet: the relay may lack it
     await mover._received(topic, line.encode())
     await asyncio.sleep(0.1)
-    assert mover.link.peeks == [copy_topic_of(mover, line)]  # not a second later, when the liveness tick asks
+    assert fake(mover).peeks == [copy_topic_of(mover, line)]  # not a second later, when the liveness tick asks
     await mover._received(copy_topic_of(mover, line), line.encode())
     await asyncio.wait_for(leaving, 1.0)
-    assert mover.link.sent[-1][1].endswith("/presence"), "left without saying so"
+    assert fake(mover).sent[-1][1].endswith("/presence"), "left without saying so"
 
 
 async def test_leaving_mid_game_with_the_opponent_away_takes_the_relays_echo():
     runners = seated_runners()
     mover, other = runners if runners[0].core.my_turn else runners[::-1]
     await away(mover, other)
-    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+    await mover.act(Intent("move", playable(mover.core.session)[0]))
     mover.connections = 1
-    _, topic, line = mover.link.sent[-1]
+    _, topic, line = fake(mover).sent[-1]
     await mover._received(topic, line.encode())
     await asyncio.wait_for(mover._goodbye(), 0.5)
-    assert mover.liveness.waiting and mover.link.sent[-1][1].endswith("/presence")  # their copy not come: the echo did
+    assert mover.liveness.waiting and fake(mover).sent[-1][1].endswith("/presence")  # their copy not come: the echo did
 
 
 async def test_the_opponents_copy_is_asked_for_and_no_longer_once_it_came():
     runners = seated_runners()
     mover, other = runners if runners[0].core.my_turn else runners[::-1]
-    await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
-    line = mover.link.sent[-1][2]
+    await mover.act(Intent("move", playable(mover.core.session)[0]))
+    line = fake(mover).sent[-1][2]
     mover.narrowed = True
     await mover._ask_copy(line_hash(line))
-    topic = f"olixono/1/games/{mover.core.session.game_id}/{other.core.me.text}/copy/{line_hash(line)}"
-    assert mover.link.peeks == [topic]
+    topic = f"olixono/1/games/{mover.core.session.game_id}/{own_key(other).text}/copy/{line_hash(line)}"
+    assert fake(mover).peeks == [topic]
     await mover._received(topic, line.encode())  # their copy: they have it
     await asyncio.sleep(0)
-    assert mover.link.peeks == [topic, "stop " + topic] and mover.liveness.waiting == 0
+    assert fake(mover).peeks == [topic, "stop " + topic] and mover.liveness.waiting == 0
 
 
 async def test_a_seated_player_narrows_to_the_players_lines_and_catches_up_on_theirs_alone():
@@ -440,11 +462,15 @@ async def test_a_seated_player_narrows_to_the_players_lines_and_catches_up_on_th
     runner = runners[0]
     caught_up(runner)
     await runner._narrow()
-    game, me, opponent = runner.core.session.game_id, runner.core.me.text, runner.core.opponent.text
+    game, me, opponent = runner.core.session.game_id, own_key(runner).text, their_key(runner).text
     talk = f"olixono/1/games/{game}/+/talk/+"
-    assert runner.link.narrowed_to == [f"olixono/1/games/{game}/{opponent}/+", f"olixono/1/games/{game}/{me}/+", talk]
-    assert runner.link.dropped == ["olixono/1/games/G/#"]  # this connection's subscription to the whole game
-    assert runner.link.subscriptions == [f"olixono/1/games/{game}/{opponent}/#", f"olixono/1/games/{game}/{me}/#", talk]
+    assert fake(runner).narrowed_to == [f"olixono/1/games/{game}/{opponent}/+", f"olixono/1/games/{game}/{me}/+", talk]
+    assert fake(runner).dropped == ["olixono/1/games/G/#"]  # this connection's subscription to the whole game
+    assert fake(runner).subscriptions == [
+        f"olixono/1/games/{game}/{opponent}/#",
+        f"olixono/1/games/{game}/{me}/#",
+        talk,
+    ]
 
 
 async def test_nothing_is_signed_before_the_first_catch_up(monkeypatch):
@@ -457,12 +483,12 @@ async def test_nothing_is_signed_before_the_first_catch_up(monkeypatch):
     mover = runners[0] if runners[0].core.my_turn else runners[1]
     mover.caught_up.clear()
     try:
-        await mover.act(Intent("move", mover.core.session.board.legal_moves()[0].text()))
+        await mover.act(Intent("move", playable(mover.core.session)[0]))
     except IntentRefused as exc:
         assert "not caught up with the relay yet" in str(exc)
     else:
         raise AssertionError("an intent was signed before the catch-up")
-    assert mover.link.sent == [] and mover.core.session.moves == 0
+    assert fake(mover).sent == [] and mover.core.session.moves == 0
 
 
 async def test_no_automatic_answer_is_signed_before_the_first_catch_up():
@@ -477,9 +503,9 @@ async def test_no_automatic_answer_is_signed_before_the_first_catch_up():
     guest = GameSession(core.session.game_id, GUEST)
     guest.receive(offer.publish[0].line)
     await runner._received("topic", guest.join().line.encode())
-    assert runner.link.sent == [] and core.session.phase.value == "offered"  # held back
+    assert fake(runner).sent == [] and core.session.phase.value == "offered"  # held back
     await runner.apply(core.ready())  # the catch-up is done: now the accept goes out
-    assert [topic.rsplit("/", 1)[-1] for _, topic, _ in runner.link.sent][:1] == ["2"]
+    assert [topic.rsplit("/", 1)[-1] for _, topic, _ in fake(runner).sent][:1] == ["2"]
     assert core.session.guest == GUEST.public
 
 
@@ -495,9 +521,9 @@ async def test_a_runner_leaving_while_it_connects_signs_nothing_after_its_catch_
     guest = GameSession(core.session.game_id, GUEST)
     guest.receive(offer.publish[0].line)
     await runner._received("topic", guest.join().line.encode())
-    runner.link.stopping = True
+    fake(runner).stopping = True
     await runner._connected(runner.link)
-    assert core.session.phase.value == "offered" and not [t for _, t, _ in runner.link.sent if t.endswith("/2")]
+    assert core.session.phase.value == "offered" and not [t for _, t, _ in fake(runner).sent if t.endswith("/2")]
 
 
 async def test_a_candidate_the_host_did_not_seat_is_told_it_watches():
@@ -537,7 +563,7 @@ async def test_junk_from_strangers_is_counted_not_printed(monkeypatch):
 
     monkeypatch.setattr(runner_module, "COUNT_EVERY", 0.05)
     host = seated_runners()[0]
-    game = host.core.session.game_id
+    game = game_id_in(host.core.session)
     strangers = [Identity.generate() for _ in range(3)]
     other_game, _ = GameSession.offer("oxono", strangers[0])
     for n in range(600):
@@ -563,9 +589,9 @@ async def test_junk_from_strangers_is_counted_not_printed(monkeypatch):
     )
     assert counts[-1] == f"ignored {host.ignored.lines:,} lines from 3 strangers (refused, not shown)"
     assert host.ignored.lines >= 590  # a few stranger chats may wait for a seat that never comes: not refused
-    assert host.link.seen == {}  # the fake link remembers nothing itself; the runner would not let it:
+    assert fake(host).seen == {}  # the fake link remembers nothing itself; the runner would not let it:
     assert not host._remember(f"olixono/1/games/{game}/{strangers[0].public.text}/chat-1")
-    assert host._remember(f"olixono/1/games/{game}/{host.core.me.text}/7")
+    assert host._remember(f"olixono/1/games/{game}/{own_key(host).text}/7")
 
 
 async def test_a_players_refused_lines_are_shown_up_to_a_few_then_counted(monkeypatch):
@@ -575,13 +601,13 @@ async def test_a_players_refused_lines_are_shown_up_to_a_few_then_counted(monkey
     host, guest = seated_runners()
     game = host.core.session.game_id
     for n in range(30):
-        await host._received(f"olixono/1/games/{game}/{guest.core.me.text}/chat-{n}", b"not a line %d" % n)
+        await host._received(f"olixono/1/games/{game}/{own_key(guest).text}/chat-{n}", b"not a line %d" % n)
     await asyncio.sleep(0.2)
     events = []
     while not host.events.empty():
         events.append(host.events.get_nowait())
     assert len([event for event in events if isinstance(event, LineRejected)]) == runner_module.SHOWN_PER_PLAYER
-    assert events[-1].text == "ignored 20 lines from 1 key (refused, not shown)"
+    assert isinstance(events[-1], Notice) and events[-1].text == "ignored 20 lines from 1 key (refused, not shown)"
 
 
 def test_a_bot_seat_never_holds_the_program_while_it_thinks():
@@ -603,7 +629,7 @@ def test_a_bot_seat_never_holds_the_program_while_it_thinks():
     async def seat() -> None:
         runners = seated_runners()
         mover = runners[0] if runners[0].core.my_turn else runners[1]
-        front = asyncio.create_task(bot_front(SlowBot(), lambda text: None)(mover))
+        front = asyncio.create_task(bot_front(SlowBot(), lambda text: None)(mover))  # type: ignore[arg-type]  # choose alone
         while not SlowBot.thinking.is_set():
             await asyncio.sleep(0.01)
         front.cancel()  # what Ctrl-C does to the front end
@@ -626,11 +652,12 @@ async def test_a_request_that_fails_in_its_own_task_is_shown_never_lost():
     async def broken(*topic_filters: str) -> None:
         raise RuntimeError("the relay's answer made no sense")
 
-    runner.link.narrow = broken
+    fake(runner).narrow = broken  # type: ignore[method-assign]
     caught_up(runner)
     runner.narrowed = False
     other = runners[1]
     gone = other.core.presence(False, 1)
+    assert gone is not None
     await runner._received(gone.topic, gone.line.encode())  # any line: a caught-up player then narrows
     for _ in range(10):
         await asyncio.sleep(0)
@@ -638,12 +665,13 @@ async def test_a_request_that_fails_in_its_own_task_is_shown_never_lost():
     while not runner.events.empty():
         told.append(runner.events.get_nowait())
     assert any(
-        "request to the relay failed" in getattr(event, "text", "") and "made no sense" in event.text for event in told
+        isinstance(event, Notice) and "request to the relay failed" in event.text and "made no sense" in event.text
+        for event in told
     ), told
 
 
 # -- what time alone calls for, after a stall ---------------------------------------------------------------------
-def auto_claimant(monkeypatch) -> tuple[GameRunner, GameCore, object]:
+def auto_claimant(monkeypatch) -> tuple[GameRunner, GameCore, Clock]:
     """A runner with ``--claim auto`` whose opponent is to move in a 1+0 game (its ticks 20 ms apart, a stall past
     0.1 s held 0.1 s), caught up; the opponent's core, and the injected clock of both."""
     from test_client_clock import movers, play, timed_game
@@ -677,7 +705,7 @@ async def test_a_stalled_client_with_claim_auto_reads_the_move_waiting_before_it
     try:
         await asyncio.sleep(0.1)  # ticks: nothing due
         clock.now += 50.0
-        move = other.act(Intent("move", other.board.legal_moves()[0].text())).publish[0]  # in time, on its way
+        move = other.act(Intent("move", playable(other)[0])).publish[0]  # in time, on its way
         clock.now += 53.0  # the claimant's process stopped meanwhile: by its watch, the other's clock has run out
         time.sleep(0.3)  # noqa: ASYNC251 (the loop stalls, as a stopped process's: the watch's tick is overdue)
 
@@ -699,7 +727,7 @@ def flags_signed(runner: GameRunner) -> list[str]:
     """The flag claims the runner's player signed (what its link sent)."""
     from protocol import decode
 
-    return [line for _, _, line in runner.link.sent if decode(line, verify=False).type == "flag"]
+    return [line for _, _, line in fake(runner).sent if decode(line, verify=False).type == "flag"]
 
 
 async def test_a_stalled_client_with_claim_auto_claims_once_the_hold_is_over_and_its_connection_caught_up(monkeypatch):
@@ -736,8 +764,8 @@ async def test_a_watchers_runner_tells_its_core_whether_the_line_that_began_the_
     for line in host.transcript:
         await runner._received("topic", line.encode(), True)
     assert runner.core.started and not runner.core.turn_seen_live
-    mover, _other = (host, guest) if host.actor == host.identity.public else (guest, host)
-    move = mover.move(mover.board.legal_moves()[0].text())
+    mover, _other = (host, guest) if host.actor == identity_of(host).public else (guest, host)
+    move = mover.move(playable(mover)[0])
     await runner._received("topic", move.line.encode(), False)
     assert runner.core.moves == 1 and runner.core.turn_seen_live
 
@@ -755,15 +783,16 @@ async def test_each_relay_hears_here_under_the_seq_of_the_will_it_holds_and_one_
     assert runner.connections == 2
     runner.narrowed = True
     runner._asked.add("asked-copy-topic")
-    await runner._connected(first)  # its catch-up ends after the second relay's connection took seq 2
+    await runner._connected(first)  # type: ignore[arg-type]  # its catch-up ends after the second relay's connection took seq 2
     here = decode(first.sent[0][2])
     assert here.type.value == "presence" and here.seq == 1 and "state=here" in first.sent[0][2]
     assert runner.narrowed and runner._asked == {"asked-copy-topic"} and first.narrowed_to
     assert not runner.books.catching and runner.books.up_to_date
     gone = other._received  # a receiver of the first relay alone: here 1, then that relay's will, gone 1
     await gone(first.sent[0][1], first.sent[0][2].encode())
+    assert first.last_will is not None
     await gone(first.last_will[0], first.last_will[1].encode())
-    assert other.core.session.present(runner.core.me) is False
+    assert other.core.session.present(own_key(runner)) is False
 
 
 async def test_a_line_of_ours_erased_is_put_back_and_live_junk_only_makes_the_runner_ask_the_relay(monkeypatch):
@@ -779,7 +808,7 @@ async def test_a_line_of_ours_erased_is_put_back_and_live_junk_only_makes_the_ru
         await exchange(runners, rng)
     mover = runners[0]
     mover.send_copies()  # the copies leave now, not at their quiet moment
-    link = mover.link
+    link = fake(mover)
     (topic, line), (other, _) = list(mover.books.kept.items())[:2]  # two lines of ours (a move, a copy)
     link.sent.clear()
     put_back = lambda where: [sent for _, at, sent in link.sent if at == where]  # noqa: E731

@@ -13,19 +13,22 @@ from pathlib import Path
 
 import pyte
 import pytest
+from engine_helpers import outcome_of
+from network_helpers import Seat, game_id_of, transcript
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
-from test_client_network import Seat, game_id_of, transcript
+from protocol_helpers import board_of, identity_of, playable, result_of, seat_of
 
 from client.flows import network
 from client.frontends.network_screen import NetworkTable, game_screen
 from client.frontends.screen import MIN_COLUMNS, MIN_ROWS, TOO_SMALL, board_fragments, fill, screen_candidates
 from client.shell.runner import GameRunner
 from client.words.commands import completer
+from olixono.common import GameKind
 from olixono.games import new_board
 from olixono.olix import OlixBoard
-from protocol import verify_transcript
+from protocol import GameSession, verify_transcript
 
 
 class Terminal:
@@ -90,7 +93,9 @@ async def wait_for(terminal: Terminal, words: str, seconds: float = 20) -> None:
         raise AssertionError(f"the screen never showed {words!r}:\n{terminal.text()}") from None
 
 
-async def person(box: dict, pipe, terminal: Terminal, rng: random.Random, seen: dict, kind: str) -> None:
+async def person(
+    box: dict[str, GameRunner], pipe, terminal: Terminal, rng: random.Random, seen: dict[str, str], kind: str
+) -> None:
     """Mistakes first, then a legal move whenever it is their turn (and once a move the rules forbid, once one out
     of turn), then /quit once the game is over."""
     while "runner" not in box:
@@ -116,16 +121,16 @@ async def person(box: dict, pipe, terminal: Terminal, rng: random.Random, seen: 
     for _ in range(1200):
         if core.session.over:
             break
-        board = core.session.board
-        if core.my_turn and not illegal and (kind == "oxono" or board.occupied):
+        board = board_of(core.session)
+        if core.my_turn and not illegal and (not isinstance(board, OlixBoard) or board.occupied):
             wrong = (
-                "Xa1a1"
-                if kind == "oxono"
-                else next(  # a pawn on its totem's square; a stone on a stone
+                next(  # a pawn on its totem's square; a stone on a stone
                     square
                     for square in (f"{f}{r}" for r in range(1, 12) for f in "abcdefghijk")
                     if board.stone_at(board.parse_move(square).square) is not None
                 )
+                if isinstance(board, OlixBoard)
+                else "Xa1a1"
             )
             pipe.send_text(wrong + "\r")  # parses, but the rules forbid it: the reason, and nothing sent
             await wait_for(terminal, "error: illegal: ")
@@ -137,7 +142,7 @@ async def person(box: dict, pipe, terminal: Terminal, rng: random.Random, seen: 
                 while core.session.moves == moves and not core.session.over:
                     await asyncio.sleep(0.01)
             if not tried and not core.session.over:  # at once, while the bot thinks: refused, never sent
-                pipe.send_text(core.session.board.legal_moves()[0].text() + "\r")
+                pipe.send_text(playable(core.session)[0] + "\r")
                 await wait_for(terminal, "it is not your turn", 5)
                 tried = True
         await asyncio.sleep(0.05)
@@ -158,14 +163,15 @@ async def test_a_whole_game_on_the_full_screen(relay, tmp_path, kind, no_color, 
     hosting = asyncio.create_task(network.host(kind, host.options))
     game = await game_id_of(host)
     terminal = Terminal()
-    box: dict = {}
-    seen: dict = {}
+    box: dict[str, GameRunner] = {}
+    seen: dict[str, str] = {}
     with create_pipe_input() as pipe:
         screen = game_screen(input=pipe, output=terminal.output())
 
         async def front(runner: GameRunner) -> int:
             box["runner"] = runner
-            return await screen(runner)
+            status: int = await screen(runner)
+            return status
 
         guest = Seat(tmp_path, "guest", relay, console=front)
         typing = asyncio.create_task(person(box, pipe, terminal, random.Random(4), seen, kind))
@@ -173,8 +179,8 @@ async def test_a_whole_game_on_the_full_screen(relay, tmp_path, kind, no_color, 
         try:
             async with asyncio.timeout(120):
                 await asyncio.wait({typing, joining}, return_when=asyncio.FIRST_EXCEPTION)
-                if typing.done() and typing.exception() is not None:
-                    raise typing.exception()  # what the person saw, not a hang
+                if typing.done() and (failed := typing.exception()) is not None:
+                    raise failed  # what the person saw, not a hang
                 assert await joining == 0 and await hosting == 0
             await typing
         finally:
@@ -183,7 +189,7 @@ async def test_a_whole_game_on_the_full_screen(relay, tmp_path, kind, no_color, 
             await asyncio.gather(typing, joining, hosting, return_exceptions=True)
     core = box["runner"].core
     final = seen["over"]
-    sentence = core.session.result.sentence()
+    sentence = result_of(core.session).sentence()
     toolbar = final.rstrip().splitlines()[-1]
     assert toolbar.startswith("game over | ") and "(you)" in toolbar  # yours marked
     assert re.search(r"-[0-9a-f]{4} (here|gone)", toolbar) and toolbar.endswith("relay ok")  # the opponent's presence
@@ -248,12 +254,13 @@ def test_screen_is_the_front_end_asked_for():
     assert "line_console" in network.front_end(network.Options(), True).__qualname__
 
 
-def network_table(session) -> NetworkTable:
+def network_table(session: GameSession) -> NetworkTable:
     from types import SimpleNamespace
 
     from client.cores.network_game import GameCore
 
-    return NetworkTable(SimpleNamespace(core=GameCore(session), link=SimpleNamespace(connected=True)))
+    runner = SimpleNamespace(core=GameCore(session), link=SimpleNamespace(connected=True))
+    return NetworkTable(runner)  # type: ignore[arg-type]  # what the table reads of a runner
 
 
 def completed(table, text: str) -> list[str]:
@@ -289,7 +296,9 @@ def test_oxono_completion_goes_one_segment_at_a_time():
     assert to and all(len(text) == 3 and text[0] == "O" for text in to)  # where totem O may go
     pawns = completed(table, to[0])
     assert pawns and all(len(text) == 5 and text.startswith(to[0]) for text in pawns)  # the pawn's squares
-    legal = {move.text() for move in table.board().legal_moves()}
+    board = table.board()
+    assert board is not None
+    legal = {move.text() for move in board.legal_moves()}
     assert set(pawns) == {move for move in legal if move.startswith(to[0])}
 
 
@@ -317,14 +326,14 @@ def test_the_game_over_screen_fits_the_smallest_terminal(name):
     80 x 24 terminal (20 rows above the divider, the export command's row, input line and toolbar; 39 columns)."""
     from pathlib import Path
 
-    from client.flows.verify import load
+    from test_analysis import loaded
 
-    _, _, session = load(str(Path(__file__).parent.parent / "protocol" / "vectors" / name))
+    _, session = loaded(str(Path(__file__).parent.parent / "protocol" / "vectors" / name))
     table = network_table(session)
     rows = "".join(fragment[1] for fragment in board_fragments(table, False)).splitlines()
     assert len(rows) <= MIN_ROWS - 4 and max(map(len, rows)) <= 39, rows
     text = " ".join(rows)
-    assert f"Game over: {session.result.sentence()}." in text
+    assert f"Game over: {result_of(session).sentence()}." in text
     assert (
         "Save its record: the command below." in text
         and table.paste() == f"olixono export {session.game_id} > game.txt"
@@ -334,9 +343,9 @@ def test_the_game_over_screen_fits_the_smallest_terminal(name):
 def test_a_watcher_is_offered_no_player_commands():
     from pathlib import Path
 
-    from client.flows.verify import load
+    from test_analysis import loaded
 
-    _, _, session = load(str(Path(__file__).parent.parent / "protocol" / "vectors" / "oxono-game.txt"))
+    _, session = loaded(str(Path(__file__).parent.parent / "protocol" / "vectors" / "oxono-game.txt"))
     table = network_table(session)  # no identity: a spectator
     assert table.commands == ("legal", "board", "clock", "say") and table.prompt() == "watching> "
     assert completed(table, "/re") == [] and "Watching" in table.help()
@@ -346,14 +355,14 @@ def test_a_click_on_a_square_types_it():
     from prompt_toolkit.buffer import Buffer
 
     field = Buffer()
-    fill(field, "olix", "f6", ". ")
-    fill(field, "olix", "k11", "# ")
+    fill(field, GameKind.OLIX, "f6", ". ")
+    fill(field, GameKind.OLIX, "k11", "# ")
     assert field.text == "k11"  # Olix: the square
     field.text = ""
     for square, cell in (("c4", "[O]"), ("c6", " . "), ("c5", " . ")):  # Oxono: totem, destination, pawn
-        fill(field, "oxono", square, cell)
+        fill(field, GameKind.OXONO, square, cell)
     assert field.text == "Oc6c5" and field.cursor_position == 5
-    fill(field, "oxono", "d4", "[X]")  # a new move starts at a totem
+    fill(field, GameKind.OXONO, "d4", "[X]")  # a new move starts at a totem
     assert field.text == "X"
 
 
@@ -366,7 +375,8 @@ def test_olix_shows_its_scoreboard_and_underlines_the_stones_that_hold_markers()
     table = network_table(host)
     assert "markers 0 to 0: level" in "".join(f[1] for f in board_fragments(table, False))
     play_moves(host, guest, seed=0, plies=60)
-    board = host.board
+    board = board_of(host)
+    assert isinstance(board, OlixBoard)
     held = held_squares(board)
     assert held  # some formations hold markers after 60 stones
     fragments = board_fragments(table, False)
@@ -444,8 +454,8 @@ async def test_a_game_at_one_terminal_on_the_full_screen(kind, size):
             await wait_for(terminal, "again to confirm")
             pipe.send_text("/resign\r")  # while the bot may be thinking: the person resigns, never the bot
             await wait_for(terminal, "resignation")
-            assert board.outcome().winner != table.human
-        sentence = board.outcome().sentence(board.PLAYERS)
+            assert outcome_of(board).winner != table.human
+        sentence = outcome_of(board).sentence(board.PLAYERS)
         await wait_for(terminal, f"Game over: {sentence}"[:20])
         await asyncio.sleep(0.2)
         rows = terminal.text().rstrip().splitlines()
@@ -566,7 +576,7 @@ def test_replay_without_a_terminal_prints_every_move_and_refuses_a_bad_transcrip
     root = Path(__file__).parent.parent
     game = root / "protocol" / "vectors" / "oxono-game.txt"
 
-    def replay(path: Path) -> subprocess.CompletedProcess:
+    def replay(path: Path) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "client", "replay", str(path)],
             cwd=root,
@@ -596,13 +606,14 @@ async def test_marks_survive_without_colour(no_color, monkeypatch):
     under NO_COLOR too."""
     from pathlib import Path
 
-    from client.flows.verify import load
+    from test_analysis import loaded
+
     from client.frontends.replay import ReplayTable
     from client.frontends.screen import held_squares, run_screen
 
     if no_color:
         monkeypatch.setenv("NO_COLOR", "1")
-    _, summary, session = load(str(Path(__file__).parent.parent / "protocol" / "vectors" / "olix-game.txt"))
+    summary, session = loaded(str(Path(__file__).parent.parent / "protocol" / "vectors" / "olix-game.txt"))
     table = ReplayTable(session, summary)
     terminal = Terminal()
     with create_pipe_input() as pipe:
@@ -647,7 +658,7 @@ def test_leaving_never_waits_for_a_bot_still_thinking():
 
     async def session() -> None:
         table = LocalTable("olix", vs="mcts", human="second")  # the bot moves first
-        table.core.bot = SlowBot()  # the core is what the screen asks to think (the table's ``bot`` only names it)
+        table.core.bot = SlowBot()  # type: ignore[assignment]  # the core is what the screen asks to think (the table's ``bot`` only names it)
         terminal = Terminal()
         with create_pipe_input() as pipe:
             screen = asyncio.create_task(run_screen(table, input=pipe, output=terminal.output()))
@@ -766,7 +777,7 @@ class Hurried:
     from client.frontends.screen import Table as _Table
 
     class Table(_Table):
-        kind = "oxono"
+        kind = GameKind.OXONO
         greeting = "a hurried table"
 
         def board(self):
@@ -830,7 +841,7 @@ async def test_the_full_screen_shows_the_seconds_a_players_moves_leave_unexplain
     seated = table("clock:300+5,rules:1")
     for _ in range(3):
         seated.play(500)
-    cheat = seated.watcher.player_of(seated.mover().identity.public)
+    cheat = seat_of(seated.watcher, identity_of(seated.mover()).public)
     seated.play(6000, claimed=100)
     seated.play(500)
     core = GameCore(GameSession(seated.watcher.game_id), watching=True)
@@ -852,7 +863,7 @@ async def test_the_full_screen_shows_the_seconds_a_players_moves_leave_unexplain
             assert await screen == 0
 
 
-async def both_leave(keys, host_typing, joining: asyncio.Task, hosting: asyncio.Task) -> None:
+async def both_leave(keys, host_typing, joining: asyncio.Task[int], hosting: asyncio.Task[int]) -> None:
     """The person on the screen types ``/quit`` and the ``--plain`` host's commands end: both commands end well."""
     keys.send_text("/quit\r")
     host_typing.close()
@@ -955,7 +966,7 @@ def test_the_toolbar_marks_urgent_parts_in_the_warning_style():
         ("class:toolbar", " | "),
         ("class:toolbar", "relay ok"),
     ]
-    assert [text for _, text in toolbar_fragments(parts, 15)] == ["your move", " | ", "relay ok"]
+    assert [fragment[1] for fragment in toolbar_fragments(parts, 15)] == ["your move", " | ", "relay ok"]
 
 
 async def test_a_takeback_agreed_on_the_full_screen_takes_the_move_off_its_board_and_moves_pane(relay, tmp_path, pipes):

@@ -84,9 +84,8 @@ async def test_the_readmes_remote_play_through_the_public_brokers(tmp_path):
     the guest types, and they play to the end; here ``public`` stands, by ``OLIXONO_PUBLIC_RELAYS``, for two relays
     of this machine (the suite reaches no other), an embedded one and Mosquitto. The settings file's
     ``relays = ["public"]`` then plays the same way with no --relay at all, and ``olixono relays`` says so."""
-    from cli_helpers import read_until, spawn, stop
+    from cli_helpers import finish, read_until, spawn, stop, transcript
     from relay_fixtures import Relay
-    from test_client_processes import finish, transcript
 
     from protocol import verify_transcript
 

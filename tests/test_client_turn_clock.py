@@ -5,7 +5,7 @@ reading of the monotonic clock is given (``now``, in seconds); the lines are rea
 from __future__ import annotations
 
 import pytest
-from protocol_helpers import GUEST, HOST
+from protocol_helpers import GUEST, HOST, playable
 
 from client.cores.clock import LOW_MS
 from client.cores.turn_clock import (
@@ -326,7 +326,7 @@ def test_the_line_that_gave_the_turn_and_a_moves_signed_clock():
     chain = mover.chain
     reveal = last_turn_line(chain)
     assert reveal is not None and reveal.type is MessageType.REVEAL and last_turn_line(chain, reveal.seq) is None
-    waiting.receive(mover.move(mover.board.legal_moves()[0].text(), 3250).line)
+    waiting.receive(mover.move(playable(mover)[0], 3250).line)
     chain = waiting.chain
     assert last_turn_line(chain) == chain[-1] and last_turn_line(chain, chain[-1].seq) == reveal
     assert move_clock(chain, chain[-1].seq) == (3250, 60_000 - 3250)

@@ -12,7 +12,8 @@ import functools
 import pytest
 from cli_helpers import finish, home, read_until, spawn, stop
 from network_helpers import Seat, game_id_of
-from relay_fixtures import gather_messages
+from protocol_helpers import game_id_in, identity_of
+from relay_fixtures import gather_messages, port_of
 
 from client.flows import network
 from client.flows.verify import load
@@ -57,7 +58,7 @@ async def record(relay, game: str) -> list[str]:
     watcher = GameSession(game)
     for payload in retained.values():
         watcher.receive(payload)
-    return watcher.transcript
+    return list(watcher.transcript)
 
 
 def checked(lines: list[str], game: str, key, *, every_move: bool = True) -> GameSession:
@@ -166,8 +167,8 @@ async def test_a_forged_offer_naming_the_witness_is_not_followed(tmp_path):
     keeper = TimeWitness(Identity.generate(), tmp_path / "witness", announce=lambda _: None)
     session, out = GameSession.offer("oxono", Identity.generate(), terms=f"rules:1,witness:{keeper.key.text}")
     forged = out.line.replace(" by=", " by=A").encode()  # a line that no longer verifies
-    await keeper.found(session.game_id, forged)
-    await keeper.found(session.game_id, b"junk")
+    await keeper.found(game_id_in(session), forged)
+    await keeper.found(game_id_in(session), b"junk")
     assert keeper.games == {} and keeper.waiting == {}
 
 
@@ -269,7 +270,7 @@ def test_a_claimant_waits_a_little_beyond_its_own_watch_when_witnesses_decide(ki
 
     from client.cores.network_game import WITNESS_MARGIN_MS, GameCore
 
-    waits = {}
+    waits: dict[bool, int] = {}
     for witnesses in ((), (Identity.generate().public,)):
         clock, carrier = Clock(), Carrier()
         host, offer = GameCore.hosting(kind, HOST, control=TimeControl.parse("1+0"), witnesses=witnesses)
@@ -282,7 +283,9 @@ def test_a_claimant_waits_a_little_beyond_its_own_watch_when_witnesses_decide(ki
         first, _ = movers(host, guest)
         play_move(carrier, first)
         assert host.session.witnesses == witnesses
-        waits[bool(witnesses)] = first.claim_in_ms()
+        claim_in = first.claim_in_ms()
+        assert claim_in is not None
+        waits[bool(witnesses)] = claim_in
     assert waits[True] == waits[False] + WITNESS_MARGIN_MS
 
 
@@ -308,17 +311,18 @@ async def test_the_relays_own_witness_has_its_own_listener_and_account_on_a_priv
     stopping = asyncio.Event()
     async with EmbeddedRelay(settings) as relay:
         assert relay.inner_url.startswith("mqtt://127.0.0.1:") and relay.inner_port != relay.port
+        assert relay.inner_port is not None
         witnessing = asyncio.create_task(beside(relay, stopping))
         host = accounts[0]
         session, out = GameSession.offer("oxono", host.identity, terms=f"rules:1,witness:{witness_key.text}")
         tls = ssl.create_default_context(cafile=str(cert))
         async with aiomqtt.Client(
-            "127.0.0.1", relay.port, username=host.name, password=host.password, tls_context=tls, timeout=5
+            "127.0.0.1", port_of(relay), username=host.name, password=host.password, tls_context=tls, timeout=5
         ) as player:
             await asyncio.sleep(0.5)  # the witness is in, reading the lobby
-            await player.subscribe(game_filter(session.game_id), qos=1)
+            await player.subscribe(game_filter(game_id_in(session)), qos=1)
             await player.publish(out.topic, out.line.encode(), qos=1, retain=True)
-            seen = await gather_messages(player, game_filter(session.game_id), count=2, timeout=5)
+            seen = await gather_messages(player, game_filter(game_id_in(session)), count=2, timeout=5)
         with pytest.raises(aiomqtt.MqttError):  # the witness's account is its own: no one else logs in with it
             async with aiomqtt.Client(
                 "127.0.0.1", relay.inner_port, username=witness_key.text, password="guess", timeout=5
@@ -410,7 +414,7 @@ async def test_an_offer_nobody_joins_gives_its_place_up_while_others_wait(relay,
         guest.receive(squatting.line)
         joined = guest.join()
         squat.receive(joined.line)
-        accepted = squat.accept(guest.identity.public)
+        accepted = squat.accept(identity_of(guest).public)
         for out in (joined, accepted):
             await publisher.publish(out.topic, out.line.encode(), qos=1, retain=True)
         async with asyncio.timeout(10):

@@ -8,8 +8,9 @@ import io
 import random
 import typing
 
+from protocol_helpers import board_of, playable
 from test_client_claims import FrontRunner
-from test_client_core import Relay, hosted
+from test_client_core import Relay, hosted, my_key
 
 from client.cores.intents import Intent
 from client.cores.network_game import GameCore, Step, UiEvent
@@ -18,12 +19,13 @@ from client.words.network import DESCRIBERS
 from olixono.common import Board
 
 
-def winning_move(board: Board) -> str | None:  # type: ignore[type-arg]
+def winning_move(board: Board[typing.Any]) -> str | None:
     for move in board.legal_moves():
         after = board.copy()
         after.push(move)
         if after.is_game_over():
-            return move.text()
+            text: str = move.text()
+            return text
     return None
 
 
@@ -34,10 +36,10 @@ def one_move_from_the_end(seed: int = 3) -> tuple[Relay, GameCore, GameCore, str
     rng = random.Random(seed)
     for _ in range(200):  # bounded: a game of Oxono has at most 32 moves
         mover = host if host.my_turn else guest
-        win = winning_move(mover.board)
+        win = winning_move(board_of(mover))
         if win is not None:
             return relay, mover, guest if mover is host else host, win
-        relay.publish(mover.act(Intent("move", rng.choice(mover.board.legal_moves()).text())), mover)
+        relay.publish(mover.act(Intent("move", rng.choice(playable(mover)))), mover)
     raise AssertionError("no winning move came")
 
 
@@ -74,7 +76,7 @@ async def test_a_resignation_racing_a_winning_move_ends_with_both_confirmations_
     assert mover.session.over
     runner = HeldRunner(relay, waiter)
     printed: list[str] = []
-    front = asyncio.ensure_future(plain_front(printed.append, io.StringIO("resign\n"))(runner))
+    front = asyncio.ensure_future(plain_front(printed.append, io.StringIO("resign\n"))(runner))  # type: ignore[arg-type]  # a FrontRunner stands in
     for _ in range(300):  # bounded: until the resignation is signed
         if waiter.over:
             break
@@ -91,8 +93,8 @@ async def test_a_resignation_racing_a_winning_move_ends_with_both_confirmations_
     number = len(waiter.played()) + 1
     loser, winner = waiter.my_player, mover.my_player
     assert (
-        f"set aside: {winner} {mover.me.fingerprint}'s move {number} ({win}) does not count: {loser} "
-        f"{waiter.me.fingerprint} (you)'s resignation in the turn of move {number} was sent for the same place "
+        f"set aside: {winner} {my_key(mover).fingerprint}'s move {number} ({win}) does not count: {loser} "
+        f"{my_key(waiter).fingerprint} (you)'s resignation in the turn of move {number} was sent for the same place "
         "in the game, and stands over it"
     ) in printed, printed
     assert f"result: {winner} wins by {loser}'s resignation ({winner}-resigned)" in printed, printed

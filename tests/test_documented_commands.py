@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from cli_helpers import ROOT, finish, home, read_until, run, spawn, stop
+from cli_helpers import ROOT, finish, home, read_until, run, spawn, stop, typed
 
 from client.cli import build_parser
 from olixono.arguments import option_strings, protect_ids
@@ -71,11 +71,13 @@ def words(command: Documented, values: dict[str, str]) -> list[str]:
     """The command's arguments after ``olixono``: a synopsis's ``[--x A|B]`` as ``--x A``; placeholders replaced by
     ``values`` (GAME a game's kind after host and play); ``VAR=value`` words before it, and a pipe into it or out of
     it, or a redirection, left out."""
-    text = re.sub(r"\[([^\[\]]*)\]", r"\1", command.text[re.search(r"(^|\s)olixono( |$)", command.text).end(1) :])
+    start = re.search(r"(^|\s)olixono( |$)", command.text)
+    assert start is not None, command
+    text = re.sub(r"\[([^\[\]]*)\]", r"\1", command.text[start.end(1) :])
     tokens = shlex.split(text)
     while tokens and tokens[0] != "olixono":
         tokens.pop(0)
-    args = []
+    args: list[str] = []
     for token in tokens[1:]:
         if token in ("|", ">", "<", ">>"):
             break
@@ -126,6 +128,7 @@ def test_every_documented_command_parses(tmp_path):
         "bridge.NAME": "bridge.alice",
     }
     names = next(action for action in build_parser()._actions if action.dest == "command").choices
+    assert names is not None
     broken = []
     for command in COMMANDS:
         args = words(command, values)
@@ -179,8 +182,7 @@ async def test_the_documented_bot_seats_play_and_the_record_commands_work_on_the
     lines = []
     try:
         game = (await read_until(host, r"olixono join (\S{22})", lines)).group(1)
-        host.stdin.write(b"resign\n")  # held until the seats are drawn
-        await host.stdin.drain()
+        await typed(host, b"resign\n")  # held until the seats are drawn
         joining = [game if word == "GAME" else word for word in documented_as("olixono join GAME --level hard")]
         code, out, err = await run(guest_env, *joining, timeout=90)
         assert code == 0 and "result: " in out, (out, err)

@@ -15,6 +15,13 @@ from hypothesis import strategies as st
 from olixono.engine import VERSION, EngineSession, Reply, run
 
 
+def reply_to(session: EngineSession, line: str) -> Reply:
+    """The reply to ``line``, a command (no blank or comment line)."""
+    reply = session.handle(line)
+    assert reply is not None, line
+    return reply
+
+
 def ask(session: EngineSession, line: str) -> str:
     return str(session.handle(line))
 
@@ -37,7 +44,7 @@ def test_blank_and_comment_lines_get_no_reply_and_control_characters_are_dropped
 
 def test_list_and_known_commands():
     session = EngineSession()
-    names = session.handle("list_commands").text.split("\n")
+    names = reply_to(session, "list_commands").text.split("\n")
     for name in [
         "new",
         "play",
@@ -65,7 +72,7 @@ def test_list_and_known_commands():
 
 def test_a_short_game_through_the_interface():
     session = EngineSession()
-    legal = session.handle("legal").text.split(" ")
+    legal = reply_to(session, "legal").text.split(" ")
     assert len(legal) == 68 and legal == sorted(legal)
     assert ask(session, "play oc6c5") == "= Oc6c5\n\n"
     assert ask(session, "position") == "= 6/2O3/6/6/6/6 black d3 c6\n\n"
@@ -77,7 +84,7 @@ def test_a_short_game_through_the_interface():
 
 def test_bad_arguments_get_a_reason_and_change_nothing():
     session = EngineSession()
-    session.handle("play Oc6c5")
+    reply_to(session, "play Oc6c5")
     before = ask(session, "position")
     for line, reason in [
         ("play", "usage: play MOVE"),
@@ -93,7 +100,7 @@ def test_bad_arguments_get_a_reason_and_change_nothing():
         ("end", "Olix command"),
         ("legal now", "usage: legal"),
     ]:
-        reply = session.handle(line)
+        reply = reply_to(session, line)
         assert not reply.ok and reason in reply.text, line
     assert ask(session, "position") == before
 
@@ -101,17 +108,17 @@ def test_bad_arguments_get_a_reason_and_change_nothing():
 def test_setposition_outcome_and_game_over_commands():
     session = EngineSession()
     won = "2oOoX/1OOx2/1OXXxo/1OoOoX/1xxxOo/2O1o1 pink e5 f1"
-    assert session.handle(f"setposition {won}").ok
+    assert reply_to(session, f"setposition {won}").ok
     assert ask(session, "outcome") == "= black symbol\n\n"
     assert ask(session, "legal") == "= \n\n"
-    assert not session.handle("genmove").ok
-    assert not session.handle("resign").ok
+    assert not reply_to(session, "genmove").ok
+    assert not reply_to(session, "resign").ok
 
 
 def test_genmove_plays_a_legal_move_reproducibly():
     first, second = EngineSession(seed=4), EngineSession(seed=4)
     for _ in range(10):
-        a, b = first.handle("genmove"), second.handle("genmove")
+        a, b = reply_to(first, "genmove"), reply_to(second, "genmove")
         assert a == b and a.ok
     assert len(first.board.move_stack) == 10
 
@@ -125,7 +132,7 @@ def test_resign_and_undo_of_the_resignation():
 
 
 def test_show_is_several_lines_without_blank_lines():
-    text = EngineSession().handle("show").text
+    text = reply_to(EngineSession(), "show").text
     assert len(text.splitlines()) == 8 and "" not in text.splitlines()
 
 
@@ -136,7 +143,7 @@ def test_run_stops_at_quit():
 
 
 def test_overlong_line_is_refused():
-    assert not EngineSession().handle("play " + "a" * 10_000).ok
+    assert not reply_to(EngineSession(), "play " + "a" * 10_000).ok
 
 
 @settings(max_examples=300, deadline=None)
@@ -178,14 +185,14 @@ def test_command_line_help(argv):
 def test_genmove_levels_budgets_and_analyze():
     session = EngineSession(seed=2)
     assert ask(session, "analyze") == "? nothing to analyze: no genmove yet\n\n"
-    assert "analyze" in session.handle("list_commands").text.split("\n")
+    assert "analyze" in reply_to(session, "list_commands").text.split("\n")
     for line in ["genmove greedy", "genmove mcts 200", "genmove mcts 0.05s", "genmove random", "genmove"]:
-        reply = session.handle(line)
+        reply = reply_to(session, line)
         assert reply.ok, (line, reply.text)
     assert len(session.board.move_stack) == 5
-    session.handle("new olix")
-    move = session.handle("genmove mcts 300").text
-    lines = session.handle("analyze").text.split("\n")
+    reply_to(session, "new olix")
+    move = reply_to(session, "genmove mcts 300").text
+    lines = reply_to(session, "analyze").text.split("\n")
     assert lines[0].startswith(f"mcts {move} iterations ") and lines[1].startswith(f"pv {move}")
     assert all(len(line.split()) in (3, 4) for line in lines[2:])
     for line, reason in [
@@ -198,7 +205,7 @@ def test_genmove_levels_budgets_and_analyze():
         ("genmove mcts 5 6", "usage: genmove"),
         ("analyze now", "usage: analyze"),
     ]:
-        reply = session.handle(line)
+        reply = reply_to(session, line)
         assert not reply.ok and reason in reply.text, line
     assert len(session.board.move_stack) == 1
 
@@ -207,8 +214,8 @@ def test_genmove_with_an_iteration_budget_replays_exactly():
     replies = []
     for _ in range(2):
         session = EngineSession(kind="olix", seed=7, level="mcts", iterations=150)
-        moves = [session.handle("genmove").text for _ in range(6)]
-        analysis = session.handle("analyze").text.split("\n")
+        moves = [reply_to(session, "genmove").text for _ in range(6)]
+        analysis = reply_to(session, "analyze").text.split("\n")
         replies.append((moves, analysis[0].split(" seconds ")[0], analysis[1:]))  # all but the timing
     assert replies[0] == replies[1]
 

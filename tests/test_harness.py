@@ -23,7 +23,8 @@ def test_the_fuzzer_finds_a_planted_fault(monkeypatch):
 
     def careless(self, data):
         events = real(self, data)
-        if events and all(isinstance(event, LineRejected) for event in events) and events[0].code == "wrong-signer":
+        rejections = [event for event in events if isinstance(event, LineRejected)]
+        if events and len(rejections) == len(events) and rejections[0].code == "wrong-signer":
             self._transcript.append("a refused line, kept by mistake")
         return events
 

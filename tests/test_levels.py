@@ -48,7 +48,9 @@ def score(weaker: str, stronger: str, games: int = 6) -> float:
         seat = {board.PLAYERS[game % 2]: "weaker", board.PLAYERS[1 - game % 2]: "stronger"}
         while board.outcome() is None:
             board.push(bots[seat[board.turn]].choose(board))
-        winner = board.outcome().winner
+        outcome = board.outcome()
+        assert outcome is not None
+        winner = outcome.winner
         points += 0.5 if winner is None else float(seat[winner] == "weaker")
     return points / games
 

@@ -7,16 +7,17 @@ import subprocess
 import sys
 
 import pytest
+from engine_helpers import outcome_of
 
 from client.frontends.local_plain import play_local
-from olixono.common import Outcome
+from olixono.common import EndReason, Outcome
 from olixono.oxono import OxonoBoard
 
 
 class Script:
     """Feeds lines to the loop like a person at the prompt; EOF after the last."""
 
-    def __init__(self, lines):
+    def __init__(self, lines: list[str]) -> None:
         self.lines = list(lines)
         self.prompts: list[str] = []
 
@@ -34,12 +35,12 @@ def run_game(lines, **options):
     return outcome, "\n".join(out), script
 
 
-def winning_line(seed: int) -> list[str]:
+def winning_line(seed: int) -> tuple[list[str], Outcome]:
     """The moves of a seeded random game, to replay at the prompt."""
     board, rng = OxonoBoard(), random.Random(seed)
     while board.outcome() is None:
         board.play(rng.choice(board.legal_moves()))
-    return [m.text() for m in board.move_stack], board.outcome()
+    return [m.text() for m in board.move_stack], outcome_of(board)
 
 
 def test_two_people_play_a_game_to_its_end():
@@ -74,7 +75,7 @@ def test_end_of_input_leaves_quietly():
 @pytest.mark.parametrize("seat", ["pink", "black"])
 def test_against_the_random_player(seat):
     """The person answers each prompt with the first legal move of a mirror board."""
-    mirror, out, seen = OxonoBoard(), [], [0]
+    mirror, out, seen = OxonoBoard(), list[str](), [0]
 
     def catch_up():
         for line in out[seen[0] :]:
@@ -117,7 +118,7 @@ def test_play_command_in_a_subprocess():
 @pytest.mark.parametrize("level", ["greedy", "mcts"])
 def test_against_the_stronger_bots(level):
     """The person plays the first legal move every time; the bot finishes the game."""
-    mirror, out, seen = OxonoBoard(), [], [0]
+    mirror, out, seen = OxonoBoard(), list[str](), [0]
 
     def read(prompt):
         for line in out[seen[0] :]:
@@ -149,26 +150,30 @@ def test_play_command_against_mcts_with_a_time_budget():
 @pytest.mark.parametrize(
     "outcome, players, sentence",
     [
-        (Outcome("black", "resigned"), ("pink", "black"), "black wins by pink's resignation"),
-        (Outcome("pink", "colour"), ("pink", "black"), "pink wins: four in a row of one colour"),
-        (Outcome(None, "exhausted"), ("pink", "black"), "draw: all 32 pawns are placed"),
+        (Outcome("black", EndReason.RESIGNED), ("pink", "black"), "black wins by pink's resignation"),
+        (Outcome("pink", EndReason.COLOUR), ("pink", "black"), "pink wins: four in a row of one colour"),
+        (Outcome(None, EndReason.EXHAUSTED), ("pink", "black"), "draw: all 32 pawns are placed"),
         (
-            Outcome("first", "agreed", markers=True),
+            Outcome("first", EndReason.AGREED, markers=True),
             ("first", "second"),
             "first wins on markers after the game was ended by agreement",
         ),
         (
-            Outcome(None, "agreed", markers=True),
+            Outcome(None, EndReason.AGREED, markers=True),
             ("first", "second"),
             "draw on markers after the game was ended by agreement",
         ),
-        (Outcome(None, "agreed"), ("pink", "black"), "draw by agreement"),
+        (Outcome(None, EndReason.AGREED), ("pink", "black"), "draw by agreement"),
         (
-            Outcome("second", "settled", markers=True),
+            Outcome("second", EndReason.SETTLED, markers=True),
             ("first", "second"),
             "second wins on markers: no marker can change any more",
         ),
-        (Outcome("first", "formation"), ("first", "second"), "first wins: a formation beyond the top of its track"),
+        (
+            Outcome("first", EndReason.FORMATION),
+            ("first", "second"),
+            "first wins: a formation beyond the top of its track",
+        ),
     ],
 )
 def test_a_result_says_who_won_and_why(outcome, players, sentence):
@@ -223,7 +228,7 @@ def test_a_proposal_to_end_is_put_to_the_bot_and_two_people_agree_at_once():
     assert agreed[0] == Answered(True) and isinstance(agreed[1], Ended) and agreed[1].outcome.reason == "agreed"
     pair = LocalCore("oxono")  # two people: both are here, so proposing is agreeing; an Oxono agreement is a draw
     ended = pair.act(Intent("propose")).events
-    assert len(ended) == 1 and ended[0].outcome.winner is None and pair.over
+    assert len(ended) == 1 and isinstance(ended[0], Ended) and ended[0].outcome.winner is None and pair.over
 
 
 def test_a_network_game_refuses_undo_and_names_the_takeback():
@@ -262,7 +267,7 @@ def test_the_line_loop_and_the_screen_say_the_same_sentence():
 
     from client.frontends.local_screen import LocalTable
 
-    table, said = LocalTable("oxono"), []
+    table, said = LocalTable("oxono"), list[str]()
     asyncio.run(table.move("hello", said.append))
     _, text, _ = run_game(["hello", "quit"])
     assert said and said[0] in text.splitlines()
@@ -287,7 +292,7 @@ def test_the_vocabulary_answers_before_a_network_games_offer_has_come():
     names = command_names(core)
     assert "resign" in names and "draw" not in names and "end" not in names and "formations" not in names
     assert "Oxono" in help_text(core) or "oxono" in help_text(core)
-    assert parse("legal", core).local == "legal" and "not a move or a command" in parse("zz", core).problem
+    assert parse("legal", core).local == "legal" and "not a move or a command" in (parse("zz", core).problem or "")
     assert "resign" in completions(core, "r")
 
 
@@ -306,4 +311,4 @@ def test_the_bots_yes_comes_to_nothing_once_the_game_ended_meanwhile():
     core = LocalCore("olix", vs="random", seed=2)
     assert core.act(Intent("propose")).ask_bot
     core.act(Intent("resign"))  # while the bot thought
-    assert core.answer(True).events == () and core.outcome.reason == "resigned"
+    assert core.answer(True).events == () and core.outcome is not None and core.outcome.reason == "resigned"

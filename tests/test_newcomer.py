@@ -10,8 +10,9 @@ import contextlib
 import re
 
 import pytest
-from cli_helpers import Terminal, home, read_until, run, spawn, stop
+from cli_helpers import Terminal, home, read_until, run, spawn, stop, typed
 from network_helpers import game_id_of
+from protocol_helpers import playable
 from relay_fixtures import Relay, make_accounts, needs_mosquitto
 
 from protocol import GameSession, Identity
@@ -175,8 +176,7 @@ async def test_plain_for_a_script_and_a_screen_reader(any_relay, tmp_path):
         assert f"seated guest {asked} (you)" in out.splitlines(), out
         if host_first:
             await read_until(host, r"^your move$", lines)
-            host.stdin.write(b"Oc6c5\n")
-            await host.stdin.drain()
+            await typed(host, b"Oc6c5\n")
         else:
             code, out, err = await run(
                 guest_env, "resume", "--relay", relay.url, "--plain", "--", game, stdin_text="Oc6c5\n"
@@ -257,8 +257,7 @@ async def test_resuming_a_host_game_whose_own_relay_ended_starts_one_again(tmp_p
     lines: list[str] = []
     try:
         game = (await read_until(host, r"olixono join (\S{22})", lines)).group(1)
-        host.stdin.write(b"quit\n")
-        await host.stdin.drain()
+        await typed(host, b"quit\n")
         assert await host.wait() == 3
     finally:
         await stop(host)
@@ -284,11 +283,11 @@ def test_an_open_proposal_is_shown_and_the_answer_is_said_to_wait_for_ones_turn(
     actor, waiter = mover(host, guest)
     proposal = actor.propose()
     events = waiter.receive(proposal.line)
-    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)
+    waiter.receive(actor.move(playable(actor)[0]).line)
     waiting = GameCore(actor)  # the proposer, now waiting for the other's move
     theirs = GameCore(waiter)
     line = describe(theirs, next(e for e in events if isinstance(e, EndProposed)))
-    assert line.endswith("(it stands: answer it on your turn with agree or decline)"), line
+    assert line is not None and line.endswith("(it stands: answer it on your turn with agree or decline)"), line
     runner = type("Runner", (), {"core": waiting, "link": type("Link", (), {"connected": True})()})()
     status = NetworkTable(runner).status(lambda player: 0.0)
     assert status[0].endswith(", draw offered") and status[-1] == "relay ok", status  # the relay's state stays
@@ -308,6 +307,7 @@ async def interrupted(env: dict[str, str], delay: float, *args: str) -> tuple[in
         await asyncio.sleep(delay)
         process.send_signal(signal.SIGINT)
         async with asyncio.timeout(15):
+            assert process.stdout is not None
             out = (await process.stdout.read()).decode()
             return await process.wait(), out
     finally:
@@ -386,6 +386,7 @@ def test_the_help_texts_read_well():
 
     parser = build_parser()
     sub = next(action for action in parser._actions if action.dest == "command").choices
+    assert isinstance(sub, dict)
     assert "offer does not come" not in sub["host"].format_help()
     assert "offer does not come" in " ".join(sub["join"].format_help().split())
     assert ") (the default" not in sub["host"].format_help()
@@ -473,6 +474,7 @@ async def test_a_guest_is_told_the_relay_went_with_the_host_and_leaves_and_resum
         assert journal.meta.ran_relay  # learnt from the host's presence
         core = GameCore(journal.restore(guest.identity)[0])
         core.host_relay = True
+        assert core.session.host is not None
         assert presence_word(core, core.session.host, connected=False) == "unknown"
         assert leaving_warning(core) is None  # the guest's leaving costs the host's relay nothing
     finally:
@@ -545,8 +547,7 @@ async def test_a_strangers_lines_are_said_once_quietly_not_warned_for_ever(relay
             assert code == 3 and "warning: line rejected" not in out, (out, err)
             told = [line for line in out.splitlines() if "hold no seat" in line]
             assert len(told) <= 1 and all(line.startswith("notice: ") and "harmless" in line for line in told), out
-        host.stdin.write(b"resign\n")
-        await host.stdin.drain()
+        await typed(host, b"resign\n")
         await read_until(host, r"^result: ", lines)
         assert not any(line.startswith("warning: line rejected") for line in lines), lines
         told = [line for line in lines if "hold no seat" in line]

@@ -28,7 +28,8 @@ def check_invariants(board: OlixBoard) -> None:
     assert loaded.position() == text
     assert loaded.formations_text() == board.formations_text()
     assert loaded.scoreboard_text() == board.scoreboard_text()
-    if board.outcome() is None or board.outcome().reason not in ("agreed", "resigned"):
+    outcome = board.outcome()
+    if outcome is None or outcome.reason not in ("agreed", "resigned"):
         assert loaded.outcome() == board.outcome()
     assert board.copy() == board
     moves = board.legal_moves()

@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from engine_helpers import outcome_of
 
 from olixono import backends, bot_olix
 from olixono.bot_olix import PYTHON
-from olixono.olix import KINDS, MOVES, PLAYERS, OlixBoard
+from olixono.olix import BOARD, KINDS, MOVES, PLAYERS, OlixBoard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import olix_reference as ref
@@ -27,8 +28,8 @@ fast = require_extension("olixono._olix_fast")
 N = ref.N
 
 
-C = bot_olix.C
-assert C is not None  # built, as the extension is
+assert bot_olix.C is not None  # built, as the extension is
+C: bot_olix.Backend = bot_olix.C
 
 
 # -- stone sets: scattered, dense, and planted formations ------------------------------------------------------------
@@ -129,7 +130,7 @@ def test_planted_near_wins_are_measured_exactly():
 def test_the_bitboard_functions_are_the_reference_s():
     for i, cells in enumerate(stone_sets(120, 3)):
         stones = _bits_of(cells)
-        empty = bot_olix.BOARD & ~stones
+        empty = BOARD & ~stones
         assert fast.runs_through(stones, 7) == bot_olix.runs_through(stones, 7)
         assert fast.runs_through(stones, 1 + i % 11) == bot_olix.runs_through(stones, 1 + i % 11)
         for length in (3, 4, 5, 7, 8):
@@ -164,7 +165,7 @@ def _same_view(board: OlixBoard, counts: dict[str, int]) -> None:
         result = slow.push(square)
         assert quick.push(square) == result, (where, square)
         if result is not None:
-            reason = slow.board.outcome().reason
+            reason = outcome_of(slow.board).reason
             counts[reason] = counts.get(reason, 0) + 1
         else:
             assert quick.sides() == slow.sides(), (where, square)
@@ -230,7 +231,7 @@ def _empty(board: OlixBoard) -> int:
 def _midgames(count: int, seed: int) -> list[OlixBoard]:
     """Positions of clustering games after 8 to 40 plies, the game going on."""
     rng = random.Random(seed)
-    boards = []
+    boards: list[OlixBoard] = []
     while len(boards) < count:
         board = OlixBoard()
         for square in ref.random_squares("clustering", rng.randrange(10**6), rng.randrange(8, 41)):
@@ -338,7 +339,7 @@ def test_a_full_game_pushed_and_popped_leaves_the_start():
         board.push(MOVES[square])
         pushed += 1
         if result is not None:
-            outcome = board.outcome()
+            outcome = outcome_of(board)
             assert position.outcome() == (
                 None if outcome.winner is None else PLAYERS.index(outcome.winner),
                 outcome.reason,
@@ -399,10 +400,10 @@ def test_a_position_ends_as_its_stones_end_it_whatever_over_says():
         board.push(MOVES[square])
         if board.outcome() is not None:
             break
-    if board.outcome() is not None and board.outcome().reason == "settled":
+    if board.outcome() is not None and outcome_of(board).reason == "settled":
         first, second = board.stones(PLAYERS[0]), board.stones(PLAYERS[1])
         position = fast.Position(first, second, fast.l_squares(first), fast.l_squares(second), False)
-        winner = board.outcome().winner
+        winner = outcome_of(board).winner
         assert position.outcome() == (None if winner is None else PLAYERS.index(winner), "settled")
     # ``over`` with nothing in the stones to end the game: resigned or agreed
     assert fast.Position(1, 0, 0, 0, True).outcome() == (None, "ended")

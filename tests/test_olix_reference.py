@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import olix_reference as ref
 import pytest
+from engine_helpers import outcome_of
 
 from olixono.common import iter_bits
 from olixono.olix import MOVES, PLAYERS, OlixBoard
@@ -52,7 +53,7 @@ def test_formations_agree_with_reference_on_more_games(style, seed):
 
 def test_the_styles_reach_every_automatic_ending():
     reasons = {
-        play_both(style, seed, check_settled=False).outcome().reason
+        outcome_of(play_both(style, seed, check_settled=False)).reason
         for style in ("uniform", "clustering", "lattice")
         for seed in range(3)
     }
@@ -68,7 +69,7 @@ def test_engine_agrees_with_reference_on_many_games(style, seed):
 
 def test_reference_values_by_hand():
     """The reference itself, on the worked values of rule 7 and a T shape (rule 6) of docs/olix.md."""
-    cells = [None] * ref.SQUARES
+    cells: list[int | None] = [None] * ref.SQUARES
     for r in range(3):
         for f in range(3):
             if (r, f) != (1, 1):
@@ -78,7 +79,7 @@ def test_reference_values_by_hand():
     assert ref.best_o(cells, 0) == 9
     cells[ref.square(1, 1)] = 1
     assert ref.best_o(cells, 0) == 8
-    t_shape = [None] * ref.SQUARES
+    t_shape: list[int | None] = [None] * ref.SQUARES
     for f in range(5):
         t_shape[ref.square(10, f)] = 0
     for r in range(7, 10):

@@ -10,8 +10,9 @@ drawn position has the right stone counts for the player to move.
 from __future__ import annotations
 
 import pytest
+from engine_helpers import outcome_of
 
-from olixono.common import GameOverError, IllegalMoveError, InvalidMoveError, Outcome
+from olixono.common import EndReason, GameOverError, IllegalMoveError, InvalidMoveError, Outcome
 from olixono.olix import FIELDS, KINDS, OlixBoard, OlixMove
 
 EMPTY = "\n".join(["..........."] * 11)
@@ -241,7 +242,7 @@ def test_rule_6_the_largest_l_inside_a_t_counts():
         ...........""",
         "second",
     )
-    assert values(board, "first")["L"] == 9 and board.outcome() == Outcome("first", "formation")
+    assert values(board, "first")["L"] == 9 and board.outcome() == Outcome("first", EndReason.FORMATION)
 
 
 def test_rule_6_the_largest_l_inside_a_plus_counts():
@@ -352,7 +353,7 @@ def test_rule_7_a_larger_ring_counts_its_stones_not_its_area():
         "second",
     )
     assert values(closed, "first")["O"] == 13
-    assert closed.outcome() == Outcome("first", "formation")
+    assert closed.outcome() == Outcome("first", EndReason.FORMATION)
 
 
 def test_rule_7_a_gap_in_the_boundary_breaks_the_o():
@@ -465,7 +466,7 @@ def test_rule_10_a_formation_above_the_top_wins_at_once(kind, cells, move):
     assert values(board, "first")[kind] == FIELDS[kind][-1]
     board.play(move)
     assert values(board, "first")[kind] > FIELDS[kind][-1]
-    assert board.outcome() == Outcome("first", "formation")
+    assert board.outcome() == Outcome("first", EndReason.FORMATION)
     assert board.legal_moves() == []
     with pytest.raises(IllegalMoveError):
         board.play("k11")
@@ -475,7 +476,7 @@ def test_rule_10_a_formation_above_the_top_wins_at_once(kind, cells, move):
 
 def test_rule_10_a_loaded_position_with_a_win_belongs_to_the_last_mover():
     picture = picture_with({(5, f): "X" for f in range(8)})
-    assert drawn(picture, "second").outcome() == Outcome("first", "formation")
+    assert drawn(picture, "second").outcome() == Outcome("first", EndReason.FORMATION)
     with pytest.raises(Exception, match="automatic win"):
         drawn(picture, "first")
 
@@ -501,7 +502,7 @@ LATTICE = """
 def test_rule_11_settled_when_no_marker_can_change():
     board = drawn(LATTICE, "second")
     assert len(board.legal_moves()) == 0 and board.count_moves() == 0
-    assert board.outcome() == Outcome(None, "settled")
+    assert board.outcome() == Outcome(None, EndReason.SETTLED)
     assert board.is_settled()
 
 
@@ -522,13 +523,14 @@ def test_rule_11_settled_ending_from_a_lattice_game():
         board.play(OlixMove(square))
         if board.outcome():
             break
-    assert board.outcome().reason == "settled"
+    assert outcome_of(board).reason == "settled"
     assert len(board.move_stack) < 100
     assert board.is_settled()
     last = board.pop()
+    assert last is not None
     assert board.outcome() is None and not board.is_settled()
     board.play(last)
-    assert board.outcome().reason == "settled"
+    assert outcome_of(board).reason == "settled"
 
 
 def test_rule_11_the_game_ends_after_all_100_stones():
@@ -539,15 +541,15 @@ def test_rule_11_the_game_ends_after_all_100_stones():
         board.play(OlixMove(square))
         if board.outcome():
             break
-    assert board.outcome().reason == "stones" and len(board.move_stack) == 100
-    assert board.outcome().winner == board.scoreboard().leader()
+    assert outcome_of(board).reason == "stones" and len(board.move_stack) == 100
+    assert outcome_of(board).winner == board.scoreboard().leader()
     assert board.legal_moves() == [] and board.count_moves() == 0
 
 
 def test_rule_11_resignation_the_other_player_wins():
     board = OlixBoard()
     board.play("a1")
-    assert board.resign() == Outcome("first", "resigned")
+    assert board.resign() == Outcome("first", EndReason.RESIGNED)
     assert board.legal_moves() == []
     with pytest.raises(GameOverError):
         board.end()
@@ -570,15 +572,15 @@ def test_rule_11_end_by_agreement_is_scored():
         ...........""",
         "second",
     )
-    assert board.end() == Outcome("first", "agreed")
-    assert board.outcome().text() == "first agreed"
+    assert board.end() == Outcome("first", EndReason.AGREED)
+    assert outcome_of(board).text() == "first agreed"
     with pytest.raises(GameOverError):
         board.resign()
     assert board.pop() is None and board.outcome() is None
 
 
 def test_rule_11_end_by_agreement_on_an_empty_board_is_a_draw():
-    assert OlixBoard().end() == Outcome(None, "agreed")
+    assert OlixBoard().end() == Outcome(None, EndReason.AGREED)
 
 
 # -- rule 12: the winner at the end ---------------------------------------------------------

@@ -145,7 +145,7 @@ def choose(board: OxonoBoard, state: ref.State, rng: random.Random, style: str) 
     return rng.choice(moves)
 
 
-def play_game(seed: int, style: str, counts: Counter, perft_every: int = 0) -> None:
+def play_game(seed: int, style: str, counts: Counter[str], perft_every: int = 0) -> None:
     rng = random.Random(seed)
     board = OxonoBoard()
     state = ref.start()
@@ -174,7 +174,8 @@ def play_game(seed: int, style: str, counts: Counter, perft_every: int = 0) -> N
     # Unwinding the whole game returns to the start.
     copy = board.copy()
     for text in reversed(history):
-        assert board.pop().text() == text
+        popped = board.pop()
+        assert popped is not None and popped.text() == text
     assert board.position() == ref.position_text(ref.start())
     assert copy.position() == ref.position_text(state)
 
@@ -192,7 +193,7 @@ def test_engines_agree_over_a_game(style, seed):
 
 def test_every_rare_case_comes_up():
     # Replays part of the games above, so that it stands alone (and under xdist).
-    counts: Counter = Counter()
+    counts: Counter[str] = Counter()
     for style, seeds in STYLES.items():
         for seed in list(seeds)[:25]:
             play_game(seed, style, counts)
@@ -224,7 +225,7 @@ def test_perft_depth_3_agrees_in_crowded_positions(seed):
 @pytest.mark.slow
 @pytest.mark.parametrize("block", range(10))
 def test_engines_agree_over_many_more_games(block):
-    counts: Counter = Counter()
+    counts: Counter[str] = Counter()
     for seed in range(1000 + 100 * block, 1100 + 100 * block):
         style = ("uniform", "clingy", "long", "clingy-long")[seed % 4]
         play_game(seed, style, counts, perft_every=10)
@@ -300,8 +301,14 @@ POSITION_TEXTS = [
 ]
 
 
-def load_both(text: str):
+Loaded = tuple[str, object] | str
+"""A position's canonical text and outcome, or ``"rejected"``."""
+
+
+def load_both(text: str) -> tuple[Loaded, Loaded]:
     """``(reference, fast)``: each the canonical text and outcome, or ``"rejected"``."""
+    reference: Loaded
+    fast: Loaded
     try:
         state = ref.from_position(text)
         reference = (ref.position_text(state), ref.outcome(state))

@@ -14,7 +14,7 @@ import random
 import oxono_reference as ref
 import pytest
 
-from olixono.common import IllegalMoveError, InvalidMoveError, InvalidPositionError, Outcome
+from olixono.common import EndReason, IllegalMoveError, InvalidMoveError, InvalidPositionError, Outcome
 from olixono.oxono import OxonoBoard
 
 START = "6/6/6/6/6/6 pink d3 c4"
@@ -671,4 +671,4 @@ def test_rule_14_perft_depth_3_from_the_start():
 def test_outcome_type_is_the_shared_outcome():
     game = OxonoBoard.from_position(DRAW_POSITION)
     game.play("Od4d2")
-    assert game.outcome() == Outcome(None, "exhausted")
+    assert game.outcome() == Outcome(None, EndReason.EXHAUSTED)

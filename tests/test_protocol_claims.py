@@ -8,10 +8,21 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from protocol_helpers import GUEST, HOST, play_moves, rejected, start
+from protocol_helpers import (
+    GUEST,
+    HOST,
+    board_of,
+    identity_of,
+    play_moves,
+    playable,
+    rejected,
+    result_of,
+    seat_of,
+    start,
+)
 from test_protocol_receipts import OFFSETS, Table, table
 
-from protocol import GameSession, check_equivocation_proof, verify_transcript
+from protocol import Event, GameSession, Outgoing, check_equivocation_proof, verify_transcript
 from protocol.clock import ABANDONED_MS, DAY_MS, GRACE_MS, LAG_MOST_MS, SLACK_MS, answer_window, dispute_bound
 from protocol.domain import ResultReason
 from protocol.errors import LocalProtocolError
@@ -33,10 +44,10 @@ def remaining(seated: Table) -> int:
     mover = seated.mover()
     clocks = seated.watcher.clocks
     assert clocks is not None
-    return clocks[seated.watcher.player_of(mover.identity.public) or ""]
+    return clocks[seated.watcher.player_of(identity_of(mover).public) or ""]
 
 
-def everyone(seated: Table, *lines: str) -> list:
+def everyone(seated: Table, *lines: str) -> list[Event]:
     """Deliver lines to both players and the watcher; the watcher's events."""
     events = []
     for session in (seated.host, seated.guest, seated.watcher):
@@ -61,9 +72,9 @@ def test_an_unanswered_claim_wins_on_time_for_every_receiver_and_offline():
     seated = table(LIVE)
     for _ in range(6):
         seated.play(800)
-    loser = seated.watcher.player_of(seated.mover().identity.public)
+    loser = seated.watcher.player_of(identity_of(seated.mover()).public)
     waiter, flag, timeout = claim(seated)
-    winner = seated.watcher.player_of(waiter.identity.public)
+    winner = seated.watcher.player_of(identity_of(waiter).public)
     events = everyone(seated, timeout)
     results = {session.result for session in (seated.host, seated.guest, seated.watcher)}
     assert len(results) == 1
@@ -85,11 +96,11 @@ def test_a_claim_before_the_clock_and_the_grace_have_run_out_is_refused_and_chan
     needed = remaining(seated) + GRACE_MS
     with pytest.raises(LocalProtocolError, match="early-claim"):
         waiter.flag(sent, sent + needed - 1)
-    assert waiter.flag_of(waiter.identity.public) is None
+    assert waiter.flag_of(identity_of(waiter).public) is None
     flag = waiter.flag(sent, sent + needed)
     assert waiter.flag(sent, sent + needed).line == flag.line  # asked again: the same line
     everyone(seated, flag.line)
-    assert seated.watcher.flag_of(waiter.identity.public) is not None
+    assert seated.watcher.flag_of(identity_of(waiter).public) is not None
     with pytest.raises(LocalProtocolError, match="within its 30000 ms answer window"):
         waiter.timeout(sent + needed + answer_window(seated.watcher.clock) - 1)
     assert not seated.watcher.over and not waiter.over
@@ -103,7 +114,7 @@ def test_a_move_in_time_answers_the_claim_and_the_game_goes_on():
     flag = waiter.flag(sent, sent + remaining(seated) + GRACE_MS)
     everyone(seated, flag.line)
     seated.play(2000)  # the mover was thinking all along, in time: the network ate the rest
-    assert not seated.watcher.over and seated.watcher.flag_of(waiter.identity.public) is None
+    assert not seated.watcher.over and seated.watcher.flag_of(identity_of(waiter).public) is None
     with pytest.raises(LocalProtocolError):
         waiter.timeout(sent + 10 * 60_000)  # the turn it claimed is over: no claim of its own stands against this one
     assert flag.line in seated.watcher.record  # the claim stays on the record, answered
@@ -115,14 +126,14 @@ def test_the_player_to_move_concedes_on_time():
     for _ in range(4):
         seated.play(800)
     mover = seated.mover()
-    loser = seated.watcher.player_of(mover.identity.public)
+    loser = seated.watcher.player_of(identity_of(mover).public)
     waiter, _flag, _ = claim(seated)
     concession = mover.timeout()
     assert mover.timeout().line == concession.line  # asked again: the same line
     everyone(seated, concession.line)
     result = seated.watcher.result
     assert result is not None and result.reason == ResultReason.TIME
-    assert result.winner == seated.watcher.player_of(waiter.identity.public)
+    assert result.winner == seated.watcher.player_of(identity_of(waiter).public)
     assert result.sentence().endswith(f": {loser} conceded")
     assert [status for _, status in seated.watcher.claims()] == ["conceded"]
 
@@ -136,7 +147,7 @@ def test_a_claim_that_races_a_move_in_time_is_a_dispute_in_every_order_of_arriva
     mover = seated.mover()
     _waiter, flag, timeout = claim(seated)
     think = remaining(seated) - 1000
-    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=think)
+    move = mover.move(playable(mover)[0], think_ms=think)
     results = set()
     for order in itertools.permutations([flag, timeout, move.line]):
         watcher = GameSession(seated.watcher.game_id)
@@ -166,9 +177,8 @@ def test_a_claimant_whose_own_moves_leave_too_much_unexplained_gets_a_dispute_no
         for line in seated.guest.transcript
         if " receipt " in line and f"seq={len(seated.guest.chain) - 1} " in line
     )
-    assert seated.watcher.time_used()[seated.watcher.player_of(HOST.public) or ""].unexplained > dispute_bound(
-        seated.watcher.clock
-    )
+    bound = dispute_bound(seated.watcher.clock)
+    assert bound is not None and seated.watcher.time_used()[seat_of(seated.watcher, HOST.public)].unexplained > bound
     waiter, _flag, timeout = claim(seated)
     assert waiter is seated.host
     everyone(seated, timeout)
@@ -190,7 +200,7 @@ def test_a_cheat_that_withholds_its_move_until_the_claim_never_wins_and_shows():
     for _ in range(4):
         seated.play(800)
     mover = seated.mover()
-    cheat = seated.watcher.player_of(mover.identity.public)
+    cheat = seated.watcher.player_of(identity_of(mover).public)
     waiter, sent = waiter_of(seated)
     flagged = sent + remaining(seated) + GRACE_MS
     flag = waiter.flag(sent, flagged)
@@ -199,7 +209,8 @@ def test_a_cheat_that_withholds_its_move_until_the_claim_never_wins_and_shows():
     answer = seated.watcher.answers()[-1]
     assert answer.unexplained is not None and answer.unexplained > remaining(seated) - 60_000
     late = seated.watcher.chain[-1]
-    assert waiter.late_move == late and waiter.late_flag() is not None and waiter.late_flag().line == flag.line
+    late_flag = waiter.late_flag()
+    assert waiter.late_move == late and late_flag is not None and late_flag.line == flag.line
     with pytest.raises(LocalProtocolError, match="within its 30000 ms answer window"):  # the window first
         waiter.timeout(flagged + 29_999)
     timeout = waiter.timeout(flagged + 30_000)  # its client closes the window all the same, in the late move's place
@@ -245,7 +256,7 @@ def test_a_live_game_with_a_base_over_ten_minutes_answers_a_claim_within_5_perce
     everyone(seated, waiter.timeout(flagged + 45_000).line)
     result = seated.watcher.result
     assert result is not None and result.reason == ResultReason.TIME
-    assert result.winner == seated.watcher.player_of(waiter.identity.public)
+    assert result.winner == seated.watcher.player_of(identity_of(waiter).public)
 
 
 def test_a_correspondence_claim_waits_the_days_then_a_day_to_answer_and_wins_on_time():
@@ -255,12 +266,12 @@ def test_a_correspondence_claim_waits_the_days_then_a_day_to_answer_and_wins_on_
     seated = table("days:3,rules:1")
     for _ in range(4):
         seated.play(800)
-    claimant = seated.watcher.player_of(seated.mover().identity.public) or ""
+    claimant = seated.watcher.player_of(identity_of(seated.mover()).public) or ""
     seated.play(5 * 3600_000, claimed=1000)  # away five hours, its thinking says a second
     assert seated.watcher.time_used()[claimant].unexplained > 5 * 3600_000 - 2000
     waiter, sent = waiter_of(seated)
-    assert seated.watcher.player_of(waiter.identity.public) == claimant and remaining(seated) == 3 * DAY_MS
-    loser = seated.watcher.player_of(seated.mover().identity.public)
+    assert seated.watcher.player_of(identity_of(waiter).public) == claimant and remaining(seated) == 3 * DAY_MS
+    loser = seated.watcher.player_of(identity_of(seated.mover()).public)
     with pytest.raises(LocalProtocolError, match="early-claim"):
         waiter.flag(sent, sent + 3 * DAY_MS + GRACE_MS - 1)
     flagged = sent + 3 * DAY_MS + GRACE_MS
@@ -331,8 +342,8 @@ def test_an_untimed_game_ends_for_the_player_that_walked_away_after_seven_days()
     result = mover.result
     assert result is not None and result.reason == ResultReason.ABANDONED
     assert (
-        result.sentence() == f"{waiter.player_of(waiter.identity.public)} wins: "
-        f"{mover.player_of(mover.identity.public)} did not move for 7 days 0 h"
+        result.sentence() == f"{waiter.player_of(identity_of(waiter).public)} wins: "
+        f"{mover.player_of(identity_of(mover).public)} did not move for 7 days 0 h"
     )
 
 
@@ -366,7 +377,7 @@ def test_bad_claims_are_refused_each_with_its_reason():
             line("flag", stranger, [("seq", str(began.seq)), ("prev", began.hash), ("sent", "0"), ("now", str(late))])
         )
     ) == ["wrong-signer"]
-    assert not watcher.over and watcher.flag_of(waiter.identity.public) is None
+    assert not watcher.over and watcher.flag_of(identity_of(waiter).public) is None
 
 
 def test_two_flag_claims_for_one_turn_are_a_proof_that_never_decides_the_game():
@@ -386,7 +397,7 @@ def test_two_flag_claims_for_one_turn_are_a_proof_that_never_decides_the_game():
                 ("sent", str(sent)),
                 ("now", str(flagged + extra)),
             ],
-            waiter.identity,
+            identity_of(waiter),
         )
         for extra in (0, 5)
     ]
@@ -395,7 +406,9 @@ def test_two_flag_claims_for_one_turn_are_a_proof_that_never_decides_the_game():
         watcher = GameSession(seated.watcher.game_id)
         watcher.receive_all([*seated.watcher.transcript, *order])
         assert len(watcher.proofs) == 1 and not watcher.over
-        kept.add(watcher.flag_of(waiter.identity.public).line)
+        flagged_by = watcher.flag_of(identity_of(waiter).public)
+        assert flagged_by is not None
+        kept.add(flagged_by.line)
     assert len(kept) == 1
 
 
@@ -428,7 +441,7 @@ def test_a_claimants_timeout_never_stands_over_the_player_to_moves_ending(ending
             ("flagged", str(10**9)),
             ("now", str(2 * 10**9)),
         ],
-        waiter.identity,
+        identity_of(waiter),
     )
     results = set()
     for order in ([end.line, fake], [fake, end.line]):
@@ -457,11 +470,11 @@ def test_a_move_that_ends_the_game_met_by_a_made_up_timeout(flagged):
         replayed, bad, problem = verify_transcript(watcher.record)
         assert bad is None and replayed.result == watcher.result, problem
     result = results.pop()
-    assert not results
+    assert not results and result is not None
     if flagged:
         assert result.reason == ResultReason.DISPUTE
     else:
-        assert result.winner_key == mover.identity.public and result.reason != ResultReason.DISPUTE
+        assert result.winner_key == identity_of(mover).public and result.reason != ResultReason.DISPUTE
 
 
 def test_a_loser_that_confirmed_the_move_that_beat_it_cannot_take_it_back_with_a_timeout():
@@ -492,7 +505,7 @@ def test_a_player_that_receipted_a_move_cannot_say_with_a_timeout_that_it_never_
         seated.play(800)
     mover = seated.mover()
     waiter, sent = waiter_of(seated)
-    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    move = mover.move(playable(mover)[0], think_ms=800)
     waiter.receive(move.line)
     receipt = waiter.receipt(move.message.seq, sent + 800 + seated.delay, sent)
     assert receipt is not None
@@ -509,14 +522,14 @@ def test_a_player_that_receipted_a_move_cannot_say_with_a_timeout_that_it_never_
                 ("flagged", str(flagged)),
                 ("now", str(flagged + 30_000)),
             ],
-            waiter.identity,
+            identity_of(waiter),
         )
     else:
         fake = _made_up_timeout(seated, waiter, move.message)
     _forfeits_in_every_order(seated, mover, move.message, receipt.line, fake)
     with pytest.raises(LocalProtocolError, match="no flag claim of yours"):  # its own session signs no such thing
         waiter.timeout(10**9)
-    assert check_equivocation_proof(receipt.line, fake) == waiter.identity.public
+    assert check_equivocation_proof(receipt.line, fake) == identity_of(waiter).public
 
 
 @pytest.mark.parametrize("had, clock", [("before", "one"), ("after", "one"), ("after", "restarted")])
@@ -533,7 +546,7 @@ def test_the_claimants_own_session_weighs_its_receipt_against_its_timeout_as_eve
     flag = waiter.flag(sent, sent + wait)
     everyone(seated, flag.line)
     mover = seated.mover()
-    late = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    late = mover.move(playable(mover)[0], think_ms=800)
     waiter.receive(late.line)
     origin = sent if clock == "one" else 7  # the turn's start on the clock the receipt is read on
     received = waiter.receipt(late.message.seq, origin + (820 if had == "before" else wait + 4000), origin)
@@ -544,7 +557,7 @@ def test_the_claimants_own_session_weighs_its_receipt_against_its_timeout_as_eve
         return
     timeout = waiter.timeout(sent + wait + answer_window(seated.watcher.clock))
     everyone(seated, late.line, received.line, timeout.line)
-    assert seated.watcher.proofs == () and seated.watcher.result.reason == ResultReason.DISPUTE
+    assert seated.watcher.proofs == () and result_of(seated.watcher).reason == ResultReason.DISPUTE
 
 
 def test_a_confirmation_of_the_ending_that_set_a_timeout_aside_is_no_proof():
@@ -594,6 +607,7 @@ def test_a_cheat_that_withholds_the_winning_move_until_the_claim_gets_a_dispute_
     everyone(seated, flag.line)
     everyone(seated, mover.move(move.text(), think_ms=300).line)
     assert waiter.confirm() is not None and waiter.late_move is None
+    assert flag.message.now is not None
     with pytest.raises(LocalProtocolError):
         waiter.timeout(flag.message.now + answer_window(seated.watcher.clock))
 
@@ -601,7 +615,7 @@ def test_a_cheat_that_withholds_the_winning_move_until_the_claim_gets_a_dispute_
 def _forfeits_in_every_order(seated: Table, mover: GameSession, move, said: str, fake: str) -> None:
     """``move``, the other's ``said`` (a receipt, a confirmation) and its ``fake`` timeout, in every order: the other
     forfeits at the move's place, with the two lines as the proof, and the record verifies to that."""
-    winner = seated.watcher.player_of(mover.identity.public)
+    winner = seated.watcher.player_of(identity_of(mover).public)
     for order in itertools.permutations([move.line, said, fake]):
         watcher = GameSession(seated.watcher.game_id)
         watcher.receive_all([*seated.watcher.transcript, *order])
@@ -619,7 +633,7 @@ def _winning_move(sign: bool = True):
     seated = table("clock:300+5,rules:1")
     while True:
         mover = seated.mover()
-        board = mover.board
+        board = board_of(mover)
         ending = next((m for m in board.legal_moves() if _ends(board, m)), None)
         if ending is not None or len(seated.watcher.chain) > 400:
             break
@@ -642,7 +656,7 @@ def _made_up_flag(seated: Table, signer: GameSession, move) -> str:
             ("sent", "0"),
             ("now", str(10**9)),
         ],
-        signer.identity,
+        identity_of(signer),
     )
 
 
@@ -658,7 +672,7 @@ def _made_up_timeout(seated: Table, signer: GameSession, move) -> str:
             ("flagged", str(10**9)),
             ("now", str(2 * 10**9)),
         ],
-        signer.identity,
+        identity_of(signer),
     )
 
 
@@ -680,7 +694,9 @@ def test_a_receipt_signed_twice_counts_for_nothing():
     assert result is not None and result.reason == ResultReason.TIME
     winner = result.winner_key
     loser = seated.host if winner == GUEST.public else seated.guest
-    theirs = [line for line in seated.watcher.transcript if " receipt " in line and loser.identity.public.text in line]
+    theirs = [
+        line for line in seated.watcher.transcript if " receipt " in line and identity_of(loser).public.text in line
+    ]
     original = next(
         line
         for line in theirs
@@ -698,7 +714,7 @@ def test_a_receipt_signed_twice_counts_for_nothing():
                 ("sent", fields["sent"]),
                 *([("ack", fields["ack"])] if "ack" in fields else []),
             ],
-            loser.identity,
+            identity_of(loser),
         )
         if line_hash(again) < line_hash(original):
             break
@@ -706,7 +722,7 @@ def test_a_receipt_signed_twice_counts_for_nothing():
     assert seated.watcher.proofs and seated.watcher.result == result, events
 
 
-def receipted_twice_then_disputed() -> tuple[Table, object, list[str], str]:
+def receipted_twice_then_disputed() -> tuple[Table, Outgoing, list[str], str]:
     """The claimant receipts the move that came after its claim twice (a proof, never deciding), then closes the claim
     over it (a time dispute): the table (the watcher has the lines up to the claim), the late move, the two receipts
     and the timeout."""
@@ -718,7 +734,7 @@ def receipted_twice_then_disputed() -> tuple[Table, object, list[str], str]:
     flag = waiter.flag(sent, flagged)
     everyone(seated, flag.line)
     mover = seated.mover()
-    late = mover.move(mover.board.legal_moves()[0].text(), think_ms=300)
+    late = mover.move(playable(mover)[0], think_ms=300)
     waiter.receive(late.line)
     receipts = [
         encode(
@@ -730,7 +746,7 @@ def receipted_twice_then_disputed() -> tuple[Table, object, list[str], str]:
                 ("recv", str(flagged + extra)),
                 ("sent", str(sent)),
             ],
-            waiter.identity,
+            identity_of(waiter),
         )
         for extra in (4000, 5000)
     ]
@@ -765,7 +781,7 @@ def test_two_flag_claims_of_a_turn_a_resignation_set_aside_are_a_proof_in_every_
     mover = seated.mover()
     waiter = seated.other(mover)
     resign = waiter.resign().line  # the waiter's resignation, sent while the mover plays: it stands over the move
-    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    move = mover.move(playable(mover)[0], think_ms=800)
     claimant, sent = mover, seated.clock(seated.name(mover))
     flags = [
         encode(
@@ -777,7 +793,7 @@ def test_two_flag_claims_of_a_turn_a_resignation_set_aside_are_a_proof_in_every_
                 ("sent", str(sent)),
                 ("now", str(sent + 10**6 + extra)),
             ],
-            claimant.identity,
+            identity_of(claimant),
         )  # long past its clock
         for extra in (0, 5)
     ]
@@ -800,19 +816,21 @@ def test_of_two_receipts_of_one_move_the_same_counts_in_every_order_once_the_sig
     for _ in range(6):
         seated.play(800)
     signer = seated.other(seated.mover())
-    key = signer.identity.public.text
+    key = identity_of(signer).public.text
     original = next(
         line for line in seated.watcher.transcript if " receipt " in line and " sent=" in line and f"by={key}" in line
     )
     fields = [tuple(part.split("=", 1)) for part in original.split()[2:-2]]
     second = encode(
-        "receipt", [(name, str(int(value) + 1) if name == "recv" else value) for name, value in fields], signer.identity
+        "receipt",
+        [(name, str(int(value) + 1) if name == "recv" else value) for name, value in fields],
+        identity_of(signer),
     )
     chats = [
         encode(
             "chat",
             [("game", seated.watcher.game_id or ""), ("seq", str(n)), ("prev", line_hash(original)), ("text", text)],
-            signer.identity,
+            identity_of(signer),
         )
         for n in range(1, 5)
         for text in ("a", "b")
@@ -834,7 +852,7 @@ def test_a_move_after_a_proposal_in_a_timed_out_turn_gives_one_result_in_every_o
     mover = seated.mover()
     _waiter, _flag, timeout = claim(seated)
     proposal = mover.propose()
-    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=2000)
+    move = mover.move(playable(mover)[0], think_ms=2000)
     results = set()
     for order in itertools.permutations([proposal.line, move.line, timeout]):
         watcher = GameSession(seated.watcher.game_id)
@@ -855,7 +873,9 @@ def test_a_flag_claim_of_a_turn_a_forfeit_cut_is_kept_in_every_order():
     twin = GameSession.restore(mover.transcript, mover.identity)
     moves = [
         session.move(text, think_ms=500).line
-        for session, text in zip((mover, twin), [move.text() for move in mover.board.legal_moves()[:2]], strict=True)
+        for session, text in zip(
+            (mover, twin), [move.text() for move in board_of(mover).legal_moves()[:2]], strict=True
+        )
     ]
     records = set()
     for order in itertools.permutations([flag, *moves]):
@@ -891,7 +911,7 @@ def test_which_word_of_the_loser_counts_against_its_timeout_does_not_depend_on_t
         watcher = GameSession(seated.watcher.game_id)
         watcher.receive_all([*seated.watcher.transcript, *order])
         replayed, _, _ = verify_transcript(watcher.record)
-        results.add((watcher.result.code(), replayed.result.code()))
+        results.add((result_of(watcher).code(), result_of(replayed).code()))
     assert results == {(f"{seated.watcher.player_of(mover.identity.public)}-equivocation",) * 2}
 
 
@@ -903,7 +923,7 @@ def _pairs() -> dict[str, tuple[list[str], list[str], tuple[str, str], object]]:
         seated.play(800)
     mover = seated.mover()
     waiter, sent = waiter_of(seated)
-    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=800)
+    move = mover.move(playable(mover)[0], think_ms=800)
     prefix, game = list(seated.watcher.transcript), seated.watcher.game_id or ""
     named = [("game", game), ("seq", str(move.message.seq)), ("prev", move.message.hash)]
     fake = _made_up_timeout(seated, waiter, move.message)
@@ -912,7 +932,7 @@ def _pairs() -> dict[str, tuple[list[str], list[str], tuple[str, str], object]]:
         fields = [*named, *((name, str(value)) for name, value in times)]
         if seq is not None:
             fields[1] = ("seq", str(seq))
-        return encode("receipt", fields, waiter.identity)
+        return encode("receipt", fields, identity_of(waiter))
 
     won, winner, winning = _winning_move()
     loser = won.other(winner)
@@ -936,24 +956,26 @@ def _pairs() -> dict[str, tuple[list[str], list[str], tuple[str, str], object]]:
     host, guest = start("olix")  # untimed
     play_moves(host, guest, 4, 4)
     untimed_mover, untimed_waiter = (host, guest) if host.actor == HOST.public else (guest, host)
-    untimed_move = untimed_mover.move(untimed_mover.board.legal_moves()[0].text())
+    untimed_move = untimed_mover.move(playable(untimed_mover)[0])
     untimed_named = [
         ("game", host.game_id or ""),
         ("seq", str(untimed_move.message.seq)),
         ("prev", untimed_move.message.hash),
     ]
-    untimed_receipt = encode("receipt", [*untimed_named, ("recv", "5000"), ("sent", "4000")], untimed_waiter.identity)
+    untimed_receipt = encode(
+        "receipt", [*untimed_named, ("recv", "5000"), ("sent", "4000")], identity_of(untimed_waiter)
+    )
     untimed_fake = encode(
         "timeout",
         [*untimed_named, ("sent", "0"), ("flagged", str(10**9)), ("now", str(2 * 10**9))],
-        untimed_waiter.identity,
+        identity_of(untimed_waiter),
     )
 
     chats = [
         encode(
             "chat",
             [("game", game), ("seq", str(MAX_CHAT_LINES + 1)), ("prev", move.message.hash), ("text", text)],
-            waiter.identity,
+            identity_of(waiter),
         )
         for text in ("one", "two")
     ]
@@ -967,7 +989,7 @@ def _pairs() -> dict[str, tuple[list[str], list[str], tuple[str, str], object]]:
         )
         for seq, prev in ((1, move.message.hash), (guest_move.seq, offer.hash))
     ]
-    waiter_key = waiter.identity.public
+    waiter_key = identity_of(waiter).public
     return {
         "a receipt before the claim, and the timeout": (
             prefix,
@@ -1021,7 +1043,7 @@ def _pairs() -> dict[str, tuple[list[str], list[str], tuple[str, str], object]]:
             list(host.transcript),
             [untimed_move.line],
             (untimed_receipt, untimed_fake),
-            untimed_waiter.identity.public,
+            identity_of(untimed_waiter).public,
         ),
         "two chat lines numbered beyond 256": (prefix, [], (chats[0], chats[1]), None),
         "a join naming another line than the offer, and the join": (
@@ -1069,7 +1091,7 @@ def test_a_player_who_hides_its_thinking_is_claimed_against_by_the_clock_its_opp
     timeout = waiter.timeout(flagged + answer_window(seated.watcher.clock)).line
     lines = [timeout]
     if answer == "late":
-        late = hider.move(hider.board.legal_moves()[0].text(), think_ms=100).line
+        late = hider.move(playable(hider)[0], think_ms=100).line
         lines = [late, timeout]
     chain_only = [line for line in seated.watcher.transcript if " receipt " not in line]
     receipts = [line for line in seated.watcher.transcript if " receipt " in line]
@@ -1083,6 +1105,6 @@ def test_a_player_who_hides_its_thinking_is_claimed_against_by_the_clock_its_opp
     result = results.pop()
     assert not results and result is not None
     if answer == "never":
-        assert result.reason == ResultReason.TIME and result.winner_key == waiter.identity.public
+        assert result.reason == ResultReason.TIME and result.winner_key == identity_of(waiter).public
     else:
         assert result.reason == ResultReason.DISPUTE

@@ -4,7 +4,7 @@ follows from signed data alone, the same for the players and a watcher."""
 from __future__ import annotations
 
 import pytest
-from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, mover, rejected
+from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, board_of, game_id_in, mover, playable, rejected
 
 from protocol import GameSession, LineRejected, verify_transcript
 from protocol.clock import DAY_MS, FLOOR_MS, MAX_THINK_MS, TimeControl
@@ -45,7 +45,8 @@ def test_a_time_control_reads_and_writes_as_people_and_the_terms_write_it():
     assert TimeControl.of_terms("clock:300+3,rules:1") == control and TimeControl.of_terms("rules:1") is None
     assert (
         TimeControl.correspondence(3).term == "days:3"
-        and TimeControl.of_terms("days:3,rules:1").text() == "3 days a move"
+        and TimeControl.correspondence(3) == TimeControl.of_terms("days:3,rules:1")
+        and TimeControl.correspondence(3).text() == "3 days a move"
     )
     for typed in ("5", "5+", "+3", "five+3", "0+3", "500+3", "5+900", "0.01+1", "1:60+0", "1" * 400 + "+0"):
         with pytest.raises(ValueError, match=r"time control|a base from|whole number"):
@@ -90,7 +91,7 @@ def test_every_receiver_computes_the_same_clocks_from_the_signed_moves():
     thinks = [1_200, 0, 35_000, 800]
     for think in thinks:
         mine, theirs = mover(host, guest)
-        out = mine.move(mine.board.legal_moves()[0].text(), think_ms=think)
+        out = mine.move(playable(mine)[0], think_ms=think)
         assert not rejected(theirs.receive(out.line)) and not rejected(watcher.receive(out.line))
     first = 60_000 - 1_200 + 2_000 - 35_000 + 2_000
     second = 60_000 - FLOOR_MS + 2_000 - 800 + 2_000  # zero thinking is charged the floor
@@ -103,7 +104,7 @@ def forged(session: GameSession, identity: Identity, fields: list[tuple[str, str
     """A move line of ``identity``'s for the next slot of ``session``'s chain, with exactly ``fields`` after prev=."""
     head = session.chain[-1]
     return encode(
-        "move", [("game", session.game_id), ("seq", str(head.seq + 1)), ("prev", head.hash), *fields], identity
+        "move", [("game", game_id_in(session)), ("seq", str(head.seq + 1)), ("prev", head.hash), *fields], identity
     )
 
 
@@ -121,7 +122,7 @@ def test_a_move_whose_clock_does_not_follow_is_refused_and_changes_nothing(extra
     host, guest, watcher = timed()
     mine, _ = mover(host, guest)
     identity = HOST if mine is host else GUEST
-    line = forged(watcher, identity, [("move", mine.board.legal_moves()[0].text()), *extra])
+    line = forged(watcher, identity, [("move", playable(mine)[0]), *extra])
     before = (watcher.transcript, watcher.clocks)
     events = watcher.receive(line)
     problem = next(e for e in events if isinstance(e, LineRejected))
@@ -134,9 +135,9 @@ def test_an_untimed_games_moves_carry_no_clock():
     assert watcher.clocks is None
     mine, _ = mover(host, guest)
     identity = HOST if mine is host else GUEST
-    line = forged(watcher, identity, [("move", mine.board.legal_moves()[0].text()), ("think", "5"), ("left", "5")])
+    line = forged(watcher, identity, [("move", playable(mine)[0]), ("think", "5"), ("left", "5")])
     assert rejected(watcher.receive(line)) == ["bad-clock"]
-    out = mine.move(mine.board.legal_moves()[0].text(), think_ms=1234)  # a time measured is not written
+    out = mine.move(playable(mine)[0], think_ms=1234)  # a time measured is not written
     assert decode(out.line).get("think") is None
 
 
@@ -145,7 +146,7 @@ def test_the_local_player_cannot_sign_a_timed_move_without_its_time_nor_after_it
 
     host, guest, _ = timed(terms="clock:1+0,rules:1")
     mine, _ = mover(host, guest)
-    text = mine.board.legal_moves()[0].text()
+    text = playable(mine)[0]
     with pytest.raises(LocalProtocolError, match="needs its thinking time"):
         mine.move(text)
     with pytest.raises(LocalProtocolError, match="your time ran out"):
@@ -189,18 +190,18 @@ def test_a_timed_move_out_of_turn_is_refused_for_the_turn_not_the_clock():
     host, guest, _ = timed(terms="clock:1+0,rules:1")
     _, waiting = mover(host, guest)
     with pytest.raises(LocalProtocolError, match="cannot move now"):
-        waiting.move(waiting.board.legal_moves()[0].text(), think_ms=5_000)
+        waiting.move(playable(waiting)[0], think_ms=5_000)
 
 
 def test_a_clock_at_zero_has_run_out_even_without_an_increment():
     host, guest, watcher = timed(terms="clock:1+0,rules:1")
     for think in (999, 500, 0, 100):  # the first player's clock: 1000 - 999 = 1, then 1 - max(0, 100) -> 0
         mine, theirs = mover(host, guest)
-        out = mine.move(mine.board.legal_moves()[0].text(), think_ms=think)
+        out = mine.move(playable(mine)[0], think_ms=think)
         theirs.receive(out.line), watcher.receive(out.line)
-    assert watcher.clocks["first"] == 0
+    assert watcher.clocks is not None and watcher.clocks["first"] == 0
     mine, _ = mover(host, guest)
-    assert mine.board.turn == "first"
+    assert board_of(mine).turn == "first"
     identity = HOST if mine is host else GUEST
-    line = forged(watcher, identity, [("move", mine.board.legal_moves()[0].text()), ("think", "0"), ("left", "0")])
+    line = forged(watcher, identity, [("move", playable(mine)[0]), ("think", "0"), ("left", "0")])
     assert rejected(watcher.receive(line)) == ["bad-clock"]  # no more moves for free on a clock at zero

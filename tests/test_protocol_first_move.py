@@ -6,7 +6,7 @@ as they always did. On the simulated timeline of the receipts' tests."""
 from __future__ import annotations
 
 import pytest
-from protocol_helpers import rejected
+from protocol_helpers import identity_of, playable, rejected
 from test_protocol_receipts import OFFSETS, Table, table
 
 from protocol import GameSession, verify_transcript
@@ -35,7 +35,7 @@ def everyone(seated: Table, *lines: str) -> None:
 
 
 def name_of(seated: Table, session: GameSession) -> str:
-    return seated.watcher.player_of(session.identity.public) or ""
+    return seated.watcher.player_of(identity_of(session).public) or ""
 
 
 def forged_move(seated: Table, think: int, left: int) -> str:
@@ -47,17 +47,18 @@ def forged_move(seated: Table, think: int, left: int) -> str:
             ("game", watcher.game_id or ""),
             ("seq", str(watcher.next_seq)),
             ("prev", watcher.chain[-1].hash),
-            ("move", mover.board.legal_moves()[0].text()),
+            ("move", playable(mover)[0]),
             ("think", str(think)),
             ("left", str(left)),
         ],
-        mover.identity,
+        identity_of(mover),
     )
 
 
 def test_new_offers_say_rules_2_and_old_ones_still_play():
     assert DEFAULT_TERMS == "rules:2"
-    check_terms("clock:300+5,rules:2"), check_terms("rules:1"), check_terms("days:3,rules:2")
+    for terms in ("clock:300+5,rules:2", "rules:1", "days:3,rules:2"):
+        check_terms(terms)  # valid: no exception
     with pytest.raises(Exception, match="rules:3"):
         check_terms("rules:3")
 
@@ -95,7 +96,7 @@ def test_a_first_move_not_below_the_limit_is_refused_like_a_move_out_of_time():
     seated = table(LIVE)
     mover = seated.mover()
     with pytest.raises(LocalProtocolError, match="your time for a first move ran out"):
-        mover.move(mover.board.legal_moves()[0].text(), think_ms=FIRST_MS)
+        mover.move(playable(mover)[0], think_ms=FIRST_MS)
     # (each on a fresh table: a signer's second line for one slot would be an equivocation, whatever the first was)
     assert rejected(seated.watcher.receive(forged_move(seated, FIRST_MS, 300_000))) == ["bad-clock"]
     assert seated.watcher.moves == 0 and not seated.watcher.over
@@ -151,7 +152,7 @@ def test_a_first_move_in_time_answers_the_claim_and_a_late_one_makes_a_dispute_n
     everyone(seated, waiter.flag(sent, flagged).line)
     timeout = waiter.timeout(flagged + answer_window(seated.watcher.clock))
     everyone(seated, timeout.line)
-    move = late.move(late.board.legal_moves()[0].text(), think_ms=2000)  # signed before it heard of the timeout
+    move = late.move(playable(late)[0], think_ms=2000)  # signed before it heard of the timeout
     everyone(seated, move.line)
     result = seated.watcher.result
     assert result is not None and result.reason == ResultReason.DISPUTE
@@ -164,18 +165,18 @@ def test_nobody_concedes_on_time_on_a_first_move_and_bad_claims_are_refused():
         mover.timeout()
     game, began = watcher.game_id or "", watcher.chain[-1]
     head = [("game", game), ("seq", str(watcher.next_seq)), ("prev", began.hash)]
-    assert rejected(watcher.receive(encode("timeout", head, mover.identity))) == ["wrong-seat"]
+    assert rejected(watcher.receive(encode("timeout", head, identity_of(mover)))) == ["wrong-seat"]
     assert not watcher.over
     seated = table(LIVE)  # (a fresh one: the refused concession holds its signer's slot, §6)
     mover, watcher = seated.mover(), seated.watcher
     waiter, sent = waiter_sent(seated)
     late = sent + FIRST_MS + GRACE_MS
     claim = [("game", game), ("seq", str(began.seq)), ("prev", began.hash), ("sent", str(sent)), ("now", str(late))]
-    assert rejected(watcher.receive(encode("flag", claim, mover.identity))) == ["wrong-seat"]  # against itself
+    assert rejected(watcher.receive(encode("flag", claim, identity_of(mover)))) == ["wrong-seat"]  # against itself
     early = [*claim[:4], ("now", str(late - 1))]
-    assert rejected(watcher.receive(encode("flag", early, waiter.identity))) == ["early-claim"]
+    assert rejected(watcher.receive(encode("flag", early, identity_of(waiter)))) == ["early-claim"]
     made_up = [*head, ("sent", str(sent)), ("flagged", str(late)), ("now", str(late + 60_000))]
-    watcher.receive(encode("timeout", made_up, waiter.identity))  # no claim on record: it closes nothing
+    watcher.receive(encode("timeout", made_up, identity_of(waiter)))  # no claim on record: it closes nothing
     assert not watcher.over and watcher.moves == 0
     seated.play(1000)
     assert watcher.moves == 1 and not watcher.over  # the game goes on
@@ -189,7 +190,8 @@ def test_an_old_rules_record_charges_the_first_move_and_a_missing_one_loses_on_t
     with pytest.raises(LocalProtocolError, match="early-claim"):
         waiter.flag(sent, sent + FIRST_MS + GRACE_MS)  # under rules:1 the whole clock must run out
     seated.play(20_000)
-    assert seated.watcher.clocks[name_of(seated, first)] == 300_000 - 20_000 + 5000
+    clocks = seated.watcher.clocks
+    assert clocks is not None and clocks[name_of(seated, first)] == 300_000 - 20_000 + 5000
     waiter, sent = waiter_sent(seated)
     flagged = sent + 300_000 + GRACE_MS
     everyone(seated, waiter.flag(sent, flagged).line)
@@ -202,5 +204,6 @@ def test_a_correspondence_first_move_has_the_n_days_and_keeps_them():
     seated = table("days:2,rules:2")
     assert seated.watcher.first_move_ms == 2 * DAY_MS
     seated.play(DAY_MS + 5)
-    assert set(seated.watcher.clocks.values()) == {2 * DAY_MS}
+    clocks = seated.watcher.clocks
+    assert clocks is not None and set(clocks.values()) == {2 * DAY_MS}
     assert rejected(seated.watcher.receive(forged_move(seated, 2 * DAY_MS, 2 * DAY_MS))) == ["bad-clock"]

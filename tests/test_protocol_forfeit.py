@@ -11,7 +11,21 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from protocol_helpers import GUEST, HOST, STRANGER, identity_of, mover, offered, play_moves, rejected, start
+from protocol_helpers import (
+    GUEST,
+    HOST,
+    STRANGER,
+    confirm_of,
+    game_id_in,
+    identity_of,
+    mover,
+    offered,
+    play_moves,
+    playable,
+    rejected,
+    result_of,
+    start,
+)
 
 from protocol import GameSession, LocalProtocolError, Phase, check_equivocation_proof, verify_transcript
 from protocol.keys import b64
@@ -21,7 +35,7 @@ from protocol.rules import CONFIRMED, DISPUTED, UNSEEN
 KEYS = {HOST.public: HOST, GUEST.public: GUEST}
 
 
-def ending(session: GameSession) -> tuple:
+def ending(session: GameSession) -> tuple[object, ...]:
     """What every receiver must agree on: the main chain, the result, who has a proof where, the transcript's lines.
 
     (Which two lines a proof shows may differ: with three lines for one slot, any two of them prove it.)
@@ -46,9 +60,7 @@ def alternatives(chain: tuple[Message, ...], seq: int, rng: random.Random) -> li
     for kind in ("move", "resign", "propose", "agree", "abort"):
         twin = twin_at(chain, seq, signer)
         try:
-            line = (
-                twin.move(rng.choice(twin.board.legal_moves()).text()) if kind == "move" else getattr(twin, kind)()
-            ).line
+            line = (twin.move(rng.choice(playable(twin))) if kind == "move" else getattr(twin, kind)()).line
         except LocalProtocolError:
             continue
         if line != chain[seq].line:
@@ -87,7 +99,7 @@ def scenario(seed: int) -> tuple[list[str], list[str]]:
         extras.append(
             encode(
                 "move",
-                [("game", host.game_id), ("seq", str(len(chain) - 1)), ("prev", chain[-2].hash), ("move", "Oc6c5")],
+                [("game", game_id_in(host)), ("seq", str(len(chain) - 1)), ("prev", chain[-2].hash), ("move", "Oc6c5")],
                 STRANGER,
             )
         )
@@ -139,17 +151,17 @@ def test_the_loser_who_re_signs_its_last_slot_loses_whichever_line_a_late_watche
     for seed in range(40):
         host, guest = start("oxono")
         rng = random.Random(seed)
-        winner_proposed = False
+        winner_proposed: GameSession | None = None
         while not host.over:
             mine, theirs = mover(host, guest)
-            if forgery == "agree" and not winner_proposed and mine.moves > 6 and mine.proposal is None:
+            if forgery == "agree" and winner_proposed is None and mine.moves > 6 and mine.proposal is None:
                 theirs.receive(mine.propose().line)  # a proposal stays open through later moves
                 winner_proposed = mine
-            theirs.receive(mine.move(rng.choice(mine.board.legal_moves()).text()).line)
-        result = host.result
-        if result.winner is None or (forgery == "agree" and not winner_proposed):
+            theirs.receive(mine.move(rng.choice(playable(mine))).line)
+        result = result_of(host)
+        if result.winner is None or (forgery == "agree" and winner_proposed is None):
             continue
-        if forgery == "agree" and host.player_of(identity_of(winner_proposed).public) != result.winner:
+        if winner_proposed is not None and host.player_of(identity_of(winner_proposed).public) != result.winner:
             continue
         loser = next(key for player, key in host.seats.items() if player != result.winner)
         last = max(m.seq for m in host.chain if m.signer == loser)
@@ -158,9 +170,7 @@ def test_the_loser_who_re_signs_its_last_slot_loses_whichever_line_a_late_watche
             forged = (
                 twin.agree()
                 if forgery == "agree"
-                else twin.move(
-                    next(m.text() for m in twin.board.legal_moves() if m.text() != host.chain[last].value("move"))
-                )
+                else twin.move(next(m for m in playable(twin) if m != host.chain[last].value("move")))
             ).line
         except LocalProtocolError:
             continue
@@ -171,8 +181,8 @@ def test_the_loser_who_re_signs_its_last_slot_loses_whichever_line_a_late_watche
             watcher.receive_all([m.line for m in host.chain[:last]])
             watcher.receive_all(order)
             watcher.receive_all([m.line for m in host.chain[last + 1 :]])
-            assert watcher.result.reason == "equivocation" and watcher.result.winner == result.winner
-            assert watcher.result.by == loser and watcher.result.slot == last
+            assert result_of(watcher).reason == "equivocation" and result_of(watcher).winner == result.winner
+            assert result_of(watcher).by == loser and result_of(watcher).slot == last
             assert watcher.branch is not None and watcher.branch[0].line == true_line  # the winner answered it
             ends.add(ending(watcher))
         assert len(ends) == 1
@@ -189,7 +199,7 @@ def test_a_forfeit_waits_for_the_lines_before_its_point():
     spectator.receive_all([chain[seq].line, forged])  # both before the offer: they wait
     assert spectator.result is None
     spectator.receive_all([m.line for m in chain[:seq]])
-    assert spectator.result.reason == "equivocation" and len(spectator.chain) == seq
+    assert result_of(spectator).reason == "equivocation" and len(spectator.chain) == seq
     assert not rejected(spectator.receive_all([m.line for m in chain[seq + 1 :]])) or spectator.over
 
 
@@ -200,7 +210,7 @@ def test_a_proof_after_the_end_is_reported_and_changes_nothing():
     late = [
         encode(
             "resign",
-            [("game", host.game_id), ("seq", str(host.next_seq + 2)), ("prev", b64(bytes([n]) * 32))],
+            [("game", game_id_in(host)), ("seq", str(host.next_seq + 2)), ("prev", b64(bytes([n]) * 32))],
             KEYS[key],
         )
         for n in (1, 2)
@@ -214,19 +224,19 @@ def test_confirmations_say_who_agrees_with_the_ending():
     host, guest = finished("olix", 3)
     spectator = GameSession.restore(host.transcript)
     assert spectator.confirmation(HOST.public) is None
-    mine = host.confirm()
+    mine = confirm_of(host)
     assert host.confirm() is None  # the latest says it already
     spectator.receive(mine.line)
     assert spectator.confirmation(HOST.public) == CONFIRMED and spectator.confirmation(GUEST.public) is None
     assert mine.message.slot == "confirm-1" and mine.topic.endswith("/confirm-1")
-    theirs = guest.confirm()
+    theirs = confirm_of(guest)
     spectator.receive(theirs.line)
     assert spectator.confirmed_by == {HOST.public, GUEST.public}
     # a confirmation of another ending is a dispute; one beyond what a receiver has is unseen
     lie = encode(
         "confirm",
         [
-            ("game", host.game_id),
+            ("game", game_id_in(host)),
             ("seq", "2"),
             ("prev", host.chain[-2].hash),
             ("final", str(host.chain[-2].seq)),
@@ -243,7 +253,7 @@ def test_confirmations_say_who_agrees_with_the_ending():
     twice = encode(
         "confirm",
         [
-            ("game", host.game_id),
+            ("game", game_id_in(host)),
             ("seq", "1"),
             ("prev", host.chain[-2].hash),
             ("final", str(host.chain[-2].seq)),
@@ -268,13 +278,13 @@ def test_a_player_confirms_again_when_the_ending_changes():
     actor, waiter = mover(host, guest)
     theirs = waiter.resign()
     mine = actor.resign()
-    first = actor.confirm()
+    first = confirm_of(actor)
     actor.receive(theirs.line)
-    assert actor.result == waiter.result and actor.result.by == identity_of(waiter).public
-    second = actor.confirm()
+    assert actor.result == waiter.result and result_of(actor).by == identity_of(waiter).public
+    second = confirm_of(actor)
     assert decode(first.line).seq == 1 and decode(second.line).seq == 2
     spectator = GameSession.restore([*waiter.transcript, mine.line])
-    for out in (first, second, waiter.confirm()):
+    for out in (first, second, confirm_of(waiter)):
         spectator.receive(out.line)
     assert spectator.confirmed_by == {HOST.public, GUEST.public} and not spectator.proofs
 
@@ -284,7 +294,7 @@ def won_by_guest(kind: str = "oxono") -> tuple[GameSession, GameSession]:
     for seed in range(60):
         host, guest = start(kind)
         play_moves(host, guest, seed)
-        if host.result.winner_key == GUEST.public:
+        if result_of(host).winner_key == GUEST.public:
             return host, guest
     raise AssertionError("no seed where the guest wins")
 
@@ -292,7 +302,7 @@ def won_by_guest(kind: str = "oxono") -> tuple[GameSession, GameSession]:
 def same_in_every_order(prefix: list[str], lines: list[str], orders: int = 40) -> GameSession:
     """Feed ``prefix`` and ``lines`` shuffled together, many times: one ending (chain, result, proofs) for all."""
     rng = random.Random(len(lines))
-    ends, session = set(), None
+    ends: set[tuple[object, ...]] = set()
     everything = [*prefix, *lines]
     for _ in range(orders):
         order = list(everything)
@@ -301,7 +311,7 @@ def same_in_every_order(prefix: list[str], lines: list[str], orders: int = 40) -
         session.receive_all(order)
         ends.add(ending(session))
     assert len(ends) == 1, ends
-    return session
+    return session  # the last order's
 
 
 @pytest.mark.parametrize("escape", ["withdraws", "accepts again"])
@@ -310,12 +320,12 @@ def test_a_host_that_lost_cannot_turn_the_loss_into_no_game(escape):
     loses to the guest it seated, never 'no game' (which would leave it better off than playing)."""
     host, guest = won_by_guest()
     if escape == "withdraws":
-        bad = encode("abort", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash)], HOST)
+        bad = encode("abort", [("game", game_id_in(host)), ("seq", "1"), ("prev", host.chain[0].hash)], HOST)
     else:
         bad = encode(
             "accept",
             [
-                ("game", host.game_id),
+                ("game", game_id_in(host)),
                 ("seq", "2"),
                 ("prev", b64(bytes(32))),
                 ("guest", STRANGER.public.text),
@@ -324,9 +334,13 @@ def test_a_host_that_lost_cannot_turn_the_loss_into_no_game(escape):
             HOST,
         )
     session = same_in_every_order(list(host.transcript), [bad])
-    assert session.result.winner == "guest" and session.result.winner_key == GUEST.public and session.result.scored
+    assert (
+        result_of(session).winner == "guest"
+        and result_of(session).winner_key == GUEST.public
+        and result_of(session).scored
+    )
     guest.receive(bad)
-    assert guest.result.winner_key == GUEST.public  # in the winner's own session too
+    assert result_of(guest).winner_key == GUEST.public  # in the winner's own session too
 
 
 def test_an_accept_is_only_ever_seq_2():
@@ -336,7 +350,7 @@ def test_an_accept_is_only_ever_seq_2():
     stray = encode(
         "accept",
         [
-            ("game", host.game_id),
+            ("game", game_id_in(host)),
             ("seq", "1"),
             ("prev", host.chain[0].hash),
             ("guest", GUEST.public.text),
@@ -345,7 +359,8 @@ def test_an_accept_is_only_ever_seq_2():
         HOST,
     )
     assert rejected(guest.receive(stray)) == ["wrong-seat"] and guest.guest is None
-    guest.receive(host.receive(guest.join().line) and host.accept(GUEST.public).line)
+    host.receive(guest.join().line)
+    guest.receive(host.accept(GUEST.public).line)
     assert guest.phase is Phase.ACCEPTED and guest.reveal() is not None
 
 
@@ -357,10 +372,10 @@ def test_the_guests_lines_from_before_its_seat_count_alike_in_every_order(kind):
     play_moves(host, guest, 3, plies=4)
     offer = host.chain[0].hash
     fields = {
-        "resign": [("game", host.game_id), ("seq", "2"), ("prev", offer)],
-        "move": [("game", host.game_id), ("seq", "1"), ("prev", offer), ("move", "f6")],
+        "resign": [("game", game_id_in(host)), ("seq", "2"), ("prev", offer)],
+        "move": [("game", game_id_in(host)), ("seq", "1"), ("prev", offer), ("move", "f6")],
         "accept": [
-            ("game", host.game_id),
+            ("game", game_id_in(host)),
             ("seq", "2"),
             ("prev", host.chain[1].hash),
             ("guest", GUEST.public.text),
@@ -372,8 +387,8 @@ def test_the_guests_lines_from_before_its_seat_count_alike_in_every_order(kind):
     if kind == "accept":  # a line of its own for seq 2, the only one: refused, whenever it came; no proof
         assert session.result is None and not session.proofs and session.transcript == host.transcript
         return
-    assert session.result.reason == "equivocation" and session.result.by == GUEST.public
-    assert session.result.winner == "host" and session.guest == GUEST.public  # the guest stays seated
+    assert result_of(session).reason == "equivocation" and result_of(session).by == GUEST.public
+    assert result_of(session).winner == "host" and session.guest == GUEST.public  # the guest stays seated
     assert verify_transcript(session.record)[2] is None
 
 
@@ -387,7 +402,7 @@ def test_a_third_join_the_host_accepted_seats_its_guest_in_every_order():
     host.receive(joins[2])
     accept = host.accept(GUEST.public).line
     session = same_in_every_order([offer.line], [*joins, accept])
-    assert session.guest == GUEST.public and session.result.winner == "host"  # the guest signed three joins
+    assert session.guest == GUEST.public and result_of(session).winner == "host"  # the guest signed three joins
 
 
 def test_both_players_signing_two_lines_for_seq_2_leave_no_result_in_every_order():
@@ -395,13 +410,13 @@ def test_both_players_signing_two_lines_for_seq_2_leave_no_result_in_every_order
     play_moves(host, guest, 5, plies=3)
     offer_hash = host.chain[0].hash
     guest_lines = [
-        encode("resign", [("game", host.game_id), ("seq", "2"), ("prev", offer_hash)], GUEST),
-        encode("resign", [("game", host.game_id), ("seq", "2"), ("prev", b64(bytes(32)))], GUEST),
+        encode("resign", [("game", game_id_in(host)), ("seq", "2"), ("prev", offer_hash)], GUEST),
+        encode("resign", [("game", game_id_in(host)), ("seq", "2"), ("prev", b64(bytes(32)))], GUEST),
     ]
     second_accept = encode(
         "accept",
         [
-            ("game", host.game_id),
+            ("game", game_id_in(host)),
             ("seq", "2"),
             ("prev", host.chain[1].hash),
             ("guest", GUEST.public.text),
@@ -410,7 +425,9 @@ def test_both_players_signing_two_lines_for_seq_2_leave_no_result_in_every_order
         HOST,
     )
     session = same_in_every_order(list(host.transcript), [*guest_lines, second_accept])
-    assert session.result.reason == "equivocation" and not session.result.scored and session.result.by is None
+    assert (
+        result_of(session).reason == "equivocation" and not result_of(session).scored and result_of(session).by is None
+    )
 
 
 def test_a_stranger_flooding_joins_leaves_no_trace_in_memory():
@@ -421,7 +438,7 @@ def test_a_stranger_flooding_joins_leaves_no_trace_in_memory():
         join = encode(
             "join",
             [
-                ("game", host.game_id),
+                ("game", game_id_in(host)),
                 ("seq", "1"),
                 ("prev", host.chain[0].hash),
                 ("terms", "rules:1"),
@@ -444,18 +461,20 @@ def test_a_loser_who_keeps_changing_the_ending_cannot_make_the_winners_client_fa
         signer = host.chain[seq].signer
         if signer != HOST.public:
             continue
-        forged = encode("resign", [("game", host.game_id), ("seq", str(seq)), ("prev", b64(bytes([seq]) * 32))], HOST)
+        forged = encode(
+            "resign", [("game", game_id_in(host)), ("seq", str(seq)), ("prev", b64(bytes([seq]) * 32))], HOST
+        )
         winner.feed(forged)  # never raises
-    assert winner.session.result.reason == "equivocation" and winner.session.result.winner_key == GUEST.public
+    assert result_of(winner.session).reason == "equivocation" and result_of(winner.session).winner_key == GUEST.public
 
 
 def test_two_confirmations_numbered_alike_are_rated_alike_by_every_receiver():
     host, _guest = finished("olix", 3)
-    good = host.confirm().line
+    good = confirm_of(host).line
     other = encode(
         "confirm",
         [
-            ("game", host.game_id),
+            ("game", game_id_in(host)),
             ("seq", "1"),
             ("prev", host.chain[-2].hash),
             ("final", str(host.chain[-2].seq)),
@@ -473,9 +492,9 @@ def test_two_confirmations_numbered_alike_are_rated_alike_by_every_receiver():
 
 def test_a_portable_proof_is_what_a_receiver_holds():
     host, _guest = finished("oxono", 7)
-    resign = encode("resign", [("game", host.game_id), ("seq", "5"), ("prev", b64(bytes(32)))], HOST)
-    beyond = encode("resign", [("game", host.game_id), ("seq", "600"), ("prev", b64(bytes(32)))], HOST)
+    resign = encode("resign", [("game", game_id_in(host)), ("seq", "5"), ("prev", b64(bytes(32)))], HOST)
+    beyond = encode("resign", [("game", game_id_in(host)), ("seq", "600"), ("prev", b64(bytes(32)))], HOST)
     assert check_equivocation_proof(resign, beyond) is None  # no receiver considers seq 600 (limit)
     receiver = GameSession.restore(host.transcript)
     receiver.receive_all([resign, beyond])
-    assert receiver.result.reason == "equivocation" or receiver.result == host.result
+    assert result_of(receiver).reason == "equivocation" or receiver.result == host.result

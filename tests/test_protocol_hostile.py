@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -18,11 +19,16 @@ from protocol_helpers import (
     SALT,
     SECRET,
     STRANGER,
+    board_of,
+    game_id_in,
+    head_of,
     identity_of,
     mover,
     offered,
     play_moves,
+    playable,
     rejected,
+    result_of,
     start,
 )
 
@@ -111,7 +117,7 @@ def played_over_a_relay(copies: bool) -> tuple[Retained, GameSession, GameSessio
     for _ in range(6):
         mine, _theirs = mover(host, guest)
         sender, receiver = (h, g) if mine is host else (g, h)
-        out = mine.move(rng.choice(mine.board.legal_moves()).text())
+        out = mine.move(rng.choice(playable(mine)))
         sender.send(out)
         receiver.receive(out.line)
     loser, winner = mover(host, guest)
@@ -124,20 +130,20 @@ def played_over_a_relay(copies: bool) -> tuple[Retained, GameSession, GameSessio
 
 def rewrite(relay: Retained, loser: GameSession, erase: bool) -> None:
     """The loser, after the game, rewrites the topic of their resignation (an account may rewrite its own topics)."""
-    resign = loser.head
+    resign = head_of(loser)
     topic = f"olixono/1/games/{loser.game_id}/{resign.signer.text}/{resign.seq}"
     if erase:
         del relay.topics[topic]
         return
     twin = GameSession.restore(loser.transcript[:-1], identity_of(loser))
-    relay.publish(topic, twin.move(twin.board.legal_moves()[0].text()).line)
+    relay.publish(topic, twin.move(playable(twin)[0]).line)
 
 
 @pytest.mark.parametrize("erase", [True, False], ids=["erased", "replaced"])
 def test_without_copies_a_loser_could_rewrite_history(erase):
     relay, loser, _ = played_over_a_relay(copies=False)
     rewrite(relay, loser, erase)
-    spectator = relay.late_spectator(loser.game_id)
+    spectator = relay.late_spectator(game_id_in(loser))
     assert spectator.result != loser.result and not spectator.proofs  # a quietly different game: the hole
 
 
@@ -145,12 +151,12 @@ def test_without_copies_a_loser_could_rewrite_history(erase):
 def test_with_copies_a_late_spectator_sees_the_true_game_or_a_proof(erase):
     relay, loser, winner = played_over_a_relay(copies=True)
     rewrite(relay, loser, erase)
-    spectator = relay.late_spectator(loser.game_id)
+    spectator = relay.late_spectator(game_id_in(loser))
     if erase:
         assert spectator.result == winner.result and spectator.transcript == winner.transcript
     else:  # whichever line the spectator got first, the loser forfeits: the winner wins all the same
-        assert spectator.compromised_by == {loser.identity.public}
-        assert spectator.result.reason == "equivocation" and spectator.result.winner == winner.result.winner
+        assert spectator.compromised_by == {identity_of(loser).public}
+        assert result_of(spectator).reason == "equivocation" and result_of(spectator).winner == result_of(winner).winner
         assert spectator.proofs and check_equivocation_proof(spectator.proofs[0].first, spectator.proofs[0].second)
 
 
@@ -159,7 +165,7 @@ def test_erasing_a_game_needs_every_copy_holder():
     me = identity_of(loser).public.text
     for topic in [t for t in relay.topics if f"/{me}/" in t]:
         del relay.topics[topic]  # the loser clears every topic of its own, copies included
-    spectator = relay.late_spectator(loser.game_id)
+    spectator = relay.late_spectator(game_id_in(loser))
     assert spectator.result == winner.result and spectator.transcript == winner.transcript
 
 
@@ -172,7 +178,7 @@ def junk(session: GameSession, keys: list[Identity], rng: random.Random) -> list
         parent = rng.choice(chain)
         seq = parent.seq + 1 if rng.random() < 0.5 else rng.randrange(1, 400)
         fields = [
-            ("game", session.game_id),
+            ("game", game_id_in(session)),
             ("seq", str(seq)),
             ("prev", parent.hash if rng.random() < 0.5 else b64(rng.randbytes(32))),
         ]
@@ -183,7 +189,7 @@ def junk(session: GameSession, keys: list[Identity], rng: random.Random) -> list
             fields = [*fields[:2], ("prev", chain[0].hash), ("text", "spam")]
         elif kind == "join":
             fields = [
-                ("game", session.game_id),
+                ("game", game_id_in(session)),
                 ("seq", "1"),
                 ("prev", chain[0].hash),
                 ("terms", DEFAULT_TERMS),
@@ -195,7 +201,7 @@ def junk(session: GameSession, keys: list[Identity], rng: random.Random) -> list
     return lines
 
 
-def watch_with_redelivery(game: str, lines: list[str], rounds: int = 4) -> tuple[GameSession, int]:
+def watch_with_redelivery(game: str, lines: Sequence[str | bytes], rounds: int = 4) -> tuple[GameSession, int]:
     """A late spectator fed everything a relay retains; on ResyncNeeded it subscribes again (the relay resends all)."""
     spectator = GameSession(game)
     for deliveries in range(1, rounds + 1):
@@ -213,7 +219,7 @@ def test_thousands_of_junk_lines_from_throwaway_keys_cannot_stall_a_late_spectat
     lines = junk(host, strangers(2 * MAX_UNSEATED, seed), rng) + list(host.transcript)
     rng.shuffle(lines)
     lines.sort(key=lambda line: line in host.transcript)  # worst case: all the junk first, the real game last
-    spectator, deliveries = watch_with_redelivery(host.game_id, lines)
+    spectator, deliveries = watch_with_redelivery(game_id_in(host), lines)
     assert spectator.result == host.result and spectator.transcript == host.transcript
     assert deliveries <= 3
     assert spectator._waiting.keys() <= {HOST.public, GUEST.public}
@@ -242,9 +248,9 @@ def stranger_joins(host: GameSession, count: int, seed: int) -> list[str]:
         encode(
             "join",
             [
-                ("game", host.game_id),
+                ("game", game_id_in(host)),
                 ("seq", "1"),
-                ("prev", host.head.hash),
+                ("prev", head_of(host).hash),
                 ("terms", DEFAULT_TERMS),
                 ("commit", b64(rng.randbytes(32))),
             ],
@@ -290,10 +296,10 @@ def test_one_stranger_key_equivocating_twenty_thousand_times_leaves_no_record():
     lines = [
         encode(
             "move",
-            [("game", host.game_id), ("seq", "4"), ("prev", host.chain[3].hash), ("move", move.text())],
+            [("game", game_id_in(host)), ("seq", "4"), ("prev", host.chain[3].hash), ("move", move.text())],
             stranger,
         )
-        for move in host.board.legal_moves()
+        for move in board_of(host).legal_moves()
     ] * 3
     events = host.receive_all(lines)
     assert not host.proofs and not host.compromised_by and set(rejected(events)) == {"wrong-signer"}
@@ -309,7 +315,7 @@ def test_chat_is_capped_per_player():
     twin._chats[HOST.public] = (0, host.chain[0].hash)  # a client that ignores the cap
     head = host._chats[HOST.public]
     extra = encode(
-        "chat", [("game", host.game_id), ("seq", str(MAX_CHAT_LINES + 1)), ("prev", head[1]), ("text", "x")], HOST
+        "chat", [("game", game_id_in(host)), ("seq", str(MAX_CHAT_LINES + 1)), ("prev", head[1]), ("text", "x")], HOST
     )
     assert rejected(guest.receive(extra)) == ["limit"]
 
@@ -321,6 +327,7 @@ def test_join_twice_returns_the_same_line_and_keeps_the_secret():
     again = guest.join()
     assert again.line == first.line and again.events == ()
     secret = guest.secret
+    assert secret is not None
     assert first.message.value("commit") == commitment(secret)
     with pytest.raises(LocalProtocolError, match="another secret"):
         guest.join(b64(bytes(16)))
@@ -345,7 +352,7 @@ def test_accept_twice_returns_the_same_line_and_never_seats_another_guest():
 def test_every_action_retried_returns_the_same_line():
     host, guest = start()
     mine, theirs = mover(host, guest)
-    move = mine.board.legal_moves()[0].text()
+    move = playable(mine)[0]
     out = mine.move(move)
     assert mine.move(move).line == out.line
     resign = theirs.resign()
@@ -376,12 +383,12 @@ def test_a_guest_who_walks_away_after_seeing_the_salt_forfeits():
 def test_the_host_may_claim_a_game_whose_guest_never_reveals_but_a_reveal_still_stands():
     host, guest = accepted()
     claim = host.claim()
-    assert host.result.sentence() == "the host wins by forfeit: the guest did not reveal the coin flip"
+    assert result_of(host).sentence() == "the host wins by forfeit: the guest did not reveal the coin flip"
     reveal = guest.reveal().line
     events = host.receive(reveal)  # the guest was slow, not gone: the game goes on
     assert [type(e).__name__ for e in events][:2] == ["Superseded", "LineApplied"] and host.started and not host.over
     mine, _theirs = mover(host, guest)
-    first_move = mine.move(mine.board.legal_moves()[0].text()).line
+    first_move = mine.move(playable(mine)[0]).line
     prefix = list(host.transcript[:3])
     for order in itertools.permutations([claim.line, reveal, first_move]):
         spectator = GameSession(host.game_id)
@@ -399,9 +406,9 @@ def test_a_key_that_never_held_a_seat_cannot_mark_the_game_compromised():
         encode(
             "join",
             [
-                ("game", host.game_id),
+                ("game", game_id_in(host)),
                 ("seq", "1"),
-                ("prev", host.head.hash),
+                ("prev", head_of(host).hash),
                 ("terms", DEFAULT_TERMS),
                 ("commit", b64(bytes([n]) * 32)),
             ],
@@ -416,7 +423,7 @@ def test_a_key_that_never_held_a_seat_cannot_mark_the_game_compromised():
 
 def test_a_host_signed_line_at_seq_0_is_malformed_not_an_equivocation():
     host, _ = start()
-    line = encode("resign", [("game", host.game_id), ("seq", "1"), ("prev", host.head.hash)], HOST).replace(
+    line = encode("resign", [("game", game_id_in(host)), ("seq", "1"), ("prev", head_of(host).hash)], HOST).replace(
         " seq=1 ", " seq=0 "
     )
     assert rejected(host.receive(line)) == ["bad-field"] and not host.proofs
@@ -435,9 +442,9 @@ def test_unknown_terms_are_refused_and_a_join_must_accept_the_offers_terms():
     join = encode(
         "join",
         [
-            ("game", host.game_id),
+            ("game", game_id_in(host)),
             ("seq", "1"),
-            ("prev", host.head.hash),
+            ("prev", head_of(host).hash),
             ("terms", other),
             ("commit", commitment(SECRET)),
         ],
@@ -455,14 +462,14 @@ def test_a_players_filter_has_its_lines_and_not_its_copies():
     from aiomqtt import Topic  # MQTT's own matching rules
 
     host, guest = start("olix")
-    wanted = player_filter(host.game_id, GUEST.public)
+    wanted = player_filter(game_id_in(host), GUEST.public)
     guest_lines = [m for m in guest.chain if m.signer == GUEST.public]
     host_lines = [m for m in guest.chain if m.signer == HOST.public]
     assert guest_lines and host_lines
     assert all(Topic(topic_for(m)).matches(wanted) for m in guest_lines)
     assert not any(Topic(topic_for(m)).matches(wanted) for m in host_lines)
     assert not any(Topic(copy_topic(m, GUEST.public)).matches(wanted) for m in host_lines)  # the guest's copies
-    assert all(Topic(copy_topic(m, GUEST.public)).matches(game_filter(host.game_id)) for m in host_lines)
+    assert all(Topic(copy_topic(m, GUEST.public)).matches(game_filter(game_id_in(host))) for m in host_lines)
 
 
 def test_a_restored_guest_can_reveal():
@@ -495,11 +502,11 @@ def test_honest_games_always_finish_whatever_strangers_publish(seed, junk_count,
     play_moves(host, guest, seed)
     pool = strangers(min(keys, junk_count) or 1, seed)
     rng = random.Random(seed)
-    noise = junk(host, [rng.choice(pool) for _ in range(junk_count)], rng)
+    noise: list[str | bytes] = [*junk(host, [rng.choice(pool) for _ in range(junk_count)], rng)]
     noise += [b"\xff garbage", "olixono/1 move game=x", host.transcript[-1]]
     lines = [*host.transcript, *noise]
     shuffle.shuffle(lines)
-    spectator, _ = watch_with_redelivery(host.game_id, lines)
+    spectator, _ = watch_with_redelivery(game_id_in(host), lines)
     assert spectator.transcript == host.transcript and spectator.result == host.result
 
 
@@ -507,12 +514,14 @@ def test_seating_the_guest_purges_strangers_waiting_lines_without_refusing_the_h
     host, guest = offered()
     stranger = strangers(1)[0]
     waiting = encode(
-        "move", [("game", host.game_id), ("seq", "7"), ("prev", b64(bytes(32))), ("move", "Oc6c5")], stranger
+        "move", [("game", game_id_in(host)), ("seq", "7"), ("prev", b64(bytes(32))), ("move", "Oc6c5")], stranger
     )
     assert host.receive(waiting) == []  # kept: the stranger might be the guest
     host.receive(guest.join(SECRET).line)
     out = host.accept(GUEST.public, SALT)  # does not raise: the purge's rejection is the stranger's, not ours
-    assert rejected(out.events) == ["wrong-signer"] and out.events[0].line == out.events[0].message.line
+    applied = out.events[0]
+    assert rejected(out.events) == ["wrong-signer"] and isinstance(applied, LineApplied)
+    assert applied.line == applied.message.line
     assert host.guest == GUEST.public and not len(host._waiting)
 
 
@@ -526,7 +535,7 @@ def test_an_accept_never_seats_a_join_that_was_refused(case):
     invite = GUEST.public if case == "not invited" else None
     terms = "clock:300+3,rules:1" if case == "other terms" else "rules:1"
     host, out = GameSession.offer("oxono", HOST, nonce=NONCE, at=AT, invite=invite, terms=terms)
-    game, offer_hash = host.game_id, decode(out.line).hash
+    game, offer_hash = game_id_in(host), decode(out.line).hash
     joiner = STRANGER if case == "not invited" else GUEST
     join = encode(
         "join",

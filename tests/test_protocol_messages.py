@@ -242,6 +242,7 @@ def test_chat_text_in_any_script_is_allowed(text):
 def test_the_unicode_tables_are_what_the_generator_writes():
     generator = Path(__file__).resolve().parent.parent / "scripts" / "unicode_tables.py"
     spec = importlib.util.spec_from_file_location("unicode_tables_generator", generator)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     if unicodedata.unidata_version != module.UNICODE_VERSION:

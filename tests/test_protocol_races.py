@@ -9,7 +9,18 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from protocol_helpers import identity_of, mover, play_moves, rejected, start
+from protocol_helpers import (
+    board_of,
+    game_id_in,
+    head_of,
+    identity_of,
+    mover,
+    play_moves,
+    playable,
+    rejected,
+    result_of,
+    start,
+)
 
 from protocol import (
     EndDeclined,
@@ -43,18 +54,22 @@ def test_a_resignation_while_the_opponent_thinks_stands_over_their_move(kind):
     actor, waiter = mover(host, guest)
     prefix = list(host.transcript)
     resign = waiter.resign()  # not waiter's turn
-    assert waiter.result.reason == "resigned" and waiter.result.winner == actor.player_of(identity_of(actor).public)
-    move = actor.move(actor.board.legal_moves()[0].text())  # signed before the resignation arrived
+    assert result_of(waiter).reason == "resigned" and result_of(waiter).winner == actor.player_of(
+        identity_of(actor).public
+    )
+    move = actor.move(playable(actor)[0])  # signed before the resignation arrived
     events = actor.receive(resign.line)
     assert [type(e).__name__ for e in events][:2] == ["Superseded", "LineApplied"]
-    assert events[0].message.line == move.line and isinstance(events[-1], GameOver)
+    assert (
+        isinstance(events[0], Superseded) and events[0].message.line == move.line and isinstance(events[-1], GameOver)
+    )
     assert waiter.receive(move.line)[0] == Superseded(move.message, resign.message)
     assert actor.transcript == waiter.transcript and actor.result == waiter.result
     spectator = all_orders_agree(prefix, [resign.line, move.line])
     assert spectator.result == waiter.result and move.line not in spectator.transcript
     assert verify_transcript(spectator.transcript)[2] is None
     _, number, problem = verify_transcript([*prefix, move.line, resign.line])
-    assert problem.code == "superseded" and number == len(prefix) + 2
+    assert problem is not None and problem.code == "superseded" and number == len(prefix) + 2
 
 
 def test_a_resignation_stands_over_the_whole_turn_it_interrupts():
@@ -64,7 +79,7 @@ def test_a_resignation_stands_over_the_whole_turn_it_interrupts():
     prefix = list(host.transcript)
     resign = waiter.resign().line
     propose = actor.propose().line  # a remark leaves the turn with the actor
-    move = actor.move(actor.board.legal_moves()[0].text()).line
+    move = actor.move(playable(actor)[0]).line
     events = actor.receive(resign)
     assert [type(e).__name__ for e in events].count("Superseded") == 2
     assert actor.transcript == waiter.transcript
@@ -78,9 +93,9 @@ def test_a_player_who_resigns_and_plays_on_has_equivocated():
     key = identity_of(waiter)
     twin = GameSession.restore(waiter.transcript, key)
     resign = waiter.resign().line
-    move = actor.move(actor.board.legal_moves()[0].text()).line
+    move = actor.move(playable(actor)[0]).line
     twin.receive(move)
-    reply = twin.move(twin.board.legal_moves()[0].text()).line  # the same key continues after resigning
+    reply = twin.move(playable(twin)[0]).line  # the same key continues after resigning
     ends = set()
     for order in ([resign, move, reply], [move, reply, resign], [reply, resign, move]):
         spectator = GameSession()
@@ -88,7 +103,7 @@ def test_a_player_who_resigns_and_plays_on_has_equivocated():
         assert spectator.compromised_by == {key.public}
         proof = spectator.proofs[0]
         assert check_equivocation_proof(proof.first, proof.second) == key.public
-        result = spectator.result
+        result = result_of(spectator)
         assert result.reason == "equivocation" and result.by == key.public and result.slot == decode(resign).seq
         assert result.sentence().endswith(f"signed two lines that cannot both stand (slot {result.slot})")
         ends.add((spectator.transcript, result))
@@ -102,11 +117,11 @@ def test_a_proposal_stands_until_agreed(kind):
     actor, waiter = mover(host, guest)
     proposal = actor.propose()
     events = waiter.receive(proposal.line)
-    assert EndProposed(actor.board.turn) in events and actor.proposal == actor.board.turn
+    assert EndProposed(board_of(actor).turn) in events and actor.proposal == board_of(actor).turn
     assert actor.propose().line == proposal.line  # a retry, not a second proposal
     with pytest.raises(LocalProtocolError, match="none is open"):
         actor.agree()  # one cannot accept one's own proposal
-    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)  # the proposal stands across the move
+    waiter.receive(actor.move(playable(actor)[0]).line)  # the proposal stands across the move
     assert waiter.proposal is not None
     over = next(e.result for e in actor.receive(waiter.agree().line) if isinstance(e, GameOver))
     assert over.reason == "agreed" and host.result == guest.result == over
@@ -122,17 +137,17 @@ def test_a_proposal_can_be_withdrawn_on_ones_turn_or_declined_on_theirs():
     actor, waiter = mover(host, guest)
     for out in (actor.propose(), actor.withdraw()):
         events = waiter.receive(out.line)
-    assert ProposalWithdrawn(actor.board.turn) in events and waiter.proposal is None
+    assert ProposalWithdrawn(board_of(actor).turn) in events and waiter.proposal is None
     with pytest.raises(LocalProtocolError, match="once a turn"):
         actor.propose()
-    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)
+    waiter.receive(actor.move(playable(actor)[0]).line)
     actor, waiter = waiter, actor
     out = actor.propose()
     waiter.receive(out.line)
-    waiter.receive(actor.move(actor.board.legal_moves()[0].text()).line)
+    waiter.receive(actor.move(playable(actor)[0]).line)
     decline = waiter.decline()
     events = actor.receive(decline.line)
-    assert EndDeclined(waiter.board.turn) in events and actor.proposal is None
+    assert EndDeclined(board_of(waiter).turn) in events and actor.proposal is None
     assert waiter.decline().line == decline.line
     with pytest.raises(LocalProtocolError, match="none is open"):
         waiter.agree()
@@ -146,17 +161,20 @@ def test_only_the_first_player_may_abort_and_only_before_their_first_move():
     with pytest.raises(LocalProtocolError, match="may send resign, timeout while"):
         second.abort()  # the second player, while the first thinks
     late = encode(
-        "abort", [("game", host.game_id), ("seq", str(host.next_seq)), ("prev", host.head.hash)], identity_of(second)
+        "abort",
+        [("game", game_id_in(host)), ("seq", str(host.next_seq)), ("prev", head_of(host).hash)],
+        identity_of(second),
     )
     assert rejected(GameSession.restore(host.transcript).receive(late)) == ["wrong-seat"]
     spectator = GameSession.restore(host.transcript)
-    spectator.receive(first.move(first.board.legal_moves()[0].text()).line)
+    spectator.receive(first.move(playable(first)[0]).line)
     with pytest.raises(LocalProtocolError, match="only the first player may abort"):
         GameSession.restore(spectator.transcript, identity_of(second)).abort()  # at their first move
     host, guest = start()
     first, _ = mover(host, guest)
     abort = first.abort()
-    assert abort.events[-1].result.by_name == first.board.turn == first.board.PLAYERS[0]
+    over = abort.events[-1]
+    assert isinstance(over, GameOver) and over.result.by_name == board_of(first).turn == board_of(first).PLAYERS[0]
     with pytest.raises(LocalProtocolError):
         host.move("Oc6c5")
 
@@ -178,7 +196,7 @@ def race_lines(seed: int) -> tuple[list[str], list[str]]:
     if rng.random() < 0.5:
         turn.append(actor.propose().line)
     if rng.random() < 0.7:
-        turn.append(actor.move(actor.board.legal_moves()[0].text()).line)
+        turn.append(actor.move(playable(actor)[0]).line)
     elif rng.random() < 0.5:
         turn.append(actor.resign().line)
     return prefix, [ending.line, *turn]
@@ -203,7 +221,9 @@ def test_a_waiting_player_cannot_move_remark_or_answer():
     actor, waiter = mover(host, guest)
     for kind in ("propose", "withdraw", "decline", "agree", "abort"):
         line = encode(
-            kind, [("game", host.game_id), ("seq", str(host.next_seq)), ("prev", host.head.hash)], identity_of(waiter)
+            kind,
+            [("game", game_id_in(host)), ("seq", str(host.next_seq)), ("prev", head_of(host).hash)],
+            identity_of(waiter),
         )
         receiver = GameSession.restore(actor.transcript)  # a second line for one slot would be an equivocation
         assert rejected(receiver.receive(line)) == ["wrong-seat"], kind

@@ -8,7 +8,20 @@ import random
 from dataclasses import dataclass, field
 
 import pytest
-from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET, rejected, start
+from protocol_helpers import (
+    AT,
+    GUEST,
+    HOST,
+    NONCE,
+    SALT,
+    SECRET,
+    game_id_in,
+    identity_of,
+    playable,
+    rejected,
+    seat_of,
+    start,
+)
 
 from protocol import GameSession, verify_transcript
 from protocol.clock import LAG_MOST_MS, SLACK_MS, Answer
@@ -51,7 +64,7 @@ class Table:
         other = self.other(mover)
         me = self.name(mover)
         self.now = self.turn_seen.get(me, self.now) + true_think
-        move = mover.move(mover.board.legal_moves()[0].text(), think_ms=true_think if claimed is None else claimed)
+        move = mover.move(playable(mover)[0], think_ms=true_think if claimed is None else claimed)
         self.sent[me] = self.now
         self.watcher.receive(move.line)
         self.now += self.delay
@@ -114,7 +127,7 @@ def test_thinking_left_unreported_shows_as_unexplained_on_that_player_alone():
     seated = table()
     for _ in range(6):
         seated.play(500)
-    cheat = seated.watcher.player_of(seated.mover().identity.public)
+    cheat = seat_of(seated.watcher, identity_of(seated.mover()).public)
     seated.play(6000, claimed=100)  # thought 6 s, says 0.1 s: charged the floor on the official clock
     for _ in range(4):
         seated.play(500)
@@ -135,12 +148,12 @@ def test_delaying_receipts_hides_at_most_the_lag_allowance(held_back):
             claimed=1000 if host_moves else None,
             receipt_delay=held_back if not host_moves else 0,
         )  # the host, receiving, holds its receipts back
-    host = seated.watcher.player_of(HOST.public)
+    host = seat_of(seated.watcher, HOST.public)
     used = seated.watcher.time_used()
     trip = 2 * seated.delay  # the network's round trip: the hidden 4 s show whole, less what the held receipts hide
     hidden = 4000 - (min(trip + held_back, LAG_MOST_MS) - trip) - SLACK_MS
     assert used[host].measured >= 4 and used[host].unexplained == used[host].measured * hidden
-    assert used[seated.watcher.player_of(GUEST.public)].unexplained == 0
+    assert used[seat_of(seated.watcher, GUEST.public)].unexplained == 0
 
 
 def test_every_receiver_computes_the_same_from_the_record_alone():
@@ -170,7 +183,7 @@ def test_bad_receipts_are_refused_and_change_nothing():
     theirs_seq = next(m.seq for m in reversed(chain) if m.type == "move" and m.signer == GUEST.public)
 
     def fields(seq: int, prev: str) -> list[tuple[str, str]]:
-        return [("game", watcher.game_id), ("seq", str(seq)), ("prev", prev), ("recv", "5")]
+        return [("game", game_id_in(watcher)), ("seq", str(seq)), ("prev", prev), ("recv", "5")]
 
     from protocol_helpers import STRANGER
 
@@ -190,11 +203,7 @@ def test_bad_receipts_are_refused_and_change_nothing():
 
 def test_an_untimed_game_has_no_receipts():
     host, guest = start("oxono")
-    move = (
-        host.move(host.board.legal_moves()[0].text())
-        if host.actor == HOST.public
-        else guest.move(guest.board.legal_moves()[0].text())
-    )
+    move = host.move(playable(host)[0]) if host.actor == HOST.public else guest.move(playable(guest)[0])
     for session in (host, guest):
         session.receive(move.line)
     receiver = guest if move.message.signer == HOST.public else host
@@ -202,8 +211,8 @@ def test_an_untimed_game_has_no_receipts():
         receiver.receipt(move.message.seq, 1)
     line = encode(
         "receipt",
-        [("game", host.game_id), ("seq", str(move.message.seq)), ("prev", move.message.hash), ("recv", "1")],
-        receiver.identity,
+        [("game", game_id_in(host)), ("seq", str(move.message.seq)), ("prev", move.message.hash), ("recv", "1")],
+        identity_of(receiver),
     )
     assert rejected(host.receive(line) if receiver is guest else guest.receive(line)) == ["bad-clock"]
 
@@ -250,7 +259,7 @@ def test_a_player_who_says_it_had_the_others_moves_late_cannot_shed_its_own_thin
         else:
             seated.play(700, recv_bias=4000)  # the host dates its receipts of the guest's moves 4 s late
     used = seated.watcher.time_used()
-    host, guest = (seated.watcher.player_of(key) for key in (HOST.public, GUEST.public))
+    host, guest = (seat_of(seated.watcher, key) for key in (HOST.public, GUEST.public))
     assert used[host].measured == 6 and used[host].unexplained == 6 * (4000 - SLACK_MS)
     assert used[guest].unexplained > 0  # it may make the other's moves look slow: never its own look fast
 

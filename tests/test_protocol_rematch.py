@@ -4,7 +4,7 @@ players with the colours swapped (``PROTOCOL.md`` §3, "A rematch")."""
 from __future__ import annotations
 
 import pytest
-from protocol_helpers import AT, GUEST, HOST, SALT, SECRET, STRANGER, rejected, start
+from protocol_helpers import AT, GUEST, HOST, SALT, SECRET, STRANGER, game_id_in, head_of, rejected, start
 
 from protocol import GameSession, LocalProtocolError, RematchAsked, topic_for, verify_transcript
 from protocol.messages import encode
@@ -20,9 +20,9 @@ def over() -> tuple[GameSession, GameSession]:
 def rematch_line(
     session: GameSession, identity, next_game: str, seq: int | None = None, prev: str | None = None
 ) -> str:
-    head = session.head
+    head = head_of(session)
     fields = [
-        ("game", session.game_id),
+        ("game", game_id_in(session)),
         ("seq", str(head.seq if seq is None else seq)),
         ("prev", head.hash if prev is None else prev),
         ("next", next_game),
@@ -32,14 +32,16 @@ def rematch_line(
 
 def test_both_players_ask_and_the_rematch_is_the_game_they_name():
     host, guest = over()
+    assert host.terms is not None
     nxt, _ = GameSession.offer("olix", GUEST, invite=HOST.public, terms=rematch_terms(host.terms, "host"), at=AT)
-    asked = guest.ask_rematch(nxt.game_id)
+    asked = guest.ask_rematch(game_id_in(nxt))
     assert asked.topic == topic_for(asked.message) and asked.topic.endswith(f"/{GUEST.public.text}/rematch")
-    assert guest.ask_rematch(nxt.game_id).line == asked.line  # asked again: the same line
+    assert guest.ask_rematch(game_id_in(nxt)).line == asked.line  # asked again: the same line
     events = host.receive(asked.line)
-    assert [type(e) for e in events] == [RematchAsked] and events[0].game == nxt.game_id
+    (asked_for,) = events
+    assert isinstance(asked_for, RematchAsked) and asked_for.game == nxt.game_id
     assert host.rematch_of(GUEST.public) == nxt.game_id and host.rematch is None  # one player only: not agreed yet
-    guest.receive(host.ask_rematch(nxt.game_id).line)
+    guest.receive(host.ask_rematch(game_id_in(nxt)).line)
     assert host.rematch == guest.rematch == nxt.game_id
     assert host.transcript == guest.transcript and not any(" rematch " in line for line in host.transcript)
     assert verify_transcript(host.transcript)[1] is None  # the finished game's record is as it was
@@ -47,11 +49,12 @@ def test_both_players_ask_and_the_rematch_is_the_game_they_name():
 
 def test_two_players_who_both_proposed_agree_on_the_lower_game_id():
     host, guest = over()
+    assert host.terms is not None
     mine, _ = GameSession.offer("olix", HOST, invite=GUEST.public, terms=rematch_terms(host.terms, "guest"), at=AT)
     theirs, _ = GameSession.offer("olix", GUEST, invite=HOST.public, terms=rematch_terms(host.terms, "host"), at=AT)
-    guest.receive(host.ask_rematch(mine.game_id).line)
-    host.receive(guest.ask_rematch(theirs.game_id).line)
-    assert host.rematch == guest.rematch == min(mine.game_id, theirs.game_id)
+    guest.receive(host.ask_rematch(game_id_in(mine)).line)
+    host.receive(guest.ask_rematch(game_id_in(theirs)).line)
+    assert host.rematch == guest.rematch == min(game_id_in(mine), game_id_in(theirs))
 
 
 def test_a_rematch_is_refused_before_the_end_by_a_stranger_forged_twice_or_naming_another_line():
@@ -64,8 +67,8 @@ def test_a_rematch_is_refused_before_the_end_by_a_stranger_forged_twice_or_namin
     assert rejected(guest.receive(rematch_line(guest, STRANGER, "A" * 22))) == ["wrong-signer"]
     forged = rematch_line(guest, HOST, "A" * 22)[:-10] + "AAAAAAAAAA"
     assert rejected(guest.receive(forged)) == ["bad-signature"]
-    assert rejected(guest.receive(rematch_line(guest, HOST, "A" * 22, seq=guest.head.seq - 1))) == ["broken-link"]
-    assert rejected(guest.receive(rematch_line(guest, HOST, guest.game_id))) == ["bad-field"]
+    assert rejected(guest.receive(rematch_line(guest, HOST, "A" * 22, seq=head_of(guest).seq - 1))) == ["broken-link"]
+    assert rejected(guest.receive(rematch_line(guest, HOST, game_id_in(guest)))) == ["bad-field"]
     assert guest.receive(rematch_line(guest, HOST, "B" * 21 + "A")) != []
     assert rejected(guest.receive(rematch_line(guest, HOST, "C" * 21 + "A"))) == ["wrong-seat"]  # one a player
     assert guest.rematch_of(HOST.public) == "B" * 21 + "A" and guest.rematch is None

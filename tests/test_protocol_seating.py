@@ -29,7 +29,7 @@ from functools import lru_cache
 import pytest
 from seating_cast import Cast, SeatingGame, seating_game
 
-from protocol import GameSession, Identity, ResyncNeeded, decode, verify_transcript
+from protocol import GameSession, Identity, PublicKey, ResyncNeeded, decode, verify_transcript
 
 ORDERS = 4
 """Receivers fed a game in a shuffled order (besides the one fed it in the order signed)."""
@@ -62,7 +62,7 @@ def fed(lines: Iterable[str], rng: random.Random | None = None) -> GameSession:
 class Ending:
     """What every receiver of the same lines must agree on."""
 
-    result: tuple | None
+    result: tuple[str, str, PublicKey | None, PublicKey | None, int | None] | None
     chain: tuple[str, ...]
     proofs: frozenset[tuple[str, str, int | None, frozenset[str]]]
     record: frozenset[str]
@@ -88,7 +88,7 @@ def line_name(names: Mapping[str, str], line: str) -> str:
 
 
 def describe(names: Mapping[str, str], end: Ending) -> str:
-    def who(key) -> str:
+    def who(key: PublicKey | None) -> str:
         return "none" if key is None else names.get(key.text, key.fingerprint)
 
     result = (

@@ -15,15 +15,21 @@ from protocol_helpers import (
     SALT,
     SECRET,
     STRANGER,
+    board_of,
     full_game,
+    game_id_in,
+    head_of,
     identity_of,
     mover,
     offered,
     play_moves,
+    playable,
     rejected,
+    result_of,
     start,
 )
 
+from olixono.common import GameKind
 from protocol import (
     ChatReceived,
     EquivocationDetected,
@@ -52,7 +58,7 @@ def kinds(events) -> list[str]:
 
 
 def next_fields(session: GameSession) -> list[tuple[str, str]]:
-    return [("game", session.game_id), ("seq", str(session.next_seq)), ("prev", session.head.hash)]
+    return [("game", game_id_in(session)), ("seq", str(session.next_seq)), ("prev", head_of(session).hash)]
 
 
 def test_set_up_coin_flip_and_seats():
@@ -61,7 +67,7 @@ def test_set_up_coin_flip_and_seats():
     guest = GameSession(host.game_id, GUEST)
     events = guest.receive(out.line)
     assert events[1] == OfferReceived(
-        host.game_id, "oxono", HOST.public, None, "rules:2", AT
+        game_id_in(host), GameKind.OXONO, HOST.public, None, "rules:2", AT
     )  # a new offer names the rules it plays
     assert guest.receive(out.line) == []  # a duplicate changes nothing
     join = guest.join(SECRET)
@@ -114,7 +120,7 @@ def test_a_winning_move_returns_its_game_over():
     rng = random.Random(4)
     for _ in range(200):
         mine, theirs = mover(host, guest)
-        out = mine.move(rng.choice(mine.board.legal_moves()).text())
+        out = mine.move(rng.choice(playable(mine)))
         theirs.receive(out.line)
         if host.over:
             break
@@ -162,9 +168,9 @@ def test_invited_game_refuses_other_keys():
     line = encode(
         "join",
         [
-            ("game", host.game_id),
+            ("game", game_id_in(host)),
             ("seq", "1"),
-            ("prev", host.head.hash),
+            ("prev", head_of(host).hash),
             ("terms", "rules:1"),
             ("commit", commitment(SECRET)),
         ],
@@ -182,7 +188,7 @@ def test_each_check_has_its_code_and_changes_nothing():
     play_moves(host, guest, 3, plies=4)
     mine, theirs = mover(host, guest)
     mover_key, waiter_key = identity_of(mine), identity_of(theirs)
-    legal = mine.board.legal_moves()[0].text()
+    legal = playable(mine)[0]
     before = host.transcript
     cases = {
         "wrong-signer": encode("move", [*next_fields(host), ("move", legal)], STRANGER),
@@ -205,7 +211,7 @@ def test_a_seated_key_that_signs_a_bad_line_and_a_good_one_for_one_slot_forfeits
     host, guest = start()
     play_moves(host, guest, 3, plies=4)
     mine, _theirs = mover(host, guest)
-    legal = mine.board.legal_moves()[0].text()
+    legal = playable(mine)[0]
     fields = next_fields(host)
     lines = {
         "broken-link": encode("move", [*fields[:2], ("prev", b64(bytes(32))), ("move", legal)], identity_of(mine)),
@@ -216,7 +222,7 @@ def test_a_seated_key_that_signs_a_bad_line_and_a_good_one_for_one_slot_forfeits
     for order in ([lines[bad], good], [good, lines[bad]]):
         receiver = GameSession.restore(host.transcript)
         receiver.receive_all(order)
-        assert receiver.result.reason == "equivocation" and receiver.result.by == identity_of(mine).public
+        assert result_of(receiver).reason == "equivocation" and result_of(receiver).by == identity_of(mine).public
         ends.add((receiver.transcript, receiver.result))
     assert len(ends) == 1
 
@@ -225,7 +231,7 @@ def test_local_actions_are_refused_before_anything_is_signed():
     host, guest = start()
     mine, theirs = mover(host, guest)
     with pytest.raises(LocalProtocolError, match="player not to move may send resign, timeout while"):
-        theirs.move(theirs.board.legal_moves()[0].text())
+        theirs.move(playable(theirs)[0])
     with pytest.raises(LocalProtocolError, match="cannot reach"):
         mine.move("Xa1a1")
     with pytest.raises(LocalProtocolError, match="not an Oxono move"):
@@ -239,8 +245,8 @@ def test_local_actions_are_refused_before_anything_is_signed():
     spectator.receive_all(host.transcript)
     with pytest.raises(LocalProtocolError, match="no key"):
         spectator.resign()
-    theirs.receive(mine.move(mine.board.legal_moves()[0].text()).line)
-    mine.receive(theirs.move(theirs.board.legal_moves()[0].text()).line)
+    theirs.receive(mine.move(playable(mine)[0]).line)
+    mine.receive(theirs.move(playable(theirs)[0]).line)
     with pytest.raises(LocalProtocolError, match="only the first player may abort"):
         mine.abort()
     assert host.transcript == guest.transcript
@@ -258,7 +264,7 @@ def test_abort_before_the_first_move_and_resign():
     )
     host, guest = start()
     mine, theirs = mover(host, guest)
-    loser = mine.board.turn
+    loser = board_of(mine).turn
     events = theirs.receive(mine.resign().line)
     result = next(e.result for e in events if isinstance(e, GameOver))
     assert result.reason == "resigned" and result.winner != loser
@@ -284,7 +290,7 @@ def test_equivocation_is_detected_kept_and_provable():
     key = identity_of(mine)
     twin = GameSession(host.game_id, key)
     twin.receive_all(host.transcript)
-    moves = mine.board.legal_moves()
+    moves = board_of(mine).legal_moves()
     first = mine.move(moves[0].text()).line
     second = twin.move(moves[1].text()).line
     prefix = mine.transcript[:-1]
@@ -298,10 +304,11 @@ def test_equivocation_is_detected_kept_and_provable():
     assert proofs[0].point == slot and spectator.compromised_by == {key.public}
     # the equivocator loses at that point: the record stops before it
     player = mine.player_of(key.public)
-    assert spectator.over and spectator.result.reason == "equivocation" and spectator.result.by == key.public
+    result = result_of(spectator)
+    assert spectator.over and result.reason == "equivocation" and result.by == key.public
     assert (
-        spectator.result.sentence()
-        == f"{spectator.result.winner} wins by forfeit: {player} signed two lines that cannot both stand (slot {slot})"
+        result.sentence()
+        == f"{result.winner} wins by forfeit: {player} signed two lines that cannot both stand (slot {slot})"
     )
     assert spectator.transcript == tuple(prefix) and spectator.next_seq == slot
     assert check_equivocation_proof(first, second) == key.public
@@ -322,7 +329,7 @@ def test_chat_side_chain():
     events = host.receive(first)
     assert [e.text for e in events if isinstance(e, ChatReceived)] == ["hello", "are you there?"]
     stranger_chat = encode(
-        "chat", [("game", host.game_id), ("seq", "1"), ("prev", host.chain[0].hash), ("text", "hi")], STRANGER
+        "chat", [("game", game_id_in(host)), ("seq", "1"), ("prev", host.chain[0].hash), ("text", "hi")], STRANGER
     )
     assert rejected(host.receive(stranger_chat)) == ["wrong-signer"]
     with pytest.raises(LocalProtocolError):
@@ -376,7 +383,7 @@ def test_a_seated_players_waiting_lines_are_bounded():
         encode(
             "move",
             [
-                ("game", host.game_id),
+                ("game", game_id_in(host)),
                 ("seq", str(10 + i)),
                 ("prev", b64(bytes([i % 256, i // 256]) + bytes(30))),
                 ("move", "Oc6c5"),
@@ -391,7 +398,7 @@ def test_a_seated_players_waiting_lines_are_bounded():
     chats = [
         encode(
             "chat",
-            [("game", host.game_id), ("seq", str(2 + i)), ("prev", b64(bytes([i]) + bytes(31))), ("text", "x")],
+            [("game", game_id_in(host)), ("seq", str(2 + i)), ("prev", b64(bytes([i]) + bytes(31))), ("text", "x")],
             HOST,
         )
         for i in range(20)
@@ -411,9 +418,9 @@ def test_transcript_round_trip_and_strict_verify():
     lines = list(host.transcript)
     del lines[6]
     _, number, problem = verify_transcript(lines)
-    assert number == 7 and problem.code in ("gap", "broken-link")
+    assert number == 7 and problem is not None and problem.code in ("gap", "broken-link")
     _, number, problem = verify_transcript([*host.transcript, host.transcript[5]])
-    assert problem.code == "gap" and "duplicate" in problem.detail
+    assert problem is not None and problem.code == "gap" and "duplicate" in problem.detail
 
 
 def test_equivocation_is_caught_even_when_both_lines_arrive_before_their_parent():
@@ -423,7 +430,7 @@ def test_equivocation_is_caught_even_when_both_lines_arrive_before_their_parent(
     key = identity_of(mine)
     twin = GameSession(host.game_id, key)
     twin.receive_all(mine.transcript)
-    moves = mine.board.legal_moves()
+    moves = board_of(mine).legal_moves()
     first, second = mine.move(moves[0].text()).line, twin.move(moves[1].text()).line
     spectator = GameSession(host.game_id)
     assert spectator.receive(first) == [] and spectator.receive(second) == []  # both wait for the offer
@@ -445,7 +452,7 @@ def test_lines_for_another_game_that_came_before_the_offer_are_dropped_when_it_c
 
 def test_read_only_views_cannot_change_the_game():
     host, _guest = start()
-    board = host.board
+    board = board_of(host)
     board.push(board.legal_moves()[0])
     seats = host.seats
     seats.clear()
@@ -469,9 +476,10 @@ def test_presence_is_the_latest_line_of_each_player_and_never_part_of_the_game()
     assert spectator.present(GUEST.public) is True
     spectator.receive(gone.line)  # an old will replayed changes nothing
     assert spectator.present(GUEST.public) is True and spectator.transcript == host.transcript
-    stranger = encode("presence", [("game", host.game_id), ("seq", "9"), ("state", "here")], STRANGER)
+    stranger = encode("presence", [("game", game_id_in(host)), ("seq", "9"), ("state", "here")], STRANGER)
     assert rejected(spectator.receive(stranger)) == ["wrong-signer"]
-    assert verify_transcript([*host.transcript, here.line])[2].code == "gap"
+    problem = verify_transcript([*host.transcript, here.line])[2]
+    assert problem is not None and problem.code == "gap"
 
 
 def test_a_player_may_say_its_program_runs_the_games_relay_and_is_here():
@@ -486,6 +494,6 @@ def test_a_player_may_say_its_program_runs_the_games_relay_and_is_here():
     spectator.receive(hosting.line)
     assert spectator.present(HOST.public) is True and spectator.runs_relay(HOST.public)
     assert not spectator.runs_relay(GUEST.public)
-    stranger = encode("presence", [("game", host.game_id), ("seq", "9"), ("state", "hosting")], STRANGER)
+    stranger = encode("presence", [("game", game_id_in(host)), ("seq", "9"), ("state", "hosting")], STRANGER)
     assert rejected(spectator.receive(stranger)) == ["wrong-signer"] and not spectator.runs_relay(STRANGER.public)
     assert spectator.transcript == host.transcript  # never part of the game

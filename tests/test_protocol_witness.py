@@ -12,9 +12,22 @@ import itertools
 from dataclasses import dataclass, field
 
 import pytest
-from protocol_helpers import AT, GUEST, HOST, NONCE, SALT, SECRET
+from protocol_helpers import (
+    AT,
+    GUEST,
+    HOST,
+    NONCE,
+    SALT,
+    SECRET,
+    board_of,
+    clocks_of,
+    game_id_in,
+    identity_of,
+    playable,
+    seat_of,
+)
 
-from protocol import ClaimVoided, GameSession, Identity, verify_transcript
+from protocol import ClaimVoided, GameSession, Identity, Result, verify_transcript
 from protocol.clock import GRACE_MS, answer_window
 from protocol.domain import ResultReason
 from protocol.errors import LocalProtocolError
@@ -61,7 +74,7 @@ class Timeline:
         mover = self.mover()
         other = self.other(mover)
         self.now += took
-        line = mover.move(mover.board.legal_moves()[0].text(), think_ms=took if says is None else says).line
+        line = mover.move(playable(mover)[0], think_ms=took if says is None else says).line
         self.send(line)
         self.sent[id(mover)] = self.turn_began = self.now
         receipt = other.receipt(decode(line).seq, self.now + recv_bias, self.sent.get(id(other)))
@@ -96,7 +109,7 @@ class Timeline:
                 ("flagged", str(claimed.now)),
                 ("now", str(now)),
             ],
-            waiter.identity,
+            identity_of(waiter),
         )
 
 
@@ -123,10 +136,10 @@ def timeline(
     return game
 
 
-def everyone_agrees(game: Timeline, orders: int = 6) -> object:
+def everyone_agrees(game: Timeline, orders: int = 6) -> Result:
     """Receivers fed the game's lines in the order signed and in several others, and verify over each one's record:
     all reach one result, which they return."""
-    results = set()
+    results: set[Result | None] = set()
     lines = list(game.lines)
     for order in itertools.islice(itertools.permutations(lines[-4:]), orders):
         receiver = GameSession(game.host.game_id)
@@ -135,7 +148,9 @@ def everyone_agrees(game: Timeline, orders: int = 6) -> object:
         assert bad is None and replayed.result == receiver.result, problem
         results.add(receiver.result)
     assert len(results) == 1, results
-    return results.pop()
+    result = results.pop()
+    assert result is not None
+    return result
 
 
 def test_the_witness_signs_every_line_it_verified_once_on_its_own_chain():
@@ -182,20 +197,20 @@ def test_a_hider_that_answers_a_claim_late_loses_on_time_with_a_witness(witnesse
         encode(
             "move",
             [
-                ("game", game.host.game_id),
+                ("game", game_id_in(game.host)),
                 ("seq", str(len(game.watcher.chain) - 1)),
                 ("prev", game.watcher.chain[-2].hash),
-                ("move", hider.board.legal_moves()[0].text()),
+                ("move", playable(hider)[0]),
                 ("think", "100"),
-                ("left", str(hider.clocks[hider.player_of(hider.identity.public)] - 100)),
+                ("left", str(clocks_of(hider)[seat_of(hider, identity_of(hider).public)] - 100)),
             ],
-            hider.identity,
+            identity_of(hider),
         ),
         2_000,
     )
     result = everyone_agrees(game)
     if witnessed:
-        assert result.reason == ResultReason.TIME and result.winner_key == waiter.identity.public
+        assert result.reason == ResultReason.TIME and result.winner_key == identity_of(waiter).public
         assert "as the time witnesses saw it" in result.sentence()
     else:
         assert result.reason == ResultReason.DISPUTE
@@ -209,7 +224,7 @@ def test_a_move_before_the_claims_window_closed_stands_over_the_timeout():
     game.play(800)
     waiter, flag = game.claim(62_000)
     mover = game.other(waiter)
-    move = mover.move(mover.board.legal_moves()[0].text(), think_ms=1000).line  # in the claim's window
+    move = mover.move(playable(mover)[0], think_ms=1000).line  # in the claim's window
     game.send(move, 1_000)
     timeout = game.close(waiter, flag)
     game.send(timeout)
@@ -238,7 +253,7 @@ def test_inflated_receipts_never_turn_an_honest_claim_into_a_dispute_with_a_witn
         result = game.watcher.result
         assert result is not None
         if witnessed:
-            assert result.reason == ResultReason.TIME and result.winner_key == honest.identity.public
+            assert result.reason == ResultReason.TIME and result.winner_key == identity_of(honest).public
         else:
             assert result.reason == ResultReason.DISPUTE
 
@@ -249,7 +264,7 @@ def test_a_loser_cannot_reopen_a_won_game_with_a_claim_signed_after_the_winning_
     game = timeline()
     while True:
         mover = game.mover()
-        board = mover.board
+        board = board_of(mover)
         ending = next((m for m in board.legal_moves() if _ends(board, m)), None)
         if ending is not None:
             break
@@ -258,25 +273,25 @@ def test_a_loser_cannot_reopen_a_won_game_with_a_claim_signed_after_the_winning_
     began = game.watcher.chain[-1]
     game.send(winning)
     loser = game.other(mover)
-    fields = [("game", game.host.game_id), ("seq", str(began.seq)), ("prev", began.hash)]
-    game.send(encode("flag", [*fields, ("sent", "0"), ("now", str(10**9))], loser.identity), 100)
+    fields = [("game", game_id_in(game.host)), ("seq", str(began.seq)), ("prev", began.hash)]
+    game.send(encode("flag", [*fields, ("sent", "0"), ("now", str(10**9))], identity_of(loser)), 100)
     game.send(
         encode(
             "timeout",
             [
-                ("game", game.host.game_id),
+                ("game", game_id_in(game.host)),
                 ("seq", str(began.seq + 1)),
                 ("prev", began.hash),
                 ("sent", "0"),
                 ("flagged", str(10**9)),
                 ("now", str(2 * 10**9)),
             ],
-            loser.identity,
+            identity_of(loser),
         ),
         100,
     )
     result = everyone_agrees(game)
-    assert result.winner_key == mover.identity.public and result.reason != ResultReason.DISPUTE
+    assert result.winner_key == identity_of(mover).public and result.reason != ResultReason.DISPUTE
 
 
 def test_an_abort_after_the_claims_window_never_outranks_the_timeout_with_a_witness():
@@ -287,11 +302,13 @@ def test_an_abort_after_the_claims_window_never_outranks_the_timeout_with_a_witn
     waiter, flag = game.claim(62_000)
     game.send(game.close(waiter, flag))
     abort = encode(
-        "abort", [("game", game.host.game_id), ("seq", "4"), ("prev", game.watcher.chain[3].hash)], first.identity
+        "abort",
+        [("game", game_id_in(game.host)), ("seq", "4"), ("prev", game.watcher.chain[3].hash)],
+        identity_of(first),
     )
     game.send(abort, 1_000)
     result = everyone_agrees(game)
-    assert result.reason == ResultReason.TIME and result.winner_key == waiter.identity.public
+    assert result.reason == ResultReason.TIME and result.winner_key == identity_of(waiter).public
 
 
 def test_a_witness_whose_times_go_back_counts_for_nothing():
@@ -303,7 +320,7 @@ def test_a_witness_whose_times_go_back_counts_for_nothing():
     back = encode(
         "witness",
         [
-            ("game", game.host.game_id),
+            ("game", game_id_in(game.host)),
             ("seq", str(len(_witness_lines(game)) + 1)),
             ("prev", decode(_witness_lines(game)[-1]).hash),
             ("time", "1"),
@@ -348,20 +365,20 @@ def test_a_correspondence_game_is_held_to_its_days_by_the_witness(witnessed):
         encode(
             "move",
             [
-                ("game", game.host.game_id),
+                ("game", game_id_in(game.host)),
                 ("seq", str(len(game.watcher.chain) - 1)),
                 ("prev", game.watcher.chain[-2].hash),
-                ("move", late.board.legal_moves()[0].text()),
+                ("move", playable(late)[0]),
                 ("think", "3600000"),
                 ("left", str(day)),
             ],
-            late.identity,
+            identity_of(late),
         ),
         3_600_000,
     )
     result = everyone_agrees(game)
     if witnessed:
-        assert result.reason == ResultReason.TIME and result.winner_key == waiter.identity.public
+        assert result.reason == ResultReason.TIME and result.winner_key == identity_of(waiter).public
     else:
         assert result.reason == ResultReason.DISPUTE
 
@@ -375,11 +392,12 @@ def hidden_thinking(took: int, moves: int, rtt: int = 40) -> Timeline:
         mover = game.mover()
         other = game.other(mover)
         game.now += spent
-        line = mover.move(mover.board.legal_moves()[0].text(), think_ms=says).line
+        line = mover.move(playable(mover)[0], think_ms=says).line
         game.send(line)
         game.sent[id(mover)] = game.turn_began = game.now
         sent = game.sent.get(id(other))
         receipt = other.receipt(decode(line).seq, game.now, sent, None if sent is None else sent + rtt)
+        assert receipt is not None  # a timed game
         game.send(receipt.line)
 
     hider = game.mover()
@@ -403,6 +421,7 @@ def test_a_claimant_that_waits_what_claim_remaining_says_is_never_voided_by_the_
         remaining = (
             waiter.claim_remaining() if honest else waiter._claim_remaining(waiter._state, len(waiter.chain) - 1)
         )
+        assert remaining is not None  # a timed game, played
         _, flag = game.claim(remaining + GRACE_MS + 40 + WITNESS_MARGIN_MS)
         game.send(game.close(waiter, flag))
         if honest:

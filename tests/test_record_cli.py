@@ -17,15 +17,16 @@ import json
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import TypedDict
 
 import pytest
 from cli_helpers import finish, games_dir, home, read_until, run, spawn, stop
-from protocol_helpers import offered
+from protocol_helpers import game_id_in, offered, playable, result_of
 from relay_fixtures import Relay, needs_mosquitto
 
 from client.shell.journal import Journal, JournalMeta
 from harness.mqtt import bare_client
-from protocol import GameSession, copy_topic, topic_for, verify_transcript
+from protocol import GameSession, Identity, copy_topic, topic_for, verify_transcript
 from protocol.keys import random_token
 from relay.mosquitto import free_port
 
@@ -41,10 +42,11 @@ class Person:
     env: dict[str, str]
 
     async def type(self, text: str) -> None:
+        assert self.process.stdin is not None
         self.process.stdin.write(text.encode() + b"\n")
         await self.process.stdin.drain()
 
-    async def sees(self, pattern: str) -> re.Match:
+    async def sees(self, pattern: str) -> re.Match[str]:
         return await read_until(self.process, pattern, self.lines)
 
 
@@ -54,7 +56,8 @@ async def two_at_prompts(relay: Relay, tmp_path, kind: str) -> AsyncIterator[tup
     host and the guest (stopped by their PIDs afterwards)."""
     host_env, _ = home(tmp_path, "host")
     guest_env, _ = home(tmp_path, "guest")
-    host = guest = None
+    host: Person | None = None
+    guest: Person | None = None
     try:
         host = Person(await spawn(host_env, "host", kind, "--relay", relay.url, "--plain", stdin=True), [], host_env)
         game = (await host.sees(r"olixono join (\S{22})")).group(1)
@@ -65,8 +68,8 @@ async def two_at_prompts(relay: Relay, tmp_path, kind: str) -> AsyncIterator[tup
             await person.sees(r"^seats ")
         yield game, host, guest
     finally:
-        for person in (host, guest):
-            await stop(person.process if person is not None else None)
+        for someone in (host, guest):
+            await stop(someone.process if someone is not None else None)
 
 
 async def publish(relay: Relay, topic: str, payload: bytes) -> None:
@@ -75,11 +78,17 @@ async def publish(relay: Relay, topic: str, payload: bytes) -> None:
         await client.publish(topic, payload, qos=1, retain=True)
 
 
-async def bot_game(relay: Relay, tmp_path, kind: str = "oxono") -> tuple[str, dict, dict, GameSession]:
+class Someone(TypedDict):
+    env: dict[str, str]
+    identity: Identity
+
+
+async def bot_game(relay: Relay, tmp_path, kind: str = "oxono") -> tuple[str, Someone, Someone, GameSession]:
     """A whole game between two bots, each ``olixono host``/``join`` of its own: the id, both people, the record."""
     host_env, host_id = home(tmp_path, "host")
     guest_env, guest_id = home(tmp_path, "guest")
-    host = guest = None
+    host: asyncio.subprocess.Process | None = None
+    guest: asyncio.subprocess.Process | None = None
     try:
         host = await spawn(host_env, "host", kind, "--relay", relay.url, "--bot", "random", "--seed", "1")
         host_lines: list[str] = []
@@ -100,11 +109,11 @@ async def bot_game(relay: Relay, tmp_path, kind: str = "oxono") -> tuple[str, di
 async def test_a_loser_who_re_signs_its_last_slot_loses_for_every_late_watcher_export_and_verify(any_relay, tmp_path):
     game, host, guest, record = await bot_game(any_relay, tmp_path)
     people = {host["identity"].public: host, guest["identity"].public: guest}
-    winner_key = record.result.winner_key or record.chain[-1].signer  # a draw: the one who made the last move
+    winner_key = result_of(record).winner_key or record.chain[-1].signer  # a draw: the one who made the last move
     loser_key = next(key for key in people if key != winner_key)
     last = max((m for m in record.chain if m.signer == loser_key), key=lambda m: m.seq)
     twin = GameSession.restore([m.line for m in record.chain[: last.seq]], people[loser_key]["identity"])
-    forged = twin.move(next(m.text() for m in twin.board.legal_moves() if m.text() != last.get("move"))).line
+    forged = twin.move(next(m for m in playable(twin) if m != last.get("move"))).line
     await publish(any_relay, topic_for(last), forged.encode())  # its own topic: its account may write there
 
     watcher_env, _ = home(tmp_path, "watcher")
@@ -120,8 +129,8 @@ async def test_a_loser_who_re_signs_its_last_slot_loses_for_every_late_watcher_e
     path.write_text(exported)
     verified, out, verify_err = await run(watcher_env, "verify", str(path))
     if any_relay.kind == "embedded":  # the relay kept the slot's first line: nothing changed, nothing to prove
-        assert status == 0 and "warning" not in text and f"result: {record.result.sentence()}" in text, text
-        assert code == 0 and verified == 0 and record.result.sentence() in out, (err, out, verify_err)
+        assert status == 0 and "warning" not in text and f"result: {result_of(record).sentence()}" in text, text
+        assert code == 0 and verified == 0 and result_of(record).sentence() in out, (err, out, verify_err)
         assert "result confirmed by both players" in err and "result confirmed by both players" in out
         return
     # Mosquitto: the forgery replaced the loser's line; the winner's copy of the true line meets it
@@ -172,7 +181,9 @@ async def test_a_stranger_cannot_cut_a_finished_game_short_unnoticed(any_relay, 
         if any_relay.kind == "embedded":  # an empty line is refused: the game is whole
             assert await finish(watching, seen, timeout=60) == 0
             text = "\n".join(seen)
-            assert f"result: {record.result.sentence()}" in text and "result confirmed by both players" in text, text
+            assert f"result: {result_of(record).sentence()}" in text and "result confirmed by both players" in text, (
+                text
+            )
         else:  # anonymous Mosquitto erases it; the players' confirmations say that lines are missing
             await read_until(watching, r"^warning: the relay lacks lines of this game: .* confirms an ending", seen)
     finally:
@@ -189,6 +200,7 @@ async def test_only_the_first_player_may_abort_after_the_coin_flip(any_relay, tm
         await first.type("abort")  # giving up the better seat: allowed
         for person in (first, second):
             await person.sees(r"^result: aborted by pink before their first move \(aborted\)")
+            assert person.process.stdin is not None
             person.process.stdin.close()
             assert await finish(person.process, person.lines) == 0
 
@@ -237,20 +249,20 @@ async def test_a_journal_that_cannot_be_read_says_why_in_a_sentence(tmp_path):
     join = guest_session.join()
     # a secret that does not open the join: the coin flip could never be revealed
     journal = Journal.create(
-        JournalMeta(host.game_id, "oxono", "guest", identity.public.text, "mqtt://127.0.0.1:9"), folder
+        JournalMeta(game_id_in(host), "oxono", "guest", identity.public.text, "mqtt://127.0.0.1:9"), folder
     )
     journal.append(host.transcript[0])
     journal.append(join.line)
     journal.update(secret=random_token())
     journal.close()
-    code, out, err = await run(env, "resume", "--timeout", "2", "--", host.game_id)
+    code, out, err = await run(env, "resume", "--timeout", "2", "--", game_id_in(host))
     assert code == 1 and "its coin secret does not open your join" in err and "Traceback" not in err, err
     # another game's lines under this game's name
     other, _ = offered("olix")
     meta = json.loads((folder / f"{host.game_id}.json").read_text())
     (folder / f"{host.game_id}.lines").write_text("\n".join(other.transcript) + "\n")
-    code, out, err = await run(env, "export", "--", host.game_id)
+    code, out, err = await run(env, "export", "--", game_id_in(host))
     assert code == 1 and "holds no offer of that game" in err and "Traceback" not in err, err
     code, out, err = await run(env, "resume")
-    assert code == 0 and host.game_id in out and "holds no offer of that game" in out, out
+    assert code == 0 and game_id_in(host) in out and "holds no offer of that game" in out, out
     assert meta["game"] == host.game_id

@@ -14,13 +14,23 @@ import time
 
 import aiomqtt
 import pytest
-from relay_fixtures import eventually, game_id, gather_messages, make_accounts, retained_topics, signed_line, topic_of
+from relay_fixtures import (
+    eventually,
+    game_id,
+    gather_messages,
+    make_accounts,
+    port_of,
+    retained_topics,
+    signed_line,
+    topic_of,
+)
 
 from harness.mqtt import bare_client
 from protocol import Identity
 from protocol.messages import encode
 from relay import embedded, users
-from relay.embedded import EmbeddedRelay, Limits, RelaySettings
+from relay.embedded import EmbeddedRelay, RelaySettings
+from relay.rules import Limits
 
 GAME = game_id("G")
 
@@ -129,7 +139,7 @@ async def test_a_connection_that_never_finishes_its_connect_is_closed(monkeypatc
             assert await half_reader.read() == b""
         for writer in (idle_writer, half_writer):
             writer.close()
-        assert relay.broker.connections() == 0  # nothing counted as open
+        assert relay.broker is not None and relay.broker.connections() == 0  # nothing counted as open
 
 
 @pytest.mark.network
@@ -141,7 +151,7 @@ async def test_no_acknowledged_message_is_lost_when_its_publisher_leaves_at_once
         for burst in range(10):
             lines = {topic(key(f"k{burst}"), str(n)): line(key(f"k{burst}"), str(n)) for n in range(1, 51)}
             topics = list(lines)
-            async with client(relay.port) as publisher:
+            async with client(port_of(relay)) as publisher:
                 await asyncio.gather(
                     *(publisher.publish(name, data, qos=1, retain=True) for name, data in lines.items())
                 )
@@ -167,7 +177,7 @@ async def test_a_clean_stop_keeps_every_retained_line_written_in_a_burst(tmp_pat
     async with EmbeddedRelay(settings) as relay:
 
         async def publisher(number: int) -> None:
-            async with client(relay.port, timeout=60) as writer:  # 10,000 lines at once, each checked by the relay
+            async with client(port_of(relay), timeout=60) as writer:  # 10,000 lines at once, each checked by the relay
                 writer.pending_calls_threshold = 1000
                 await asyncio.gather(
                     *(writer.publish(name, data, qos=1, retain=True) for name, data in bursts[number].items())
@@ -175,7 +185,7 @@ async def test_a_clean_stop_keeps_every_retained_line_written_in_a_burst(tmp_pat
                 expected.update(bursts[number])
 
         await asyncio.gather(*(publisher(number) for number in range(20)))
-        async with client(relay.port) as eraser:  # and nobody can clear a game's line (relay/lines.py)
+        async with client(port_of(relay)) as eraser:  # and nobody can clear a game's line (relay/lines.py)
             await eraser.publish(topic(key("p0"), "1"), b"", qos=1, retain=True)
         async with asyncio.timeout(20):
             while set(retained_topics(relay)) != expected:
@@ -186,6 +196,8 @@ async def test_a_clean_stop_keeps_every_retained_line_written_in_a_burst(tmp_pat
 
 
 def test_a_write_that_fails_is_tried_again_and_one_that_never_succeeds_is_reported(tmp_path, caplog, monkeypatch):
+    import sqlite3
+
     from relay import store as store_module
 
     store = store_module.RetainedStore(tmp_path)
@@ -201,18 +213,19 @@ def test_a_write_that_fails_is_tried_again_and_one_that_never_succeeds_is_report
 
         @property
         def in_transaction(self) -> bool:
-            return self.connection.in_transaction
+            in_transaction: bool = self.connection.in_transaction
+            return in_transaction
 
         def execute(self, sql, *args):
             if sql == "BEGIN IMMEDIATE" and failures["left"] > 0:
                 failures["left"] -= 1
-                raise store_module.sqlite3.OperationalError("database is locked")
+                raise sqlite3.OperationalError("database is locked")
             return self.connection.execute(sql, *args)
 
     monkeypatch.setattr(
         store_module.RetainedStore,
         "_apply",
-        lambda self, connection, changes: real_apply(self, Locked(connection), changes),
+        lambda self, connection, changes: real_apply(self, Locked(connection), changes),  # type: ignore[arg-type]
     )
     store.put("olixono/1/games/x/k/1", b"line")
     store.close()
@@ -252,14 +265,15 @@ def test_an_error_in_the_relays_log_is_one_line():
 @pytest.mark.network
 async def test_connections_from_one_address_are_limited():
     async with EmbeddedRelay(RelaySettings(port=0, limits=Limits(connections_per_address=3))) as relay:
-        async with client(relay.port), client(relay.port), client(relay.port):
+        async with client(port_of(relay)), client(port_of(relay)), client(port_of(relay)):
             with pytest.raises(aiomqtt.MqttError):
-                async with client(relay.port):
+                async with client(port_of(relay)):
                     pass
+        assert relay.broker is not None
         async with asyncio.timeout(5):
             while relay.broker._per_address:
                 await asyncio.sleep(0.02)
-        async with client(relay.port):  # the count went down again
+        async with client(port_of(relay)):  # the count went down again
             pass
 
 
@@ -267,7 +281,7 @@ async def test_connections_from_one_address_are_limited():
 async def test_subscriptions_per_connection_are_limited():
     async with (
         EmbeddedRelay(RelaySettings(port=0, limits=Limits(subscriptions=3))) as relay,
-        client(relay.port) as subscriber,
+        client(port_of(relay)) as subscriber,
     ):
         granted = [await subscriber.subscribe(f"olixono/1/games/{n}{'G' * 21}/#", qos=1) for n in range(4)]
         assert [list(codes) for codes in granted[:3]] == [[1]] * 3
@@ -280,8 +294,8 @@ async def test_subscriptions_per_connection_are_limited():
 async def test_a_publisher_past_its_budget_is_slowed_down_and_loses_nothing():
     async with (
         EmbeddedRelay(RelaySettings(port=0, limits=Limits(publish_rate=20.0, publish_burst=5))) as relay,
-        client(relay.port) as reader,
-        client(relay.port) as writer,
+        client(port_of(relay)) as reader,
+        client(port_of(relay)) as writer,
     ):
         await reader.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
         started = time.monotonic()
@@ -304,8 +318,8 @@ async def test_connections_of_one_address_share_one_publish_budget():
     limits = Limits(publish_rate=20.0, publish_burst=5)
     async with (
         EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay,
-        client(relay.port) as first,
-        client(relay.port) as second,
+        client(port_of(relay)) as first,
+        client(port_of(relay)) as second,
     ):
 
         async def burst(writer: aiomqtt.Client, name: str) -> None:
@@ -323,7 +337,7 @@ async def test_subscriptions_are_paced_like_publishes():
     """Each subscription makes the relay send a whole game's retained lines: a client re-subscribing in a loop is
     paced (it was not at all)."""
     limits = Limits(subscribe_rate=10.0, subscribe_burst=2)
-    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, client(relay.port) as subscriber:
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, client(port_of(relay)) as subscriber:
         started = time.monotonic()
         for _ in range(8):
             await subscriber.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
@@ -360,7 +374,7 @@ async def test_a_key_keeps_at_most_its_share_of_a_game():
     them, live and retained, and a late watcher is sent only the capped share (it was sent everything)."""
     limits = Limits(lines_per_key=20, publish_rate=0)
     async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
-        async with client(relay.port) as live, client(relay.port) as stranger:
+        async with client(port_of(relay)) as live, client(port_of(relay)) as stranger:
             await live.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
             await publish_all(stranger, chats("stranger", 30))
             got = 0
@@ -370,8 +384,8 @@ async def test_a_key_keeps_at_most_its_share_of_a_game():
                         got += 1
         assert got == 20  # refused past the cap, not forwarded either
         assert len(retained_topics(relay)) == 20
-        assert await late_watcher_receives(relay.port) == 20
-        async with client(relay.port) as other:  # another key still has its own share
+        assert await late_watcher_receives(port_of(relay)) == 20
+        async with client(port_of(relay)) as other:  # another key still has its own share
             await publish_all(other, chats("other", 5))
         assert len(retained_topics(relay)) == 25
 
@@ -383,14 +397,14 @@ async def test_many_keys_from_one_address_count_as_one_owner():
     limits = Limits(lines_per_owner_game=40, lines_per_owner=60, publish_rate=0)
     async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
         async with contextlib.AsyncExitStack() as stack:
-            writers = [await stack.enter_async_context(client(relay.port)) for _ in range(6)]
+            writers = [await stack.enter_async_context(client(port_of(relay))) for _ in range(6)]
             await asyncio.gather(*(publish_all(writer, chats(f"flood {n}", 10)) for n, writer in enumerate(writers)))
         assert len(retained_topics(relay)) == 40
-        assert await late_watcher_receives(relay.port) == 40
-        async with client(relay.port) as writer:  # another game: the address's own total is the cap there
+        assert await late_watcher_receives(port_of(relay)) == 40
+        async with client(port_of(relay)) as writer:  # another game: the address's own total is the cap there
             await publish_all(writer, chats("flood 9", 30, game_id("H")))
         assert len([t for t in retained_topics(relay) if game_id("H") in t]) == 20
-        assert relay.broker.quotas.held("127.0.0.1")[0] == 60
+        assert relay.broker is not None and relay.broker.quotas.held("127.0.0.1")[0] == 60
 
 
 @pytest.mark.network
@@ -413,12 +427,12 @@ async def test_the_counts_of_a_private_relay_survive_a_restart(tmp_path):
 
     async with (
         EmbeddedRelay(settings) as relay,
-        client(relay.port, username=mine.name, password=mine.password) as writer,
+        client(port_of(relay), username=mine.name, password=mine.password) as writer,
     ):
         await publish_all(writer, own(8))
     async with EmbeddedRelay(settings) as relay:
-        assert relay.broker.quotas.held(mine.name)[0] == 8
-        async with client(relay.port, username=mine.name, password=mine.password) as writer:
+        assert relay.broker is not None and relay.broker.quotas.held(mine.name)[0] == 8
+        async with client(port_of(relay), username=mine.name, password=mine.password) as writer:
             await publish_all(writer, own(8, first=9))
         assert len(retained_topics(relay)) == 10
 
@@ -427,7 +441,7 @@ async def test_the_counts_of_a_private_relay_survive_a_restart(tmp_path):
 async def test_presence_moves_forward_at_the_cap():
     """A key at its cap still replaces what a topic holds (presence): a cap adds no topics, it takes none away."""
     limits = Limits(lines_per_key=3, publish_rate=0)
-    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, client(relay.port) as writer:
+    async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, client(port_of(relay)) as writer:
         me = key("player")
         await publish_all(writer, chats("player", 2))
         for seq in (1, 2):
@@ -435,7 +449,7 @@ async def test_presence_moves_forward_at_the_cap():
             await writer.publish(topic(me, "presence"), here, qos=1, retain=True)
         await publish_all(writer, chats("player", 4)[2:])
         await asyncio.sleep(0.2)
-        assert relay.broker.retained_messages[topic(me, "presence")].data == here
+        assert relay.broker is not None and relay.broker.retained_messages[topic(me, "presence")].data == here
         assert len(retained_topics(relay)) == 3
 
 
@@ -445,10 +459,10 @@ async def test_what_a_line_makes_the_relay_send_is_charged_to_its_publisher():
     its next lines wait (it was one token a line, whatever the fan-out: 60 subscribers made a 60-fold flood)."""
     limits = Limits(publish_rate=0, delivery_rate=100.0, delivery_burst=10)
     async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay, contextlib.AsyncExitStack() as stack:
-        readers = [await stack.enter_async_context(client(relay.port)) for _ in range(10)]
+        readers = [await stack.enter_async_context(client(port_of(relay))) for _ in range(10)]
         for reader in readers:
             await reader.subscribe("olixono/1/fan/#", qos=1)
-        writer = await stack.enter_async_context(client(relay.port))
+        writer = await stack.enter_async_context(client(port_of(relay)))
         started = time.monotonic()
         for n in range(20):
             await writer.publish(f"olixono/1/fan/{n}", b"x", qos=1)

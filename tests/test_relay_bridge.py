@@ -6,6 +6,7 @@ A full signed game with one player on each relay, checked by a spectator on each
 from __future__ import annotations
 
 import pytest
+from protocol_helpers import game_id_in
 from relay_fixtures import Relay, gather_messages, make_accounts, needs_mosquitto, play_game
 
 from protocol import GameSession
@@ -43,6 +44,7 @@ async def test_a_game_across_two_bridged_relays(tmp_path):
     )
     try:
         await second.start()
+        assert second.conf is not None
         conf = second.conf.read_text()
         assert f"address 127.0.0.1:{first.port}" in conf and f"topic {GAMES}/# both 1" in conf
         await _wait_for_bridge(first, second, carol)
@@ -50,9 +52,9 @@ async def test_a_game_across_two_bridged_relays(tmp_path):
             final = await play_game(a, b, alice.identity, bob.identity, seed=11)
         for relay in (first, second):
             async with relay.client(carol) as spectator:
-                await spectator.subscribe(game_filter(final.game_id), qos=1)
+                await spectator.subscribe(game_filter(game_id_in(final)), qos=1)
                 seen = await gather_messages(
-                    spectator, game_filter(final.game_id), count=2 * len(final.transcript), timeout=5
+                    spectator, game_filter(game_id_in(final)), count=2 * len(final.transcript), timeout=5
                 )
             watcher = GameSession(final.game_id)
             watcher.receive_all(seen.values())

@@ -36,7 +36,9 @@ def test_adduser_makes_a_token_shown_once_and_keeps_only_a_fast_hash(tmp_path):
     key = Identity.generate().public.text
     done = relay_cli("adduser", key, "--users", str(users_file))
     assert done.returncode == 0, done.stderr
-    token = re.search(r"^password: (\S+)$", done.stdout, re.M).group(1)
+    found = re.search(r"^password: (\S+)$", done.stdout, re.M)
+    assert found is not None, done.stdout
+    token = found.group(1)
     assert len(token) == 32
     text = users_file.read_text()
     assert token not in text and re.fullmatch(rf"{key}:\$6\$[^$]+\$[^$]+\n", text)
@@ -114,6 +116,7 @@ def test_relay_process_prints_where_it_listens_and_stops_on_sigterm(tmp_path):
         text=True,
         cwd=ROOT,
     )
+    assert process.stdout is not None
     try:
         first = process.stdout.readline()
         match = re.search(r"listening on mqtt://127\.0\.0\.1:(\d+)", first)
@@ -221,7 +224,9 @@ def test_the_documented_way_to_add_an_account_to_a_running_mosquitto(tmp_path):
         with MosquittoProcess(conf, port) as relay:
             done = relay_cli("adduser", second, "--users", str(passwords))
             assert done.returncode == 0, done.stderr
-            second_token = re.search(r"^password: (\S+)$", done.stdout, re.M).group(1)
+            found = re.search(r"^password: (\S+)$", done.stdout, re.M)
+            assert found is not None and relay.pid is not None, done.stdout
+            second_token = found.group(1)
             os.kill(relay.pid, signal.SIGHUP)
 
             async def login(name: str, token: str) -> None:

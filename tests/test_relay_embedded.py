@@ -9,17 +9,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import warnings
+from typing import Any
 
 import aiomqtt
 import pytest
 from amqtt.broker import Broker
 from amqtt.errors import PluginLoadError
-from relay_fixtures import WRITER, game_id, gather_messages, retained_topics, signed_line, topic_of
+from relay_fixtures import WRITER, game_id, gather_messages, port_of, retained_topics, signed_line, topic_of
 
 from harness.mqtt import bare_client
 from protocol.topics import game_filter
 from relay import embedded
 from relay.embedded import EmbeddedRelay, RelayBroker, RelaySettings
+from relay.rules import MAX_PACKET_BYTES
 
 GAME = game_id("L")
 RETAINED = topic_of(GAME, WRITER, "1")
@@ -32,10 +34,11 @@ def _client(port: int, **kwargs) -> aiomqtt.Client:
 
 
 def _port(broker: Broker) -> int:
-    return broker._servers["default"].instance.sockets[0].getsockname()[1]
+    port: int = broker._servers["default"].instance.sockets[0].getsockname()[1]
+    return port
 
 
-async def _plain_amqtt(plugins: dict | None = None) -> Broker:
+async def _plain_amqtt(plugins: dict[str, Any] | None = None) -> Broker:
     config = {
         "listeners": {"default": {"type": "tcp", "bind": "127.0.0.1:0"}},
         "plugins": plugins or {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
@@ -66,8 +69,8 @@ async def test_confirms_amqtt_sends_retained_messages_to_a_client_that_never_sub
 @pytest.mark.network
 async def test_workaround_the_relay_sends_no_retained_message_nobody_asked_for():
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
-        assert await _leaked_to_a_client_that_never_subscribed(relay.port) == {}
-        async with _client(relay.port) as late:  # and a real subscriber still gets the history
+        assert await _leaked_to_a_client_that_never_subscribed(port_of(relay)) == {}
+        async with _client(port_of(relay)) as late:  # and a real subscriber still gets the history
             await late.subscribe(game_filter(GAME), qos=1)
             assert await gather_messages(late, game_filter(GAME), count=1) == {RETAINED: LINE}
 
@@ -76,9 +79,9 @@ async def test_workaround_the_relay_sends_no_retained_message_nobody_asked_for()
 async def test_confirms_amqtt_refuses_mqtt_5():
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
         with pytest.raises(aiomqtt.MqttError):
-            async with bare_client(relay.port, protocol=aiomqtt.ProtocolVersion.V5, timeout=3):
+            async with bare_client(port_of(relay), protocol=aiomqtt.ProtocolVersion.V5, timeout=3):
                 pass
-        async with _client(relay.port):  # 3.1.1, as every olixono client speaks
+        async with _client(port_of(relay)):  # 3.1.1, as every olixono client speaks
             pass
 
 
@@ -153,9 +156,10 @@ async def test_workaround_a_data_folder_written_by_amqtts_plugin_is_read_by_the_
 @pytest.mark.network
 async def test_confirms_amqtts_queues_are_unbounded():
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
-        assert relay.broker._broadcast_queue.maxsize == 0
-        async with _client(relay.port, clean_session=False, identifier="persistent-client") as client:
+        assert relay.broker is not None and relay.broker._broadcast_queue.maxsize == 0
+        async with _client(port_of(relay), clean_session=False, identifier="persistent-client") as client:
             await client.subscribe(game_filter(GAME), qos=1)
+            assert relay.broker is not None
             session, _ = relay.broker._sessions["127.0.0.1|persistent-client"]  # the address's own client id
             assert session.retained_messages.maxsize == 0 and session.delivered_message_queue.maxsize == 0
             # workaround: every session is clean, so nothing is queued for a client that went away
@@ -173,14 +177,14 @@ async def test_workaround_the_relay_stops_reading_while_amqtt_is_behind(monkeypa
     broker = Backlogged()
     stream = asyncio.StreamReader()
     stream.feed_data(b"\x10")
-    reader = embedded._GuardedReader(stream, broker)
+    reader = embedded._GuardedReader(stream, broker)  # type: ignore[arg-type]  # only its backlog is read
     pending = asyncio.ensure_future(reader.read(1))
     await asyncio.sleep(0.1)
     assert not pending.done()  # held back while the broker is behind
     broker.backlog = 0
     assert await asyncio.wait_for(pending, 1) == b"\x10"
     with pytest.raises(embedded.PacketTooLargeError):
-        await reader.read(embedded.MAX_PACKET_BYTES + 1)
+        await reader.read(MAX_PACKET_BYTES + 1)
 
 
 @pytest.mark.network
@@ -192,15 +196,15 @@ async def test_private_relay_reads_new_accounts_without_a_restart(tmp_path):
     users_file = tmp_path / "users"
     (first,) = make_accounts(users_file, 1)
     async with EmbeddedRelay(RelaySettings(port=0, users_file=users_file)) as relay:
-        async with _client(relay.port, username=first.name, password=first.password):
+        async with _client(port_of(relay), username=first.name, password=first.password):
             pass
         newcomer = make_accounts(tmp_path / "other", 1)[0]
         users.add_user(users_file, newcomer.name, newcomer.password)
-        async with _client(relay.port, username=newcomer.name, password=newcomer.password):
+        async with _client(port_of(relay), username=newcomer.name, password=newcomer.password):
             pass
         users.delete_user(users_file, first.name)
         with pytest.raises(aiomqtt.MqttError):
-            async with _client(relay.port, username=first.name, password=first.password):
+            async with _client(port_of(relay), username=first.name, password=first.password):
                 pass
 
 
@@ -266,13 +270,13 @@ async def _delivered_while_others_subscribe(port: int, wait: float, lines: int =
 @pytest.mark.network
 async def test_confirms_amqtt_stops_broadcasting_when_a_subscription_changes_meanwhile(monkeypatch):
     monkeypatch.setattr(embedded, "_Subscriptions", dict)  # the relay without workaround 5 (its topic rules await)
-    monkeypatch.setattr(embedded.RelayBroker, "_run_broadcast", embedded.Broker._run_broadcast)  # amqtt's own loop
+    monkeypatch.setattr(embedded.RelayBroker, "_run_broadcast", Broker._run_broadcast)  # amqtt's own loop
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
         # acknowledged lines never delivered (a slow machine can only deliver fewer within the wait)
-        assert await _delivered_while_others_subscribe(relay.port, wait=3) < 200 * 8
+        assert await _delivered_while_others_subscribe(port_of(relay), wait=3) < 200 * 8
 
 
 @pytest.mark.network
 async def test_workaround_the_relay_broadcasts_while_clients_subscribe_and_unsubscribe():
     async with EmbeddedRelay(RelaySettings(port=0)) as relay:
-        assert await _delivered_while_others_subscribe(relay.port, wait=60) == 200 * 8  # all: it ends with the last
+        assert await _delivered_while_others_subscribe(port_of(relay), wait=60) == 200 * 8  # all: it ends with the last

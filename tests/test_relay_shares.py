@@ -15,10 +15,11 @@ import hashlib
 import time
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from protocol_helpers import GUEST, HOST, STRANGER
-from relay_fixtures import retained_topics, signed_line, topic_of
+from relay_fixtures import port_of, retained_topics, signed_line, topic_of
 
 from harness.mqtt import bare_client
 from protocol import GameSession, Identity, PublicKey, game_filter
@@ -27,7 +28,8 @@ from protocol.keys import b64
 from protocol.messages import encode, line_hash
 from protocol.topics import held_copy_topic, player_filter
 from relay.cli import add_subparser
-from relay.embedded import EmbeddedRelay, Limits, RelaySettings
+from relay.embedded import EmbeddedRelay, RelaySettings
+from relay.rules import Limits
 
 FAST = Limits(publish_rate=0)
 """The default limits, but for the publish rate (the floods here would take minutes at 50 lines a second)."""
@@ -100,7 +102,7 @@ class Heard:
 
 
 @contextlib.asynccontextmanager
-async def listening(port: int, topic_filter: str, **options: object) -> AsyncIterator[Heard]:
+async def listening(port: int, topic_filter: str, **options: Any) -> AsyncIterator[Heard]:
     """A subscriber to ``topic_filter`` whose messages are gathered in the background."""
     heard = Heard()
     async with bare_client(port, **options) as client:
@@ -161,19 +163,19 @@ async def test_copies_held_for_a_player_never_refuse_its_own_lines(cap):
         make = long_line
     async with (
         EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay,
-        listening(relay.port, game_filter(t.game)) as watcher,
+        listening(port_of(relay), game_filter(t.game)) as watcher,
     ):
-        await publish(relay.port, [own(t.offer)])
+        await publish(port_of(relay), [own(t.offer)])
         junk = [copy_of(t.game, HOST, make(throwaway(f"stranger {n}"), t.game, n)) for n in range(10, 50)]
-        await from_addresses(relay.port, junk, 4)
+        await from_addresses(port_of(relay), junk, 4)
         await settle(relay)
-        await publish(relay.port, [own(t.join)])
-        await publish(relay.port, [own(t.accept)])  # the host's own line: refused when its key's quota was full
+        await publish(port_of(relay), [own(t.join)])
+        await publish(port_of(relay), [own(t.accept)])  # the host's own line: refused when its key's quota was full
         await watcher.until(t.accept.topic)
         host_junk = [copy_of(t.game, GUEST, make(HOST, t.game, n)) for n in range(10, 50)]
-        await publish(relay.port, host_junk)  # the host copies its own junk under the guest's key
+        await publish(port_of(relay), host_junk)  # the host copies its own junk under the guest's key
         reveal = t.guest.reveal()
-        await publish(relay.port, [own(reveal)])
+        await publish(port_of(relay), [own(reveal)])
         assert await watcher.until(reveal.topic) == reveal.line.encode()
         await settle(relay)
         kept = set(retained_topics(relay))
@@ -202,12 +204,14 @@ async def test_a_seated_game_keeps_only_its_players_lines():
     ]
     async with (
         EmbeddedRelay(RelaySettings(port=0, limits=FAST)) as relay,
-        listening(relay.port, game_filter(t.game)) as watcher,
+        listening(port_of(relay), game_filter(t.game)) as watcher,
     ):
-        await publish(relay.port, [own(t.offer), own(t.join), own(t.accept)])
+        await publish(port_of(relay), [own(t.offer), own(t.join), own(t.accept)])
         await watcher.until(t.accept.topic)
-        await publish(relay.port, strangers, source="127.0.0.2")
-        await publish(relay.port, [chat(STRANGER, t.game, 2)], source="127.0.0.2", retain=False)  # live: refused too
+        await publish(port_of(relay), strangers, source="127.0.0.2")
+        await publish(
+            port_of(relay), [chat(STRANGER, t.game, 2)], source="127.0.0.2", retain=False
+        )  # live: refused too
         reveal = t.guest.reveal()
         players = [
             own(reveal),
@@ -216,7 +220,7 @@ async def test_a_seated_game_keeps_only_its_players_lines():
             own(t.host.chat("hello")),
             copy_of(t.game, GUEST, signed_line(HOST, t.game, "chat-9")),
         ]
-        await publish(relay.port, players)
+        await publish(port_of(relay), players)
         for topic, line in players:
             assert await watcher.until(topic) == line
         await settle(relay)
@@ -234,21 +238,21 @@ async def test_the_seats_are_learnt_in_any_order_and_kept_across_a_restart(tmp_p
     settings = RelaySettings(port=0, limits=FAST, data_dir=tmp_path / "data")
 
     async with EmbeddedRelay(settings) as relay:
-        await publish(relay.port, [own(t.accept), own(t.join)])
+        await publish(port_of(relay), [own(t.accept), own(t.join)])
         await settle(relay)
-        await publish(relay.port, [chat(STRANGER, t.game, 1)], source="127.0.0.2")  # nothing seated yet: kept
+        await publish(port_of(relay), [chat(STRANGER, t.game, 1)], source="127.0.0.2")  # nothing seated yet: kept
         await settle(relay)
-        await publish(relay.port, [own(t.offer)])
+        await publish(port_of(relay), [own(t.offer)])
         await settle(relay)
-        await publish(relay.port, [chat(STRANGER, t.game, 2)], source="127.0.0.2")
+        await publish(port_of(relay), [chat(STRANGER, t.game, 2)], source="127.0.0.2")
         await settle(relay)
         kept = retained_topics(relay)
         assert chat(STRANGER, t.game, 1)[0] in kept and chat(STRANGER, t.game, 2)[0] not in kept
         assert relay.broker is not None and relay.broker.seats.players(t.game) == (HOST.public.text, GUEST.public.text)
     async with EmbeddedRelay(settings) as relay:
-        await publish(relay.port, [chat(STRANGER, t.game, 3)], source="127.0.0.2")
+        await publish(port_of(relay), [chat(STRANGER, t.game, 3)], source="127.0.0.2")
         reveal = t.guest.reveal()
-        await publish(relay.port, [own(reveal)])
+        await publish(port_of(relay), [own(reveal)])
         await settle(relay)
         kept = retained_topics(relay)
         assert chat(STRANGER, t.game, 3)[0] not in kept and reveal.topic in kept
@@ -262,15 +266,15 @@ async def test_an_invited_guest_is_seated_by_the_offer():
     stranger = GameSession(t.game, STRANGER)
     stranger.receive(t.offer.line)
     async with EmbeddedRelay(RelaySettings(port=0, limits=FAST)) as relay:
-        await publish(relay.port, [own(t.offer)])
+        await publish(port_of(relay), [own(t.offer)])
         await settle(relay)
         await publish(
-            relay.port,
+            port_of(relay),
             [(topic_of(t.game, STRANGER, "1"), signed_line(STRANGER, t.game, "1")), own(stranger.presence(True, 1))],
             source="127.0.0.2",
         )
         here = t.guest.presence(True, 1)
-        await publish(relay.port, [own(t.join), own(here)])
+        await publish(port_of(relay), [own(t.join), own(here)])
         await settle(relay)
         kept = retained_topics(relay)
     assert t.join.topic in kept and here.topic in kept
@@ -287,18 +291,18 @@ async def test_a_games_non_players_are_capped_and_never_its_players():
     t = table()
     junk = [chat(throwaway(f"flood {k}"), t.game, n) for k in range(8) for n in range(1, 301)]
     async with EmbeddedRelay(RelaySettings(port=0, limits=FAST)) as relay:
-        await publish(relay.port, [own(t.offer), own(t.join)])  # the guest is a candidate: a non-player so far
-        await from_addresses(relay.port, junk, 2)
+        await publish(port_of(relay), [own(t.offer), own(t.join)])  # the guest is a candidate: a non-player so far
+        await from_addresses(port_of(relay), junk, 2)
         await settle(relay)  # the flood handled before the game is seated
         host_chat = [chat(HOST, t.game, n) for n in range(1, 51)]
-        await publish(relay.port, [*host_chat, own(t.accept)])
+        await publish(port_of(relay), [*host_chat, own(t.accept)])
         await settle(relay)  # the guest reveals once it has the accept, which the relay keeps as it sends it on
         reveal = t.guest.reveal()
         guest_chat = [chat(GUEST, t.game, n) for n in range(1, 51)]
-        await publish(relay.port, [own(reveal), *guest_chat, copy_of(t.game, HOST, t.join.line.encode())])
+        await publish(port_of(relay), [own(reveal), *guest_chat, copy_of(t.game, HOST, t.join.line.encode())])
         await settle(relay)
         kept = set(retained_topics(relay))
-        async with listening(relay.port, game_filter(t.game)) as late:
+        async with listening(port_of(relay), game_filter(t.game)) as late:
             await late.until(reveal.topic)
             await asyncio.sleep(1.0)
     players = {topic for topic, _ in (*host_chat, *guest_chat, own(t.offer), own(t.join), own(t.accept), own(reveal))}
@@ -319,14 +323,14 @@ async def test_a_catch_up_never_delays_the_subscribers_next_line():
     limits = Limits(publish_rate=0, delivery_rate=100.0, delivery_burst=100)
     junk = [chat(throwaway(f"catch-up {k}"), t.game, n) for k in range(3) for n in range(1, 201)]
     async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
-        await publish(relay.port, [own(t.offer), own(t.join)])
-        await publish(relay.port, junk, source="127.0.0.2")  # before the accept: strangers' lines are still kept
+        await publish(port_of(relay), [own(t.offer), own(t.join)])
+        await publish(port_of(relay), junk, source="127.0.0.2")  # before the accept: strangers' lines are still kept
         await settle(relay)
-        await publish(relay.port, [own(t.accept)])
+        await publish(port_of(relay), [own(t.accept)])
         await settle(relay)
         async with (
-            listening(relay.port, player_filter(t.game, GUEST.public), bind_address="127.0.0.3") as opponent,
-            bare_client(relay.port, timeout=30) as player,
+            listening(port_of(relay), player_filter(t.game, GUEST.public), bind_address="127.0.0.3") as opponent,
+            bare_client(port_of(relay), timeout=30) as player,
         ):
             await player.subscribe(game_filter(t.game), qos=1)
             caught_up = 0
@@ -335,6 +339,7 @@ async def test_a_catch_up_never_delays_the_subscribers_next_line():
                     caught_up += 1
                     if caught_up == len(junk) + 3:
                         break
+            assert relay.broker is not None
             charged = relay.broker._bucket("127.0.0.1", "catch-up")
             assert charged is not None and charged.tokens < 0  # the catch-up's debt: on the subscriptions' budget
             reveal = t.guest.reveal()
@@ -344,7 +349,7 @@ async def test_a_catch_up_never_delays_the_subscribers_next_line():
             first = time.monotonic() - started
             line = chat(GUEST, t.game, 1)
             started = time.monotonic()
-            await publish(relay.port, [line])  # another connection from the player's address
+            await publish(port_of(relay), [line])  # another connection from the player's address
             await opponent.until(line[0], timeout=15)
             second = time.monotonic() - started
     assert first < 1.5 and second < 1.5, (first, second)  # (its next subscription pays the debt, at 100 a second)
@@ -358,7 +363,7 @@ async def slow_relay_with_an_open_game(name: str) -> AsyncIterator[tuple[Embedde
     limits = Limits(publish_rate=0, delivery_rate=100.0, delivery_burst=100)
     junk = [chat(throwaway(f"{name} {k}"), t.game, n) for k in range(3) for n in range(1, 101)]
     async with EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay:
-        await publish(relay.port, [own(t.offer), *junk], source="127.0.0.2")
+        await publish(port_of(relay), [own(t.offer), *junk], source="127.0.0.2")
         await settle(relay)
         yield relay, t
 
@@ -370,7 +375,7 @@ async def test_clients_of_one_address_that_ask_for_a_game_again_are_never_kept_w
     the address, but a catch-up's debt is one burst at most: a subscription is answered within a burst's worth of
     time, never after the client's timeout (10 s), which would reconnect, ask again, and never catch up."""
     async with slow_relay_with_an_open_game("again") as (relay, t), contextlib.AsyncExitStack() as stack:
-        players = [await stack.enter_async_context(bare_client(relay.port, timeout=30)) for _ in range(4)]
+        players = [await stack.enter_async_context(bare_client(port_of(relay), timeout=30)) for _ in range(4)]
 
         async def ask(player) -> float:
             started = time.monotonic()
@@ -387,7 +392,7 @@ async def test_clients_of_one_address_that_ask_for_a_game_again_are_never_kept_w
 async def test_a_catch_up_of_the_whole_store_is_paid_in_full():
     """Only one game's catch-up leaves a capped debt (the game's caps bound it): a wildcard's is the whole store, and
     asking for it again and again must cost its whole size each time, or a client would drain the relay every 5 s."""
-    async with slow_relay_with_an_open_game("store") as (relay, _), bare_client(relay.port, timeout=30) as reader:
+    async with slow_relay_with_an_open_game("store") as (relay, _), bare_client(port_of(relay), timeout=30) as reader:
         await reader.subscribe("olixono/1/#", qos=1)
         await reader.unsubscribe("olixono/1/#")
         started = time.monotonic()
@@ -447,17 +452,18 @@ async def test_a_seated_game_keeps_any_keys_talk_under_its_caps():
     beyond = talk(STRANGER, t.game, 65)
     async with (
         EmbeddedRelay(RelaySettings(port=0, limits=FAST)) as relay,
-        listening(relay.port, game_filter(t.game)) as watcher,
+        listening(port_of(relay), game_filter(t.game)) as watcher,
     ):
-        await publish(relay.port, [own(t.offer), own(t.join), own(t.accept)])
+        await publish(port_of(relay), [own(t.offer), own(t.join), own(t.accept)])
         await watcher.until(t.accept.topic)
-        await publish(relay.port, [first, talk(STRANGER, t.game, 64), wrong_slot, beyond], source="127.0.0.2")
-        await from_addresses(relay.port, [talk(key, t.game, 1) for key in talkers], 3)
+        await publish(port_of(relay), [first, talk(STRANGER, t.game, 64), wrong_slot, beyond], source="127.0.0.2")
+        await from_addresses(port_of(relay), [talk(key, t.game, 1) for key in talkers], 3)
         reveal = t.guest.reveal()
-        await publish(relay.port, [own(reveal)])
+        await publish(port_of(relay), [own(reveal)])
         assert await watcher.until(first[0]) == first[1]
         await watcher.until(reveal.topic)
         await settle(relay)
+        assert relay.broker is not None
         kept, talking = set(retained_topics(relay)), relay.broker.quotas.talkers(t.game)
     assert {first[0], talk(STRANGER, t.game, 64)[0], reveal.topic} <= kept
     assert wrong_slot[0] not in kept and beyond[0] not in kept
@@ -475,16 +481,16 @@ async def test_a_flood_of_talk_never_refuses_nor_pushes_out_the_games_lines():
     flood = [talk(throwaway(f"flood {k}"), t.game, n) for k in range(32) for n in range(1, 65)]
     async with (
         EmbeddedRelay(RelaySettings(port=0, limits=limits)) as relay,
-        listening(relay.port, player_filter(t.game, GUEST.public), bind_address="127.0.0.6") as host_side,
+        listening(port_of(relay), player_filter(t.game, GUEST.public), bind_address="127.0.0.6") as host_side,
     ):
-        await publish(relay.port, [own(t.offer)])
-        flooding = asyncio.ensure_future(from_addresses(relay.port, flood, 4))
-        await publish(relay.port, [own(t.join)])
-        await publish(relay.port, [own(t.accept)])
+        await publish(port_of(relay), [own(t.offer)])
+        flooding = asyncio.ensure_future(from_addresses(port_of(relay), flood, 4))
+        await publish(port_of(relay), [own(t.join)])
+        await publish(port_of(relay), [own(t.accept)])
         await flooding
         reveal = t.guest.reveal()
         lines = [own(reveal), *(chat(GUEST, t.game, n) for n in range(1, 51))]
-        await publish(relay.port, lines)
+        await publish(port_of(relay), lines)
         for topic, line in lines:
             assert await host_side.until(topic, timeout=15) == line
         await settle(relay)

@@ -18,6 +18,7 @@ import struct
 
 import aiomqtt
 import pytest
+from protocol_helpers import game_id_in, head_of, playable, result_of
 from relay_fixtures import (
     KINDS,
     WRITER,
@@ -106,8 +107,8 @@ async def test_a_full_signed_game_with_a_spectator(relays):
     async with relay.client() as a, relay.client() as b:
         final = await play_game(a, b, host, guest, seed=7)
     async with relay.client() as spectator:  # arrives after the end: the relay's retained lines are the game
-        await spectator.subscribe(game_filter(final.game_id), qos=1)
-        seen = await gather_messages(spectator, game_filter(final.game_id), count=2 * len(final.transcript))
+        await spectator.subscribe(game_filter(game_id_in(final)), qos=1)
+        seen = await gather_messages(spectator, game_filter(game_id_in(final)), count=2 * len(final.transcript))
         watcher = GameSession(final.game_id)
         watcher.receive_all(seen.values())
     assert watcher.transcript == final.transcript and watcher.result == final.result
@@ -136,7 +137,7 @@ async def test_a_host_who_lost_cannot_reseat_a_puppet_through_the_relay(relays):
     p = GameSession(h.game_id, puppet)
     p.receive(offer.line)
     puppet_join = p.join()
-    fields = [("game", h.game_id), ("seq", "2"), ("prev", puppet_join.message.hash), ("guest", puppet.public.text)]
+    fields = [("game", game_id_in(h)), ("seq", "2"), ("prev", puppet_join.message.hash), ("guest", puppet.public.text)]
     ground = min(
         (encode("accept", [*fields, ("salt", b64(n.to_bytes(16, "big")))], host) for n in range(200)), key=line_hash
     )
@@ -147,13 +148,13 @@ async def test_a_host_who_lost_cannot_reseat_a_puppet_through_the_relay(relays):
             holder = guest if client is a else host  # each player keeps copies of the other's lines (§7)
             await client.publish(copy_topic(out.message, holder.public), out.line.encode(), qos=1, retain=True)
         await b.publish(puppet_join.topic, puppet_join.line.encode(), qos=1, retain=True)
-        await a.publish(game_topic(h.game_id, host.public.text, "2"), ground.encode(), qos=1, retain=True)
+        await a.publish(game_topic(game_id_in(h), host.public.text, "2"), ground.encode(), qos=1, retain=True)
         await a.publish(
             f"{GAMES}/{h.game_id}/{host.public.text}/copy/{line_hash(ground)}", ground.encode(), qos=1, retain=True
         )
     async with relay.client() as late:
-        await late.subscribe(game_filter(h.game_id), qos=1)
-        seen = await gather_messages(late, game_filter(h.game_id), timeout=2.0)
+        await late.subscribe(game_filter(game_id_in(h)), qos=1)
+        seen = await gather_messages(late, game_filter(game_id_in(h)), timeout=2.0)
     watcher = GameSession(h.game_id)
     watcher.receive_all(seen.values())
     assert watcher.guest == guest.public and watcher.result is not None
@@ -238,18 +239,18 @@ async def test_a_loser_cannot_rewrite_history_that_the_winner_holds_copies_of(re
     relay = await relays(users_file=users_file)
     async with relay.client(alice) as a, relay.client(bob) as b:
         final = await play_game(a, b, alice.identity, bob.identity, seed=5)
-    last = final.head
+    last = head_of(final)
     loser = alice if last.signer != alice.identity.public else bob  # the game ended on the winner's move
     losers_last = next(m for m in reversed(final.chain) if m.signer == loser.identity.public)
-    topic = game_topic(final.game_id, loser.name, str(losers_last.seq))
+    topic = game_topic(game_id_in(final), loser.name, str(losers_last.seq))
     twin = GameSession.restore(final.transcript[: final.transcript.index(losers_last.line)], loser.identity)
-    other_move = next(m.text() for m in twin.board.legal_moves() if m.text() != losers_last.get("move"))
+    other_move = next(m for m in playable(twin) if m != losers_last.get("move"))
     replacement = b"" if erase else twin.move(other_move).line.encode()
     async with relay.client(loser) as rewriter:
         await rewriter.publish(topic, replacement, qos=1, retain=True)
     async with relay.client(alice) as late:
-        await late.subscribe(game_filter(final.game_id), qos=1)
-        seen = await gather_messages(late, game_filter(final.game_id), timeout=2.0)
+        await late.subscribe(game_filter(game_id_in(final)), qos=1)
+        seen = await gather_messages(late, game_filter(game_id_in(final)), timeout=2.0)
     watcher = GameSession(final.game_id)
     watcher.receive_all(sorted(seen.values()))
     if relay.kind == "embedded":  # a slot keeps its first line, and no empty line erases it
@@ -261,7 +262,7 @@ async def test_a_loser_cannot_rewrite_history_that_the_winner_holds_copies_of(re
         assert watcher.transcript == final.transcript and watcher.result == final.result
     else:  # the forgery meets the winner's copy of the true line: the loser forfeits, the winner wins all the same
         assert watcher.compromised_by == {loser.identity.public} and watcher.proofs
-        assert watcher.result.reason == "equivocation" and watcher.result.winner == final.result.winner
+        assert result_of(watcher).reason == "equivocation" and result_of(watcher).winner == result_of(final).winner
 
 
 # -- persistence, TLS, limits ------------------------------------------------------

@@ -17,7 +17,8 @@ from pathlib import Path
 import aiomqtt
 import pytest
 import websockets
-from relay_fixtures import make_accounts, make_tls, needs_mosquitto, signed_line, topic_of
+from relay_fixtures import make_accounts, make_tls, needs_mosquitto, port_of, signed_line, topic_of, web_port_of
+from websockets.typing import Subprotocol
 
 from protocol import Identity
 from relay import page
@@ -121,18 +122,18 @@ async def test_one_port_serves_the_page_and_mqtt_over_websocket_with_the_relays_
     async with running(RelaySettings(port=0, web_port=0, page_root=site)) as relay:
         assert relay.web_url == f"http://127.0.0.1:{relay.web_port}/"
         assert relay.websocket_url == f"ws://127.0.0.1:{relay.web_port}/mqtt"
-        status, headers, body = await http_get(relay.web_port, "/")
+        status, headers, body = await http_get(web_port_of(relay), "/")
         assert (
             status == 200 and body.startswith(b"<!doctype html>") and headers["content-security-policy"] == page.POLICY
         )
         for target in ("/../outside.js", "/notes.py", "/js/link.js"):
-            status, _, body = await http_get(relay.web_port, target)
+            status, _, body = await http_get(web_port_of(relay), target)
             assert status == 404 and b"outside" not in body and b"secret" not in body, target
         line = signed_line(PLAYER, GAME, "chat-1", "from a browser")
         topic = topic_of(GAME, PLAYER, "chat-1")
         async with (
-            web_client(relay.web_port) as browser,
-            aiomqtt.Client("127.0.0.1", relay.port, identifier="tcp-reader") as terminal,
+            web_client(web_port_of(relay)) as browser,
+            aiomqtt.Client("127.0.0.1", port_of(relay), identifier="tcp-reader") as terminal,
         ):
             await terminal.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
             await browser.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
@@ -140,7 +141,7 @@ async def test_one_port_serves_the_page_and_mqtt_over_websocket_with_the_relays_
             await browser.publish(topic, line, qos=1, retain=True)
             assert await received(terminal) == [line]  # the junk before it was dropped: signed lines only
             assert await received(browser) == [line]
-        async with web_client(relay.web_port) as late:  # and kept: a late watcher in a browser catches up
+        async with web_client(web_port_of(relay)) as late:  # and kept: a late watcher in a browser catches up
             await late.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
             assert await received(late, 2, seconds=2) == [line]
 
@@ -161,7 +162,9 @@ CONNECT = mqtt_packet(0x10, b"\x00\x04MQTT\x04\x02\x00\x3c\x00\x03raw")
 async def closed_after(port: int, *messages: bytes) -> bool:
     """Whether the relay ends a raw MQTT-over-WebSocket connection that sends ``messages`` (each a WebSocket
     message), within 5 s."""
-    async with websockets.connect(f"ws://127.0.0.1:{port}/mqtt", subprotocols=["mqtt"], max_size=None) as socket:
+    async with websockets.connect(
+        f"ws://127.0.0.1:{port}/mqtt", subprotocols=[Subprotocol("mqtt")], max_size=None
+    ) as socket:
         try:
             for message in messages:
                 await socket.send(message)
@@ -186,19 +189,19 @@ async def test_confirms_amqtts_own_websocket_listener_takes_a_100_kb_packet(site
     monkeypatch.setattr(RelayBroker, "_create_server_instance", Broker._create_server_instance)
     monkeypatch.setattr(RelayBroker, "ws_connected", Broker.ws_connected)
     async with running(RelaySettings(port=0, web_port=0, page_root=site)) as relay:
-        assert not await closed_after(relay.web_port, CONNECT, BIG)
+        assert not await closed_after(web_port_of(relay), CONNECT, BIG)
 
 
 @pytest.mark.network
 async def test_an_oversize_packet_ends_the_connection_in_one_message_or_in_pieces(site):
     big = BIG
     async with running(RelaySettings(port=0, web_port=0, page_root=site)) as relay:
-        assert not await closed_after(relay.web_port, CONNECT)  # a CONNECT alone: the connection stays
-        assert await closed_after(relay.web_port, CONNECT, big)  # one WebSocket message over a packet's size
+        assert not await closed_after(web_port_of(relay), CONNECT)  # a CONNECT alone: the connection stays
+        assert await closed_after(web_port_of(relay), CONNECT, big)  # one WebSocket message over a packet's size
         header = mqtt_packet(0x31, b"", announced=MAX_PACKET_BYTES + 1)  # a packet announced too large ...
         pieces = [header, *(b"y" * 1000 for _ in range(3))]  # ... its body in small messages
-        assert await closed_after(relay.web_port, CONNECT, *pieces)
-        async with aiomqtt.Client("127.0.0.1", relay.port) as reader:  # nothing of them stands anywhere
+        assert await closed_after(web_port_of(relay), CONNECT, *pieces)
+        async with aiomqtt.Client("127.0.0.1", port_of(relay)) as reader:  # nothing of them stands anywhere
             await reader.subscribe("olixono/#", qos=1)
             assert await received(reader, seconds=1) == []
 
@@ -208,11 +211,11 @@ async def test_connections_over_websocket_count_against_their_address(site):
     limits = Limits(connections_per_address=2)
     async with (
         running(RelaySettings(port=0, web_port=0, page_root=site, limits=limits)) as relay,
-        web_client(relay.web_port),
-        aiomqtt.Client("127.0.0.1", relay.port),
+        web_client(web_port_of(relay)),
+        aiomqtt.Client("127.0.0.1", port_of(relay)),
     ):
         with pytest.raises(aiomqtt.MqttError):
-            async with web_client(relay.web_port):
+            async with web_client(web_port_of(relay)):
                 pass
 
 
@@ -225,27 +228,27 @@ async def test_a_private_relays_page_lets_readers_read_only_when_its_owner_says_
         settings = RelaySettings(port=0, web_port=0, page_root=site, users_file=users, web_readers=readers)
         async with running(settings) as relay:
             async with aiomqtt.Client(
-                "127.0.0.1", relay.port, username=account.name, password=account.password
+                "127.0.0.1", port_of(relay), username=account.name, password=account.password
             ) as player:
                 await player.publish(topic_of(GAME, account.identity, "chat-1"), line, qos=1, retain=True)
             if not readers:
                 with pytest.raises(aiomqtt.MqttError):
-                    async with web_client(relay.web_port):
+                    async with web_client(web_port_of(relay)):
                         pass
                 continue
             with pytest.raises(aiomqtt.MqttError):  # anonymous over TCP: refused as ever
-                async with aiomqtt.Client("127.0.0.1", relay.port):
+                async with aiomqtt.Client("127.0.0.1", port_of(relay)):
                     pass
             stranger = Identity.generate()
             async with web_client(
-                relay.web_port,
+                web_port_of(relay),
                 will=aiomqtt.Will(topic_of(GAME, stranger, "presence"), signed_line(stranger, GAME, "presence")),
             ) as visitor:
                 await visitor.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
                 assert await received(visitor) == [line]
                 await visitor.publish(topic_of(GAME, stranger, "chat-1"), signed_line(stranger, GAME, "chat-1"), qos=1)
             async with aiomqtt.Client(
-                "127.0.0.1", relay.port, username=account.name, password=account.password
+                "127.0.0.1", port_of(relay), username=account.name, password=account.password
             ) as player:
                 await player.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
                 assert await received(player, 3, seconds=2) == [line]  # neither the visitor's line nor its will
@@ -265,10 +268,10 @@ async def test_the_page_and_websocket_are_served_over_tls_with_the_relays_certif
     context = ssl.create_default_context(cafile=str(cert))
     async with running(RelaySettings(port=0, web_port=0, page_root=site, tls_cert=cert, tls_key=key)) as relay:
         assert relay.web_url == f"https://127.0.0.1:{relay.web_port}/"
-        status, _, body = await http_get(relay.web_port, "/js/board.js", tls=context)
+        status, _, body = await http_get(web_port_of(relay), "/js/board.js", tls=context)
         assert status == 200 and body == b"export const board = 1;\n"
         line = signed_line(PLAYER, GAME, "chat-1", "over wss")
-        async with web_client(relay.web_port, tls_context=context) as browser:
+        async with web_client(web_port_of(relay), tls_context=context) as browser:
             await browser.subscribe(f"olixono/1/games/{GAME}/#", qos=1)
             await browser.publish(topic_of(GAME, PLAYER, "chat-1"), line, qos=1)
             assert await received(browser) == [line]

@@ -7,7 +7,7 @@ must stay refused."""
 from __future__ import annotations
 
 import pytest
-from protocol_helpers import GUEST, HOST, STRANGER
+from protocol_helpers import GUEST, HOST, STRANGER, game_id_in
 from relay_fixtures import retained_topics, signed_line, topic_of
 from test_relay_shares import FAST, copy_of, own, publish, settle
 
@@ -19,7 +19,7 @@ from relay.embedded import EmbeddedRelay, RelaySettings
 WITNESS = Identity.from_seed(bytes(range(100, 132)))
 
 
-def witnessed_game(witness: Identity = WITNESS) -> tuple[list, Witnessing, GameSession, GameSession]:
+def witnessed_game(witness: Identity = WITNESS) -> tuple[list[tuple[str, bytes]], Witnessing, GameSession, GameSession]:
     """A game naming ``witness``, seated and its coin drawn: its lines (topic, line) in order, the witness (which saw
     them all), the host's session and the guest's."""
     host, offer = GameSession.offer("oxono", HOST, terms=f"rules:1,witness:{witness.public.text}")
@@ -47,7 +47,7 @@ async def fast_relay():
 
 async def test_a_seated_game_keeps_its_witness_lines_and_the_players_copies_of_them(fast_relay):
     lines, seer, host, _guest = witnessed_game()
-    game = host.game_id
+    game = game_id_in(host)
     await publish(fast_relay.port, lines)
     await settle(fast_relay)
     out = seer.attest(1_000)
@@ -65,7 +65,7 @@ async def test_a_seated_game_keeps_its_witness_lines_and_the_players_copies_of_t
 
 async def test_nothing_else_of_a_witness_and_no_unnamed_witness_stands_in_a_seated_game(fast_relay):
     lines, _seer, host, _guest = witnessed_game()
-    game = host.game_id
+    game = game_id_in(host)
     await publish(fast_relay.port, lines)
     await settle(fast_relay)
     other = Witnessing(game, STRANGER)  # signs witness lines, but the offer does not name it

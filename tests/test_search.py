@@ -7,9 +7,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from engine_helpers import analysis_of
 
 from olixono import bot_oxono
 from olixono.bots import MctsBot, make_bot, within
+from olixono.common import MoveLike
 from olixono.mcts import Mcts
 from olixono.oxono import OxonoBoard
 
@@ -59,12 +61,12 @@ def test_the_solver_finds_a_forced_win_the_plain_search_misses():
     assert bot_oxono.winning_move(state) is None and bot_oxono.forced_win(state) is None
     for seed in range(3):
         plain = Mcts(random.Random(seed)).search(bot_oxono.OxonoSearch(board), iterations=300).move
-        board.push(plain)
+        board.play(plain.text())
         assert minimax_after(board) != -1  # the plain search's move does not win
         board.pop()
         bot = make_bot("mcts", seed=seed, iterations=1000)
         move = bot.choose(board)
-        assert bot.analysis.candidates[0].proven == "won"
+        assert analysis_of(bot).candidates[0].proven == "won"
         board.push(move)
         assert minimax_after(board) == -1  # the opponent is lost whatever it plays
         board.pop()
@@ -72,7 +74,9 @@ def test_the_solver_finds_a_forced_win_the_plain_search_misses():
 
 def minimax_after(board: OxonoBoard) -> int:
     """The value for the player to move now, by the solver (exact: checked against :func:`minimax` below)."""
-    return bot_oxono.solve(bot_oxono.state_of(board), {}, 10**6)
+    value = bot_oxono.solve(bot_oxono.state_of(board), {}, 10**6)
+    assert value is not None  # a million nodes: enough for these endgames
+    return value
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -88,8 +92,8 @@ def test_proven_values_are_exact(seed):
     board.push(bot_oxono.board_move(move))
     reached = (
         1
-        if board.outcome() is not None and board.outcome().winner is not None
-        else (0 if board.outcome() is not None else -minimax(board))
+        if (outcome := board.outcome()) is not None and outcome.winner is not None
+        else (0 if outcome is not None else -minimax(board))
     )
     board.pop()
     assert reached == value
@@ -136,7 +140,8 @@ def test_a_win_in_one_is_never_missed(seed):
             if bot_oxono.winning_move(state) is not None:
                 mover = board.turn
                 board.play(make_bot("mcts", seed=checked, iterations=50).choose(board))
-                assert board.outcome() is not None and board.outcome().winner == mover
+                outcome = board.outcome()
+                assert outcome is not None and outcome.winner == mover
                 checked += 1
                 break
             board.push(board.random_move(rng))
@@ -161,47 +166,47 @@ def test_searching_on_from_the_kept_tree_is_a_longer_search():
     move = twice.choose(board)
     once = make_bot("mcts", seed=5, iterations=600)
     assert once.choose(board) == move
-    assert once.analysis.candidates == twice.analysis.candidates
-    assert twice.analysis.iterations == 300
-    assert sum(c.visits for c in twice.analysis.candidates) == 600
+    assert analysis_of(once).candidates == analysis_of(twice).candidates
+    assert analysis_of(twice).iterations == 300
+    assert sum(c.visits for c in analysis_of(twice).candidates) == 600
 
 
 def test_the_tree_is_kept_where_the_game_went_as_expected():
     board = midgame(6, seed=2)
     bot = make_bot("mcts", seed=3, iterations=400)
     board.play(bot.choose(board))
-    reply = bot.analysis.pv[1]  # the reply the search expected, searched the most
-    board.play(reply)
+    reply = analysis_of(bot).pv[1]  # the reply the search expected, searched the most
+    board.play(reply.text())
     bot.choose(board)
-    visits = sum(c.visits for c in bot.analysis.candidates)
-    assert visits > bot.analysis.iterations  # the expected reply's subtree came along
+    visits = sum(c.visits for c in analysis_of(bot).candidates)
+    assert visits > analysis_of(bot).iterations  # the expected reply's subtree came along
     fresh = make_bot("mcts", seed=3, iterations=400)
     fresh.choose(board)
-    assert sum(c.visits for c in fresh.analysis.candidates) == fresh.analysis.iterations
+    assert sum(c.visits for c in analysis_of(fresh).candidates) == analysis_of(fresh).iterations
     forgetful = MctsBot(random.Random(3), iterations=400, keep=False)
     board.pop()
     forgetful.choose(board.copy())
-    board.play(reply)
+    board.play(reply.text())
     forgetful.choose(board)
-    assert sum(c.visits for c in forgetful.analysis.candidates) == forgetful.analysis.iterations
+    assert sum(c.visits for c in analysis_of(forgetful).candidates) == analysis_of(forgetful).iterations
 
 
 def test_a_game_that_went_elsewhere_starts_a_new_tree():
     board = midgame(6, seed=2)
     bot = make_bot("mcts", seed=3, iterations=400)
     board.play(bot.choose(board))
-    expected = bot.analysis.pv[1]
+    expected = analysis_of(bot).pv[1]
     other = next(m for m in board.legal_moves() if m != expected and not _wins(board, m))
     board.play(other)
     bot.choose(board)
-    child_visits = sum(c.visits for c in bot.analysis.candidates)
+    child_visits = sum(c.visits for c in analysis_of(bot).candidates)
     # A move the tree did not search starts afresh; one it searched once brings one visit's subtree (none below).
-    assert child_visits <= bot.analysis.iterations + 1
+    assert child_visits <= analysis_of(bot).iterations + 1
     loaded = OxonoBoard.from_position(board.position())  # the same position, no history: nothing to match
     again = make_bot("mcts", seed=3, iterations=400)
     again.choose(board)
     again.choose(loaded)
-    assert sum(c.visits for c in again.analysis.candidates) == again.analysis.iterations
+    assert sum(c.visits for c in analysis_of(again).candidates) == analysis_of(again).iterations
 
 
 def _wins(board: OxonoBoard, move) -> bool:
@@ -222,7 +227,7 @@ def wins_in_one(board: OxonoBoard) -> bool:
     """Whether the player to move can win at once (by brute force on the engine's board)."""
     for move in board.legal_moves():
         board.push(move)
-        won = board.outcome() is not None and board.outcome().winner is not None
+        won = (outcome := board.outcome()) is not None and outcome.winner is not None
         board.pop()
         if won:
             return True
@@ -233,8 +238,9 @@ def wins_in_two(board: OxonoBoard, move) -> bool:
     """Whether ``move`` wins within two moves of its player's whatever the opponent answers (brute force)."""
     board.push(move)
     try:
-        if board.outcome() is not None:
-            return board.outcome().winner is not None
+        outcome = board.outcome()
+        if outcome is not None:
+            return outcome.winner is not None
         if wins_in_one(board):
             return False
         for reply in board.legal_moves():
@@ -256,7 +262,7 @@ def test_a_win_in_two_is_found_and_real():
     assert move is not None and wins_in_two(board, bot_oxono.board_move(move))
     bot = make_bot("mcts", seed=0, iterations=100)
     assert wins_in_two(board, bot.choose(board))
-    assert bot.analysis.candidates[0].proven == "won"
+    assert analysis_of(bot).candidates[0].proven == "won"
 
 
 def test_forced_wins_agree_with_brute_force():
@@ -275,7 +281,7 @@ def test_forced_wins_agree_with_brute_force():
 def test_the_search_does_not_allow_a_win_in_two_it_can_avoid():
     board = OxonoBoard.from_position(ALLOWS_WIN_IN_TWO)
     plain = Mcts(random.Random(0)).search(bot_oxono.OxonoSearch(board), iterations=300).move
-    board.push(plain)
+    board.play(plain.text())
     assert bot_oxono.allows_forced_win(bot_oxono.state_of(board))
     assert any(wins_in_two(board, move) for move in board.legal_moves())
     board.pop()
@@ -289,10 +295,10 @@ def test_copies_made_for_a_clock_share_the_kept_tree():
     bot = make_bot("mcts", seed=3, iterations=400)
     first = within(bot, 60.0)
     board.play(first.choose(board))
-    board.play(first.analysis.pv[1])
+    board.play(analysis_of(first).pv[1].text())
     thinker = within(bot, 60.0)
     thinker.choose(board)
-    assert sum(c.visits for c in thinker.analysis.candidates) > thinker.analysis.iterations
+    assert sum(c.visits for c in analysis_of(thinker).candidates) > analysis_of(thinker).iterations
 
 
 class _Toy:
@@ -323,7 +329,7 @@ class _Toy:
     def refuted(self) -> bool:
         return False
 
-    def board_move(self, move: int) -> object:
+    def board_move(self, move: int) -> MoveLike:
         class Move:
             def text(self) -> str:
                 return str(move)

@@ -14,8 +14,10 @@ import math
 import random
 import time
 import tracemalloc
+from typing import TYPE_CHECKING
 
 import pytest
+from engine_helpers import analysis_of, outcome_of
 from extensions import require_extension
 from test_bots_fast import FULL
 from test_search import ALLOWS_WIN_IN_TWO, assert_proofs_exact, endgame, midgame, minimax, wins_in_two
@@ -27,8 +29,10 @@ from olixono.mcts import Mcts
 from olixono.oxono import PAWNS_IN_ALL, OxonoBoard
 
 fast = require_extension("olixono._oxono_fast")
-C = bot_oxono.C
-assert C is not None  # built, as the extension is
+if TYPE_CHECKING:
+    from olixono._oxono_fast import Tree
+assert bot_oxono.C is not None  # built, as the extension is
+C: bot_oxono.Backend = bot_oxono.C
 
 
 def view_of(board: OxonoBoard) -> bot_oxono.OxonoSearch:
@@ -47,7 +51,7 @@ def searcher(seed: int, *, solver: bool = True, check: int = bot_oxono.CHECKS) -
     )
 
 
-def tree_of(board: OxonoBoard, **changes) -> fast.Tree:
+def tree_of(board: OxonoBoard, **changes) -> Tree:
     """A C tree of ``board`` with the bot's settings (or ``changes``)."""
     settings = {
         "exploration": 1.0,
@@ -55,7 +59,7 @@ def tree_of(board: OxonoBoard, **changes) -> fast.Tree:
         "plies": bot_oxono.PLAYOUT_PLIES,
         "tries": bot_oxono.PLAYOUT_TRIES,
     } | changes
-    return fast.Tree(
+    tree: Tree = fast.Tree(
         bot_oxono.state_of(board),
         settings["exploration"],
         settings["refute_new"],
@@ -63,9 +67,10 @@ def tree_of(board: OxonoBoard, **changes) -> fast.Tree:
         settings["tries"],
         *([settings["most"]] if "most" in settings else []),
     )
+    return tree
 
 
-def run(tree: fast.Tree, seed: int, iterations: int, deadline: float = math.inf, check_line: bool = True) -> int:
+def run(tree: Tree, seed: int, iterations: int, deadline: float = math.inf, check_line: bool = True) -> int:
     return tree.run(random.Random(seed).random, iterations, deadline, check_line, time.perf_counter)
 
 
@@ -136,11 +141,12 @@ def test_the_c_search_is_the_python_search(plies, left):
         trees = []
         for result in (ours, theirs):
             node = result.tree
+            assert node is not None
             for move in line:
                 node = next(ch for ch in node.children if bot_oxono.board_move(ch.move) == move)
             trees.append(node)
         for move in line:
-            board.push(move)
+            board.play(move.text())
         ours = c.search(view_of(board), iterations=300, tree=trees[0])
         theirs = python.search(view_of(board), iterations=300, tree=trees[1])
         assert ours.candidates == theirs.candidates and ours.pv == theirs.pv
@@ -171,22 +177,22 @@ def test_a_win_in_one_is_never_missed_and_is_proven():
         root = bot_oxono.TreeNode(tree, 0)
         assert root.proven == -1.0 and done < 100_000  # the search stops: the root is decided
         won = [ch for ch in root.children if ch.proven == 1.0]
-        assert won
+        assert won and won[0].move is not None
         board.push(bot_oxono.board_move(won[0].move))
-        assert board.outcome() is not None and board.outcome().winner is not None
+        assert board.outcome() is not None and outcome_of(board).winner is not None
         board.pop()
         mover = board.turn
         result = searcher(i).search(view_of(board), iterations=50)
         assert result.candidates[0].proven == "won"
-        board.push(result.move)
-        assert board.outcome() is not None and board.outcome().winner == mover
+        board.play(result.move.text())
+        assert board.outcome() is not None and outcome_of(board).winner == mover
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_a_move_that_allows_a_win_in_two_is_avoided(seed):
     board = OxonoBoard.from_position(ALLOWS_WIN_IN_TWO)
     result = searcher(seed).search(view_of(board), iterations=300)
-    board.push(result.move)
+    board.play(result.move.text())
     assert not bot_oxono.allows_forced_win(bot_oxono.state_of(board))
     assert not any(wins_in_two(board, reply) for reply in board.legal_moves())
     board.pop()
@@ -245,20 +251,20 @@ def test_the_tree_is_kept_between_moves():
     board.play(bot.choose(board))
     kept = bot._memory["kept"].root
     assert isinstance(kept, bot_oxono.TreeNode)
-    board.play(bot.analysis.pv[1])  # the reply the search expected
+    board.play(analysis_of(bot).pv[1].text())  # the reply the search expected
     bot.choose(board)
-    assert sum(c.visits for c in bot.analysis.candidates) > bot.analysis.iterations  # its subtree came along
+    assert sum(c.visits for c in analysis_of(bot).candidates) > analysis_of(bot).iterations  # its subtree came along
     with pytest.raises(ValueError, match="searched on"):
         _ = kept.children  # the tree was rerooted below it: the old handle says so
     for _ in range(4):  # and on, move after move, as a game goes
         if board.outcome() is not None:
             break
         board.play(bot.choose(board))
-        if board.outcome() is None and len(bot.analysis.pv) > 1:
-            board.play(bot.analysis.pv[1])
+        if board.outcome() is None and len(analysis_of(bot).pv) > 1:
+            board.play(analysis_of(bot).pv[1].text())
 
 
-def snapshot(node: bot_oxono.TreeNode) -> tuple:
+def snapshot(node: bot_oxono.TreeNode) -> tuple[object, ...]:
     """A node's statistics and everything below it, as plain values."""
     return (node.move, node.visits, node.mean(), node.proven, tuple(snapshot(ch) for ch in node.children))
 
@@ -275,6 +281,7 @@ def test_a_rerooted_tree_is_the_subtree_it_was():
     tree.reroot(grandchild.index)
     assert snapshot(bot_oxono.TreeNode(tree, 0))[1:] == before and len(tree) < size
     for move in moves:
+        assert move is not None
         board.push(bot_oxono.board_move(move))
     assert tree.state == bot_oxono.state_of(board)
     assert run(tree, 2, 300) == 300  # and it searches on from there
@@ -352,7 +359,7 @@ def test_a_failing_random_or_clock_is_its_error_and_the_tree_stays_sound():
     with pytest.raises(ZeroDivisionError):
         tree.run(random.Random(1).random, 10, 1e300, True, lambda: 1 / 0)
     with pytest.raises(TypeError):
-        tree.run(random.Random(1).random, 10, 1e300, True, lambda: "now")
+        tree.run(random.Random(1).random, 10, 1e300, True, lambda: "now")  # type: ignore[arg-type, return-value]  # on purpose
     root = bot_oxono.TreeNode(tree, 0)
     before = root.visits
     assert run(tree, 2, 200) == 200  # it searches on where it stopped
@@ -367,7 +374,7 @@ def test_budgets_out_of_range():
         run(tree, 1, 10**30)
     assert run(tree, 1, 0) == 0
     with pytest.raises(TypeError):
-        tree.run(random.Random(1).random, 10, "soon", True, time.perf_counter)
+        tree.run(random.Random(1).random, 10, "soon", True, time.perf_counter)  # type: ignore[arg-type]  # on purpose
     result = searcher(1).search(view_of(midgame(4, seed=3)), iterations=10**30, seconds=0.02)
     assert result.iterations > 0  # a huge budget is as large as any
 

@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 import pytest
-from protocol_helpers import full_game, offered, start
+from protocol_helpers import confirm_of, full_game, game_id_in, identity_of, offered, playable, result_of, start
 
 
-def run_verify(path) -> subprocess.CompletedProcess:
+def run_verify(path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "client", "verify", str(path)], capture_output=True, text=True, timeout=60
     )
@@ -30,7 +30,7 @@ def test_a_finished_game_verifies_with_a_summary(tmp_path):
     assert line.startswith(f"oxono game {host.game_id}: ")
     for player, key in host.seats.items():
         assert f"{player} {key.fingerprint}" in line
-    assert f"finished after {host.moves} moves: {host.result.sentence()}" in line
+    assert f"finished after {host.moves} moves: {result_of(host).sentence()}" in line
 
 
 @pytest.mark.parametrize("end, tail", [("\r\n", "\r\n"), ("\n", "\n\n\n"), ("\r\n", "\r\n\r\n"), ("\n", "")])
@@ -101,15 +101,15 @@ def test_a_record_with_a_proof_reports_the_forfeit_and_exits_4(tmp_path):
     last = host.chain[-2]  # the loser's last line: it signs another one for that slot
     twin = GameSession.restore(
         [m.line for m in host.chain[: last.seq]],
-        guest.identity if last.signer == guest.identity.public else host.identity,
+        identity_of(guest) if last.signer == identity_of(guest).public else identity_of(host),
     )
-    forged = twin.move(next(m.text() for m in twin.board.legal_moves() if m.text() != last.value("move"))).line
+    forged = twin.move(next(m for m in playable(twin) if m != last.value("move"))).line
     spectator = GameSession.restore([*host.transcript, forged])
-    assert spectator.result.reason == "equivocation"
+    assert result_of(spectator).reason == "equivocation"
     result = run_verify(write(tmp_path, spectator.record))
     assert result.returncode == 4, result.stderr
     assert (
-        spectator.result.sentence() in result.stdout
+        result_of(spectator).sentence() in result.stdout
         and "PROOF:" in result.stdout
         and "forfeit the game" in result.stdout
     )
@@ -120,11 +120,11 @@ def test_the_summary_says_whose_confirmations_agree(tmp_path):
 
     host, guest = full_game("olix", 2)
     assert "result not confirmed yet" in run_verify(write(tmp_path, host.transcript)).stdout
-    mine = host.confirm().line
+    mine = confirm_of(host).line
     line = run_verify(write(tmp_path, [*host.transcript])).stdout
-    assert f"result confirmed by {host.name_of(host.identity.public)} {host.identity.fingerprint} only" in line
+    assert f"result confirmed by {host.name_of(identity_of(host).public)} {identity_of(host).fingerprint} only" in line
     guest.receive(mine)
-    record = GameSession.restore([*host.transcript, guest.confirm().line])
+    record = GameSession.restore([*host.transcript, confirm_of(guest).line])
     result = run_verify(write(tmp_path, record.transcript))
     assert result.returncode == 0 and "result confirmed by both players" in result.stdout
 
@@ -139,10 +139,10 @@ def test_a_time_dispute_whose_record_holds_two_receipts_of_the_set_aside_move_ve
 
     seated, late, receipts, timeout = receipted_twice_then_disputed()
     watcher = GameSession.restore([*seated.watcher.transcript, late.line, *receipts, timeout])
-    assert watcher.result.reason == "dispute"
+    assert result_of(watcher).reason == "dispute"
     result = run_verify(write(tmp_path, watcher.record))
     assert result.returncode == 4, result.stdout + result.stderr
-    assert watcher.result.sentence() in result.stdout and "(receipt " in result.stdout
+    assert result_of(watcher).sentence() in result.stdout and "(receipt " in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -182,8 +182,8 @@ def test_verify_lists_an_answered_claim_and_an_open_one(tmp_path, capsys):
         if seated.watcher.moves == 4:
             seated.play(2000)  # in time: it answers the claim
             seated.play(800)
-    claimant = seated.watcher.name_of(waiter.identity.public)
-    other = seated.watcher.name_of(seated.mover().identity.public)
+    claimant = seated.watcher.name_of(identity_of(waiter).public)
+    other = seated.watcher.name_of(identity_of(seated.mover()).public)
     assert main(["verify", str(write(tmp_path, seated.watcher.record))]) == 3
     printed = capsys.readouterr().out
     assert (
@@ -203,13 +203,18 @@ def test_a_record_of_a_host_that_seated_twice_verifies_and_says_what_decided_the
     puppet = GameSession(host.game_id, Identity.from_seed(bytes(range(7, 39))))
     puppet.receive(host.transcript[0])
     join = puppet.join().line
-    fields = [("game", host.game_id), ("seq", "2"), ("prev", line_hash(join)), ("guest", puppet.identity.public.text)]
+    fields = [
+        ("game", game_id_in(host)),
+        ("seq", "2"),
+        ("prev", line_hash(join)),
+        ("guest", identity_of(puppet).public.text),
+    ]
     ground = min(
-        (encode("accept", [*fields, ("salt", b64(n.to_bytes(16, "big")))], host.identity) for n in range(200)),
+        (encode("accept", [*fields, ("salt", b64(n.to_bytes(16, "big")))], identity_of(host)) for n in range(200)),
         key=line_hash,
     )
     guest.receive_all([host.resign().line, join, ground])
-    assert guest.result is not None and guest.result.winner_key == guest.identity.public
+    assert guest.result is not None and guest.result.winner_key == identity_of(guest).public
     result = run_verify(write(tmp_path, guest.record))
     assert result.returncode == 4, result.stderr  # the host's proof is in the record
     assert "the guest wins by forfeit: the host signed two lines" in result.stdout
@@ -229,7 +234,7 @@ def test_an_older_record_with_a_strangers_proof_verifies(tmp_path):
         encode(
             "join",
             [
-                ("game", host.game_id),
+                ("game", game_id_in(host)),
                 ("seq", "1"),
                 ("prev", host.chain[0].hash),
                 ("terms", "rules:1"),

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import aiomqtt
 import pytest
-from browser_helpers import needs_browser, playwright
+from browser_helpers import needs_browser
 
 from protocol import RemoteProtocolError, decode, topic_for
 from protocol.transcript import verify_transcript
@@ -140,8 +140,10 @@ async def test_mqtt_js_in_chromium_reads_a_game_over_the_relays_websocket_and_ve
 
 
 async def test_the_pages_policy_refuses_inline_script(relay_page):
+    from playwright.async_api import Error  # installed: the fixture has a page
+
     _, tab = relay_page
-    with pytest.raises(playwright.Error):
+    with pytest.raises(Error):
         await tab.add_script_tag(content="window.injected = true;")
     assert await tab.evaluate("() => window.injected === undefined")
 

@@ -9,10 +9,12 @@ import asyncio
 import contextlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from browser_helpers import needs_browser
 from network_helpers import Seat, game_id_of, transcript
+from protocol_helpers import board_of, result_of
 from relay_fixtures import Relay, make_tls, needs_mosquitto
 
 from client.flows import network
@@ -48,10 +50,10 @@ async def page_for(tmp_path, relay: Relay):
         await server.stop()
 
 
-async def shown(tab, timeout: float = 60.0) -> dict:
+async def shown(tab, timeout: float = 60.0) -> dict[str, Any]:
     """What the page shows once its result is there (waited for)."""
     await tab.wait_for_selector("#result[data-code]", state="attached", timeout=timeout * 1000)
-    return await tab.evaluate("""() => ({
+    state: dict[str, Any] = await tab.evaluate("""() => ({
       code: document.querySelector("#result").dataset.code,
       result: document.querySelector("#result").textContent,
       moves: [...document.querySelectorAll("#moves li")].map((li) => li.textContent),
@@ -60,6 +62,7 @@ async def shown(tab, timeout: float = 60.0) -> dict:
       squares: document.querySelectorAll("#board [data-square]").length,
       players: [...document.querySelectorAll("#players li")].map((li) => li.textContent),
     })""")
+    return state
 
 
 def expected(lines: list[str], game: str) -> GameSession:
@@ -111,15 +114,18 @@ async def test_a_bot_game_watched_live_from_the_page_and_by_a_late_watcher(tmp_p
             host, game = await bot_game(tmp_path, relay, kind, tab, link)
             session = GameSession.restore(transcript(host, game))
             live = await shown(tab)
-            assert live["code"] == session.result.code() and live["result"].endswith(f"({session.result.code()})")
+            assert live["code"] == result_of(session).code() and live["result"].endswith(
+                f"({result_of(session).code()})"
+            )
             assert [item.split()[-1] for item in live["moves"]] == [m.move for m in session.standing()]
-            assert live["rejected"] == [] and live["squares"] == session.board.WIDTH**2
+            assert live["rejected"] == [] and live["squares"] == board_of(session).WIDTH ** 2
             clocks = session.clocks  # both clocks, as the record has them at the end (a timed game)
+            assert clocks is not None
             assert live["players"] == [
                 f"{player} {session.seats[player].fingerprint}, "
                 f"{'here' if session.present(session.seats[player]) else 'away'}, "
                 f"{clock_left_text(clocks[player])} left"
-                for player in session.board.PLAYERS
+                for player in board_of(session).PLAYERS
             ]
             late = await browser.new_page()
             await late.goto(link(game))
@@ -151,7 +157,7 @@ async def test_an_equivocation_is_shown_with_its_proof(tmp_path, browser):
         game = decode(record[1]).game
         python = expected(record, game)
         first, second = python.proofs[0].first, python.proofs[0].second
-        holder = next(key for key in (python.host, python.guest) if key != python.proofs[0].key)
+        holder = next(key for key in (python.host, python.guest) if key is not None and key != python.proofs[0].key)
         await published(relay, [line for line in record if line != second])
         async with relay.client() as client:  # the other line of the pair, as the other player's copy of it
             await client.publish(
@@ -162,7 +168,7 @@ async def test_an_equivocation_is_shown_with_its_proof(tmp_path, browser):
         page = await shown(tab)
         from client.words.record import proof_text
 
-        assert page["code"] == python.result.code() and first != second
+        assert page["code"] == result_of(python).code() and first != second
         assert page["proofs"] == [proof_text(python, proof, python.name_of) for proof in python.proofs]
     finally:
         await relay.stop()
@@ -175,7 +181,7 @@ async def test_the_page_over_tls_watches_a_finished_game(tmp_path, browser):
         await tab.goto(f"{relay.page}#game={game}")
         assert relay.page.startswith("https://")
         page = await shown(tab)
-        assert page["code"] == expected(lines, game).result.code() and page["rejected"] == []
+        assert page["code"] == result_of(expected(lines, game)).code() and page["rejected"] == []
 
 
 @needs_mosquitto
@@ -268,6 +274,6 @@ async def test_bytes_that_are_no_utf8_on_an_open_broker_are_refused_as_such(tmp_
             await tab.goto(link(game))
             await tab.wait_for_selector('.rejected[data-code="bad-utf8"]', state="attached", timeout=20_000)
             page = await shown(tab)
-            assert page["code"] == expected(lines, game).result.code()
+            assert page["code"] == result_of(expected(lines, game)).code()
     finally:
         await relay.stop()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import ed25519_reference as ref
+from protocol_helpers import board_of, clocks_of, confirm_of, head_of, identity_of, playable, result_of, seat_of
 
 from protocol import GameSession, Identity, Outgoing, copy_topic, topic_for
 from protocol.gallery import MAX_TALK_LINES
@@ -60,15 +61,15 @@ def _play(host: GameSession, guest: GameSession, rng: random.Random, plies: int)
         if host.over:
             return
         mine, theirs = _sides(host, guest)
-        move = rng.choice(sorted(m.text() for m in mine.board.legal_moves()))
+        move = rng.choice(sorted(playable(mine)))
         clocks = mine.clocks
         # a timed game: each player's own measure of its thinking, now and then less than the floor it is charged
-        think = None if clocks is None else min(rng.choice([0, 40, 350, 1_500, 6_000]), clocks[mine.board.turn] - 1)
+        think = None if clocks is None else min(rng.choice([0, 40, 350, 1_500, 6_000]), clocks[board_of(mine).turn] - 1)
         _deliver(mine.move(move, think_ms=think), theirs)
 
 
 def _fields(session: GameSession) -> list[tuple[str, str]]:
-    return [("game", session.game_id or ""), ("seq", str(session.next_seq)), ("prev", session.head.hash)]
+    return [("game", session.game_id or ""), ("seq", str(session.next_seq)), ("prev", head_of(session).hash)]
 
 
 def _keyname(key: Any) -> str:
@@ -157,7 +158,7 @@ def _confirmed(make: Callable[[], GameSession]) -> Callable[[], GameSession]:
         for name in ("host", "guest"):
             player = GameSession.restore(host.record, KEYS[name])
             if player.role_of(KEYS[name].public) is not None:
-                record.receive(player.confirm().line)
+                record.receive(confirm_of(player).line)
         return record
 
     return game
@@ -213,7 +214,7 @@ class _Timeline:
         self.now = self.seen[name] + thought
         timed = mover.clock is not None
         out = mover.move(
-            rng.choice(sorted(m.text() for m in mover.board.legal_moves())),
+            rng.choice(sorted(playable(mover))),
             think_ms=(thought if said is None else said) if timed else None,
         )
         return self._sent(name, other, out)
@@ -288,7 +289,7 @@ def _flagged(ending: str) -> Callable[[], GameSession]:
         for _ in range(6):
             line.play(rng, rng.choice([900, 1500, 4000]))
         name, other = line.names()
-        left = line.sessions[other].clocks[line.sessions[other].player_of(KEYS[name].public)]
+        left = clocks_of(line.sessions[other])[seat_of(line.sessions[other], KEYS[name].public)]
         line.flag(left + 1000 + 1200)
         if ending == "conceded":
             line.sessions[other].receive(line.sessions[name].timeout().line)
@@ -297,7 +298,7 @@ def _flagged(ending: str) -> Callable[[], GameSession]:
         if ending == "disputed":
             mover = line.sessions[name]
             late = GameSession.restore([kept for kept in mover.transcript if kept != timeout.line], KEYS[name])
-            move = late.move(sorted(m.text() for m in late.board.legal_moves())[0], think_ms=3100)
+            move = late.move(sorted(playable(late))[0], think_ms=3100)
             line.sessions[other].receive(move.line)
             line.host.receive(move.line)
         return line.host
@@ -396,7 +397,7 @@ def _witnessed(answer: str) -> Callable[[], GameSession]:
         line.play(800)
         waiter, flag = line.claim(13_000)
         hider = line.other(waiter)
-        move = hider.move(sorted(m.text() for m in hider.board.legal_moves())[0], think_ms=100).line
+        move = hider.move(sorted(playable(hider))[0], think_ms=100).line
         if answer == "early":
             line.send(move, 1_000)
             line.send(line.close(waiter, flag))
@@ -451,7 +452,7 @@ def cases() -> list[dict[str, Any]]:
     actor = _keyname(host.actor)
     other = "guest" if actor == "host" else "host"
     mover = KEYS[actor]
-    legal = sorted(m.text() for m in host.board.legal_moves())
+    legal = sorted(playable(host))
     good = encode("move", [*fields, ("move", legal[0])], mover)
     unsigned, _, sig = good.rpartition(" sig=")
     flipped = sig[:10] + ("B" if sig[10] != "B" else "C") + sig[11:]
@@ -465,7 +466,7 @@ def cases() -> list[dict[str, Any]]:
     after = encode(
         "move",
         [*_fields(over_host), ("move", "Oc6c5")],
-        KEYS["guest" if _keyname(over_mover.identity.public) == "host" else "host"],
+        KEYS["guest" if _keyname(identity_of(over_mover).public) == "host" else "host"],
     )
 
     reveal_host, _ = _accepted()
@@ -506,15 +507,15 @@ def cases() -> list[dict[str, Any]]:
     second_host, second_guest = _start("oxono")
     _first_session, second_session = _sides(second_host, second_guest)
     second_prefix = list(second_host.transcript)
-    second_abort = encode("abort", _fields(second_host), second_session.identity)
+    second_abort = encode("abort", _fields(second_host), identity_of(second_session))
     superseding_resign = waiter_session.resign().line
 
     timed_host, timed_guest = _start("oxono", "clock:60+2,rules:1")
     _play(timed_host, timed_guest, random.Random(2), 3)
     timed_prefix = list(timed_host.transcript)
     timed_mover = KEYS[_keyname(timed_host.actor)]
-    timed_move = [*_fields(timed_host), ("move", sorted(m.text() for m in timed_host.board.legal_moves())[0])]
-    timed_left = timed_host.clocks[timed_host.board.turn]
+    timed_move = [*_fields(timed_host), ("move", sorted(playable(timed_host))[0])]
+    timed_left = clocks_of(timed_host)[board_of(timed_host).turn]
     last_move = timed_host.chain[-1]  # the last move, by the player not to move now
     own_receipt = encode(
         "receipt",
@@ -543,15 +544,13 @@ def cases() -> list[dict[str, Any]]:
     zero_host, zero_guest = _start("olix", "clock:1+0,rules:1")
     for think in (999, 500, 0, 100):  # the first player's clock: 1000 - 999 = 1, then 1 - max(0, 100) -> 0
         zero_mine, zero_theirs = _sides(zero_host, zero_guest)
-        _deliver(
-            zero_mine.move(sorted(m.text() for m in zero_mine.board.legal_moves())[0], think_ms=think), zero_theirs
-        )
+        _deliver(zero_mine.move(sorted(playable(zero_mine))[0], think_ms=think), zero_theirs)
     zero_prefix = list(zero_host.transcript)
     zero_move = encode(
         "move",
         [
             *_fields(zero_host),
-            ("move", sorted(m.text() for m in zero_host.board.legal_moves())[0]),
+            ("move", sorted(playable(zero_host))[0]),
             ("think", "0"),
             ("left", "0"),
         ],
@@ -565,7 +564,7 @@ def cases() -> list[dict[str, Any]]:
     mover_name, waiter_name = claims.names()
     began = claims.host.chain[-1]
     claim_sent = claims.clock(waiter_name, claims.sent[waiter_name])
-    claim_left = claims.host.clocks[claims.host.player_of(KEYS[mover_name].public)]
+    claim_left = clocks_of(claims.host)[seat_of(claims.host, KEYS[mover_name].public)]
     turn = [("game", claims.host.game_id or ""), ("seq", str(began.seq)), ("prev", began.hash)]
     early_flag = encode(
         "flag", [*turn, ("sent", str(claim_sent)), ("now", str(claim_sent + claim_left + 999))], KEYS[waiter_name]
@@ -883,7 +882,7 @@ def races() -> list[dict[str, Any]]:
     mine, theirs = _sides(host, guest)
     prefix = list(host.transcript)
     resign = theirs.resign().line
-    turn = [mine.propose().line, mine.move(sorted(m.text() for m in mine.board.legal_moves())[0]).line]
+    turn = [mine.propose().line, mine.move(sorted(playable(mine))[0]).line]
     mine.receive(resign)
     out.append(
         {
@@ -900,7 +899,7 @@ def races() -> list[dict[str, Any]]:
     reveal = guest.reveal().line
     host.receive(reveal)
     mine, _ = _sides(host, guest)
-    first = mine.move(sorted(m.text() for m in mine.board.legal_moves())[0]).line
+    first = mine.move(sorted(playable(mine))[0]).line
     host.receive(first)
     out.append(
         {
@@ -942,12 +941,10 @@ def forfeits() -> list[dict[str, Any]]:
     host, guest = _start("oxono")
     _play(host, guest, random.Random(7), 1000)
     chain = host.chain
-    loser = _keyname(next(key for player, key in host.seats.items() if player != host.result.winner))
+    loser = _keyname(next(key for player, key in host.seats.items() if player != result_of(host).winner))
     last = max(m.seq for m in chain if m.signer == KEYS[loser].public)
     twin = _twin(host, last, loser)
-    forged = twin.move(
-        sorted(m.text() for m in twin.board.legal_moves() if m.text() != chain[last].value("move"))[0]
-    ).line
+    forged = twin.move(sorted(m for m in playable(twin) if m != chain[last].value("move"))[0]).line
     out.append(
         _forfeit(
             "loser-re-signs-its-last-slot",
@@ -962,12 +959,12 @@ def forfeits() -> list[dict[str, Any]]:
     _play(host, guest, random.Random(4), 6)
     actor, waiter = _sides(host, guest)
     prefix = list(host.transcript)
-    name = _keyname(waiter.identity.public)
+    name = _keyname(identity_of(waiter).public)
     resign = waiter.resign().line
-    move = actor.move(sorted(m.text() for m in actor.board.legal_moves())[0]).line
+    move = actor.move(sorted(playable(actor))[0]).line
     played_on = GameSession.restore(prefix, KEYS[name])
     played_on.receive(move)
-    reply = played_on.move(sorted(m.text() for m in played_on.board.legal_moves())[0]).line
+    reply = played_on.move(sorted(playable(played_on))[0]).line
     out.append(
         _forfeit(
             "resigned-and-played-on",
@@ -1068,6 +1065,7 @@ def _took_back() -> list[dict[str, Any]]:
     """A player signs a timeout for the place of the other's move it had already said it had: equivocation."""
     out = []
     line, prefix, _mover, other, move, receipt = _a_move("clock:300+5,rules:1", 8, 5, 800)
+    assert receipt is not None  # a timed game: the other player receipts the move
     fake = _made_up_timeout(line.host, move.message.seq, move.message.prev, other)
     out.append(
         _forfeit(
@@ -1081,6 +1079,7 @@ def _took_back() -> list[dict[str, Any]]:
 
     # the host waits: its clock reads past any claim's wait
     line, prefix, _mover, other, move, receipt = _a_move("clock:300+5,rules:1", 10, 5, 800, waiter="host")
+    assert receipt is not None
     recv = decode(receipt).recv
     dodge = _made_up_timeout(line.host, move.message.seq, move.message.prev, other, recv - 10**6, recv)
     out.append(
@@ -1124,7 +1123,7 @@ def _took_back() -> list[dict[str, Any]]:
     rng = random.Random(9)
     for _ in range(600):
         name, other = line.names()
-        board = line.sessions[name].board
+        board = board_of(line.sessions[name])
         wins = sorted(m.text() for m in board.legal_moves() if _ends(board, m))
         if wins:
             break
@@ -1174,7 +1173,7 @@ def confirmations() -> dict[str, Any]:
     )
     honest = GameSession.restore(host.transcript, KEYS["guest"])
     honest._confirms[KEYS["guest"].public] = {1: decode(lie)}  # this player's first confirmation was the lie
-    lines = [host.confirm().line, lie, honest.confirm().line]
+    lines = [confirm_of(host).line, lie, confirm_of(honest).line]
     seen = []
     for line in lines:
         record.receive(line)
@@ -1262,14 +1261,14 @@ def proofs() -> list[dict[str, Any]]:
     _play(host, guest, random.Random(2), 3)
     mine, _ = _sides(host, guest)
     twin = GameSession.restore(mine.transcript, mine.identity)
-    legal = sorted(m.text() for m in mine.board.legal_moves())
+    legal = sorted(playable(mine))
     a, b = mine.move(legal[0]).line, twin.move(legal[1]).line
     resigned = GameSession.restore(mine.transcript[:-1], mine.identity)
     resign = resigned.resign().line
     over, _ = _start("olix")
     over.resign()
     confirms = [
-        GameSession.restore(over.transcript, KEYS["host"]).confirm().line,
+        confirm_of(GameSession.restore(over.transcript, KEYS["host"])).line,
         encode(
             "confirm",
             [
@@ -1376,11 +1375,11 @@ def proofs() -> list[dict[str, Any]]:
             "signer": None,
             "why": f"two receipts of seq {MAX_CHAIN}, beyond any game's main chain (refused by every receiver)",
         },
-        {"first": a, "second": b, "signer": mine.identity.public.text, "why": "two different moves for one seq"},
+        {"first": a, "second": b, "signer": identity_of(mine).public.text, "why": "two different moves for one seq"},
         {
             "first": resign,
             "second": a,
-            "signer": mine.identity.public.text,
+            "signer": identity_of(mine).public.text,
             "why": "a resignation, then a line of the same key",
         },
         {"first": a, "second": a, "signer": None, "why": "the same line twice proves nothing"},

@@ -18,8 +18,11 @@ import contextlib
 import json
 import random
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from protocol_helpers import board_of, identity_of, playable
 
 from protocol import GameSession, Identity
 from protocol import events as ev
@@ -128,9 +131,7 @@ def summary(session: GameSession) -> dict[str, Any]:
         },
         "answers": [[a.player, a.think, a.elapsed, a.round_trip, a.offset, a.unexplained] for a in session.answers()],
         "record": list(session.record),
-        "takebacks": {
-            key.text: None if session.takeback_of(key) is None else session.takeback_of(key).hash for key in keys
-        },
+        "takebacks": {key.text: None if (taken := session.takeback_of(key)) is None else taken.hash for key in keys},
         "rematches": {key.text: session.rematch_of(key) for key in keys},
         "rematch": session.rematch,
         "proofs": [
@@ -145,7 +146,7 @@ def summary(session: GameSession) -> dict[str, Any]:
     }
 
 
-def feed(name: str, lines: list[str | bytes], game_id: str | None = None) -> Case:
+def feed(name: str, lines: Sequence[str | bytes], game_id: str | None = None) -> Case:
     """Python's watcher on ``lines`` in this order: the events of each, the state at the end, the strict verdict.
     A line given as bytes (what MQTT delivers, UTF-8 or not) is written as its hex; ``game_id``: a watcher that knows
     the game it watches (as the page does, from its address), so that another game's offer is refused."""
@@ -178,9 +179,9 @@ def vector_feeds() -> list[Case]:
     """Every vector, as feeds: the transcripts and the cases in their order, races and forfeits in several."""
     cases: list[Case] = []
     for path in sorted(VECTORS.glob("*.txt")):
-        lines = path.read_text().splitlines()
-        cases.append(feed(f"file {path.name}", lines))
-        cases.append(feed(f"file {path.name} reversed", lines[::-1]))
+        transcript = path.read_text().splitlines()
+        cases.append(feed(f"file {path.name}", transcript))
+        cases.append(feed(f"file {path.name} reversed", transcript[::-1]))
     for vector in DOCUMENT["cases"]:
         lines: list[str | bytes] = list(vector["lines"])
         if "last_hex" in vector:  # the last line as MQTT delivers it: bytes that are no UTF-8
@@ -306,9 +307,9 @@ class Game:
             self.append(claim)
             if rng.random() < 0.5:
                 return False
-            reveal = self.guest.reveal().line
-            self.append(reveal)
-            self.host.receive(reveal)
+            revealed = self.guest.reveal().line
+            self.append(revealed)
+            self.host.receive(revealed)
             self.guest.receive(claim)
             return not self.host.over
         reveal = self.guest.reveal()
@@ -369,13 +370,13 @@ class Game:
                 self.both(mine.resign().line)
                 break
             if roll < 0.06:  # the waiter resigns while the actor plays its turn: a race
-                moved = self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text(), receipted=False)
+                moved = self.timed_move(mine, theirs, rng.choice(playable(mine)), receipted=False)
                 resigned = theirs.resign().line
                 self.append(moved, resigned)
                 mine.receive(resigned)
                 theirs.receive(moved)
                 break
-            if mine.proposal is not None and mine.proposal != mine.player_of(mine.identity.public):
+            if mine.proposal is not None and mine.proposal != mine.player_of(identity_of(mine).public):
                 answer = rng.random()
                 if answer < 0.3 and mine.may("agree") is None:
                     self.both(mine.agree().line)
@@ -395,12 +396,12 @@ class Game:
                 self.take_back(mine, theirs)
                 continue
             if rng.random() < 0.04:  # the waiter signs a move out of turn (its next line is at a later seq)
-                text = rng.choice(theirs.board.legal_moves()).text() if theirs.board.legal_moves() else "a1"
-                self.junk.append(self.signed(theirs.identity, "move", [*self.chain_fields(theirs), ("move", text)]))
+                text = rng.choice(playable(theirs)) if board_of(theirs).legal_moves() else "a1"
+                self.junk.append(self.signed(identity_of(theirs), "move", [*self.chain_fields(theirs), ("move", text)]))
             clocks, board = mine.clocks, mine.board
             if clocks is not None and board is not None and mine.first_move_ms is None and clocks[board.turn] <= 1000:
                 break  # nearly out of time: the game is left to a claim or a concession
-            self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text())
+            self.timed_move(mine, theirs, rng.choice(playable(mine)))
         if not self.host.over and self.host.started and rng.random() < (0.9 if self.witness is not None else 0.5):
             self.claim()
 
@@ -417,7 +418,10 @@ class Game:
                 return
             self.both(theirs.takeback(2).line)
         if rng.random() < 0.2:  # refused (a refusal of the other's), or left to lapse
-            if mine.takeback_of(theirs.identity.public) is not None and mine.takeback_of(mine.identity.public) is None:
+            if (
+                mine.takeback_of(identity_of(theirs).public) is not None
+                and mine.takeback_of(identity_of(mine).public) is None
+            ):
                 self.both(mine.takeback(0).line)
             return
         think = None
@@ -427,7 +431,7 @@ class Game:
         out = mine.undo(think)
         self.both(out.line)
         if out.message.plies == 1:
-            self.left_at[mine.identity.public.raw] = self.now
+            self.left_at[identity_of(mine).public.raw] = self.now
             self.receipt(theirs, out.message.seq)
 
     def equivocate(self) -> None:
@@ -538,7 +542,11 @@ class Game:
         self.both(theirs.flag(sent, flagged).line)
         self.claimed = True
         window = theirs.clock.base_ms // 20 if theirs.clock is not None and not theirs.clock.days else 86_400_000
-        closing = flagged + max(30_000 if self.timed and not theirs.clock.days else window, window) + rng.randint(0, 9)
+        closing = (
+            flagged
+            + max(30_000 if self.timed and theirs.clock is not None and not theirs.clock.days else window, window)
+            + rng.randint(0, 9)
+        )
         if rng.random() < 0.3 and mine.board is not None and mine.board.legal_moves():  # answered late, then closed
             late = self.timed_move(mine, theirs, rng.choice(mine.board.legal_moves()).text(), receipted=False)
             self.append(late)
@@ -577,7 +585,7 @@ class Game:
             )
         elif not self.host.over and self.host.started:
             mine, _ = self.sides()
-            legal = sorted(move.text() for move in mine.board.legal_moves())
+            legal = sorted(move.text() for move in board_of(mine).legal_moves())
             text = rng.choice(
                 [
                     legal[0].lower() if legal[0] != legal[0].lower() else legal[0].upper(),
@@ -587,7 +595,7 @@ class Game:
                 ]
             )
             if text not in legal:
-                self.junk.append(self.signed(mine.identity, "move", [*self.chain_fields(mine), ("move", text)]))
+                self.junk.append(self.signed(identity_of(mine), "move", [*self.chain_fields(mine), ("move", text)]))
         if self.host.over:
             head = self.host.head
             assert head is not None
@@ -595,9 +603,9 @@ class Game:
             if rng.random() < 0.3 and head.type in ("move", "agree"):
                 quiet = rng.choice([self.host, self.guest])
             if rng.random() < 0.3 and not (
-                head.signer == quiet.identity.public and head.type in ("abort", "resign", "agree")
+                head.signer == identity_of(quiet).public and head.type in ("abort", "resign", "agree")
             ):
-                self.junk.append(self.signed(quiet.identity, "move", [*self.chain_fields(quiet), ("move", "a1")]))
+                self.junk.append(self.signed(identity_of(quiet), "move", [*self.chain_fields(quiet), ("move", "a1")]))
             if self.host.guest is not None and rng.random() < 0.5:
                 for session in rng.sample([self.host, self.guest], rng.choice([1, 2])):
                     if session.over:
@@ -677,7 +685,9 @@ def game_feeds(count: int, seed: int) -> list[Case]:
         rng.shuffle(shuffled)
         doubled: list[str | bytes] = [line for line in mixed for _ in range(rng.choice([1, 1, 2, 3]))]
         rng.shuffle(doubled)
-        doubled = [line.encode() if rng.random() < 0.2 else line for line in doubled]  # now and then as MQTT bytes
+        doubled = [  # now and then as MQTT bytes
+            line.encode() if isinstance(line, str) and rng.random() < 0.2 else line for line in doubled
+        ]
         cases.append(feed(f"game {number} in order", in_order))
         cases.append(feed(f"game {number} shuffled", shuffled))
         cases.append(feed(f"game {number} shuffled with duplicates", doubled))

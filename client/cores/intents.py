@@ -37,7 +37,7 @@ class IntentRefused(ValueError):
     """What the person asked for cannot be done now; the message is one sentence to show them."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Intent:
     """What the local person wants (``Intent("resign")`` names the kind by its text); ``text``: the move or the chat
     text."""
@@ -45,8 +45,9 @@ class Intent:
     kind: IntentKind
     text: str = ""
 
-    def __post_init__(self) -> None:
+    def __init__(self, kind: IntentKind | str, text: str = "") -> None:
         try:
-            object.__setattr__(self, "kind", IntentKind(self.kind))
+            object.__setattr__(self, "kind", IntentKind(kind))
         except ValueError:
-            raise ValueError(f"unknown intent {self.kind!r}: expected one of {', '.join(IntentKind)}") from None
+            raise ValueError(f"unknown intent {kind!r}: expected one of {', '.join(IntentKind)}") from None
+        object.__setattr__(self, "text", text)
