@@ -160,7 +160,7 @@ async def test_a_relay_that_withholds_one_players_live_lines_does_not_stop_the_g
 @pytest.mark.parametrize("kind", ["oxono", "olix"])
 async def test_games_finish_through_loss_duplication_reordering_and_jitter(any_relay, tmp_path, kind):
     chaos = Chaos(seed=11, loss=0.03, duplicate=0.05, reorder=0.05, delay=0.002, jitter=0.01)
-    _, _, _, proxy = await play_through(any_relay, tmp_path, chaos, kind=kind, both=True, timeout=90)
+    _, _, _, proxy = await play_through(any_relay, tmp_path, chaos, kind=kind, both=True, timeout=300)
     assert proxy.counts.dropped and proxy.counts.duplicated and proxy.counts.reordered
 
 
