@@ -408,7 +408,7 @@ async def test_a_person_gets_a_rematch_from_the_bot_seat_that_beat_them(any_rela
             writer.flush()
             await seen(guest, "rematch agreed")
             await seen(host, "Rematch: joining")
-            mark = len(guest.lines)
+            mark = rematch_line(guest)  # what the rematch printed: from its first line, however fast it came
             await seen(guest, "your move", mark)
             writer.write("resign\n")
             writer.flush()
@@ -670,6 +670,12 @@ async def seen(seat: Seat, text: str, after: int = 0) -> None:
         await asyncio.sleep(0.05)
 
 
+def rematch_line(seat: Seat) -> int:
+    """The number of the line where ``seat`` said it hosts or joins the rematch (``Rematch: …``): what the rematch
+    printed is read from there on."""
+    return next(i for i, line in enumerate(seat.lines) if line.startswith("Rematch: "))
+
+
 def typed(seat: Seat, text: str) -> None:
     """``text`` typed at a :func:`plain_pair` seat, as a line."""
     seat.typing.write(text + "\n")
@@ -687,10 +693,9 @@ async def test_two_plain_players_agree_to_a_rematch_and_play_it_on_with_the_colo
         await seen(host, "asks for a rematch: type rematch (or yes)")
         typed(host, "yes")
         await seen(host, "Rematch: joining")
-        mark = len(host.lines)
-        await seen(host, "seats ", mark)
+        await seen(host, "seats ", rematch_line(host))
         typed(host, "resign")
-        await seen(guest, "resigned", next(i for i, line in enumerate(guest.lines) if line.startswith("Rematch: ")))
+        await seen(guest, "resigned", rematch_line(guest))
     assert "error: no rematch now: the game is not over" in guest.text()
     rematch = next(line for line in guest.lines if line.startswith("Rematch: hosting")).split()[4].rstrip(",")
     first = GameSession.restore(transcript(host, game))
