@@ -106,6 +106,12 @@ async def said(seat: Seat, text: str, after: int = 0, timeout: float = 20.0) -> 
         raise AssertionError(f"never told {text!r} (from line {after}):\n{seat.text()}") from None
 
 
+def rematch_line(seat: Seat) -> int:
+    """The number of the line where ``seat`` said it hosts or joins the rematch (``Rematch: …``): what the rematch
+    printed is read from there on."""
+    return next(i for i, line in enumerate(seat.lines) if line.startswith("Rematch: "))
+
+
 def check_rematch(host: Seat, guest: Seat, game: str, rematch: str) -> None:
     """``game``, which the guest resigned, and its ``rematch``: the host's new game, inviting the guest alone, its
     colours swapped, which the guest resigned too."""

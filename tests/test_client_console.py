@@ -6,7 +6,7 @@ import asyncio
 import random
 
 import pytest
-from network_helpers import Seat, game_id_of
+from network_helpers import Seat, game_id_of, rematch_line
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
@@ -308,11 +308,7 @@ async def test_a_player_at_the_line_console_answers_a_rematch_then_asks_for_one(
                 await seen(guest, "Type rematch (or yes) for a rematch", second)
                 guest_pipe.send_text("rematch\r")
                 await seen(guest, "asks for a rematch: waiting for the answer", second)
-                await seen(
-                    host,
-                    "asks for a rematch: type rematch (or yes)",
-                    next(i for i, line in enumerate(host.lines) if line.startswith("Rematch: ")),
-                )
+                await seen(host, "asks for a rematch: type rematch (or yes)", rematch_line(host))
                 typed("yes")
                 third = await seen(guest, "Rematch: hosting")
                 await seen(guest, "seats ", third)

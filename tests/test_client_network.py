@@ -14,7 +14,7 @@ import re
 from typing import Any, TextIO
 
 import pytest
-from network_helpers import Seat, cancelled, game_id_of, on_the_chain, transcript
+from network_helpers import Seat, cancelled, game_id_of, on_the_chain, rematch_line, transcript
 from protocol_helpers import board_of, game_id_in, result_of
 from relay_fixtures import Relay, RelayProcess, make_accounts, needs_mosquitto
 
@@ -668,12 +668,6 @@ async def seen(seat: Seat, text: str, after: int = 0) -> None:
     """Until ``text`` is in what ``seat`` printed from its line ``after`` on (the caller bounds the wait)."""
     while text not in "\n".join(seat.lines[after:]):
         await asyncio.sleep(0.05)
-
-
-def rematch_line(seat: Seat) -> int:
-    """The number of the line where ``seat`` said it hosts or joins the rematch (``Rematch: …``): what the rematch
-    printed is read from there on."""
-    return next(i for i, line in enumerate(seat.lines) if line.startswith("Rematch: "))
 
 
 def typed(seat: Seat, text: str) -> None:
