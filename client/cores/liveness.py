@@ -300,7 +300,7 @@ class Liveness:
         if answered and came_when_asked and not self.lossy:  # the answer came when asked for, not live
             self.lossy = True
             actions.append(Tell("the relay seems to lose lines on their way here: asking it again sooner"))
-        if not waiting or view.answered != self._answered or self._quiet_since is None:
+        if not waiting or answered or self._quiet_since is None:
             first = self.ack_wait() if self.lossy else QUIET_FIRST
             self._answered, self._quiet_since, self._asked_at = view.answered, (now if waiting else None), None
             self._quiet_wait, self._quiet_next = first, now + first
