@@ -8,6 +8,7 @@ its PID. Every wait is bounded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import hashlib
 import os
@@ -16,7 +17,7 @@ import shutil
 import ssl
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -402,6 +403,25 @@ class Listening(Protocol):
 
     @property
     def port(self) -> int | None: ...
+
+
+@contextlib.asynccontextmanager
+async def silent_relay() -> AsyncIterator[int]:
+    """A server on 127.0.0.1 that accepts a connection and never says a word (a relay that does not speak MQTT, or
+    hangs); its port. Every connection it accepted is closed at the end: a server's own close leaves them open."""
+    accepted: set[asyncio.StreamWriter] = set()
+
+    def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.add(writer)  # what comes is buffered and never read
+
+    server = await asyncio.start_server(accept, "127.0.0.1", 0)
+    try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        server.close()
+        for writer in accepted:
+            writer.close()
+        await server.wait_closed()
 
 
 def port_of(relay: Listening) -> int:

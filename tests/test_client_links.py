@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from network_helpers import Both, on_the_chain, started
-from relay_fixtures import WRITER, Relay, game_id, gather_messages, signed_line, topic_of
+from relay_fixtures import WRITER, Relay, game_id, gather_messages, signed_line, silent_relay, topic_of
 
 from client.shell.links import Links
 from client.shell.transport import Link, RelayAddress
@@ -248,20 +248,15 @@ async def test_logging_in_asks_every_relay_at_once_and_a_silent_one_is_a_warning
 
     first = await started(tmp_path, "a")
 
-    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.read(1 << 16)  # the CONNECT, never answered
-
-    server = await asyncio.start_server(silent, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
     warned: list[str] = []
-    options = network.Options(relay=f"{first.url} mqtt://127.0.0.1:{port}", warn=warned.append, environ={})
     try:
-        address, _ = network.relay_address(options)
-        await network.log_in(options, address, Identity.generate())
-        assert len(warned) == 1 and f"127.0.0.1:{port}" in warned[0] and "playing through the other" in warned[0]
-        options.relay = f"mqtt://127.0.0.1:{port}"
-        with pytest.raises(network.Failure):
-            await network.log_in(options, network.relay_address(options)[0], Identity.generate())
+        async with silent_relay() as port:
+            options = network.Options(relay=f"{first.url} mqtt://127.0.0.1:{port}", warn=warned.append, environ={})
+            address, _ = network.relay_address(options)
+            await network.log_in(options, address, Identity.generate())
+            assert len(warned) == 1 and f"127.0.0.1:{port}" in warned[0] and "playing through the other" in warned[0]
+            options.relay = f"mqtt://127.0.0.1:{port}"
+            with pytest.raises(network.Failure):
+                await network.log_in(options, network.relay_address(options)[0], Identity.generate())
     finally:
-        server.close()
         await first.stop()

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 import pytest
 from network_helpers import Seat, cancelled, game_id_of, on_the_chain, rematch_line, transcript
 from protocol_helpers import board_of, game_id_in, result_of
-from relay_fixtures import Relay, RelayProcess, make_accounts, needs_mosquitto
+from relay_fixtures import Relay, RelayProcess, make_accounts, needs_mosquitto, silent_relay
 
 from client.flows import network
 from client.words.network import BOT_SEAT
@@ -537,31 +537,25 @@ async def test_a_link_block_cancelled_from_outside_ends_at_once_even_mid_connect
     error some seconds later, nor a connection made after the block was cancelled."""
     from client.shell.transport import Link, RelayAddress
 
-    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.read()  # never answers CONNECT
-
-    server = await asyncio.start_server(silent, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
     states: list[bool] = []
-    link = Link(RelayAddress(False, "127.0.0.1", port), on_state=lambda connected, _: states.append(connected))
 
-    async def block() -> None:
+    async def block(link: Link) -> None:
         async with link:
             await asyncio.Event().wait()
 
-    task = asyncio.create_task(block())
-    await asyncio.sleep(0.2)
-    task.cancel()
-    try:
-        done, _ = await asyncio.wait({task}, timeout=5)  # aiomqtt's connection attempt alone would take 10 s
-        assert done and task.cancelled()
-        assert link._running is not None and link._running.done() and True not in states
-    finally:
-        if not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-        server.close()
-        await server.wait_closed()
+    async with silent_relay() as port:
+        link = Link(RelayAddress(False, "127.0.0.1", port), on_state=lambda connected, _: states.append(connected))
+        task = asyncio.create_task(block(link))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        try:
+            done, _ = await asyncio.wait({task}, timeout=5)  # aiomqtt's connection attempt alone would take 10 s
+            assert done and task.cancelled()
+            assert link._running is not None and link._running.done() and True not in states
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
 
 
 async def test_a_link_that_fails_ends_its_block_with_its_error():

@@ -13,7 +13,7 @@ import pytest
 from cli_helpers import Terminal, home, read_until, run, spawn, stop, typed
 from network_helpers import game_id_of
 from protocol_helpers import playable
-from relay_fixtures import Relay, make_accounts, needs_mosquitto
+from relay_fixtures import Relay, make_accounts, needs_mosquitto, silent_relay
 
 from protocol import GameSession, Identity
 from relay.mosquitto import free_port
@@ -209,16 +209,12 @@ async def test_looking_for_a_game_says_so_and_an_unanswering_relay_is_named(tmp_
     code, out, err = await run(env, "join", "--relay", relay.url, "--plain", "--timeout", "2", "--", DASHED_GAME)
     assert f"Looking for game {DASHED_GAME} on the relay at {relay.url}" in out and code == 1, (out, err)
     assert "no offer came in 2 s" in err, err
-    silent = await asyncio.start_server(lambda reader, writer: None, "127.0.0.1", 0)  # accepts, never speaks
-    port = silent.sockets[0].getsockname()[1]
-    try:
+    async with silent_relay() as port:  # accepts, never speaks
         for command in ("join", "watch"):
             code, out, err = await run(
                 env, command, "--relay", f"mqtt://127.0.0.1:{port}", "--plain", "--", DASHED_GAME, timeout=30
             )
             assert code == 1 and "does not answer as an MQTT relay would" in err, (command, err)
-    finally:
-        silent.close()
 
 
 # -- 10. a watcher is no player ---------------------------------------------------------------------------
