@@ -21,20 +21,24 @@ from pathlib import Path
 from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
 
 ROOT = Path(__file__).resolve().parents[1]
-STARTING = 20.0
-"""Seconds a relay (or the chaos proxy in front of it) may take to listen."""
+STARTING = 120.0
+"""Seconds at most a relay (or the chaos proxy in front of it) may take to listen: only a safety net for a busy
+machine, since the wait ends as soon as it listens, or as soon as its process ends."""
 
 
-def listening(port: int, what: str, timeout: float = STARTING) -> None:
-    """Return once 127.0.0.1:``port`` takes a connection; ``RuntimeError`` naming ``what`` after ``timeout`` s."""
+def listening(port: int, what: str, process: subprocess.Popen[bytes] | None, timeout: float = STARTING) -> None:
+    """Return once 127.0.0.1:``port`` takes a connection; ``RuntimeError`` naming ``what`` if ``process`` ends
+    first, or after ``timeout`` s."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"{what} ended with status {process.returncode} before it listened on port {port}")
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
             return
         except OSError:
             time.sleep(0.05)
-    raise RuntimeError(f"{what} did not start")
+    raise RuntimeError(f"{what} did not listen on port {port} within {timeout:.0f} s")
 
 
 def _terminate(process: subprocess.Popen[bytes] | None) -> None:
@@ -92,7 +96,7 @@ class RelayProcess:
             self._start_embedded()
         else:
             self._start_mosquitto()
-        listening(self.relay_port, f"the {self.kind} relay")
+        listening(self.relay_port, f"the {self.kind} relay", self.process)
         if self.delay and self.proxy is None:
             self.proxy = subprocess.Popen(
                 [
@@ -103,7 +107,7 @@ class RelayProcess:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-            listening(self.port, "the chaos proxy")
+            listening(self.port, "the chaos proxy", self.proxy)
         return self
 
     def _start_embedded(self) -> None:
