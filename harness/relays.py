@@ -12,33 +12,16 @@ from __future__ import annotations
 
 import getpass
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
+from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, listening, write_config
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTING = 120.0
 """Seconds at most a relay (or the chaos proxy in front of it) may take to listen: only a safety net for a busy
 machine, since the wait ends as soon as it listens, or as soon as its process ends."""
-
-
-def listening(port: int, what: str, process: subprocess.Popen[bytes] | None, timeout: float = STARTING) -> None:
-    """Return once 127.0.0.1:``port`` takes a connection; ``RuntimeError`` naming ``what`` if ``process`` ends
-    first, or after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process is not None and process.poll() is not None:
-            raise RuntimeError(f"{what} ended with status {process.returncode} before it listened on port {port}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"{what} did not listen on port {port} within {timeout:.0f} s")
 
 
 def _terminate(process: subprocess.Popen[bytes] | None) -> None:
@@ -93,10 +76,9 @@ class RelayProcess:
         """Start the relay (and the proxy in front of it); return once clients can connect."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         if self.kind == "embedded":
-            self._start_embedded()
+            listening(self.relay_port, self._start_embedded(), "the embedded relay", STARTING)
         else:
-            self._start_mosquitto()
-        listening(self.relay_port, f"the {self.kind} relay", self.process)
+            self._start_mosquitto()  # returns once Mosquitto listens
         if self.delay and self.proxy is None:
             self.proxy = subprocess.Popen(
                 [
@@ -107,10 +89,10 @@ class RelayProcess:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-            listening(self.port, "the chaos proxy", self.proxy)
+            listening(self.port, self.proxy, "the chaos proxy", STARTING)
         return self
 
-    def _start_embedded(self) -> None:
+    def _start_embedded(self) -> subprocess.Popen[bytes]:
         options = ["--port", str(self.relay_port)]
         if self.users_file is not None:
             options += ["--users", str(self.users_file)]
@@ -125,6 +107,7 @@ class RelayProcess:
                 stdout=subprocess.DEVNULL,
                 stderr=log,
             )
+        return self.process
 
     def _start_mosquitto(self) -> None:
         settings = MosquittoSettings(port=self.relay_port, users_file=self.users_file, run_as=getpass.getuser())
@@ -133,7 +116,7 @@ class RelayProcess:
         conf = write_config(self.workdir / "mosquitto", settings)
         if self.data is False:
             conf.write_text(conf.read_text().replace("persistence true", "persistence false"))
-        self.mosquitto = MosquittoProcess(conf, self.relay_port).start()
+        self.mosquitto = MosquittoProcess(conf, self.relay_port).start(STARTING)
         self.process = self.mosquitto.process
 
     @property

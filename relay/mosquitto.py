@@ -264,6 +264,21 @@ def free_port(host: str = "127.0.0.1") -> int:
         return port
 
 
+def listening(port: int, process: subprocess.Popen[bytes], what: str, timeout: float, host: str = "127.0.0.1") -> None:
+    """Return once ``host:port`` takes a connection. ``RuntimeError`` naming ``what`` as soon as ``process`` ends
+    first; ``TimeoutError`` after ``timeout`` s, which is only a safety net: the wait ends on either event."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} ended with status {process.returncode} before it listened on {host}:{port}")
+        try:
+            with socket.create_connection((host, port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.02)
+    raise TimeoutError(f"{what} did not listen on {host}:{port} within {timeout:.0f} s")
+
+
 class MosquittoProcess:
     """A Mosquitto subprocess started from ``conf``, stopped by its PID (SIGTERM: it saves its database)."""
 
@@ -276,17 +291,14 @@ class MosquittoProcess:
         binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
         with self.log.open("ab") as log:
             self.process = subprocess.Popen([binary, "-c", str(self.conf)], stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"mosquitto exited with {self.process.returncode}: {self.log_text()[-2000:]}")
-            try:
-                with socket.create_connection((self.host, self.port), timeout=0.2):
-                    return self
-            except OSError:
-                time.sleep(0.02)
-        self.stop()
-        raise TimeoutError(f"mosquitto did not listen on {self.host}:{self.port} within {timeout} s")
+        try:
+            listening(self.port, self.process, "mosquitto", timeout, self.host)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}: {self.log_text()[-2000:]}") from None
+        except TimeoutError:
+            self.stop()
+            raise
+        return self
 
     def stop(self, timeout: float = 10.0) -> int | None:
         process, self.process = self.process, None

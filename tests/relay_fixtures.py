@@ -33,7 +33,7 @@ from protocol.messages import encode, encode_text
 from protocol.topics import GAMES
 from relay import users
 from relay.embedded import EmbeddedRelay, RelaySettings
-from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, write_config
+from relay.mosquitto import MosquittoProcess, MosquittoSettings, free_port, listening, write_config
 
 KINDS = ["embedded", "mosquitto"]
 # Skipped on a developer's machine without Mosquitto, never in CI (CI=true), where a missing install must fail.
@@ -216,22 +216,11 @@ class RelayProcess:
         command = [sys.executable, "-m", "relay", "--port", str(self.port)]
         if self.data is not None:
             command += ["--data", str(self.data)]
-        # Popen starts it and returns (no wait): the loop below polls its port, or sees it end
+        # Popen starts it and returns (no wait); the wait for its port is a thread's, beside the loop
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: ASYNC220
         self.process = process
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while process.poll() is None and loop.time() < deadline:
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
-            except OSError:
-                await asyncio.sleep(0.1)
-                continue
-            writer.close()
-            return self
-        if process.returncode is not None:
-            raise RuntimeError(f"the relay ended with status {process.returncode} before it listened")
-        raise TimeoutError(f"the relay did not listen on port {self.port} within {timeout} s")
+        await asyncio.to_thread(listening, self.port, process, "the relay", timeout)
+        return self
 
     async def stop(self, kill: bool = False) -> None:
         """SIGTERM (a clean stop: it saves what it keeps) or SIGKILL; bounded waits, by PID only."""

@@ -1,17 +1,12 @@
 """The harness itself, briefly (the long runs are marked slow; BENCHMARKS.md has their figures): the fuzzer's targets
-hold their invariants on a few thousand seeded inputs each, the fuzzer finds a planted fault, a relay process is
-waited for until it listens or ends, and a short flood of a live game harms neither the game nor a late watcher."""
+hold their invariants on a few thousand seeded inputs each, the fuzzer finds a planted fault, and a short flood of a
+live game harms neither the game nor a late watcher."""
 
 from __future__ import annotations
-
-import subprocess
-import sys
 
 import pytest
 
 from harness import fuzz
-from harness.relays import listening
-from relay.mosquitto import free_port
 
 
 @pytest.mark.parametrize("target", fuzz.TARGETS)
@@ -55,41 +50,10 @@ def test_a_million_inputs(target):
     assert figures["runs"] == 1_000_000 and figures["peak_rss_mib"] < 500
 
 
-def test_a_relay_process_that_ends_before_it_listens_is_named_at_once():
-    """The wait for a relay to listen ends on the relay's process ending, not on the safety bound (minutes)."""
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
-    try:
-        with pytest.raises(
-            RuntimeError, match=f"the embedded relay ended with status 3 before it listened on port {port}"
-        ):
-            listening(port, "the embedded relay", process)
-    finally:
-        process.kill()
-        process.wait(10)
-
-
-def test_a_relay_process_slow_to_listen_is_waited_for():
-    """A relay that listens only after a while (a busy machine): the wait ends when it listens."""
-    port = free_port()
-    slow = (
-        "import socket, time\n"
-        "time.sleep(1)\n"
-        f"server = socket.create_server(('127.0.0.1', {port}))\n"
-        "server.accept()\n"  # the wait's own connection; then the process stays until ended
-        "time.sleep(600)\n"
-    )
-    process = subprocess.Popen([sys.executable, "-c", slow])
-    try:
-        listening(port, "the slow relay", process)
-        assert process.poll() is None
-    finally:
-        process.kill()
-        process.wait(10)
-
-
 def run_harness(*command: str, timeout: float) -> tuple[int, dict[str, str]]:
     """Run a harness part as its own process (as a person would); its exit status and its ``name: value`` figures."""
+    import subprocess
+    import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]

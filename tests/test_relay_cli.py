@@ -20,7 +20,14 @@ from relay_fixtures import needs_mosquitto
 from harness.mqtt import bare_client
 from protocol import Identity
 from relay import rules, users
-from relay.mosquitto import MAX_QUEUED_MESSAGES, MosquittoProcess, MosquittoSettings, free_port, write_config
+from relay.mosquitto import (
+    MAX_QUEUED_MESSAGES,
+    MosquittoProcess,
+    MosquittoSettings,
+    free_port,
+    listening,
+    write_config,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -255,3 +262,36 @@ def test_the_mosquitto_sub_hint_says_how_to_log_in_and_trust_the_certificate():
         "-t 'olixono/1/games/#' -v"
     )
     assert "-u" not in mosquitto_sub_command("127.0.0.1", 1883, False, None)
+
+
+def test_a_relay_process_that_ends_before_it_listens_is_named_at_once():
+    """The wait for a relay to listen ends on the relay's process ending, not on its safety bound."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+    try:
+        with pytest.raises(
+            RuntimeError, match=f"the embedded relay ended with status 3 before it listened on 127.0.0.1:{port}"
+        ):
+            listening(port, process, "the embedded relay", 600)
+    finally:
+        process.kill()
+        process.wait(10)
+
+
+def test_a_relay_process_slow_to_listen_is_waited_for():
+    """A relay that listens only after a while (a busy machine): the wait ends when it listens."""
+    port = free_port()
+    slow = (
+        "import socket, time\n"
+        "time.sleep(1)\n"
+        f"server = socket.create_server(('127.0.0.1', {port}))\n"
+        "server.accept()\n"  # the wait's own connection; then the process stays until ended
+        "time.sleep(600)\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", slow])
+    try:
+        listening(port, process, "the slow relay", 600)
+        assert process.poll() is None
+    finally:
+        process.kill()
+        process.wait(10)
